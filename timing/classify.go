@@ -1,0 +1,108 @@
+package timing
+
+import (
+	"fmt"
+	"math"
+)
+
+// Memory-versus-compute classification kinds (METHOD.md, "Memory-vs-compute
+// experiment").
+const (
+	MemoryBound  = "memory-bound"
+	ComputeBound = "compute-bound"
+	NoOverlap    = "no-overlap"
+	Mixed        = "mixed"
+	Invalid      = "invalid"
+)
+
+// DefaultClassifyTol is the relative tolerance used by ClassifyMemCompute.
+const DefaultClassifyTol = 0.15
+
+// Classification is the verdict of the three-shader experiment and the
+// numbers behind it.
+type Classification struct {
+	Kind        string `json:"kind"`
+	Explanation string `json:"explanation"`
+}
+
+// ClassifyMemCompute classifies a kernel from three timings over the same
+// data: a (memory only: reads every input, minimal arithmetic), b (compute
+// only: the arithmetic with no global reads) and c (the full kernel). It
+// uses DefaultClassifyTol; see ClassifyMemComputeTol.
+func ClassifyMemCompute(a, b, c Summary) Classification {
+	return ClassifyMemComputeTol(a, b, c, DefaultClassifyTol)
+}
+
+// ClassifyMemComputeTol classifies with relative tolerance tol.
+//
+// "x ≈ c" means |x − c| ≤ tol·c, or the 95% CIs of x and c overlap (so noisy
+// data is not over-interpreted). For the sum a+b the median is a.Median +
+// b.Median and the interval [a.Lo+b.Lo, a.Hi+b.Hi] (conservative). Rules, in
+// order:
+//
+//   - a ≈ c and b ≈ c: both limits coincide, "mixed" (balanced);
+//   - a ≈ c: "memory-bound" (the arithmetic hides behind the reads);
+//   - b ≈ c: "compute-bound";
+//   - a+b ≈ c: "no-overlap" (memory and arithmetic are serialized);
+//   - otherwise "mixed": c lies between the limits and their sum (partial
+//     overlap) or outside them (costs neither shader captures).
+//
+// Invalid summaries (N = 0) or non-positive medians give Kind "invalid".
+func ClassifyMemComputeTol(a, b, c Summary, tol float64) Classification {
+	for _, s := range []struct {
+		name string
+		s    Summary
+	}{{"A", a}, {"B", b}, {"C", c}} {
+		if !s.s.Valid() || !(s.s.Median > 0) {
+			return Classification{Kind: Invalid, Explanation: fmt.Sprintf("shader %s has no valid positive timing", s.name)}
+		}
+	}
+	if !(tol >= 0) {
+		tol = DefaultClassifyTol
+	}
+	sum := Summary{N: 1, Median: a.Median + b.Median, Lo: a.Lo + b.Lo, Hi: a.Hi + b.Hi}
+	aC, bC, sumC := approx(a, c, tol), approx(b, c, tol), approx(sum, c, tol)
+	nums := fmt.Sprintf("A (memory only) %s, B (compute only) %s, A+B %s, C (full) %s",
+		a, b, FormatSeconds(sum.Median), c)
+	rel := func(x Summary) string { return fmt.Sprintf("%+.0f%%", 100*(x.Median/c.Median-1)) }
+	var k Classification
+	switch {
+	case aC && bC:
+		k.Kind = Mixed
+		k.Explanation = fmt.Sprintf("%s: both A (%s) and B (%s) are within %.0f%% of C; memory and arithmetic limits coincide (balanced)",
+			nums, rel(a), rel(b), 100*tol)
+	case aC:
+		k.Kind = MemoryBound
+		k.Explanation = fmt.Sprintf("%s: A is within %.0f%% of C (%s) while B is %s; the reads set the time",
+			nums, 100*tol, rel(a), rel(b))
+	case bC:
+		k.Kind = ComputeBound
+		k.Explanation = fmt.Sprintf("%s: B is within %.0f%% of C (%s) while A is %s; the arithmetic sets the time",
+			nums, 100*tol, rel(b), rel(a))
+	case sumC:
+		k.Kind = NoOverlap
+		k.Explanation = fmt.Sprintf("%s: A+B is within %.0f%% of C (%s); memory and arithmetic do not overlap",
+			nums, 100*tol, rel(sum))
+	default:
+		k.Kind = Mixed
+		lim := math.Max(a.Median, b.Median)
+		if c.Median < lim {
+			k.Explanation = fmt.Sprintf("%s: C is faster than max(A, B) by more than %.0f%%; the probe shaders do not isolate the costs", nums, 100*tol)
+		} else if c.Median > sum.Median {
+			k.Explanation = fmt.Sprintf("%s: C exceeds A+B by %.0f%%; costs neither probe captures dominate",
+				nums, 100*(c.Median/sum.Median-1))
+		} else {
+			k.Explanation = fmt.Sprintf("%s: C lies between max(A, B) and A+B; memory and arithmetic partly overlap", nums)
+		}
+	}
+	return k
+}
+
+// approx reports whether x ≈ c: within tol relative to c, or overlapping
+// confidence intervals.
+func approx(x, c Summary, tol float64) bool {
+	if math.Abs(x.Median-c.Median) <= tol*c.Median {
+		return true
+	}
+	return x.Lo <= c.Hi && c.Lo <= x.Hi
+}

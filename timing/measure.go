@@ -1,0 +1,237 @@
+package timing
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Defaults applied by Measure to zero-valued MeasureOpts fields.
+const (
+	DefaultWarmup    = 2
+	DefaultMinRuns   = 5
+	DefaultMaxRuns   = 200
+	DefaultTargetRel = 0.02
+	DefaultBudget    = 2 * time.Second
+)
+
+// Kernel-timestamp sanity limits (METHOD.md: sanity-check every delta
+// against the host clock; flag and fall back rather than print nonsense).
+const (
+	// A kernel sample is suspicious when it is ≤ 0 or exceeds the host
+	// sample by more than KernelSlackRel·host + KernelSlackAbs.
+	KernelSlackRel = 0.10
+	KernelSlackAbs = 50 * time.Microsecond
+	// When more than MaxSuspiciousFrac of the kernel samples are
+	// suspicious the kernel clock is dropped for the whole result.
+	MaxSuspiciousFrac = 0.20
+)
+
+// WarnTimestampsDisagree is the warning added to a Result whose kernel
+// timing was dropped by the sanity check.
+const WarnTimestampsDisagree = "timestamp deltas disagree with the host clock; using host clock"
+
+// Reasons Measure stopped, in Result.Stop.
+const (
+	StopConverged = "converged" // CI half-width reached TargetRel
+	StopBudget    = "budget"    // Budget spent
+	StopMaxRuns   = "max-runs"  // MaxRuns reached
+)
+
+// ErrBadOpts is wrapped by Measure for inconsistent options.
+var ErrBadOpts = errors.New("timing: invalid measure options")
+
+// MeasureOpts controls the adaptive measurement loop. Zero fields take the
+// Default* values; negative values are errors.
+type MeasureOpts struct {
+	Warmup    int           // untimed calls before measuring (default 2)
+	MinRuns   int           // measured runs before convergence is checked (default 5)
+	MaxRuns   int           // hard cap on measured runs (default 200)
+	TargetRel float64       // stop when the median's 95% CI is within ±TargetRel (default 0.02)
+	Budget    time.Duration // stop after this much time, warm-up included (default 2s)
+}
+
+// withDefaults fills zero fields and validates the rest.
+func (o MeasureOpts) withDefaults() (MeasureOpts, error) {
+	if o.Warmup < 0 || o.MinRuns < 0 || o.MaxRuns < 0 || o.TargetRel < 0 || o.Budget < 0 {
+		return o, fmt.Errorf("%w: negative field in %+v", ErrBadOpts, o)
+	}
+	if o.Warmup == 0 {
+		o.Warmup = DefaultWarmup
+	}
+	if o.MinRuns == 0 {
+		o.MinRuns = DefaultMinRuns
+	}
+	if o.MaxRuns == 0 {
+		o.MaxRuns = DefaultMaxRuns
+	}
+	if o.TargetRel == 0 {
+		o.TargetRel = DefaultTargetRel
+	}
+	if o.Budget == 0 {
+		o.Budget = DefaultBudget
+	}
+	if o.MinRuns > o.MaxRuns {
+		return o, fmt.Errorf("%w: MinRuns %d > MaxRuns %d", ErrBadOpts, o.MinRuns, o.MaxRuns)
+	}
+	return o, nil
+}
+
+// Sample is one timed run as reported by the function under measurement.
+type Sample struct {
+	Host      time.Duration // host clock around the whole operation (end-to-end)
+	Kernel    time.Duration // GPU timestamp delta, valid when HasKernel
+	HasKernel bool
+}
+
+// Result is the outcome of Measure.
+type Result struct {
+	Host Summary // end-to-end (host clock) times, seconds
+	// Kernel summarizes the kernel (GPU timestamp) times in seconds over
+	// the samples that passed the sanity check; nil when no sample carried
+	// a kernel time or when the kernel clock was dropped.
+	Kernel  *Summary
+	Samples []Sample // every measured sample, warm-up excluded, in order
+	// Suspicious lists the indices into Samples whose kernel time failed
+	// the sanity check (or was missing while others had one).
+	Suspicious []int
+	Stop       string   // one of the Stop* constants
+	Warnings   []string // result-level warnings (summary warnings are in Host/Kernel)
+}
+
+// Measure calls fn Warmup times without recording, then repeatedly until
+// the 95% confidence interval of the median is within ±TargetRel of the
+// median on every clock in use (host, and kernel while it is trusted), but
+// never fewer than MinRuns times nor fewer than MinSamplesForCI (a real 95%
+// interval needs 6 samples); or until MaxRuns runs or the Budget is spent.
+//
+// fn reports its own durations, so Measure never adds its own overhead to
+// them. The budget is charged the larger of the wall-clock time since Measure
+// started and the sum of the reported host times, so a fake fn that returns
+// synthetic durations spends budget like a real one.
+//
+// An error from fn aborts the measurement and is returned wrapped.
+func Measure(opts MeasureOpts, fn func() (Sample, error)) (Result, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return Result{}, err
+	}
+	if fn == nil {
+		return Result{}, fmt.Errorf("%w: nil function", ErrBadOpts)
+	}
+	start := time.Now()
+	var charged time.Duration
+	spent := func() time.Duration { return max(time.Since(start), charged) }
+
+	for i := 0; i < o.Warmup; i++ {
+		s, err := fn()
+		if err != nil {
+			return Result{}, fmt.Errorf("timing: warm-up run %d: %w", i, err)
+		}
+		charged += max(s.Host, 0)
+	}
+
+	var res Result
+	for {
+		s, err := fn()
+		if err != nil {
+			return Result{}, fmt.Errorf("timing: run %d: %w", len(res.Samples), err)
+		}
+		res.Samples = append(res.Samples, s)
+		charged += max(s.Host, 0)
+		n := len(res.Samples)
+		if n >= max(o.MinRuns, MinSamplesForCI) && converged(res.Samples, o.TargetRel) {
+			res.Stop = StopConverged
+			break
+		}
+		if n >= o.MaxRuns {
+			res.Stop = StopMaxRuns
+			break
+		}
+		if spent() >= o.Budget {
+			res.Stop = StopBudget
+			break
+		}
+	}
+	finish(&res)
+	if res.Stop != StopConverged {
+		res.Warnings = append(res.Warnings, fmt.Sprintf(
+			"stopped by %s after %d runs before the CI reached ±%.1f%% (host %s)",
+			res.Stop, len(res.Samples), 100*o.TargetRel, res.Host.PctString()))
+	}
+	return res, nil
+}
+
+// converged reports whether every trusted clock has a 95% CI of the median
+// within ±target.
+func converged(samples []Sample, target float64) bool {
+	host, kernel, _, drop := split(samples)
+	h, err := SummarizeErr(host)
+	if err != nil || h.Confidence < Confidence || h.RelHalfWidth() > target {
+		return false
+	}
+	if len(kernel) == 0 || drop {
+		return true
+	}
+	k, err := SummarizeErr(kernel)
+	return err == nil && k.Confidence >= Confidence && k.RelHalfWidth() <= target
+}
+
+// finish fills the summaries, the suspicious list and the warnings of res
+// from res.Samples.
+func finish(res *Result) {
+	host, kernel, suspicious, drop := split(res.Samples)
+	res.Host = Summarize(host)
+	res.Suspicious = suspicious
+	switch {
+	case drop:
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s (%d of %d kernel samples suspicious)",
+			WarnTimestampsDisagree, len(suspicious), len(res.Samples)))
+	case len(kernel) > 0:
+		k := Summarize(kernel)
+		if len(suspicious) > 0 {
+			k.Warnings = append(k.Warnings, fmt.Sprintf(
+				"%d of %d kernel samples excluded: ≤ 0 or longer than the host time", len(suspicious), len(res.Samples)))
+		}
+		res.Kernel = &k
+	}
+}
+
+// split separates host and trusted kernel times (seconds), lists suspicious
+// sample indices, and decides whether the kernel clock must be dropped. When
+// no sample has a kernel time, kernel and suspicious are empty and drop is
+// false.
+func split(samples []Sample) (host, kernel []float64, suspicious []int, drop bool) {
+	anyKernel := false
+	for _, s := range samples {
+		anyKernel = anyKernel || s.HasKernel
+	}
+	for i, s := range samples {
+		host = append(host, s.Host.Seconds())
+		if !anyKernel {
+			continue
+		}
+		if KernelSuspicious(s) {
+			suspicious = append(suspicious, i)
+			continue
+		}
+		kernel = append(kernel, s.Kernel.Seconds())
+	}
+	drop = anyKernel && float64(len(suspicious)) > MaxSuspiciousFrac*float64(len(samples))
+	if drop {
+		kernel = nil
+	}
+	return host, kernel, suspicious, drop
+}
+
+// KernelSuspicious reports whether a sample's kernel time cannot be trusted:
+// it is missing, ≤ 0, or longer than the host time by more than
+// KernelSlackRel·host + KernelSlackAbs (the kernel runs inside the host
+// interval, so it cannot be much longer).
+func KernelSuspicious(s Sample) bool {
+	if !s.HasKernel || s.Kernel <= 0 {
+		return true
+	}
+	limit := float64(s.Host)*(1+KernelSlackRel) + float64(KernelSlackAbs)
+	return float64(s.Kernel) > limit
+}
