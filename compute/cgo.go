@@ -1,0 +1,68 @@
+// Package compute is a thin cgo binding of the compute subset of
+// wgpu-native's C API (webgpu.h and wgpu.h, as shipped in the pinned wgpu
+// wheel), plus the pieces the kernel runners need: pooled readback, pipeline
+// caching and timestamp-query timing.
+//
+// It knows nothing about statistics or reports: it returns raw durations
+// (GPU timestamp ticks converted with the queue's timestamp period, and host
+// clock times) and leaves their interpretation to package timing.
+//
+// Every GPU object has an explicit, idempotent Release. C never holds a Go
+// pointer: callbacks carry integer handles. Waits on the GPU have timeouts,
+// and a device lost or an uncaptured error surfaces as a Go error.
+//
+// Build: scripts/setup.sh places wgpu-native under third_party/wgpu-native,
+// which the cgo directives below point at.
+package compute
+
+/*
+#cgo CFLAGS: -I${SRCDIR}/../third_party/wgpu-native/include -O2
+#cgo linux LDFLAGS: -L${SRCDIR}/../third_party/wgpu-native/lib -lwgpu_native -Wl,-rpath,${SRCDIR}/../third_party/wgpu-native/lib -lm -ldl -lpthread
+#cgo darwin LDFLAGS: -L${SRCDIR}/../third_party/wgpu-native/lib -lwgpu_native -Wl,-rpath,${SRCDIR}/../third_party/wgpu-native/lib
+#cgo windows LDFLAGS: -L${SRCDIR}/../third_party/wgpu-native/lib -lwgpu_native
+#include "shim.h"
+*/
+import "C"
+
+import "unsafe"
+
+// Version returns the version of the loaded wgpu-native library
+// ("29.0.1.1"), as reported by wgpuGetVersion.
+func Version() string {
+	v := uint32(C.wgpuGetVersion())
+	return itoa(int(v>>24)) + "." + itoa(int(v>>16&0xff)) + "." + itoa(int(v>>8&0xff)) + "." + itoa(int(v&0xff))
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b [12]byte
+	i := len(b)
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return string(b[i:])
+}
+
+// goString copies a C string view into Go memory.
+func goString(p *C.char, n C.size_t) string {
+	if p == nil || n == 0 {
+		return ""
+	}
+	if uint64(n) == ^uint64(0) { // WGPU_STRLEN: null-terminated
+		return C.GoString(p)
+	}
+	return C.GoStringN(p, C.int(n))
+}
+
+func svString(v C.WGPUStringView) string { return goString(v.data, v.length) }
+
+// cString allocates a C copy of s; the caller frees it with C.free.
+func cString(s string) (*C.char, C.size_t) {
+	return C.CString(s), C.size_t(len(s))
+}
+
+func freeC(p *C.char) { C.free(unsafe.Pointer(p)) }
