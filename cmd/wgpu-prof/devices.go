@@ -1,0 +1,166 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/wgpu-prof/wgpu-prof/compute"
+)
+
+type deviceReport struct {
+	Index      int                    `json:"index"`
+	Name       string                 `json:"name"`
+	Vendor     string                 `json:"vendor"`
+	VendorID   string                 `json:"vendor_id"`
+	DeviceID   string                 `json:"device_id"`
+	Backend    string                 `json:"backend"`
+	DeviceType string                 `json:"device_type"`
+	Driver     string                 `json:"driver"`
+	Features   []string               `json:"features"`
+	Limits     compute.Limits         `json:"limits"`
+	Timestamps compute.TimestampProbe `json:"timestamps"`
+	Error      string                 `json:"error,omitempty"`
+}
+
+type devicesOutput struct {
+	Tool              string         `json:"tool"`
+	WgpuNativeVersion string         `json:"wgpu_native_version"`
+	Adapters          []deviceReport `json:"adapters"`
+}
+
+func runDevices(stdout, stderr io.Writer, args []string) error {
+	fs := pflag.NewFlagSet("devices", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", "text", "output format: text or json")
+	backend := fs.String("backend", "any", "only adapters of this backend: vulkan, metal, d3d12, gl or any")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: wgpu-prof devices [--backend B] [--format text|json]")
+		fmt.Fprintln(stderr, "Lists every WebGPU adapter with its limits and features, and runs a tiny")
+		fmt.Fprintln(stderr, "dispatch with timestamp writes on each to show whether GPU timing works.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	if *format != "text" && *format != "json" {
+		return fmt.Errorf("--format %q: want text or json", *format)
+	}
+	b, err := compute.ParseBackend(*backend)
+	if err != nil {
+		return err
+	}
+	inst, err := compute.NewInstance(b)
+	if err != nil {
+		return err
+	}
+	defer inst.Release()
+	adapters, err := inst.Adapters()
+	if err != nil {
+		return err
+	}
+	defer func() {
+		for _, a := range adapters {
+			a.Release()
+		}
+	}()
+	if len(adapters) == 0 {
+		_, err := compute.SelectAdapter(nil, compute.AdapterQuery{Index: -1})
+		return err
+	}
+	out := devicesOutput{Tool: versionString(), WgpuNativeVersion: compute.Version()}
+	for _, a := range adapters {
+		out.Adapters = append(out.Adapters, describeAdapter(a))
+	}
+	if *format == "json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	writeDevicesText(stdout, out)
+	return nil
+}
+
+func describeAdapter(a *compute.Adapter) deviceReport {
+	r := deviceReport{
+		Index: a.Index, Name: a.Info.Name, Vendor: a.Info.Vendor,
+		VendorID: fmt.Sprintf("0x%04x", a.Info.VendorID), DeviceID: fmt.Sprintf("0x%04x", a.Info.DeviceID),
+		Backend: a.Info.Backend.String(), DeviceType: a.Info.Type.String(), Driver: a.Info.Driver,
+		Limits: a.Limits,
+	}
+	for _, f := range a.Features {
+		r.Features = append(r.Features, f.String())
+	}
+	d, err := a.RequestDevice(compute.DeviceOptions{WaitTimeout: 30 * time.Second})
+	if err != nil {
+		r.Error = err.Error()
+		r.Timestamps.Reason = "no device: " + err.Error()
+		return r
+	}
+	defer d.Release()
+	probe, err := d.ProbeTimestamps()
+	if err != nil {
+		r.Timestamps.Reason = "probe dispatch failed: " + err.Error()
+		return r
+	}
+	r.Timestamps = probe
+	return r
+}
+
+func writeDevicesText(w io.Writer, out devicesOutput) {
+	fmt.Fprintf(w, "%s, %d adapter(s)\n", out.Tool, len(out.Adapters))
+	for _, r := range out.Adapters {
+		fmt.Fprintf(w, "\n[%d] %s\n", r.Index, r.Name)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "  backend\t%s\n", r.Backend)
+		fmt.Fprintf(tw, "  type\t%s\n", r.DeviceType)
+		fmt.Fprintf(tw, "  vendor\t%s (%s), device %s\n", orDash(r.Vendor), r.VendorID, r.DeviceID)
+		fmt.Fprintf(tw, "  driver\t%s\n", orDash(r.Driver))
+		l := r.Limits
+		fmt.Fprintf(tw, "  max storage binding\t%s\n", bytesIEC(l.MaxStorageBufferBindingSize))
+		fmt.Fprintf(tw, "  max buffer\t%s\n", bytesIEC(l.MaxBufferSize))
+		fmt.Fprintf(tw, "  max workgroup size\t%d x %d x %d, %d invocations\n", l.MaxComputeWorkgroupSizeX, l.MaxComputeWorkgroupSizeY, l.MaxComputeWorkgroupSizeZ, l.MaxComputeInvocationsPerWorkgroup)
+		fmt.Fprintf(tw, "  max workgroup storage\t%s\n", bytesIEC(uint64(l.MaxComputeWorkgroupStorageSize)))
+		fmt.Fprintf(tw, "  max workgroups/dim\t%d\n", l.MaxComputeWorkgroupsPerDimension)
+		fmt.Fprintf(tw, "  features\t%s\n", strings.Join(r.Features, ", "))
+		ts := r.Timestamps
+		if ts.OK {
+			fmt.Fprintf(tw, "  timestamps\tworking: tiny dispatch %v by timestamps, %v by host clock\n", ts.Kernel, ts.Host)
+		} else {
+			fmt.Fprintf(tw, "  timestamps\tNOT working: %s\n", ts.Reason)
+		}
+		if r.Error != "" {
+			fmt.Fprintf(tw, "  error\t%s\n", r.Error)
+		}
+		tw.Flush()
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func bytesIEC(n uint64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := uint64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.4g %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
