@@ -66,7 +66,22 @@ type GPUError struct {
 }
 
 func (e *GPUError) Error() string {
-	return fmt.Sprintf("%s error: %s", e.Type, strings.TrimSpace(e.Message))
+	return fmt.Sprintf("%s error: %s", e.Type, oneLine(e.Message))
+}
+
+// oneLine folds wgpu's multi-line "Validation Error / Caused by:" reports
+// into one line, keeping the informative parts.
+func oneLine(s string) string {
+	var parts []string
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimSpace(l)
+		switch l {
+		case "", "Validation Error", "Caused by:", "Internal Error", "Out of Memory":
+			continue
+		}
+		parts = append(parts, l)
+	}
+	return strings.Join(parts, ": ")
 }
 
 // CompilationMessageType is the severity of a shader compilation message.

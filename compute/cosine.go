@@ -1,0 +1,218 @@
+package compute
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/wgsl"
+)
+
+// CosineOptions configures a cosine runner.
+type CosineOptions struct {
+	// Workgroup is the number of threads per workgroup (a power of two;
+	// 0: 64).
+	Workgroup int
+	// PrecomputedNorms stores ‖V[i]‖ at creation and skips v·v per call.
+	PrecomputedNorms bool
+}
+
+// CosineSingle scores one query against N stored vectors resident on the
+// GPU. V is split into chunks that each fit one storage binding.
+type CosineSingle struct {
+	d      *Device
+	N, D   int
+	opts   CosineOptions
+	pipe   *Pipeline
+	q      *Buffer
+	out    *Buffer
+	params *Buffer
+	vbufs  []*Buffer
+	nbufs  []*Buffer
+	groups []*BindGroup
+	passes []Pass
+	chunks []uint64 // rows per chunk
+	// InputBytes is the size of V on the GPU.
+	InputBytes uint64
+}
+
+func validWorkgroup(d *Device, wg int) (int, error) {
+	if wg == 0 {
+		wg = 64
+	}
+	if wg < 1 || wg&(wg-1) != 0 {
+		return 0, fmt.Errorf("workgroup size %d: must be a power of two", wg)
+	}
+	if uint32(wg) > d.Limits.MaxComputeInvocationsPerWorkgroup || uint32(wg) > d.Limits.MaxComputeWorkgroupSizeX {
+		return 0, fmt.Errorf("workgroup size %d > adapter maximum %d: %w", wg, d.Limits.MaxComputeInvocationsPerWorkgroup, ErrLimit)
+	}
+	return wg, nil
+}
+
+// NewCosineSingle uploads V (N rows of D floats, row-major) to the GPU.
+// D must be a multiple of 4 (vec4 loads); values must be finite.
+func NewCosineSingle(d *Device, v []float32, dim int, opts CosineOptions) (*CosineSingle, error) {
+	op := "compute: NewCosineSingle"
+	if dim <= 0 || dim%4 != 0 {
+		return nil, fmt.Errorf("%s: dimension %d: must be a positive multiple of 4 (vec4 loads)", op, dim)
+	}
+	if len(v) == 0 || len(v)%dim != 0 {
+		return nil, fmt.Errorf("%s: len(V) = %d is not a positive multiple of dimension %d", op, len(v), dim)
+	}
+	if err := checkFinite("V", v); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	wg, err := validWorkgroup(d, opts.Workgroup)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	opts.Workgroup = wg
+	c := &CosineSingle{d: d, N: len(v) / dim, D: dim, opts: opts}
+	if err := c.init(v); err != nil {
+		c.Release()
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	return c, nil
+}
+
+func (c *CosineSingle) init(v []float32) error {
+	d, dim := c.d, c.D
+	rowBytes := uint64(4 * dim)
+	per, err := d.chunkRows(rowBytes)
+	if err != nil {
+		return err
+	}
+	entry := "main"
+	if c.opts.PrecomputedNorms {
+		entry = "main_norms"
+	}
+	c.pipe, err = d.Pipeline("cosine_single", wgsl.MustSource("cosine_single"), entry, Constants{"WG": float64(c.opts.Workgroup)})
+	if err != nil {
+		return err
+	}
+	if c.q, err = d.CreateBuffer("q", rowBytes, UsageStorage|UsageCopyDst); err != nil {
+		return err
+	}
+	if c.out, err = d.CreateBuffer("scores", uint64(4*c.N), UsageStorage|UsageCopySrc|UsageCopyDst); err != nil {
+		return err
+	}
+	for start := uint64(0); start < uint64(c.N); start += per {
+		c.chunks = append(c.chunks, min(per, uint64(c.N)-start))
+	}
+	if c.params, err = d.CreateBuffer("params", uint64(uniformStride*len(c.chunks)), UsageUniform|UsageCopyDst); err != nil {
+		return err
+	}
+	var dispatches []Dispatch
+	row := uint64(0)
+	for i, rows := range c.chunks {
+		vb, err := d.CreateBuffer(fmt.Sprintf("V[%d]", i), rows*rowBytes, UsageStorage|UsageCopyDst)
+		if err != nil {
+			return err
+		}
+		c.vbufs = append(c.vbufs, vb)
+		c.InputBytes += vb.Size
+		if err := d.Write(vb, 0, Bytes(v[row*uint64(dim):(row+rows)*uint64(dim)])); err != nil {
+			return err
+		}
+		var nb *Buffer
+		if c.opts.PrecomputedNorms {
+			norms := make([]float32, rows)
+			for r := range norms {
+				var s float64
+				for _, x := range v[(row+uint64(r))*uint64(dim) : (row+uint64(r)+1)*uint64(dim)] {
+					s += float64(x) * float64(x)
+				}
+				norms[r] = float32(math.Sqrt(s))
+			}
+			if nb, err = d.CreateBuffer(fmt.Sprintf("norms[%d]", i), 4*rows, UsageStorage|UsageCopyDst); err != nil {
+				return err
+			}
+			c.nbufs = append(c.nbufs, nb)
+			if err := d.Write(nb, 0, Bytes(norms)); err != nil {
+				return err
+			}
+		}
+		gx, gy := grid2D(uint32(rows), d.Limits.MaxComputeWorkgroupsPerDimension)
+		bindings := []BufferBinding{
+			{Binding: 0, Buffer: c.params, Offset: uint64(i * uniformStride), Size: 16},
+			{Binding: 1, Buffer: c.q},
+			{Binding: 2, Buffer: vb},
+			{Binding: 3, Buffer: c.out, Offset: 4 * row, Size: 4 * rows},
+		}
+		if c.opts.PrecomputedNorms { // automatic layouts hold only the bindings an entry point uses
+			bindings = append(bindings, BufferBinding{Binding: 4, Buffer: nb})
+		}
+		bg, err := d.CreateBindGroup(c.pipe, 0, bindings)
+		if err != nil {
+			return err
+		}
+		c.groups = append(c.groups, bg)
+		var blk [16]byte
+		binary.LittleEndian.PutUint32(blk[0:], uint32(rows))
+		binary.LittleEndian.PutUint32(blk[4:], uint32(dim/4))
+		binary.LittleEndian.PutUint32(blk[8:], gx)
+		if err := d.Write(c.params, uint64(i*uniformStride), blk[:]); err != nil {
+			return err
+		}
+		dispatches = append(dispatches, Dispatch{Pipeline: c.pipe, BindGroups: []*BindGroup{bg}, X: gx, Y: gy, Z: 1})
+		row += rows
+	}
+	c.passes = []Pass{{Label: "cosine_single", Dispatches: dispatches}}
+	return nil
+}
+
+// Run scores q against V into out (len N). With a timer, the pass is timed
+// by timestamps. out is poisoned by nothing here: callers that verify
+// should poison it first.
+func (c *CosineSingle) Run(q, out []float32, t *Timer) (Timing, error) {
+	if len(q) != c.D {
+		return Timing{}, fmt.Errorf("compute: CosineSingle.Run: len(q) = %d, want dimension %d", len(q), c.D)
+	}
+	if len(out) != c.N {
+		return Timing{}, fmt.Errorf("compute: CosineSingle.Run: len(out) = %d, want N = %d", len(out), c.N)
+	}
+	if err := checkFinite("q", q); err != nil {
+		return Timing{}, fmt.Errorf("compute: CosineSingle.Run: %w", err)
+	}
+	start := time.Now()
+	var qn float64
+	for _, x := range q {
+		qn += float64(x) * float64(x)
+	}
+	var norm [4]byte
+	binary.LittleEndian.PutUint32(norm[:], math.Float32bits(float32(math.Sqrt(qn))))
+	for i := range c.chunks {
+		if err := c.d.Write(c.params, uint64(i*uniformStride+12), norm[:]); err != nil {
+			return Timing{}, err
+		}
+	}
+	if err := c.d.Write(c.q, 0, Bytes(q)); err != nil {
+		return Timing{}, err
+	}
+	passes, err := c.d.Submit(c.passes, nil, t)
+	if err != nil {
+		return Timing{}, err
+	}
+	if err := c.d.Read(c.out, 0, Bytes(out)); err != nil {
+		return Timing{}, err
+	}
+	return timingFrom(passes, start), nil
+}
+
+// Chunks reports how many storage-binding chunks V was split into.
+func (c *CosineSingle) Chunks() int { return len(c.chunks) }
+
+// Release frees the runner's GPU memory; idempotent.
+func (c *CosineSingle) Release() {
+	if c == nil {
+		return
+	}
+	releaseAll(c.groups)
+	releaseAll(c.vbufs)
+	releaseAll(c.nbufs)
+	c.q.Release()
+	c.out.Release()
+	c.params.Release()
+	c.groups, c.vbufs, c.nbufs = nil, nil, nil
+}

@@ -1,0 +1,80 @@
+package compute
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Timing is what one run of a kernel runner measured.
+type Timing struct {
+	// Kernel is the GPU time of the run's passes, from timestamp queries
+	// (summed over passes). Zero with KernelValid false when the run had no
+	// timer or the timestamps were not plausible.
+	Kernel      time.Duration
+	KernelValid bool
+	Passes      []PassTime
+	// EndToEnd is the host clock around what an application pays per call:
+	// upload of the per-call inputs, dispatch, wait and readback. Stored
+	// data (V, the graph) is resident on the GPU and not part of it.
+	EndToEnd time.Duration
+}
+
+func timingFrom(passes []PassTime, start time.Time) Timing {
+	t := Timing{EndToEnd: time.Since(start), Passes: passes}
+	if len(passes) > 0 {
+		t.KernelValid = true
+		for _, p := range passes {
+			if !p.Valid {
+				t.KernelValid = false
+			}
+			t.Kernel += p.Duration
+		}
+		if !t.KernelValid {
+			t.Kernel = 0
+		}
+	}
+	return t
+}
+
+// grid2D spreads n workgroups over x and y so that neither exceeds max.
+func grid2D(n, max uint32) (x, y uint32) {
+	if n <= max {
+		return n, 1
+	}
+	y = (n + max - 1) / max
+	x = (n + y - 1) / y
+	return x, y
+}
+
+// checkFinite returns an error naming the first NaN or Inf in s.
+func checkFinite(what string, s []float32) error {
+	for i, x := range s {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return fmt.Errorf("%s[%d] = %v: inputs must be finite", what, i, x)
+		}
+	}
+	return nil
+}
+
+// uniformStride is the spacing of per-chunk parameter blocks in one
+// uniform buffer (WebGPU's minimum uniform offset alignment is at most 256).
+const uniformStride = 256
+
+// chunkRows is how many rows of rowBytes fit one storage binding, rounded
+// down to a multiple of 64 so per-chunk output offsets stay aligned.
+func (d *Device) chunkRows(rowBytes uint64) (uint64, error) {
+	r := d.Limits.MaxStorageBufferBindingSize / rowBytes
+	r -= r % 64
+	if r == 0 {
+		return 0, fmt.Errorf("a row of %d bytes does not fit maxStorageBufferBindingSize %d: %w", rowBytes, d.Limits.MaxStorageBufferBindingSize, ErrLimit)
+	}
+	return r, nil
+}
+
+// releaseAll releases every non-nil object.
+func releaseAll[T interface{ Release() }](xs []T) {
+	for _, x := range xs {
+		x.Release()
+	}
+}
