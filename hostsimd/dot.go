@@ -1,0 +1,65 @@
+package hostsimd
+
+import (
+	"fmt"
+	"math"
+)
+
+func checkPair(fn string, a, b []float32) {
+	if len(a) != len(b) {
+		panic(fmt.Sprintf("hostsimd.%s: length mismatch: len(a)=%d, len(b)=%d", fn, len(a), len(b)))
+	}
+}
+
+// Dot returns a·b. It panics if len(a) != len(b).
+func Dot(a, b []float32) float32 {
+	checkPair("Dot", a, b)
+	return cur().dot(a, b)
+}
+
+// L2Squared returns ‖a−b‖². It panics if len(a) != len(b).
+func L2Squared(a, b []float32) float32 {
+	checkPair("L2Squared", a, b)
+	return cur().l2(a, b)
+}
+
+// Cosine returns the cosine similarity a·b/(‖a‖‖b‖). It panics if
+// len(a) != len(b). If either vector is all zeros the result is 0 (not
+// NaN); if an input holds a NaN the result is NaN. The division is done in
+// float64 and the result clamped to [-1, 1].
+func Cosine(a, b []float32) float32 {
+	checkPair("Cosine", a, b)
+	ab, aa, bb := cur().dot3(a, b)
+	return cosineFinish(ab, aa, bb)
+}
+
+// cosineFinish turns a·b, a·a and b·b into a cosine; see Cosine.
+func cosineFinish(ab, aa, bb float32) float32 {
+	if ab != ab || aa != aa || bb != bb {
+		return float32(math.NaN())
+	}
+	if aa == 0 || bb == 0 {
+		return 0
+	}
+	return clampCos(float64(ab) / math.Sqrt(float64(aa)*float64(bb)))
+}
+
+// cosineNorms is cosineFinish with norms (not squared) given.
+func cosineNorms(ab, na, nb float32) float32 {
+	if ab != ab || na != na || nb != nb {
+		return float32(math.NaN())
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return clampCos(float64(ab) / (float64(na) * float64(nb)))
+}
+
+func clampCos(c float64) float32 {
+	if c > 1 {
+		c = 1
+	} else if c < -1 {
+		c = -1
+	}
+	return float32(c)
+}

@@ -1,0 +1,94 @@
+package hostsimd
+
+import "fmt"
+
+// Metric selects what GatherDistances computes.
+type Metric int
+
+const (
+	// L2Sq is the squared Euclidean distance ‖q−v‖².
+	L2Sq Metric = iota
+	// InnerProduct is q·v (a similarity: larger is closer).
+	InnerProduct
+	// CosineMetric is the cosine similarity, as in the Cosine function.
+	// (Named so because Cosine is the single-pair function.)
+	CosineMetric
+)
+
+func (m Metric) String() string {
+	switch m {
+	case L2Sq:
+		return "l2sq"
+	case InnerProduct:
+		return "ip"
+	case CosineMetric:
+		return "cosine"
+	}
+	return fmt.Sprintf("Metric(%d)", int(m))
+}
+
+// GatherDistances computes, for each of the Q = len(q)/d queries and each
+// of its C = len(ids)/Q candidates, out[j*C+c] = metric(q_j, v[ids[j*C+c]])
+// where v holds N = len(v)/d rows. All ids are checked before any work:
+// an id outside [0,N) gives an error naming the id and its position. It
+// also returns an error for d <= 0, len(q) or len(v) not a multiple of d,
+// len(ids) not a multiple of Q, len(out) < len(ids) or an unknown metric.
+func GatherDistances(q, v []float32, d int, ids []int32, metric Metric, out []float32) error {
+	const fn = "GatherDistances"
+	nq, err := rowCount(fn, "q", len(q), d)
+	if err != nil {
+		return err
+	}
+	n, err := rowCount(fn, "v", len(v), d)
+	if err != nil {
+		return err
+	}
+	if metric < L2Sq || metric > CosineMetric {
+		return fmt.Errorf("hostsimd.%s: unknown metric %v", fn, metric)
+	}
+	if nq == 0 {
+		if len(ids) != 0 {
+			return fmt.Errorf("hostsimd.%s: len(ids)=%d but there are no queries", fn, len(ids))
+		}
+		return nil
+	}
+	if len(ids)%nq != 0 {
+		return fmt.Errorf("hostsimd.%s: len(ids)=%d is not a multiple of the query count %d", fn, len(ids), nq)
+	}
+	c := len(ids) / nq
+	if err := checkLen(fn, "out", len(out), len(ids)); err != nil {
+		return err
+	}
+	for p, id := range ids {
+		if id < 0 || int(id) >= n {
+			return fmt.Errorf("hostsimd.%s: ids[%d]=%d (query %d, candidate %d) out of range [0,%d)", fn, p, id, p/c, p%c, n)
+		}
+	}
+	k := cur()
+	var qq []float32
+	if metric == CosineMetric {
+		qq = make([]float32, nq)
+		for j := range qq {
+			r := q[j*d : (j+1)*d]
+			qq[j] = k.dot(r, r)
+		}
+	}
+	parallelFor(len(ids), d, rowGrain(d), func(lo, hi int) {
+		for p := lo; p < hi; p++ {
+			j := p / c
+			qv := q[j*d : (j+1)*d]
+			id := int(ids[p])
+			row := v[id*d : (id+1)*d]
+			switch metric {
+			case L2Sq:
+				out[p] = k.l2(qv, row)
+			case InnerProduct:
+				out[p] = k.dot(qv, row)
+			default:
+				ab, vv := k.dotNorm(qv, row)
+				out[p] = cosineFinish(ab, qq[j], vv)
+			}
+		}
+	})
+	return nil
+}

@@ -1,0 +1,109 @@
+package hostsimd
+
+import (
+	"fmt"
+	"strings"
+	"sync/atomic"
+)
+
+// Level is an instruction-set level a kernel implementation targets.
+type Level int
+
+const (
+	// Generic is portable Go, available everywhere.
+	Generic Level = iota
+	// AVX2 needs AVX2, FMA3, F16C and BMI2 (amd64).
+	AVX2
+	// AVX512 needs AVX512F, AVX512BW, AVX512VL plus the AVX2 set (amd64);
+	// 16-wide vectors with masked tails.
+	AVX512
+	// NEON is the arm64 level. It is reserved: arm64 currently runs Generic.
+	NEON
+)
+
+var levelNames = [...]string{Generic: "generic", AVX2: "avx2", AVX512: "avx512", NEON: "neon"}
+
+// String returns the lower-case name used by ParseLevel.
+func (l Level) String() string {
+	if l >= 0 && int(l) < len(levelNames) {
+		return levelNames[l]
+	}
+	return fmt.Sprintf("Level(%d)", int(l))
+}
+
+// ParseLevel parses "generic", "avx2", "avx512" or "neon" (case-insensitive).
+func ParseLevel(s string) (Level, error) {
+	for l, name := range levelNames {
+		if strings.EqualFold(strings.TrimSpace(s), name) {
+			return Level(l), nil
+		}
+	}
+	return Generic, fmt.Errorf("hostsimd: unknown level %q (want generic, avx2, avx512 or neon)", s)
+}
+
+// kernels is the dispatch table of one level. Slice arguments have
+// already been checked by the exported wrappers.
+type kernels struct {
+	level      Level
+	dot        func(a, b []float32) float32
+	l2         func(a, b []float32) float32
+	dotNorm    func(a, b []float32) (ab, bb float32)
+	dot3       func(a, b []float32) (ab, aa, bb float32)
+	dotNormF16 func(a []float32, b []uint16) (ab, bb float32)
+	// dotBatch4 writes out[j*ldo+i] = q_j·v_i for the 4 queries in q
+	// (len 4*d) and the n rows in v (len n*d).
+	dotBatch4 func(q, v []float32, d, n int, out []float32, ldo int)
+
+	// Ceiling kernels. The NT kernels need ntAlign-float aligned
+	// destinations and lengths that are multiples of ntBlock.
+	sum       func(a []float32) float32
+	fillNT    func(p []float32, v float32)
+	copyNT    func(dst, src []float32)
+	triadNT   func(a, b, c []float32, s float32)
+	fmaPeak   func(iters int, m, c float32) float32
+	fmaLanes  int // float32 lanes updated per fmaPeak iteration
+	ntAlign   int // alignment in floats
+	ntBlock   int // length granularity in floats
+	nonTempSt bool
+}
+
+var (
+	tables  = map[Level]*kernels{Generic: genericKernels()}
+	current atomic.Pointer[kernels]
+)
+
+func init() {
+	registerArch()
+	av := Available()
+	current.Store(tables[av[len(av)-1]])
+}
+
+func cur() *kernels { return current.Load() }
+
+// Available lists the levels this CPU and build support, in increasing
+// order; Generic is always first and the last one is the default.
+func Available() []Level {
+	var out []Level
+	for l := Generic; l <= NEON; l++ {
+		if _, ok := tables[l]; ok {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// SetLevel selects the kernels used by all functions of the package. It
+// returns an error naming the level if it is not available. It is safe to
+// call concurrently, but calls already running keep the level they began
+// with.
+func SetLevel(l Level) error {
+	k, ok := tables[l]
+	if !ok {
+		return fmt.Errorf("hostsimd: level %v not available on this CPU/build (available: %v)", l, Available())
+	}
+	current.Store(k)
+	return nil
+}
+
+// CurrentLevel returns the level in use.
+func CurrentLevel() Level { return cur().level }

@@ -1,0 +1,87 @@
+//go:build !noasm
+
+package hostsimd
+
+import (
+	"unsafe"
+
+	"github.com/klauspost/cpuid/v2"
+)
+
+func registerArch() {
+	c := cpuid.CPU
+	if !c.Supports(cpuid.AVX, cpuid.AVX2, cpuid.FMA3, cpuid.F16C, cpuid.BMI2) {
+		return
+	}
+	tables[AVX2] = avx2Kernels()
+	if c.Supports(cpuid.AVX512F, cpuid.AVX512BW, cpuid.AVX512VL) {
+		tables[AVX512] = avx512Kernels()
+	}
+}
+
+func ptr(a []float32) *float32 { return unsafe.SliceData(a) }
+
+func avx2Kernels() *kernels {
+	return &kernels{
+		level: AVX2,
+		dot:   func(a, b []float32) float32 { return dotAVX2(ptr(a), ptr(b), len(a)) },
+		l2:    func(a, b []float32) float32 { return l2AVX2(ptr(a), ptr(b), len(a)) },
+		dotNorm: func(a, b []float32) (float32, float32) {
+			return dotNormAVX2(ptr(a), ptr(b), len(a))
+		},
+		dot3: func(a, b []float32) (float32, float32, float32) {
+			return dot3AVX2(ptr(a), ptr(b), len(a))
+		},
+		dotNormF16: func(a []float32, b []uint16) (float32, float32) {
+			n := len(a) &^ 7
+			ab, bb := dotNormF16AVX2(ptr(a), unsafe.SliceData(b), n)
+			if n < len(a) {
+				tab, tbb := dotNormF16Generic(a[n:], b[n:len(a)])
+				ab += tab
+				bb += tbb
+			}
+			return ab, bb
+		},
+		dotBatch4: func(q, v []float32, d, n int, out []float32, ldo int) {
+			dotBatch4AVX2(ptr(q), ptr(v), d, n, ptr(out), ldo)
+		},
+		sum:       func(a []float32) float32 { return sumAVX2(ptr(a), len(a)) },
+		fillNT:    func(p []float32, v float32) { fillNTAVX2(ptr(p), len(p), v) },
+		copyNT:    func(dst, src []float32) { copyNTAVX2(ptr(dst), ptr(src), len(dst)) },
+		triadNT:   func(a, b, c []float32, s float32) { triadNTAVX2(ptr(a), ptr(b), ptr(c), len(a), s) },
+		fmaPeak:   fmaPeakAVX2,
+		fmaLanes:  12 * 8,
+		ntAlign:   8,
+		ntBlock:   32,
+		nonTempSt: true,
+	}
+}
+
+func avx512Kernels() *kernels {
+	return &kernels{
+		level: AVX512,
+		dot:   func(a, b []float32) float32 { return dotAVX512(ptr(a), ptr(b), len(a)) },
+		l2:    func(a, b []float32) float32 { return l2AVX512(ptr(a), ptr(b), len(a)) },
+		dotNorm: func(a, b []float32) (float32, float32) {
+			return dotNormAVX512(ptr(a), ptr(b), len(a))
+		},
+		dot3: func(a, b []float32) (float32, float32, float32) {
+			return dot3AVX512(ptr(a), ptr(b), len(a))
+		},
+		dotNormF16: func(a []float32, b []uint16) (float32, float32) {
+			return dotNormF16AVX512(ptr(a), unsafe.SliceData(b), len(a))
+		},
+		dotBatch4: func(q, v []float32, d, n int, out []float32, ldo int) {
+			dotBatch4AVX512(ptr(q), ptr(v), d, n, ptr(out), ldo)
+		},
+		sum:       func(a []float32) float32 { return sumAVX512(ptr(a), len(a)) },
+		fillNT:    func(p []float32, v float32) { fillNTAVX512(ptr(p), len(p), v) },
+		copyNT:    func(dst, src []float32) { copyNTAVX512(ptr(dst), ptr(src), len(dst)) },
+		triadNT:   func(a, b, c []float32, s float32) { triadNTAVX512(ptr(a), ptr(b), ptr(c), len(a), s) },
+		fmaPeak:   fmaPeakAVX512,
+		fmaLanes:  24 * 16,
+		ntAlign:   16,
+		ntBlock:   64,
+		nonTempSt: true,
+	}
+}
