@@ -64,7 +64,13 @@ func ClassifyMemComputeTol(a, b, c Summary, tol float64) Classification {
 	aC, bC, sumC := approx(a, c, tol), approx(b, c, tol), approx(sum, c, tol)
 	nums := fmt.Sprintf("A (memory only) %s, B (compute only) %s, A+B %s, C (full) %s",
 		a, b, FormatSeconds(sum.Median), c)
-	rel := func(x Summary) string { return fmt.Sprintf("%+.0f%%", 100*(x.Median/c.Median-1)) }
+	rel := func(x Summary) string {
+		d := 100 * (x.Median/c.Median - 1)
+		if d < 0 {
+			return fmt.Sprintf("%.0f%% below C", -d)
+		}
+		return fmt.Sprintf("%.0f%% above C", d)
+	}
 	var k Classification
 	switch {
 	case aC && bC:

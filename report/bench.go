@@ -1,0 +1,154 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"unicode"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+// Units written by WriteBench. benchfmt tidies "-ns/op" units to "-sec/op"
+// when it reads them back; benchstat shows them as times.
+const (
+	UnitKernel   = "gpu-ns/op"
+	UnitEndToEnd = "e2e-ns/op"
+	UnitGBs      = "GB/s"
+	UnitGFLOPs   = "GFLOP/s"
+)
+
+// WriteBench writes r's measurements in the Go benchmark format, so two runs
+// can be compared with `benchstat old.txt new.txt`.
+//
+// File configuration lines carry the environment: goos, goarch, cpu,
+// adapter, backend, device-type, driver, wgpu-native, simd. Each measurement
+// becomes a benchmark named from its workload (camel-cased) with sub-name
+// keys side=, variant= and its params, e.g.
+// BenchmarkCosineSingle/side=gpu/variant=wg256/d=768/n=100000.
+//
+// When raw samples are present every sample is one line (benchstat then
+// computes its own median and CI); otherwise one line carries the medians.
+// Values per line: e2e-ns/op, gpu-ns/op when a kernel time exists, and
+// GB/s and GFLOP/s from the kernel time when present, else the end-to-end
+// time.
+func WriteBench(w io.Writer, r *Report) error {
+	if r == nil {
+		return errors.New("report: WriteBench: nil report")
+	}
+	bw := benchfmt.NewWriter(w)
+	res := &benchfmt.Result{Iters: 1}
+	cfg := []struct{ k, v string }{
+		{"goos", runtime.GOOS}, {"goarch", runtime.GOARCH},
+		{"cpu", r.Host.CPU}, {"simd", r.Host.SIMDLevel},
+		{"adapter", r.Adapter.Name}, {"backend", r.Adapter.Backend},
+		{"device-type", r.Adapter.DeviceType}, {"driver", r.Adapter.Driver},
+		{"wgpu-native", r.WgpuNativeVersion},
+	}
+	for _, c := range cfg {
+		if c.v != "" {
+			res.Config = append(res.Config, benchfmt.Config{Key: c.k, Value: []byte(configValue(c.v)), File: true})
+		}
+	}
+	for i := range r.Measurements {
+		m := &r.Measurements[i]
+		res.Name = benchfmt.Name(benchName(m))
+		lines := max(1, len(m.Samples))
+		for j := 0; j < lines; j++ {
+			e2e, kernel, hasKernel := m.EndToEnd.Median, 0.0, m.Kernel != nil
+			if len(m.Samples) > 0 {
+				e2e = m.Samples[j]
+			}
+			if hasKernel {
+				kernel = m.Kernel.Median
+				if len(m.Samples) > 0 {
+					// Per-sample kernel times, when kept, pair with the
+					// end-to-end samples one to one; otherwise only the
+					// median is known.
+					if j < len(m.KernelSamples) {
+						kernel = m.KernelSamples[j]
+					} else {
+						hasKernel = false
+					}
+				}
+			}
+			res.Values = res.Values[:0]
+			res.Values = append(res.Values, benchfmt.Value{Value: e2e * 1e9, Unit: UnitEndToEnd})
+			rateTime := e2e
+			if hasKernel {
+				res.Values = append(res.Values, benchfmt.Value{Value: kernel * 1e9, Unit: UnitKernel})
+				rateTime = kernel
+			}
+			if rateTime > 0 {
+				if m.Bytes > 0 {
+					res.Values = append(res.Values, benchfmt.Value{Value: m.Bytes / rateTime / 1e9, Unit: UnitGBs})
+				}
+				if m.Flops > 0 {
+					res.Values = append(res.Values, benchfmt.Value{Value: m.Flops / rateTime / 1e9, Unit: UnitGFLOPs})
+				}
+			}
+			if err := bw.Write(res); err != nil {
+				return fmt.Errorf("report: WriteBench: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// benchName builds "CosineSingle/side=gpu/variant=wg256/d=768".
+func benchName(m *Measurement) string {
+	var b strings.Builder
+	b.WriteString(camel(m.Workload))
+	part := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(&b, "/%s=%s", nameField(k), nameField(v))
+		}
+	}
+	part("side", m.Side)
+	part("variant", m.Variant)
+	for _, p := range m.Params {
+		part(p.Key, p.Value)
+	}
+	return b.String()
+}
+
+// camel turns "cosine-single" or "cosine_single" into "CosineSingle".
+func camel(s string) string {
+	var b strings.Builder
+	up := true
+	for _, r := range s {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			up = true
+			continue
+		}
+		if up {
+			r = unicode.ToUpper(r)
+			up = false
+		}
+		b.WriteRune(r)
+	}
+	if b.Len() == 0 {
+		return "Unnamed"
+	}
+	return b.String()
+}
+
+// nameField makes s safe inside a benchmark name: no spaces, slashes or
+// '=' (which would split keys), no '-' followed by digits at the end (read
+// as GOMAXPROCS).
+func nameField(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case unicode.IsSpace(r), r == '/', r == '=', r == '-':
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+// configValue keeps a config value on one line.
+func configValue(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

@@ -1,0 +1,182 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"text/tabwriter"
+
+	"golang.org/x/perf/benchmath"
+
+	"github.com/wgpu-prof/wgpu-prof/timing"
+)
+
+// CompareAlpha is the significance level of the U-test used by Compare.
+const CompareAlpha = 0.05
+
+// Significance methods reported in CompareRow.Method.
+const (
+	MethodUTest = "u-test"     // Mann-Whitney U on raw samples
+	MethodCI    = "ci-overlap" // 95% CIs of the medians do not overlap
+)
+
+// CompareRow compares one measurement present in both reports.
+type CompareRow struct {
+	Key      string // Measurement.Key: workload|side|variant|params
+	Workload string
+	Side     string
+	Variant  string
+	Params   []Param
+	Clock    string // "kernel" when both rows have kernel times, else "end-to-end"
+	Old, New timing.Summary
+	// Delta is new/old − 1 of the medians: +0.20 means 20% slower.
+	Delta       float64
+	Significant bool
+	Method      string  // MethodUTest or MethodCI
+	P           float64 // U-test p-value (MethodUTest only)
+	Regression  bool    // significant and Delta > threshold
+	Improvement bool    // significant and Delta < −threshold
+}
+
+// CompareResult is the outcome of Compare.
+type CompareResult struct {
+	Threshold float64
+	Rows      []CompareRow // in the old report's order
+	// Geomean is the geometric mean of new/old over all rows, minus 1
+	// (benchstat's closing row).
+	Geomean float64
+	OnlyOld []string // keys missing from the new report
+	OnlyNew []string // keys missing from the old report
+	// Regressed is true when any row is a significant slowdown by more
+	// than Threshold.
+	Regressed bool
+}
+
+// Compare matches measurements of old and new by (workload, side, variant,
+// params) and compares their medians. Kernel times are compared when both
+// rows have them, end-to-end times otherwise.
+//
+// Significance: when both rows keep raw samples for the compared clock, a
+// two-sided Mann-Whitney U-test (benchmath, α = 0.05) decides; otherwise the
+// difference is significant when the 95% CIs of the two medians do not
+// overlap. threshold is a fraction (0.05 = 5%); negative values count as 0.
+// Nil reports compare as empty.
+func Compare(old, new *Report, threshold float64) CompareResult {
+	res := CompareResult{Threshold: math.Max(threshold, 0)}
+	if old == nil {
+		old = &Report{}
+	}
+	if new == nil {
+		new = &Report{}
+	}
+	newByKey := map[string]*Measurement{}
+	for i := range new.Measurements {
+		newByKey[new.Measurements[i].Key()] = &new.Measurements[i]
+	}
+	matched := map[string]bool{}
+	var logSum float64
+	for i := range old.Measurements {
+		o := &old.Measurements[i]
+		n, ok := newByKey[o.Key()]
+		if !ok {
+			res.OnlyOld = append(res.OnlyOld, o.Key())
+			continue
+		}
+		matched[o.Key()] = true
+		row := compareRow(o, n, res.Threshold)
+		if row.Old.Median > 0 && row.New.Median > 0 {
+			logSum += math.Log(row.New.Median / row.Old.Median)
+		}
+		res.Regressed = res.Regressed || row.Regression
+		res.Rows = append(res.Rows, row)
+	}
+	for i := range new.Measurements {
+		if k := new.Measurements[i].Key(); !matched[k] {
+			res.OnlyNew = append(res.OnlyNew, k)
+		}
+	}
+	sort.Strings(res.OnlyOld)
+	sort.Strings(res.OnlyNew)
+	if len(res.Rows) > 0 {
+		res.Geomean = math.Exp(logSum/float64(len(res.Rows))) - 1
+	}
+	return res
+}
+
+func compareRow(o, n *Measurement, threshold float64) CompareRow {
+	row := CompareRow{Key: o.Key(), Workload: o.Workload, Side: o.Side, Variant: o.Variant, Params: o.Params,
+		Clock: "end-to-end", Old: o.EndToEnd, New: n.EndToEnd}
+	oldS, newS := o.Samples, n.Samples
+	if o.Kernel != nil && n.Kernel != nil {
+		row.Clock, row.Old, row.New = "kernel", *o.Kernel, *n.Kernel
+		oldS, newS = o.KernelSamples, n.KernelSamples
+	}
+	if row.Old.Median > 0 {
+		row.Delta = row.New.Median/row.Old.Median - 1
+	}
+	if len(oldS) > 0 && len(newS) > 0 {
+		th := &benchmath.Thresholds{CompareAlpha: CompareAlpha}
+		c := benchmath.AssumeNothing.Compare(benchmath.NewSample(oldS, th), benchmath.NewSample(newS, th))
+		row.Method, row.P = MethodUTest, c.P
+		row.Significant = c.P < c.Alpha
+	} else {
+		row.Method = MethodCI
+		row.Significant = row.Old.Valid() && row.New.Valid() && (row.New.Lo > row.Old.Hi || row.New.Hi < row.Old.Lo)
+	}
+	row.Regression = row.Significant && row.Delta > threshold
+	row.Improvement = row.Significant && row.Delta < -threshold
+	return row
+}
+
+// WriteCompare prints a CompareResult as a benchstat-like table: old and new
+// medians with CIs, delta (or "~" when not significant), and the method;
+// a geomean row closes it, followed by unmatched keys.
+func WriteCompare(w io.Writer, c CompareResult) error {
+	if w == nil {
+		return errors.New("report: WriteCompare: nil writer")
+	}
+	tab := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tab, "measurement\tclock\told\tnew\tdelta\tsignificance\t\n")
+	for _, r := range c.Rows {
+		delta := "~"
+		if r.Significant {
+			delta = fmt.Sprintf("%+.1f%%", 100*r.Delta)
+		}
+		sig := r.Method
+		if r.Method == MethodUTest {
+			sig = fmt.Sprintf("p=%.3f n=%d+%d", r.P, r.Old.N, r.New.N)
+		}
+		mark := ""
+		if r.Regression {
+			mark = "REGRESSION"
+		}
+		fmt.Fprintf(tab, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Key, r.Clock, r.Old, r.New, delta, sig, mark)
+	}
+	if len(c.Rows) > 0 {
+		fmt.Fprintf(tab, "geomean\t\t\t\t%+.1f%%\t\t\n", 100*c.Geomean)
+	}
+	if err := tab.Flush(); err != nil {
+		return fmt.Errorf("report: WriteCompare: %w", err)
+	}
+	var err error
+	for _, k := range c.OnlyOld {
+		if _, err = fmt.Fprintf(w, "only in old: %s\n", k); err != nil {
+			break
+		}
+	}
+	for _, k := range c.OnlyNew {
+		if err != nil {
+			break
+		}
+		_, err = fmt.Fprintf(w, "only in new: %s\n", k)
+	}
+	if err == nil && c.Regressed {
+		_, err = fmt.Fprintf(w, "regressed: at least one significant slowdown above %.0f%%\n", 100*c.Threshold)
+	}
+	if err != nil {
+		return fmt.Errorf("report: WriteCompare: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,400 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/timing"
+)
+
+// SchemaVersion identifies the JSON layout written by this package. Readers
+// reject any other value; bump it on any incompatible change.
+const SchemaVersion = "wgpu-prof/v1"
+
+// Errors returned by Read and Validate.
+var (
+	ErrSchema  = errors.New("report: unsupported schema version")
+	ErrCorrupt = errors.New("report: corrupt report")
+	ErrInvalid = errors.New("report: invalid report")
+)
+
+// Sides of a measurement.
+const (
+	SideGPU = "gpu"
+	SideCPU = "cpu"
+)
+
+// Report is one run of wgpu-prof. All times are in seconds, rates in GB/s
+// and GFLOP/s (10⁹), sizes in bytes.
+type Report struct {
+	Schema            string      `json:"schema"` // SchemaVersion
+	Tool              string      `json:"tool"`   // e.g. "wgpu-prof v0.1.0"
+	WgpuNativeVersion string      `json:"wgpu_native_version"`
+	Created           time.Time   `json:"created"`
+	Adapter           AdapterInfo `json:"adapter"`
+	Host              HostInfo    `json:"host"`
+	Ceilings          Ceilings    `json:"ceilings"`
+
+	Measurements []Measurement `json:"measurements"`
+	BreakEvens   []BreakEven   `json:"break_evens,omitempty"`
+	Sweeps       []Sweep       `json:"sweeps,omitempty"`
+	Experiments  []Experiment  `json:"experiments,omitempty"`
+
+	// Summary holds the plain-language conclusions printed last.
+	Summary  []string `json:"summary,omitempty"`
+	Warnings []string `json:"warnings,omitempty"` // run-level warnings
+}
+
+// AdapterInfo describes the GPU adapter as wgpu reports it.
+type AdapterInfo struct {
+	Name       string `json:"name"`
+	Vendor     string `json:"vendor"`
+	Backend    string `json:"backend"`     // "vulkan", "metal", "dx12", …
+	DeviceType string `json:"device_type"` // "discrete", "integrated", "cpu", …
+	Driver     string `json:"driver"`
+	// TimestampsOK is true when timestamp queries were available and passed
+	// the sanity checks; kernel times are absent otherwise.
+	TimestampsOK bool `json:"timestamps_ok"`
+}
+
+// HostInfo describes the CPU side.
+type HostInfo struct {
+	CPU       string `json:"cpu"`
+	Cores     int    `json:"cores"`
+	SIMDLevel string `json:"simd_level"` // e.g. "avx2", "neon", "generic"
+}
+
+// Ceilings are the measured (never datasheet) limits of this machine, keyed
+// by names such as "read_gbs", "write_gbs", "copy_gbs", "fma_gflops"; CPU
+// keys may carry a "_1core" suffix for the single-core figures.
+type Ceilings struct {
+	GPU map[string]float64 `json:"gpu,omitempty"`
+	CPU map[string]float64 `json:"cpu,omitempty"`
+}
+
+// Param is one workload parameter. Params are kept ordered so names, keys
+// and tables are deterministic.
+type Param struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// Measurement is one workload at one configuration on one side.
+type Measurement struct {
+	Workload string  `json:"workload"` // e.g. "cosine-single"
+	Side     string  `json:"side"`     // SideGPU or SideCPU
+	Variant  string  `json:"variant"`  // e.g. "wg256", "avx2"
+	Params   []Param `json:"params,omitempty"`
+
+	// Kernel is the GPU timestamp time; nil on the CPU side and when
+	// timestamps were unavailable or failed the sanity check.
+	Kernel   *timing.Summary `json:"kernel,omitempty"`
+	EndToEnd timing.Summary  `json:"end_to_end"` // host clock, what an application pays
+
+	// Raw samples in seconds, optional; when present Compare uses a
+	// Mann-Whitney U-test instead of CI overlap.
+	Samples       []float64 `json:"samples,omitempty"`
+	KernelSamples []float64 `json:"kernel_samples,omitempty"`
+
+	Bytes       float64  `json:"bytes"`        // minimum traffic: inputs read once, outputs written once
+	Flops       float64  `json:"flops"`        // floating-point operations
+	GBs         float64  `json:"gbs"`          // Bytes over the best available time (kernel, else end-to-end)
+	GFLOPs      float64  `json:"gflops"`       // Flops over the same time
+	CeilingFrac float64  `json:"ceiling_frac"` // fraction of the limiting measured ceiling
+	Bound       string   `json:"bound"`        // "memory" or "compute" (roofline), "" if unknown
+	Verified    bool     `json:"verified"`     // output matched the reference
+	Warnings    []string `json:"warnings,omitempty"`
+}
+
+// Time returns the summary the rates are based on: Kernel when present,
+// else EndToEnd.
+func (m *Measurement) Time() timing.Summary {
+	if m.Kernel != nil {
+		return *m.Kernel
+	}
+	return m.EndToEnd
+}
+
+// ParamString formats the params as "k=v k=v" (empty when there are none).
+func (m *Measurement) ParamString() string { return paramString(m.Params, " ") }
+
+// Key identifies a measurement across reports: workload, side, variant and
+// params.
+func (m *Measurement) Key() string {
+	return strings.Join([]string{m.Workload, m.Side, m.Variant, paramString(m.Params, ",")}, "|")
+}
+
+func paramString(ps []Param, sep string) string {
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = p.Key + "=" + p.Value
+	}
+	return strings.Join(parts, sep)
+}
+
+// Crossover is the JSON form of timing.Crossover: Hi is null when the
+// interval is unbounded above (JSON has no infinity).
+type Crossover struct {
+	Kind string   `json:"kind"` // timing.CrossAt, CrossNever, CrossAlways, CrossBelow
+	N    float64  `json:"n"`
+	Lo   float64  `json:"lo"`
+	Hi   *float64 `json:"hi"`
+}
+
+// NewCrossover converts a timing.Crossover to its JSON form.
+func NewCrossover(c timing.Crossover) Crossover {
+	out := Crossover{Kind: c.Kind, N: c.N, Lo: c.Lo}
+	if !math.IsInf(c.Hi, 0) && !math.IsNaN(c.Hi) {
+		hi := c.Hi
+		out.Hi = &hi
+	}
+	return out
+}
+
+// String formats the crossover as "at 20.8k [18.1k, 24.0k]", "always",
+// "never" or "below 12".
+func (c Crossover) String() string {
+	switch c.Kind {
+	case timing.CrossAt, timing.CrossBelow:
+		hi := "∞"
+		if c.Hi != nil {
+			hi = formatCount(*c.Hi)
+		}
+		return fmt.Sprintf("%s %s [%s, %s]", c.Kind, formatCount(c.N), formatCount(c.Lo), hi)
+	}
+	return c.Kind
+}
+
+// BreakEven is the batch-size sweep of one workload on both sides and the
+// crossover derived from it (METHOD.md, "Break-even").
+type BreakEven struct {
+	Workload string  `json:"workload"`
+	Params   []Param `json:"params,omitempty"` // fixed params; the batch size varies
+	// Clock is "end-to-end" (the deciding one) or "kernel".
+	Clock   string           `json:"clock"`
+	Batches []int            `json:"batches"`
+	CPU     []timing.Summary `json:"cpu"` // per batch
+	GPU     []timing.Summary `json:"gpu"` // per batch
+	CPUFit  timing.LinearFit `json:"cpu_fit"`
+	GPUFit  timing.LinearFit `json:"gpu_fit"`
+	Fitted  Crossover        `json:"fitted"`
+	// Measured is the first batch from which the GPU's CI stays below the
+	// CPU's (timing.MeasuredCrossover); valid when MeasuredFound.
+	Measured      int  `json:"measured"`
+	MeasuredFound bool `json:"measured_found"`
+	// RelError is (fitted − measured)/measured when both exist.
+	RelError float64 `json:"rel_error"`
+}
+
+// Sweep compares configurations of one workload (workgroup sizes, tile
+// sizes, variants) at fixed data size.
+type Sweep struct {
+	Name     string       `json:"name"` // e.g. "workgroup size"
+	Workload string       `json:"workload"`
+	Side     string       `json:"side"`
+	Points   []SweepPoint `json:"points"`
+}
+
+// SweepPoint is one configuration of a Sweep.
+type SweepPoint struct {
+	Label  string         `json:"label"` // e.g. "wg=64"
+	Params []Param        `json:"params,omitempty"`
+	Time   timing.Summary `json:"time"`
+	GBs    float64        `json:"gbs,omitempty"`
+}
+
+// Experiment is the memory-vs-compute experiment of METHOD.md: A reads
+// only, B computes only, C is the full kernel.
+type Experiment struct {
+	Workload       string                `json:"workload"`
+	Side           string                `json:"side"`
+	Params         []Param               `json:"params,omitempty"`
+	A              timing.Summary        `json:"a"`
+	B              timing.Summary        `json:"b"`
+	C              timing.Summary        `json:"c"`
+	Classification timing.Classification `json:"classification"`
+}
+
+// New returns an empty report stamped with SchemaVersion, tool and time.
+func New(tool string, created time.Time) *Report {
+	return &Report{Schema: SchemaVersion, Tool: tool, Created: created}
+}
+
+// Read loads and validates a report. Errors name the file; a JSON syntax or
+// type error also gives the line and column. A report with another schema
+// version wraps ErrSchema, a malformed one ErrCorrupt, and one that decodes
+// but breaks an invariant ErrInvalid.
+func Read(path string) (*Report, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	return Decode(data, path)
+}
+
+// Decode parses and validates a report held in memory; name is used in
+// error messages.
+func Decode(data []byte, name string) (*Report, error) {
+	// Check the version first, so a future file is reported as such rather
+	// than as a pile of unknown fields. Unmarshal also rejects anything
+	// after the top-level object.
+	var head struct {
+		Schema *string `json:"schema"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("%w: %s: %s", ErrCorrupt, name, describeJSONError(data, err))
+	}
+	if head.Schema == nil {
+		return nil, fmt.Errorf("%w: %s: no \"schema\" field (want %q)", ErrSchema, name, SchemaVersion)
+	}
+	if *head.Schema != SchemaVersion {
+		return nil, fmt.Errorf("%w: %s: schema %q, this build reads %q", ErrSchema, name, *head.Schema, SchemaVersion)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var r Report
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("%w: %s: %s", ErrCorrupt, name, describeJSONError(data, err))
+	}
+	if err := r.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &r, nil
+}
+
+// describeJSONError turns a json error into "line:col: message" when the
+// error carries an offset.
+func describeJSONError(data []byte, err error) string {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		line, col := position(data, int(syn.Offset))
+		return fmt.Sprintf("line %d, column %d: %v", line, col, err)
+	case errors.As(err, &typ):
+		line, col := position(data, int(typ.Offset))
+		return fmt.Sprintf("line %d, column %d: %v", line, col, err)
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return "unexpected end of file"
+	}
+	return err.Error()
+}
+
+// position converts a byte offset to a 1-based line and column.
+func position(data []byte, off int) (line, col int) {
+	off = max(0, min(off, len(data)))
+	before := data[:off]
+	line = bytes.Count(before, []byte("\n")) + 1
+	col = off - bytes.LastIndexByte(before, '\n')
+	return line, col
+}
+
+// Validate checks the invariants a reader may rely on and returns every
+// violation found, joined, wrapping ErrInvalid.
+func (r *Report) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...))
+	}
+	if r.Schema != SchemaVersion {
+		errs = append(errs, fmt.Errorf("%w: schema %q, want %q", ErrSchema, r.Schema, SchemaVersion))
+	}
+	seen := map[string]int{}
+	for i := range r.Measurements {
+		m := &r.Measurements[i]
+		where := fmt.Sprintf("measurements[%d] (%s)", i, m.Key())
+		if m.Workload == "" {
+			bad("%s: empty workload", where)
+		}
+		if m.Side != SideGPU && m.Side != SideCPU {
+			bad("%s: side %q, want %q or %q", where, m.Side, SideGPU, SideCPU)
+		}
+		if j, dup := seen[m.Key()]; dup {
+			bad("%s: duplicates measurements[%d]", where, j)
+		}
+		seen[m.Key()] = i
+		if err := checkSummary(m.EndToEnd); err != nil {
+			bad("%s: end_to_end: %v", where, err)
+		}
+		if m.Kernel != nil {
+			if err := checkSummary(*m.Kernel); err != nil {
+				bad("%s: kernel: %v", where, err)
+			}
+		}
+		for _, v := range []float64{m.Bytes, m.Flops, m.GBs, m.GFLOPs, m.CeilingFrac} {
+			if v < 0 {
+				bad("%s: negative size or rate %v", where, v)
+				break
+			}
+		}
+	}
+	for i, b := range r.BreakEvens {
+		if len(b.Batches) != len(b.CPU) || len(b.Batches) != len(b.GPU) {
+			bad("break_evens[%d] (%s): %d batches, %d CPU and %d GPU summaries",
+				i, b.Workload, len(b.Batches), len(b.CPU), len(b.GPU))
+		}
+		switch b.Fitted.Kind {
+		case timing.CrossAt, timing.CrossAlways, timing.CrossNever, timing.CrossBelow, "":
+		default:
+			bad("break_evens[%d] (%s): unknown crossover kind %q", i, b.Workload, b.Fitted.Kind)
+		}
+	}
+	for i, s := range r.Sweeps {
+		if len(s.Points) == 0 {
+			bad("sweeps[%d] (%s): no points", i, s.Name)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func checkSummary(s timing.Summary) error {
+	if s.N <= 0 {
+		return errors.New("no samples")
+	}
+	if !(s.Lo <= s.Median && s.Median <= s.Hi) {
+		return fmt.Errorf("median %v outside its interval [%v, %v]", s.Median, s.Lo, s.Hi)
+	}
+	return nil
+}
+
+// sortedKeys returns a map's keys in order.
+func sortedKeys(m map[string]float64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// formatCount prints a batch size compactly: 950, 20.8k, 1.05M.
+func formatCount(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 1e9:
+		return trimSig(v/1e9) + "G"
+	case a >= 1e6:
+		return trimSig(v/1e6) + "M"
+	case a >= 1e4:
+		return trimSig(v/1e3) + "k"
+	}
+	return fmt.Sprintf("%.0f", v)
+}
+
+func trimSig(v float64) string {
+	switch a := math.Abs(v); {
+	case a >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case a >= 10:
+		return fmt.Sprintf("%.1f", v)
+	}
+	return fmt.Sprintf("%.2f", v)
+}

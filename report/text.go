@@ -1,0 +1,279 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/timing"
+)
+
+// WriteText writes r as human-readable aligned tables, one per section
+// (ceilings, measurements, break-evens, sweeps, experiments), then the
+// warnings, then the plain-language summary lines. Empty sections are
+// omitted.
+//
+// In the measurement table, times are "median ±CI%" (95% CI of the median),
+// "% ceil" is CeilingFrac, and "vs CPU" on a GPU row is the fastest CPU
+// end-to-end median of the same workload and params divided by this row's
+// end-to-end median (above 1× the GPU wins).
+func WriteText(w io.Writer, r *Report) error {
+	if r == nil {
+		return errors.New("report: WriteText: nil report")
+	}
+	tw := &textWriter{w: w}
+	tw.header(r)
+	tw.ceilings(r)
+	tw.measurements(r)
+	tw.breakEvens(r)
+	tw.sweeps(r)
+	tw.experiments(r)
+	tw.warnings(r)
+	if len(r.Summary) > 0 {
+		tw.section("Summary")
+		for _, s := range r.Summary {
+			tw.printf("- %s\n", s)
+		}
+	}
+	if tw.err != nil {
+		return fmt.Errorf("report: WriteText: %w", tw.err)
+	}
+	return nil
+}
+
+// textWriter remembers the first write error so the section code stays
+// linear.
+type textWriter struct {
+	w     io.Writer
+	err   error
+	wrote bool
+}
+
+func (t *textWriter) printf(format string, args ...any) {
+	if t.err == nil {
+		_, t.err = fmt.Fprintf(t.w, format, args...)
+		t.wrote = true
+	}
+}
+
+func (t *textWriter) section(title string) {
+	if t.wrote {
+		t.printf("\n")
+	}
+	t.printf("%s\n", title)
+}
+
+// table writes rows as aligned columns; the first row is the header.
+func (t *textWriter) table(rows [][]string) {
+	if t.err != nil {
+		return
+	}
+	tab := tabwriter.NewWriter(t.w, 0, 0, 2, ' ', 0)
+	for _, row := range rows {
+		fmt.Fprintf(tab, "%s\n", strings.Join(row, "\t"))
+	}
+	t.err = tab.Flush()
+}
+
+func (t *textWriter) header(r *Report) {
+	t.printf("wgpu-prof report (%s)\n", r.Schema)
+	rows := [][]string{
+		{"tool:", orDash(r.Tool)},
+		{"created:", r.Created.UTC().Format(time.RFC3339)},
+	}
+	a := r.Adapter
+	ts := "timestamps unavailable"
+	if a.TimestampsOK {
+		ts = "timestamps ok"
+	}
+	rows = append(rows,
+		[]string{"adapter:", fmt.Sprintf("%s (%s, %s, %s, driver %s), %s",
+			orDash(a.Name), orDash(a.Vendor), orDash(a.Backend), orDash(a.DeviceType), orDash(a.Driver), ts)},
+		[]string{"host:", fmt.Sprintf("%s, %d cores, SIMD %s", orDash(r.Host.CPU), r.Host.Cores, orDash(r.Host.SIMDLevel))},
+		[]string{"wgpu-native:", orDash(r.WgpuNativeVersion)},
+	)
+	t.table(rows)
+}
+
+func (t *textWriter) ceilings(r *Report) {
+	keys := map[string]bool{}
+	for k := range r.Ceilings.GPU {
+		keys[k] = true
+	}
+	for k := range r.Ceilings.CPU {
+		keys[k] = true
+	}
+	if len(keys) == 0 {
+		return
+	}
+	all := map[string]float64{}
+	for k := range keys {
+		all[k] = 0
+	}
+	t.section("Measured ceilings")
+	rows := [][]string{{"ceiling", "GPU", "CPU"}}
+	for _, k := range sortedKeys(all) {
+		rows = append(rows, []string{k, ceilingCell(r.Ceilings.GPU, k), ceilingCell(r.Ceilings.CPU, k)})
+	}
+	t.table(rows)
+}
+
+func ceilingCell(m map[string]float64, k string) string {
+	v, ok := m[k]
+	if !ok {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
+func (t *textWriter) measurements(r *Report) {
+	if len(r.Measurements) == 0 {
+		return
+	}
+	t.section("Measurements")
+	rows := [][]string{{"workload", "side", "variant", "params", "kernel", "end-to-end", "GB/s", "% ceil", "GFLOP/s", "bound", "vs CPU", "verified"}}
+	for i := range r.Measurements {
+		m := &r.Measurements[i]
+		kernel := "-"
+		if m.Kernel != nil {
+			kernel = m.Kernel.String()
+		}
+		speedup := "-"
+		if m.Side == SideGPU {
+			if cpu, ok := fastestCPU(r, m); ok && m.EndToEnd.Median > 0 {
+				speedup = fmt.Sprintf("%.2f×", cpu/m.EndToEnd.Median)
+			}
+		}
+		verified := "no"
+		if m.Verified {
+			verified = "yes"
+		}
+		rows = append(rows, []string{m.Workload, m.Side, orDash(m.Variant), orDash(m.ParamString()),
+			kernel, m.EndToEnd.String(), fmt.Sprintf("%.1f", m.GBs), fmt.Sprintf("%.0f%%", 100*m.CeilingFrac),
+			fmt.Sprintf("%.1f", m.GFLOPs), orDash(m.Bound), speedup, verified})
+	}
+	t.table(rows)
+}
+
+// fastestCPU returns the smallest CPU end-to-end median with the same
+// workload and params as m.
+func fastestCPU(r *Report, m *Measurement) (float64, bool) {
+	best, found := math.Inf(1), false
+	ps := paramString(m.Params, ",")
+	for i := range r.Measurements {
+		c := &r.Measurements[i]
+		if c.Side == SideCPU && c.Workload == m.Workload && paramString(c.Params, ",") == ps && c.EndToEnd.Valid() {
+			best, found = math.Min(best, c.EndToEnd.Median), true
+		}
+	}
+	return best, found
+}
+
+func (t *textWriter) breakEvens(r *Report) {
+	if len(r.BreakEvens) == 0 {
+		return
+	}
+	t.section("Break-even (GPU faster above the crossover batch size)")
+	rows := [][]string{{"workload", "params", "clock", "fitted crossover (95% CI)", "measured", "fit error", "CPU fit", "GPU fit"}}
+	for _, b := range r.BreakEvens {
+		measured, fitErr := "none", "-"
+		if b.MeasuredFound {
+			measured = fmt.Sprint(b.Measured)
+			if b.Fitted.Kind == timing.CrossAt {
+				fitErr = fmt.Sprintf("%+.0f%%", 100*b.RelError)
+			}
+		}
+		rows = append(rows, []string{b.Workload, orDash(paramString(b.Params, " ")), orDash(b.Clock),
+			b.Fitted.String(), measured, fitErr, fitString(b.CPUFit), fitString(b.GPUFit)})
+	}
+	t.table(rows)
+}
+
+func fitString(f timing.LinearFit) string {
+	return fmt.Sprintf("%s + %s·n (R² %.3f)", timing.FormatSeconds(f.Overhead), timing.FormatSeconds(f.PerItem), f.R2)
+}
+
+func (t *textWriter) sweeps(r *Report) {
+	for _, s := range r.Sweeps {
+		t.section(fmt.Sprintf("Sweep: %s (%s, %s)", s.Name, s.Workload, s.Side))
+		best := math.Inf(1)
+		for _, p := range s.Points {
+			if p.Time.Valid() && p.Time.Median > 0 {
+				best = math.Min(best, p.Time.Median)
+			}
+		}
+		rows := [][]string{{"config", "time", "GB/s", "vs best"}}
+		for _, p := range s.Points {
+			vs := "-"
+			if p.Time.Median > 0 && !math.IsInf(best, 0) {
+				vs = fmt.Sprintf("%.2f×", p.Time.Median/best)
+			}
+			rows = append(rows, []string{p.Label, p.Time.String(), fmt.Sprintf("%.1f", p.GBs), vs})
+		}
+		t.table(rows)
+	}
+}
+
+func (t *textWriter) experiments(r *Report) {
+	if len(r.Experiments) == 0 {
+		return
+	}
+	t.section("Memory vs compute (A: memory only, B: compute only, C: full kernel)")
+	rows := [][]string{{"workload", "side", "params", "A", "B", "C", "verdict"}}
+	for _, e := range r.Experiments {
+		rows = append(rows, []string{e.Workload, e.Side, orDash(paramString(e.Params, " ")),
+			e.A.String(), e.B.String(), e.C.String(), e.Classification.Kind})
+	}
+	t.table(rows)
+	for _, e := range r.Experiments {
+		t.printf("  %s/%s: %s\n", e.Workload, e.Side, e.Classification.Explanation)
+	}
+}
+
+func (t *textWriter) warnings(r *Report) {
+	var lines []string
+	lines = append(lines, r.Warnings...)
+	for i := range r.Measurements {
+		m := &r.Measurements[i]
+		name := strings.Join(nonEmpty(m.Workload, m.Side, m.Variant, m.ParamString()), " ")
+		for _, w := range m.Warnings {
+			lines = append(lines, name+": "+w)
+		}
+		for _, w := range m.EndToEnd.Warnings {
+			lines = append(lines, name+": end-to-end: "+w)
+		}
+		if m.Kernel != nil {
+			for _, w := range m.Kernel.Warnings {
+				lines = append(lines, name+": kernel: "+w)
+			}
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	t.section("Warnings")
+	for _, l := range lines {
+		t.printf("! %s\n", l)
+	}
+}
+
+func nonEmpty(ss ...string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
