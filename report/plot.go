@@ -93,6 +93,10 @@ func PlotRoofline(w io.Writer, roofs []RoofSeries, points []RoofPoint, format st
 		p.Add(l)
 		p.Legend.Add(fmt.Sprintf("%s (%.0f GFLOP/s, %.0f GB/s)", r.Label, r.Roof.PeakGFLOPs, r.Roof.BandwidthGBs), l)
 	}
+	// Head room above the highest roof so it does not sit on the frame.
+	for _, r := range valid {
+		p.Y.Max = math.Max(p.Y.Max, 3*r.Roof.PeakGFLOPs)
+	}
 	if len(pts.XYs) > 0 {
 		s, err := plotter.NewScatter(pts.XYs)
 		if err != nil {
@@ -253,6 +257,7 @@ func PlotSweep(w io.Writer, s Sweep, format string) error {
 		p.Add(eb)
 	}
 	p.NominalX(labels...)
+	p.X.Min, p.X.Max = -0.5, float64(len(labels))-0.5
 	p.Y.Min = 0
 	return render(w, p, format)
 }
@@ -278,6 +283,7 @@ func newPlot(title, x, y string, logX, logY bool) *plot.Plot {
 		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
 	p.Legend.Top = true
+	p.Legend.Left = true
 	return p
 }
 
