@@ -1,0 +1,71 @@
+package experiment
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/wgpu-prof/wgpu-prof/compute"
+	"github.com/wgpu-prof/wgpu-prof/hostsimd"
+	"github.com/wgpu-prof/wgpu-prof/report"
+	"github.com/wgpu-prof/wgpu-prof/timing"
+)
+
+// cosineData is a stored set V and a query, shared by every configuration
+// that uses a prefix of V.
+type cosineData struct {
+	dim int
+	v   []float32
+	q   []float32
+	ref cosineRef // over all of V
+}
+
+func newCosineData(seed uint64, n, dim int) *cosineData {
+	r := rand.New(rand.NewPCG(seed, 0x636f73))
+	c := &cosineData{dim: dim, v: randVectors(r, n*dim), q: randVectors(r, dim)}
+	c.ref = newCosineRef(c.q, c.v, dim)
+	return c
+}
+
+func (c *cosineData) prefixRef(n int) cosineRef {
+	return cosineRef{want: c.ref.want[:n], tol: c.ref.tol[:n]}
+}
+
+// cosineSingle is the one-query workload over the first n rows.
+func cosineSingle(c *cosineData, n, wg int) workload {
+	dim := c.dim
+	v := c.v[:n*dim]
+	ref := c.prefixRef(n)
+	w := workload{
+		name:    "cosine-single",
+		variant: fmt.Sprintf("wg%d", wg),
+		params:  []report.Param{p("d", dim), p("n", n)},
+		// V and q read once, s written once.
+		bytes: float64(4*n*dim + 4*dim + 4*n),
+		// q·v and v·v: two FMAs (4 flops) per element, plus the division.
+		flops: float64(4*n*dim + 3*n),
+	}
+	w.gpu = func(e *Env) (impl, error) {
+		cs, err := compute.NewCosineSingle(e.Device, v, dim, compute.CosineOptions{Workgroup: wg})
+		if err != nil {
+			return impl{}, err
+		}
+		out := make([]float32, n)
+		return impl{
+			poison:  func() { poisonF32(out) },
+			run:     func() (timing.Sample, error) { return gpuSample(cs.Run(c.q, out, e.Timer)) },
+			verify:  func() error { return ref.check("gpu cosine-single s", out) },
+			release: cs.Release,
+		}, nil
+	}
+	w.cpu = func() (impl, error) {
+		out := make([]float32, n)
+		return impl{
+			poison: func() { poisonF32(out) },
+			run: func() (timing.Sample, error) {
+				return cpuSample(func() error { return hostsimd.CosineSingle(c.q, v, dim, out) })
+			},
+			verify: func() error { return ref.check("cpu cosine-single s", out) },
+		}, nil
+	}
+	return w
+}
