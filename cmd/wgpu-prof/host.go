@@ -1,0 +1,88 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/wgpu-prof/wgpu-prof/experiment"
+	"github.com/wgpu-prof/wgpu-prof/hostsimd"
+	"github.com/wgpu-prof/wgpu-prof/report"
+	"github.com/wgpu-prof/wgpu-prof/timing"
+)
+
+func runHost(stdout, stderr io.Writer, args []string) error {
+	fs := pflag.NewFlagSet("host", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o outputFlags
+	o.register(fs, false)
+	levels := fs.String("cpu-level", "all", "SIMD levels to run, comma-separated: generic, avx2, avx512, neon, or all available")
+	dim := fs.Int("d", 768, "vector dimension")
+	n := fs.Int("n", 200_000, "rows for the out-of-cache cosine (default 614 MB at d=768)")
+	nCached := fs.Int("n-cached", 2_000, "rows for the cache-resident cosine")
+	q := fs.Int("q", 64, "queries for the batch cosine")
+	threads := fs.Int("threads", 0, "worker threads (0: GOMAXPROCS; 1: single-core speed)")
+	budget := fs.Duration("budget", 2*time.Second, "time budget per measurement")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: wgpu-prof host [flags]")
+		fmt.Fprintln(stderr, "CPU only: measures the host's read/write/copy/triad bandwidth and FMA peak,")
+		fmt.Fprintln(stderr, "then the host SIMD kernels at each level against those ceilings.")
+		fs.PrintDefaults()
+	}
+	if done, err := parseFlags(fs, args); done || err != nil {
+		return err
+	}
+	if err := o.validate(); err != nil {
+		return err
+	}
+	if *dim <= 0 || *n <= 0 || *nCached <= 0 || *q <= 0 {
+		return fmt.Errorf("sizes must be positive: --d %d --n %d --n-cached %d --q %d", *dim, *n, *nCached, *q)
+	}
+	if *threads < 0 {
+		return fmt.Errorf("--threads %d: must be ≥ 0", *threads)
+	}
+	lv, err := parseLevels(*levels)
+	if err != nil {
+		return err
+	}
+	rep := report.New(versionString(), time.Now().UTC())
+	rep.Host = experiment.HostInfo()
+	cfg := experiment.HostConfig{
+		Levels: lv, Dim: *dim, N: *n, NCached: *nCached, Q: *q, Threads: *threads,
+		Measure: timing.MeasureOpts{Budget: *budget},
+	}
+	var progress func(string)
+	if isTerminal(stderr) {
+		progress = func(s string) { fmt.Fprintln(stderr, s) }
+	}
+	if err := experiment.RunHost(cfg, rep, progress); err != nil {
+		return err
+	}
+	rep.Summary = experiment.HostSummary(rep)
+	return o.emit(stdout, rep)
+}
+
+func parseLevels(s string) ([]hostsimd.Level, error) {
+	if s == "" || s == "all" {
+		return hostsimd.Available(), nil
+	}
+	var out []hostsimd.Level
+	for _, name := range strings.Split(s, ",") {
+		l, err := hostsimd.ParseLevel(strings.TrimSpace(name))
+		if err != nil {
+			return nil, err
+		}
+		ok := false
+		for _, a := range hostsimd.Available() {
+			ok = ok || a == l
+		}
+		if !ok {
+			return nil, fmt.Errorf("--cpu-level %s: this CPU does not support it (available: %v)", name, hostsimd.Available())
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/wgpu-prof/wgpu-prof/report"
+	"github.com/wgpu-prof/wgpu-prof/timing"
+)
+
+// outputFlags are the flags every measuring command shares.
+type outputFlags struct {
+	format string
+	out    string
+	plot   bool
+	trace  bool
+}
+
+func (o *outputFlags) register(fs *pflag.FlagSet, plots bool) {
+	fs.StringVar(&o.format, "format", "text", "output format on stdout: text, json, csv or bench (Go benchmark format)")
+	fs.StringVar(&o.out, "out", "", "also write report.{json,txt,csv,bench} (and plots) into this directory")
+	if plots {
+		fs.BoolVar(&o.plot, "plot", false, "with --out: write PNG and SVG plots")
+	}
+}
+
+// validate checks the flags before any measurement, so a bad --out fails
+// fast and nothing is half-written.
+func (o *outputFlags) validate() error {
+	switch o.format {
+	case "text", "json", "csv", "bench":
+	default:
+		return fmt.Errorf("--format %q: want text, json, csv or bench", o.format)
+	}
+	if o.plot && o.out == "" {
+		return fmt.Errorf("--plot needs --out DIR")
+	}
+	if o.out == "" {
+		return nil
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return fmt.Errorf("--out %q: %w", o.out, err)
+	}
+	f, err := os.CreateTemp(o.out, ".wgpu-prof-probe-*")
+	if err != nil {
+		return fmt.Errorf("--out %q is not writable: %w", o.out, err)
+	}
+	name := f.Name()
+	f.Close()
+	os.Remove(name)
+	return nil
+}
+
+func writeFormat(w io.Writer, format string, r *report.Report) error {
+	switch format {
+	case "json":
+		return report.WriteJSON(w, r)
+	case "csv":
+		return report.WriteCSV(w, r)
+	case "bench":
+		return report.WriteBench(w, r)
+	}
+	return report.WriteText(w, r)
+}
+
+// emit writes the report to stdout in the chosen format and, with --out,
+// every format (and plots) into the directory, each file atomically.
+func (o *outputFlags) emit(stdout io.Writer, r *report.Report) error {
+	if o.out != "" {
+		for _, f := range []struct{ name, format string }{
+			{"report.json", "json"}, {"report.txt", "text"}, {"report.csv", "csv"}, {"report.bench", "bench"},
+		} {
+			path := filepath.Join(o.out, f.name)
+			if err := report.WriteAtomic(path, func(w io.Writer) error { return writeFormat(w, f.format, r) }); err != nil {
+				return err
+			}
+		}
+		if o.plot {
+			if err := writePlots(o.out, r); err != nil {
+				return err
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if err := writeFormat(&buf, o.format, r); err != nil {
+		return err
+	}
+	_, err := stdout.Write(buf.Bytes())
+	return err
+}
+
+// writePlots draws the roofline, every break-even and every sweep.
+func writePlots(dir string, r *report.Report) error {
+	var errs []error
+	plot := func(name string, draw func(io.Writer, string) error) {
+		for _, ext := range []string{"png", "svg"} {
+			path := filepath.Join(dir, name+"."+ext)
+			if err := report.WriteAtomic(path, func(w io.Writer) error { return draw(w, ext) }); err != nil {
+				errs = append(errs, fmt.Errorf("plot %s: %w", path, err))
+			}
+		}
+	}
+	roofs, points := rooflineOf(r)
+	if len(roofs) > 0 && len(points) > 0 {
+		plot("roofline", func(w io.Writer, f string) error { return report.PlotRoofline(w, roofs, points, f) })
+	}
+	for _, be := range r.BreakEvens {
+		be := be
+		plot("breakeven-"+slug(be.Workload+"-"+be.Clock), func(w io.Writer, f string) error { return report.PlotBreakEven(w, be, f) })
+	}
+	for _, s := range r.Sweeps {
+		s := s
+		plot("sweep-"+slug(s.Workload+"-"+s.Name), func(w io.Writer, f string) error { return report.PlotSweep(w, s, f) })
+	}
+	return errors.Join(errs...)
+}
+
+func rooflineOf(r *report.Report) ([]report.RoofSeries, []report.RoofPoint) {
+	var roofs []report.RoofSeries
+	if g := r.Ceilings.GPU; g["read_gbs"] > 0 && g["fma_gflops"] > 0 {
+		roofs = append(roofs, report.RoofSeries{Label: "GPU (" + r.Adapter.Name + ")", Roof: timing.Roof{PeakGFLOPs: g["fma_gflops"], BandwidthGBs: g["read_gbs"]}})
+	}
+	if c := r.Ceilings.CPU; c["read_gbs"] > 0 && c["fma_gflops"] > 0 {
+		roofs = append(roofs, report.RoofSeries{Label: "CPU (" + r.Host.SIMDLevel + ")", Roof: timing.Roof{PeakGFLOPs: c["fma_gflops"], BandwidthGBs: c["read_gbs"]}})
+	}
+	var points []report.RoofPoint
+	seen := map[string]bool{}
+	for _, m := range r.Measurements {
+		key := m.Workload + "/" + m.Side
+		if seen[key] || m.Flops <= 0 || m.Bytes <= 0 {
+			continue
+		}
+		seen[key] = true
+		points = append(points, report.RoofPoint{Label: m.Side + " " + m.Workload, Point: timing.Point{Flops: m.Flops, Bytes: m.Bytes, Seconds: m.Time().Median}})
+	}
+	return roofs, points
+}
+
+func slug(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r + 'a' - 'A'
+		}
+		return '-'
+	}, s)
+}
+
+// parseFlags parses args; --help prints usage and reports done.
+func parseFlags(fs *pflag.FlagSet, args []string) (done bool, err error) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return true, nil
+		}
+		return false, err
+	}
+	return false, nil
+}
+
+// isTerminal reports whether w is a character device (progress goes to
+// stderr only then).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
