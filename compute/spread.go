@@ -1,0 +1,366 @@
+package compute
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/wgsl"
+)
+
+// SpreadVariant selects the spreading-activation kernel.
+type SpreadVariant int
+
+const (
+	// SpreadRowPerThread gives each node (row of incoming edges) one thread.
+	SpreadRowPerThread SpreadVariant = iota
+	// SpreadRowPerWorkgroup gives each row a workgroup whose threads stride
+	// over its edges and reduce in workgroup memory (for long rows).
+	SpreadRowPerWorkgroup
+)
+
+func (v SpreadVariant) String() string {
+	switch v {
+	case SpreadRowPerThread:
+		return "row-per-thread"
+	case SpreadRowPerWorkgroup:
+		return "row-per-workgroup"
+	}
+	return fmt.Sprintf("SpreadVariant(%d)", int(v))
+}
+
+func (v SpreadVariant) entry() (string, error) {
+	switch v {
+	case SpreadRowPerThread:
+		return "main_thread", nil
+	case SpreadRowPerWorkgroup:
+		return "main_workgroup", nil
+	}
+	return "", fmt.Errorf("unknown spread variant %d", int(v))
+}
+
+// CSRInput is a graph in compressed sparse row form by destination: row i
+// lists the incoming edges j→i of node i, with sources
+// Cols[Offsets[i]:Offsets[i+1]] and weights Weights[Offsets[i]:Offsets[i+1]]
+// (the layout of hostsimd.CSR).
+type CSRInput struct {
+	Offsets []int32 // N+1 entries, Offsets[0] = 0, non-decreasing, Offsets[N] = len(Cols)
+	Cols    []int32 // source node of each edge, in [0,N)
+	Weights []float32
+}
+
+// SpreadOptions configures a spreading-activation runner.
+type SpreadOptions struct {
+	Variant SpreadVariant
+	// Workgroup is the number of threads per workgroup (a power of two;
+	// 0: 64).
+	Workgroup int
+}
+
+// SpreadParams are the per-call parameters of Spread.Run.
+type SpreadParams struct {
+	Retention float32 // r in [0,1]: share of a node's own activation it keeps
+	Decay     float32 // δ: factor on incoming activation
+	Threshold float32 // θ: results below it become 0
+	Steps     int     // T ≥ 1, at most MaxSpreadSteps
+	// Epsilon ≥ 0 counts, per step, the nodes whose value changed by more
+	// than ε, and stops once a step has none (as hostsimd.Spread does).
+	// Epsilon < 0: no counting, all Steps run.
+	Epsilon float32
+}
+
+// MaxSpreadSteps bounds SpreadParams.Steps (each step has its own uniform
+// block and bind group).
+const MaxSpreadSteps = 4096
+
+// SpreadResult is what one Spread.Run measured and found.
+type SpreadResult struct {
+	Timing
+	// StepsRun is the number of steps whose results the output holds:
+	// Steps, or with Epsilon ≥ 0 the first step that changed no node by
+	// more than ε (the CPU's hostsimd.Spread stops at the same step). The
+	// GPU dispatches all Steps either way; those after convergence return
+	// at once, so the kernel time still includes their launch cost.
+	StepsRun int
+	// Changed is the number of nodes that changed by more than ε on the
+	// last step run (0 when it converged, or when Epsilon < 0).
+	Changed uint32
+	// ChangedPerStep is the count for each dispatched step (nil when
+	// Epsilon < 0); entries after StepsRun are 0.
+	ChangedPerStep []uint32
+}
+
+// Spread runs spreading activation on a graph resident on the GPU. All
+// steps of a call are recorded in one submission with ping-pong activation
+// buffers and no readback in between.
+type Spread struct {
+	d    *Device
+	N, E int
+	opts SpreadOptions
+	pipe *Pipeline
+
+	offsets, cols, weights *Buffer
+	act                    [2]*Buffer // ping-pong activations
+	params, counters       *Buffer
+	groups                 []*BindGroup // groups[s]: step s, src act[s%2], dst act[(s+1)%2]
+	gx, gy                 uint32
+	// InputBytes is the size of the graph on the GPU (offsets, cols, weights).
+	InputBytes uint64
+}
+
+// validateCSR checks g as a graph on len(Offsets)-1 nodes; the error names
+// the first bad value and its index.
+func validateCSR(g CSRInput) error {
+	if len(g.Offsets) < 2 {
+		return fmt.Errorf("len(Offsets) = %d: a graph needs at least one node (N+1 offsets)", len(g.Offsets))
+	}
+	n := len(g.Offsets) - 1
+	if n >= math.MaxInt32 {
+		return fmt.Errorf("%d nodes: at most %d", n, math.MaxInt32-1)
+	}
+	if g.Offsets[0] != 0 {
+		return fmt.Errorf("Offsets[0] = %d, want 0", g.Offsets[0])
+	}
+	for i := 1; i <= n; i++ {
+		if g.Offsets[i] < g.Offsets[i-1] {
+			return fmt.Errorf("Offsets[%d] = %d < Offsets[%d] = %d: offsets must be non-decreasing", i, g.Offsets[i], i-1, g.Offsets[i-1])
+		}
+	}
+	if int(g.Offsets[n]) != len(g.Cols) {
+		return fmt.Errorf("Offsets[%d] = %d, want len(Cols) = %d", n, g.Offsets[n], len(g.Cols))
+	}
+	if len(g.Weights) != len(g.Cols) {
+		return fmt.Errorf("len(Weights) = %d, want len(Cols) = %d", len(g.Weights), len(g.Cols))
+	}
+	for e, c := range g.Cols {
+		if c < 0 || int(c) >= n {
+			return fmt.Errorf("Cols[%d] = %d out of range [0,%d)", e, c, n)
+		}
+	}
+	return checkFinite("Weights", g.Weights)
+}
+
+// NewSpread validates the graph and uploads it. The graph must fit without
+// chunking: each of offsets, cols and weights in one storage binding
+// (ErrLimit otherwise).
+func NewSpread(d *Device, g CSRInput, opts SpreadOptions) (*Spread, error) {
+	op := "compute: NewSpread"
+	if err := validateCSR(g); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	entry, err := opts.Variant.entry()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	wg, err := validWorkgroup(d, opts.Workgroup)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	opts.Workgroup = wg
+	s := &Spread{d: d, N: len(g.Offsets) - 1, E: len(g.Cols), opts: opts}
+	for _, b := range []struct {
+		what  string
+		bytes uint64
+	}{{"offsets", 4 * uint64(len(g.Offsets))}, {"cols", 4 * uint64(s.E)}, {"weights", 4 * uint64(s.E)}} {
+		if b.bytes > d.Limits.MaxStorageBufferBindingSize {
+			return nil, fmt.Errorf("%s: %s of %d bytes > maxStorageBufferBindingSize %d (graphs are not chunked): %w", op, b.what, b.bytes, d.Limits.MaxStorageBufferBindingSize, ErrLimit)
+		}
+	}
+	if err := s.init(g, entry); err != nil {
+		s.Release()
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	return s, nil
+}
+
+func (s *Spread) init(g CSRInput, entry string) error {
+	d := s.d
+	var err error
+	if s.pipe, err = d.Pipeline("spread", wgsl.MustSource("spread"), entry, Constants{"WG": float64(s.opts.Workgroup)}); err != nil {
+		return err
+	}
+	upload := func(label string, data []byte) (*Buffer, error) {
+		size := max(uint64(len(data)), 4) // a graph without edges still binds a buffer
+		b, err := d.CreateBuffer(label, size, UsageStorage|UsageCopyDst)
+		if err != nil {
+			return nil, err
+		}
+		s.InputBytes += uint64(len(data))
+		return b, d.Write(b, 0, data)
+	}
+	// int32 offsets and columns are validated non-negative: the same bits as u32.
+	if s.offsets, err = upload("offsets", Bytes(g.Offsets)); err != nil {
+		return err
+	}
+	if s.cols, err = upload("cols", Bytes(g.Cols)); err != nil {
+		return err
+	}
+	if s.weights, err = upload("weights", Bytes(g.Weights)); err != nil {
+		return err
+	}
+	for k := range s.act {
+		if s.act[k], err = d.CreateBuffer(fmt.Sprintf("activation[%d]", k), 4*uint64(s.N), UsageStorage|UsageCopyDst|UsageCopySrc); err != nil {
+			return err
+		}
+	}
+	groups := uint32(s.N)
+	if s.opts.Variant == SpreadRowPerThread {
+		groups = (groups + uint32(s.opts.Workgroup) - 1) / uint32(s.opts.Workgroup)
+	}
+	s.gx, s.gy = grid2D(groups, d.Limits.MaxComputeWorkgroupsPerDimension)
+	return s.grow(16)
+}
+
+// grow makes room for steps steps: per-step uniform blocks, counters and
+// bind groups (rounded up to a power of two).
+func (s *Spread) grow(steps int) error {
+	if steps <= len(s.groups) {
+		return nil
+	}
+	c := 16
+	for c < steps {
+		c *= 2
+	}
+	c = min(c, MaxSpreadSteps)
+	d := s.d
+	releaseAll(s.groups)
+	s.groups = nil
+	s.params.Release()
+	s.counters.Release()
+	s.params, s.counters = nil, nil
+	var err error
+	if s.params, err = d.CreateBuffer("spread params", uint64(uniformStride*c), UsageUniform|UsageCopyDst); err != nil {
+		return err
+	}
+	if s.counters, err = d.CreateBuffer("spread counters", uint64(4*c), UsageStorage|UsageCopyDst|UsageCopySrc); err != nil {
+		return err
+	}
+	for k := 0; k < c; k++ {
+		bg, err := d.CreateBindGroup(s.pipe, 0, []BufferBinding{
+			{Binding: 0, Buffer: s.params, Offset: uint64(k * uniformStride), Size: 32},
+			{Binding: 1, Buffer: s.offsets},
+			{Binding: 2, Buffer: s.cols},
+			{Binding: 3, Buffer: s.weights},
+			{Binding: 4, Buffer: s.act[k%2]},
+			{Binding: 5, Buffer: s.act[(k+1)%2]},
+			{Binding: 6, Buffer: s.counters},
+		})
+		if err != nil {
+			return err
+		}
+		s.groups = append(s.groups, bg)
+	}
+	return nil
+}
+
+func finite32(x float32) bool {
+	return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0)
+}
+
+func (p SpreadParams) validate() error {
+	for _, f := range []struct {
+		name string
+		v    float32
+	}{{"Retention", p.Retention}, {"Decay", p.Decay}, {"Threshold", p.Threshold}, {"Epsilon", p.Epsilon}} {
+		if !finite32(f.v) {
+			return fmt.Errorf("%s = %v: must be finite", f.name, f.v)
+		}
+	}
+	if p.Retention < 0 || p.Retention > 1 {
+		return fmt.Errorf("Retention = %v: must be in [0,1]", p.Retention)
+	}
+	if p.Steps < 1 || p.Steps > MaxSpreadSteps {
+		return fmt.Errorf("Steps = %d: must be in 1..%d", p.Steps, MaxSpreadSteps)
+	}
+	return nil
+}
+
+// Run uploads the initial activations a0 (len N, finite), runs p.Steps
+// steps in one submission (one timed pass holding every step's dispatch)
+// and reads the final activations into out (len N).
+func (s *Spread) Run(a0 []float32, p SpreadParams, out []float32, t *Timer) (SpreadResult, error) {
+	op := "compute: Spread.Run"
+	if len(a0) != s.N {
+		return SpreadResult{}, fmt.Errorf("%s: len(a0) = %d, want N = %d", op, len(a0), s.N)
+	}
+	if len(out) != s.N {
+		return SpreadResult{}, fmt.Errorf("%s: len(out) = %d, want N = %d", op, len(out), s.N)
+	}
+	if err := p.validate(); err != nil {
+		return SpreadResult{}, fmt.Errorf("%s: %w", op, err)
+	}
+	if err := checkFinite("a0", a0); err != nil {
+		return SpreadResult{}, fmt.Errorf("%s: %w", op, err)
+	}
+	if err := s.grow(p.Steps); err != nil {
+		return SpreadResult{}, fmt.Errorf("%s: %w", op, err)
+	}
+	start := time.Now()
+	count := p.Epsilon >= 0
+	blocks := make([]byte, uniformStride*(p.Steps-1)+32)
+	f := (1 - p.Retention) * p.Decay // float32, as hostsimd.SpreadStep
+	for k := 0; k < p.Steps; k++ {
+		b := blocks[k*uniformStride:]
+		binary.LittleEndian.PutUint32(b[0:], uint32(s.N))
+		binary.LittleEndian.PutUint32(b[4:], s.gx)
+		binary.LittleEndian.PutUint32(b[8:], uint32(k))
+		if count {
+			binary.LittleEndian.PutUint32(b[12:], 1)
+		}
+		binary.LittleEndian.PutUint32(b[16:], math.Float32bits(p.Retention))
+		binary.LittleEndian.PutUint32(b[20:], math.Float32bits(f))
+		binary.LittleEndian.PutUint32(b[24:], math.Float32bits(p.Threshold))
+		binary.LittleEndian.PutUint32(b[28:], math.Float32bits(p.Epsilon))
+	}
+	if err := s.d.Write(s.params, 0, blocks); err != nil {
+		return SpreadResult{}, err
+	}
+	if count {
+		if err := s.d.Write(s.counters, 0, make([]byte, 4*p.Steps)); err != nil {
+			return SpreadResult{}, err
+		}
+	}
+	if err := s.d.Write(s.act[0], 0, Bytes(a0)); err != nil {
+		return SpreadResult{}, err
+	}
+	ds := make([]Dispatch, p.Steps)
+	for k := range ds {
+		ds[k] = Dispatch{Pipeline: s.pipe, BindGroups: []*BindGroup{s.groups[k]}, X: s.gx, Y: s.gy, Z: 1}
+	}
+	passes, err := s.d.Submit([]Pass{{Label: "spread " + s.opts.Variant.String(), Dispatches: ds}}, nil, t)
+	if err != nil {
+		return SpreadResult{}, err
+	}
+	res := SpreadResult{StepsRun: p.Steps}
+	if count {
+		res.ChangedPerStep = make([]uint32, p.Steps)
+		if err := s.d.Read(s.counters, 0, Bytes(res.ChangedPerStep)); err != nil {
+			return SpreadResult{}, err
+		}
+		for k, c := range res.ChangedPerStep {
+			if c == 0 {
+				res.StepsRun = k + 1
+				break
+			}
+		}
+		res.Changed = res.ChangedPerStep[res.StepsRun-1]
+	}
+	if err := s.d.Read(s.act[res.StepsRun%2], 0, Bytes(out)); err != nil {
+		return SpreadResult{}, err
+	}
+	res.Timing = timingFrom(passes, start)
+	return res, nil
+}
+
+// Release frees the runner's GPU memory; idempotent.
+func (s *Spread) Release() {
+	if s == nil {
+		return
+	}
+	releaseAll(s.groups)
+	s.groups = nil
+	for _, b := range []*Buffer{s.offsets, s.cols, s.weights, s.act[0], s.act[1], s.params, s.counters} {
+		b.Release()
+	}
+}
