@@ -1,0 +1,39 @@
+// Read-only bandwidth ceiling: a reduction over src that reads every byte
+// once. Each invocation sums vec4s with a grid stride (consecutive
+// invocations read consecutive vec4s: coalesced), then a tree reduction in
+// workgroup memory; one partial sum per workgroup is written, so the reads
+// cannot be elided and the host can check the total.
+// Entry point: main. Dispatch a 1-D grid of any size ≤ the per-dimension limit.
+
+override WG: u32 = 256; // threads per workgroup, power of two
+
+// src: [N4] vec4<f32>
+@group(0) @binding(0) var<storage, read> src: array<vec4<f32>>;
+// partial: [workgroups] f32, one sum per workgroup
+@group(0) @binding(1) var<storage, read_write> partial: array<f32>;
+
+var<workgroup> sums: array<f32, WG>;
+
+@compute @workgroup_size(WG)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32,
+        @builtin(workgroup_id) wid: vec3<u32>,
+        @builtin(num_workgroups) nwg: vec3<u32>) {
+    let n4 = arrayLength(&src);
+    let stride = WG * nwg.x;
+    var acc = vec4<f32>(0.0);
+    for (var i = gid.x; i < n4; i += stride) {
+        acc += src[i];
+    }
+    sums[lid] = (acc.x + acc.y) + (acc.z + acc.w);
+    workgroupBarrier();
+    for (var off = WG / 2u; off > 0u; off >>= 1u) {
+        if (lid < off) {
+            sums[lid] += sums[lid + off];
+        }
+        workgroupBarrier();
+    }
+    if (lid == 0u) {
+        partial[wid.x] = sums[0];
+    }
+}
