@@ -3,6 +3,7 @@ package experiment
 import (
 	"fmt"
 	"math/rand/v2"
+	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
@@ -33,6 +34,9 @@ func (c *cosineData) prefixRef(n int) cosineRef {
 // cosineSingle is the one-query workload over the first n rows.
 func cosineSingle(c *cosineData, n, wg int) workload {
 	dim := c.dim
+	if wg == 0 {
+		wg = 64
+	}
 	v := c.v[:n*dim]
 	ref := c.prefixRef(n)
 	w := workload{
@@ -51,8 +55,12 @@ func cosineSingle(c *cosineData, n, wg int) workload {
 		}
 		out := make([]float32, n)
 		return impl{
-			poison:  func() { poisonF32(out) },
-			run:     func() (timing.Sample, error) { return gpuSample(cs.Run(c.q, out, e.Timer)) },
+			poison: func() { poisonF32(out) },
+			run: func() (timing.Sample, error) {
+				start := time.Now()
+				t, err := cs.Run(c.q, out, e.Timer)
+				return e.gpuSample("cosine-single", start, t, err)
+			},
 			verify:  func() error { return ref.check("gpu cosine-single s", out) },
 			release: cs.Release,
 		}, nil

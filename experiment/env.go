@@ -39,6 +39,10 @@ type Env struct {
 	// TimestampsOK is the outcome of the timestamp probe.
 	TimestampsOK     bool
 	TimestampProblem string
+
+	tracing    bool
+	traceStart time.Time
+	trace      []report.TraceEvent
 }
 
 // Open opens the selected adapter's device and probes its timestamps.

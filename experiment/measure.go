@@ -54,10 +54,29 @@ func measureImpl(what string, s impl, opts timing.MeasureOpts) (timing.Result, e
 	return res, nil
 }
 
-// gpuSample converts a runner's Timing into a timing.Sample.
-func gpuSample(t compute.Timing, err error) (timing.Sample, error) {
+// gpuSample converts a runner's Timing into a timing.Sample and, when
+// tracing, records the call (host clock) and its passes (GPU clock).
+func (e *Env) gpuSample(name string, start time.Time, t compute.Timing, err error) (timing.Sample, error) {
+	if e.tracing && err == nil && len(e.trace) < maxTraceEvents {
+		at := start.Sub(e.traceStart)
+		e.trace = append(e.trace, report.TraceEvent{Name: name, Cat: "end-to-end", Start: at, Dur: t.EndToEnd, Tid: 1})
+		for i, p := range t.Passes {
+			if p.Valid {
+				e.trace = append(e.trace, report.TraceEvent{Name: fmt.Sprintf("%s pass %d", name, i), Cat: "gpu",
+					Start: at, Dur: p.Duration, Tid: 2, Args: map[string]any{"begin_tick": p.Begin, "end_tick": p.End}})
+			}
+		}
+	}
 	return timing.Sample{Host: t.EndToEnd, Kernel: t.Kernel, HasKernel: t.KernelValid}, err
 }
+
+const maxTraceEvents = 20000
+
+// EnableTrace starts recording a Chrome trace of every GPU call.
+func (e *Env) EnableTrace() { e.tracing, e.traceStart = true, time.Now() }
+
+// Trace returns the recorded events.
+func (e *Env) Trace() []report.TraceEvent { return e.trace }
 
 // cpuSample times fn on the host clock.
 func cpuSample(fn func() error) (timing.Sample, error) {

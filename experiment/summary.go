@@ -42,3 +42,73 @@ func paramValue(ps []report.Param, key string) string {
 	}
 	return ""
 }
+
+// Summarize states each workload's outcome in one plain sentence: where
+// the GPU wins end to end, how close each side runs to its measured
+// ceiling, and what bounds it. Every figure comes from the report.
+func Summarize(r *report.Report) []string {
+	var out []string
+	for _, be := range r.BreakEvens {
+		if be.Clock != "end-to-end" {
+			continue
+		}
+		var gpu, cpu *report.Measurement
+		for i := range r.Measurements {
+			m := &r.Measurements[i]
+			if m.Workload != be.Workload {
+				continue
+			}
+			if m.Side == report.SideGPU && gpu == nil {
+				gpu = m
+			}
+			if m.Side == report.SideCPU && cpu == nil {
+				cpu = m
+			}
+		}
+		batch := "n"
+		if len(be.Batches) > 0 {
+			batch = batchName(be.Workload)
+		}
+		var s string
+		switch {
+		case be.MeasuredFound:
+			s = fmt.Sprintf("%s: the GPU wins end to end from %s ≥ %d (fitted crossover %s)", be.Workload, batch, be.Measured, be.Fitted)
+		case be.Fitted.Kind == "always":
+			s = fmt.Sprintf("%s: the GPU is faster end to end at every batch size measured", be.Workload)
+		case be.Fitted.Kind == "at":
+			s = fmt.Sprintf("%s: no measured batch up to %s = %d shows the GPU significantly faster end to end; the fit puts the crossover %s", be.Workload, batch, be.Batches[len(be.Batches)-1], be.Fitted)
+		case be.Fitted.Kind == "below":
+			s = fmt.Sprintf("%s: the GPU is faster end to end only for small batches (fitted %s)", be.Workload, be.Fitted)
+		default:
+			s = fmt.Sprintf("%s: the CPU wins end to end at every batch size up to %s = %d (the fit finds no crossover)", be.Workload, batch, be.Batches[len(be.Batches)-1])
+		}
+		if gpu != nil {
+			s += fmt.Sprintf("; GPU %s at %.0f%% of its measured ceiling (%s-bound)", timeLabel(gpu), 100*gpu.CeilingFrac, gpu.Bound)
+		}
+		if cpu != nil {
+			s += fmt.Sprintf("; CPU at %.0f%% of its measured ceiling (%s-bound)", 100*cpu.CeilingFrac, cpu.Bound)
+		}
+		out = append(out, s)
+	}
+	if r.Adapter.DeviceType == "cpu" {
+		out = append(out, fmt.Sprintf("the adapter %q runs on this CPU: these results say where the WebGPU path stands here, not what a GPU would do", r.Adapter.Name))
+	}
+	return out
+}
+
+func timeLabel(m *report.Measurement) string {
+	if m.Kernel != nil {
+		return "kernel"
+	}
+	return "end to end"
+}
+
+func batchName(workload string) string {
+	switch workload {
+	case "cosine-batch", "hnsw":
+		return "q"
+	case "spread-uniform", "spread-rmat":
+		return "nodes"
+	}
+	return "n"
+}

@@ -44,6 +44,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"devices", "list WebGPU adapters, their limits and features, and whether timestamps work", runDevices},
+		{"run", "the default suite: ceilings, every workload on GPU and CPU, break-even, summary", runRun},
 		{"host", "CPU only: measured CPU ceilings and the host SIMD kernels at each level", runHost},
 	}
 }

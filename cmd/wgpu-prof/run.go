@@ -1,0 +1,127 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/wgpu-prof/wgpu-prof/experiment"
+	"github.com/wgpu-prof/wgpu-prof/report"
+)
+
+// suiteFlags size the workloads.
+type suiteFlags struct {
+	workloads string
+	cfg       experiment.RunConfig
+	batches   string
+	quick     bool
+}
+
+func (s *suiteFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&s.workloads, "workloads", "all", "comma-separated: "+joinNames(experiment.AllWorkloads))
+	fs.IntVar(&s.cfg.Dim, "d", 768, "vector dimension (multiple of 4)")
+	fs.IntVar(&s.cfg.N, "n", 65536, "stored vectors")
+	fs.IntVar(&s.cfg.Q, "q", 64, "queries (cosine-batch, hnsw)")
+	fs.IntVar(&s.cfg.C, "c", 32, "candidates per query (hnsw)")
+	fs.IntVar(&s.cfg.K, "k", 10, "top-k")
+	fs.IntVar(&s.cfg.Nodes, "nodes", 100_000, "graph nodes (spreading)")
+	fs.IntVar(&s.cfg.Degree, "degree", 16, "average graph degree (spreading)")
+	fs.IntVar(&s.cfg.Steps, "steps", 10, "spreading steps")
+	fs.IntVar(&s.cfg.Workgroup, "wg", 0, "workgroup size for every kernel (0: each kernel's default)")
+	fs.StringVar(&s.batches, "batches", "", "break-even batch sizes, e.g. 1,4,16,64 (default: powers of 4 up to each workload's size)")
+	fs.Uint64Var(&s.cfg.Seed, "seed", 1, "seed of the generated data")
+	fs.BoolVar(&s.quick, "quick", false, "a shorter look: smaller sizes and a 250ms budget per measurement")
+}
+
+func (s *suiteFlags) config(fs *pflag.FlagSet, dev *deviceFlags) (experiment.RunConfig, error) {
+	cfg := s.cfg
+	var err error
+	if cfg.Workloads, err = experiment.ParseWorkloads(s.workloads); err != nil {
+		return cfg, err
+	}
+	if cfg.Batches, err = parseInts("--batches", s.batches); err != nil {
+		return cfg, err
+	}
+	if s.quick {
+		shrink := func(name string, p *int, v int) {
+			if !fs.Changed(name) {
+				*p = v
+			}
+		}
+		shrink("n", &cfg.N, 8192)
+		shrink("nodes", &cfg.Nodes, 10_000)
+		shrink("q", &cfg.Q, 16)
+		if !fs.Changed("budget") {
+			dev.budget = 250 * time.Millisecond
+		}
+		cfg.CeilingBytes = 32 << 20
+	}
+	return cfg, nil
+}
+
+func joinNames(s []string) string {
+	out := ""
+	for i, x := range s {
+		if i > 0 {
+			out += ", "
+		}
+		out += x
+	}
+	return out
+}
+
+func runRun(stdout, stderr io.Writer, args []string) error {
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o outputFlags
+	var dev deviceFlags
+	var suite suiteFlags
+	o.register(fs, true)
+	dev.register(fs)
+	suite.register(fs)
+	trace := fs.Bool("trace", false, "with --out: write trace.json (Chrome trace of every GPU call; open in Perfetto)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: wgpu-prof run [flags]")
+		fmt.Fprintln(stderr, "The default suite on one adapter: measured GPU and CPU ceilings, then every")
+		fmt.Fprintln(stderr, "workload on both sides (each result verified before it is timed), break-even")
+		fmt.Fprintln(stderr, "sweeps, roofline positions and a plain-language summary.")
+		fs.PrintDefaults()
+	}
+	if done, err := parseFlags(fs, args); done || err != nil {
+		return err
+	}
+	if err := o.validate(); err != nil {
+		return err
+	}
+	if *trace && o.out == "" {
+		return fmt.Errorf("--trace needs --out DIR")
+	}
+	cfg, err := suite.config(fs, &dev)
+	if err != nil {
+		return err
+	}
+	env, err := dev.open(stderr)
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	if *trace {
+		env.EnableTrace()
+	}
+	rep := env.NewReport(versionString())
+	if err := env.RunSuite(cfg, rep); err != nil {
+		return err
+	}
+	if err := o.emit(stdout, rep); err != nil {
+		return err
+	}
+	if *trace {
+		return report.WriteAtomic(filepath.Join(o.out, "trace.json"), func(w io.Writer) error {
+			return report.WriteChromeTrace(w, env.Trace())
+		})
+	}
+	return nil
+}
