@@ -1,0 +1,289 @@
+package compute
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/wgsl"
+)
+
+// DistanceMetric selects what Gather computes per (query, candidate).
+type DistanceMetric int
+
+const (
+	// MetricL2Sq is the squared Euclidean distance ‖q−v‖².
+	MetricL2Sq DistanceMetric = iota
+	// MetricInnerProduct is q·v.
+	MetricInnerProduct
+	// MetricCosine is q·v / (‖q‖·‖v‖), 0 when either vector is zero.
+	MetricCosine
+)
+
+func (m DistanceMetric) String() string {
+	switch m {
+	case MetricL2Sq:
+		return "l2sq"
+	case MetricInnerProduct:
+		return "ip"
+	case MetricCosine:
+		return "cosine"
+	}
+	return fmt.Sprintf("DistanceMetric(%d)", int(m))
+}
+
+// GatherOptions configures a Gather runner.
+type GatherOptions struct {
+	Metric DistanceMetric
+	// Workgroup is the number of threads per workgroup (a power of two;
+	// 0: 64).
+	Workgroup int
+	// Lanes is the number of threads that share one (query, candidate)
+	// pair (a power of two ≤ Workgroup; 0: min(16, Workgroup, D/4 rounded
+	// up to a power of two)).
+	Lanes int
+}
+
+// Gather computes HNSW candidate distances: for Q queries with C candidate
+// ids each, the metric between the query and the gathered rows of a base
+// set V[N][D] resident on the GPU. V must fit one storage binding.
+type Gather struct {
+	d     *Device
+	N, D  int
+	opts  GatherOptions
+	pipe  *Pipeline
+	v     *Buffer
+	param *Buffer
+	// per-call buffers, grown to the largest call so far
+	q, ids, out, qnorm *Buffer
+	pairCap, queryCap  int
+	group              *BindGroup
+	// InputBytes is the size of V on the GPU.
+	InputBytes uint64
+}
+
+// NewGather uploads V (N rows of dim floats, row-major). dim must be a
+// multiple of 4 (vec4 loads); values must be finite. V larger than
+// maxStorageBufferBindingSize is refused with ErrLimit (no chunking).
+func NewGather(d *Device, v []float32, dim int, opts GatherOptions) (*Gather, error) {
+	op := "compute: NewGather"
+	if dim <= 0 || dim%4 != 0 {
+		return nil, fmt.Errorf("%s: dimension %d: must be a positive multiple of 4 (vec4 loads)", op, dim)
+	}
+	if len(v) == 0 || len(v)%dim != 0 {
+		return nil, fmt.Errorf("%s: len(V) = %d is not a positive multiple of dimension %d", op, len(v), dim)
+	}
+	if n := len(v) / dim; n > math.MaxInt32 {
+		return nil, fmt.Errorf("%s: N = %d rows: ids are int32", op, n)
+	}
+	if b := 4 * uint64(len(v)); b > d.Limits.MaxStorageBufferBindingSize {
+		return nil, fmt.Errorf("%s: V of %d bytes > maxStorageBufferBindingSize %d (V is not chunked for gathers): %w", op, b, d.Limits.MaxStorageBufferBindingSize, ErrLimit)
+	}
+	switch opts.Metric {
+	case MetricL2Sq, MetricInnerProduct, MetricCosine:
+	default:
+		return nil, fmt.Errorf("%s: unknown metric %d", op, int(opts.Metric))
+	}
+	if err := checkFinite("V", v); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	wg, err := validWorkgroup(d, opts.Workgroup)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	opts.Workgroup = wg
+	if opts.Lanes == 0 {
+		opts.Lanes = 1
+		for opts.Lanes < dim/4 && opts.Lanes < 16 {
+			opts.Lanes *= 2
+		}
+		opts.Lanes = min(opts.Lanes, wg)
+	}
+	if l := opts.Lanes; l < 1 || l&(l-1) != 0 || l > wg {
+		return nil, fmt.Errorf("%s: lanes %d: must be a power of two ≤ workgroup size %d", op, l, wg)
+	}
+	g := &Gather{d: d, N: len(v) / dim, D: dim, opts: opts}
+	if err := g.init(v); err != nil {
+		g.Release()
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	return g, nil
+}
+
+func (g *Gather) init(v []float32) error {
+	d := g.d
+	var err error
+	consts := Constants{"WG": float64(g.opts.Workgroup), "LANES": float64(g.opts.Lanes), "METRIC": float64(g.opts.Metric)}
+	if g.pipe, err = d.Pipeline("hnsw_distances", wgsl.MustSource("hnsw_distances"), "main", consts); err != nil {
+		return err
+	}
+	if g.v, err = d.CreateBuffer("V", 4*uint64(len(v)), UsageStorage|UsageCopyDst); err != nil {
+		return err
+	}
+	g.InputBytes = g.v.Size
+	if err := d.Write(g.v, 0, Bytes(v)); err != nil {
+		return err
+	}
+	if g.param, err = d.CreateBuffer("gather params", 16, UsageUniform|UsageCopyDst); err != nil {
+		return err
+	}
+	return g.grow(1, 16)
+}
+
+// grow makes the per-call buffers hold at least queries queries and pairs
+// pairs (capacities rounded up to powers of two) and rebinds them.
+func (g *Gather) grow(queries, pairs int) error {
+	if queries <= g.queryCap && pairs <= g.pairCap {
+		return nil
+	}
+	d := g.d
+	pow2 := func(n, at int) int {
+		c := at
+		for c < n {
+			c *= 2
+		}
+		return c
+	}
+	qc, pc := pow2(queries, max(1, g.queryCap)), pow2(pairs, max(16, g.pairCap))
+	lim := d.Limits.MaxStorageBufferBindingSize
+	if b := uint64(4 * g.D * qc); b > lim {
+		qc = queries // exact size where the power of two does not fit
+	}
+	if b := uint64(4 * pc); b > lim {
+		pc = pairs
+	}
+	for _, c := range []struct {
+		what  string
+		bytes uint64
+	}{{"queries", uint64(4 * g.D * qc)}, {"ids", uint64(4 * pc)}} {
+		if c.bytes > lim {
+			return fmt.Errorf("%s of %d bytes > maxStorageBufferBindingSize %d: %w", c.what, c.bytes, lim, ErrLimit)
+		}
+	}
+	g.group.Release()
+	g.q.Release()
+	g.ids.Release()
+	g.out.Release()
+	g.qnorm.Release()
+	g.group, g.q, g.ids, g.out, g.qnorm = nil, nil, nil, nil, nil
+	g.queryCap, g.pairCap = 0, 0
+	var err error
+	if g.q, err = d.CreateBuffer("queries", uint64(4*g.D*qc), UsageStorage|UsageCopyDst); err != nil {
+		return err
+	}
+	if g.qnorm, err = d.CreateBuffer("query norms", uint64(4*qc), UsageStorage|UsageCopyDst); err != nil {
+		return err
+	}
+	if g.ids, err = d.CreateBuffer("ids", uint64(4*pc), UsageStorage|UsageCopyDst); err != nil {
+		return err
+	}
+	if g.out, err = d.CreateBuffer("distances", uint64(4*pc), UsageStorage|UsageCopySrc|UsageCopyDst); err != nil {
+		return err
+	}
+	g.group, err = d.CreateBindGroup(g.pipe, 0, []BufferBinding{
+		{Binding: 0, Buffer: g.param},
+		{Binding: 1, Buffer: g.q},
+		{Binding: 2, Buffer: g.ids},
+		{Binding: 3, Buffer: g.v},
+		{Binding: 4, Buffer: g.out},
+		{Binding: 5, Buffer: g.qnorm},
+	})
+	if err != nil {
+		return err
+	}
+	g.queryCap, g.pairCap = qc, pc
+	return nil
+}
+
+// Run computes out[j*c+k] = metric(q_j, V[ids[j*c+k]]) for the
+// Q = len(q)/D queries and their c candidates each. Every id is checked
+// against [0,N) before any GPU work; the error names the first bad
+// position and value.
+func (g *Gather) Run(q []float32, ids []int32, c int, out []float32, t *Timer) (Timing, error) {
+	op := "compute: Gather.Run"
+	if len(q) == 0 || len(q)%g.D != 0 {
+		return Timing{}, fmt.Errorf("%s: len(q) = %d is not a positive multiple of dimension %d", op, len(q), g.D)
+	}
+	nq := len(q) / g.D
+	if c < 1 {
+		return Timing{}, fmt.Errorf("%s: c = %d candidates per query: must be ≥ 1", op, c)
+	}
+	if len(ids) != nq*c {
+		return Timing{}, fmt.Errorf("%s: len(ids) = %d, want Q·C = %d·%d = %d", op, len(ids), nq, c, nq*c)
+	}
+	if len(out) != nq*c {
+		return Timing{}, fmt.Errorf("%s: len(out) = %d, want Q·C = %d", op, len(out), nq*c)
+	}
+	for i, id := range ids {
+		if id < 0 || int(id) >= g.N {
+			return Timing{}, fmt.Errorf("%s: ids[%d] = %d (query %d, candidate %d) out of range [0,%d)", op, i, id, i/c, i%c, g.N)
+		}
+	}
+	if err := checkFinite("q", q); err != nil {
+		return Timing{}, fmt.Errorf("%s: %w", op, err)
+	}
+	pairs := nq * c
+	perGroup := g.opts.Workgroup / g.opts.Lanes
+	groups := (pairs + perGroup - 1) / perGroup
+	maxDim := int(g.d.Limits.MaxComputeWorkgroupsPerDimension)
+	if uint64(groups) > uint64(maxDim)*uint64(maxDim) || uint64(pairs) > math.MaxUint32 {
+		return Timing{}, fmt.Errorf("%s: %d pairs need %d workgroups > %d²: %w", op, pairs, groups, maxDim, ErrLimit)
+	}
+	if err := g.grow(nq, pairs); err != nil {
+		return Timing{}, fmt.Errorf("%s: %w", op, err)
+	}
+	start := time.Now()
+	gx, gy := grid2D(uint32(groups), uint32(maxDim))
+	var blk [16]byte
+	binary.LittleEndian.PutUint32(blk[0:], uint32(pairs))
+	binary.LittleEndian.PutUint32(blk[4:], uint32(c))
+	binary.LittleEndian.PutUint32(blk[8:], uint32(g.D/4))
+	binary.LittleEndian.PutUint32(blk[12:], gx)
+	if err := g.d.Write(g.param, 0, blk[:]); err != nil {
+		return Timing{}, err
+	}
+	if err := g.d.Write(g.q, 0, Bytes(q)); err != nil {
+		return Timing{}, err
+	}
+	if err := g.d.Write(g.ids, 0, Bytes(ids)); err != nil {
+		return Timing{}, err
+	}
+	if g.opts.Metric == MetricCosine {
+		norms := make([]float32, nq)
+		for j := range norms {
+			var s float64
+			for _, x := range q[j*g.D : (j+1)*g.D] {
+				s += float64(x) * float64(x)
+			}
+			norms[j] = float32(math.Sqrt(s))
+		}
+		if err := g.d.Write(g.qnorm, 0, Bytes(norms)); err != nil {
+			return Timing{}, err
+		}
+	}
+	pass := Pass{Label: "hnsw_distances " + g.opts.Metric.String(), Dispatches: []Dispatch{{Pipeline: g.pipe, BindGroups: []*BindGroup{g.group}, X: gx, Y: gy, Z: 1}}}
+	passes, err := g.d.Submit([]Pass{pass}, nil, t)
+	if err != nil {
+		return Timing{}, err
+	}
+	if err := g.d.Read(g.out, 0, Bytes(out)); err != nil {
+		return Timing{}, err
+	}
+	return timingFrom(passes, start), nil
+}
+
+// Lanes reports the threads per (query, candidate) pair in use.
+func (g *Gather) Lanes() int { return g.opts.Lanes }
+
+// Release frees the runner's GPU memory; idempotent.
+func (g *Gather) Release() {
+	if g == nil {
+		return
+	}
+	g.group.Release()
+	for _, b := range []*Buffer{g.v, g.param, g.q, g.ids, g.out, g.qnorm} {
+		b.Release()
+	}
+	g.group = nil
+}

@@ -1,0 +1,208 @@
+package compute_test
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/wgpu-prof/wgpu-prof/compute"
+)
+
+// gatherRef is the float64 reference of one (query, row) distance with its
+// error tolerance for float32 sums of d terms in any order: (d+8)·2u times
+// the sum of the absolute terms (for cosine, relative to the norms), plus
+// a tiny absolute floor.
+func gatherRef(m compute.DistanceMetric, q, v []float32) (want, tol float64) {
+	const u = 1.0 / (1 << 24)
+	var dot, abs, l2, qq, vv float64
+	for k := range q {
+		a, b := float64(q[k]), float64(v[k])
+		dot += a * b
+		abs += math.Abs(a * b)
+		l2 += (a - b) * (a - b)
+		qq += a * a
+		vv += b * b
+	}
+	g := float64(len(q)+8) * 2 * u
+	switch m {
+	case compute.MetricL2Sq:
+		return l2, g*l2 + 1e-30
+	case compute.MetricInnerProduct:
+		return dot, g*abs + 1e-30
+	}
+	den := math.Sqrt(qq) * math.Sqrt(vv)
+	if den == 0 {
+		return 0, 0
+	}
+	return dot / den, g*abs/den + 1e-7
+}
+
+func checkGather(t *testing.T, what string, m compute.DistanceMetric, q, v []float32, dim int, ids []int32, c int, got []float32) {
+	t.Helper()
+	for i, x := range got {
+		j, id := i/c, int(ids[i])
+		want, tol := gatherRef(m, q[j*dim:(j+1)*dim], v[id*dim:(id+1)*dim])
+		if g := float64(x); math.IsNaN(g) || math.Abs(g-want) > tol {
+			t.Fatalf("%s: d[%d][%d] (id %d) = %v, want %v (tol %.3g)", what, j, i%c, id, x, want, tol)
+		}
+	}
+}
+
+// randIDs draws Q·C ids in [0,n) and forces duplicates: within a query
+// (candidate 1 repeats candidate 0) and across queries.
+func randIDs(r *rand.Rand, n, queries, c int) []int32 {
+	ids := make([]int32, queries*c)
+	for i := range ids {
+		ids[i] = int32(r.IntN(n))
+	}
+	if c > 1 {
+		ids[1] = ids[0]
+	}
+	if queries > 1 {
+		ids[c] = ids[0]
+	}
+	return ids
+}
+
+var metrics = []compute.DistanceMetric{compute.MetricL2Sq, compute.MetricInnerProduct, compute.MetricCosine}
+
+func TestGatherConformance(t *testing.T) {
+	d := openDevice(t)
+	timer, err := d.NewTimer(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer timer.Release()
+	r := rand.New(rand.NewPCG(11, 12))
+	const n = 1000
+	for _, dim := range []int{4, 128, 768} {
+		v := randFloats(r, n*dim)
+		for k := 0; k < dim; k++ { // row 2 is zero: cosine gives 0, not NaN
+			v[2*dim+k] = 0
+		}
+		for _, m := range metrics {
+			g, err := compute.NewGather(d, v, dim, compute.GatherOptions{Metric: m})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range []int{16, 32, 64, 128} {
+				for _, nq := range []int{1, 3, 100} {
+					what := fmt.Sprintf("%v D=%d C=%d Q=%d lanes=%d", m, dim, c, nq, g.Lanes())
+					q := randFloats(r, nq*dim)
+					ids := randIDs(r, n, nq, c)
+					ids[len(ids)-1] = 2
+					out := poisoned(nq * c)
+					tm, err := g.Run(q, ids, c, out, timer)
+					if err != nil {
+						t.Fatalf("%s: %v", what, err)
+					}
+					if !tm.KernelValid || tm.Kernel <= 0 || tm.Kernel > tm.EndToEnd {
+						t.Fatalf("%s: implausible timing %+v", what, tm)
+					}
+					checkGather(t, what, m, q, v, dim, ids, c, out)
+				}
+			}
+			g.Release()
+			g.Release()
+		}
+	}
+}
+
+// Every workgroup and lane split gives the same answers, including pair
+// counts that do not fill the last workgroup and a zero query.
+func TestGatherLanes(t *testing.T) {
+	d := openDevice(t)
+	r := rand.New(rand.NewPCG(13, 14))
+	const n, dim = 300, 96
+	v := randFloats(r, n*dim)
+	for _, o := range []struct{ wg, lanes int }{{64, 1}, {32, 4}, {64, 16}, {128, 32}, {256, 64}, {64, 64}} {
+		for _, m := range metrics {
+			g, err := compute.NewGather(d, v, dim, compute.GatherOptions{Metric: m, Workgroup: o.wg, Lanes: o.lanes})
+			if err != nil {
+				t.Fatal(err)
+			}
+			const nq, c = 7, 33
+			q := randFloats(r, nq*dim)
+			for k := 0; k < dim; k++ {
+				q[3*dim+k] = 0
+			}
+			ids := randIDs(r, n, nq, c)
+			out := poisoned(nq * c)
+			if _, err := g.Run(q, ids, c, out, nil); err != nil {
+				t.Fatal(err)
+			}
+			checkGather(t, fmt.Sprintf("%v wg=%d lanes=%d", m, o.wg, o.lanes), m, q, v, dim, ids, c, out)
+			g.Release()
+		}
+	}
+}
+
+func TestGatherRejectsBadInput(t *testing.T) {
+	d := openDevice(t)
+	v := make([]float32, 10*8)
+	for i := range v {
+		v[i] = float32(i)
+	}
+	cons := []struct {
+		name string
+		v    []float32
+		dim  int
+		o    compute.GatherOptions
+		want string
+	}{
+		{"dim 6", v[:60], 6, compute.GatherOptions{}, "dimension 6"},
+		{"empty", nil, 8, compute.GatherOptions{}, "len(V) = 0"},
+		{"ragged", v[:20], 8, compute.GatherOptions{}, "len(V) = 20"},
+		{"metric", v, 8, compute.GatherOptions{Metric: 9}, "metric 9"},
+		{"lanes 3", v, 8, compute.GatherOptions{Lanes: 3}, "lanes 3"},
+		{"lanes > wg", v, 8, compute.GatherOptions{Workgroup: 32, Lanes: 64}, "lanes 64"},
+		{"workgroup", v, 8, compute.GatherOptions{Workgroup: 48}, "workgroup size 48"},
+	}
+	for _, c := range cons {
+		if _, err := compute.NewGather(d, c.v, c.dim, c.o); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want it to name %q", c.name, err, c.want)
+		}
+	}
+	nanV := append([]float32(nil), v...)
+	nanV[13] = float32(math.NaN())
+	if _, err := compute.NewGather(d, nanV, 8, compute.GatherOptions{}); err == nil || !strings.Contains(err.Error(), "V[13]") {
+		t.Errorf("NaN in V: err = %v", err)
+	}
+	g, err := compute.NewGather(d, v, 8, compute.GatherOptions{Metric: compute.MetricCosine})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Release()
+	q := make([]float32, 2*8)
+	runs := []struct {
+		name string
+		q    []float32
+		ids  []int32
+		c    int
+		out  int
+		want string
+	}{
+		{"id = N", q, []int32{0, 1, 2, 10}, 2, 4, "ids[3] = 10 (query 1, candidate 1)"},
+		{"negative id", q, []int32{0, -1, 2, 3}, 2, 4, "ids[1] = -1"},
+		{"c = 0", q, nil, 0, 0, "c = 0"},
+		{"ids length", q, []int32{0, 1, 2}, 2, 4, "len(ids) = 3"},
+		{"out length", q, []int32{0, 1, 2, 3}, 2, 3, "len(out) = 3"},
+		{"q length", q[:12], []int32{0, 1}, 2, 2, "len(q) = 12"},
+		{"nan q", append(make([]float32, 9), float32(math.NaN()), 0, 0, 0, 0, 0, 0), []int32{0, 1, 2, 3}, 2, 4, "q[9]"},
+	}
+	for _, c := range runs {
+		if _, err := g.Run(c.q, c.ids, c.c, poisoned(c.out), nil); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want it to name %q", c.name, err, c.want)
+		}
+	}
+	// Still works after the rejected calls.
+	q[0], q[9] = 1, 2
+	ids := []int32{9, 0, 0, 5}
+	out := poisoned(4)
+	if _, err := g.Run(q, ids, 2, out, nil); err != nil {
+		t.Fatal(err)
+	}
+	checkGather(t, "after rejects", compute.MetricCosine, q, v, 8, ids, 2, out)
+}
