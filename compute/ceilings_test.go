@@ -230,3 +230,31 @@ func TestSampleStarts(t *testing.T) {
 		t.Errorf("sampleStarts(25, 10, 8) = %v", got)
 	}
 }
+
+// The memory-vs-compute checks reject outputs against a wrong reference
+// (kept here, with the other internal tests of verifiers).
+func TestMemComputeVerifierRejects(t *testing.T) {
+	d := ceilingDevice(t)
+	v := make([]float32, 100*64)
+	for i := range v {
+		v[i] = float32(i%13) - 6
+	}
+	m, err := NewMemCompute(d, "cosine_single", v, 64, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Release()
+	for _, c := range []struct {
+		variant string
+		want    *float64
+	}{{VariantMemory, &m.wantA[99]}, {VariantCompute, &m.wantB[3]}, {VariantFull, &m.wantC[0]}} {
+		if _, err := m.Run(c.variant, nil); err != nil {
+			t.Fatalf("%s: %v", c.variant, err)
+		}
+		*c.want += 1e-2
+		if _, err := m.Run(c.variant, nil); !errors.Is(err, ErrVerify) {
+			t.Errorf("%s: wrong reference accepted (err %v)", c.variant, err)
+		}
+		*c.want -= 1e-2
+	}
+}
