@@ -1,0 +1,358 @@
+package compute
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/wgsl"
+)
+
+// CosineBatchOptions configures a batch cosine runner.
+type CosineBatchOptions struct {
+	// Tiled selects the tiled kernel (wgsl/cosine_batch.wgsl); false selects
+	// the untiled one (wgsl/cosine_batch_naive.wgsl).
+	Tiled bool
+	// Tile is the tiled kernel's tile side: a TILE×TILE block of S per
+	// workgroup with (Tile/4)² threads, each computing 4×4 outputs. A power
+	// of two ≥ 4; 0: 32. Ignored by the untiled kernel.
+	Tile int
+	// Workgroup is the untiled kernel's threads per workgroup (a power of
+	// two; 0: 64). The tiled kernel's workgroup size follows from Tile:
+	// 0 or (Tile/4)² are accepted.
+	Workgroup int
+}
+
+// batchKC is the depth (floats of D) the tiled kernel stages per step; it
+// matches KC in wgsl/cosine_batch.wgsl.
+const batchKC = 16
+
+// TileWorkgroupStorage is the workgroup memory, in bytes, the tiled batch
+// kernel needs for a tile side.
+func TileWorkgroupStorage(tile int) uint64 { return uint64(2 * batchKC * tile * 4) }
+
+// checkTile validates a tile side against the device's limits before any
+// pipeline is created.
+func checkTile(d *Device, tile, wg int) (int, error) {
+	if tile == 0 {
+		tile = 32
+	}
+	if tile < 4 || tile&(tile-1) != 0 {
+		return 0, fmt.Errorf("tile %d: must be a power of two ≥ 4 (4×4 outputs per thread)", tile)
+	}
+	threads := (tile / 4) * (tile / 4)
+	if wg != 0 && wg != threads {
+		return 0, fmt.Errorf("workgroup %d with tile %d: the tiled kernel runs (tile/4)² = %d threads", wg, tile, threads)
+	}
+	lim := d.Limits
+	if uint64(threads) > uint64(lim.MaxComputeInvocationsPerWorkgroup) || uint64(threads) > uint64(lim.MaxComputeWorkgroupSizeX) {
+		return 0, fmt.Errorf("tile %d needs %d invocations per workgroup > maxComputeInvocationsPerWorkgroup %d (maxComputeWorkgroupSizeX %d): %w",
+			tile, threads, lim.MaxComputeInvocationsPerWorkgroup, lim.MaxComputeWorkgroupSizeX, ErrLimit)
+	}
+	if need := TileWorkgroupStorage(tile); need > uint64(lim.MaxComputeWorkgroupStorageSize) {
+		return 0, fmt.Errorf("tile %d needs %d bytes of workgroup memory > maxComputeWorkgroupStorageSize %d: %w",
+			tile, need, lim.MaxComputeWorkgroupStorageSize, ErrLimit)
+	}
+	return tile, nil
+}
+
+// CosineBatch scores batches of queries against N stored vectors resident
+// on the GPU: S[q][i] = cos(qs[q], V[i]). V is split into chunks that each
+// fit one storage binding; ‖V[i]‖ is computed once at creation (float64 on
+// the host), ‖qs[q]‖ per call. Queries are processed in groups small enough
+// for S and the queries to fit one binding (one submission per group).
+type CosineBatch struct {
+	d      *Device
+	N, D   int
+	opts   CosineBatchOptions
+	pipe   *Pipeline
+	params *Buffer
+	vbufs  []*Buffer
+	nbufs  []*Buffer
+	chunks []uint64 // rows per chunk
+	// qmax is the most queries one submission can take (binding limits).
+	qmax int
+
+	// Per-capacity state, rebuilt when a call needs more queries.
+	qcap   int
+	qs     *Buffer
+	qn     *Buffer
+	out    *Buffer
+	groups []*BindGroup
+	topk   map[int]*topkPlan
+
+	// InputBytes is the size of V on the GPU.
+	InputBytes uint64
+}
+
+// NewCosineBatch uploads V (N rows of D floats, row-major) to the GPU and
+// compiles the selected kernel. D must be a multiple of 4; values finite.
+// Tiles past the device's invocation or workgroup-memory limits are
+// refused with ErrLimit before any pipeline is created.
+func NewCosineBatch(d *Device, v []float32, dim int, opts CosineBatchOptions) (*CosineBatch, error) {
+	op := "compute: NewCosineBatch"
+	if dim <= 0 || dim%4 != 0 {
+		return nil, fmt.Errorf("%s: dimension %d: must be a positive multiple of 4 (vec4 loads)", op, dim)
+	}
+	if len(v) == 0 || len(v)%dim != 0 {
+		return nil, fmt.Errorf("%s: len(V) = %d is not a positive multiple of dimension %d", op, len(v), dim)
+	}
+	if len(v)/dim > math.MaxInt32 {
+		return nil, fmt.Errorf("%s: N = %d rows: indices must fit int32", op, len(v)/dim)
+	}
+	if err := checkFinite("V", v); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	var err error
+	if opts.Tiled {
+		if opts.Tile, err = checkTile(d, opts.Tile, opts.Workgroup); err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+		opts.Workgroup = (opts.Tile / 4) * (opts.Tile / 4)
+	} else {
+		if opts.Workgroup, err = validWorkgroup(d, opts.Workgroup); err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+	}
+	c := &CosineBatch{d: d, N: len(v) / dim, D: dim, opts: opts, topk: map[int]*topkPlan{}}
+	if err := c.init(v); err != nil {
+		c.Release()
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	return c, nil
+}
+
+// Options returns the options in effect (defaults filled in).
+func (c *CosineBatch) Options() CosineBatchOptions { return c.opts }
+
+func (c *CosineBatch) init(v []float32) error {
+	d, dim := c.d, c.D
+	rowBytes := uint64(4 * dim)
+	per, err := d.chunkRows(rowBytes)
+	if err != nil {
+		return err
+	}
+	maxBind := d.Limits.MaxStorageBufferBindingSize
+	c.qmax = int(min(maxBind/(4*uint64(c.N)), maxBind/rowBytes))
+	if c.qmax < 1 {
+		return fmt.Errorf("one row of S (N = %d floats) does not fit maxStorageBufferBindingSize %d: %w", c.N, maxBind, ErrLimit)
+	}
+	if c.opts.Tiled {
+		c.pipe, err = d.Pipeline("cosine_batch", wgsl.MustSource("cosine_batch"), "main", Constants{"TILE": float64(c.opts.Tile)})
+	} else {
+		c.pipe, err = d.Pipeline("cosine_batch_naive", wgsl.MustSource("cosine_batch_naive"), "main", Constants{"WG": float64(c.opts.Workgroup)})
+	}
+	if err != nil {
+		return err
+	}
+	for start := uint64(0); start < uint64(c.N); start += per {
+		c.chunks = append(c.chunks, min(per, uint64(c.N)-start))
+	}
+	if c.params, err = d.CreateBuffer("batch params", uint64(uniformStride*len(c.chunks)), UsageUniform|UsageCopyDst); err != nil {
+		return err
+	}
+	row := uint64(0)
+	for i, rows := range c.chunks {
+		vb, err := d.CreateBuffer(fmt.Sprintf("V[%d]", i), rows*rowBytes, UsageStorage|UsageCopyDst)
+		if err != nil {
+			return err
+		}
+		c.vbufs = append(c.vbufs, vb)
+		c.InputBytes += vb.Size
+		part := v[row*uint64(dim) : (row+rows)*uint64(dim)]
+		if err := d.Write(vb, 0, Bytes(part)); err != nil {
+			return err
+		}
+		norms := make([]float32, rows)
+		for r := range norms {
+			norms[r] = norm64(part[r*dim : (r+1)*dim])
+		}
+		nb, err := d.CreateBuffer(fmt.Sprintf("‖V[%d]‖", i), 4*rows, UsageStorage|UsageCopyDst)
+		if err != nil {
+			return err
+		}
+		c.nbufs = append(c.nbufs, nb)
+		if err := d.Write(nb, 0, Bytes(norms)); err != nil {
+			return err
+		}
+		row += rows
+	}
+	return nil
+}
+
+// norm64 is ‖x‖ accumulated in float64.
+func norm64(x []float32) float32 {
+	var s float64
+	for _, a := range x {
+		s += float64(a) * float64(a)
+	}
+	return float32(math.Sqrt(s))
+}
+
+// ensure sizes the per-call buffers for nq queries per submission and
+// rebuilds the bind groups when they grow.
+func (c *CosineBatch) ensure(nq int) error {
+	if nq <= c.qcap {
+		return nil
+	}
+	c.releaseCapacity()
+	d := c.d
+	var err error
+	if c.qs, err = d.CreateBuffer("qs", uint64(4*nq*c.D), UsageStorage|UsageCopyDst); err != nil {
+		return err
+	}
+	if c.qn, err = d.CreateBuffer("‖qs‖", uint64(4*nq), UsageStorage|UsageCopyDst); err != nil {
+		return err
+	}
+	if c.out, err = d.CreateBuffer("S", uint64(4*nq*c.N), UsageStorage|UsageCopySrc|UsageCopyDst); err != nil {
+		return err
+	}
+	for i := range c.chunks {
+		bg, err := d.CreateBindGroup(c.pipe, 0, []BufferBinding{
+			{Binding: 0, Buffer: c.params, Offset: uint64(i * uniformStride), Size: 32},
+			{Binding: 1, Buffer: c.qs},
+			{Binding: 2, Buffer: c.qn},
+			{Binding: 3, Buffer: c.vbufs[i]},
+			{Binding: 4, Buffer: c.nbufs[i]},
+			{Binding: 5, Buffer: c.out},
+		})
+		if err != nil {
+			return err
+		}
+		c.groups = append(c.groups, bg)
+	}
+	c.qcap = nq
+	return nil
+}
+
+func (c *CosineBatch) releaseCapacity() {
+	releaseAll(c.groups)
+	c.groups = nil
+	for k, p := range c.topk {
+		p.Release()
+		delete(c.topk, k)
+	}
+	c.qs.Release()
+	c.qn.Release()
+	c.out.Release()
+	c.qs, c.qn, c.out = nil, nil, nil
+	c.qcap = 0
+}
+
+// pass uploads queries qs (nq of them) with their norms and the chunks'
+// parameters, and returns the cosine pass over them.
+func (c *CosineBatch) pass(qs []float32, nq int) (Pass, error) {
+	d, dim := c.d, c.D
+	norms := make([]float32, nq)
+	for q := range norms {
+		norms[q] = norm64(qs[q*dim : (q+1)*dim])
+	}
+	if err := d.Write(c.qs, 0, Bytes(qs)); err != nil {
+		return Pass{}, err
+	}
+	if err := d.Write(c.qn, 0, Bytes(norms)); err != nil {
+		return Pass{}, err
+	}
+	maxWG := d.Limits.MaxComputeWorkgroupsPerDimension
+	dispatches := make([]Dispatch, len(c.chunks))
+	row := uint64(0)
+	for i, rows := range c.chunks {
+		var blk [32]byte
+		var gx, gy uint32
+		if c.opts.Tiled {
+			t := uint64(c.opts.Tile)
+			tilesN := (rows + t - 1) / t
+			tiles := tilesN * ((uint64(nq) + t - 1) / t)
+			gx, gy = grid2D(uint32(tiles), maxWG)
+			binary.LittleEndian.PutUint32(blk[24:], uint32(tilesN))
+			binary.LittleEndian.PutUint32(blk[28:], uint32(tiles))
+		} else {
+			threads := rows * uint64(nq)
+			wg := uint64(c.opts.Workgroup)
+			gx, gy = grid2D(uint32((threads+wg-1)/wg), maxWG)
+		}
+		binary.LittleEndian.PutUint32(blk[0:], uint32(rows))
+		binary.LittleEndian.PutUint32(blk[4:], uint32(nq))
+		binary.LittleEndian.PutUint32(blk[8:], uint32(dim/4))
+		binary.LittleEndian.PutUint32(blk[12:], gx)
+		binary.LittleEndian.PutUint32(blk[16:], uint32(c.N))
+		binary.LittleEndian.PutUint32(blk[20:], uint32(row))
+		if err := d.Write(c.params, uint64(i*uniformStride), blk[:]); err != nil {
+			return Pass{}, err
+		}
+		dispatches[i] = Dispatch{Pipeline: c.pipe, BindGroups: []*BindGroup{c.groups[i]}, X: gx, Y: gy, Z: 1}
+		row += rows
+	}
+	label := "cosine_batch_naive"
+	if c.opts.Tiled {
+		label = "cosine_batch"
+	}
+	return Pass{Label: label, Dispatches: dispatches}, nil
+}
+
+// checkQueries validates a batch of queries and returns their count.
+func (c *CosineBatch) checkQueries(qs []float32) (int, error) {
+	if len(qs) == 0 || len(qs)%c.D != 0 {
+		return 0, fmt.Errorf("len(qs) = %d is not a positive multiple of dimension %d", len(qs), c.D)
+	}
+	if err := checkFinite("qs", qs); err != nil {
+		return 0, err
+	}
+	return len(qs) / c.D, nil
+}
+
+// Run scores every query in qs (Q rows of D floats) against V into out
+// (Q·N floats, row-major S[q][i]). Each group of queries that fits the
+// binding limits is one submission with one timed pass; the Timing sums
+// them (Passes lists every group's pass).
+func (c *CosineBatch) Run(qs, out []float32, t *Timer) (Timing, error) {
+	const op = "compute: CosineBatch.Run"
+	nq, err := c.checkQueries(qs)
+	if err != nil {
+		return Timing{}, fmt.Errorf("%s: %w", op, err)
+	}
+	if len(out) != nq*c.N {
+		return Timing{}, fmt.Errorf("%s: len(out) = %d, want Q·N = %d·%d = %d", op, len(out), nq, c.N, nq*c.N)
+	}
+	start := time.Now()
+	var all []PassTime
+	for q0 := 0; q0 < nq; q0 += c.qmax {
+		n := min(c.qmax, nq-q0)
+		if err := c.ensure(n); err != nil {
+			return Timing{}, fmt.Errorf("%s: %w", op, err)
+		}
+		pass, err := c.pass(qs[q0*c.D:(q0+n)*c.D], n)
+		if err != nil {
+			return Timing{}, fmt.Errorf("%s: %w", op, err)
+		}
+		passes, err := c.d.Submit([]Pass{pass}, nil, t)
+		if err != nil {
+			return Timing{}, fmt.Errorf("%s: %w", op, err)
+		}
+		all = append(all, passes...)
+		if err := c.d.Read(c.out, 0, Bytes(out[q0*c.N:(q0+n)*c.N])); err != nil {
+			return Timing{}, fmt.Errorf("%s: %w", op, err)
+		}
+	}
+	return timingFrom(all, start), nil
+}
+
+// Chunks reports how many storage-binding chunks V was split into.
+func (c *CosineBatch) Chunks() int { return len(c.chunks) }
+
+// MaxQueriesPerSubmission is the most queries one submission takes before
+// Run splits a batch (S and the queries must each fit one binding).
+func (c *CosineBatch) MaxQueriesPerSubmission() int { return c.qmax }
+
+// Release frees the runner's GPU memory; idempotent.
+func (c *CosineBatch) Release() {
+	if c == nil {
+		return
+	}
+	c.releaseCapacity()
+	releaseAll(c.vbufs)
+	releaseAll(c.nbufs)
+	c.params.Release()
+	c.vbufs, c.nbufs, c.params = nil, nil, nil
+}
