@@ -1,6 +1,7 @@
 package compute_test
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -205,4 +206,19 @@ func TestGatherRejectsBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkGather(t, "after rejects", compute.MetricCosine, q, v, 8, ids, 2, out)
+}
+
+// V past one storage binding is refused with ErrLimit before any GPU work
+// (gathers do not chunk V).
+func TestGatherRefusesVPastBindingLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocates past the binding limit on the host")
+	}
+	d := openDevice(t)
+	const dim = 1024
+	rows := int(d.Limits.MaxStorageBufferBindingSize/(4*dim)) + 1
+	_, err := compute.NewGather(d, make([]float32, rows*dim), dim, compute.GatherOptions{})
+	if !errors.Is(err, compute.ErrLimit) || !strings.Contains(err.Error(), "maxStorageBufferBindingSize") {
+		t.Fatalf("err = %v, want ErrLimit naming maxStorageBufferBindingSize", err)
+	}
 }

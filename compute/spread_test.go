@@ -1,6 +1,7 @@
 package compute_test
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -328,4 +329,19 @@ func TestSpreadRejectsBadInput(t *testing.T) {
 	ref.step(ok)
 	ref.step(ok)
 	ref.check(t, "tiny graph", out)
+}
+
+// Graph arrays past one storage binding are refused with ErrLimit before
+// any GPU work (graphs are not chunked).
+func TestSpreadRefusesGraphPastBindingLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocates past the binding limit on the host")
+	}
+	d := openDevice(t)
+	e := int(d.Limits.MaxStorageBufferBindingSize/4) + 1
+	g := compute.CSRInput{Offsets: []int32{0, int32(e)}, Cols: make([]int32, e), Weights: make([]float32, e)}
+	_, err := compute.NewSpread(d, g, compute.SpreadOptions{})
+	if !errors.Is(err, compute.ErrLimit) || !strings.Contains(err.Error(), "cols of") {
+		t.Fatalf("err = %v, want ErrLimit naming cols", err)
+	}
 }
