@@ -222,3 +222,25 @@ func TestGatherRefusesVPastBindingLimit(t *testing.T) {
 		t.Fatalf("err = %v, want ErrLimit naming maxStorageBufferBindingSize", err)
 	}
 }
+
+// More pairs than workgroups fit in one grid dimension: the grid becomes
+// 2-D.
+func TestGatherTwoDimensionalGrid(t *testing.T) {
+	d := openDevice(t)
+	r := rand.New(rand.NewPCG(24, 25))
+	const n, dim = 500, 8
+	v := randFloats(r, n*dim)
+	g, err := compute.NewGather(d, v, dim, compute.GatherOptions{Metric: compute.MetricL2Sq, Workgroup: 64, Lanes: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Release()
+	c := int(d.Limits.MaxComputeWorkgroupsPerDimension) + 77 // one pair per workgroup
+	q := randFloats(r, dim)
+	ids := randIDs(r, n, 1, c)
+	out := poisoned(c)
+	if _, err := g.Run(q, ids, c, out, nil); err != nil {
+		t.Fatal(err)
+	}
+	checkGather(t, "2-D grid", compute.MetricL2Sq, q, v, dim, ids, c, out)
+}

@@ -345,3 +345,26 @@ func TestSpreadRefusesGraphPastBindingLimit(t *testing.T) {
 		t.Fatalf("err = %v, want ErrLimit naming cols", err)
 	}
 }
+
+// More rows than maxComputeWorkgroupsPerDimension: the row-per-workgroup
+// grid becomes 2-D.
+func TestSpreadTwoDimensionalGrid(t *testing.T) {
+	d := openDevice(t)
+	n := int(d.Limits.MaxComputeWorkgroupsPerDimension) + 1234
+	g := hostsimd.UniformGraph(n, 2, 21)
+	a0 := seeds(rand.New(rand.NewPCG(22, 23)), n)
+	p := compute.SpreadParams{Retention: 0.4, Decay: 0.5, Threshold: 0.01, Steps: 2, Epsilon: -1}
+	sp, err := compute.NewSpread(d, csrInput(g), compute.SpreadOptions{Variant: compute.SpreadRowPerWorkgroup, Workgroup: 32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Release()
+	out := poisoned(n)
+	if _, err := sp.Run(a0, p, out, nil); err != nil {
+		t.Fatal(err)
+	}
+	ref := newSpreadInterval(g, a0)
+	ref.step(p)
+	ref.step(p)
+	ref.check(t, fmt.Sprintf("n=%d row-per-workgroup", n), out)
+}
