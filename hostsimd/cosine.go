@@ -3,6 +3,7 @@ package hostsimd
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // rowCount checks that a length-n buffer holds whole rows of d elements.
@@ -150,7 +151,8 @@ const batchQueryChunk = 16
 // against the N = len(v)/d rows: out[q*N+i] = cosine(qs_q, v_i). Rows are
 // processed in blocks of about 256 KiB that stay in cache while the
 // queries run over them; inside a block the kernel is register-blocked 4
-// queries × 2 rows (4×1 on Generic). Norms are computed once per query and
+// queries × 4 rows on AVX512, 4×2 on AVX2 and 4×1 on Generic, with the
+// queries packed so one pointer walks all four. Norms are computed once per query and
 // once per row. Zero vectors give 0, NaN inputs NaN, as in Cosine.
 func CosineBatch(qs, v []float32, d int, out []float32) error {
 	const fn = "CosineBatch"
@@ -169,48 +171,78 @@ func CosineBatch(qs, v []float32, d int, out []float32) error {
 		return nil
 	}
 	k := cur()
-	qq := make([]float32, nq)
-	vv := make([]float32, n)
-	for j := range qq {
+	// Inverse norms (0 for zero vectors, NaN for NaN ones) so that the
+	// finishing pass is two multiplies per score. Row norms are computed
+	// per block, while the block is being brought into cache anyway.
+	iq := make([]float32, nq)
+	for j := range iq {
 		r := qs[j*d : (j+1)*d]
-		qq[j] = k.dot(r, r)
+		iq[j] = invNorm(k.dot(r, r))
 	}
-	parallelFor(n, d, rowGrain(d), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			r := v[i*d : (i+1)*d]
-			vv[i] = k.dot(r, r)
+	// Queries in groups of 4, packed for the tile kernel; a last partial
+	// group is padded with zero queries whose results are dropped.
+	ng := (nq + 3) / 4
+	packed := make([][]float32, ng)
+	for g := range packed {
+		grp := qs[4*g*d : min(4*g+4, nq)*d]
+		if len(grp) < 4*d {
+			grp = append(slices.Clone(grp), make([]float32, 4*d-len(grp))...)
 		}
-	})
+		packed[g] = packQueries4(grp, d, k.tileW)
+	}
 
-	rb := max(2, batchBlockBytes/(4*d)) &^ 1
+	rb := max(4, batchBlockBytes/(4*d)) &^ 3
 	nb := (n + rb - 1) / rb
-	nqc := (nq + batchQueryChunk - 1) / batchQueryChunk
-	parallelFor(nb*nqc, rb*batchQueryChunk*d, 1, func(lo, hi int) {
+	// A task is one row block with a chunk of query groups: all groups
+	// when there are enough blocks to keep every thread busy.
+	gpc := ng
+	if nb < 4*Threads() {
+		gpc = min(ng, batchQueryChunk/4)
+	}
+	nqc := (ng + gpc - 1) / gpc
+	parallelFor(nb*nqc, rb*gpc*4*d, 1, func(lo, hi int) {
+		tile := make([]float32, 4*rb)
+		iv := make([]float32, rb)
 		for u := lo; u < hi; u++ {
 			b, qc := u/nqc, u%nqc
 			r0 := b * rb
 			r1 := min(r0+rb, n)
-			q0 := qc * batchQueryChunk
-			q1 := min(q0+batchQueryChunk, nq)
 			blk := v[r0*d : r1*d]
-			j := q0
-			for ; j+4 <= q1; j += 4 {
-				k.dotBatch4(qs[j*d:(j+4)*d], blk, d, r1-r0, out[j*n+r0:], n)
+			for i := range r1 - r0 {
+				r := blk[i*d : (i+1)*d]
+				iv[i] = invNorm(k.dot(r, r))
 			}
-			for ; j < q1; j++ {
-				qv := qs[j*d : (j+1)*d]
-				o := out[j*n : (j+1)*n]
-				for i := r0; i < r1; i++ {
-					o[i] = k.dot(qv, v[i*d:(i+1)*d])
-				}
-			}
-			for j := q0; j < q1; j++ {
-				o := out[j*n : (j+1)*n]
-				for i := r0; i < r1; i++ {
-					o[i] = cosineFinish(o[i], qq[j], vv[i])
+			for g := qc * gpc; g < min((qc+1)*gpc, ng); g++ {
+				k.dotTile4(packed[g], blk, d, r1-r0, tile)
+				for j := 4 * g; j < min(4*g+4, nq); j++ {
+					scaleCosTile(out[j*n+r0:j*n+r1], tile[j-4*g:], iq[j], iv[:r1-r0])
 				}
 			}
 		}
 	})
 	return nil
+}
+
+// invNorm returns 1/sqrt(ss), 0 for ss == 0 and NaN for NaN.
+func invNorm(ss float32) float32 {
+	if ss == 0 {
+		return 0
+	}
+	return float32(1 / math.Sqrt(float64(ss)))
+}
+
+// scaleCosTile turns dot products into cosines:
+// o[i] = clamp(tile[4*i]*iq*iv[i]). Zero vectors (inverse norm 0) give 0
+// for finite dots; NaN propagates.
+func scaleCosTile(o, tile []float32, iq float32, iv []float32) {
+	iv = iv[:len(o)]
+	for i := range o {
+		c := tile[4*i] * iq * iv[i]
+		if c > 1 {
+			c = 1
+		} else if c < -1 {
+			c = -1
+		}
+		o[i] = c
+	}
 }

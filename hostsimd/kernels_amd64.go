@@ -34,10 +34,11 @@ func dot3AVX2(a *float32, b *float32, n int) (ab float32, aa float32, bb float32
 //go:noescape
 func dotNormF16AVX2(a *float32, b *uint16, n int) (ab float32, bb float32)
 
-// dotBatch4AVX2 writes out[j*ldo+i] = q_j·v_i for 4 queries (stride d) and n rows (stride d).
+// dotTile4AVX2 writes out[i*4+j] = q_j·v_i for 4 packed queries q (see dotTile4Generic)
+// and n rows of v with stride d.
 //
 //go:noescape
-func dotBatch4AVX2(q *float32, v *float32, d int, n int, out *float32, ldo int)
+func dotTile4AVX2(q *float32, v *float32, d int, n int, out *float32)
 
 // fillNTAVX2 sets p[:n] to v with non-temporal stores.
 // p must be 32-byte aligned and n a multiple of 32.
@@ -93,10 +94,18 @@ func dot3AVX512(a *float32, b *float32, n int) (ab float32, aa float32, bb float
 //go:noescape
 func dotNormF16AVX512(a *float32, b *uint16, n int) (ab float32, bb float32)
 
-// dotBatch4AVX512 writes out[j*ldo+i] = q_j·v_i for 4 queries (stride d) and n rows (stride d).
+// dotTile4AVX512 writes out[i*4+j] = q_j·v_i for 4 packed queries q (see dotTile4Generic)
+// and n rows of v with stride d.
 //
 //go:noescape
-func dotBatch4AVX512(q *float32, v *float32, d int, n int, out *float32, ldo int)
+func dotTile4AVX512(q *float32, v *float32, d int, n int, out *float32)
+
+// dotTile4x4AVX512 writes out[i*4+j] = q_j·v_i for 4 packed queries q (see dotTile4Generic)
+// and n rows of v with stride d.
+// n must be a multiple of 4.
+//
+//go:noescape
+func dotTile4x4AVX512(q *float32, v *float32, d int, n int, out *float32)
 
 // fillNTAVX512 sets p[:n] to v with non-temporal stores.
 // p must be 64-byte aligned and n a multiple of 64.

@@ -13,7 +13,8 @@ func genericKernels() *kernels {
 		dotNorm:    dotNormGeneric,
 		dot3:       dot3Generic,
 		dotNormF16: dotNormF16Generic,
-		dotBatch4:  dotBatch4Generic,
+		dotTile4:   dotTile4Generic,
+		tileW:      genericTileW,
 		sum:        sumGeneric,
 		fillNT:     fillGeneric,
 		copyNT:     func(dst, src []float32) { copy(dst, src) },
@@ -111,23 +112,42 @@ func dotNormF16Generic(a []float32, b []uint16) (ab, bb float32) {
 	return p0 + p1, n0 + n1
 }
 
-// dotBatch4Generic blocks 4 queries x 1 row so each row element is loaded
-// once for four products.
-func dotBatch4Generic(q, v []float32, d, n int, out []float32, ldo int) {
-	q0, q1, q2, q3 := q[:d], q[d:2*d], q[2*d:3*d], q[3*d:4*d]
+const genericTileW = 8
+
+// packQueries4 packs 4 queries of length d (q, len 4*d) for dotTile4: for
+// each chunk c of w elements the 4 queries' chunks follow each other,
+// p[(c*4+j)*w+l] = q[j*d+c*w+l], and the last chunk is zero-padded.
+func packQueries4(q []float32, d, w int) []float32 {
+	nc := (d + w - 1) / w
+	p := make([]float32, nc*4*w)
+	for j := 0; j < 4; j++ {
+		for e := 0; e < d; e++ {
+			c, l := e/w, e%w
+			p[(c*4+j)*w+l] = q[j*d+e]
+		}
+	}
+	return p
+}
+
+// dotTile4Generic blocks 4 queries x 1 row so each row element is loaded
+// once for four products; q is packed with width genericTileW.
+func dotTile4Generic(q, v []float32, d, n int, out []float32) {
+	const w = genericTileW
 	for i := 0; i < n; i++ {
 		row := v[i*d : (i+1)*d]
 		var s0, s1, s2, s3 float32
-		for k, x := range row {
-			s0 += q0[k] * x
-			s1 += q1[k] * x
-			s2 += q2[k] * x
-			s3 += q3[k] * x
+		for c := 0; c*w < d; c++ {
+			qc := q[c*4*w : (c+1)*4*w]
+			seg := row[c*w : min((c+1)*w, d)]
+			for l, x := range seg {
+				s0 += qc[l] * x
+				s1 += qc[w+l] * x
+				s2 += qc[2*w+l] * x
+				s3 += qc[3*w+l] * x
+			}
 		}
-		out[i] = s0
-		out[ldo+i] = s1
-		out[2*ldo+i] = s2
-		out[3*ldo+i] = s3
+		o := out[i*4 : i*4+4]
+		o[0], o[1], o[2], o[3] = s0, s1, s2, s3
 	}
 }
 

@@ -50,9 +50,10 @@ type kernels struct {
 	dotNorm    func(a, b []float32) (ab, bb float32)
 	dot3       func(a, b []float32) (ab, aa, bb float32)
 	dotNormF16 func(a []float32, b []uint16) (ab, bb float32)
-	// dotBatch4 writes out[j*ldo+i] = q_j·v_i for the 4 queries in q
-	// (len 4*d) and the n rows in v (len n*d).
-	dotBatch4 func(q, v []float32, d, n int, out []float32, ldo int)
+	// dotTile4 writes out[i*4+j] = q_j·v_i for 4 queries packed by
+	// packQueries4 with width tileW and the n rows in v (len n*d).
+	dotTile4 func(q, v []float32, d, n int, out []float32)
+	tileW    int
 
 	// Ceiling kernels. The NT kernels need ntAlign-float aligned
 	// destinations and lengths that are multiples of ntBlock.

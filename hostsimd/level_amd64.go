@@ -42,9 +42,10 @@ func avx2Kernels() *kernels {
 			}
 			return ab, bb
 		},
-		dotBatch4: func(q, v []float32, d, n int, out []float32, ldo int) {
-			dotBatch4AVX2(ptr(q), ptr(v), d, n, ptr(out), ldo)
+		dotTile4: func(q, v []float32, d, n int, out []float32) {
+			dotTile4AVX2(ptr(q), ptr(v), d, n, ptr(out))
 		},
+		tileW: 8,
 		sum:       func(a []float32) float32 { return sumAVX2(ptr(a), len(a)) },
 		fillNT:    func(p []float32, v float32) { fillNTAVX2(ptr(p), len(p), v) },
 		copyNT:    func(dst, src []float32) { copyNTAVX2(ptr(dst), ptr(src), len(dst)) },
@@ -71,9 +72,16 @@ func avx512Kernels() *kernels {
 		dotNormF16: func(a []float32, b []uint16) (float32, float32) {
 			return dotNormF16AVX512(ptr(a), unsafe.SliceData(b), len(a))
 		},
-		dotBatch4: func(q, v []float32, d, n int, out []float32, ldo int) {
-			dotBatch4AVX512(ptr(q), ptr(v), d, n, ptr(out), ldo)
+		dotTile4: func(q, v []float32, d, n int, out []float32) {
+			n4 := n &^ 3
+			if n4 > 0 {
+				dotTile4x4AVX512(ptr(q), ptr(v), d, n4, ptr(out))
+			}
+			if n4 < n {
+				dotTile4AVX512(ptr(q), ptr(v[n4*d:]), d, n-n4, ptr(out[n4*4:]))
+			}
 		},
+		tileW: 16,
 		sum:       func(a []float32) float32 { return sumAVX512(ptr(a), len(a)) },
 		fillNT:    func(p []float32, v float32) { fillNTAVX512(ptr(p), len(p), v) },
 		copyNT:    func(dst, src []float32) { copyNTAVX512(ptr(dst), ptr(src), len(dst)) },

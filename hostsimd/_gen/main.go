@@ -311,49 +311,61 @@ func genReduce(s isa, kind redKind) {
 
 // --- 4 queries x N rows dot products ----------------------------------------
 
-// genBatch4 generates dotBatch4: for 4 queries q[j*d:(j+1)*d] (j<4) and n
-// rows v[i*d:(i+1)*d], out[j*ldo+i] = q_j·v_i. Rows are processed in pairs
-// so each step loads 2 row vectors and 4 query vectors for 8 FMAs.
-func genBatch4(s isa) {
-	name := "dotBatch4" + s.name
-	TEXT(name, NOSPLIT, "func(q, v *float32, d, n int, out *float32, ldo int)")
+// genTile generates dotTile4: 4 queries against n rows, written as a tile
+// out[i*4+j] = q_j·v_i. The queries are packed: for each chunk c of w
+// elements, the 4 queries' chunks follow each other (q[(c*4+j)*w+l] =
+// q_j[c*w+l]), zero-padded to a whole number of chunks, so one moving
+// pointer reaches all four and the d%w tail needs no mask on the query
+// side. Rows are register-blocked: 4 at a time on AVX512 (16
+// accumulators), 2 on AVX2 (8 accumulators), with smaller blocks for the
+// last rows.
+//
+// avo's greedy allocator fails on the 4-row and the 2/1-row blocks in one
+// function, so AVX512 has two functions: dotTile4x4AVX512 (n must be a
+// multiple of 4) and dotTile4AVX512 for the rest.
+func genTile(s isa, name string, blocks []int) {
+	TEXT(name, NOSPLIT, "func(q, v *float32, d, n int, out *float32)")
 	Pragma("noescape")
-	Doc(name + " writes out[j*ldo+i] = q_j·v_i for 4 queries (stride d) and n rows (stride d).")
-	q0 := Load(Param("q"), GP64())
+	doc := []string{name + " writes out[i*4+j] = q_j·v_i for 4 packed queries q (see dotTile4Generic)",
+		"and n rows of v with stride d."}
+	if blocks[len(blocks)-1] != 1 {
+		doc = append(doc, fmt.Sprintf("n must be a multiple of %d.", blocks[len(blocks)-1]))
+	}
+	Doc(doc...)
 	vp := Load(Param("v"), GP64())
 	d := Load(Param("d"), GP64())
 	n := Load(Param("n"), GP64())
 	op := Load(Param("out"), GP64())
-	ldo := Load(Param("ldo"), GP64())
 
 	d4 := GP64()
 	MOVQ(d, d4)
 	SHLQ(U8(2), d4)
-	q1, q2, q3 := GP64(), GP64(), GP64()
-	LEAQ(Mem{Base: q0, Index: d4, Scale: 1}, q1)
-	LEAQ(Mem{Base: q1, Index: d4, Scale: 1}, q2)
-	LEAQ(Mem{Base: q2, Index: d4, Scale: 1}, q3)
-	qs := []Register{q0, q1, q2, q3}
-	SHLQ(U8(2), ldo)
-	op2 := GP64()
-	LEAQ(Mem{Base: op, Index: ldo, Scale: 2}, op2)
-
-	// d is reused as the vector end; the tail mask covers d%w lanes.
-	rem := GP64()
-	MOVQ(d, rem)
-	ANDQ(I32(s.w-1), rem)
+	// AVX512 builds the tail mask once, in an opmask register (no GP or
+	// vector register pressure).
+	var kmask mask
+	if s.avx5 {
+		rem := GP64()
+		MOVQ(d, rem)
+		ANDQ(I32(s.w-1), rem)
+		kmask = s.makeMask(rem)
+	}
 	ANDQ(I32(-s.w), d)
 	dvec := d
-	mk := s.makeMask(rem)
 
 	body := func(rows int, tag string) {
-		var vrow [2]Register
+		var vrow [4]Register
 		vrow[0] = vp
-		if rows == 2 {
-			vrow[1] = GP64()
+		for r := 1; r < rows; r++ {
+			vrow[r] = GP64()
+		}
+		if rows >= 2 {
 			LEAQ(Mem{Base: vp, Index: d4, Scale: 1}, vrow[1])
 		}
-		var acc [4][2]VecVirtual
+		if rows == 4 {
+			LEAQ(Mem{Base: vp, Index: d4, Scale: 2}, vrow[2])
+			LEAQ(Mem{Base: vrow[1], Index: d4, Scale: 2}, vrow[3])
+		}
+		var acc [4][4]VecVirtual
 		for j := 0; j < 4; j++ {
 			for r := 0; r < rows; r++ {
 				acc[j][r] = s.vec()
@@ -362,18 +374,21 @@ func genBatch4(s isa) {
 		}
 		k := GP64()
 		XORQ(k, k)
+		// The query pointer is reloaded from the argument frame for each
+		// block to keep general registers free.
+		qk := Load(Param("q"), GP64())
 		inner := func(m *mask) {
-			var vv [2]VecVirtual
+			var vv [4]VecVirtual
 			for r := 0; r < rows; r++ {
 				vv[r] = s.loadF32(Mem{Base: vrow[r], Index: k, Scale: 4}, m)
 			}
 			for j := 0; j < 4; j++ {
-				qm := Mem{Base: qs[j], Index: k, Scale: 4}
-				if rows == 1 && m == nil {
+				qm := Mem{Base: qk, Disp: 4 * j * s.w}
+				if rows == 1 {
 					VFMADD231PS(qm, vv[0], acc[j][0])
 					continue
 				}
-				qv := s.loadF32(qm, m)
+				qv := s.loadF32(qm, nil)
 				for r := 0; r < rows; r++ {
 					VFMADD231PS(qv, vv[r], acc[j][r])
 				}
@@ -384,43 +399,53 @@ func genBatch4(s isa) {
 		JAE(LabelRef(name + tag + "_tail"))
 		inner(nil)
 		ADDQ(U32(s.w), k)
+		ADDQ(U32(4*4*s.w), qk)
 		JMP(LabelRef(name + tag + "_loop"))
 		Label(name + tag + "_tail")
-		// Always run the masked step; with an empty mask it adds zeros.
+		// Skip the masked step when d%w == 0. AVX2 rebuilds its mask here
+		// rather than keeping it live, leaving ymm registers to the
+		// accumulators.
+		mk := kmask
+		if s.avx5 {
+			KORTESTW(kmask.k, kmask.k)
+			JZ(LabelRef(name + tag + "_sum"))
+		} else {
+			rem := GP64()
+			MOVQ(d4, rem)
+			SHRQ(U8(2), rem)
+			SUBQ(dvec, rem)
+			JZ(LabelRef(name + tag + "_sum"))
+			mk = s.makeMask(rem)
+		}
 		inner(&mk)
-		for j := 0; j < 4; j++ {
-			for r := 0; r < rows; r++ {
+		Label(name + tag + "_sum")
+		for r := 0; r < rows; r++ {
+			for j := 0; j < 4; j++ {
 				x := s.hsum(acc[j][r])
-				var m Mem
-				switch j {
-				case 0:
-					m = Mem{Base: op, Disp: 4 * r}
-				case 1:
-					m = Mem{Base: op, Index: ldo, Scale: 1, Disp: 4 * r}
-				case 2:
-					m = Mem{Base: op2, Disp: 4 * r}
-				case 3:
-					m = Mem{Base: op2, Index: ldo, Scale: 1, Disp: 4 * r}
-				}
-				MOVSS(x, m)
+				MOVSS(x, Mem{Base: op, Disp: 16*r + 4*j})
 			}
 		}
 	}
 
-	Label(name + "_pairs")
-	CMPQ(n, U8(2))
-	JB(LabelRef(name + "_single"))
-	body(2, "_p")
-	LEAQ(Mem{Base: vp, Index: d4, Scale: 2}, vp)
-	ADDQ(U8(8), op)
-	ADDQ(U8(8), op2)
-	SUBQ(U8(2), n)
-	JMP(LabelRef(name + "_pairs"))
-
-	Label(name + "_single")
-	CMPQ(n, U8(1))
-	JB(LabelRef(name + "_done"))
-	body(1, "_s")
+	for bi, rows := range blocks {
+		tag := fmt.Sprintf("_r%d", rows)
+		Label(name + tag)
+		CMPQ(n, U8(rows))
+		next := name + "_done"
+		if bi+1 < len(blocks) {
+			next = name + fmt.Sprintf("_r%d", blocks[bi+1])
+		}
+		JB(LabelRef(next))
+		body(rows, tag)
+		if rows == 1 {
+			ADDQ(d4, vp)
+		} else {
+			LEAQ(Mem{Base: vp, Index: d4, Scale: uint8(rows)}, vp)
+		}
+		ADDQ(U8(16*rows), op)
+		SUBQ(U8(rows), n)
+		JMP(LabelRef(name + tag))
+	}
 	Label(name + "_done")
 	VZEROUPPER()
 	RET()
@@ -577,7 +602,10 @@ func main() {
 		for _, k := range []redKind{kSum, kDot, kL2, kDotNorm, kDot3, kDotNormF16} {
 			genReduce(s, k)
 		}
-		genBatch4(s)
+		genTile(s, "dotTile4"+s.name, []int{2, 1})
+		if s.avx5 {
+			genTile(s, "dotTile4x4"+s.name, []int{4})
+		}
 		genStores(s)
 		genFMAPeak(s)
 	}
