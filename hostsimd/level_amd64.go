@@ -45,7 +45,7 @@ func avx2Kernels() *kernels {
 		dotTile4: func(q, v []float32, d, n int, out []float32) {
 			dotTile4AVX2(ptr(q), ptr(v), d, n, ptr(out))
 		},
-		tileW: 8,
+		tileW:     8,
 		sum:       func(a []float32) float32 { return sumAVX2(ptr(a), len(a)) },
 		fillNT:    func(p []float32, v float32) { fillNTAVX2(ptr(p), len(p), v) },
 		copyNT:    func(dst, src []float32) { copyNTAVX2(ptr(dst), ptr(src), len(dst)) },
@@ -81,7 +81,7 @@ func avx512Kernels() *kernels {
 				dotTile4AVX512(ptr(q), ptr(v[n4*d:]), d, n-n4, ptr(out[n4*4:]))
 			}
 		},
-		tileW: 16,
+		tileW:     16,
 		sum:       func(a []float32) float32 { return sumAVX512(ptr(a), len(a)) },
 		fillNT:    func(p []float32, v float32) { fillNTAVX512(ptr(p), len(p), v) },
 		copyNT:    func(dst, src []float32) { copyNTAVX512(ptr(dst), ptr(src), len(dst)) },
