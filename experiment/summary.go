@@ -82,10 +82,10 @@ func Summarize(r *report.Report) []string {
 		default:
 			s = fmt.Sprintf("%s: the CPU wins end to end at every batch size up to %s = %d (the fit finds no crossover)", be.Workload, batch, be.Batches[len(be.Batches)-1])
 		}
-		if gpu != nil {
+		if gpu != nil && gpu.Bound != "" {
 			s += fmt.Sprintf("; GPU %s at %.0f%% of its measured ceiling (%s-bound)", timeLabel(gpu), 100*gpu.CeilingFrac, gpu.Bound)
 		}
-		if cpu != nil {
+		if cpu != nil && cpu.Bound != "" {
 			s += fmt.Sprintf("; CPU at %.0f%% of its measured ceiling (%s-bound)", 100*cpu.CeilingFrac, cpu.Bound)
 		}
 		out = append(out, s)

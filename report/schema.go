@@ -201,6 +201,16 @@ type Sweep struct {
 	Workload string       `json:"workload"`
 	Side     string       `json:"side"`
 	Points   []SweepPoint `json:"points"`
+	// Best is the label of the fastest point (lowest median).
+	Best string `json:"best,omitempty"`
+	// Rejected lists configurations the adapter refused, with the reason.
+	Rejected []Rejection `json:"rejected,omitempty"`
+}
+
+// Rejection is a sweep configuration that could not run.
+type Rejection struct {
+	Label  string `json:"label"`
+	Reason string `json:"reason"`
 }
 
 // SweepPoint is one configuration of a Sweep.

@@ -214,7 +214,13 @@ func (t *textWriter) sweeps(r *Report) {
 			}
 			rows = append(rows, []string{p.Label, p.Time.String(), fmt.Sprintf("%.1f", p.GBs), vs})
 		}
+		for _, rj := range s.Rejected {
+			rows = append(rows, []string{rj.Label, "rejected: " + rj.Reason, "-", "-"})
+		}
 		t.table(rows)
+		if s.Best != "" {
+			t.printf("best: %s\n", s.Best)
+		}
 	}
 }
 

@@ -45,6 +45,8 @@ func commands() []command {
 	return []command{
 		{"devices", "list WebGPU adapters, their limits and features, and whether timestamps work", runDevices},
 		{"run", "the default suite: ceilings, every workload on GPU and CPU, break-even, summary", runRun},
+		{"breakeven", "batch-size sweep on both sides: fitted and measured crossovers, Amdahl", runBreakEven},
+		{"compare", "compare two JSON reports; exit 1 on a significant regression", runCompare},
 		{"host", "CPU only: measured CPU ceilings and the host SIMD kernels at each level", runHost},
 	}
 }

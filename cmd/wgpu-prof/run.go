@@ -38,6 +38,16 @@ func (s *suiteFlags) register(fs *pflag.FlagSet) {
 
 func (s *suiteFlags) config(fs *pflag.FlagSet, dev *deviceFlags) (experiment.RunConfig, error) {
 	cfg := s.cfg
+	for _, name := range []string{"d", "n", "q", "c", "k", "nodes", "degree", "steps"} {
+		if fs.Changed(name) {
+			if v, _ := fs.GetInt(name); v <= 0 {
+				return cfg, fmt.Errorf("--%s %d: must be positive", name, v)
+			}
+		}
+	}
+	if fs.Changed("wg") && (cfg.Workgroup <= 0 || cfg.Workgroup&(cfg.Workgroup-1) != 0) {
+		return cfg, fmt.Errorf("--wg %d: must be a positive power of two", cfg.Workgroup)
+	}
 	var err error
 	if cfg.Workloads, err = experiment.ParseWorkloads(s.workloads); err != nil {
 		return cfg, err

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/wgpu-prof/wgpu-prof/report"
+)
+
+func runCompare(stdout, stderr io.Writer, args []string) error {
+	fs := pflag.NewFlagSet("compare", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	threshold := fs.String("threshold", "5%", "a significant slowdown past this fraction is a regression (e.g. 5% or 0.05)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: wgpu-prof compare OLD.json NEW.json [--threshold 5%]")
+		fmt.Fprintln(stderr, "Per-row deltas with significance and a geomean; exit status 1 when a row")
+		fmt.Fprintln(stderr, "regresses significantly past the threshold (for CI use).")
+		fs.PrintDefaults()
+	}
+	if done, err := parseFlags(fs, args); done || err != nil {
+		return err
+	}
+	if fs.NArg() != 2 {
+		fs.Usage()
+		return fmt.Errorf("compare needs two report files, got %d argument(s)", fs.NArg())
+	}
+	th, err := parsePercent(*threshold)
+	if err != nil {
+		return fmt.Errorf("--threshold: %w", err)
+	}
+	old, err := report.Read(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	cur, err := report.Read(fs.Arg(1))
+	if err != nil {
+		return err
+	}
+	res := report.Compare(old, cur, th)
+	if err := report.WriteCompare(stdout, res); err != nil {
+		return err
+	}
+	if res.Regressed {
+		return exitError{code: 1, msg: fmt.Sprintf("regression past %s", *threshold)}
+	}
+	return nil
+}
+
+// parsePercent accepts "5%" or "0.05".
+func parsePercent(s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	scale := 1.0
+	if strings.HasSuffix(t, "%") {
+		t, scale = strings.TrimSuffix(t, "%"), 0.01
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || v < 0 || v*scale >= 10 {
+		return 0, fmt.Errorf("%q is not a fraction like 5%% or 0.05", s)
+	}
+	return v * scale, nil
+}

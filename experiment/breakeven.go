@@ -1,0 +1,61 @@
+package experiment
+
+import (
+	"fmt"
+
+	"github.com/wgpu-prof/wgpu-prof/report"
+	"github.com/wgpu-prof/wgpu-prof/timing"
+)
+
+// BreakEven runs the break-even sweep of each configured workload (no
+// ceilings: the rows carry times and rates, not fractions of a roof).
+func (e *Env) BreakEven(cfg RunConfig, rep *report.Report) error {
+	cfg.Defaults()
+	if err := cfg.Validate(e.Device); err != nil {
+		return err
+	}
+	for _, w := range cfg.Workloads {
+		spec, err := e.spec(w, cfg)
+		if err != nil {
+			return err
+		}
+		batches := cfg.Batches
+		if len(batches) == 0 {
+			batches = powersOf4(spec.size)
+		}
+		if len(batches) < 3 {
+			spec.release()
+			return fmt.Errorf("--batches: a fit needs at least 3 batch sizes, got %v", batches)
+		}
+		bes, ms, err := e.breakEven(w, spec.fixed, batches, spec.at, Roofs{})
+		spec.release()
+		if err != nil {
+			return err
+		}
+		rep.Measurements = append(rep.Measurements, ms...)
+		rep.BreakEvens = append(rep.BreakEvens, bes...)
+	}
+	rep.Summary = append(rep.Summary, Summarize(rep)...)
+	return nil
+}
+
+// AmdahlLines turns each break-even's speedup at its largest batch into
+// the application speedup Amdahl's law allows for an operation taking
+// share of the application's time.
+func AmdahlLines(rep *report.Report, share float64) ([]string, error) {
+	var out []string
+	for _, be := range rep.BreakEvens {
+		last := len(be.Batches) - 1
+		if last < 0 || be.GPU[last].Median <= 0 {
+			continue
+		}
+		speedup := be.CPU[last].Median / be.GPU[last].Median
+		app, err := timing.Amdahl(share, speedup)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, fmt.Sprintf("%s (%s): at batch %d the GPU is %.2f× the CPU; for an operation taking %.0f%% of the application's time that makes the application %.2f× as fast",
+			be.Workload, be.Clock, be.Batches[last], speedup, 100*share, app))
+	}
+	return out, nil
+}
