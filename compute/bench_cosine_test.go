@@ -11,9 +11,9 @@ import (
 	"github.com/wgpu-prof/wgpu-prof/compute"
 )
 
-// benchN is N for the cosine benchmarks: $WGPU_PROF_BENCH_N, or def (kept
+// cosineBenchN is N for the cosine benchmarks: $WGPU_PROF_BENCH_N, or def (kept
 // modest so that a CPU adapter such as lavapipe finishes quickly).
-func benchN(b *testing.B, def int) int {
+func cosineBenchN(b *testing.B, def int) int {
 	if s := os.Getenv("WGPU_PROF_BENCH_N"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 {
@@ -53,7 +53,7 @@ func (m *gpuMeter) report(b *testing.B, bytes, flops float64) {
 	}
 }
 
-func benchTimer(b *testing.B, d *compute.Device, passes int) *compute.Timer {
+func cosineBenchTimer(b *testing.B, d *compute.Device, passes int) *compute.Timer {
 	if !d.HasTimestamps() {
 		return nil
 	}
@@ -68,11 +68,11 @@ func benchTimer(b *testing.B, d *compute.Device, passes int) *compute.Timer {
 func BenchmarkCosineSingle(b *testing.B) {
 	d := openDevice(b)
 	const dim = 768
-	n := benchN(b, 20_000)
+	n := cosineBenchN(b, 20_000)
 	r := rand.New(rand.NewPCG(11, 1))
 	v := randFloats(r, n*dim)
 	q := randFloats(r, dim)
-	timer := benchTimer(b, d, 1)
+	timer := cosineBenchTimer(b, d, 1)
 	variants := []struct {
 		name  string
 		f16   bool
@@ -124,11 +124,11 @@ func BenchmarkCosineSingle(b *testing.B) {
 func BenchmarkCosineBatch(b *testing.B) {
 	d := openDevice(b)
 	const dim, nq = 768, 64
-	n := benchN(b, 4096)
+	n := cosineBenchN(b, 4096)
 	r := rand.New(rand.NewPCG(12, 1))
 	v := randFloats(r, n*dim)
 	qs := randFloats(r, nq*dim)
-	timer := benchTimer(b, d, 1)
+	timer := cosineBenchTimer(b, d, 1)
 	variants := []compute.CosineBatchOptions{{}, {Tiled: true, Tile: 16}, {Tiled: true, Tile: 32}, {Tiled: true, Tile: 64}, {Tiled: true, Tile: 128}}
 	for _, o := range variants {
 		name := "naive"
@@ -164,9 +164,9 @@ func BenchmarkCosineBatch(b *testing.B) {
 
 func BenchmarkTopK(b *testing.B) {
 	d := openDevice(b)
-	n := benchN(b, 20_000)
+	n := cosineBenchN(b, 20_000)
 	r := rand.New(rand.NewPCG(13, 1))
-	timer := benchTimer(b, d, 1)
+	timer := cosineBenchTimer(b, d, 1)
 	for _, nq := range []int{1, 64} {
 		scores := randFloats(r, nq*n)
 		buf := upload(b, d, "scores", scores, 0)

@@ -129,7 +129,7 @@ func TestTopKSingle(t *testing.T) {
 			what := fmt.Sprintf("TopKSingle N=%d D=%d k=%d", c.n, c.dim, k)
 			// Exact: the same selection as the host makes on the GPU's scores.
 			if want := hostTopK(all, k); !slices.Equal(got, want) {
-				t.Fatalf("%s: got %v\nwant %v (host selection on the GPU scores)", what, head(got), head(want))
+				t.Fatalf("%s: got %v\nwant %v (host selection on the GPU scores)", what, headPairs(got), headPairs(want))
 			}
 			checkTopKRef(t, what, q, v, c.dim, got)
 			ts.Release()
@@ -139,7 +139,7 @@ func TestTopKSingle(t *testing.T) {
 	}
 }
 
-func head(p []compute.Pair) []compute.Pair { return p[:min(len(p), 12)] }
+func headPairs(p []compute.Pair) []compute.Pair { return p[:min(len(p), 12)] }
 
 // Many equal scores: ties must go to the lower index, across slices and
 // rounds.
@@ -166,7 +166,7 @@ func TestTopKTies(t *testing.T) {
 		for row := 0; row < q; row++ {
 			want := hostTopK(scores[row*n:(row+1)*n], k)
 			if g := got[row*k : (row+1)*k]; !slices.Equal(g, want) {
-				t.Fatalf("k=%d row %d: got %v\nwant %v", k, row, head(g), head(want))
+				t.Fatalf("k=%d row %d: got %v\nwant %v", k, row, headPairs(g), headPairs(want))
 			}
 		}
 		tk.Release()
@@ -211,7 +211,7 @@ func TestCosineBatchTopK(t *testing.T) {
 						what := fmt.Sprintf("%+v Q=%d N=%d k=%d query %d", cb.Options(), nq, n, k, qi)
 						g := got[qi*k : (qi+1)*k]
 						if want := hostTopK(all[qi*n:(qi+1)*n], k); !slices.Equal(g, want) {
-							t.Fatalf("%s: got %v\nwant %v", what, head(g), head(want))
+							t.Fatalf("%s: got %v\nwant %v", what, headPairs(g), headPairs(want))
 						}
 						checkTopKRef(t, what, qs[qi*dim:(qi+1)*dim], v, dim, g)
 					}
