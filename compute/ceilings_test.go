@@ -14,6 +14,11 @@ import (
 // skips) when there is none, as the external tests' openDevice does.
 func ceilingDevice(t *testing.T) *Device {
 	t.Helper()
+	return ceilingDeviceWith(t, DeviceOptions{WaitTimeout: time.Minute})
+}
+
+func ceilingDeviceWith(t *testing.T, opts DeviceOptions) *Device {
+	t.Helper()
 	inst, err := NewInstance(BackendUndefined)
 	if err != nil {
 		t.Fatal(err)
@@ -26,7 +31,7 @@ func ceilingDevice(t *testing.T) *Device {
 	if err != nil {
 		t.Fatalf("%v (run scripts/setup.sh to install wgpu-native and Mesa lavapipe)", err)
 	}
-	d, err := a.RequestDevice(DeviceOptions{WaitTimeout: time.Minute})
+	d, err := a.RequestDevice(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,6 +98,19 @@ func TestMeasureCeilings(t *testing.T) {
 	// the high-intensity rate cannot be below the low one.
 	if lo, hi := c.FMA[0].GFLOPs, c.FMA[2].GFLOPs; !(hi >= lo) {
 		t.Errorf("FMA at intensity 64: %.3g GFLOP/s < %.3g at intensity 0.25: not a roofline", hi, lo)
+	}
+}
+
+// Without timestamp queries every number comes from the host clock, and
+// says so.
+func TestMeasureCeilingsHostClock(t *testing.T) {
+	d := ceilingDeviceWith(t, DeviceOptions{NoTimestamps: true, WaitTimeout: time.Minute})
+	c, err := MeasureCeilings(d, CeilingOptions{Bytes: 1 << 20, Runs: 2, Intensities: []float64{1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Timed != timedHost || !finitePositive(c.ReadGBs) || !finitePositive(c.WriteGBs) || !finitePositive(c.CopyGBs) || !finitePositive(c.PeakGFLOPs) {
+		t.Errorf("%+v: want positive rates timed by %q", c, timedHost)
 	}
 }
 
