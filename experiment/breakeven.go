@@ -21,7 +21,7 @@ func (e *Env) BreakEven(cfg RunConfig, rep *report.Report) error {
 		}
 		batches := cfg.Batches
 		if len(batches) == 0 {
-			batches = powersOf4(spec.size)
+			batches = powersOf4(spec.minBatch, spec.size)
 		}
 		if len(batches) < 3 {
 			spec.release()

@@ -117,13 +117,14 @@ func (c *RunConfig) Validate(d *compute.Device) error {
 	return nil
 }
 
-// powersOf4 returns 1, 4, 16, … up to and including max.
-func powersOf4(max int) []int {
+// powersOf4 returns from, 4·from, 16·from, … up to and including max
+// (from 0 means 1).
+func powersOf4(from, to int) []int {
 	var out []int
-	for b := 1; b < max; b *= 4 {
+	for b := max(from, 1); b < to; b *= 4 {
 		out = append(out, b)
 	}
-	return append(out, max)
+	return append(out, to)
 }
 
 // Ceilings measures the GPU and CPU ceilings and records them.
@@ -180,7 +181,7 @@ func (e *Env) RunSuite(cfg RunConfig, rep *report.Report) error {
 		rep.Measurements = append(rep.Measurements, ms...)
 		batches := cfg.Batches
 		if len(batches) == 0 {
-			batches = powersOf4(spec.size)
+			batches = powersOf4(spec.minBatch, spec.size)
 		}
 		bes, sweep, err := e.breakEven(w, spec.fixed, batches, spec.at, roofs)
 		if err != nil {
@@ -196,8 +197,9 @@ func (e *Env) RunSuite(cfg RunConfig, rep *report.Report) error {
 
 // workloadSpec builds a workload at batch size n.
 type workloadSpec struct {
-	size    int // default batch size
-	batch   string
+	size     int // default batch size
+	minBatch int // smallest batch of the default sweep (0: 1)
+	batch    string
 	fixed   []report.Param
 	at      func(n int) workload
 	release func()
@@ -212,8 +214,41 @@ func (e *Env) spec(name string, cfg RunConfig) (workloadSpec, error) {
 			at:      func(n int) workload { return cosineSingle(data, n, cfg.Workgroup) },
 			release: func() {},
 		}, nil
+	case WCosineBatch:
+		n := min(cfg.N, 8192)
+		b := newBatchData(newCosineData(cfg.Seed+1, n, cfg.Dim), n, cfg.Q, cfg.Seed+2)
+		return workloadSpec{
+			size: cfg.Q, batch: "q", fixed: []report.Param{p("d", cfg.Dim), p("n", n)},
+			at: func(q int) workload {
+				return e.cosineBatch(b, q, compute.CosineBatchOptions{Tiled: true})
+			},
+			release: func() {},
+		}, nil
+	case WCosineTopK:
+		data := newCosineData(cfg.Seed, cfg.N, cfg.Dim)
+		return workloadSpec{
+			size: cfg.N, batch: "n", fixed: []report.Param{p("d", cfg.Dim), p("k", cfg.K)},
+			at:      func(n int) workload { return e.cosineTopK(data, n, cfg.K, cfg.Workgroup) },
+			release: func() {},
+		}, nil
+	case WHNSW:
+		h := newHNSWData(cfg.Seed+3, cfg.N, cfg.Dim, cfg.Q, cfg.C)
+		return workloadSpec{
+			size: cfg.Q, batch: "q", fixed: []report.Param{p("d", cfg.Dim), p("n", cfg.N), p("c", cfg.C)},
+			at:      func(q int) workload { return e.hnsw(h, q, cfg.Workgroup) },
+			release: func() {},
+		}, nil
+	case WSpreadUni, WSpreadRMAT:
+		return workloadSpec{
+			size: cfg.Nodes, batch: "nodes", minBatch: 256,
+			fixed: []report.Param{p("degree", cfg.Degree), p("steps", cfg.Steps)},
+			at: func(n int) workload {
+				return e.spread(name, n, cfg.Degree, cfg.Steps, cfg.Workgroup, cfg.Seed+4)
+			},
+			release: func() {},
+		}, nil
 	}
-	return workloadSpec{}, fmt.Errorf("workload %q is not available in this build", name)
+	return workloadSpec{}, fmt.Errorf("unknown workload %q (have %s)", name, strings.Join(AllWorkloads, ", "))
 }
 
 // timestampOverhead measures cosine-single end to end with and without
