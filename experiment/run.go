@@ -200,9 +200,9 @@ type workloadSpec struct {
 	size     int // default batch size
 	minBatch int // smallest batch of the default sweep (0: 1)
 	batch    string
-	fixed   []report.Param
-	at      func(n int) workload
-	release func()
+	fixed    []report.Param
+	at       func(n int) workload
+	release  func()
 }
 
 func (e *Env) spec(name string, cfg RunConfig) (workloadSpec, error) {
