@@ -45,6 +45,8 @@ func commands() []command {
 	return []command{
 		{"devices", "list WebGPU adapters, their limits and features, and whether timestamps work", runDevices},
 		{"run", "the default suite: ceilings, every workload on GPU and CPU, break-even, summary", runRun},
+		{"sweep", "workgroup-size or tile-size sweep of one GPU kernel", runSweep},
+		{"experiment", "memory-compute: memory-only, compute-only and full shaders, classified", runExperiment},
 		{"breakeven", "batch-size sweep on both sides: fitted and measured crossovers, Amdahl", runBreakEven},
 		{"compare", "compare two JSON reports; exit 1 on a significant regression", runCompare},
 		{"host", "CPU only: measured CPU ceilings and the host SIMD kernels at each level", runHost},
