@@ -10,84 +10,27 @@ import (
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
+	"github.com/wgpu-prof/wgpu-prof/internal/verify"
 )
 
-// spreadInterval is the float64 reference of spreading activation with a
-// rigorous error radius per node: every value the GPU may produce (float32
-// sums in any order, with or without FMA) lies in [lo[i], hi[i]].
-//
-// One step maps the intervals: the float32 rounding of node i is bounded
-// by (deg_i+4)·u·(r|a_i| + |f|·Σ|w_ji a_j|), doubled for safety, and the
-// inputs' radii propagate through r and |f|·Σ|w|. clamp01 maps an interval
-// to its clamped ends. Thresholding is where rounding can flip a result:
-// when the interval straddles θ the GPU may return 0 or a value ≥ θ, so the
-// interval becomes [0, hi] (either answer accepted, and the uncertainty is
-// carried to the nodes it feeds).
-type spreadInterval struct {
-	g      *hostsimd.CSR
-	lo, hi []float64
+// spreadInterval adapts the shared bounded reference (internal/verify)
+// to the test's types.
+type spreadInterval struct{ *verify.SpreadInterval }
+
+func newSpreadInterval(g *hostsimd.CSR, a0 []float32) spreadInterval {
+	return spreadInterval{verify.NewSpreadInterval(verify.SpreadGraph{Offsets: g.Offsets, Cols: g.Cols, Weights: g.Weights}, a0)}
 }
 
-func newSpreadInterval(g *hostsimd.CSR, a0 []float32) *spreadInterval {
-	s := &spreadInterval{g: g, lo: make([]float64, len(a0)), hi: make([]float64, len(a0))}
-	for i, x := range a0 {
-		s.lo[i], s.hi[i] = float64(x), float64(x)
-	}
-	return s
+// step applies one step with f = (1−r)·δ computed in float32, as the
+// runner does.
+func (s spreadInterval) step(p compute.SpreadParams) (minChange, maxChange []float64) {
+	return s.Step(p.Retention, (1-p.Retention)*p.Decay, p.Threshold)
 }
 
-// step applies one step; it returns, per node, the range of |a'−a| the
-// GPU may have seen (for checking the change counters).
-func (s *spreadInterval) step(p compute.SpreadParams) (minChange, maxChange []float64) {
-	const u = 1.0 / (1 << 24)
-	g := s.g
-	n := g.N()
-	r := float64(p.Retention)
-	f := float64((1 - p.Retention) * p.Decay) // float32, as the runner computes it
-	th := float64(p.Threshold)
-	lo, hi := make([]float64, n), make([]float64, n)
-	minChange, maxChange = make([]float64, n), make([]float64, n)
-	for i := 0; i < n; i++ {
-		e0, e1 := g.Offsets[i], g.Offsets[i+1]
-		var sum, abs, rad float64
-		for e := e0; e < e1; e++ {
-			w := float64(g.Weights[e])
-			j := g.Cols[e]
-			c, e := (s.lo[j]+s.hi[j])/2, (s.hi[j]-s.lo[j])/2
-			sum += w * c
-			abs += math.Abs(w) * (math.Abs(c) + e)
-			rad += math.Abs(w) * e
-		}
-		ci, ei := (s.lo[i]+s.hi[i])/2, (s.hi[i]-s.lo[i])/2
-		x := r*ci + f*sum
-		round := 2 * float64(e1-e0+4) * u * (r*(math.Abs(ci)+ei) + math.Abs(f)*abs)
-		xr := r*ei + math.Abs(f)*rad + round + 1e-30
-		l, h := clamp01(x-xr), clamp01(x+xr)
-		switch {
-		case h < th:
-			l, h = 0, 0
-		case l < th:
-			l = 0
-		}
-		lo[i], hi[i] = l, h
-		// |a'−a| over the two intervals.
-		maxChange[i] = math.Max(math.Abs(h-s.lo[i]), math.Abs(s.hi[i]-l))
-		minChange[i] = math.Max(0, math.Max(l-s.hi[i], s.lo[i]-h))
-	}
-	s.lo, s.hi = lo, hi
-	return minChange, maxChange
-}
-
-func clamp01(x float64) float64 { return math.Min(1, math.Max(0, x)) }
-
-// check compares GPU output with the intervals; NaN never passes.
-func (s *spreadInterval) check(t *testing.T, what string, got []float32) {
+func (s spreadInterval) check(t *testing.T, what string, got []float32) {
 	t.Helper()
-	for i, x := range got {
-		v := float64(x)
-		if math.IsNaN(v) || v < s.lo[i] || v > s.hi[i] {
-			t.Fatalf("%s: a[%d] = %v, want %v (accepted range [%v, %v])", what, i, x, (s.lo[i]+s.hi[i])/2, s.lo[i], s.hi[i])
-		}
+	if err := s.Check(what, got); err != nil {
+		t.Fatal(err)
 	}
 }
 

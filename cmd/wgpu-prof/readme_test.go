@@ -1,0 +1,64 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// readmeExamples returns the wgpu-prof command lines of README.md's sh
+// blocks.
+func readmeExamples(t *testing.T) [][]string {
+	f, err := os.Open(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out [][]string
+	inSh := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		switch {
+		case strings.HasPrefix(line, "```sh"):
+			inSh = true
+		case strings.HasPrefix(line, "```"):
+			inSh = false
+		case inSh && strings.HasPrefix(line, "bin/wgpu-prof "):
+			if i := strings.Index(line, "#"); i >= 0 {
+				line = line[:i]
+			}
+			out = append(out, strings.Fields(line)[1:])
+		}
+	}
+	return out
+}
+
+// TestREADMEExamples runs every example command of the README, in order,
+// in a scratch directory: the README cannot drift from the tool.
+func TestREADMEExamples(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the README's measuring commands")
+	}
+	ex := readmeExamples(t)
+	if len(ex) < 6 {
+		t.Fatalf("found only %d README examples", len(ex))
+	}
+	t.Chdir(t.TempDir())
+	for _, args := range ex {
+		out, stderr, err := runCmd(args...)
+		if err != nil {
+			t.Fatalf("wgpu-prof %s: %v\n%s", strings.Join(args, " "), err, stderr)
+		}
+		if strings.TrimSpace(out) == "" {
+			t.Fatalf("wgpu-prof %s printed nothing", strings.Join(args, " "))
+		}
+	}
+	for _, f := range []string{"report.json", "report.txt", "report.csv", "report.bench", "roofline.png", "roofline.svg"} {
+		if _, err := os.Stat(filepath.Join("results", f)); err != nil {
+			t.Errorf("run --out results did not write %s", f)
+		}
+	}
+}
