@@ -83,10 +83,10 @@ func Summarize(r *report.Report) []string {
 			s = fmt.Sprintf("%s: the CPU wins end to end at every batch size up to %s = %d (the fit finds no crossover)", be.Workload, batch, be.Batches[len(be.Batches)-1])
 		}
 		if gpu != nil && gpu.Bound != "" {
-			s += fmt.Sprintf("; GPU %s at %.0f%% of its measured ceiling (%s-bound)", timeLabel(gpu), 100*gpu.CeilingFrac, gpu.Bound)
+			s += fmt.Sprintf("; GPU %s at %.0f%% of its measured ceiling (%s-bound%s)", timeLabel(gpu), 100*gpu.CeilingFrac, gpu.Bound, aboveRoof(gpu))
 		}
 		if cpu != nil && cpu.Bound != "" {
-			s += fmt.Sprintf("; CPU at %.0f%% of its measured ceiling (%s-bound)", 100*cpu.CeilingFrac, cpu.Bound)
+			s += fmt.Sprintf("; CPU at %.0f%% of its measured ceiling (%s-bound%s)", 100*cpu.CeilingFrac, cpu.Bound, aboveRoof(cpu))
 		}
 		out = append(out, s)
 	}
@@ -111,4 +111,14 @@ func batchName(workload string) string {
 		return "nodes"
 	}
 	return "n"
+}
+
+// aboveRoof explains a fraction above 1: the roof is the bandwidth of
+// arrays far larger than the caches, and data that fits in cache streams
+// faster than that.
+func aboveRoof(m *report.Measurement) string {
+	if m.CeilingFrac > 1 && m.Bound == "memory" {
+		return "; above the DRAM roof: the data is cache-resident"
+	}
+	return ""
 }
