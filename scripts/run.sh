@@ -7,7 +7,4 @@ cd "$root"
 scripts/setup.sh
 mkdir -p bin
 go build -o bin/wgpu-prof ./cmd/wgpu-prof
-if bin/wgpu-prof help | grep -q '^  run '; then
-  exec bin/wgpu-prof run "$@"
-fi
-exec bin/wgpu-prof devices "$@"
+exec bin/wgpu-prof run "$@"
