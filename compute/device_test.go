@@ -260,18 +260,25 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 		if _, err := d.Submit(pass, nil, tm); err != nil { // warm-up
 			t.Fatal(err)
 		}
-		start := time.Now()
-		times, err := d.Submit(pass, nil, tm)
-		host := time.Since(start)
-		if err != nil {
-			t.Fatal(err)
-		}
-		k := times[0]
-		if !k.Valid || k.Duration <= 0 {
-			t.Fatalf("iters=%d: invalid timestamp %+v", iters, k)
-		}
-		if k.Duration > host {
-			t.Fatalf("iters=%d: kernel %v longer than host-clock %v", iters, k.Duration, host)
+		// The best of five runs: a shared machine can stall any one of them.
+		var k compute.PassTime
+		var host time.Duration
+		for run := 0; run < 5; run++ {
+			start := time.Now()
+			times, err := d.Submit(pass, nil, tm)
+			h := time.Since(start)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !times[0].Valid || times[0].Duration <= 0 {
+				t.Fatalf("iters=%d: invalid timestamp %+v", iters, times[0])
+			}
+			if times[0].Duration > h {
+				t.Fatalf("iters=%d: kernel %v longer than host-clock %v", iters, times[0].Duration, h)
+			}
+			if run == 0 || times[0].Duration < k.Duration {
+				k, host = times[0], h
+			}
 		}
 		t.Logf("iters=%d kernel %v host %v (period %.3f ns/tick)", iters, k.Duration, host, d.TimestampPeriod())
 		if iters == 1<<15 {

@@ -22,7 +22,9 @@ if [ -x hostsimd/gen_check.sh ]; then
 fi
 
 echo "== go test"
-go test -count=1 -timeout 15m ./...
+# One package at a time: the GPU is lavapipe on these same 2 cores, and the
+# timing tests should not compete with each other for them.
+go test -p 1 -count=1 -timeout 15m ./...
 
 echo "== go test -tags noasm (pure-Go host kernels)"
 go test -count=1 -tags noasm -timeout 10m ./hostsimd/...
