@@ -54,6 +54,27 @@ func validWorkgroup(d *Device, wg int) (int, error) {
 // D must be a multiple of 4 (vec4 loads); values must be finite.
 func NewCosineSingle(d *Device, v []float32, dim int, opts CosineOptions) (*CosineSingle, error) {
 	op := "compute: NewCosineSingle"
+	c, err := newCosineSingle(op, d, v, dim, opts)
+	if err != nil {
+		return nil, err
+	}
+	err = c.init(rowStore{
+		shader:   "cosine_single",
+		label:    "V",
+		rowBytes: uint64(4 * dim),
+		rows:     func(from, to uint64) []byte { return Bytes(v[from*uint64(dim) : to*uint64(dim)]) },
+		value:    func(k uint64) float64 { return float64(v[k]) },
+	})
+	if err != nil {
+		c.Release()
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	return c, nil
+}
+
+// newCosineSingle validates the inputs shared by every storage variant
+// and returns the runner to initialise.
+func newCosineSingle(op string, d *Device, v []float32, dim int, opts CosineOptions) (*CosineSingle, error) {
 	if dim <= 0 || dim%4 != 0 {
 		return nil, fmt.Errorf("%s: dimension %d: must be a positive multiple of 4 (vec4 loads)", op, dim)
 	}
@@ -68,18 +89,25 @@ func NewCosineSingle(d *Device, v []float32, dim int, opts CosineOptions) (*Cosi
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	opts.Workgroup = wg
-	c := &CosineSingle{d: d, N: len(v) / dim, D: dim, opts: opts}
-	if err := c.init(v); err != nil {
-		c.Release()
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	return c, nil
+	return &CosineSingle{d: d, N: len(v) / dim, D: dim, opts: opts}, nil
 }
 
-func (c *CosineSingle) init(v []float32) error {
+// rowStore is how V's rows are stored on the GPU: the shader that reads
+// them, their bytes, and the values they hold (for precomputed norms).
+type rowStore struct {
+	shader   string // wgsl file, also the pass label
+	label    string // buffer label prefix
+	rowBytes uint64
+	rows     func(from, to uint64) []byte // stored bytes of rows [from, to)
+	value    func(k uint64) float64       // the stored value of element k of V
+}
+
+// init splits V into chunks that each fit one storage binding, uploads
+// them (with their norms when precomputed) and records one dispatch per
+// chunk in a single pass.
+func (c *CosineSingle) init(st rowStore) error {
 	d, dim := c.d, c.D
-	rowBytes := uint64(4 * dim)
-	per, err := d.chunkRows(rowBytes)
+	per, err := d.chunkRows(st.rowBytes)
 	if err != nil {
 		return err
 	}
@@ -87,11 +115,11 @@ func (c *CosineSingle) init(v []float32) error {
 	if c.opts.PrecomputedNorms {
 		entry = "main_norms"
 	}
-	c.pipe, err = d.Pipeline("cosine_single", wgsl.MustSource("cosine_single"), entry, Constants{"WG": float64(c.opts.Workgroup)})
+	c.pipe, err = d.Pipeline(st.shader, wgsl.MustSource(st.shader), entry, Constants{"WG": float64(c.opts.Workgroup)})
 	if err != nil {
 		return err
 	}
-	if c.q, err = d.CreateBuffer("q", rowBytes, UsageStorage|UsageCopyDst); err != nil {
+	if c.q, err = d.CreateBuffer("q", uint64(4*dim), UsageStorage|UsageCopyDst); err != nil {
 		return err
 	}
 	if c.out, err = d.CreateBuffer("scores", uint64(4*c.N), UsageStorage|UsageCopySrc|UsageCopyDst); err != nil {
@@ -106,34 +134,15 @@ func (c *CosineSingle) init(v []float32) error {
 	var dispatches []Dispatch
 	row := uint64(0)
 	for i, rows := range c.chunks {
-		vb, err := d.CreateBuffer(fmt.Sprintf("V[%d]", i), rows*rowBytes, UsageStorage|UsageCopyDst)
+		vb, err := d.CreateBuffer(fmt.Sprintf("%s[%d]", st.label, i), rows*st.rowBytes, UsageStorage|UsageCopyDst)
 		if err != nil {
 			return err
 		}
 		c.vbufs = append(c.vbufs, vb)
 		c.InputBytes += vb.Size
-		if err := d.Write(vb, 0, Bytes(v[row*uint64(dim):(row+rows)*uint64(dim)])); err != nil {
+		if err := d.Write(vb, 0, st.rows(row, row+rows)); err != nil {
 			return err
 		}
-		var nb *Buffer
-		if c.opts.PrecomputedNorms {
-			norms := make([]float32, rows)
-			for r := range norms {
-				var s float64
-				for _, x := range v[(row+uint64(r))*uint64(dim) : (row+uint64(r)+1)*uint64(dim)] {
-					s += float64(x) * float64(x)
-				}
-				norms[r] = float32(math.Sqrt(s))
-			}
-			if nb, err = d.CreateBuffer(fmt.Sprintf("norms[%d]", i), 4*rows, UsageStorage|UsageCopyDst); err != nil {
-				return err
-			}
-			c.nbufs = append(c.nbufs, nb)
-			if err := d.Write(nb, 0, Bytes(norms)); err != nil {
-				return err
-			}
-		}
-		gx, gy := grid2D(uint32(rows), d.Limits.MaxComputeWorkgroupsPerDimension)
 		bindings := []BufferBinding{
 			{Binding: 0, Buffer: c.params, Offset: uint64(i * uniformStride), Size: 16},
 			{Binding: 1, Buffer: c.q},
@@ -141,6 +150,24 @@ func (c *CosineSingle) init(v []float32) error {
 			{Binding: 3, Buffer: c.out, Offset: 4 * row, Size: 4 * rows},
 		}
 		if c.opts.PrecomputedNorms { // automatic layouts hold only the bindings an entry point uses
+			norms := make([]float32, rows)
+			for r := range norms {
+				var s float64
+				base := (row + uint64(r)) * uint64(dim)
+				for k := base; k < base+uint64(dim); k++ {
+					x := st.value(k)
+					s += x * x
+				}
+				norms[r] = float32(math.Sqrt(s))
+			}
+			nb, err := d.CreateBuffer(fmt.Sprintf("norms[%d]", i), 4*rows, UsageStorage|UsageCopyDst)
+			if err != nil {
+				return err
+			}
+			c.nbufs = append(c.nbufs, nb)
+			if err := d.Write(nb, 0, Bytes(norms)); err != nil {
+				return err
+			}
 			bindings = append(bindings, BufferBinding{Binding: 4, Buffer: nb})
 		}
 		bg, err := d.CreateBindGroup(c.pipe, 0, bindings)
@@ -148,6 +175,7 @@ func (c *CosineSingle) init(v []float32) error {
 			return err
 		}
 		c.groups = append(c.groups, bg)
+		gx, gy := grid2D(uint32(rows), d.Limits.MaxComputeWorkgroupsPerDimension)
 		var blk [16]byte
 		binary.LittleEndian.PutUint32(blk[0:], uint32(rows))
 		binary.LittleEndian.PutUint32(blk[4:], uint32(dim/4))
@@ -158,7 +186,7 @@ func (c *CosineSingle) init(v []float32) error {
 		dispatches = append(dispatches, Dispatch{Pipeline: c.pipe, BindGroups: []*BindGroup{bg}, X: gx, Y: gy, Z: 1})
 		row += rows
 	}
-	c.passes = []Pass{{Label: "cosine_single", Dispatches: dispatches}}
+	c.passes = []Pass{{Label: st.shader, Dispatches: dispatches}}
 	return nil
 }
 
