@@ -19,16 +19,11 @@ func (e *Env) BreakEven(cfg RunConfig, rep *report.Report) error {
 		if err != nil {
 			return err
 		}
-		batches := cfg.Batches
-		if len(batches) == 0 {
-			batches = powersOf4(spec.minBatch, spec.size)
-		}
+		batches := spec.batches(cfg)
 		if len(batches) < 3 {
-			spec.release()
 			return fmt.Errorf("--batches: a fit needs at least 3 batch sizes, got %v", batches)
 		}
 		bes, ms, err := e.breakEven(w, spec.fixed, batches, spec.at, Roofs{})
-		spec.release()
 		if err != nil {
 			return err
 		}

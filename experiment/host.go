@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
@@ -151,6 +150,3 @@ func cacheLabel(resident bool) string {
 	}
 	return "dram"
 }
-
-// relTol is a relative tolerance helper for scalar checks.
-func relTol(want float64, rel float64) float64 { return math.Abs(want)*rel + 1e-6 }

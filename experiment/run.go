@@ -174,22 +174,22 @@ func (e *Env) RunSuite(cfg RunConfig, rep *report.Report) error {
 		if err != nil {
 			return err
 		}
-		ms, err := e.measureWorkload(spec.at(spec.size), roofs)
-		if err != nil {
-			return err
-		}
-		rep.Measurements = append(rep.Measurements, ms...)
-		batches := cfg.Batches
-		if len(batches) == 0 {
-			batches = powersOf4(spec.minBatch, spec.size)
-		}
+		batches := spec.batches(cfg)
 		bes, sweep, err := e.breakEven(w, spec.fixed, batches, spec.at, roofs)
 		if err != nil {
 			return err
 		}
-		_ = sweep // the sweep's points are summarized by the break-even, not repeated as rows
+		// The default size is a point of the sweep unless --batches left it
+		// out: reuse its measurements rather than measure it twice. The
+		// other points are summarized by the break-even, not repeated as rows.
+		ms := atBatch(sweep, batches, spec.size)
+		if ms == nil {
+			if ms, err = e.measureWorkload(spec.at(spec.size), roofs); err != nil {
+				return err
+			}
+		}
+		rep.Measurements = append(rep.Measurements, ms...)
 		rep.BreakEvens = append(rep.BreakEvens, bes...)
-		spec.release()
 	}
 	rep.Summary = append(rep.Summary, Summarize(rep)...)
 	return nil
@@ -199,10 +199,27 @@ func (e *Env) RunSuite(cfg RunConfig, rep *report.Report) error {
 type workloadSpec struct {
 	size     int // default batch size
 	minBatch int // smallest batch of the default sweep (0: 1)
-	batch    string
 	fixed    []report.Param
 	at       func(n int) workload
-	release  func()
+}
+
+// batches is --batches, or powers of 4 from minBatch up to the size.
+func (s workloadSpec) batches(cfg RunConfig) []int {
+	if len(cfg.Batches) > 0 {
+		return cfg.Batches
+	}
+	return powersOf4(s.minBatch, s.size)
+}
+
+// atBatch returns the GPU and CPU measurements a break-even sweep made at
+// batch n (the sweep holds a GPU, CPU pair per batch), or nil.
+func atBatch(sweep []report.Measurement, batches []int, n int) []report.Measurement {
+	for i, b := range batches {
+		if b == n && 2*i+1 < len(sweep) {
+			return sweep[2*i : 2*i+2]
+		}
+	}
+	return nil
 }
 
 func (e *Env) spec(name string, cfg RunConfig) (workloadSpec, error) {
@@ -210,42 +227,37 @@ func (e *Env) spec(name string, cfg RunConfig) (workloadSpec, error) {
 	case WCosineSingle:
 		data := newCosineData(cfg.Seed, cfg.N, cfg.Dim)
 		return workloadSpec{
-			size: cfg.N, batch: "n", fixed: []report.Param{p("d", cfg.Dim)},
-			at:      func(n int) workload { return cosineSingle(data, n, cfg.Workgroup) },
-			release: func() {},
+			size: cfg.N, fixed: []report.Param{p("d", cfg.Dim)},
+			at: func(n int) workload { return cosineSingle(data, n, cfg.Workgroup) },
 		}, nil
 	case WCosineBatch:
 		n := min(cfg.N, 8192)
 		b := newBatchData(newCosineData(cfg.Seed+1, n, cfg.Dim), n, cfg.Q, cfg.Seed+2)
 		return workloadSpec{
-			size: cfg.Q, batch: "q", fixed: []report.Param{p("d", cfg.Dim), p("n", n)},
+			size: cfg.Q, fixed: []report.Param{p("d", cfg.Dim), p("n", n)},
 			at: func(q int) workload {
 				return e.cosineBatch(b, q, compute.CosineBatchOptions{Tiled: true})
 			},
-			release: func() {},
 		}, nil
 	case WCosineTopK:
 		data := newCosineData(cfg.Seed, cfg.N, cfg.Dim)
 		return workloadSpec{
-			size: cfg.N, batch: "n", fixed: []report.Param{p("d", cfg.Dim), p("k", cfg.K)},
-			at:      func(n int) workload { return e.cosineTopK(data, n, cfg.K, cfg.Workgroup) },
-			release: func() {},
+			size: cfg.N, fixed: []report.Param{p("d", cfg.Dim), p("k", cfg.K)},
+			at: func(n int) workload { return e.cosineTopK(data, n, cfg.K, cfg.Workgroup) },
 		}, nil
 	case WHNSW:
 		h := newHNSWData(cfg.Seed+3, e.hnswRows(cfg), cfg.Dim, cfg.Q, cfg.C)
 		return workloadSpec{
-			size: cfg.Q, batch: "q", fixed: []report.Param{p("d", cfg.Dim), p("n", h.n), p("c", cfg.C)},
-			at:      func(q int) workload { return e.hnsw(h, q, cfg.Workgroup) },
-			release: func() {},
+			size: cfg.Q, fixed: []report.Param{p("d", cfg.Dim), p("n", h.n), p("c", cfg.C)},
+			at: func(q int) workload { return e.hnsw(h, q, cfg.Workgroup) },
 		}, nil
 	case WSpreadUni, WSpreadRMAT:
 		return workloadSpec{
-			size: cfg.Nodes, batch: "nodes", minBatch: 256,
+			size: cfg.Nodes, minBatch: 256,
 			fixed: []report.Param{p("degree", cfg.Degree), p("steps", cfg.Steps)},
 			at: func(n int) workload {
 				return e.spread(name, n, cfg.Degree, cfg.Steps, cfg.Workgroup, cfg.Seed+4)
 			},
-			release: func() {},
 		}, nil
 	}
 	return workloadSpec{}, fmt.Errorf("unknown workload %q (have %s)", name, strings.Join(AllWorkloads, ", "))
