@@ -47,11 +47,16 @@ type Pipeline struct {
 
 // CreatePipeline creates a compute pipeline for entry in m with override
 // constants; invalid constants (unknown names, workgroup sizes past the
-// limits) come back as errors.
+// limits) come back as errors. Workgroup size and workgroup memory are
+// checked on the host against d.Limits first (ErrLimit), because
+// wgpu-native 29 does not re-check them after overrides are applied.
 func (d *Device) CreatePipeline(m *ShaderModule, entry string, consts Constants) (*Pipeline, error) {
 	op := fmt.Sprintf("CreatePipeline(%q, %q, {%s})", m.Label, entry, consts.Key())
 	if m == nil || m.c == nil {
 		return nil, fmt.Errorf("compute: %s: %w", op, ErrReleased)
+	}
+	if err := m.scan.checkLimits(d.Limits, entry, consts); err != nil {
+		return nil, fmt.Errorf("compute: %s: %w", op, err)
 	}
 	p := &Pipeline{Label: m.Label, Entry: entry, Constants: consts, layouts: map[uint32]C.WGPUBindGroupLayout{}}
 	ce, cn := cString(entry)

@@ -18,13 +18,14 @@ type ShaderModule struct {
 	Label string
 	// Warnings from the compiler, if any.
 	Warnings []CompilationMessage
+	scan     *wgslModule // declarations, for the host-side limit checks of CreatePipeline
 }
 
 // CreateShaderModule compiles WGSL. A compilation failure is returned as a
 // *ShaderError carrying the line and column of the first error.
 func (d *Device) CreateShaderModule(label, wgsl string) (*ShaderModule, error) {
 	op := fmt.Sprintf("CreateShaderModule(%q)", label)
-	m := &ShaderModule{Label: label}
+	m := &ShaderModule{Label: label, scan: scanWGSL(wgsl)}
 	cl, ln := cString(label)
 	defer freeC(cl)
 	code, cn := cString(wgsl)
