@@ -1,7 +1,9 @@
 // Package wgsl holds the WGSL compute shaders of wgpu-prof, one kernel per
 // file, embedded in the binary. Every binding is commented with its shape
 // and layout; workgroup and tile sizes are `override` constants set at
-// pipeline creation, never spliced into the text.
+// pipeline creation, never spliced into the text. Variants that differ
+// only in a storage type (f32 or f16) are one `.wgsl.tmpl` file rendered
+// with text/template (missingkey=error) under one name per variant.
 //
 // The package only serves source text: compiling and running belong to
 // package compute.
@@ -13,22 +15,56 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+	"text/template"
 )
 
-//go:embed *.wgsl
+//go:embed *.wgsl *.wgsl.tmpl
 var files embed.FS
 
-// Source returns the text of the shader file name (e.g. "cosine_single").
+// variant is a shader rendered from a template.
+type variant struct {
+	template string
+	data     map[string]string
+}
+
+// variants are the shaders rendered from templates, by name.
+var variants = map[string]variant{
+	"cosine_single":     {"cosine_single.wgsl.tmpl", map[string]string{"Elem": "f32"}},
+	"cosine_single_f16": {"cosine_single.wgsl.tmpl", map[string]string{"Elem": "f16"}},
+}
+
+// Source returns the text of the shader name (e.g. "cosine_single").
 func Source(name string) (string, error) {
-	b, err := files.ReadFile(strings.TrimSuffix(name, ".wgsl") + ".wgsl")
+	name = strings.TrimSuffix(name, ".wgsl")
+	if v, ok := variants[name]; ok {
+		return render(name, v)
+	}
+	b, err := files.ReadFile(name + ".wgsl")
 	if err != nil {
 		return "", fmt.Errorf("wgsl: no shader %q (have %s)", name, strings.Join(Names(), ", "))
 	}
 	return string(b), nil
 }
 
+func render(name string, v variant) (string, error) {
+	b, err := files.ReadFile(v.template)
+	if err != nil {
+		return "", fmt.Errorf("wgsl: %s: %w", name, err)
+	}
+	t, err := template.New(v.template).Option("missingkey=error").Parse(string(b))
+	if err != nil {
+		return "", fmt.Errorf("wgsl: %s: %w", name, err)
+	}
+	var out strings.Builder
+	if err := t.Execute(&out, v.data); err != nil {
+		return "", fmt.Errorf("wgsl: %s: %w", name, err)
+	}
+	return out.String(), nil
+}
+
 // MustSource is Source for names fixed in the program; it panics on a
-// missing file (a build error, not user input).
+// missing file or a template that does not render (a build error, not
+// user input).
 func MustSource(name string) string {
 	s, err := Source(name)
 	if err != nil {
@@ -37,12 +73,18 @@ func MustSource(name string) string {
 	return s
 }
 
-// Names lists the shader files without their extension, sorted.
+// Names lists the shaders, files and rendered variants, without
+// extension, sorted.
 func Names() []string {
 	ents, _ := fs.ReadDir(files, ".")
 	var out []string
 	for _, e := range ents {
-		out = append(out, strings.TrimSuffix(e.Name(), ".wgsl"))
+		if n, ok := strings.CutSuffix(e.Name(), ".wgsl"); ok {
+			out = append(out, n)
+		}
+	}
+	for n := range variants {
+		out = append(out, n)
 	}
 	sort.Strings(out)
 	return out

@@ -1,0 +1,56 @@
+package wgsl
+
+import (
+	"io/fs"
+	"strings"
+	"testing"
+)
+
+// Every name renders; template variants differ only where their data
+// says, and no template text is left behind.
+func TestSources(t *testing.T) {
+	names := Names()
+	if len(names) == 0 {
+		t.Fatal("no shaders")
+	}
+	for _, n := range names {
+		src, err := Source(n)
+		if err != nil {
+			t.Fatalf("%s: %v", n, err)
+		}
+		if strings.Contains(src, "{{") || strings.Contains(src, "}}") || strings.Contains(src, "<no value>") {
+			t.Errorf("%s: template text left in the source", n)
+		}
+		if !strings.Contains(src, "@compute") {
+			t.Errorf("%s: no @compute entry point", n)
+		}
+	}
+	f32, f16 := MustSource("cosine_single"), MustSource("cosine_single_f16")
+	if strings.Contains(f32, "enable f16") || strings.Contains(f32, "vec4<f16>") || !strings.HasPrefix(f16, "enable f16;") {
+		t.Errorf("cosine_single must not mention f16, cosine_single_f16 must enable it")
+	}
+	if !strings.Contains(f32, "array<vec4<f32>>;") || !strings.Contains(f16, "var<storage, read> v: array<vec4<f16>>;") {
+		t.Error("V's storage type is not the variant's")
+	}
+	if _, err := Source("no_such_shader"); err == nil || !strings.Contains(err.Error(), "cosine_single") {
+		t.Errorf("a missing shader must be an error listing the names, got %v", err)
+	}
+	// Every template is used by a variant.
+	used := map[string]bool{}
+	for _, v := range variants {
+		used[v.template] = true
+	}
+	ents, _ := fs.ReadDir(files, ".")
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".tmpl") && !used[e.Name()] {
+			t.Errorf("%s renders no variant", e.Name())
+		}
+	}
+}
+
+// A variant missing a key is an error, not "<no value>" in the WGSL.
+func TestMissingKey(t *testing.T) {
+	if _, err := render("broken", variant{"cosine_single.wgsl.tmpl", map[string]string{}}); err == nil {
+		t.Error("rendering without Elem succeeded")
+	}
+}
