@@ -15,9 +15,9 @@ func runBreakEven(stdout, stderr io.Writer, args []string) error {
 		"Sweeps the batch size on GPU and CPU, fits t(n) = overhead + n·per_item on\n" +
 		"each side, and reports the fitted and measured crossovers, on end-to-end and\n" +
 		"on kernel time."
-	return measureCommand(stdout, stderr, args, "breakeven", usage, func(fs *pflag.FlagSet) func(*experiment.Env, experiment.RunConfig, *report.Report) error {
+	return measureCommand(stdout, stderr, args, "breakeven", usage, true, func(fs *pflag.FlagSet) measureHooks {
 		amdahl := fs.Float64("amdahl", -1, "share (0..1) of an application's time this operation takes: print the end-to-end application speedup the measurement allows")
-		return func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
+		return measureHooks{run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
 			withAmdahl := fs.Changed("amdahl")
 			if withAmdahl && !(*amdahl >= 0 && *amdahl <= 1) {
 				return fmt.Errorf("--amdahl %v: the share must be in [0, 1]", *amdahl)
@@ -33,6 +33,6 @@ func runBreakEven(stdout, stderr io.Writer, args []string) error {
 				rep.Summary = append(rep.Summary, lines...)
 			}
 			return nil
-		}
+		}}
 	})
 }

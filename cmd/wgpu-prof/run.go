@@ -84,54 +84,35 @@ func joinNames(s []string) string {
 }
 
 func runRun(stdout, stderr io.Writer, args []string) error {
-	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var o outputFlags
-	var dev deviceFlags
-	var suite suiteFlags
-	o.register(fs, true)
-	dev.register(fs)
-	suite.register(fs)
-	trace := fs.Bool("trace", false, "with --out: write trace.json (Chrome trace of every GPU call; open in Perfetto)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: wgpu-prof run [flags]")
-		fmt.Fprintln(stderr, "The default suite on one adapter: measured GPU and CPU ceilings, then every")
-		fmt.Fprintln(stderr, "workload on both sides (each result verified before it is timed), break-even")
-		fmt.Fprintln(stderr, "sweeps, roofline positions and a plain-language summary.")
-		fs.PrintDefaults()
-	}
-	if done, err := parseFlags(fs, args); done || err != nil {
-		return err
-	}
-	if err := o.validate(); err != nil {
-		return err
-	}
-	if *trace && o.out == "" {
-		return fmt.Errorf("--trace needs --out DIR")
-	}
-	cfg, err := suite.config(fs, &dev)
-	if err != nil {
-		return err
-	}
-	env, err := dev.open(stderr)
-	if err != nil {
-		return err
-	}
-	defer env.Close()
-	if *trace {
-		env.EnableTrace()
-	}
-	rep := env.NewReport(versionString())
-	if err := env.RunSuite(cfg, rep); err != nil {
-		return err
-	}
-	if err := o.emit(stdout, rep); err != nil {
-		return err
-	}
-	if *trace {
-		return report.WriteAtomic(filepath.Join(o.out, "trace.json"), func(w io.Writer) error {
-			return report.WriteChromeTrace(w, env.Trace())
-		})
-	}
-	return nil
+	usage := "usage: wgpu-prof run [flags]\n" +
+		"The default suite on one adapter: measured GPU and CPU ceilings, then every\n" +
+		"workload on both sides (each result verified before it is timed), break-even\n" +
+		"sweeps, roofline positions and a plain-language summary."
+	return measureCommand(stdout, stderr, args, "run", usage, false, func(fs *pflag.FlagSet) measureHooks {
+		trace := fs.Bool("trace", false, "with --out: write trace.json (Chrome trace of every GPU call; open in Perfetto)")
+		return measureHooks{
+			ready: func(o *outputFlags) error {
+				if *trace && o.out == "" {
+					return fmt.Errorf("--trace needs --out DIR")
+				}
+				return nil
+			},
+			opened: func(env *experiment.Env) {
+				if *trace {
+					env.EnableTrace()
+				}
+			},
+			run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
+				return env.RunSuite(cfg, rep)
+			},
+			emitted: func(env *experiment.Env, o *outputFlags) error {
+				if !*trace {
+					return nil
+				}
+				return report.WriteAtomic(filepath.Join(o.out, "trace.json"), func(w io.Writer) error {
+					return report.WriteChromeTrace(w, env.Trace())
+				})
+			},
+		}
+	})
 }

@@ -10,9 +10,23 @@ import (
 	"github.com/wgpu-prof/wgpu-prof/report"
 )
 
-// measureCommand is the shared shape of sweep and experiment: flags, an
-// open device, one experiment call, the report.
-func measureCommand(stdout, stderr io.Writer, args []string, name, usage string, extra func(fs *pflag.FlagSet) func(*experiment.Env, experiment.RunConfig, *report.Report) error) error {
+// measureHooks are what a measuring command adds to measureCommand.
+type measureHooks struct {
+	// ready, if set, checks the parsed flags before the device opens.
+	ready func(o *outputFlags) error
+	// opened, if set, runs once the device is open.
+	opened func(env *experiment.Env)
+	// run measures into the report.
+	run func(*experiment.Env, experiment.RunConfig, *report.Report) error
+	// emitted, if set, runs after the report is written.
+	emitted func(env *experiment.Env, o *outputFlags) error
+}
+
+// measureCommand is the shared shape of run, sweep, experiment and
+// breakeven: flags, an open device, one experiment call, the report. With
+// withKernel, --kernel K (required) picks the one workload in place of
+// --workloads.
+func measureCommand(stdout, stderr io.Writer, args []string, name, usage string, withKernel bool, extra func(fs *pflag.FlagSet) measureHooks) error {
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o outputFlags
@@ -21,8 +35,11 @@ func measureCommand(stdout, stderr io.Writer, args []string, name, usage string,
 	o.register(fs, true)
 	dev.register(fs)
 	suite.register(fs)
-	kernel := fs.String("kernel", "", "workload: "+joinNames(experiment.AllWorkloads))
-	body := extra(fs)
+	var kernel *string
+	if withKernel {
+		kernel = fs.String("kernel", "", "workload: "+joinNames(experiment.AllWorkloads))
+	}
+	h := extra(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, usage)
 		fs.PrintDefaults()
@@ -33,10 +50,17 @@ func measureCommand(stdout, stderr io.Writer, args []string, name, usage string,
 	if err := o.validate(); err != nil {
 		return err
 	}
-	if *kernel == "" {
-		return fmt.Errorf("--kernel is required (one of %s)", joinNames(experiment.AllWorkloads))
+	if h.ready != nil {
+		if err := h.ready(&o); err != nil {
+			return err
+		}
 	}
-	suite.workloads = *kernel
+	if withKernel {
+		if *kernel == "" {
+			return fmt.Errorf("--kernel is required (one of %s)", joinNames(experiment.AllWorkloads))
+		}
+		suite.workloads = *kernel
+	}
 	cfg, err := suite.config(fs, &dev)
 	if err != nil {
 		return err
@@ -46,11 +70,20 @@ func measureCommand(stdout, stderr io.Writer, args []string, name, usage string,
 		return err
 	}
 	defer env.Close()
+	if h.opened != nil {
+		h.opened(env)
+	}
 	rep := env.NewReport(versionString())
-	if err := body(env, cfg, rep); err != nil {
+	if err := h.run(env, cfg, rep); err != nil {
 		return err
 	}
-	return o.emit(stdout, rep)
+	if err := o.emit(stdout, rep); err != nil {
+		return err
+	}
+	if h.emitted != nil {
+		return h.emitted(env, &o)
+	}
+	return nil
 }
 
 func runSweep(stdout, stderr io.Writer, args []string) error {
@@ -70,10 +103,10 @@ func runSweep(stdout, stderr io.Writer, args []string) error {
 			"Times the tiled batch kernel at each tile size (its workgroup is (tile/4)² threads,\n" +
 			"so tile and workgroup move jointly); tiles the adapter rejects are listed with the reason."
 	}
-	return measureCommand(stdout, stderr, args[1:], "sweep "+kind, usage, func(fs *pflag.FlagSet) func(*experiment.Env, experiment.RunConfig, *report.Report) error {
+	return measureCommand(stdout, stderr, args[1:], "sweep "+kind, usage, true, func(fs *pflag.FlagSet) measureHooks {
 		sizes := fs.String("sizes", "32,64,128,256,512", "workgroup sizes (sweep workgroup)")
 		tiles := fs.String("tiles", "16,32,64,128", "tile sizes (sweep tile)")
-		return func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
+		return measureHooks{run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
 			if kind == "tile" {
 				t, err := parseInts("--tiles", *tiles)
 				if err != nil {
@@ -86,7 +119,7 @@ func runSweep(stdout, stderr io.Writer, args []string) error {
 				return err
 			}
 			return env.Sweep(cfg.Workloads[0], cfg, s, nil, rep)
-		}
+		}}
 	})
 }
 
@@ -102,9 +135,9 @@ func runExperiment(stdout, stderr io.Writer, args []string) error {
 		"Runs three shaders over the same data: A reads every input with minimal work, B does\n" +
 		"the arithmetic with no global reads, C is the full kernel; classifies the kernel as\n" +
 		"memory-bound (A≈C), compute-bound (B≈C), no-overlap (A+B≈C) or mixed."
-	return measureCommand(stdout, stderr, args[1:], "experiment memory-compute", usage, func(fs *pflag.FlagSet) func(*experiment.Env, experiment.RunConfig, *report.Report) error {
-		return func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
+	return measureCommand(stdout, stderr, args[1:], "experiment memory-compute", usage, true, func(fs *pflag.FlagSet) measureHooks {
+		return measureHooks{run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
 			return env.MemCompute(cfg.Workloads[0], cfg, rep)
-		}
+		}}
 	})
 }
