@@ -47,25 +47,44 @@ type GatherOptions struct {
 
 // Gather computes HNSW candidate distances: for Q queries with C candidate
 // ids each, the metric between the query and the gathered rows of a base
-// set V[N][D] resident on the GPU. V must fit one storage binding.
+// set V[N][D] resident on the GPU. V larger than one storage binding is
+// split by rows into chunks (see NewGather).
 type Gather struct {
-	d     *Device
-	N, D  int
-	opts  GatherOptions
-	pipe  *Pipeline
-	v     *Buffer
+	d    *Device
+	N, D int
+	opts GatherOptions
+	pipe *Pipeline
+	// vbufs[k] holds rows [k·per, min((k+1)·per, N)) of V; one buffer
+	// (per = N) when V fits one binding.
+	vbufs []*Buffer
+	per   int
+	// param holds one 32-byte uniform block per chunk at k·uniformStride.
 	param *Buffer
-	// per-call buffers, grown to the largest call so far
-	q, ids, out, qnorm *Buffer
-	pairCap, queryCap  int
-	group              *BindGroup
+	// per-call buffers, grown to the largest call so far; perm only when
+	// V is chunked
+	q, ids, perm, out, qnorm *Buffer
+	pairCap, queryCap        int
+	groups                   []*BindGroup // groups[k] binds chunk k
+	// host scratch of the chunked path, reused across calls: the counting
+	// sort's per-chunk starts and cursors, and the sorted local rows and
+	// pairs uploaded to ids and perm
+	starts, next      []int
+	slotRow, slotPair []uint32
 	// InputBytes is the size of V on the GPU.
 	InputBytes uint64
 }
 
 // NewGather uploads V (N rows of dim floats, row-major). dim must be a
-// multiple of 4 (vec4 loads); values must be finite. V larger than
-// maxStorageBufferBindingSize is refused with ErrLimit (no chunking).
+// multiple of 4 (vec4 loads); values must be finite.
+//
+// V that fits one storage binding (maxStorageBufferBindingSize, and
+// maxBufferSize) is one buffer and each Run is one dispatch reading the
+// ids as given. Larger V is split by rows into chunks that each fit one
+// binding; each Run then sorts its pairs by chunk on the host (a counting
+// sort, O(Q·C + chunks)), uploads the sorted chunk-local rows with the
+// pair each belongs to, and records one dispatch per chunk that has pairs,
+// all in one pass (so a timer measures them together). A pair is computed
+// exactly once, by the chunk that holds its row.
 func NewGather(d *Device, v []float32, dim int, opts GatherOptions) (*Gather, error) {
 	op := "compute: NewGather"
 	if dim <= 0 || dim%4 != 0 {
@@ -76,9 +95,6 @@ func NewGather(d *Device, v []float32, dim int, opts GatherOptions) (*Gather, er
 	}
 	if n := len(v) / dim; n > math.MaxInt32 {
 		return nil, fmt.Errorf("%s: N = %d rows: ids are int32", op, n)
-	}
-	if b := 4 * uint64(len(v)); b > d.Limits.MaxStorageBufferBindingSize {
-		return nil, fmt.Errorf("%s: V of %d bytes > maxStorageBufferBindingSize %d (V is not chunked for gathers): %w", op, b, d.Limits.MaxStorageBufferBindingSize, ErrLimit)
 	}
 	switch opts.Metric {
 	case MetricL2Sq, MetricInnerProduct, MetricCosine:
@@ -103,7 +119,14 @@ func NewGather(d *Device, v []float32, dim int, opts GatherOptions) (*Gather, er
 	if l := opts.Lanes; l < 1 || l&(l-1) != 0 || l > wg {
 		return nil, fmt.Errorf("%s: lanes %d: must be a power of two ≤ workgroup size %d", op, l, wg)
 	}
-	g := &Gather{d: d, N: len(v) / dim, D: dim, opts: opts}
+	g := &Gather{d: d, N: len(v) / dim, D: dim, opts: opts, per: len(v) / dim}
+	if b := 4 * uint64(len(v)); b > d.Limits.MaxStorageBufferBindingSize || b > d.Limits.MaxBufferSize {
+		per, err := d.chunkRows(4 * uint64(dim))
+		if err != nil {
+			return nil, fmt.Errorf("%s: V of %d bytes needs chunks: %w", op, b, err)
+		}
+		g.per = int(per)
+	}
 	if err := g.init(v); err != nil {
 		g.Release()
 		return nil, fmt.Errorf("%s: %w", op, err)
@@ -115,20 +138,48 @@ func (g *Gather) init(v []float32) error {
 	d := g.d
 	var err error
 	consts := Constants{"WG": float64(g.opts.Workgroup), "LANES": float64(g.opts.Lanes), "METRIC": float64(g.opts.Metric)}
-	if g.pipe, err = d.Pipeline("hnsw_distances", wgsl.MustSource("hnsw_distances"), "main", consts); err != nil {
+	entry := "main"
+	if g.per < g.N {
+		entry = "main_chunked"
+	}
+	if g.pipe, err = d.Pipeline("hnsw_distances", wgsl.MustSource("hnsw_distances"), entry, consts); err != nil {
 		return err
 	}
-	if g.v, err = d.CreateBuffer("V", 4*uint64(len(v)), UsageStorage|UsageCopyDst); err != nil {
-		return err
+	for row := 0; row < g.N; row += g.per {
+		rows := min(g.per, g.N-row)
+		label := "V"
+		if g.per < g.N {
+			label = fmt.Sprintf("V[%d]", len(g.vbufs))
+		}
+		vb, err := d.CreateBuffer(label, 4*uint64(rows*g.D), UsageStorage|UsageCopyDst)
+		if err != nil {
+			return err
+		}
+		g.vbufs = append(g.vbufs, vb)
+		g.InputBytes += vb.Size
+		if err := d.Write(vb, 0, Bytes(v[row*g.D:(row+rows)*g.D])); err != nil {
+			return err
+		}
 	}
-	g.InputBytes = g.v.Size
-	if err := d.Write(g.v, 0, Bytes(v)); err != nil {
-		return err
-	}
-	if g.param, err = d.CreateBuffer("gather params", 16, UsageUniform|UsageCopyDst); err != nil {
+	if g.param, err = d.CreateBuffer("gather params", uint64(uniformStride*len(g.vbufs)), UsageUniform|UsageCopyDst); err != nil {
 		return err
 	}
 	return g.grow(1, 16)
+}
+
+// Chunks reports how many storage-binding chunks V was split into (1: V
+// fits one binding and each Run is a single dispatch).
+func (g *Gather) Chunks() int { return len(g.vbufs) }
+
+// releaseCall frees the per-call buffers and the bind groups.
+func (g *Gather) releaseCall() {
+	releaseAll(g.groups)
+	g.groups = nil
+	for _, b := range []*Buffer{g.q, g.ids, g.perm, g.out, g.qnorm} {
+		b.Release()
+	}
+	g.q, g.ids, g.perm, g.out, g.qnorm = nil, nil, nil, nil, nil
+	g.queryCap, g.pairCap = 0, 0
 }
 
 // grow makes the per-call buffers hold at least queries queries and pairs
@@ -161,13 +212,8 @@ func (g *Gather) grow(queries, pairs int) error {
 			return fmt.Errorf("%s of %d bytes > maxStorageBufferBindingSize %d: %w", c.what, c.bytes, lim, ErrLimit)
 		}
 	}
-	g.group.Release()
-	g.q.Release()
-	g.ids.Release()
-	g.out.Release()
-	g.qnorm.Release()
-	g.group, g.q, g.ids, g.out, g.qnorm = nil, nil, nil, nil, nil
-	g.queryCap, g.pairCap = 0, 0
+	g.releaseCall()
+	chunked := len(g.vbufs) > 1
 	var err error
 	if g.q, err = d.CreateBuffer("queries", uint64(4*g.D*qc), UsageStorage|UsageCopyDst); err != nil {
 		return err
@@ -178,19 +224,31 @@ func (g *Gather) grow(queries, pairs int) error {
 	if g.ids, err = d.CreateBuffer("ids", uint64(4*pc), UsageStorage|UsageCopyDst); err != nil {
 		return err
 	}
+	if chunked {
+		if g.perm, err = d.CreateBuffer("pair of slot", uint64(4*pc), UsageStorage|UsageCopyDst); err != nil {
+			return err
+		}
+	}
 	if g.out, err = d.CreateBuffer("distances", uint64(4*pc), UsageStorage|UsageCopySrc|UsageCopyDst); err != nil {
 		return err
 	}
-	g.group, err = d.CreateBindGroup(g.pipe, 0, []BufferBinding{
-		{Binding: 0, Buffer: g.param},
-		{Binding: 1, Buffer: g.q},
-		{Binding: 2, Buffer: g.ids},
-		{Binding: 3, Buffer: g.v},
-		{Binding: 4, Buffer: g.out},
-		{Binding: 5, Buffer: g.qnorm},
-	})
-	if err != nil {
-		return err
+	for k, vb := range g.vbufs {
+		bindings := []BufferBinding{
+			{Binding: 0, Buffer: g.param, Offset: uint64(k * uniformStride), Size: 32},
+			{Binding: 1, Buffer: g.q},
+			{Binding: 2, Buffer: g.ids},
+			{Binding: 3, Buffer: vb},
+			{Binding: 4, Buffer: g.out},
+			{Binding: 5, Buffer: g.qnorm},
+		}
+		if chunked { // only main_chunked's automatic layout has perm
+			bindings = append(bindings, BufferBinding{Binding: 6, Buffer: g.perm})
+		}
+		bg, err := d.CreateBindGroup(g.pipe, 0, bindings)
+		if err != nil {
+			return err
+		}
+		g.groups = append(g.groups, bg)
 	}
 	g.queryCap, g.pairCap = qc, pc
 	return nil
@@ -227,6 +285,8 @@ func (g *Gather) Run(q []float32, ids []int32, c int, out []float32, t *Timer) (
 	perGroup := g.opts.Workgroup / g.opts.Lanes
 	groups := (pairs + perGroup - 1) / perGroup
 	maxDim := int(g.d.Limits.MaxComputeWorkgroupsPerDimension)
+	// A chunk's dispatch covers at most all pairs, so this bounds every
+	// dispatch's grid.
 	if uint64(groups) > uint64(maxDim)*uint64(maxDim) || uint64(pairs) > math.MaxUint32 {
 		return Timing{}, fmt.Errorf("%s: %d pairs need %d workgroups > %d²: %w", op, pairs, groups, maxDim, ErrLimit)
 	}
@@ -234,19 +294,40 @@ func (g *Gather) Run(q []float32, ids []int32, c int, out []float32, t *Timer) (
 		return Timing{}, fmt.Errorf("%s: %w", op, err)
 	}
 	start := time.Now()
-	gx, gy := grid2D(uint32(groups), uint32(maxDim))
-	var blk [16]byte
-	binary.LittleEndian.PutUint32(blk[0:], uint32(pairs))
-	binary.LittleEndian.PutUint32(blk[4:], uint32(c))
-	binary.LittleEndian.PutUint32(blk[8:], uint32(g.D/4))
-	binary.LittleEndian.PutUint32(blk[12:], gx)
-	if err := g.d.Write(g.param, 0, blk[:]); err != nil {
+	// starts[k] … starts[k+1] are chunk k's slots (one chunk: all pairs,
+	// in ids order).
+	starts := []int{0, pairs}
+	if len(g.vbufs) > 1 {
+		starts = g.sortByChunk(ids)
+		if err := g.d.Write(g.ids, 0, Bytes(g.slotRow[:pairs])); err != nil {
+			return Timing{}, err
+		}
+		if err := g.d.Write(g.perm, 0, Bytes(g.slotPair[:pairs])); err != nil {
+			return Timing{}, err
+		}
+	} else if err := g.d.Write(g.ids, 0, Bytes(ids)); err != nil {
+		return Timing{}, err
+	}
+	var dispatches []Dispatch
+	blocks := make([]byte, uniformStride*(len(g.vbufs)-1)+32)
+	for k := range g.vbufs {
+		n := starts[k+1] - starts[k]
+		if n == 0 { // no candidate in this chunk (zero workgroups is not a dispatch)
+			continue
+		}
+		gx, gy := grid2D(uint32((n+perGroup-1)/perGroup), uint32(maxDim))
+		b := blocks[k*uniformStride:]
+		binary.LittleEndian.PutUint32(b[0:], uint32(n))
+		binary.LittleEndian.PutUint32(b[4:], uint32(c))
+		binary.LittleEndian.PutUint32(b[8:], uint32(g.D/4))
+		binary.LittleEndian.PutUint32(b[12:], gx)
+		binary.LittleEndian.PutUint32(b[16:], uint32(starts[k]))
+		dispatches = append(dispatches, Dispatch{Pipeline: g.pipe, BindGroups: []*BindGroup{g.groups[k]}, X: gx, Y: gy, Z: 1})
+	}
+	if err := g.d.Write(g.param, 0, blocks); err != nil {
 		return Timing{}, err
 	}
 	if err := g.d.Write(g.q, 0, Bytes(q)); err != nil {
-		return Timing{}, err
-	}
-	if err := g.d.Write(g.ids, 0, Bytes(ids)); err != nil {
 		return Timing{}, err
 	}
 	if g.opts.Metric == MetricCosine {
@@ -262,7 +343,7 @@ func (g *Gather) Run(q []float32, ids []int32, c int, out []float32, t *Timer) (
 			return Timing{}, err
 		}
 	}
-	pass := Pass{Label: "hnsw_distances " + g.opts.Metric.String(), Dispatches: []Dispatch{{Pipeline: g.pipe, BindGroups: []*BindGroup{g.group}, X: gx, Y: gy, Z: 1}}}
+	pass := Pass{Label: "hnsw_distances " + g.opts.Metric.String(), Dispatches: dispatches}
 	passes, err := g.d.Submit([]Pass{pass}, nil, t)
 	if err != nil {
 		return Timing{}, err
@@ -273,6 +354,32 @@ func (g *Gather) Run(q []float32, ids []int32, c int, out []float32, t *Timer) (
 	return timingFrom(passes, start), nil
 }
 
+// sortByChunk buckets the pairs of ids (validated in [0,N)) by the chunk
+// holding their row, a stable counting sort: slot s of chunk k holds
+// g.slotRow[s] = row − k·per and g.slotPair[s] = the pair's index in ids. It
+// returns the chunks' slot ranges, starts[k] … starts[k+1].
+func (g *Gather) sortByChunk(ids []int32) []int {
+	k := len(g.vbufs)
+	g.starts = resize(g.starts, k+1)
+	clear(g.starts)
+	g.slotRow, g.slotPair = resize(g.slotRow, len(ids)), resize(g.slotPair, len(ids))
+	for _, id := range ids {
+		g.starts[int(id)/g.per+1]++
+	}
+	for i := 1; i <= k; i++ {
+		g.starts[i] += g.starts[i-1]
+	}
+	g.next = append(resize(g.next, 0), g.starts[:k]...)
+	for i, id := range ids {
+		ch := int(id) / g.per
+		s := g.next[ch]
+		g.next[ch]++
+		g.slotRow[s] = uint32(int(id) - ch*g.per)
+		g.slotPair[s] = uint32(i)
+	}
+	return g.starts
+}
+
 // Lanes reports the threads per (query, candidate) pair in use.
 func (g *Gather) Lanes() int { return g.opts.Lanes }
 
@@ -281,9 +388,17 @@ func (g *Gather) Release() {
 	if g == nil {
 		return
 	}
-	g.group.Release()
-	for _, b := range []*Buffer{g.v, g.param, g.q, g.ids, g.out, g.qnorm} {
-		b.Release()
+	g.releaseCall()
+	releaseAll(g.vbufs)
+	g.vbufs = nil
+	g.param.Release()
+}
+
+// resize returns s with length n, reusing its array when it is large
+// enough (the contents are then stale).
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
 	}
-	g.group = nil
+	return s[:n]
 }

@@ -1,7 +1,6 @@
 package compute_test
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -208,18 +207,132 @@ func TestGatherRejectsBadInput(t *testing.T) {
 	checkGather(t, "after rejects", compute.MetricCosine, q, v, 8, ids, 2, out)
 }
 
-// V past one storage binding is refused with ErrLimit before any GPU work
-// (gathers do not chunk V).
-func TestGatherRefusesVPastBindingLimit(t *testing.T) {
+// V just past one storage binding (lavapipe: 128 MiB) is split by rows;
+// candidates in both chunks, at the rows either side of the chunk
+// boundary and at the first and last rows are each computed by their own
+// chunk's dispatch.
+func TestGatherChunkedPastBindingLimit(t *testing.T) {
 	if testing.Short() {
-		t.Skip("allocates past the binding limit on the host")
+		t.Skip("allocates past the binding limit")
 	}
 	d := openDevice(t)
-	const dim = 1024
-	rows := int(d.Limits.MaxStorageBufferBindingSize/(4*dim)) + 1
-	_, err := compute.NewGather(d, make([]float32, rows*dim), dim, compute.GatherOptions{})
-	if !errors.Is(err, compute.ErrLimit) || !strings.Contains(err.Error(), "maxStorageBufferBindingSize") {
-		t.Fatalf("err = %v, want ErrLimit naming maxStorageBufferBindingSize", err)
+	timer, err := d.NewTimer(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer timer.Release()
+	r := rand.New(rand.NewPCG(31, 32))
+	const dim = 64
+	n := int(d.Limits.MaxStorageBufferBindingSize/(4*dim)) + 1000
+	v := randFloats(r, n*dim)
+	const nq, c = 9, 40
+	q := randFloats(r, nq*dim)
+	for _, m := range metrics {
+		g, err := compute.NewGather(d, v, dim, compute.GatherOptions{Metric: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.Chunks() != 2 || g.InputBytes != uint64(4*len(v)) {
+			t.Fatalf("N=%d D=%d: %d chunk(s) holding %d bytes; the test needs 2 chunks holding V's %d", n, dim, g.Chunks(), g.InputBytes, 4*len(v))
+		}
+		// The chunk boundary: the largest multiple of 64 rows that fits
+		// one binding (the split rule documented in NewGather).
+		b := int(d.Limits.MaxStorageBufferBindingSize/(4*dim)) &^ 63
+		ids := randIDs(r, n, nq, c)
+		for i, id := range []int32{0, int32(b - 1), int32(b), int32(b + 1), int32(n - 1), int32(b - 1), int32(b)} {
+			ids[2+5*i] = id // spread over queries 0 and 1
+		}
+		for j := 2; j < nq; j++ { // queries 2…: half in the first chunk, half in the second
+			for k := 0; k < c; k++ {
+				if k%2 == 0 {
+					ids[j*c+k] = int32(r.IntN(b))
+				} else {
+					ids[j*c+k] = int32(b + r.IntN(n-b))
+				}
+			}
+		}
+		out := poisoned(nq * c)
+		tm, err := g.Run(q, ids, c, out, timer)
+		if err != nil {
+			t.Fatalf("%v: %v", m, err)
+		}
+		if !tm.KernelValid || tm.Kernel <= 0 || tm.Kernel > tm.EndToEnd {
+			t.Fatalf("%v: implausible timing %+v", m, tm)
+		}
+		checkGather(t, fmt.Sprintf("%v chunked N=%d", m, n), m, q, v, dim, ids, c, out)
+		g.Release()
+		g.Release()
+	}
+}
+
+// With the binding limit lowered, V is split into many small chunks: some
+// chunks get no candidate, a single query or a single pair, odd counts,
+// every candidate in one chunk, and later calls with more pairs grow the
+// per-call buffers, each against the float64 reference.
+func TestGatherManyChunks(t *testing.T) {
+	d := openDevice(t)
+	r := rand.New(rand.NewPCG(33, 34))
+	const dim = 128
+	const per = 64 // rows per chunk
+	// 74 rows per binding round down to 64 per chunk; per-call buffers up
+	// to 74 queries and 9,472 pairs fit.
+	d.Limits.MaxStorageBufferBindingSize = 4 * dim * (per + 10)
+	const n = 7*per + 13 // 8 chunks, the last of 13 rows
+	v := randFloats(r, n*dim)
+	for k := 0; k < dim; k++ { // row per+1 is zero: cosine gives 0, not NaN
+		v[(per+1)*dim+k] = 0
+	}
+	inChunk := func(k int) int32 { return int32(k*per + r.IntN(min(per, n-k*per))) }
+	for _, m := range metrics {
+		for _, o := range []compute.GatherOptions{{Metric: m}, {Metric: m, Workgroup: 32, Lanes: 1}} {
+			g, err := compute.NewGather(d, v, dim, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g.Chunks() != 8 {
+				t.Fatalf("%d chunks, want 8", g.Chunks())
+			}
+			// The rows either side of every chunk boundary, and the first
+			// and last rows.
+			edges := []int32{0, n - 1}
+			for k := 1; k < 8; k++ {
+				edges = append(edges, int32(k*per-1), int32(k*per))
+			}
+			calls := []struct {
+				what  string
+				nq, c int
+				ids   func(i int) int32 // id of pair i
+			}{
+				{"one pair, last row", 1, 1, func(int) int32 { return n - 1 }},
+				{"one pair, first row", 1, 1, func(int) int32 { return 0 }},
+				{"N=1 query, odd C, chunks 2 and 5 only", 1, 7, func(i int) int32 { return inChunk(2 + 3*(i%2)) }},
+				{"every candidate in the last chunk", 3, 5, func(int) int32 { return inChunk(7) }},
+				{"chunk boundaries", 2, 17, func(i int) int32 { return edges[i%len(edges)] }},
+				{"uniform over V and the zero row, grows", 37, 29, func(i int) int32 {
+					if i%10 == 3 {
+						return per + 1
+					}
+					return int32(r.IntN(n))
+				}},
+				{"fewer pairs after growth, odd chunks empty", 5, 3, func(int) int32 { return inChunk(2 * r.IntN(4)) }},
+				{"grows again", 60, 33, func(int) int32 { return int32(r.IntN(n)) }},
+			}
+			for _, call := range calls {
+				what := fmt.Sprintf("%v wg=%d lanes=%d %s (Q=%d C=%d)", m, o.Workgroup, g.Lanes(), call.what, call.nq, call.c)
+				q := randFloats(r, call.nq*dim)
+				ids := make([]int32, call.nq*call.c)
+				for i := range ids {
+					ids[i] = call.ids(i)
+				}
+				out := poisoned(len(ids))
+				if _, err := g.Run(q, ids, call.c, out, nil); err != nil {
+					t.Fatalf("%s: %v", what, err)
+				}
+				checkGather(t, what, m, q, v, dim, ids, call.c, out)
+			}
+			g.Release()
+			g.Release()
+		}
 	}
 }
 

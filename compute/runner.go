@@ -61,13 +61,15 @@ func checkFinite(what string, s []float32) error {
 // uniform buffer (WebGPU's minimum uniform offset alignment is at most 256).
 const uniformStride = 256
 
-// chunkRows is how many rows of rowBytes fit one storage binding, rounded
-// down to a multiple of 64 so per-chunk output offsets stay aligned.
+// chunkRows is how many rows of rowBytes fit one storage binding (and one
+// buffer: maxBufferSize bounds a chunk's buffer too), rounded down to a
+// multiple of 64 so per-chunk output offsets stay aligned.
 func (d *Device) chunkRows(rowBytes uint64) (uint64, error) {
-	r := d.Limits.MaxStorageBufferBindingSize / rowBytes
+	lim := min(d.Limits.MaxStorageBufferBindingSize, d.Limits.MaxBufferSize)
+	r := lim / rowBytes
 	r -= r % 64
 	if r == 0 {
-		return 0, fmt.Errorf("a row of %d bytes does not fit maxStorageBufferBindingSize %d: %w", rowBytes, d.Limits.MaxStorageBufferBindingSize, ErrLimit)
+		return 0, fmt.Errorf("64 rows of %d bytes do not fit maxStorageBufferBindingSize %d and maxBufferSize %d: %w", rowBytes, d.Limits.MaxStorageBufferBindingSize, d.Limits.MaxBufferSize, ErrLimit)
 	}
 	return r, nil
 }

@@ -246,7 +246,7 @@ func (e *Env) spec(name string, cfg RunConfig) (workloadSpec, error) {
 			at: func(n int) workload { return e.cosineTopK(data, n, cfg.K, cfg.Workgroup) },
 		}, nil
 	case WHNSW:
-		h := newHNSWData(cfg.Seed+3, e.hnswRows(cfg), cfg.Dim, cfg.Q, cfg.C)
+		h := newHNSWData(cfg.Seed+3, cfg.N, cfg.Dim, cfg.Q, cfg.C)
 		return workloadSpec{
 			size: cfg.Q, fixed: []report.Param{p("d", cfg.Dim), p("n", h.n), p("c", cfg.C)},
 			at: func(q int) workload { return e.hnsw(h, q, cfg.Workgroup) },
@@ -297,10 +297,4 @@ func (e *Env) timestampOverhead(cfg RunConfig, rep *report.Report) error {
 	rep.Summary = append(rep.Summary, fmt.Sprintf("timestamp queries cost %+.1f%% end to end on cosine-single n=%d (on %s, off %s)",
 		100*(on.Median/off.Median-1), n, timing.FormatSeconds(on.Median), timing.FormatSeconds(off.Median)))
 	return nil
-}
-
-// hnswRows is the base-set size of the HNSW workload: --n, capped at what
-// one storage binding holds (the gather kernel does not split V).
-func (e *Env) hnswRows(cfg RunConfig) int {
-	return min(cfg.N, int(e.Device.Limits.MaxStorageBufferBindingSize/uint64(4*cfg.Dim)))
 }

@@ -35,7 +35,7 @@ func (e *Env) sweepTarget(kernel string, cfg RunConfig) (sweepable, error) {
 			return e.cosineBatch(b, cfg.Q, compute.CosineBatchOptions{Workgroup: wg}), nil
 		}, nil
 	case WHNSW:
-		h := newHNSWData(cfg.Seed+3, e.hnswRows(cfg), cfg.Dim, cfg.Q, cfg.C)
+		h := newHNSWData(cfg.Seed+3, cfg.N, cfg.Dim, cfg.Q, cfg.C)
 		return func(wg, _ int) (workload, error) { return e.hnsw(h, cfg.Q, wg), nil }, nil
 	case WSpreadUni, WSpreadRMAT:
 		return func(wg, _ int) (workload, error) {
