@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"sort"
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/wgsl"
@@ -94,19 +95,47 @@ type SpreadResult struct {
 // Spread runs spreading activation on a graph resident on the GPU. All
 // steps of a call are recorded in one submission with ping-pong activation
 // buffers and no readback in between.
+//
+// A graph whose edge arrays do not fit one storage binding is split by
+// rows (destination nodes) into chunks of contiguous rows, each with its
+// own offsets, cols and weights buffers that fit a binding; a step is then
+// one dispatch per chunk, in the same pass. The activations are not split:
+// every chunk reads sources anywhere in [0,N), so N floats must fit one
+// binding (NewSpread returns ErrLimit otherwise).
 type Spread struct {
 	d    *Device
 	N, E int
 	opts SpreadOptions
 	pipe *Pipeline
 
-	offsets, cols, weights *Buffer
-	act                    [2]*Buffer // ping-pong activations
-	params, counters       *Buffer
-	groups                 []*BindGroup // groups[s]: step s, src act[s%2], dst act[(s+1)%2]
-	gx, gy                 uint32
-	// InputBytes is the size of the graph on the GPU (offsets, cols, weights).
+	chunks      []spreadChunk
+	chunkParams *Buffer      // one uniform block per chunk
+	act         [2]*Buffer   // ping-pong activations
+	params      *Buffer      // one uniform block per step
+	counters    *Buffer      // changed nodes per step
+	groups      []*BindGroup // group 0 of step s: src act[s%2], dst act[(s+1)%2]
+	// InputBytes is the size of the graph on the GPU (offsets, cols,
+	// weights; with K chunks the offsets hold N+K entries).
 	InputBytes uint64
+}
+
+// spreadChunk is rows row0 .. row0+rows-1 of the graph with their edges.
+type spreadChunk struct {
+	row0, rows             int
+	offsets, cols, weights *Buffer // offsets rebased to start at 0
+	group                  *BindGroup
+	gx, gy                 uint32
+}
+
+// Chunks returns the row ranges the graph was split into: chunk k holds
+// nodes b[k] .. b[k+1]-1 (b[0] = 0, b[K] = N; K = 1 when the graph fits
+// one binding per array).
+func (s *Spread) Chunks() []int {
+	b := make([]int, 0, len(s.chunks)+1)
+	for _, c := range s.chunks {
+		b = append(b, c.row0)
+	}
+	return append(b, s.N)
 }
 
 // validateCSR checks g as a graph on len(Offsets)-1 nodes; the error names
@@ -141,9 +170,58 @@ func validateCSR(g CSRInput) error {
 	return checkFinite("Weights", g.Weights)
 }
 
-// NewSpread validates the graph and uploads it. The graph must fit without
-// chunking: each of offsets, cols and weights in one storage binding
-// (ErrLimit otherwise).
+// spreadBindingBytes is the most bytes one of the runner's storage
+// bindings may hold: a binding never exceeds its buffer, and each chunk
+// array and each activation buffer is a whole buffer.
+func spreadBindingBytes(l Limits) (uint64, string) {
+	if l.MaxBufferSize < l.MaxStorageBufferBindingSize {
+		return l.MaxBufferSize, "maxBufferSize"
+	}
+	return l.MaxStorageBufferBindingSize, "maxStorageBufferBindingSize"
+}
+
+// splitRows splits the rows of offsets (validated) into contiguous ranges
+// whose offsets (rows+1 entries), cols and weights each fit a binding of
+// bind bytes (the limit called limit), and returns the first row of each
+// range.
+//
+// Greedy, each range as long as it can be: the fewest chunks, hence the
+// fewest dispatches per step. Balancing the chunks would not shorten a
+// step, since a pass runs its dispatches one after another (each one
+// writes dst and the counters the next one writes too), and it would
+// only cost dispatches. A row is never split: its sum is one thread's or
+// one workgroup's, so a row with more than maxElems edges is refused.
+func splitRows(offsets []int32, bind uint64, limit string) ([]int, error) {
+	n := len(offsets) - 1
+	maxElems := bind / 4
+	if maxElems < 2 {
+		return nil, fmt.Errorf("%s %d cannot hold one row's 2 offsets: %w", limit, bind, ErrLimit)
+	}
+	// At most maxElems-1 rows: their offsets take one entry more.
+	maxRows := int(min(maxElems-1, uint64(n)))
+	var starts []int
+	for row0 := 0; row0 < n; {
+		// The longest range row0 .. row1-1 within both bounds: the first row1
+		// past the edge bound, less one.
+		hi := min(n, row0+maxRows)
+		base := int64(offsets[row0])
+		row1 := row0 + 1 + sort.Search(hi-row0, func(k int) bool {
+			return uint64(int64(offsets[row0+1+k])-base) > maxElems
+		}) - 1
+		if row1 == row0 {
+			deg := offsets[row0+1] - offsets[row0]
+			return nil, fmt.Errorf("row %d has %d incoming edges: %d bytes of cols (and of weights) > %s %d, and a row is not split across bindings: %w", row0, deg, 4*uint64(deg), limit, bind, ErrLimit)
+		}
+		starts = append(starts, row0)
+		row0 = row1
+	}
+	return starts, nil
+}
+
+// NewSpread validates the graph and uploads it, split by rows into chunks
+// when offsets, cols or weights do not fit one storage binding (see
+// Spread). It returns ErrLimit when the activations (4·N bytes) do not fit
+// one binding, or when one row has more edges than a binding holds.
 func NewSpread(d *Device, g CSRInput, opts SpreadOptions) (*Spread, error) {
 	op := "compute: NewSpread"
 	if err := validateCSR(g); err != nil {
@@ -159,29 +237,29 @@ func NewSpread(d *Device, g CSRInput, opts SpreadOptions) (*Spread, error) {
 	}
 	opts.Workgroup = wg
 	s := &Spread{d: d, N: len(g.Offsets) - 1, E: len(g.Cols), opts: opts}
-	for _, b := range []struct {
-		what  string
-		bytes uint64
-	}{{"offsets", 4 * uint64(len(g.Offsets))}, {"cols", 4 * uint64(s.E)}, {"weights", 4 * uint64(s.E)}} {
-		if b.bytes > d.Limits.MaxStorageBufferBindingSize {
-			return nil, fmt.Errorf("%s: %s of %d bytes > maxStorageBufferBindingSize %d (graphs are not chunked): %w", op, b.what, b.bytes, d.Limits.MaxStorageBufferBindingSize, ErrLimit)
-		}
+	bind, limit := spreadBindingBytes(d.Limits)
+	if b := 4 * uint64(s.N); b > bind {
+		return nil, fmt.Errorf("%s: N = %d nodes: activations of %d bytes > %s %d (the graph's edges are split across bindings, the activations are not): %w", op, s.N, b, limit, bind, ErrLimit)
 	}
-	if err := s.init(g, entry); err != nil {
+	starts, err := splitRows(g.Offsets, bind, limit)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	if err := s.init(g, entry, starts); err != nil {
 		s.Release()
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	return s, nil
 }
 
-func (s *Spread) init(g CSRInput, entry string) error {
+func (s *Spread) init(g CSRInput, entry string, starts []int) error {
 	d := s.d
 	var err error
 	if s.pipe, err = d.Pipeline("spread", wgsl.MustSource("spread"), entry, Constants{"WG": float64(s.opts.Workgroup)}); err != nil {
 		return err
 	}
 	upload := func(label string, data []byte) (*Buffer, error) {
-		size := max(uint64(len(data)), 4) // a graph without edges still binds a buffer
+		size := max(uint64(len(data)), 4) // a chunk without edges still binds a buffer
 		b, err := d.CreateBuffer(label, size, UsageStorage|UsageCopyDst)
 		if err != nil {
 			return nil, err
@@ -189,26 +267,60 @@ func (s *Spread) init(g CSRInput, entry string) error {
 		s.InputBytes += uint64(len(data))
 		return b, d.Write(b, 0, data)
 	}
-	// int32 offsets and columns are validated non-negative: the same bits as u32.
-	if s.offsets, err = upload("offsets", Bytes(g.Offsets)); err != nil {
-		return err
-	}
-	if s.cols, err = upload("cols", Bytes(g.Cols)); err != nil {
-		return err
-	}
-	if s.weights, err = upload("weights", Bytes(g.Weights)); err != nil {
-		return err
-	}
 	for k := range s.act {
 		if s.act[k], err = d.CreateBuffer(fmt.Sprintf("activation[%d]", k), 4*uint64(s.N), UsageStorage|UsageCopyDst|UsageCopySrc); err != nil {
 			return err
 		}
 	}
-	groups := uint32(s.N)
-	if s.opts.Variant == SpreadRowPerThread {
-		groups = (groups + uint32(s.opts.Workgroup) - 1) / uint32(s.opts.Workgroup)
+	if s.chunkParams, err = d.CreateBuffer("spread chunk params", uint64(uniformStride*len(starts)), UsageUniform|UsageCopyDst); err != nil {
+		return err
 	}
-	s.gx, s.gy = grid2D(groups, d.Limits.MaxComputeWorkgroupsPerDimension)
+	blocks := make([]byte, uniformStride*len(starts))
+	s.chunks = make([]spreadChunk, len(starts))
+	for k, row0 := range starts {
+		row1 := s.N
+		if k+1 < len(starts) {
+			row1 = starts[k+1]
+		}
+		c := &s.chunks[k]
+		c.row0, c.rows = row0, row1-row0
+		e0, e1 := g.Offsets[row0], g.Offsets[row1]
+		// The chunk's offsets rebased to its first edge; int32 offsets and
+		// columns are validated non-negative: the same bits as u32.
+		offs := make([]int32, c.rows+1)
+		for i := range offs {
+			offs[i] = g.Offsets[row0+i] - e0
+		}
+		if c.offsets, err = upload(fmt.Sprintf("offsets[%d]", k), Bytes(offs)); err != nil {
+			return err
+		}
+		if c.cols, err = upload(fmt.Sprintf("cols[%d]", k), Bytes(g.Cols[e0:e1])); err != nil {
+			return err
+		}
+		if c.weights, err = upload(fmt.Sprintf("weights[%d]", k), Bytes(g.Weights[e0:e1])); err != nil {
+			return err
+		}
+		groups := uint32(c.rows)
+		if s.opts.Variant == SpreadRowPerThread {
+			groups = (groups + uint32(s.opts.Workgroup) - 1) / uint32(s.opts.Workgroup)
+		}
+		c.gx, c.gy = grid2D(groups, d.Limits.MaxComputeWorkgroupsPerDimension)
+		b := blocks[k*uniformStride:]
+		binary.LittleEndian.PutUint32(b[0:], uint32(c.row0))
+		binary.LittleEndian.PutUint32(b[4:], uint32(c.rows))
+		binary.LittleEndian.PutUint32(b[8:], c.gx)
+		if c.group, err = d.CreateBindGroup(s.pipe, 1, []BufferBinding{
+			{Binding: 0, Buffer: s.chunkParams, Offset: uint64(k * uniformStride), Size: 16},
+			{Binding: 1, Buffer: c.offsets},
+			{Binding: 2, Buffer: c.cols},
+			{Binding: 3, Buffer: c.weights},
+		}); err != nil {
+			return err
+		}
+	}
+	if err := d.Write(s.chunkParams, 0, blocks); err != nil {
+		return err
+	}
 	return s.grow(16)
 }
 
@@ -239,12 +351,9 @@ func (s *Spread) grow(steps int) error {
 	for k := 0; k < c; k++ {
 		bg, err := d.CreateBindGroup(s.pipe, 0, []BufferBinding{
 			{Binding: 0, Buffer: s.params, Offset: uint64(k * uniformStride), Size: 32},
-			{Binding: 1, Buffer: s.offsets},
-			{Binding: 2, Buffer: s.cols},
-			{Binding: 3, Buffer: s.weights},
-			{Binding: 4, Buffer: s.act[k%2]},
-			{Binding: 5, Buffer: s.act[(k+1)%2]},
-			{Binding: 6, Buffer: s.counters},
+			{Binding: 1, Buffer: s.act[k%2]},
+			{Binding: 2, Buffer: s.act[(k+1)%2]},
+			{Binding: 3, Buffer: s.counters},
 		})
 		if err != nil {
 			return err
@@ -302,16 +411,14 @@ func (s *Spread) Run(a0 []float32, p SpreadParams, out []float32, t *Timer) (Spr
 	f := (1 - p.Retention) * p.Decay // float32, as hostsimd.SpreadStep
 	for k := 0; k < p.Steps; k++ {
 		b := blocks[k*uniformStride:]
-		binary.LittleEndian.PutUint32(b[0:], uint32(s.N))
-		binary.LittleEndian.PutUint32(b[4:], s.gx)
-		binary.LittleEndian.PutUint32(b[8:], uint32(k))
+		binary.LittleEndian.PutUint32(b[0:], uint32(k))
 		if count {
-			binary.LittleEndian.PutUint32(b[12:], 1)
+			binary.LittleEndian.PutUint32(b[4:], 1)
 		}
-		binary.LittleEndian.PutUint32(b[16:], math.Float32bits(p.Retention))
-		binary.LittleEndian.PutUint32(b[20:], math.Float32bits(f))
-		binary.LittleEndian.PutUint32(b[24:], math.Float32bits(p.Threshold))
-		binary.LittleEndian.PutUint32(b[28:], math.Float32bits(p.Epsilon))
+		binary.LittleEndian.PutUint32(b[8:], math.Float32bits(p.Retention))
+		binary.LittleEndian.PutUint32(b[12:], math.Float32bits(f))
+		binary.LittleEndian.PutUint32(b[16:], math.Float32bits(p.Threshold))
+		binary.LittleEndian.PutUint32(b[20:], math.Float32bits(p.Epsilon))
 	}
 	if err := s.d.Write(s.params, 0, blocks); err != nil {
 		return SpreadResult{}, err
@@ -324,9 +431,13 @@ func (s *Spread) Run(a0 []float32, p SpreadParams, out []float32, t *Timer) (Spr
 	if err := s.d.Write(s.act[0], 0, Bytes(a0)); err != nil {
 		return SpreadResult{}, err
 	}
-	ds := make([]Dispatch, p.Steps)
-	for k := range ds {
-		ds[k] = Dispatch{Pipeline: s.pipe, BindGroups: []*BindGroup{s.groups[k]}, X: s.gx, Y: s.gy, Z: 1}
+	// Step k is one dispatch per chunk; the pass runs them in order, so
+	// step k+1 sees all of step k's dst and counters[k].
+	ds := make([]Dispatch, 0, p.Steps*len(s.chunks))
+	for k := 0; k < p.Steps; k++ {
+		for _, c := range s.chunks {
+			ds = append(ds, Dispatch{Pipeline: s.pipe, BindGroups: []*BindGroup{s.groups[k], c.group}, X: c.gx, Y: c.gy, Z: 1})
+		}
 	}
 	passes, err := s.d.Submit([]Pass{{Label: "spread " + s.opts.Variant.String(), Dispatches: ds}}, nil, t)
 	if err != nil {
@@ -360,7 +471,14 @@ func (s *Spread) Release() {
 	}
 	releaseAll(s.groups)
 	s.groups = nil
-	for _, b := range []*Buffer{s.offsets, s.cols, s.weights, s.act[0], s.act[1], s.params, s.counters} {
+	for _, c := range s.chunks {
+		c.group.Release()
+		for _, b := range []*Buffer{c.offsets, c.cols, c.weights} {
+			b.Release()
+		}
+	}
+	s.chunks = nil
+	for _, b := range []*Buffer{s.chunkParams, s.act[0], s.act[1], s.params, s.counters} {
 		b.Release()
 	}
 }

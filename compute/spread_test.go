@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
@@ -274,18 +276,274 @@ func TestSpreadRejectsBadInput(t *testing.T) {
 	ref.check(t, "tiny graph", out)
 }
 
-// Graph arrays past one storage binding are refused with ErrLimit before
-// any GPU work (graphs are not chunked).
-func TestSpreadRefusesGraphPastBindingLimit(t *testing.T) {
+// checkSpreadRun checks one Run against the interval reference: the
+// output, and with ε ≥ 0 every step's count of changed nodes and where the
+// run stopped.
+func checkSpreadRun(t *testing.T, what string, g *hostsimd.CSR, a0 []float32, p compute.SpreadParams, res compute.SpreadResult, out []float32) {
+	t.Helper()
+	ref := newSpreadInterval(g, a0)
+	if p.Epsilon < 0 {
+		if res.StepsRun != p.Steps || res.ChangedPerStep != nil {
+			t.Fatalf("%s: StepsRun %d, ChangedPerStep %v without ε", what, res.StepsRun, res.ChangedPerStep)
+		}
+		for k := 0; k < p.Steps; k++ {
+			ref.step(p)
+		}
+		ref.check(t, what, out)
+		return
+	}
+	if len(res.ChangedPerStep) != p.Steps || res.StepsRun < 1 || res.StepsRun > p.Steps {
+		t.Fatalf("%s: StepsRun %d, %d counts for %d steps", what, res.StepsRun, len(res.ChangedPerStep), p.Steps)
+	}
+	for k := 0; k < res.StepsRun; k++ {
+		minC, maxC := ref.step(p)
+		var lo, hi uint32
+		for i := range minC {
+			if minC[i] > float64(p.Epsilon) {
+				lo++
+			}
+			if maxC[i] > float64(p.Epsilon) {
+				hi++
+			}
+		}
+		c := res.ChangedPerStep[k]
+		if c < lo || c > hi {
+			t.Fatalf("%s: step %d changed %d nodes, reference says %d..%d", what, k+1, c, lo, hi)
+		}
+		if k+1 < res.StepsRun && c == 0 {
+			t.Fatalf("%s: step %d changed nothing but %d steps ran", what, k+1, res.StepsRun)
+		}
+	}
+	if last := res.ChangedPerStep[res.StepsRun-1]; res.Changed != last || (res.StepsRun < p.Steps && last != 0) {
+		t.Fatalf("%s: stopped after %d of %d steps with Changed %d (counts %v)", what, res.StepsRun, p.Steps, res.Changed, res.ChangedPerStep)
+	}
+	for k := res.StepsRun; k < p.Steps; k++ {
+		if res.ChangedPerStep[k] != 0 {
+			t.Fatalf("%s: step %d after convergence counted %d", what, k+1, res.ChangedPerStep[k])
+		}
+	}
+	ref.check(t, what, out)
+}
+
+// A graph whose cols and weights are past lavapipe's real binding limit
+// (one edge more than a binding holds) is split into two chunks: rows
+// 0..m-1, and the last non-empty row m (60,000 edges) with two empty rows
+// after it. The boundary falls between two rows with edges. Every row has
+// fewer than 65,535 edges: lavapipe (llvmpipe) ends a shader loop after
+// 65,535 iterations, so row-per-thread sums of longer rows come out short
+// there, chunked or not.
+func TestSpreadGraphPastBindingLimit(t *testing.T) {
 	if testing.Short() {
-		t.Skip("allocates past the binding limit on the host")
+		t.Skip("uploads a graph past the binding limit (268 MB)")
 	}
 	d := openDevice(t)
-	e := int(d.Limits.MaxStorageBufferBindingSize/4) + 1
-	g := compute.CSRInput{Offsets: []int32{0, int32(e)}, Cols: make([]int32, e), Weights: make([]float32, e)}
-	_, err := compute.NewSpread(d, g, compute.SpreadOptions{})
-	if !errors.Is(err, compute.ErrLimit) || !strings.Contains(err.Error(), "cols of") {
-		t.Fatalf("err = %v, want ErrLimit naming cols", err)
+	bind := min(d.Limits.MaxStorageBufferBindingSize, d.Limits.MaxBufferSize)
+	e := int(bind/4) + 1
+	const n = 1024
+	const mDeg = 60_000
+	m := n - 3
+	// Rows 0..m-1 share e-mDeg edges, except row 0 and every 100th row,
+	// which are empty; each row's weights average 2/degree so that
+	// activations neither vanish nor saturate.
+	deg := make([]int, n)
+	var full []int
+	for i := 1; i < m; i++ {
+		if i%100 != 0 {
+			full = append(full, i)
+		}
+	}
+	rest := e - mDeg
+	for k, i := range full {
+		deg[i] = rest / len(full)
+		if k < rest%len(full) {
+			deg[i]++
+		}
+	}
+	deg[m] = mDeg
+	g := &hostsimd.CSR{Offsets: make([]int32, n+1), Cols: make([]int32, e), Weights: make([]float32, e)}
+	r := rand.New(rand.NewPCG(31, 32))
+	for i := 0; i < n; i++ {
+		e0 := int(g.Offsets[i])
+		g.Offsets[i+1] = int32(e0 + deg[i])
+		scale := 4 / float32(max(deg[i], 1))
+		for x := e0; x < e0+deg[i]; x++ {
+			v := r.Uint64()
+			g.Cols[x] = int32(v % n)
+			g.Weights[x] = scale * float32(v>>40) / (1 << 24)
+		}
+	}
+	if int(g.Offsets[n]) != e {
+		t.Fatalf("test set-up: %d edges, want %d", g.Offsets[n], e)
+	}
+	a0 := seeds(rand.New(rand.NewPCG(33, 34)), n)
+	p := compute.SpreadParams{Retention: 0.3, Decay: 0.8, Threshold: 0.05, Steps: 3, Epsilon: 1e-3}
+	for _, variant := range []compute.SpreadVariant{compute.SpreadRowPerThread, compute.SpreadRowPerWorkgroup} {
+		start := time.Now()
+		sp, err := compute.NewSpread(d, csrInput(g), compute.SpreadOptions{Variant: variant})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sp.Chunks(); !slices.Equal(got, []int{0, m, n}) {
+			t.Fatalf("%v: chunks %v, want [0 %d %d]", variant, got, m, n)
+		}
+		out := poisoned(n)
+		res, err := sp.Run(a0, p, out, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sp.Release()
+		sp.Release()
+		t.Logf("%v: E = %d in 2 chunks, upload and %d steps in %v", variant, e, p.Steps, time.Since(start))
+		checkSpreadRun(t, fmt.Sprintf("%v E=%d", variant, e), g, a0, p, res, out)
+	}
+}
+
+// dropRows returns g with the incoming edges of the rows where empty(i)
+// removed.
+func dropRows(g *hostsimd.CSR, empty func(i int) bool) *hostsimd.CSR {
+	h := &hostsimd.CSR{Offsets: make([]int32, 1, len(g.Offsets))}
+	for i := 0; i < g.N(); i++ {
+		if !empty(i) {
+			e0, e1 := g.Offsets[i], g.Offsets[i+1]
+			h.Cols = append(h.Cols, g.Cols[e0:e1]...)
+			h.Weights = append(h.Weights, g.Weights[e0:e1]...)
+		}
+		h.Offsets = append(h.Offsets, int32(len(h.Cols)))
+	}
+	return h
+}
+
+// A binding limit lowered on the device splits ordinary graphs into many
+// chunks; every result must equal, bit for bit, the unchunked run's (a row
+// is summed the same way in either) and lie in the reference's bounds.
+func TestSpreadChunked(t *testing.T) {
+	d := openDevice(t)
+	r := rand.New(rand.NewPCG(35, 36))
+	// Empty rows at the start, the end and in runs of three: the greedy
+	// split ends chunks on them.
+	holes := func(n int) func(int) bool {
+		return func(i int) bool { return i == 0 || i >= n-2 || i%8 >= 5 }
+	}
+	// 64 nodes with edges only in rows 10..20 under a binding of 64
+	// elements: 63 rows (64 offsets) fill the first chunk and the second
+	// holds one empty row and no edge.
+	sparse := &hostsimd.CSR{Offsets: make([]int32, 65)}
+	for i := 0; i < 64; i++ {
+		if i >= 10 && i <= 20 {
+			for j := 0; j < 5; j++ {
+				sparse.Cols = append(sparse.Cols, int32((i*7+j*13)%64))
+				sparse.Weights = append(sparse.Weights, 0.1+0.05*float32(j))
+			}
+		}
+		sparse.Offsets[i+1] = int32(len(sparse.Cols))
+	}
+	cases := []struct {
+		name      string
+		g         *hostsimd.CSR
+		bind      uint64 // bytes
+		minChunks int
+		want      []int // the chunks' first rows and N, where fixed
+	}{
+		{"uniform n=1000 deg=8", dropRows(hostsimd.UniformGraph(1000, 8, 37), holes(1000)), 4 * 1000, 3, nil},
+		{"uniform n=1000 deg=32", dropRows(hostsimd.UniformGraph(1000, 32, 38), holes(1000)), 4 * 1000, 10, nil},
+		{"rmat scale=10 deg=8", dropRows(hostsimd.RMATGraph(10, 8, 39), holes(1024)), 4 * 1024, 3, nil},
+		{"rmat scale=10 deg=32", dropRows(hostsimd.RMATGraph(10, 32, 40), holes(1024)), 4 * 1024, 10, nil},
+		{"row-count bound", sparse, 4 * 64, 2, []int{0, 63, 64}},
+	}
+	full := d.Limits.MaxStorageBufferBindingSize
+	for _, c := range cases {
+		n := c.g.N()
+		avg := max(1, len(c.g.Cols)/n)
+		for _, variant := range []compute.SpreadVariant{compute.SpreadRowPerThread, compute.SpreadRowPerWorkgroup} {
+			opts := compute.SpreadOptions{Variant: variant, Workgroup: 32}
+			d.Limits.MaxStorageBufferBindingSize = full
+			whole, err := compute.NewSpread(d, csrInput(c.g), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d.Limits.MaxStorageBufferBindingSize = c.bind
+			sp, err := compute.NewSpread(d, csrInput(c.g), opts)
+			if err != nil {
+				t.Fatalf("%s %v: %v", c.name, variant, err)
+			}
+			b := sp.Chunks()
+			if len(b)-1 < c.minChunks || b[0] != 0 || b[len(b)-1] != n || (c.want != nil && !slices.Equal(b, c.want)) {
+				t.Fatalf("%s %v: chunks %v, want at least %d covering 0..%d (%v)", c.name, variant, b, c.minChunks, n, c.want)
+			}
+			emptyEnds := 0 // chunks that end with an empty row
+			for k := 1; k < len(b); k++ {
+				if c.g.Offsets[b[k]] == c.g.Offsets[b[k]-1] {
+					emptyEnds++
+				}
+			}
+			if emptyEnds == 0 {
+				t.Fatalf("%s %v: no chunk of %v ends with an empty row", c.name, variant, b)
+			}
+			for _, eps := range []float32{-1, 1e-3} {
+				p := compute.SpreadParams{Retention: 0.5, Decay: 0.8 / float32(avg), Threshold: 0.02, Steps: 30, Epsilon: eps}
+				if eps < 0 {
+					p.Steps = 4
+				}
+				what := fmt.Sprintf("%s %v ε=%v chunks %v", c.name, variant, eps, b)
+				a0 := seeds(r, n)
+				want := poisoned(n)
+				wantRes, err := whole.Run(a0, p, want, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out := poisoned(n)
+				res, err := sp.Run(a0, p, out, nil)
+				if err != nil {
+					t.Fatalf("%s: %v", what, err)
+				}
+				checkSpreadRun(t, what, c.g, a0, p, res, out)
+				if eps >= 0 && res.StepsRun == p.Steps {
+					t.Fatalf("%s: did not converge in %d steps (counts %v)", what, p.Steps, res.ChangedPerStep)
+				}
+				if res.StepsRun != wantRes.StepsRun || !slices.Equal(res.ChangedPerStep, wantRes.ChangedPerStep) {
+					t.Fatalf("%s: %d steps, counts %v; unchunked: %d steps, counts %v", what, res.StepsRun, res.ChangedPerStep, wantRes.StepsRun, wantRes.ChangedPerStep)
+				}
+				for i := range out {
+					if math.Float32bits(out[i]) != math.Float32bits(want[i]) {
+						t.Fatalf("%s: a[%d] = %v, unchunked %v", what, i, out[i], want[i])
+					}
+				}
+			}
+			sp.Release()
+			sp.Release()
+			whole.Release()
+		}
+	}
+}
+
+// What chunking cannot split is refused with ErrLimit: a row with more
+// edges than one binding holds, and activations past one binding.
+func TestSpreadChunkLimits(t *testing.T) {
+	d := openDevice(t)
+	d.Limits.MaxStorageBufferBindingSize = 4 * 64
+	long := compute.CSRInput{Offsets: []int32{0, 3, 3, 3, 68, 70}}
+	for e := 0; e < 70; e++ {
+		long.Cols = append(long.Cols, int32(e%5))
+		long.Weights = append(long.Weights, 0.5)
+	}
+	_, err := compute.NewSpread(d, long, compute.SpreadOptions{})
+	if !errors.Is(err, compute.ErrLimit) || !strings.Contains(err.Error(), "row 3 has 65 incoming edges") {
+		t.Errorf("row of 65 edges under a binding of 64: err = %v, want ErrLimit naming row 3 and its degree", err)
+	}
+	// 64 edges fit: the same row one edge shorter is accepted.
+	fits := compute.CSRInput{Offsets: []int32{0, 3, 3, 3, 67, 69}, Cols: long.Cols[:69], Weights: long.Weights[:69]}
+	sp, err := compute.NewSpread(d, fits, compute.SpreadOptions{})
+	if err != nil {
+		t.Fatalf("row of 64 edges under a binding of 64: %v", err)
+	}
+	if got := sp.Chunks(); !slices.Equal(got, []int{0, 3, 4, 5}) {
+		t.Errorf("chunks %v, want [0 3 4 5]", got)
+	}
+	sp.Release()
+	wide := compute.CSRInput{Offsets: make([]int32, 66)}
+	_, err = compute.NewSpread(d, wide, compute.SpreadOptions{})
+	if !errors.Is(err, compute.ErrLimit) || !strings.Contains(err.Error(), "N = 65 nodes") || !strings.Contains(err.Error(), "256") {
+		t.Errorf("65 activations under a binding of 64 floats: err = %v, want ErrLimit naming N and the limit", err)
 	}
 }
 
