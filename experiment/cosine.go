@@ -31,6 +31,27 @@ func (c *cosineData) prefixRef(n int) cosineRef {
 	return cosineRef{want: c.ref.want[:n], tol: c.ref.tol[:n]}
 }
 
+// cosineSingleGPU is the GPU side of cosineSingle, timed with t (nil: no
+// timestamp queries).
+func cosineSingleGPU(e *Env, c *cosineData, n, wg int, t *compute.Timer) (impl, error) {
+	v, ref := c.v[:n*c.dim], c.prefixRef(n)
+	cs, err := compute.NewCosineSingle(e.Device, v, c.dim, compute.CosineOptions{Workgroup: wg})
+	if err != nil {
+		return impl{}, err
+	}
+	out := make([]float32, n)
+	return impl{
+		poison: func() { poisonF32(out) },
+		run: func() (timing.Sample, error) {
+			start := time.Now()
+			tm, err := cs.Run(c.q, out, t)
+			return e.gpuSample("cosine-single", start, tm, err)
+		},
+		verify:  func() error { return ref.check("gpu cosine-single s", out) },
+		release: cs.Release,
+	}, nil
+}
+
 // cosineSingle is the one-query workload over the first n rows.
 func cosineSingle(c *cosineData, n, wg int) workload {
 	dim := c.dim
@@ -48,23 +69,7 @@ func cosineSingle(c *cosineData, n, wg int) workload {
 		// q·v and v·v: two FMAs (4 flops) per element, plus the division.
 		flops: float64(4*n*dim + 3*n),
 	}
-	w.gpu = func(e *Env) (impl, error) {
-		cs, err := compute.NewCosineSingle(e.Device, v, dim, compute.CosineOptions{Workgroup: wg})
-		if err != nil {
-			return impl{}, err
-		}
-		out := make([]float32, n)
-		return impl{
-			poison: func() { poisonF32(out) },
-			run: func() (timing.Sample, error) {
-				start := time.Now()
-				t, err := cs.Run(c.q, out, e.Timer)
-				return e.gpuSample("cosine-single", start, t, err)
-			},
-			verify:  func() error { return ref.check("gpu cosine-single s", out) },
-			release: cs.Release,
-		}, nil
-	}
+	w.gpu = func(e *Env) (impl, error) { return cosineSingleGPU(e, c, n, wg, e.Timer) }
 	w.cpu = func() (impl, error) {
 		out := make([]float32, n)
 		return impl{

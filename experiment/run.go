@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
@@ -271,25 +270,16 @@ func (e *Env) timestampOverhead(cfg RunConfig, rep *report.Report) error {
 	}
 	n := min(cfg.N, 16384)
 	data := newCosineData(cfg.Seed+7, n, cfg.Dim)
-	cs, err := compute.NewCosineSingle(e.Device, data.v, cfg.Dim, compute.CosineOptions{Workgroup: cfg.Workgroup})
-	if err != nil {
-		return err
-	}
-	defer cs.Release()
-	out := make([]float32, n)
 	var res [2]timing.Result
 	for i, t := range []*compute.Timer{e.Timer, nil} {
-		s := impl{
-			poison: func() { poisonF32(out) },
-			run: func() (timing.Sample, error) {
-				start := time.Now()
-				tm, err := cs.Run(data.q, out, t)
-				return e.gpuSample("cosine-single", start, tm, err)
-			},
-			verify: func() error { return data.ref.check("gpu cosine-single s", out) },
+		s, err := cosineSingleGPU(e, data, n, cfg.Workgroup, t)
+		if err != nil {
+			return err
 		}
 		e.progress("gpu  timestamp overhead (%s)", map[bool]string{true: "on", false: "off"}[t != nil])
-		if res[i], err = measureImpl("timestamp overhead", s, e.Measure); err != nil {
+		res[i], err = measureImpl("timestamp overhead", s, e.Measure)
+		s.close()
+		if err != nil {
 			return err
 		}
 	}
