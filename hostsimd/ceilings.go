@@ -36,7 +36,8 @@ type Ceilings struct {
 	// WriteGBs is the bandwidth of filling one array. On the AVX2 and
 	// AVX512 levels the fill, copy and triad kernels use non-temporal
 	// (streaming) stores, so written lines are not read first; the
-	// bytes counted match the bytes moved. Generic uses plain stores.
+	// bytes counted match the bytes moved. NEON stores with STNP, a
+	// non-temporal hint the core may ignore. Generic uses plain stores.
 	WriteGBs float64
 	// CopyGBs counts bytes read plus bytes written (2 streams).
 	CopyGBs float64

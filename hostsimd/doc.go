@@ -11,16 +11,17 @@
 //
 // # Levels
 //
-// Every kernel exists at several instruction-set levels (Generic, AVX2,
-// AVX512; NEON is reserved for arm64 and not implemented yet). The best
-// available level is chosen at start-up; SetLevel switches, which tests
-// and benchmarks use to compare levels. The amd64 assembly is generated
-// with avo from the _gen directory:
+// Every kernel exists at several instruction-set levels: Generic (pure
+// Go, every architecture), AVX2 and AVX512 on amd64, NEON on arm64. The
+// best available level is chosen at start-up; SetLevel switches, which
+// tests and benchmarks use to compare levels. The amd64 assembly is
+// generated with avo from the _gen directory:
 //
 //	cd hostsimd && go generate
 //
 // and gen_check.sh verifies that the committed files match the generator.
-// Building with the noasm tag gives a pure-Go package.
+// avo only emits amd64, so the NEON kernels (kernels_arm64.s) are written
+// by hand. Building with the noasm tag gives a pure-Go package.
 //
 // # Threads
 //

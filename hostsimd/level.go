@@ -17,7 +17,7 @@ const (
 	// AVX512 needs AVX512F, AVX512BW, AVX512VL plus the AVX2 set (amd64);
 	// 16-wide vectors with masked tails.
 	AVX512
-	// NEON is the arm64 level. It is reserved: arm64 currently runs Generic.
+	// NEON is the arm64 level (ASIMD, part of the arm64 baseline).
 	NEON
 )
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test command of the README (and of .ci/run): set-up, then formatting,
-# vet, the generated-assembly check, and all tests (asm and noasm builds).
+# vet, the generated-assembly check, all tests (asm and noasm builds) and
+# a vet of the arm64 builds.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -28,3 +29,9 @@ go test -p 1 -count=1 -timeout 15m ./...
 
 echo "== go test -tags noasm (pure-Go host kernels)"
 go test -count=1 -tags noasm -timeout 10m ./hostsimd/...
+
+echo "== arm64 cross-check: go vet (assembles kernels_arm64.s) of the NEON and noasm builds"
+# No arm64 machine or emulator is needed; the NEON tests themselves run
+# under qemu-aarch64 by hand (see hostsimd/kernels_arm64.s).
+GOARCH=arm64 CGO_ENABLED=0 go vet ./hostsimd/
+GOARCH=arm64 CGO_ENABLED=0 go vet -tags noasm ./hostsimd/
