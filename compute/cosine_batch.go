@@ -115,12 +115,32 @@ func NewCosineBatch(d *Device, v []float32, dim int, opts CosineBatchOptions) (*
 			return nil, fmt.Errorf("%s: %w", op, err)
 		}
 	}
+	if err := checkLoopBudget(d, batchLoopIterations(dim, opts), fmt.Sprintf("dimension %d", dim)); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
 	c := &CosineBatch{d: d, N: len(v) / dim, D: dim, opts: opts, topk: map[int]*topkPlan{}}
 	if err := c.init(v); err != nil {
 		c.Release()
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	return c, nil
+}
+
+// batchLoopIterations is what one invocation of the batch kernel spends
+// on loops, counted as LoopBudget counts (each loop run costs its
+// iterations + 1). Untiled: the loop over the D/4 vec4s. Tiled: per
+// KC-deep chunk of D, the staging loop, the KC inner products and one
+// trip of the chunk loop, then the 4 stores. TestCosineBatchLoopBudget
+// checks the count at the largest dimension it lets through.
+func batchLoopIterations(dim int, opts CosineBatchOptions) uint64 {
+	d4 := uint64(dim / 4)
+	if !opts.Tiled {
+		return d4 + 1
+	}
+	const kc4 = batchKC / 4
+	stage := (uint64(opts.Tile*kc4) + uint64(opts.Workgroup) - 1) / uint64(opts.Workgroup)
+	chunks := (d4 + kc4 - 1) / kc4
+	return chunks*((stage+1)+(batchKC+1)+1) + 1 + (4 + 1)
 }
 
 // Options returns the options in effect (defaults filled in).

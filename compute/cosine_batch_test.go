@@ -165,3 +165,69 @@ func TestCosineBatchRejects(t *testing.T) {
 		t.Errorf("NaN in qs: err = %v", err)
 	}
 }
+
+// On an adapter with a loop budget (lavapipe: Device.LoopBudget), the
+// largest dimension NewCosineBatch accepts must still give right scores
+// (the runner's count of loop iterations is not an underestimate), and
+// the next one is refused with ErrLimit naming the dimension.
+func TestCosineBatchLoopBudget(t *testing.T) {
+	d := openDevice(t)
+	if d.LoopBudget() == 0 {
+		t.Skipf("%s has no loop budget", d.Info.Name)
+	}
+	r := rand.New(rand.NewPCG(6, uint64(time.Now().UnixNano())))
+	const n, nq = 3, 2
+	for _, o := range []compute.CosineBatchOptions{{Tiled: false}, {Tiled: true, Tile: 32}, {Tiled: true, Tile: 8}} {
+		accepted := func(dim int) bool {
+			cb, err := compute.NewCosineBatch(d, make([]float32, n*dim), dim, o)
+			if err != nil {
+				if !errors.Is(err, compute.ErrLimit) || !strings.Contains(err.Error(), fmt.Sprintf("dimension %d", dim)) {
+					t.Fatalf("%+v D=%d: want ErrLimit naming the dimension, got %v", o, dim, err)
+				}
+				return false
+			}
+			cb.Release()
+			return true
+		}
+		lo, hi := 4, 4<<20 // accepted, refused (in units of floats)
+		if !accepted(lo) || accepted(hi) {
+			t.Fatalf("%+v: D=%d must be accepted and D=%d refused", o, lo, hi)
+		}
+		for hi-lo > 4 {
+			mid := (lo + hi) / 2 &^ 3
+			if accepted(mid) {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		t.Logf("%+v: largest dimension within the loop budget: %d", o, lo)
+		// Rows and queries are faint noise except the last 16 components,
+		// shared by all: every cosine is close to 1 and comes from the end
+		// of the vectors, so a loop cut short by the driver scores near 0
+		// instead (a tolerance scaled by D would hide a few lost terms).
+		tail := randFloats(r, 16)
+		faint := func(rows int) []float32 {
+			m := randFloats(r, rows*lo)
+			for i := range rows {
+				row := m[i*lo : (i+1)*lo]
+				for k := range row[:lo-16] {
+					row[k] *= 1e-3
+				}
+				copy(row[lo-16:], tail)
+			}
+			return m
+		}
+		v, qs := faint(n), faint(nq)
+		cb, err := compute.NewCosineBatch(d, v, lo, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := poisoned(nq * n)
+		if _, err := cb.Run(qs, out, nil); err != nil {
+			t.Fatal(err)
+		}
+		cb.Release()
+		checkBatch(t, fmt.Sprintf("%+v D=%d (at the loop budget)", o, lo), qs, v, lo, out)
+	}
+}

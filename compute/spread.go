@@ -241,6 +241,9 @@ func NewSpread(d *Device, g CSRInput, opts SpreadOptions) (*Spread, error) {
 	if b := 4 * uint64(s.N); b > bind {
 		return nil, fmt.Errorf("%s: N = %d nodes: activations of %d bytes > %s %d (the graph's edges are split across bindings, the activations are not): %w", op, s.N, b, limit, bind, ErrLimit)
 	}
+	if err := s.checkLoops(g.Offsets); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
 	starts, err := splitRows(g.Offsets, bind, limit)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
@@ -250,6 +253,28 @@ func NewSpread(d *Device, g CSRInput, opts SpreadOptions) (*Spread, error) {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	return s, nil
+}
+
+// checkLoops refuses a graph whose longest row would need more loop
+// iterations in one invocation than the adapter runs (see LoopBudget; each
+// loop run costs its iterations + 1): on one thread, the row's edges; on a
+// row's workgroup, degree/WG per thread plus the log2(WG) reduction steps.
+func (s *Spread) checkLoops(offsets []int32) error {
+	row, deg := 0, uint64(0)
+	for i := range s.N {
+		if d := uint64(offsets[i+1] - offsets[i]); d > deg {
+			row, deg = i, d
+		}
+	}
+	iters := deg + 1
+	what := fmt.Sprintf("%s: row %d has %d incoming edges, summed by one thread", s.opts.Variant, row, deg)
+	if s.opts.Variant == SpreadRowPerWorkgroup {
+		wg := uint64(s.opts.Workgroup)
+		per := (deg + wg - 1) / wg
+		iters = per + 1 + log2(s.opts.Workgroup) + 1
+		what = fmt.Sprintf("%s: row %d has %d incoming edges, %d per thread of a %d-thread workgroup plus the reduction", s.opts.Variant, row, deg, per, wg)
+	}
+	return checkLoopBudget(s.d, iters, what)
 }
 
 func (s *Spread) init(g CSRInput, entry string, starts []int) error {

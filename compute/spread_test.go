@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -170,36 +171,70 @@ func TestSpreadConvergence(t *testing.T) {
 }
 
 // A long row (a hub with in-degree far above the workgroup size) and
-// empty rows.
+// empty rows. Hubs of 65,536 edges and more need more loop iterations on
+// one thread than lavapipe (llvmpipe) runs before it silently ends a
+// shader's loops (Device.LoopBudget): there the runner must refuse them,
+// not return a short sum; 65,535 edges, or a workgroup of 64 per row, stay
+// within the budget and must be right.
 func TestSpreadHubRow(t *testing.T) {
 	d := openDevice(t)
-	const n = 3000
-	g := compute.CSRInput{Offsets: make([]int32, n+1)}
-	for j := 1; j < n; j++ { // node 0 hears from every other node
-		g.Cols = append(g.Cols, int32(j))
-		g.Weights = append(g.Weights, 0.5)
-	}
-	for i := 1; i <= n; i++ {
-		g.Offsets[i] = int32(len(g.Cols))
-	}
-	hg := &hostsimd.CSR{Offsets: g.Offsets, Cols: g.Cols, Weights: g.Weights}
-	a0 := seeds(rand.New(rand.NewPCG(9, 9)), n)
-	p := compute.SpreadParams{Retention: 0.2, Decay: 0.004, Threshold: 0.01, Steps: 3, Epsilon: -1}
-	for _, variant := range []compute.SpreadVariant{compute.SpreadRowPerThread, compute.SpreadRowPerWorkgroup} {
-		sp, err := compute.NewSpread(d, g, compute.SpreadOptions{Variant: variant, Workgroup: 64})
-		if err != nil {
-			t.Fatal(err)
+	for _, c := range []struct {
+		n, wg int
+	}{{3000, 64}, {65_536, 64}, {65_537, 64}, {70_001, 1}} { // hubs of 65,535 and 65,536 edges: the edge of the budget
+		n := c.n
+		g := compute.CSRInput{Offsets: make([]int32, n+1)}
+		w := float32(0.5)
+		if n > 10_000 {
+			w = 1e-5 // Σ w·a stays far from the clamp at 1, so a short sum shows
 		}
-		out := poisoned(n)
-		if _, err := sp.Run(a0, p, out, nil); err != nil {
-			t.Fatal(err)
+		for j := 1; j < n; j++ { // node 0 hears from every other node
+			g.Cols = append(g.Cols, int32(j))
+			g.Weights = append(g.Weights, w)
 		}
-		ref := newSpreadInterval(hg, a0)
-		for k := 0; k < p.Steps; k++ {
-			ref.step(p)
+		for i := 1; i <= n; i++ {
+			g.Offsets[i] = int32(len(g.Cols))
 		}
-		ref.check(t, variant.String(), out)
-		sp.Release()
+		hg := &hostsimd.CSR{Offsets: g.Offsets, Cols: g.Cols, Weights: g.Weights}
+		a0 := seeds(rand.New(rand.NewPCG(9, 9)), n)
+		if n > 10_000 {
+			// The hub's last edge carries half its input: a loop one
+			// iteration short misses it.
+			g.Weights[len(g.Weights)-1], a0[n-1] = 0.5, 1
+		}
+		p := compute.SpreadParams{Retention: 0.2, Decay: 0.004, Threshold: 0.01, Steps: 3, Epsilon: -1}
+		if n > 10_000 {
+			// One step: later steps decay the hub's sources (they have no
+			// inputs) until a short sum hides in the rounding radius.
+			p.Decay, p.Steps = 1, 1
+		}
+		for _, variant := range []compute.SpreadVariant{compute.SpreadRowPerThread, compute.SpreadRowPerWorkgroup} {
+			what := fmt.Sprintf("%s n=%d wg=%d", variant, n, c.wg)
+			iters := uint64(n-1) + 1 // the hub's loop on one thread, + 1 per loop run
+			if variant == compute.SpreadRowPerWorkgroup {
+				iters = uint64((n-1+c.wg-1)/c.wg) + 1 + uint64(bits.Len(uint(c.wg))-1) + 1
+			}
+			sp, err := compute.NewSpread(d, g, compute.SpreadOptions{Variant: variant, Workgroup: c.wg})
+			if b := d.LoopBudget(); b > 0 && iters > b {
+				if !errors.Is(err, compute.ErrLimit) || !strings.Contains(err.Error(), fmt.Sprintf("row 0 has %d incoming edges", n-1)) {
+					t.Fatalf("%s: %d loop iterations past the adapter's budget of %d: want ErrLimit naming the row, got %v", what, iters, b, err)
+				}
+				t.Logf("%s: refused: %v", what, err)
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := poisoned(n)
+			if _, err := sp.Run(a0, p, out, nil); err != nil {
+				t.Fatal(err)
+			}
+			ref := newSpreadInterval(hg, a0)
+			for k := 0; k < p.Steps; k++ {
+				ref.step(p)
+			}
+			ref.check(t, what, out)
+			sp.Release()
+		}
 	}
 }
 
