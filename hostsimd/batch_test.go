@@ -91,7 +91,9 @@ func TestCosineSingleLevels(t *testing.T) {
 func TestCosineBatchLevels(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, d := range batchDims() {
-		for _, nq := range []int{1, 3, 4, 5, 9, 17} {
+		// Query counts around the groups of 8 (AVX512) and 4: full
+		// groups, a rest of 1-4 (a group of 4) and of 5-7 (a padded 8).
+		for _, nq := range []int{1, 3, 4, 5, 8, 9, 12, 15, 16, 17, 23} {
 			n := 1 + rng.IntN(23)
 			qs := randVec(rng, nq*d)
 			v := randVec(rng, n*d)
@@ -137,6 +139,42 @@ func TestCosineBatchLarge(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestCosineBatchBlocks runs D=768 (row blocks of 84) over several
+// blocks, with a last block of 1, 2 or 3 rows, at 1, 2 and 3 threads:
+// with many blocks each task takes all queries and prefetches the next
+// block, with few the queries are split over tasks.
+func TestCosineBatchBlocks(t *testing.T) {
+	defer hostsimd.SetThreads(0)
+	rng := rand.New(rand.NewPCG(9, 9))
+	const d = 768
+	for _, c := range []struct{ nq, n int }{{20, 84*9 + 1}, {13, 84*2 + 2}, {64, 84 + 3}, {8, 84*12 + 2}} {
+		qs, v := randVec(rng, c.nq*d), randVec(rng, c.n*d)
+		copy(v[(c.n/2)*d:(c.n/2+1)*d], make([]float32, d)) // a zero row
+		want := make([]float64, c.nq*c.n)
+		tol := make([]float64, c.nq*c.n)
+		for j := 0; j < c.nq; j++ {
+			for i := 0; i < c.n; i++ {
+				want[j*c.n+i], tol[j*c.n+i] = refCos(qs[j*d:(j+1)*d], v[i*d:(i+1)*d])
+			}
+		}
+		for _, th := range []int{1, 2, 3} {
+			hostsimd.SetThreads(th)
+			forEachLevel(t, func(l hostsimd.Level) {
+				out, buf := guarded(c.nq * c.n)
+				if err := hostsimd.CosineBatch(qs, v, d, out); err != nil {
+					t.Fatal(err)
+				}
+				checkGuards(t, "CosineBatch", buf, c.nq*c.n)
+				for p, got := range out {
+					if !near(got, want[p], tol[p]) {
+						t.Fatalf("%v Q=%d N=%d threads=%d [%d,%d]=%v want %v", l, c.nq, c.n, th, p/c.n, p%c.n, got, want[p])
+					}
+				}
+			})
+		}
+	}
 }
 
 func TestBatchNaN(t *testing.T) {
@@ -329,4 +367,46 @@ func TestThreadsAndPool(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzCosineBatch checks CosineBatch on every level against the float64
+// reference for fuzzed shapes: d = 1+d8%130, Q = 1+q8%20, N = n8%40, with
+// values from a PCG seeded by seed and a NaN at nanAt when it is inside v.
+func FuzzCosineBatch(f *testing.F) {
+	f.Add(uint64(1), uint8(15), uint8(8), uint8(7), -1)
+	f.Add(uint64(2), uint8(31), uint8(13), uint8(30), 40)
+	f.Add(uint64(3), uint8(0), uint8(4), uint8(3), 2)
+	f.Fuzz(func(t *testing.T, seed uint64, d8, q8, n8 uint8, nanAt int) {
+		d, nq, n := 1+int(d8)%130, 1+int(q8)%20, int(n8)%40
+		rng := rand.New(rand.NewPCG(seed, 1))
+		qs, v := randVec(rng, nq*d), randVec(rng, n*d)
+		if n > 3 {
+			copy(v[3*d:4*d], make([]float32, d))
+		}
+		if nanAt >= 0 && nanAt < len(v) {
+			v[nanAt] = float32(math.NaN())
+		}
+		forEachLevel(t, func(l hostsimd.Level) {
+			out, buf := guarded(nq * n)
+			if err := hostsimd.CosineBatch(qs, v, d, out); err != nil {
+				t.Fatal(err)
+			}
+			checkGuards(t, "CosineBatch", buf, nq*n)
+			for j := 0; j < nq; j++ {
+				for i := 0; i < n; i++ {
+					got := out[j*n+i]
+					if nanAt >= i*d && nanAt < (i+1)*d {
+						if !math.IsNaN(float64(got)) {
+							t.Fatalf("%v d=%d Q=%d N=%d [%d,%d]=%v, want NaN", l, d, nq, n, j, i, got)
+						}
+						continue
+					}
+					want, tol := refCos(qs[j*d:(j+1)*d], v[i*d:(i+1)*d])
+					if !near(got, want, tol) {
+						t.Fatalf("%v d=%d Q=%d N=%d [%d,%d]=%v want %v", l, d, nq, n, j, i, got, want)
+					}
+				}
+			}
+		})
+	})
 }

@@ -3,7 +3,6 @@ package hostsimd
 import (
 	"fmt"
 	"math"
-	"slices"
 )
 
 // rowCount checks that a length-n buffer holds whole rows of d elements.
@@ -144,16 +143,77 @@ func CosineSingleF16(q []float32, v []uint16, d int, out []float32) error {
 // in cache while a group of queries runs over it.
 const batchBlockBytes = 256 << 10
 
-// batchQueryChunk is the number of queries one task runs over a row block.
+// batchQueryChunk is the number of queries one task runs over a row block
+// when there are too few row blocks to keep every thread busy.
 const batchQueryChunk = 16
+
+// queryGroup is a group of m = 4 or 8 consecutive queries starting at j0,
+// packed for the tile kernel; queries past the end are zero.
+type queryGroup struct {
+	j0, m  int
+	packed []float32
+	iqs    []float32 // cosTile8's inverse norms (m = 8 only)
+}
+
+// batchGroups splits the nq queries into groups: groups of 8 for levels
+// with cosTile8, else of 4. With groups of 8, a remainder of 1 to 4
+// queries gets a group of 4 and one of 5 to 7 a padded group of 8.
+func batchGroups(k *kernels, qs []float32, d int, iq []float32) []queryGroup {
+	nq := len(iq)
+	var gs []queryGroup
+	for j0 := 0; j0 < nq; {
+		m := 4
+		if k.cosTile8 != nil && nq-j0 > 4 {
+			m = 8
+		}
+		j1 := min(j0+m, nq)
+		g := queryGroup{j0: j0, m: m, packed: packQueries(qs[j0*d:j1*d], m, d, k.tileW)}
+		if m == 8 {
+			// Four copies of each for the 3-row kernel, two for the
+			// 2-row one (see genCosTile8 in _gen).
+			g.iqs = make([]float32, 48)
+			for j := j0; j < j1; j++ {
+				for r := 0; r < 4; r++ {
+					g.iqs[4*(j-j0)+r] = iq[j]
+				}
+				g.iqs[32+2*(j-j0)] = iq[j]
+				g.iqs[32+2*(j-j0)+1] = iq[j]
+			}
+		}
+		gs = append(gs, g)
+		j0 = j1
+	}
+	return gs
+}
+
+// packQueries packs the len(q)/d <= m queries of length d in q for the
+// tile kernels: for each chunk c of w elements the m queries' chunks
+// follow each other, p[(c*m+j)*w+l] = q[j*d+c*w+l]. The last chunk is
+// zero-padded, and so are queries j >= len(q)/d.
+func packQueries(q []float32, m, d, w int) []float32 {
+	nc := (d + w - 1) / w
+	p := make([]float32, nc*m*w)
+	for j := 0; j < len(q)/d; j++ {
+		qj := q[j*d : (j+1)*d]
+		for c := 0; c < nc; c++ {
+			copy(p[(c*m+j)*w:(c*m+j+1)*w], qj[c*w:min((c+1)*w, d)])
+		}
+	}
+	return p
+}
 
 // CosineBatch writes the Q×N cosine scores of the Q = len(qs)/d queries
 // against the N = len(v)/d rows: out[q*N+i] = cosine(qs_q, v_i). Rows are
 // processed in blocks of about 256 KiB that stay in cache while the
-// queries run over them; inside a block the kernel is register-blocked 4
-// queries × 4 rows on AVX512, 4×2 on AVX2 and 4×1 on Generic, with the
-// queries packed so one pointer walks all four. Norms are computed once per query and
-// once per row. Zero vectors give 0, NaN inputs NaN, as in Cosine.
+// queries run over them. Inside a block, AVX512 register-blocks 8 queries
+// × 3 rows, reduces the 24 dot products with two transpose-and-add trees
+// and writes finished cosines; its first group of queries also computes
+// the row norms, and every group prefetches a share of the next block.
+// The other levels run groups of 4 queries through dotTile4 (4 queries ×
+// 2 rows on AVX2, 4×4 on NEON, 4×1 on Generic) with a separate norm and
+// scaling pass. Queries are packed so one pointer walks a whole
+// group. Norms are computed once per query and once per row and block.
+// Zero vectors give 0, NaN inputs NaN, as in Cosine.
 func CosineBatch(qs, v []float32, d int, out []float32) error {
 	const fn = "CosineBatch"
 	nq, err := rowCount(fn, "qs", len(qs), d)
@@ -172,51 +232,83 @@ func CosineBatch(qs, v []float32, d int, out []float32) error {
 	}
 	k := cur()
 	// Inverse norms (0 for zero vectors, NaN for NaN ones) so that the
-	// finishing pass is two multiplies per score. Row norms are computed
+	// finishing step is two multiplies per score. Row norms are computed
 	// per block, while the block is being brought into cache anyway.
 	iq := make([]float32, nq)
 	for j := range iq {
 		r := qs[j*d : (j+1)*d]
 		iq[j] = invNorm(k.dot(r, r))
 	}
-	// Queries in groups of 4, packed for the tile kernel; a last partial
-	// group is padded with zero queries whose results are dropped.
-	ng := (nq + 3) / 4
-	packed := make([][]float32, ng)
-	for g := range packed {
-		grp := qs[4*g*d : min(4*g+4, nq)*d]
-		if len(grp) < 4*d {
-			grp = append(slices.Clone(grp), make([]float32, 4*d-len(grp))...)
-		}
-		packed[g] = packQueries4(grp, d, k.tileW)
-	}
+	groups := batchGroups(k, qs, d, iq)
 
 	rb := max(4, batchBlockBytes/(4*d)) &^ 3
 	nb := (n + rb - 1) / rb
 	// A task is one row block with a chunk of query groups: all groups
 	// when there are enough blocks to keep every thread busy.
-	gpc := ng
+	gpc := len(groups)
 	if nb < 4*Threads() {
-		gpc = min(ng, batchQueryChunk/4)
+		gpc = min(gpc, max(1, batchQueryChunk/groups[0].m))
 	}
-	nqc := (ng + gpc - 1) / gpc
-	parallelFor(nb*nqc, rb*gpc*4*d, 1, func(lo, hi int) {
-		tile := make([]float32, 4*rb)
+	nqc := (len(groups) + gpc - 1) / gpc
+	parallelFor(nb*nqc, rb*gpc*groups[0].m*d, 1, func(lo, hi int) {
+		var tile, pad []float32
 		iv := make([]float32, rb)
 		for u := lo; u < hi; u++ {
 			b, qc := u/nqc, u%nqc
 			r0 := b * rb
 			r1 := min(r0+rb, n)
+			rows := r1 - r0
 			blk := v[r0*d : r1*d]
-			for i := range r1 - r0 {
-				r := blk[i*d : (i+1)*d]
-				iv[i] = invNorm(k.dot(r, r))
-			}
-			for g := qc * gpc; g < min((qc+1)*gpc, ng); g++ {
-				k.dotTile4(packed[g], blk, d, r1-r0, tile)
-				for j := 4 * g; j < min(4*g+4, nq); j++ {
-					scaleCosTile(out[j*n+r0:j*n+r1], tile[j-4*g:], iq[j], iv[:r1-r0])
+			gs := groups[qc*gpc : min((qc+1)*gpc, len(groups))]
+			// Groups of 8 come first; the first computes the row norms.
+			norms := gs[0].m == 8
+			if !norms {
+				for i := range rows {
+					r := blk[i*d : (i+1)*d]
+					iv[i] = invNorm(k.dot(r, r))
 				}
+			}
+			// The next block this goroutine works on, when it is a
+			// different one: cosTile8 prefetches it, a share per group,
+			// spread over the group's inner-loop iterations.
+			var next []float32
+			if nqc == 1 && u+1 < hi {
+				next = v[r1*d : min(r1+rb, n)*d]
+			}
+			lines := (4*len(next)+63)/64 + 1
+			iters := (rows / 3) * (d / 32)
+			for gi, g := range gs {
+				if g.m == 4 {
+					if tile == nil {
+						tile = make([]float32, 4*rb)
+					}
+					k.dotTile4(g.packed, blk, d, rows, tile)
+					for j := g.j0; j < min(g.j0+4, nq); j++ {
+						scaleCosTile(out[j*n+r0:j*n+r1], tile[j-g.j0:], iq[j], iv[:rows])
+					}
+					continue
+				}
+				var pf []float32
+				pfs := 0
+				if len(next) > 0 && iters > 0 {
+					l0, l1 := gi*lines/len(gs), (gi+1)*lines/len(gs)
+					if l0*16 < len(next) {
+						pf = next[l0*16:]
+						pfs = ((l1-l0)*64 + iters - 1) / iters
+					}
+				}
+				if g.j0+8 <= nq {
+					k.cosTile8(g.packed, blk, d, rows, out[g.j0*n+r0:], n, g.iqs, iv[:rows], norms, pf, pfs)
+				} else {
+					if pad == nil {
+						pad = make([]float32, 8*rb)
+					}
+					k.cosTile8(g.packed, blk, d, rows, pad, rows, g.iqs, iv[:rows], norms, pf, pfs)
+					for j := g.j0; j < nq; j++ {
+						copy(out[j*n+r0:j*n+r1], pad[(j-g.j0)*rows:])
+					}
+				}
+				norms = false
 			}
 		}
 	})

@@ -107,6 +107,38 @@ func dotTile4AVX512(q *float32, v *float32, d int, n int, out *float32)
 //go:noescape
 func dotTile4x4AVX512(q *float32, v *float32, d int, n int, out *float32)
 
+// cosTile8x3AVX512 writes out[j*ldo+i] = clamp(q_j·v_i * iqs[4j] * iv[i]) for 8 packed queries q
+// (see packQueries) and n rows of v with stride d; see genCosTile8 in _gen.
+// n must be a multiple of 3.
+// Every two steps of 16 elements it prefetches the line at pf into L2 and advances pf by pfs bytes.
+//
+//go:noescape
+func cosTile8x3AVX512(q *float32, v *float32, d int, n int, out *float32, ldo int, iqs *float32, iv *float32, pf *float32, pfs int)
+
+// cosTile8x3nAVX512 writes out[j*ldo+i] = clamp(q_j·v_i * iqs[4j] * iv[i]) for 8 packed queries q
+// (see packQueries) and n rows of v with stride d; see genCosTile8 in _gen.
+// n must be a multiple of 3.
+// It computes and writes iv[i] = 1/‖v_i‖ (0 for zero rows) first.
+// Every two steps of 16 elements it prefetches the line at pf into L2 and advances pf by pfs bytes.
+//
+//go:noescape
+func cosTile8x3nAVX512(q *float32, v *float32, d int, n int, out *float32, ldo int, iqs *float32, iv *float32, pf *float32, pfs int)
+
+// cosTile8x2AVX512 writes out[j*ldo+i] = clamp(q_j·v_i * iqs[4j] * iv[i]) for 8 packed queries q
+// (see packQueries) and n rows of v with stride d; see genCosTile8 in _gen.
+// n must be a multiple of 2.
+// pf and pfs are unused.
+//
+//go:noescape
+func cosTile8x2AVX512(q *float32, v *float32, d int, n int, out *float32, ldo int, iqs *float32, iv *float32, pf *float32, pfs int)
+
+// cosTile8x1AVX512 writes out[j*ldo+i] = clamp(q_j·v_i * iqs[4j] * iv[i]) for 8 packed queries q
+// (see packQueries) and n rows of v with stride d; see genCosTile8 in _gen.
+// pf and pfs are unused.
+//
+//go:noescape
+func cosTile8x1AVX512(q *float32, v *float32, d int, n int, out *float32, ldo int, iqs *float32, iv *float32, pf *float32, pfs int)
+
 // fillNTAVX512 sets p[:n] to v with non-temporal stores.
 // p must be 64-byte aligned and n a multiple of 64.
 //

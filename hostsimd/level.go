@@ -54,6 +54,13 @@ type kernels struct {
 	// packQueries4 with width tileW and the n rows in v (len n*d).
 	dotTile4 func(q, v []float32, d, n int, out []float32)
 	tileW    int
+	// cosTile8, where a level has it, writes finished cosines for 8
+	// queries packed by packQueries with width tileW: for i < n, j < 8,
+	// out[j*ldo+i] = clamp(q_j·v_i*iqs[4j]*iv[i]) (iqs as built by
+	// batchGroups). With norms it first sets iv[i] = invNorm(v_i·v_i).
+	// pf, if not empty, is prefetched pfs bytes further every two steps
+	// of the inner loop. CosineBatch then runs groups of 8 queries.
+	cosTile8 func(q, v []float32, d, n int, out []float32, ldo int, iqs, iv []float32, norms bool, pf []float32, pfs int)
 
 	// Ceiling kernels. The NT kernels need ntAlign-float aligned
 	// destinations and lengths that are multiples of ntBlock.

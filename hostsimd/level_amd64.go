@@ -82,6 +82,7 @@ func avx512Kernels() *kernels {
 			}
 		},
 		tileW:     16,
+		cosTile8:  cosTile8AVX512,
 		sum:       func(a []float32) float32 { return sumAVX512(ptr(a), len(a)) },
 		fillNT:    func(p []float32, v float32) { fillNTAVX512(ptr(p), len(p), v) },
 		copyNT:    func(dst, src []float32) { copyNTAVX512(ptr(dst), ptr(src), len(dst)) },
@@ -91,5 +92,46 @@ func avx512Kernels() *kernels {
 		ntAlign:   16,
 		ntBlock:   64,
 		nonTempSt: true,
+	}
+}
+
+// cosTile8AVX512 runs blocks of 3 rows through cosTile8x3AVX512 (or
+// cosTile8x3nAVX512, which also computes the rows' inverse norms) and the
+// last 1 or 2 rows through cosTile8x1AVX512 or cosTile8x2AVX512, after
+// checking the slices so the assembly stays inside them (pf is only
+// prefetched, never read).
+func cosTile8AVX512(q, v []float32, d, n int, out []float32, ldo int, iqs, iv []float32, norms bool, pf []float32, pfs int) {
+	if n <= 0 {
+		return
+	}
+	_ = q[8*16*((d+15)/16)-1]
+	_ = v[n*d-1]
+	_ = out[7*ldo+n-1]
+	_ = iqs[47]
+	_ = iv[n-1]
+	n3 := n - n%3
+	if norms {
+		for i := n3; i < n; i++ {
+			r := v[i*d : (i+1)*d]
+			iv[i] = invNorm(dotAVX512(ptr(r), ptr(r), d))
+		}
+	}
+	if n3 > 0 {
+		pfp := ptr(pf)
+		if len(pf) == 0 {
+			// Prefetch a line the kernel reads anyway.
+			pfp, pfs = ptr(q), 0
+		}
+		kern := cosTile8x3AVX512
+		if norms {
+			kern = cosTile8x3nAVX512
+		}
+		kern(ptr(q), ptr(v), d, n3, ptr(out), ldo, ptr(iqs), ptr(iv), pfp, pfs)
+	}
+	switch n - n3 {
+	case 2:
+		cosTile8x2AVX512(ptr(q), ptr(v[n3*d:]), d, 2, ptr(out[n3:]), ldo, ptr(iqs), ptr(iv[n3:]), nil, 0)
+	case 1:
+		cosTile8x1AVX512(ptr(q), ptr(v[n3*d:]), d, 1, ptr(out[n3:]), ldo, ptr(iqs), ptr(iv[n3:]), nil, 0)
 	}
 }

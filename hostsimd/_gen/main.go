@@ -451,6 +451,350 @@ func genTile(s isa, name string, blocks []int) {
 	RET()
 }
 
+// --- 8 queries x N rows cosines, AVX512 -------------------------------------
+
+// cosConst holds the constants of the cosine kernels: float32 1 and -1
+// (the clamp) at 0 and 4, float64 1 at 8 and at 16 the VPERMPS indices
+// 3, 7, 11 that gather the row norms of genCosTile8, followed by zeros
+// (at 32, 16 bytes of float32 0).
+var cosConst Mem
+
+// reduce16 sums each of the 16 vectors horizontally and returns one vector
+// whose lane L holds the sum of lane[L]. It is a transpose-and-add tree:
+// each of the four levels halves the number of vectors with two shuffles
+// and one add per pair (30 shuffles and 15 adds in all, against 64 of each
+// for 16 separate reductions; fewer where lanes are nil, not wanted). It
+// overwrites its inputs.
+func reduce16(lane []VecVirtual) VecVirtual {
+	// The tree leaves the sum of its input m in lane 4*(m%4) + m/4, so
+	// input m is the vector for that lane.
+	a := make([]VecVirtual, 16)
+	for m := range a {
+		a[m] = lane[4*(m%4)+m/4]
+	}
+	// Each pair is summed into its first vector, so the inputs are
+	// overwritten. A nil input is a lane whose sum is not wanted: a pair
+	// of nils gives nil, and a nil beside a vector is replaced by that
+	// vector (its lanes then hold garbage).
+	x := ZMM()
+	level := func(in []VecVirtual, lo, hi uint8, shuf func(imm, b, a, dst Op)) []VecVirtual {
+		out := make([]VecVirtual, len(in)/2)
+		for i := range out {
+			a, b := in[2*i], in[2*i+1]
+			switch {
+			case a == nil && b == nil:
+				continue
+			case a == nil:
+				a = b
+			case b == nil:
+				b = a
+			}
+			shuf(U8(lo), b, a, x)
+			shuf(U8(hi), b, a, a)
+			VADDPS(x, a, a)
+			out[i] = a
+		}
+		return out
+	}
+	shuf128 := func(imm, b, a, dst Op) { VSHUFF64X2(imm, b, a, dst) }
+	shuf32 := func(imm, b, a, dst Op) { VSHUFPS(imm, b, a, dst) }
+	// 256-bit halves, then 128-bit lanes, then 64-bit pairs, then words.
+	b := level(a, 0x44, 0xee, shuf128)
+	c := level(b, 0x88, 0xdd, shuf128)
+	d := level(c, 0x44, 0xee, shuf32)
+	return level(d, 0x88, 0xdd, shuf32)[0]
+}
+
+// genCosTile8 generates an 8-query cosine kernel of AVX512: the cosines of
+// 8 packed queries (see packQueries, width 16) against the n rows of v
+// (stride d), written straight into the output rows,
+//
+//	out[j*ldo+i] = clamp(q_j·v_i * iqs[4j] * iv[i], -1, 1)
+//
+// with NaN passed through, multiplied in the order of scaleCosTile. iqs
+// holds the 8 inverse query norms four times over, iqs[4j+r] = iq_j for
+// r < 4, then twice over, iqs[32+2j+r] = iq_j for r < 2.
+//
+// rows is the register block and n must be a multiple of it: 3 rows for
+// the main kernel (24 accumulators, two reduce16 trees whose 128-bit lane
+// j holds query j's three rows), 2 (16 accumulators, one reduce16 tree)
+// and 1 (horizontal sums) for the last rows of a block. avo's allocator
+// fails on more than one block size in one function, so each gets its
+// own.
+//
+// With norms, the kernel also sums the rows' squares (3 more
+// accumulators, their sums ride in the spare fourth lanes of the first
+// tree) and writes iv[i] = 1/sqrt(v_i·v_i) (0 for a zero row, NaN for
+// NaN), with the square root and division in float64 as in invNorm, and
+// uses them. Otherwise it reads iv.
+//
+// With prefetch, the main loop issues one PREFETCHT1 at pf per two steps
+// and advances pf by pfs bytes, so the caller can pull the next row block
+// into L2 while this one is computed.
+func genCosTile8(s isa, name string, rows int, norms, prefetch bool) {
+	TEXT(name, NOSPLIT, "func(q, v *float32, d, n int, out *float32, ldo int, iqs, iv, pf *float32, pfs int)")
+	Pragma("noescape")
+	doc := []string{name + " writes out[j*ldo+i] = clamp(q_j·v_i * iqs[4j] * iv[i]) for 8 packed queries q",
+		"(see packQueries) and n rows of v with stride d; see genCosTile8 in _gen."}
+	if rows > 1 {
+		doc = append(doc, fmt.Sprintf("n must be a multiple of %d.", rows))
+	}
+	if norms {
+		doc = append(doc, "It computes and writes iv[i] = 1/‖v_i‖ (0 for zero rows) first.")
+	}
+	if prefetch {
+		doc = append(doc, "Every two steps of 16 elements it prefetches the line at pf into L2 and advances pf by pfs bytes.")
+	} else {
+		doc = append(doc, "pf and pfs are unused.")
+	}
+	Doc(doc...)
+	vp := Load(Param("v"), GP64())
+	d := Load(Param("d"), GP64())
+	n := Load(Param("n"), GP64())
+	ob := Load(Param("out"), GP64())
+	ivp := Load(Param("iv"), GP64())
+	var pf Register
+	if prefetch {
+		pf = Load(Param("pf"), GP64())
+	}
+
+	d4 := GP64()
+	MOVQ(d, d4)
+	SHLQ(U8(2), d4)
+	rem := GP64()
+	MOVQ(d, rem)
+	ANDQ(I32(s.w-1), rem)
+	kmask := s.makeMask(rem)
+	ANDQ(I32(-s.w), d)
+	dvec := d
+
+	const nq = 8
+	body := func() {
+		vrow := make([]Register, rows)
+		vrow[0] = vp
+		for r := 1; r < rows; r++ {
+			vrow[r] = GP64()
+			LEAQ(Mem{Base: vp, Index: d4, Scale: uint8(r)}, vrow[r])
+		}
+		acc := make([][]VecVirtual, nq)
+		for j := range acc {
+			acc[j] = make([]VecVirtual, rows)
+			for r := range acc[j] {
+				acc[j][r] = s.vec()
+				s.zero(acc[j][r])
+			}
+		}
+		var nacc []VecVirtual
+		if norms {
+			nacc = make([]VecVirtual, rows)
+			for r := range nacc {
+				nacc[r] = s.vec()
+				s.zero(nacc[r])
+			}
+		}
+		k := GP64()
+		XORQ(k, k)
+		qk := Load(Param("q"), GP64())
+		// inner does one step of w elements, off steps past k. Its
+		// registers are shared by all steps, which helps avo's greedy
+		// allocator.
+		vv := make([]VecVirtual, rows)
+		for r := range vv {
+			vv[r] = s.vec()
+		}
+		qv := s.vec()
+		inner := func(m *mask, off int) {
+			for r := range vv {
+				rm := Mem{Base: vrow[r], Index: k, Scale: 4, Disp: 4 * off * s.w}
+				if m == nil {
+					VMOVUPS(rm, vv[r])
+				} else {
+					VMOVUPS_Z(rm, m.k, vv[r])
+				}
+				if norms {
+					VFMADD231PS(vv[r], vv[r], nacc[r])
+				}
+			}
+			for j := 0; j < nq; j++ {
+				qm := Mem{Base: qk, Disp: 4 * (off*nq + j) * s.w}
+				if rows == 1 {
+					VFMADD231PS(qm, vv[0], acc[j][0])
+					continue
+				}
+				VMOVUPS(qm, qv)
+				for r := range vv {
+					VFMADD231PS(qv, vv[r], acc[j][r])
+				}
+			}
+		}
+		// Two steps at a time while they fit, then single steps, then
+		// the masked d%w tail.
+		dbig := GP64()
+		MOVQ(dvec, dbig)
+		SUBQ(U32(s.w), dbig)
+		CMPQ(k, dbig)
+		JGE(LabelRef(name + "_one"))
+		Label(name + "_two")
+		if prefetch {
+			PREFETCHT1(Mem{Base: pf})
+			ADDQ(addr("pfs"), pf)
+		}
+		inner(nil, 0)
+		inner(nil, 1)
+		ADDQ(U32(2*s.w), k)
+		ADDQ(U32(2*nq*4*s.w), qk)
+		CMPQ(k, dbig)
+		JL(LabelRef(name + "_two"))
+		Label(name + "_one")
+		CMPQ(k, dvec)
+		JAE(LabelRef(name + "_tail"))
+		inner(nil, 0)
+		ADDQ(U32(s.w), k)
+		ADDQ(U32(nq*4*s.w), qk)
+		Label(name + "_tail")
+		KORTESTW(kmask.k, kmask.k)
+		JZ(LabelRef(name + "_sum"))
+		inner(&kmask, 0)
+
+		Label(name + "_sum")
+		// The clamp bounds are loaded where they are used, to keep
+		// register pressure down during the reductions.
+		bounds := func() (one, mone VecVirtual) {
+			one, mone = s.vec(), s.vec()
+			VBROADCASTSS(cosConst, one)
+			VBROADCASTSS(cosConst.Offset(4), mone)
+			return one, mone
+		}
+		ldo4 := Load(Param("ldo"), GP64())
+		SHLQ(U8(2), ldo4)
+		iqs := Load(Param("iqs"), GP64())
+		t := GP64()
+		MOVQ(ob, t)
+		// finish scales, clamps (VMINPS/VMAXPS return their second
+		// source, res, when either operand is NaN) and returns res.
+		finish := func(res VecVirtual, iq Mem, ivv VecVirtual) {
+			one, mone := bounds()
+			VMULPS(iq, res, res)
+			VMULPS(ivv, res, res)
+			VMINPS(res, one, res)
+			VMAXPS(res, mone, res)
+		}
+		switch rows {
+		case 3:
+			k3 := K()
+			m3 := GP32()
+			MOVL(U32(7), m3)
+			KMOVW(m3, k3)
+			var la, lb [16]VecVirtual
+			for j := 0; j < 4; j++ {
+				for r := 0; r < 3; r++ {
+					la[4*j+r] = acc[j][r]
+					lb[4*j+r] = acc[4+j][r]
+				}
+				// Spare lanes: row norms, else nothing.
+				if norms && j < 3 {
+					la[4*j+3] = nacc[j]
+				}
+			}
+			ra := reduce16(la[:])
+			rb := reduce16(lb[:])
+			iv3 := XMM()
+			if norms {
+				// The sums of squares sit in lanes 3, 7 and 11 of ra.
+				idx, ss := ZMM(), ZMM()
+				VMOVUPS(cosConst.Offset(16), idx)
+				VPERMPS(ra, idx, ss)
+				x := ss.AsX()
+				y := YMM()
+				VCVTPS2PD(x, y)
+				VSQRTPD(y, y)
+				onePD := YMM()
+				VBROADCASTSD(cosConst.Offset(8), onePD)
+				VDIVPD(y, onePD, y)
+				VCVTPD2PSY(y, iv3)
+				// Zero rows (ss == 0) get 0; NaN stays NaN.
+				nz := K()
+				VCMPPS(U8(4), cosConst.Offset(32), x, nz) // NEQ_UQ: ss != 0 or NaN
+				VMOVAPS_Z(iv3, nz, iv3)
+				VMOVUPS(iv3, k3, Mem{Base: ivp})
+			} else {
+				VMOVUPS_Z(Mem{Base: ivp}, k3, iv3)
+			}
+			ivv := ZMM()
+			VSHUFF32X4(U8(0), iv3.AsZ(), iv3.AsZ(), ivv)
+			finish(ra, Mem{Base: iqs}, ivv)
+			finish(rb, Mem{Base: iqs, Disp: 64}, ivv)
+			for j := 0; j < nq; j++ {
+				res := ra
+				if j >= 4 {
+					res = rb
+				}
+				if j%4 == 0 {
+					VMOVUPS(res.AsX(), k3, Mem{Base: t})
+				} else {
+					VEXTRACTF32X4(U8(j%4), res, k3, Mem{Base: t})
+				}
+				if j < nq-1 {
+					ADDQ(ldo4, t)
+				}
+			}
+		case 2:
+			lane := make([]VecVirtual, 16)
+			for L := range lane {
+				lane[L] = acc[L/2][L%2]
+			}
+			res := reduce16(lane)
+			ivv := s.vec()
+			VBROADCASTSD(Mem{Base: ivp}, ivv)
+			finish(res, Mem{Base: iqs, Disp: 4 * 32}, ivv)
+			for l := 0; l < 4; l++ {
+				x := res.AsX()
+				if l > 0 {
+					x = XMM()
+					VEXTRACTF32X4(U8(l), res, x)
+				}
+				VMOVLPS(x, Mem{Base: t})
+				ADDQ(ldo4, t)
+				VMOVHPS(x, Mem{Base: t})
+				if l < 3 {
+					ADDQ(ldo4, t)
+				}
+			}
+		case 1:
+			one, mone := bounds()
+			for j := 0; j < nq; j++ {
+				x := s.hsum(acc[j][0])
+				VMULSS(Mem{Base: iqs, Disp: 4 * 4 * j}, x, x)
+				VMULSS(Mem{Base: ivp}, x, x)
+				VMINSS(x, one.AsX(), x)
+				VMAXSS(x, mone.AsX(), x)
+				VMOVSS(x, Mem{Base: t})
+				if j < nq-1 {
+					ADDQ(ldo4, t)
+				}
+			}
+		}
+	}
+
+	Label(name + "_rows")
+	CMPQ(n, U8(rows))
+	JB(LabelRef(name + "_done"))
+	body()
+	if rows >= 2 {
+		LEAQ(Mem{Base: vp, Index: d4, Scale: 2}, vp)
+	}
+	if rows%2 == 1 {
+		ADDQ(d4, vp)
+	}
+	ADDQ(U8(4*rows), ob)
+	ADDQ(U8(4*rows), ivp)
+	SUBQ(U8(rows), n)
+	JMP(LabelRef(name + "_rows"))
+	Label(name + "_done")
+	VZEROUPPER()
+	RET()
+}
+
 // --- bandwidth / peak kernels ----------------------------------------------
 
 func genStores(s isa) {
@@ -598,6 +942,13 @@ func main() {
 		}
 		DATA(4*k, U32(v))
 	}
+	cosConst = GLOBL("cosconst", RODATA|NOPTR)
+	DATA(0, U32(0x3f800000))         // float32 1
+	DATA(4, U32(0xbf800000))         // float32 -1
+	DATA(8, U64(0x3ff0000000000000)) // float64 1
+	for k, idx := range []uint32{3, 7, 11, 15, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0} {
+		DATA(16+4*k, U32(idx))
+	}
 	for _, s := range []isa{avx2, avx512} {
 		for _, k := range []redKind{kSum, kDot, kL2, kDotNorm, kDot3, kDotNormF16} {
 			genReduce(s, k)
@@ -605,6 +956,10 @@ func main() {
 		genTile(s, "dotTile4"+s.name, []int{2, 1})
 		if s.avx5 {
 			genTile(s, "dotTile4x4"+s.name, []int{4})
+			genCosTile8(s, "cosTile8x3"+s.name, 3, false, true)
+			genCosTile8(s, "cosTile8x3n"+s.name, 3, true, true)
+			genCosTile8(s, "cosTile8x2"+s.name, 2, false, false)
+			genCosTile8(s, "cosTile8x1"+s.name, 1, false, false)
 		}
 		genStores(s)
 		genFMAPeak(s)
