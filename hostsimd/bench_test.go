@@ -212,21 +212,30 @@ func TestTargets(t *testing.T) {
 	}
 	hostsimd.SetThreads(0)
 
+	// The FMA peak of one core, also a check on the all-core one: a core
+	// taken by another process while MeasureCeilings ran makes the
+	// all-core peak come out low (on a shared 2-core box it has read
+	// half its true value), which would inflate the all-core fraction.
+	c1, err := hostsimd.MeasureCeilings(hostsimd.CeilingOpts{Threads: 1, Bytes: 64 << 20, Runs: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	peak := max(ceil.FMAGFLOPs, float64(ceil.Threads)*c1.FMAGFLOPs)
+	t.Logf("FMA peak: all cores %.1f GFLOP/s, %d x one core %.1f GFLOP/s; the all-core fraction uses the larger",
+		ceil.FMAGFLOPs, ceil.Threads, c1.FMAGFLOPs)
+
+	// 2·Q·N·D flops: the dot products only (norms and scaling not counted).
 	const nq, n = 64, 20_000
 	qs := randVec(rand.New(rand.NewPCG(3, 4)), nq*benchD)
 	ob := make([]float32, nq*n)
 	db := rate(func() { hostsimd.CosineBatch(qs, v[:n*benchD], benchD, ob) })
 	gf := 2 * float64(nq*n*benchD) / db.Seconds() / 1e9
 	t.Logf("CosineBatch %v Q=64 N=20000 D=768 all cores: %.1f GFLOP/s = %.1f%% of FMA peak %.1f GFLOP/s (target >= 50%%)",
-		best, gf, 100*gf/ceil.FMAGFLOPs, ceil.FMAGFLOPs)
+		best, gf, 100*gf/peak, peak)
 
 	// Per core: less sensitive to load on the other cores of a shared box.
 	hostsimd.SetThreads(1)
 	defer hostsimd.SetThreads(0)
-	c1, err := hostsimd.MeasureCeilings(hostsimd.CeilingOpts{Threads: 1, Bytes: 64 << 20, Runs: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
 	db1 := rate(func() { hostsimd.CosineBatch(qs, v[:n*benchD], benchD, ob) })
 	gf1 := 2 * float64(nq*n*benchD) / db1.Seconds() / 1e9
 	t.Logf("CosineBatch %v Q=64 N=20000 D=768 one core: %.1f GFLOP/s = %.1f%% of one-core FMA peak %.1f GFLOP/s",
