@@ -139,6 +139,13 @@ func cosTile8x2AVX512(q *float32, v *float32, d int, n int, out *float32, ldo in
 //go:noescape
 func cosTile8x1AVX512(q *float32, v *float32, d int, n int, out *float32, ldo int, iqs *float32, iv *float32, pf *float32, pfs int)
 
+// dotNormRows3AVX512 writes ab[i] = q·v_i and bb[i] = v_i·v_i for n rows of v with stride d,
+// bit-identical to dotNormAVX512; n must be a multiple of 3. It prefetches pfs bytes ahead
+// of the rows it reads (see genDotNormRows in _gen).
+//
+//go:noescape
+func dotNormRows3AVX512(q *float32, v *float32, d int, n int, ab *float32, bb *float32, pfs int)
+
 // fillNTAVX512 sets p[:n] to v with non-temporal stores.
 // p must be 64-byte aligned and n a multiple of 64.
 //

@@ -795,6 +795,152 @@ func genCosTile8(s isa, name string, rows int, norms, prefetch bool) {
 	RET()
 }
 
+// --- q against several rows at once ------------------------------------------
+
+// genDotNormRows generates a kernel that writes ab[i] = q·v_i and
+// bb[i] = v_i·v_i for n rows of v with stride d, rows at a time (n must be
+// a multiple of rows). Each step of w elements loads the query chunk once
+// and uses it for all rows, so the rows' memory streams have more loads in
+// flight per L1 access to q and per loop iteration than one dotNorm call
+// per row, and the per-row call overhead is gone. Every row's sums use the
+// same accumulator layout and order as dotNorm (unroll 4, whole vectors
+// into column 0, the masked tail into column 1, columns added in order,
+// then hsum), so the results are bit-identical to dotNorm's.
+//
+// While the rows are summed the kernel prefetches (PREFETCHT0) the bytes
+// pfs further on: per unrolled step, rows·unroll lines from a pointer that
+// starts pfs bytes after the block and advances by rows·unroll lines, so
+// a block's lines are covered by its own steps when d is a multiple of
+// unroll·w. pfs = 0 prefetches lines the kernel reads anyway.
+func genDotNormRows(s isa, name string, rows int) {
+	const unroll = 4
+	TEXT(name, NOSPLIT, "func(q, v *float32, d, n int, ab, bb *float32, pfs int)")
+	Pragma("noescape")
+	Doc(name+" writes ab[i] = q·v_i and bb[i] = v_i·v_i for n rows of v with stride d,",
+		fmt.Sprintf("bit-identical to dotNorm%s; n must be a multiple of %d. It prefetches pfs bytes ahead", s.name, rows),
+		"of the rows it reads (see genDotNormRows in _gen).")
+	vp := Load(Param("v"), GP64())
+	d := Load(Param("d"), GP64())
+	n := Load(Param("n"), GP64())
+	abp := Load(Param("ab"), GP64())
+	bbp := Load(Param("bb"), GP64())
+
+	d4 := GP64()
+	MOVQ(d, d4)
+	SHLQ(U8(2), d4)
+	rem := GP64()
+	MOVQ(d, rem)
+	ANDQ(I32(s.w-1), rem)
+	kmask := s.makeMask(rem)
+	dvec := GP64()
+	MOVQ(d, dvec)
+	ANDQ(I32(-s.w), dvec)
+	dbig := d
+	ANDQ(I32(-(unroll * s.w)), dbig)
+
+	Label(name + "_rows")
+	CMPQ(n, U8(rows))
+	JB(LabelRef(name + "_done"))
+
+	vrow := make([]Register, rows)
+	vrow[0] = vp
+	for r := 1; r < rows; r++ {
+		vrow[r] = GP64()
+		switch r {
+		case 1, 2, 4, 8:
+			LEAQ(Mem{Base: vp, Index: d4, Scale: uint8(r)}, vrow[r])
+		default:
+			LEAQ(Mem{Base: vrow[r-1], Index: d4, Scale: 1}, vrow[r])
+		}
+	}
+	pf := GP64()
+	MOVQ(addr("pfs"), pf)
+	ADDQ(vp, pf)
+	// acc[r][p][u]: row r, p = 0 for q·v, 1 for v·v, column u.
+	acc := make([][2][unroll]VecVirtual, rows)
+	for r := range acc {
+		for p := 0; p < 2; p++ {
+			for u := 0; u < unroll; u++ {
+				acc[r][p][u] = s.vec()
+				s.zero(acc[r][p][u])
+			}
+		}
+	}
+	qk := Load(Param("q"), GP64())
+	i := GP64()
+	XORQ(i, i)
+	qv := s.vec()
+	vv := s.vec()
+	step := func(u, off int, mk *mask) {
+		qm := Mem{Base: qk, Index: i, Scale: 4, Disp: 4 * off}
+		if mk == nil {
+			VMOVUPS(qm, qv)
+		} else {
+			VMOVUPS_Z(qm, mk.k, qv)
+		}
+		for r := 0; r < rows; r++ {
+			rm := Mem{Base: vrow[r], Index: i, Scale: 4, Disp: 4 * off}
+			if mk == nil {
+				VMOVUPS(rm, vv)
+			} else {
+				VMOVUPS_Z(rm, mk.k, vv)
+			}
+			VFMADD231PS(qv, vv, acc[r][0][u])
+			VFMADD231PS(vv, vv, acc[r][1][u])
+		}
+	}
+	Label(name + "_big")
+	CMPQ(i, dbig)
+	JAE(LabelRef(name + "_vec"))
+	for l := 0; l < rows*unroll; l++ {
+		PREFETCHT0(Mem{Base: pf, Disp: 64 * l})
+	}
+	ADDQ(U32(64*rows*unroll), pf)
+	for u := 0; u < unroll; u++ {
+		step(u, u*s.w, nil)
+	}
+	ADDQ(U32(unroll*s.w), i)
+	JMP(LabelRef(name + "_big"))
+
+	Label(name + "_vec")
+	CMPQ(i, dvec)
+	JAE(LabelRef(name + "_tail"))
+	step(0, 0, nil)
+	ADDQ(U32(s.w), i)
+	JMP(LabelRef(name + "_vec"))
+
+	Label(name + "_tail")
+	KORTESTW(kmask.k, kmask.k)
+	JZ(LabelRef(name + "_reduce"))
+	step(1%unroll, 0, &kmask)
+
+	Label(name + "_reduce")
+	for r := 0; r < rows; r++ {
+		for p := 0; p < 2; p++ {
+			a := acc[r][p]
+			for u := 1; u < unroll; u++ {
+				VADDPS(a[u], a[0], a[0])
+			}
+			x := s.hsum(a[0])
+			if p == 0 {
+				VMOVSS(x, Mem{Base: abp, Disp: 4 * r})
+			} else {
+				VMOVSS(x, Mem{Base: bbp, Disp: 4 * r})
+			}
+		}
+	}
+	ADDQ(U8(4*rows), abp)
+	ADDQ(U8(4*rows), bbp)
+	for r := 0; r < rows; r++ {
+		ADDQ(d4, vp)
+	}
+	SUBQ(U8(rows), n)
+	JMP(LabelRef(name + "_rows"))
+	Label(name + "_done")
+	VZEROUPPER()
+	RET()
+}
+
 // --- bandwidth / peak kernels ----------------------------------------------
 
 func genStores(s isa) {
@@ -960,6 +1106,7 @@ func main() {
 			genCosTile8(s, "cosTile8x3n"+s.name, 3, true, true)
 			genCosTile8(s, "cosTile8x2"+s.name, 2, false, false)
 			genCosTile8(s, "cosTile8x1"+s.name, 1, false, false)
+			genDotNormRows(s, "dotNormRows3"+s.name, 3)
 		}
 		genStores(s)
 		genFMAPeak(s)
