@@ -55,6 +55,21 @@ func CosineSingle(q, v []float32, d int, out []float32) error {
 	}
 	k := cur()
 	qq := k.dot(q, q)
+	if k.dotNormRows != nil {
+		parallelFor(n, d, rowGrain(d), func(lo, hi int) {
+			var ab, bb [singleRowBlock]float32
+			for i := lo; i < hi; i += singleRowBlock {
+				m := min(singleRowBlock, hi-i)
+				// v runs to the end of this range so the kernel may
+				// prefetch the next block's rows.
+				k.dotNormRows(q, v[i*d:hi*d], d, m, ab[:m], bb[:m], singlePrefetch)
+				for j, x := range ab[:m] {
+					out[i+j] = cosineFinish(x, qq, bb[j])
+				}
+			}
+		})
+		return nil
+	}
 	parallelFor(n, d, rowGrain(d), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			ab, vv := k.dotNorm(q, v[i*d:(i+1)*d])
@@ -63,6 +78,14 @@ func CosineSingle(q, v []float32, d int, out []float32) error {
 	})
 	return nil
 }
+
+// singleRowBlock is the number of rows CosineSingle passes to one
+// dotNormRows call. singlePrefetch is how far ahead (bytes) dotNormRows
+// prefetches: 18 KiB (two 3-row blocks at d=768) streamed best among
+// 0, 9, 12, 18, 24 and 36 KiB on a 2-core AVX-512 VM.
+const singleRowBlock = 48
+
+const singlePrefetch = 18 << 10
 
 // CosineSingleNorms is CosineSingle with precomputed row norms:
 // norms[i] = ‖v_i‖ (not squared), e.g. from RowNorms. Each row then only

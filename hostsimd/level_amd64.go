@@ -81,17 +81,18 @@ func avx512Kernels() *kernels {
 				dotTile4AVX512(ptr(q), ptr(v[n4*d:]), d, n-n4, ptr(out[n4*4:]))
 			}
 		},
-		tileW:     16,
-		cosTile8:  cosTile8AVX512,
-		sum:       func(a []float32) float32 { return sumAVX512(ptr(a), len(a)) },
-		fillNT:    func(p []float32, v float32) { fillNTAVX512(ptr(p), len(p), v) },
-		copyNT:    func(dst, src []float32) { copyNTAVX512(ptr(dst), ptr(src), len(dst)) },
-		triadNT:   func(a, b, c []float32, s float32) { triadNTAVX512(ptr(a), ptr(b), ptr(c), len(a), s) },
-		fmaPeak:   fmaPeakAVX512,
-		fmaLanes:  24 * 16,
-		ntAlign:   16,
-		ntBlock:   64,
-		nonTempSt: true,
+		tileW:       16,
+		cosTile8:    cosTile8AVX512,
+		dotNormRows: dotNormRowsAVX512,
+		sum:         func(a []float32) float32 { return sumAVX512(ptr(a), len(a)) },
+		fillNT:      func(p []float32, v float32) { fillNTAVX512(ptr(p), len(p), v) },
+		copyNT:      func(dst, src []float32) { copyNTAVX512(ptr(dst), ptr(src), len(dst)) },
+		triadNT:     func(a, b, c []float32, s float32) { triadNTAVX512(ptr(a), ptr(b), ptr(c), len(a), s) },
+		fmaPeak:     fmaPeakAVX512,
+		fmaLanes:    24 * 16,
+		ntAlign:     16,
+		ntBlock:     64,
+		nonTempSt:   true,
 	}
 }
 
@@ -133,5 +134,35 @@ func cosTile8AVX512(q, v []float32, d, n int, out []float32, ldo int, iqs, iv []
 		cosTile8x2AVX512(ptr(q), ptr(v[n3*d:]), d, 2, ptr(out[n3:]), ldo, ptr(iqs), ptr(iv[n3:]), nil, 0)
 	case 1:
 		cosTile8x1AVX512(ptr(q), ptr(v[n3*d:]), d, 1, ptr(out[n3:]), ldo, ptr(iqs), ptr(iv[n3:]), nil, 0)
+	}
+}
+
+// dotNormRowsAVX512 runs blocks of 3 rows through dotNormRows3AVX512 and
+// the last n%3 rows through dotNormAVX512. The blocks whose prefetches
+// (at most pfs + 3 rows past the block's start) would leave v run with
+// pfs = 0, so the assembly never touches memory outside v.
+func dotNormRowsAVX512(q, v []float32, d, n int, ab, bb []float32, pfs int) {
+	if n <= 0 {
+		return
+	}
+	_ = q[d-1]
+	_ = v[n*d-1]
+	_ = ab[n-1]
+	_ = bb[n-1]
+	n3 := n - n%3
+	pfs = max(pfs, 0)
+	// Blocks b with (b+1)*3*d*4 + pfs <= len(v)*4 may prefetch.
+	safe := 0
+	if lim := len(v)*4 - pfs; lim > 0 {
+		safe = min(n3, lim/(12*d)*3)
+	}
+	if safe > 0 {
+		dotNormRows3AVX512(ptr(q), ptr(v), d, safe, ptr(ab), ptr(bb), pfs)
+	}
+	if safe < n3 {
+		dotNormRows3AVX512(ptr(q), ptr(v[safe*d:]), d, n3-safe, ptr(ab[safe:]), ptr(bb[safe:]), 0)
+	}
+	for i := n3; i < n; i++ {
+		ab[i], bb[i] = dotNormAVX512(ptr(q), ptr(v[i*d:]), d)
 	}
 }

@@ -1,0 +1,120 @@
+package hostsimd
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestDotNormRowsShapes calls the dotNormRows kernel of the levels that
+// have one directly and checks it is bit-identical to dotNorm per row, on
+// every tail shape: n%3 (3-row blocks plus a 1- or 2-row rest), d below,
+// at and past multiples of 16 and 64 (the unrolled loop, single steps and
+// the masked tail), rows starting off a 64-byte boundary, v longer than n
+// rows, prefetch distances from 0 to past the end of v, zero rows and
+// NaN. ab and bb past n and the floats around v must stay untouched.
+func TestDotNormRowsShapes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	const sentinel = float32(-7.25)
+	const guard = 16
+	for _, l := range Available() {
+		k := tables[l]
+		if k.dotNormRows == nil {
+			continue
+		}
+		for _, d := range []int{1, 3, 15, 16, 17, 31, 47, 63, 64, 65, 100, 129, 768, 770} {
+			for n := 0; n <= 10; n++ {
+				for _, extra := range []int{0, 2} { // rows of v past n
+					for _, pfs := range []int{0, 64, 18 << 10, 1 << 30} {
+						for _, off := range []int{0, 1, 3} { // misalignment in floats
+							q := ctVec(rng, d+off)[off:]
+							buf := ctVec(rng, guard+off+(n+extra)*d+guard)
+							v := buf[guard+off : guard+off+(n+extra)*d]
+							if n > 3 {
+								copy(v[2*d:3*d], make([]float32, d)) // a zero row
+							}
+							if n > 5 && d > 2 {
+								v[4*d+d/2] = float32(math.NaN())
+							}
+							before := append([]float32(nil), buf...)
+							abBuf := make([]float32, n+guard)
+							bbBuf := make([]float32, n+guard)
+							for i := range abBuf {
+								abBuf[i], bbBuf[i] = sentinel, sentinel
+							}
+							k.dotNormRows(q, v, d, n, abBuf[:n], bbBuf[:n], pfs)
+							for i := 0; i < n; i++ {
+								wab, wbb := k.dotNorm(q, v[i*d:(i+1)*d])
+								if !same32(abBuf[i], wab) || !same32(bbBuf[i], wbb) {
+									t.Fatalf("%v d=%d n=%d extra=%d pfs=%d off=%d row %d: got (%v, %v), dotNorm (%v, %v)",
+										l, d, n, extra, pfs, off, i, abBuf[i], bbBuf[i], wab, wbb)
+								}
+							}
+							for i := n; i < len(abBuf); i++ {
+								if abBuf[i] != sentinel || bbBuf[i] != sentinel {
+									t.Fatalf("%v d=%d n=%d: ab/bb[%d] overwritten", l, d, n, i)
+								}
+							}
+							for i := range buf {
+								if !same32(buf[i], before[i]) {
+									t.Fatalf("%v d=%d n=%d: v buffer changed at %d", l, d, n, i)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// same32 reports whether a and b have the same bits, or are both NaN.
+func same32(a, b float32) bool {
+	return math.Float32bits(a) == math.Float32bits(b) || (a != a && b != b)
+}
+
+// TestCosineSingleRowsPath checks that CosineSingle through dotNormRows
+// (blocks of singleRowBlock rows, chunks from parallelFor, NaN and zero
+// rows) gives exactly the per-row dotNorm results, for N around multiples
+// of 3 and of singleRowBlock, with 1 and several threads.
+func TestCosineSingleRowsPath(t *testing.T) {
+	defer SetThreads(0)
+	rng := rand.New(rand.NewPCG(41, 42))
+	for _, l := range Available() {
+		k := tables[l]
+		if k.dotNormRows == nil {
+			continue
+		}
+		prev := cur()
+		current.Store(k)
+		for _, d := range []int{17, 64, 768} {
+			for _, n := range []int{1, 2, 3, 4, 47, 48, 49, 50, 97, 1001, 3000} {
+				q := ctVec(rng, d)
+				v := ctVec(rng, n*d)
+				copy(v[(n/2)*d:(n/2+1)*d], make([]float32, d))
+				if n > 3 {
+					v[(n-2)*d+1] = float32(math.NaN())
+				}
+				qq := k.dot(q, q)
+				for _, th := range []int{1, 2, 3} {
+					SetThreads(th)
+					out := make([]float32, n+1)
+					out[n] = -7.25
+					if err := CosineSingle(q, v, d, out[:n]); err != nil {
+						t.Fatal(err)
+					}
+					if out[n] != -7.25 {
+						t.Fatalf("%v d=%d n=%d: out[n] overwritten", l, d, n)
+					}
+					for i := 0; i < n; i++ {
+						ab, vv := k.dotNorm(q, v[i*d:(i+1)*d])
+						if want := cosineFinish(ab, qq, vv); !same32(out[i], want) {
+							t.Fatalf("%v d=%d n=%d threads=%d row %d: %v, per-row path %v", l, d, n, th, i, out[i], want)
+						}
+					}
+				}
+			}
+		}
+		current.Store(prev)
+	}
+}
