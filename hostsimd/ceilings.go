@@ -31,8 +31,15 @@ type CeilingOpts struct {
 // Ceilings are measured CPU limits, in 10^9 bytes or flops per second.
 type Ceilings struct {
 	// ReadGBs is the bandwidth of a SIMD sum reduction (several
-	// accumulators) over one array.
+	// accumulators) over one array. On levels with a prefetching sum
+	// (AVX2, AVX512) it is the faster of the plain sum (hardware
+	// prefetcher only) and the sum with software prefetch (PREFETCHT0)
+	// singlePrefetch bytes ahead, the distance CosineSingle uses, so the
+	// ceiling is the best known read streamer; ReadPrefetch says which.
 	ReadGBs float64
+	// ReadPrefetch is the software prefetch distance in bytes of the read
+	// kernel that set ReadGBs, 0 for the plain sum.
+	ReadPrefetch int
 	// WriteGBs is the bandwidth of filling one array. On the AVX2 and
 	// AVX512 levels the fill, copy and triad kernels use non-temporal
 	// (streaming) stores, so written lines are not read first; the
@@ -52,8 +59,8 @@ type Ceilings struct {
 }
 
 func (c Ceilings) String() string {
-	return fmt.Sprintf("level=%v threads=%d bytes=%d read=%.2f GB/s write=%.2f GB/s copy=%.2f GB/s triad=%.2f GB/s fma=%.1f GFLOP/s",
-		c.Level, c.Threads, c.Bytes, c.ReadGBs, c.WriteGBs, c.CopyGBs, c.TriadGBs, c.FMAGFLOPs)
+	return fmt.Sprintf("level=%v threads=%d bytes=%d read=%.2f GB/s (prefetch %d B) write=%.2f GB/s copy=%.2f GB/s triad=%.2f GB/s fma=%.1f GFLOP/s",
+		c.Level, c.Threads, c.Bytes, c.ReadGBs, c.ReadPrefetch, c.WriteGBs, c.CopyGBs, c.TriadGBs, c.FMAGFLOPs)
 }
 
 // DefaultCeilingBytes is the default CeilingOpts.Bytes for this machine.
@@ -150,6 +157,17 @@ func MeasureCeilings(opts CeilingOpts) (Ceilings, error) {
 		ceilingSink += s
 		sinkMu.Unlock()
 	}))
+	if k.sumPF != nil {
+		pf := gb(nb, best(func(_, lo, hi int) {
+			s := k.sumPF(a[lo:hi], singlePrefetch)
+			sinkMu.Lock()
+			ceilingSink += s
+			sinkMu.Unlock()
+		}))
+		if pf > res.ReadGBs {
+			res.ReadGBs, res.ReadPrefetch = pf, singlePrefetch
+		}
+	}
 	res.WriteGBs = gb(nb, best(func(_, lo, hi int) { k.fillNT(c[lo:hi], 0.5) }))
 	res.CopyGBs = gb(2*nb, best(func(_, lo, hi int) { k.copyNT(c[lo:hi], a[lo:hi]) }))
 	res.TriadGBs = gb(3*nb, best(func(_, lo, hi int) { k.triadNT(a[lo:hi], b[lo:hi], c[lo:hi], 0.5) }))

@@ -35,6 +35,11 @@ func TestCeilingKernels(t *testing.T) {
 			if got, want := k.sum(b[:m]), float32(m*(m-1)/2); got != want {
 				t.Fatalf("%v sum(%d)=%v want %v", l, m, got, want)
 			}
+			if k.sumPF != nil {
+				if got, want := k.sumPF(b[:m], singlePrefetch), float32(m*(m-1)/2); got != want {
+					t.Fatalf("%v sumPF(%d)=%v want %v", l, m, got, want)
+				}
+			}
 		}
 		// fmaPeak: with m=1, c=1 every lane ends at 1+iters.
 		if got, want := k.fmaPeak(10, 1, 1), float32(11*k.fmaLanes); got != want {

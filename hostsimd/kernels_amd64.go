@@ -40,6 +40,11 @@ func dotNormF16AVX2(a *float32, b *uint16, n int) (ab float32, bb float32)
 //go:noescape
 func dotTile4AVX2(q *float32, v *float32, d int, n int, out *float32)
 
+// sumPFAVX2 returns the sum of a[:n], bit-identical to sumAVX2, prefetching (PREFETCHT0) pfs bytes ahead.
+//
+//go:noescape
+func sumPFAVX2(a *float32, n int, pfs int) float32
+
 // fillNTAVX2 sets p[:n] to v with non-temporal stores.
 // p must be 32-byte aligned and n a multiple of 32.
 //
@@ -99,6 +104,11 @@ func dotNormF16AVX512(a *float32, b *uint16, n int) (ab float32, bb float32)
 //
 //go:noescape
 func dotTile4AVX512(q *float32, v *float32, d int, n int, out *float32)
+
+// sumPFAVX512 returns the sum of a[:n], bit-identical to sumAVX512, prefetching (PREFETCHT0) pfs bytes ahead.
+//
+//go:noescape
+func sumPFAVX512(a *float32, n int, pfs int) float32
 
 // dotTile4x4AVX512 writes out[i*4+j] = q_j·v_i for 4 packed queries q (see dotTile4Generic)
 // and n rows of v with stride d.

@@ -690,6 +690,69 @@ dotTile4AVX2_done:
 	VZEROUPPER
 	RET
 
+// func sumPFAVX2(a *float32, n int, pfs int) float32
+// Requires: AVX, MMX+, SSE
+TEXT ·sumPFAVX2(SB), NOSPLIT, $0-28
+	MOVQ   a+0(FP), AX
+	MOVQ   n+8(FP), CX
+	MOVQ   pfs+16(FP), DX
+	ADDQ   AX, DX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	XORQ   BX, BX
+	MOVQ   CX, SI
+	ANDQ   $-32, SI
+
+sumPFAVX2_big:
+	CMPQ       BX, SI
+	JAE        sumPFAVX2_vec
+	PREFETCHT0 (DX)
+	PREFETCHT0 64(DX)
+	ADDQ       $0x00000080, DX
+	VADDPS     (AX)(BX*4), Y0, Y0
+	VADDPS     32(AX)(BX*4), Y1, Y1
+	VADDPS     64(AX)(BX*4), Y2, Y2
+	VADDPS     96(AX)(BX*4), Y3, Y3
+	ADDQ       $0x00000020, BX
+	JMP        sumPFAVX2_big
+
+sumPFAVX2_vec:
+	MOVQ CX, DX
+	ANDQ $-8, DX
+
+sumPFAVX2_vecloop:
+	CMPQ   BX, DX
+	JAE    sumPFAVX2_tail
+	VADDPS (AX)(BX*4), Y0, Y0
+	ADDQ   $0x00000008, BX
+	JMP    sumPFAVX2_vecloop
+
+sumPFAVX2_tail:
+	SUBQ       BX, CX
+	JZ         sumPFAVX2_reduce
+	MOVQ       $0x00000008, DX
+	SUBQ       CX, DX
+	LEAQ       tailmask<>+0(SB), CX
+	VMOVUPS    (CX)(DX*4), Y4
+	VMASKMOVPS (AX)(BX*4), Y4, Y4
+	VADDPS     Y4, Y1, Y1
+
+sumPFAVX2_reduce:
+	VADDPS       Y1, Y0, Y0
+	VADDPS       Y2, Y0, Y0
+	VADDPS       Y3, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	MOVSS        X0, ret+24(FP)
+	VZEROUPPER
+	RET
+
 // func fillNTAVX2(p *float32, n int, v float32)
 // Requires: AVX, MMX+
 TEXT ·fillNTAVX2(SB), NOSPLIT, $0-20
@@ -1520,6 +1583,72 @@ dotTile4AVX512_r1_sum:
 	JMP           dotTile4AVX512_r1
 
 dotTile4AVX512_done:
+	VZEROUPPER
+	RET
+
+// func sumPFAVX512(a *float32, n int, pfs int) float32
+// Requires: AVX, AVX512F, AVX512VL, BMI2, MMX+, SSE
+TEXT ·sumPFAVX512(SB), NOSPLIT, $0-28
+	MOVQ   a+0(FP), AX
+	MOVQ   n+8(FP), CX
+	MOVQ   pfs+16(FP), DX
+	ADDQ   AX, DX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	XORQ   BX, BX
+	MOVQ   CX, SI
+	ANDQ   $-64, SI
+
+sumPFAVX512_big:
+	CMPQ       BX, SI
+	JAE        sumPFAVX512_vec
+	PREFETCHT0 (DX)
+	PREFETCHT0 64(DX)
+	PREFETCHT0 128(DX)
+	PREFETCHT0 192(DX)
+	ADDQ       $0x00000100, DX
+	VADDPS     (AX)(BX*4), Z0, Z0
+	VADDPS     64(AX)(BX*4), Z1, Z1
+	VADDPS     128(AX)(BX*4), Z2, Z2
+	VADDPS     192(AX)(BX*4), Z3, Z3
+	ADDQ       $0x00000040, BX
+	JMP        sumPFAVX512_big
+
+sumPFAVX512_vec:
+	MOVQ CX, DX
+	ANDQ $-16, DX
+
+sumPFAVX512_vecloop:
+	CMPQ   BX, DX
+	JAE    sumPFAVX512_tail
+	VADDPS (AX)(BX*4), Z0, Z0
+	ADDQ   $0x00000010, BX
+	JMP    sumPFAVX512_vecloop
+
+sumPFAVX512_tail:
+	SUBQ      BX, CX
+	JZ        sumPFAVX512_reduce
+	MOVL      $0x0000ffff, DX
+	BZHIL     CX, DX, CX
+	KMOVW     CX, K1
+	VMOVUPS.Z (AX)(BX*4), K1, Z4
+	VADDPS    Z4, Z1, Z1
+
+sumPFAVX512_reduce:
+	VADDPS        Z1, Z0, Z0
+	VADDPS        Z2, Z0, Z0
+	VADDPS        Z3, Z0, Z0
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVHLPS      X0, X0, X1
+	VADDPS        X1, X0, X0
+	VMOVSHDUP     X0, X1
+	VADDSS        X1, X0, X0
+	MOVSS         X0, ret+24(FP)
 	VZEROUPPER
 	RET
 

@@ -62,6 +62,13 @@ func TestKernelTableLevels(t *testing.T) {
 			if got := k.sum(a); !kNear(got, suma, n, abssum) || !kNear(got, float64(g.sum(a)), 2*n, abssum) {
 				t.Errorf("%s: sum=%v want %v (generic %v)", name, got, suma, g.sum(a))
 			}
+			if k.sumPF != nil {
+				for _, pfs := range []int{0, 64, singlePrefetch} {
+					if got, want := k.sumPF(a, pfs), k.sum(a); math.Float32bits(got) != math.Float32bits(want) {
+						t.Errorf("%s: sumPF(pfs=%d)=%v want sum's %v bit for bit", name, pfs, got, want)
+					}
+				}
+			}
 			if got := k.dot(a, b); !kNear(got, ab, n, absab) || !kNear(got, float64(g.dot(a, b)), 2*n, absab) {
 				t.Errorf("%s: dot=%v want %v (generic %v)", name, got, ab, g.dot(a, b))
 			}

@@ -71,7 +71,11 @@ type kernels struct {
 
 	// Ceiling kernels. The NT kernels need ntAlign-float aligned
 	// destinations and lengths that are multiples of ntBlock.
-	sum       func(a []float32) float32
+	sum func(a []float32) float32
+	// sumPF, where a level has it, is sum (bit-identical) with software
+	// prefetch (PREFETCHT0) pfs bytes ahead of the lines it reads; it may
+	// prefetch up to pfs bytes past the end of a. Nil elsewhere.
+	sumPF     func(a []float32, pfs int) float32
 	fillNT    func(p []float32, v float32)
 	copyNT    func(dst, src []float32)
 	triadNT   func(a, b, c []float32, s float32)

@@ -149,6 +149,7 @@ const (
 	kDotNorm
 	kDot3
 	kDotNormF16
+	kSumPF
 )
 
 type redSpec struct {
@@ -158,15 +159,17 @@ type redSpec struct {
 	unroll int
 	two    bool // two input streams
 	f16    bool // second stream is float16
+	pf     bool // prefetch pfs bytes ahead in the unrolled loop
 }
 
 var reds = map[redKind]redSpec{
-	kSum:        {"sum", "func(a *float32, n int) float32", 1, 4, false, false},
-	kDot:        {"dot", "func(a, b *float32, n int) float32", 1, 4, true, false},
-	kL2:         {"l2", "func(a, b *float32, n int) float32", 1, 4, true, false},
-	kDotNorm:    {"dotNorm", "func(a, b *float32, n int) (ab, bb float32)", 2, 4, true, false},
-	kDot3:       {"dot3", "func(a, b *float32, n int) (ab, aa, bb float32)", 3, 2, true, false},
-	kDotNormF16: {"dotNormF16", "func(a *float32, b *uint16, n int) (ab, bb float32)", 2, 4, true, true},
+	kSum:        {"sum", "func(a *float32, n int) float32", 1, 4, false, false, false},
+	kDot:        {"dot", "func(a, b *float32, n int) float32", 1, 4, true, false, false},
+	kL2:         {"l2", "func(a, b *float32, n int) float32", 1, 4, true, false, false},
+	kDotNorm:    {"dotNorm", "func(a, b *float32, n int) (ab, bb float32)", 2, 4, true, false, false},
+	kDot3:       {"dot3", "func(a, b *float32, n int) (ab, aa, bb float32)", 3, 2, true, false, false},
+	kDotNormF16: {"dotNormF16", "func(a *float32, b *uint16, n int) (ab, bb float32)", 2, 4, true, true, false},
+	kSumPF:      {"sumPF", "func(a *float32, n int, pfs int) float32", 1, 4, false, false, true},
 }
 
 func genReduce(s isa, kind redKind) {
@@ -181,6 +184,7 @@ func genReduce(s isa, kind redKind) {
 		kDotNorm:    "returns a·b and b·b over n elements.",
 		kDot3:       "returns a·b, a·a and b·b over n elements.",
 		kDotNormF16: "returns a·b and b·b where b holds IEEE half floats.",
+		kSumPF:      "returns the sum of a[:n], bit-identical to sum" + s.name + ", prefetching (PREFETCHT0) pfs bytes ahead.",
 	}[kind]
 	if kind == kDotNormF16 && !s.avx5 {
 		doc += " n must be a multiple of 8."
@@ -192,6 +196,11 @@ func genReduce(s isa, kind redKind) {
 		b = Load(Param("b"), GP64())
 	}
 	n := Load(Param("n"), GP64())
+	var pf Register
+	if sp.pf {
+		pf = Load(Param("pfs"), GP64())
+		ADDQ(a, pf)
+	}
 
 	acc := make([][]VecVirtual, sp.nacc)
 	for p := range acc {
@@ -217,7 +226,7 @@ func genReduce(s isa, kind redKind) {
 			bm = Mem{Base: b, Index: i, Scale: bScale, Disp: off * int(bScale)}
 		}
 		switch kind {
-		case kSum:
+		case kSum, kSumPF:
 			if mk == nil {
 				VADDPS(am, acc[0][u], acc[0][u])
 			} else {
@@ -270,6 +279,13 @@ func genReduce(s isa, kind redKind) {
 	Label(name + "_big")
 	CMPQ(i, big)
 	JAE(LabelRef(name + "_vec"))
+	if sp.pf {
+		lines := sp.unroll * s.w * 4 / 64
+		for l := 0; l < lines; l++ {
+			PREFETCHT0(Mem{Base: pf, Disp: 64 * l})
+		}
+		ADDQ(U32(64*lines), pf)
+	}
 	for u := 0; u < sp.unroll; u++ {
 		step(u, u*s.w, nil)
 	}
@@ -1100,6 +1116,7 @@ func main() {
 			genReduce(s, k)
 		}
 		genTile(s, "dotTile4"+s.name, []int{2, 1})
+		genReduce(s, kSumPF)
 		if s.avx5 {
 			genTile(s, "dotTile4x4"+s.name, []int{4})
 			genCosTile8(s, "cosTile8x3"+s.name, 3, false, true)
