@@ -75,11 +75,8 @@ func NewCosineSingle(d *Device, v []float32, dim int, opts CosineOptions) (*Cosi
 // newCosineSingle validates the inputs shared by every storage variant
 // and returns the runner to initialise.
 func newCosineSingle(op string, d *Device, v []float32, dim int, opts CosineOptions) (*CosineSingle, error) {
-	if dim <= 0 || dim%4 != 0 {
-		return nil, fmt.Errorf("%s: dimension %d: must be a positive multiple of 4 (vec4 loads)", op, dim)
-	}
-	if len(v) == 0 || len(v)%dim != 0 {
-		return nil, fmt.Errorf("%s: len(V) = %d is not a positive multiple of dimension %d", op, len(v), dim)
+	if err := checkRows(v, dim); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	if err := checkFinite("V", v); err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)

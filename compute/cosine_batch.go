@@ -92,11 +92,8 @@ type CosineBatch struct {
 // refused with ErrLimit before any pipeline is created.
 func NewCosineBatch(d *Device, v []float32, dim int, opts CosineBatchOptions) (*CosineBatch, error) {
 	op := "compute: NewCosineBatch"
-	if dim <= 0 || dim%4 != 0 {
-		return nil, fmt.Errorf("%s: dimension %d: must be a positive multiple of 4 (vec4 loads)", op, dim)
-	}
-	if len(v) == 0 || len(v)%dim != 0 {
-		return nil, fmt.Errorf("%s: len(V) = %d is not a positive multiple of dimension %d", op, len(v), dim)
+	if err := checkRows(v, dim); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	if len(v)/dim > math.MaxInt32 {
 		return nil, fmt.Errorf("%s: N = %d rows: indices must fit int32", op, len(v)/dim)

@@ -87,11 +87,8 @@ type Gather struct {
 // exactly once, by the chunk that holds its row.
 func NewGather(d *Device, v []float32, dim int, opts GatherOptions) (*Gather, error) {
 	op := "compute: NewGather"
-	if dim <= 0 || dim%4 != 0 {
-		return nil, fmt.Errorf("%s: dimension %d: must be a positive multiple of 4 (vec4 loads)", op, dim)
-	}
-	if len(v) == 0 || len(v)%dim != 0 {
-		return nil, fmt.Errorf("%s: len(V) = %d is not a positive multiple of dimension %d", op, len(v), dim)
+	if err := checkRows(v, dim); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	if n := len(v) / dim; n > math.MaxInt32 {
 		return nil, fmt.Errorf("%s: N = %d rows: ids are int32", op, n)

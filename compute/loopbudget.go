@@ -38,13 +38,3 @@ func checkLoopBudget(d *Device, iterations uint64, what string) error {
 	}
 	return nil
 }
-
-// log2 of a power of two.
-func log2(x int) uint64 {
-	var n uint64
-	for x > 1 {
-		x >>= 1
-		n++
-	}
-	return n
-}

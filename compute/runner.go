@@ -47,6 +47,19 @@ func grid2D(n, max uint32) (x, y uint32) {
 	return x, y
 }
 
+// checkRows validates stored vectors V of N rows of dim floats,
+// row-major: dim a positive multiple of 4 (the shaders load vec4s) and
+// len(V) a positive multiple of dim.
+func checkRows(v []float32, dim int) error {
+	if dim <= 0 || dim%4 != 0 {
+		return fmt.Errorf("dimension %d: must be a positive multiple of 4 (vec4 loads)", dim)
+	}
+	if len(v) == 0 || len(v)%dim != 0 {
+		return fmt.Errorf("len(V) = %d is not a positive multiple of dimension %d", len(v), dim)
+	}
+	return nil
+}
+
 // checkFinite returns an error naming the first NaN or Inf in s.
 func checkFinite(what string, s []float32) error {
 	for i, x := range s {

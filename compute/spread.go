@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"sort"
 	"time"
 
@@ -271,7 +272,7 @@ func (s *Spread) checkLoops(offsets []int32) error {
 	if s.opts.Variant == SpreadRowPerWorkgroup {
 		wg := uint64(s.opts.Workgroup)
 		per := (deg + wg - 1) / wg
-		iters = per + 1 + log2(s.opts.Workgroup) + 1
+		iters = per + 1 + uint64(bits.Len(uint(s.opts.Workgroup))-1) + 1
 		what = fmt.Sprintf("%s: row %d has %d incoming edges, %d per thread of a %d-thread workgroup plus the reduction", s.opts.Variant, row, deg, per, wg)
 	}
 	return checkLoopBudget(s.d, iters, what)
