@@ -33,6 +33,20 @@ func checkQuery(fn string, q []float32, d int) error {
 	return nil
 }
 
+// singleArgs checks the arguments of a one-query kernel over rows stored
+// in lenV elements (any element type) writing one result per row, and
+// returns the number of rows.
+func singleArgs(fn string, q []float32, lenV, d, lenOut int) (int, error) {
+	if err := checkQuery(fn, q, d); err != nil {
+		return 0, err
+	}
+	n, err := rowCount(fn, "v", lenV, d)
+	if err != nil {
+		return 0, err
+	}
+	return n, checkLen(fn, "out", lenOut, n)
+}
+
 // rowGrain is the smallest number of rows of width d worth a task.
 func rowGrain(d int) int { return max(1, 8192/d) }
 
@@ -42,15 +56,8 @@ func rowGrain(d int) int { return max(1, 8192/d) }
 // 0 and NaN inputs NaN, as in Cosine. It returns an error for d <= 0,
 // len(q) != d, len(v)%d != 0 or len(out) < N.
 func CosineSingle(q, v []float32, d int, out []float32) error {
-	const fn = "CosineSingle"
-	if err := checkQuery(fn, q, d); err != nil {
-		return err
-	}
-	n, err := rowCount(fn, "v", len(v), d)
+	n, err := singleArgs("CosineSingle", q, len(v), d, len(out))
 	if err != nil {
-		return err
-	}
-	if err := checkLen(fn, "out", len(out), n); err != nil {
 		return err
 	}
 	k := cur()
@@ -137,18 +144,11 @@ func RowNorms(v []float32, d int, out []float32) error {
 
 // CosineSingleF16 is CosineSingle with rows stored as IEEE binary16 bits
 // (see F32ToF16). Halves are widened in registers (F16C VCVTPH2PS on the
-// AVX2 and AVX512 levels, F16ToF32 on Generic); products and sums are
-// float32.
+// AVX2 and AVX512 levels, FCVTL on NEON, F16ToF32 on Generic); products
+// and sums are float32.
 func CosineSingleF16(q []float32, v []uint16, d int, out []float32) error {
-	const fn = "CosineSingleF16"
-	if err := checkQuery(fn, q, d); err != nil {
-		return err
-	}
-	n, err := rowCount(fn, "v", len(v), d)
+	n, err := singleArgs("CosineSingleF16", q, len(v), d, len(out))
 	if err != nil {
-		return err
-	}
-	if err := checkLen(fn, "out", len(out), n); err != nil {
 		return err
 	}
 	k := cur()
