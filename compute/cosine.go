@@ -12,7 +12,7 @@ import (
 // CosineOptions configures a cosine runner.
 type CosineOptions struct {
 	// Workgroup is the number of threads per workgroup (a power of two;
-	// 0: 64).
+	// 0: DefaultWorkgroup).
 	Workgroup int
 	// PrecomputedNorms stores ‖V[i]‖ at creation and skips v·v per call.
 	PrecomputedNorms bool
@@ -39,15 +39,9 @@ type CosineSingle struct {
 
 func validWorkgroup(d *Device, wg int) (int, error) {
 	if wg == 0 {
-		wg = 64
+		wg = DefaultWorkgroup
 	}
-	if wg < 1 || wg&(wg-1) != 0 {
-		return 0, fmt.Errorf("workgroup size %d: must be a power of two", wg)
-	}
-	if uint32(wg) > d.Limits.MaxComputeInvocationsPerWorkgroup || uint32(wg) > d.Limits.MaxComputeWorkgroupSizeX {
-		return 0, fmt.Errorf("workgroup size %d > adapter maximum %d: %w", wg, d.Limits.MaxComputeInvocationsPerWorkgroup, ErrLimit)
-	}
-	return wg, nil
+	return wg, d.CheckWorkgroup(wg)
 }
 
 // NewCosineSingle uploads V (N rows of D floats, row-major) to the GPU.

@@ -16,10 +16,10 @@ type CosineBatchOptions struct {
 	Tiled bool
 	// Tile is the tiled kernel's tile side: a TILE×TILE block of S per
 	// workgroup with (Tile/4)² threads, each computing 4×4 outputs. A power
-	// of two ≥ 4; 0: 32. Ignored by the untiled kernel.
+	// of two ≥ 4; 0: DefaultTile. Ignored by the untiled kernel.
 	Tile int
 	// Workgroup is the untiled kernel's threads per workgroup (a power of
-	// two; 0: 64). The tiled kernel's workgroup size follows from Tile:
+	// two; 0: DefaultWorkgroup). The tiled kernel's workgroup size follows from Tile:
 	// 0 or (Tile/4)² are accepted.
 	Workgroup int
 }
@@ -36,7 +36,7 @@ func TileWorkgroupStorage(tile int) uint64 { return uint64(2 * batchKC * tile * 
 // pipeline is created.
 func checkTile(d *Device, tile, wg int) (int, error) {
 	if tile == 0 {
-		tile = 32
+		tile = DefaultTile
 	}
 	if tile < 4 || tile&(tile-1) != 0 {
 		return 0, fmt.Errorf("tile %d: must be a power of two ≥ 4 (4×4 outputs per thread)", tile)

@@ -37,7 +37,7 @@ func (m DistanceMetric) String() string {
 type GatherOptions struct {
 	Metric DistanceMetric
 	// Workgroup is the number of threads per workgroup (a power of two;
-	// 0: 64).
+	// 0: DefaultWorkgroup).
 	Workgroup int
 	// Lanes is the number of threads that share one (query, candidate)
 	// pair (a power of two ≤ Workgroup; 0: min(16, Workgroup, D/4 rounded

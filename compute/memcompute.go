@@ -50,7 +50,7 @@ type MemCompute struct {
 
 // NewMemCompute prepares the experiment for kernel over v (N rows of dim
 // floats, row-major; dim a multiple of 4, values finite) with wg threads
-// per workgroup (0: 64). v is not copied and must not change while m is
+// per workgroup (0: DefaultWorkgroup). v is not copied and must not change while m is
 // in use.
 func NewMemCompute(d *Device, kernel string, v []float32, dim int, wg int) (*MemCompute, error) {
 	op := "compute: NewMemCompute"

@@ -6,6 +6,38 @@ import (
 	"time"
 )
 
+// DefaultWorkgroup is the workgroup size of every kernel runner whose
+// options leave it at 0; the one place it is set.
+const DefaultWorkgroup = 64
+
+// DefaultTile is the tiled cosine-batch kernel's tile side when
+// CosineBatchOptions.Tile is 0.
+const DefaultTile = 32
+
+// CheckWorkgroup checks a one-dimensional workgroup size against the
+// device's limits on the host, before any pipeline exists: wgpu-native 29
+// does not re-check workgroup limits after override constants are applied
+// (gfx-rs/wgpu#8946). A size past a limit is ErrLimit; the one place
+// runners, sweeps and flags check it.
+func (d *Device) CheckWorkgroup(wg int) error {
+	if wg < 1 || wg&(wg-1) != 0 {
+		return fmt.Errorf("workgroup size %d: must be a power of two", wg)
+	}
+	lim := d.Limits
+	if uint32(wg) > lim.MaxComputeInvocationsPerWorkgroup || uint32(wg) > lim.MaxComputeWorkgroupSizeX {
+		return fmt.Errorf("workgroup size %d > maxComputeInvocationsPerWorkgroup %d (maxComputeWorkgroupSizeX %d): %w",
+			wg, lim.MaxComputeInvocationsPerWorkgroup, lim.MaxComputeWorkgroupSizeX, ErrLimit)
+	}
+	return nil
+}
+
+// CheckTile checks a tile side of the tiled cosine-batch kernel against
+// the device's limits (invocations and workgroup memory) on the host.
+func (d *Device) CheckTile(tile int) error {
+	_, err := checkTile(d, tile, 0)
+	return err
+}
+
 // Timing is what one run of a kernel runner measured.
 type Timing struct {
 	// Kernel is the GPU time of the run's passes, from timestamp queries

@@ -56,7 +56,7 @@ type CSRInput struct {
 type SpreadOptions struct {
 	Variant SpreadVariant
 	// Workgroup is the number of threads per workgroup (a power of two;
-	// 0: 64).
+	// 0: DefaultWorkgroup).
 	Workgroup int
 }
 

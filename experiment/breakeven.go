@@ -5,25 +5,29 @@ import (
 
 	"github.com/wgpu-prof/wgpu-prof/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
+	"github.com/wgpu-prof/wgpu-prof/workload"
 )
 
 // BreakEven runs the break-even sweep of each configured workload (no
 // ceilings: the rows carry times and rates, not fractions of a roof).
 func (e *Env) BreakEven(cfg RunConfig, rep *report.Report) error {
 	cfg.Defaults()
-	if err := cfg.Validate(e.Device); err != nil {
+	ds, err := cfg.Validate(e.Device)
+	if err != nil {
 		return err
 	}
-	for _, w := range cfg.Workloads {
-		spec, err := e.spec(w, cfg)
+	knobs := workload.Knobs{Workgroup: cfg.Workgroup, Tile: cfg.Tile}
+	for _, w := range ds {
+		pr, err := w.Prepare(cfg.Config)
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %w", w.Name, err)
 		}
-		batches := spec.batches(cfg)
+		batches := batchesFor(cfg, pr)
 		if len(batches) < 3 {
 			return fmt.Errorf("--batches: a fit needs at least 3 batch sizes, got %v", batches)
 		}
-		bes, ms, err := e.breakEven(w, spec.fixed, batches, spec.at, Roofs{})
+		at := func(n int) workload.Case { return pr.At(n, knobs) }
+		bes, ms, err := e.breakEven(w, pr.Fixed, batches, at, Roofs{})
 		if err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/timing"
+	"github.com/wgpu-prof/wgpu-prof/workload"
 )
 
 func openEnv(t *testing.T) *Env {
@@ -21,8 +22,11 @@ func openEnv(t *testing.T) *Env {
 
 func TestCosineSingleBothSidesVerified(t *testing.T) {
 	e := openEnv(t)
-	c := newCosineData(1, 2048, 128)
-	ms, err := e.measureWorkload(cosineSingle(c, 2048, 64), Roofs{GPU: timing.Roof{PeakGFLOPs: 1, BandwidthGBs: 1}, CPU: timing.Roof{PeakGFLOPs: 1, BandwidthGBs: 1}})
+	pr, err := workload.CosineSingle.Prepare(workload.Config{Dim: 128, N: 2048, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := e.measureCase(pr.At(2048, workload.Knobs{Workgroup: 64}), Roofs{GPU: timing.Roof{PeakGFLOPs: 1, BandwidthGBs: 1}, CPU: timing.Roof{PeakGFLOPs: 1, BandwidthGBs: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,14 +43,61 @@ func TestCosineSingleBothSidesVerified(t *testing.T) {
 	}
 }
 
-// A side that computes a wrong result must never be timed.
-func TestWrongResultIsRefused(t *testing.T) {
-	e := openEnv(t)
-	c := newCosineData(2, 256, 64)
-	w := cosineSingle(c, 256, 64)
-	c.ref.want[17] += 0.5 // the reference now disagrees at row 17
-	_, err := e.measureWorkload(w, Roofs{})
+// fakeSide counts runs and fails verification on the calls listed.
+type fakeSide struct {
+	runs, verifies int
+	failOn         map[int]bool // verify call number (1-based) → fail
+}
+
+func (f *fakeSide) side() workload.Side {
+	return workload.Side{
+		Poison: func() {},
+		Run: func() (timing.Sample, error) {
+			f.runs++
+			return timing.Sample{Host: time.Microsecond}, nil
+		},
+		Verify: func() error {
+			f.verifies++
+			if f.failOn[f.verifies] {
+				return workload.ErrMismatch
+			}
+			return nil
+		},
+	}
+}
+
+// A side whose first result is wrong is never timed: one run, then
+// ErrWrongResult.
+func TestWrongResultIsNeverTimed(t *testing.T) {
+	f := &fakeSide{failOn: map[int]bool{1: true}}
+	_, err := measureSide("fake", f.side(), timing.MeasureOpts{Budget: 20 * time.Millisecond})
 	if !errors.Is(err, ErrWrongResult) {
 		t.Fatalf("got %v, want ErrWrongResult", err)
+	}
+	if f.runs != 1 {
+		t.Fatalf("%d runs: a side that fails verification before timing must not be timed", f.runs)
+	}
+}
+
+// A side that goes wrong during timing is caught by the check after it.
+func TestWrongResultAfterTimingIsRefused(t *testing.T) {
+	f := &fakeSide{failOn: map[int]bool{2: true}}
+	_, err := measureSide("fake", f.side(), timing.MeasureOpts{Budget: 20 * time.Millisecond})
+	if !errors.Is(err, ErrWrongResult) {
+		t.Fatalf("got %v, want ErrWrongResult", err)
+	}
+	if f.runs < 2 {
+		t.Fatalf("%d runs: the side was not timed before the second check", f.runs)
+	}
+}
+
+func TestRightResultIsTimed(t *testing.T) {
+	f := &fakeSide{}
+	res, err := measureSide("fake", f.side(), timing.MeasureOpts{Budget: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.verifies != 2 || len(res.Samples) == 0 {
+		t.Fatalf("verifies %d, samples %d: want a check before and after timing", f.verifies, len(res.Samples))
 	}
 }

@@ -2,11 +2,11 @@ package experiment
 
 import (
 	"fmt"
-	"math/rand/v2"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
+	"github.com/wgpu-prof/wgpu-prof/workload"
 )
 
 // HostConfig configures the CPU-only suite (wgpu-prof host).
@@ -91,62 +91,49 @@ func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {
 	}
 	roofs := Roofs{CPU: timing.Roof{PeakGFLOPs: all.FMAGFLOPs, BandwidthGBs: all.ReadGBs}}
 
-	r := rand.New(rand.NewPCG(cfg.Seed, 0x686f7374))
-	d := cfg.Dim
-	big := newCosineData(cfg.Seed+1, cfg.N, d)
-	qs := randVectors(r, cfg.Q*d)
-	batchN := cfg.NCached * 4
-	batchRef := make([]float64, cfg.Q*batchN)
-	batchTol := make([]float64, cfg.Q*batchN)
-	for qi := 0; qi < cfg.Q; qi++ {
-		ref := newCosineRef(qs[qi*d:(qi+1)*d], big.v[:batchN*d], d)
-		copy(batchRef[qi*batchN:], ref.want)
-		copy(batchTol[qi*batchN:], ref.tol)
+	// Generate each shape's data once; every level runs the same bytes.
+	type shape struct {
+		cache string
+		batch int
+		pr    *workload.Prepared
+	}
+	var shapes []shape
+	sizes := workload.HostSizes{Dim: cfg.Dim, N: cfg.N, NCached: cfg.NCached, Q: cfg.Q, Seed: cfg.Seed + 1}
+	for _, d := range workload.All() {
+		if d.Host == nil {
+			continue
+		}
+		for _, hs := range d.Host(sizes) {
+			c := hs.Config
+			c.Defaults()
+			say("data %s n=%d (%s)", d.Name, hs.Batch, hs.Cache)
+			pr, err := d.Prepare(c)
+			if err != nil {
+				return fmt.Errorf("%s: %w", d.Name, err)
+			}
+			shapes = append(shapes, shape{hs.Cache, hs.Batch, pr})
+		}
 	}
 	for _, lvl := range cfg.Levels {
 		if err := hostsimd.SetLevel(lvl); err != nil {
 			return err
 		}
 		variant := cpuVariant()
-		for _, n := range []int{cfg.N, cfg.NCached} {
-			w := cosineSingle(big, n, 0)
-			say("cpu %s cosine-single n=%d", variant, n)
-			c, _ := w.cpu()
-			res, err := measureImpl("cpu cosine-single", c, cfg.Measure)
+		for _, sh := range shapes {
+			c := sh.pr.At(sh.batch, workload.Knobs{})
+			say("cpu %s %s %s", variant, c.Name, paramLabel(c.Params))
+			side, err := c.CPU()
 			if err != nil {
 				return err
 			}
-			params := append(w.params, p("cache", cacheLabel(n == cfg.NCached)))
-			rep.Measurements = append(rep.Measurements, measurement(w.name, report.SideCPU, variant, params, res, w.bytes, w.flops, roofs))
+			res, err := measureSide("cpu "+c.Name, side, cfg.Measure)
+			side.Close()
+			if err != nil {
+				return err
+			}
+			params := append(c.Params, p("cache", sh.cache))
+			rep.Measurements = append(rep.Measurements, measurement(c.Name, report.SideCPU, variant, params, res, c.Bytes, c.Flops, roofs))
 		}
-		// Cosine batch: Q queries × batchN rows.
-		out := make([]float32, cfg.Q*batchN)
-		v := big.v[:batchN*d]
-		impl := impl{
-			poison: func() { poisonF32(out) },
-			run: func() (timing.Sample, error) {
-				return cpuSample(func() error { return hostsimd.CosineBatch(qs, v, d, out) })
-			},
-			verify: func() error {
-				return checkClose("cpu cosine-batch S", out, func(i int) (float64, float64) { return batchRef[i], batchTol[i] })
-			},
-		}
-		say("cpu %s cosine-batch q=%d n=%d", variant, cfg.Q, batchN)
-		res, err := measureImpl("cpu cosine-batch", impl, cfg.Measure)
-		if err != nil {
-			return err
-		}
-		bytes := float64(4 * (cfg.Q*d + batchN*d + cfg.Q*batchN))
-		flops := float64(2*cfg.Q*batchN*d + 2*batchN*d)
-		rep.Measurements = append(rep.Measurements, measurement("cosine-batch", report.SideCPU, variant,
-			[]report.Param{p("d", d), p("q", cfg.Q), p("n", batchN)}, res, bytes, flops, roofs))
 	}
 	return nil
-}
-
-func cacheLabel(resident bool) string {
-	if resident {
-		return "resident"
-	}
-	return "dram"
 }

@@ -2,53 +2,34 @@ package experiment
 
 import (
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
+	"github.com/wgpu-prof/wgpu-prof/workload"
 )
-
-// impl is one side of a workload at one configuration, ready to run.
-type impl struct {
-	// poison fills the outputs with NaN so a kernel that writes nothing
-	// cannot pass verification.
-	poison func()
-	// run performs one call and reports its times.
-	run func() (timing.Sample, error)
-	// verify checks the outputs of the last run against the reference.
-	verify func() error
-	// release frees what the side allocated (GPU buffers); may be nil.
-	release func()
-}
-
-func (s impl) close() {
-	if s.release != nil {
-		s.release()
-	}
-}
 
 // ErrWrongResult marks a result that failed verification: its timings are
 // never reported.
 var ErrWrongResult = fmt.Errorf("result failed verification")
 
-// measureImpl verifies a poisoned run, measures, then verifies the last
-// measured run's output again.
-func measureImpl(what string, s impl, opts timing.MeasureOpts) (timing.Result, error) {
-	s.poison()
-	if _, err := s.run(); err != nil {
+// measureSide verifies a poisoned run, measures, then verifies the last
+// measured run's output again: no timing of a wrong result is reported.
+func measureSide(what string, s workload.Side, opts timing.MeasureOpts) (timing.Result, error) {
+	s.Poison()
+	if _, err := s.Run(); err != nil {
 		return timing.Result{}, fmt.Errorf("%s: %w", what, err)
 	}
-	if err := s.verify(); err != nil {
+	if err := s.Verify(); err != nil {
 		return timing.Result{}, fmt.Errorf("%s: %w: %v", what, ErrWrongResult, err)
 	}
-	res, err := timing.Measure(opts, s.run)
+	res, err := timing.Measure(opts, s.Run)
 	if err != nil {
 		return timing.Result{}, fmt.Errorf("%s: %w", what, err)
 	}
-	if err := s.verify(); err != nil {
+	if err := s.Verify(); err != nil {
 		return timing.Result{}, fmt.Errorf("%s (after timing): %w: %v", what, ErrWrongResult, err)
 	}
 	return res, nil
@@ -67,7 +48,12 @@ func (e *Env) gpuSample(name string, start time.Time, t compute.Timing, err erro
 			}
 		}
 	}
-	return timing.Sample{Host: t.EndToEnd, Kernel: t.Kernel, HasKernel: t.KernelValid}, err
+	return workload.SampleOf(t, err)
+}
+
+// gpu is what the workloads' GPU sides run with on this environment.
+func (e *Env) gpu() workload.GPU {
+	return workload.GPU{Device: e.Device, Timer: e.Timer, Sample: e.gpuSample}
 }
 
 const maxTraceEvents = 20000
@@ -77,31 +63,6 @@ func (e *Env) EnableTrace() { e.tracing, e.traceStart = true, time.Now() }
 
 // Trace returns the recorded events.
 func (e *Env) Trace() []report.TraceEvent { return e.trace }
-
-// cpuSample times fn on the host clock.
-func cpuSample(fn func() error) (timing.Sample, error) {
-	start := time.Now()
-	err := fn()
-	return timing.Sample{Host: time.Since(start)}, err
-}
-
-func poisonF32(s []float32) {
-	nan := float32(math.NaN())
-	for i := range s {
-		s[i] = nan
-	}
-}
-
-// checkClose compares got[i] with want(i) within tol(i); NaN never passes.
-func checkClose(what string, got []float32, want func(i int) (value, tol float64)) error {
-	for i, g := range got {
-		w, tol := want(i)
-		if math.IsNaN(float64(g)) || math.IsInf(float64(g), 0) || math.Abs(float64(g)-w) > tol {
-			return fmt.Errorf("%s[%d] = %v, want %v (tolerance %.3g)", what, i, g, w, tol)
-		}
-	}
-	return nil
-}
 
 // Ceilings of both sides, as roofs.
 type Roofs struct {

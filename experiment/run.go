@@ -2,44 +2,26 @@ package experiment
 
 import (
 	"fmt"
-	"sort"
-	"strings"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
-)
-
-// Workload names accepted by RunConfig.Workloads.
-const (
-	WCosineSingle = "cosine-single"
-	WCosineBatch  = "cosine-batch"
-	WCosineTopK   = "cosine-topk"
-	WSpreadUni    = "spread-uniform"
-	WSpreadRMAT   = "spread-rmat"
-	WHNSW         = "hnsw"
+	"github.com/wgpu-prof/wgpu-prof/workload"
 )
 
 // AllWorkloads lists every workload of the default suite, in run order.
-var AllWorkloads = []string{WCosineSingle, WCosineBatch, WCosineTopK, WSpreadUni, WSpreadRMAT, WHNSW}
+func AllWorkloads() []string { return workload.Names() }
 
 // ParseWorkloads parses a comma-separated list ("all" for every one).
 func ParseWorkloads(s string) ([]string, error) {
-	if s == "" || s == "all" {
-		return AllWorkloads, nil
+	ds, err := workload.Parse(s)
+	if err != nil {
+		return nil, err
 	}
-	var out []string
-	for _, w := range strings.Split(s, ",") {
-		w = strings.TrimSpace(w)
-		ok := false
-		for _, a := range AllWorkloads {
-			ok = ok || a == w
-		}
-		if !ok {
-			return nil, fmt.Errorf("unknown workload %q (have %s)", w, strings.Join(AllWorkloads, ", "))
-		}
-		out = append(out, w)
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = d.Name
 	}
 	return out, nil
 }
@@ -47,73 +29,66 @@ func ParseWorkloads(s string) ([]string, error) {
 // RunConfig sizes the default suite.
 type RunConfig struct {
 	Workloads []string
-	Dim       int // vector dimension (multiple of 4)
-	N         int // stored vectors
-	Q         int // queries for cosine-batch and hnsw
-	C         int // candidates per query (hnsw)
-	K         int // top-k
-	Nodes     int // graph nodes
-	Degree    int // average degree
-	Steps     int // spreading steps
-	Workgroup int // 0: each kernel's default
+	workload.Config
 	// Batches for the break-even sweeps; nil: powers of 4 up to the size.
 	Batches      []int
 	CeilingBytes uint64
-	Seed         uint64
 }
 
 // Defaults fills zero fields with the suite's default sizes.
 func (c *RunConfig) Defaults() {
 	if len(c.Workloads) == 0 {
-		c.Workloads = AllWorkloads
+		c.Workloads = workload.Names()
 	}
-	def := func(p *int, v int) {
-		if *p == 0 {
-			*p = v
+	c.Config.Defaults()
+}
+
+// descriptors resolves the configured workload names.
+func (c *RunConfig) descriptors() ([]*workload.Descriptor, error) {
+	out := make([]*workload.Descriptor, 0, len(c.Workloads))
+	for _, name := range c.Workloads {
+		d, err := workload.Lookup(name)
+		if err != nil {
+			return nil, err
 		}
+		out = append(out, d)
 	}
-	def(&c.Dim, 768)
-	def(&c.N, 65536)
-	def(&c.Q, 64)
-	def(&c.C, 32)
-	def(&c.K, 10)
-	def(&c.Nodes, 100_000)
-	def(&c.Degree, 16)
-	def(&c.Steps, 10)
-	if c.Seed == 0 {
-		c.Seed = 1
-	}
+	return out, nil
 }
 
 // Validate checks the sizes against each other and the device's limits
-// before anything runs.
-func (c *RunConfig) Validate(d *compute.Device) error {
-	pos := map[string]int{"--d": c.Dim, "--n": c.N, "--q": c.Q, "--c": c.C, "--k": c.K, "--nodes": c.Nodes, "--degree": c.Degree, "--steps": c.Steps}
-	names := make([]string, 0, len(pos))
-	for k := range pos {
-		names = append(names, k)
+// before anything runs, and returns the workloads' descriptors.
+func (c *RunConfig) Validate(d *compute.Device) ([]*workload.Descriptor, error) {
+	ds, err := c.descriptors()
+	if err != nil {
+		return nil, err
 	}
-	sort.Strings(names)
-	for _, k := range names {
-		if pos[k] <= 0 {
-			return fmt.Errorf("%s %d: must be positive", k, pos[k])
+	if err := c.Config.Validate(d.Limits, d.Info.Name); err != nil {
+		return nil, err
+	}
+	for _, w := range ds {
+		if w.Check != nil {
+			if err := w.Check(c.Config); err != nil {
+				return nil, fmt.Errorf("%s: %w", w.Name, err)
+			}
 		}
 	}
-	if c.Dim%4 != 0 {
-		return fmt.Errorf("--d %d: the GPU kernels load vec4s; the dimension must be a multiple of 4", c.Dim)
+	if c.Workgroup != 0 {
+		if err := d.CheckWorkgroup(c.Workgroup); err != nil {
+			return nil, fmt.Errorf("--wg: %w", err)
+		}
 	}
-	if c.K > c.N {
-		return fmt.Errorf("--k %d > --n %d", c.K, c.N)
-	}
-	if need := uint64(c.N) * uint64(c.Dim) * 4; need > d.Limits.MaxBufferSize*64 {
-		return fmt.Errorf("--n %d × --d %d = %d bytes is past what %q can hold in chunks of maxBufferSize %d", c.N, c.Dim, need, d.Info.Name, d.Limits.MaxBufferSize)
+	if c.Tile != 0 {
+		if err := d.CheckTile(c.Tile); err != nil {
+			return nil, fmt.Errorf("--tile: %w", err)
+		}
 	}
 	for _, b := range c.Batches {
 		if b <= 0 {
-			return fmt.Errorf("--batches: %d is not a positive batch size", b)
+			return nil, fmt.Errorf("--batches: %d is not a positive batch size", b)
 		}
 	}
-	return nil
+	return ds, nil
 }
 
 // powersOf4 returns from, 4·from, 16·from, … up to and including max
@@ -158,56 +133,52 @@ func (e *Env) Ceilings(cfg RunConfig, rep *report.Report) (Roofs, error) {
 // default size on both sides, then its break-even sweep, then the summary.
 func (e *Env) RunSuite(cfg RunConfig, rep *report.Report) error {
 	cfg.Defaults()
-	if err := cfg.Validate(e.Device); err != nil {
+	ds, err := cfg.Validate(e.Device)
+	if err != nil {
 		return err
 	}
 	roofs, err := e.Ceilings(cfg, rep)
 	if err != nil {
 		return err
 	}
-	if err := e.timestampOverhead(cfg, rep); err != nil {
-		return err
-	}
-	for _, w := range cfg.Workloads {
-		spec, err := e.spec(w, cfg)
+	knobs := workload.Knobs{Workgroup: cfg.Workgroup, Tile: cfg.Tile}
+	for _, w := range ds {
+		pr, err := w.Prepare(cfg.Config)
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %w", w.Name, err)
 		}
-		batches := spec.batches(cfg)
-		bes, sweep, err := e.breakEven(w, spec.fixed, batches, spec.at, roofs)
+		batches := batchesFor(cfg, pr)
+		at := func(n int) workload.Case { return pr.At(n, knobs) }
+		bes, sweep, err := e.breakEven(w, pr.Fixed, batches, at, roofs)
 		if err != nil {
 			return err
 		}
 		// The default size is a point of the sweep unless --batches left it
 		// out: reuse its measurements rather than measure it twice. The
 		// other points are summarized by the break-even, not repeated as rows.
-		ms := atBatch(sweep, batches, spec.size)
+		ms := atBatch(sweep, batches, pr.Size)
 		if ms == nil {
-			if ms, err = e.measureWorkload(spec.at(spec.size), roofs); err != nil {
+			if ms, err = e.measureCase(at(pr.Size), roofs); err != nil {
 				return err
 			}
 		}
 		rep.Measurements = append(rep.Measurements, ms...)
 		rep.BreakEvens = append(rep.BreakEvens, bes...)
+		if err := e.timestampOverhead(at(pr.Size), ms[0], rep); err != nil {
+			return err
+		}
 	}
 	rep.Summary = append(rep.Summary, Summarize(rep)...)
 	return nil
 }
 
-// workloadSpec builds a workload at batch size n.
-type workloadSpec struct {
-	size     int // default batch size
-	minBatch int // smallest batch of the default sweep (0: 1)
-	fixed    []report.Param
-	at       func(n int) workload
-}
-
-// batches is --batches, or powers of 4 from minBatch up to the size.
-func (s workloadSpec) batches(cfg RunConfig) []int {
+// batchesFor is --batches, or powers of 4 from the workload's smallest
+// batch up to its default size.
+func batchesFor(cfg RunConfig, pr *workload.Prepared) []int {
 	if len(cfg.Batches) > 0 {
 		return cfg.Batches
 	}
-	return powersOf4(s.minBatch, s.size)
+	return powersOf4(pr.MinBatch, pr.Size)
 }
 
 // atBatch returns the GPU and CPU measurements a break-even sweep made at
@@ -221,70 +192,25 @@ func atBatch(sweep []report.Measurement, batches []int, n int) []report.Measurem
 	return nil
 }
 
-func (e *Env) spec(name string, cfg RunConfig) (workloadSpec, error) {
-	switch name {
-	case WCosineSingle:
-		data := newCosineData(cfg.Seed, cfg.N, cfg.Dim)
-		return workloadSpec{
-			size: cfg.N, fixed: []report.Param{p("d", cfg.Dim)},
-			at: func(n int) workload { return cosineSingle(data, n, cfg.Workgroup) },
-		}, nil
-	case WCosineBatch:
-		n := min(cfg.N, 8192)
-		b := newBatchData(newCosineData(cfg.Seed+1, n, cfg.Dim), n, cfg.Q, cfg.Seed+2)
-		return workloadSpec{
-			size: cfg.Q, fixed: []report.Param{p("d", cfg.Dim), p("n", n)},
-			at: func(q int) workload {
-				return e.cosineBatch(b, q, compute.CosineBatchOptions{Tiled: true})
-			},
-		}, nil
-	case WCosineTopK:
-		data := newCosineData(cfg.Seed, cfg.N, cfg.Dim)
-		return workloadSpec{
-			size: cfg.N, fixed: []report.Param{p("d", cfg.Dim), p("k", cfg.K)},
-			at: func(n int) workload { return e.cosineTopK(data, n, cfg.K, cfg.Workgroup) },
-		}, nil
-	case WHNSW:
-		h := newHNSWData(cfg.Seed+3, cfg.N, cfg.Dim, cfg.Q, cfg.C)
-		return workloadSpec{
-			size: cfg.Q, fixed: []report.Param{p("d", cfg.Dim), p("n", h.n), p("c", cfg.C)},
-			at: func(q int) workload { return e.hnsw(h, q, cfg.Workgroup) },
-		}, nil
-	case WSpreadUni, WSpreadRMAT:
-		return workloadSpec{
-			size: cfg.Nodes, minBatch: 256,
-			fixed: []report.Param{p("degree", cfg.Degree), p("steps", cfg.Steps)},
-			at: func(n int) workload {
-				return e.spread(name, n, cfg.Degree, cfg.Steps, cfg.Workgroup, cfg.Seed+4)
-			},
-		}, nil
-	}
-	return workloadSpec{}, fmt.Errorf("unknown workload %q (have %s)", name, strings.Join(AllWorkloads, ", "))
-}
-
-// timestampOverhead measures cosine-single end to end with and without
-// timestamp writes, once per run.
-func (e *Env) timestampOverhead(cfg RunConfig, rep *report.Report) error {
-	if e.Timer == nil {
+// timestampOverhead measures the GPU side of c end to end again without
+// timestamp writes and reports the difference against withTimer, the
+// measurement with them.
+func (e *Env) timestampOverhead(c workload.Case, withTimer report.Measurement, rep *report.Report) error {
+	if e.Timer == nil || c.GPU == nil {
 		return nil
 	}
-	n := min(cfg.N, 16384)
-	data := newCosineData(cfg.Seed+7, n, cfg.Dim)
-	var res [2]timing.Result
-	for i, t := range []*compute.Timer{e.Timer, nil} {
-		s, err := cosineSingleGPU(e, data, n, cfg.Workgroup, t)
-		if err != nil {
-			return err
-		}
-		e.progress("gpu  timestamp overhead (%s)", map[bool]string{true: "on", false: "off"}[t != nil])
-		res[i], err = measureImpl("timestamp overhead", s, e.Measure)
-		s.close()
-		if err != nil {
-			return err
-		}
+	e.progress("gpu  %s timestamp overhead (timestamps off)", c.Name)
+	s, err := c.GPU(workload.GPU{Device: e.Device})
+	if err != nil {
+		return fmt.Errorf("%s (timestamps off): %w", c.Name, err)
 	}
-	on, off := res[0].Host, res[1].Host
-	rep.Summary = append(rep.Summary, fmt.Sprintf("timestamp queries cost %+.1f%% end to end on cosine-single n=%d (on %s, off %s)",
-		100*(on.Median/off.Median-1), n, timing.FormatSeconds(on.Median), timing.FormatSeconds(off.Median)))
+	res, err := measureSide("gpu "+c.Name+" (timestamps off)", s, e.Measure)
+	s.Close()
+	if err != nil {
+		return err
+	}
+	on, off := withTimer.EndToEnd, res.Host
+	rep.Summary = append(rep.Summary, fmt.Sprintf("%s: timestamp queries cost %+.1f%% end to end at %s (on %s, off %s)",
+		c.Name, 100*(on.Median/off.Median-1), paramLabel(c.Params), timing.FormatSeconds(on.Median), timing.FormatSeconds(off.Median)))
 	return nil
 }

@@ -5,51 +5,53 @@ import (
 
 	"github.com/wgpu-prof/wgpu-prof/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
+	"github.com/wgpu-prof/wgpu-prof/workload"
 )
 
-// measureWorkload measures both sides of w and returns their measurements
+// measureCase measures both sides of w and returns their measurements
 // (GPU first). A side whose result fails verification is an error: no
 // timing of a wrong result is reported.
-func (e *Env) measureWorkload(w workload, roofs Roofs) ([]report.Measurement, error) {
+func (e *Env) measureCase(w workload.Case, roofs Roofs) ([]report.Measurement, error) {
 	var out []report.Measurement
-	label := fmt.Sprintf("%s %s", w.name, paramLabel(w.params))
-	if w.gpu != nil {
+	label := fmt.Sprintf("%s %s", w.Name, paramLabel(w.Params))
+	if w.GPU != nil {
 		e.progress("gpu  %s", label)
-		g, err := w.gpu(e)
+		g, err := w.GPU(e.gpu())
 		if err != nil {
 			return nil, fmt.Errorf("gpu %s: %w", label, err)
 		}
-		res, err := measureImpl("gpu "+label, g, e.Measure)
-		g.close()
+		res, err := measureSide("gpu "+label, g, e.Measure)
+		g.Close()
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, measurement(w.name, report.SideGPU, w.variant, w.params, res, w.bytes, w.flops, roofs))
+		out = append(out, measurement(w.Name, report.SideGPU, w.Variant, w.Params, res, w.Bytes, w.Flops, roofs))
 	}
-	if w.cpu != nil {
+	if w.CPU != nil {
 		e.progress("cpu  %s", label)
-		c, err := w.cpu()
+		c, err := w.CPU()
 		if err != nil {
 			return nil, fmt.Errorf("cpu %s: %w", label, err)
 		}
-		res, err := measureImpl("cpu "+label, c, e.Measure)
-		c.close()
+		res, err := measureSide("cpu "+label, c, e.Measure)
+		c.Close()
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, measurement(w.name, report.SideCPU, cpuVariant(), w.params, res, w.bytes, w.flops, roofs))
+		out = append(out, measurement(w.Name, report.SideCPU, cpuVariant(), w.Params, res, w.Bytes, w.Flops, roofs))
 	}
 	return out, nil
 }
 
 // breakEven sweeps batch sizes and fits both sides, on end-to-end time
 // and (when timestamps work) on kernel time.
-func (e *Env) breakEven(name string, fixed []report.Param, batches []int, make func(n int) workload, roofs Roofs) ([]report.BreakEven, []report.Measurement, error) {
+func (e *Env) breakEven(w *workload.Descriptor, fixed []report.Param, batches []int, at func(n int) workload.Case, roofs Roofs) ([]report.BreakEven, []report.Measurement, error) {
+	name := w.Name
 	var all []report.Measurement
 	var gpuE2E, gpuKernel, cpu []timing.Summary
 	kernelOK := e.Timer != nil
 	for _, n := range batches {
-		ms, err := e.measureWorkload(make(n), roofs)
+		ms, err := e.measureCase(at(n), roofs)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -64,13 +66,13 @@ func (e *Env) breakEven(name string, fixed []report.Param, batches []int, make f
 		}
 	}
 	var out []report.BreakEven
-	be, err := fitBreakEven(name, fixed, "end-to-end", batches, cpu, gpuE2E)
+	be, err := fitBreakEven(name, w.Batch, fixed, "end-to-end", batches, cpu, gpuE2E)
 	if err != nil {
 		return nil, nil, err
 	}
 	out = append(out, be)
 	if kernelOK {
-		bk, err := fitBreakEven(name, fixed, "kernel", batches, cpu, gpuKernel)
+		bk, err := fitBreakEven(name, w.Batch, fixed, "kernel", batches, cpu, gpuKernel)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -79,7 +81,7 @@ func (e *Env) breakEven(name string, fixed []report.Param, batches []int, make f
 	return out, all, nil
 }
 
-func fitBreakEven(name string, fixed []report.Param, clock string, batches []int, cpu, gpu []timing.Summary) (report.BreakEven, error) {
+func fitBreakEven(name, batch string, fixed []report.Param, clock string, batches []int, cpu, gpu []timing.Summary) (report.BreakEven, error) {
 	ns := make([]float64, len(batches))
 	tc := make([]float64, len(batches))
 	tg := make([]float64, len(batches))
@@ -95,7 +97,7 @@ func fitBreakEven(name string, fixed []report.Param, clock string, batches []int
 		return report.BreakEven{}, fmt.Errorf("break-even %s (gpu, %s): %w", name, clock, err)
 	}
 	be := report.BreakEven{
-		Workload: name, Params: fixed, Clock: clock, Batches: batches, CPU: cpu, GPU: gpu,
+		Workload: name, Batch: batch, Params: fixed, Clock: clock, Batches: batches, CPU: cpu, GPU: gpu,
 		CPUFit: cf, GPUFit: gf, Fitted: report.NewCrossover(timing.CrossoverOf(cf, gf)),
 	}
 	be.Measured, be.MeasuredFound = timing.MeasuredCrossover(batches, cpu, gpu)

@@ -2,34 +2,44 @@ package experiment
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/wgpu-prof/wgpu-prof/report"
 )
 
-// HostSummary states the host results in plain language: the out-of-cache
-// cosine against the read bandwidth, the cache-resident speed-up over the
-// generic level, and the batch cosine against the FMA peak.
+// HostSummary states the host results in plain language: each
+// memory-bound row against the run's read bandwidth, each compute-bound
+// row against its FMA peak, and each row's speed-up over the generic Go
+// level at the same workload and parameters.
 func HostSummary(r *report.Report) []string {
 	var out []string
 	readBW, fma := r.Ceilings.CPU["read_gbs"], r.Ceilings.CPU["fma_gflops"]
-	var genericResident float64
+	generic := map[string]float64{} // workload + params → generic level's median
 	for _, m := range r.Measurements {
-		if m.Workload == "cosine-single" && paramValue(m.Params, "cache") == "resident" && len(m.Variant) >= 7 && m.Variant[:7] == "generic" {
-			genericResident = m.GBs
+		if strings.HasPrefix(m.Variant, "generic") {
+			generic[m.Workload+" "+paramLabel(m.Params)] = m.Time().Median
 		}
 	}
 	for _, m := range r.Measurements {
-		switch {
-		case m.Workload == "cosine-single" && paramValue(m.Params, "cache") == "dram" && readBW > 0:
-			out = append(out, fmt.Sprintf("%s cosine-single d=%s n=%s (from DRAM): %.1f GB/s = %.0f%% of the %.1f GB/s read bandwidth measured in this run",
-				m.Variant, paramValue(m.Params, "d"), paramValue(m.Params, "n"), m.GBs, 100*m.GBs/readBW, readBW))
-		case m.Workload == "cosine-single" && paramValue(m.Params, "cache") == "resident" && genericResident > 0:
-			out = append(out, fmt.Sprintf("%s cosine-single n=%s (cache-resident): %.1f GB/s, %.1f× the generic Go level",
-				m.Variant, paramValue(m.Params, "n"), m.GBs, m.GBs/genericResident))
-		case m.Workload == "cosine-batch" && fma > 0:
-			out = append(out, fmt.Sprintf("%s cosine-batch q=%s: %.1f GFLOP/s = %.0f%% of the %.1f GFLOP/s FMA peak measured in this run",
-				m.Variant, paramValue(m.Params, "q"), m.GFLOPs, 100*m.GFLOPs/fma, fma))
+		if m.Side != report.SideCPU {
+			continue
 		}
+		where := paramLabel(m.Params)
+		var s string
+		switch {
+		case m.Bound == "memory" && readBW > 0:
+			s = fmt.Sprintf("%s %s %s: %.1f GB/s = %.0f%% of the %.1f GB/s read bandwidth measured in this run%s",
+				m.Variant, m.Workload, where, m.GBs, 100*m.GBs/readBW, readBW, aboveRoof(&m))
+		case m.Bound == "compute" && fma > 0:
+			s = fmt.Sprintf("%s %s %s: %.1f GFLOP/s = %.0f%% of the %.1f GFLOP/s FMA peak measured in this run",
+				m.Variant, m.Workload, where, m.GFLOPs, 100*m.GFLOPs/fma, fma)
+		default:
+			continue
+		}
+		if g := generic[m.Workload+" "+where]; g > 0 && !strings.HasPrefix(m.Variant, "generic") {
+			s += fmt.Sprintf(", %.1f× the generic Go level", g/m.Time().Median)
+		}
+		out = append(out, s)
 	}
 	return out
 }
@@ -65,9 +75,9 @@ func Summarize(r *report.Report) []string {
 				cpu = m
 			}
 		}
-		batch := "n"
-		if len(be.Batches) > 0 {
-			batch = batchName(be.Workload)
+		batch := be.Batch
+		if batch == "" {
+			batch = "batch"
 		}
 		var s string
 		switch {
@@ -101,16 +111,6 @@ func timeLabel(m *report.Measurement) string {
 		return "kernel"
 	}
 	return "end to end"
-}
-
-func batchName(workload string) string {
-	switch workload {
-	case "cosine-batch", "hnsw":
-		return "q"
-	case "spread-uniform", "spread-rmat":
-		return "nodes"
-	}
-	return "n"
 }
 
 // aboveRoof explains a fraction above 1: the roof is the bandwidth of

@@ -178,6 +178,8 @@ func (c Crossover) String() string {
 type BreakEven struct {
 	Workload string  `json:"workload"`
 	Params   []Param `json:"params,omitempty"` // fixed params; the batch size varies
+	// Batch names what the batch size counts ("n", "q", "nodes").
+	Batch string `json:"batch,omitempty"`
 	// Clock is "end-to-end" (the deciding one) or "kernel".
 	Clock   string           `json:"clock"`
 	Batches []int            `json:"batches"`

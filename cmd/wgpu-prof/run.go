@@ -21,7 +21,7 @@ type suiteFlags struct {
 }
 
 func (s *suiteFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&s.workloads, "workloads", "all", "comma-separated: "+joinNames(experiment.AllWorkloads))
+	fs.StringVar(&s.workloads, "workloads", "all", "comma-separated: "+joinNames(experiment.AllWorkloads()))
 	fs.IntVar(&s.cfg.Dim, "d", 768, "vector dimension (multiple of 4)")
 	fs.IntVar(&s.cfg.N, "n", 65536, "stored vectors")
 	fs.IntVar(&s.cfg.Q, "q", 64, "queries (cosine-batch, hnsw)")
@@ -30,7 +30,8 @@ func (s *suiteFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&s.cfg.Nodes, "nodes", 100_000, "graph nodes (spreading)")
 	fs.IntVar(&s.cfg.Degree, "degree", 16, "average graph degree (spreading)")
 	fs.IntVar(&s.cfg.Steps, "steps", 10, "spreading steps")
-	fs.IntVar(&s.cfg.Workgroup, "wg", 0, "workgroup size for every kernel (0: each kernel's default)")
+	fs.IntVar(&s.cfg.Workgroup, "wg", 0, "workgroup size for every kernel that has one (0: each kernel's default)")
+	fs.IntVar(&s.cfg.Tile, "tile", 0, "tile side of tiled kernels (cosine-batch; 0: the kernel's default)")
 	fs.StringVar(&s.batches, "batches", "", "break-even batch sizes, e.g. 1,4,16,64 (default: powers of 4 up to each workload's size)")
 	fs.Uint64Var(&s.cfg.Seed, "seed", 1, "seed of the generated data")
 	fs.BoolVar(&s.quick, "quick", false, "a shorter look: smaller sizes and a 250ms budget per measurement")
@@ -47,6 +48,9 @@ func (s *suiteFlags) config(fs *pflag.FlagSet, dev *deviceFlags) (experiment.Run
 	}
 	if fs.Changed("wg") && (cfg.Workgroup <= 0 || cfg.Workgroup&(cfg.Workgroup-1) != 0) {
 		return cfg, fmt.Errorf("--wg %d: must be a positive power of two", cfg.Workgroup)
+	}
+	if fs.Changed("tile") && (cfg.Tile < 4 || cfg.Tile&(cfg.Tile-1) != 0) {
+		return cfg, fmt.Errorf("--tile %d: must be a power of two ≥ 4", cfg.Tile)
 	}
 	var err error
 	if cfg.Workloads, err = experiment.ParseWorkloads(s.workloads); err != nil {

@@ -37,7 +37,7 @@ func measureCommand(stdout, stderr io.Writer, args []string, name, usage string,
 	suite.register(fs)
 	var kernel *string
 	if withKernel {
-		kernel = fs.String("kernel", "", "workload: "+joinNames(experiment.AllWorkloads))
+		kernel = fs.String("kernel", "", "workload: "+joinNames(experiment.AllWorkloads()))
 	}
 	h := extra(fs)
 	fs.Usage = func() {
@@ -57,7 +57,7 @@ func measureCommand(stdout, stderr io.Writer, args []string, name, usage string,
 	}
 	if withKernel {
 		if *kernel == "" {
-			return fmt.Errorf("--kernel is required (one of %s)", joinNames(experiment.AllWorkloads))
+			return fmt.Errorf("--kernel is required (one of %s)", joinNames(experiment.AllWorkloads()))
 		}
 		suite.workloads = *kernel
 	}

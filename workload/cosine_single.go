@@ -1,0 +1,85 @@
+package workload
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/compute"
+	"github.com/wgpu-prof/wgpu-prof/hostsimd"
+	"github.com/wgpu-prof/wgpu-prof/timing"
+)
+
+// CosineSingle scores one query against the first n stored rows.
+var CosineSingle = &Descriptor{
+	Name:       "cosine-single",
+	Doc:        "cosine similarity of one query against n stored vectors of dimension d",
+	Batch:      "n",
+	BatchDoc:   "stored vectors scored per call",
+	Uses:       []string{"d", "n", "wg"},
+	MemCompute: "cosine_single",
+	rank:       10,
+	Host: func(h HostSizes) []HostShape {
+		return []HostShape{
+			{Cache: "dram", Config: Config{Dim: h.Dim, N: h.N, Seed: h.Seed}, Batch: h.N},
+			{Cache: "resident", Config: Config{Dim: h.Dim, N: h.NCached, Seed: h.Seed}, Batch: h.NCached},
+		}
+	},
+	Prepare: func(c Config) (*Prepared, error) {
+		data := newCosineData(c.Seed, c.N, c.Dim)
+		return &Prepared{
+			Size:  c.N,
+			Fixed: params("d", c.Dim),
+			At:    func(n int, k Knobs) Case { return cosineSingleCase(data, n, k) },
+		}, nil
+	},
+}
+
+func init() { register(CosineSingle) }
+
+func cosineSingleCase(c *cosineData, n int, k Knobs) Case {
+	dim, wg := c.dim, k.wg()
+	v, ref := c.v[:n*dim], c.ref.prefix(n)
+	w := Case{
+		Name:    "cosine-single",
+		Variant: fmt.Sprintf("wg%d", wg),
+		Params:  params("d", dim, "n", n),
+		// V and q read once, s written once.
+		Bytes: float64(4*n*dim + 4*dim + 4*n),
+		// q·v and v·v: two FMAs (4 flops) per element, plus the division.
+		Flops: float64(4*n*dim + 3*n),
+	}
+	w.GPU = func(g GPU) (Side, error) {
+		cs, err := compute.NewCosineSingle(g.Device, v, dim, compute.CosineOptions{Workgroup: wg})
+		if err != nil {
+			return Side{}, err
+		}
+		out := make([]float32, n)
+		return Side{
+			Poison: func() { poisonF32(out) },
+			Run: func() (timing.Sample, error) {
+				start := time.Now()
+				tm, err := cs.Run(c.q, out, g.Timer)
+				return g.sample(w.Name, start, tm, err)
+			},
+			Verify:  func() error { return ref.check("gpu cosine-single s", out) },
+			Release: cs.Release,
+		}, nil
+	}
+	w.CPU = func() (Side, error) {
+		out := make([]float32, n)
+		return Side{
+			Poison: func() { poisonF32(out) },
+			Run: func() (timing.Sample, error) {
+				return cpuSample(func() error { return hostsimd.CosineSingle(c.q, v, dim, out) })
+			},
+			Verify: func() error { return ref.check("cpu cosine-single s", out) },
+		}, nil
+	}
+	return w
+}
+
+// MemComputeData is the stored set V the memory-vs-compute shaders of
+// cosine-single run over: the same rows cosine-single generates for c.
+func MemComputeData(c Config) []float32 {
+	return newCosineData(c.Seed, c.N, c.Dim).v
+}

@@ -1,0 +1,16 @@
+package workload
+
+import (
+	"math/bits"
+
+	"github.com/wgpu-prof/wgpu-prof/hostsimd"
+)
+
+// SpreadRMAT spreads activation over an R-MAT (power-law) graph; the node
+// count is rounded up to a power of two.
+var SpreadRMAT = spreadDescriptor("spread-rmat", "an R-MAT power-law graph (nodes rounded up to a power of two)", 50,
+	func(n, degree int, seed uint64) *hostsimd.CSR {
+		return hostsimd.RMATGraph(max(1, bits.Len(uint(n-1))), degree, seed)
+	})
+
+func init() { register(SpreadRMAT) }
