@@ -23,7 +23,7 @@ var CosineBatch = &Descriptor{
 	BatchDoc: "queries per call",
 	// The tiled kernel's workgroup is (tile/4)² threads: no "wg" knob.
 	Uses: []string{"d", "n", "q", "tile"},
-	rank:     20,
+	rank: 20,
 	Host: func(h HostSizes) []HostShape {
 		n := min(4*h.NCached, batchRows)
 		return []HostShape{{Cache: "resident", Config: Config{Dim: h.Dim, N: n, Q: h.Q, Seed: h.Seed}, Batch: h.Q}}
