@@ -9,7 +9,7 @@ import (
 // Defaults applied by Measure to zero-valued MeasureOpts fields.
 const (
 	DefaultWarmup    = 2
-	DefaultMinRuns   = 5
+	DefaultMinRuns   = 10
 	DefaultMaxRuns   = 200
 	DefaultTargetRel = 0.02
 	DefaultBudget    = 2 * time.Second
@@ -45,7 +45,7 @@ var ErrBadOpts = errors.New("timing: invalid measure options")
 // Default* values; negative values are errors.
 type MeasureOpts struct {
 	Warmup    int           // untimed calls before measuring (default 2)
-	MinRuns   int           // measured runs before convergence is checked (default 5)
+	MinRuns   int           // measured runs before convergence or the budget may stop (default 10)
 	MaxRuns   int           // hard cap on measured runs (default 200)
 	TargetRel float64       // stop when the median's 95% CI is within ±TargetRel (default 0.02)
 	Budget    time.Duration // stop after this much time, warm-up included (default 2s)
@@ -103,7 +103,8 @@ type Result struct {
 // the 95% confidence interval of the median is within ±TargetRel of the
 // median on every clock in use (host, and kernel while it is trusted), but
 // never fewer than MinRuns times nor fewer than MinSamplesForCI (a real 95%
-// interval needs 6 samples); or until MaxRuns runs or the Budget is spent.
+// interval needs 6 samples); or until MaxRuns runs, or the Budget is spent
+// once MinRuns samples are in.
 //
 // fn reports its own durations, so Measure never adds its own overhead to
 // them. The budget is charged the larger of the wall-clock time since Measure
@@ -148,7 +149,9 @@ func Measure(opts MeasureOpts, fn func() (Sample, error)) (Result, error) {
 			res.Stop = StopMaxRuns
 			break
 		}
-		if spent() >= o.Budget {
+		// The budget never stops a measurement short of MinRuns samples:
+		// every reported figure carries a spread over at least that many.
+		if spent() >= o.Budget && n >= o.MinRuns {
 			res.Stop = StopBudget
 			break
 		}

@@ -44,7 +44,11 @@ func TestMeasure(t *testing.T) {
 		wantWarn  []string // substrings, one per result warning
 	}{
 		{
-			name:    "constant converges at the 95% CI minimum",
+			name:    "constant converges at the default MinRuns",
+			samples: host(ms), wantRuns: 10, wantCalls: 12, wantStop: timing.StopConverged,
+		},
+		{
+			name: "constant converges at the 95% CI minimum", opts: timing.MeasureOpts{MinRuns: 3},
 			samples: host(ms), wantRuns: 6, wantCalls: 8, wantStop: timing.StopConverged,
 		},
 		{
@@ -58,13 +62,20 @@ func TestMeasure(t *testing.T) {
 		},
 		{
 			// Warm-up charges 50+150 ms, then 8 runs bring the total to 1 s.
-			name: "noisy hits budget", opts: timing.MeasureOpts{Budget: time.Second},
+			name: "noisy hits budget", opts: timing.MeasureOpts{Budget: time.Second, MinRuns: 3},
 			samples: host(50*ms, 150*ms), wantRuns: 8, wantCalls: 10, wantStop: timing.StopBudget,
 			wantWarn: []string{"stopped by budget after 8 runs"},
 		},
 		{
+			// The budget is spent after 2 runs, but never stops short of
+			// MinRuns (default 10) samples.
+			name: "budget never stops short of MinRuns", opts: timing.MeasureOpts{Budget: 300 * ms},
+			samples: host(50*ms, 150*ms), wantRuns: 10, wantCalls: 12, wantStop: timing.StopBudget,
+			wantWarn: []string{"stopped by budget after 10 runs"},
+		},
+		{
 			name: "kernel timestamps kept", samples: []timing.Sample{good},
-			wantRuns: 6, wantCalls: 8, wantStop: timing.StopConverged, wantKern: true,
+			wantRuns: 10, wantCalls: 12, wantStop: timing.StopConverged, wantKern: true,
 		},
 		{
 			// 1 of 10 suspicious (10% ≤ 20%): kept, the bad one excluded.
