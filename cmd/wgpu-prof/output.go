@@ -20,7 +20,6 @@ type outputFlags struct {
 	format string
 	out    string
 	plot   bool
-	trace  bool
 }
 
 func (o *outputFlags) register(fs *pflag.FlagSet, plots bool) {

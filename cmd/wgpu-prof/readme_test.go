@@ -46,7 +46,25 @@ func TestREADMEExamples(t *testing.T) {
 	if len(ex) < 6 {
 		t.Fatalf("found only %d README examples", len(ex))
 	}
-	t.Chdir(t.TempDir())
+	// The examples' shader files come along into the scratch directory.
+	examples, err := filepath.Glob(filepath.Join("..", "..", "examples", "*.wgsl"))
+	if err != nil || len(examples) == 0 {
+		t.Fatalf("no examples/*.wgsl (%v)", err)
+	}
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "examples"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range examples {
+		b, err := os.ReadFile(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "examples", filepath.Base(e)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
 	for _, args := range ex {
 		out, stderr, err := runCmd(args...)
 		if err != nil {

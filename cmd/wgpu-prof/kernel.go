@@ -1,0 +1,129 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/wgpu-prof/wgpu-prof/experiment"
+)
+
+const kernelUsage = `usage: wgpu-prof kernel FILE.wgsl --buffer NAME=TYPE:COUNT[:INIT]... --dispatch X[,Y,Z] [flags]
+Profiles your own WGSL compute shader: its storage buffers are created from
+--buffer (bindings found by variable name in the WGSL), one dispatch is timed
+with GPU timestamps (≥ 10 samples, median and 95% CI) after a check that it
+gives bit-identical, finite outputs from identical inputs, and placed against
+the GPU ceilings measured in the same run.
+
+  TYPE   f32, u32, i32 or f16 (a vec4<f32> array is counted in f32 scalars)
+  INIT   zero (default); rand (floats in [-1,1), integers in [0,COUNT)); iota
+  --dispatch  workgroup counts; each may name override constants: 4194304/WG
+
+example:
+  wgpu-prof kernel saxpy.wgsl --buffer x=f32:4194304:rand --buffer y=f32:4194304:rand \
+    --dispatch 65536 --bytes 50331648 --sweep WG=32,64,128,256 --dispatch 4194304/WG
+`
+
+func runKernel(stdout, stderr io.Writer, args []string) error {
+	fs := pflag.NewFlagSet("kernel", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o outputFlags
+	var dev deviceFlags
+	o.register(fs, true)
+	dev.register(fs)
+	buffers := fs.StringArray("buffer", nil, "a storage buffer: NAME=TYPE:COUNT[:INIT] (repeat for each)")
+	dispatch := fs.String("dispatch", "", "workgroup counts X[,Y[,Z]] (integer expressions of the shader's override constants allowed)")
+	entry := fs.String("entry", "", "the @compute entry point (default: the only one)")
+	consts := fs.StringArray("const", nil, "a pipeline-overridable constant: NAME=VALUE (repeat for each)")
+	bytesF := fs.Float64("bytes", 0, "bytes one dispatch moves (default: each buffer read once, read_write ones also written once)")
+	flops := fs.Float64("flops", 0, "floating-point operations of one dispatch (for GFLOP/s and the roofline)")
+	sweep := fs.String("sweep", "", "sweep an override constant: NAME=v1,v2,...")
+	noCheck := fs.Bool("no-check", false, "skip the repeatability check (outputs that legitimately vary between runs); the report marks the result unverified")
+	seed := fs.Uint64("seed", 1, "seed of rand-initialised buffers")
+	quick := fs.Bool("quick", false, "a shorter look: 32 MiB ceiling buffers and a 250ms budget per measurement")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, kernelUsage)
+		fs.PrintDefaults()
+	}
+	if done, err := parseFlags(fs, args); done || err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("kernel: give exactly one WGSL file (got %d arguments: %q)", fs.NArg(), fs.Args())
+	}
+	if err := o.validate(); err != nil {
+		return err
+	}
+	file := fs.Arg(0)
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return fmt.Errorf("kernel: %w", err)
+	}
+	cfg := experiment.KernelConfig{File: file, Source: string(src), Entry: *entry, Flops: *flops, Bytes: *bytesF, NoCheck: *noCheck, Seed: *seed}
+	if !(*bytesF >= 0) || !(*flops >= 0) {
+		return fmt.Errorf("--bytes %v / --flops %v: must be ≥ 0", *bytesF, *flops)
+	}
+	if len(*buffers) == 0 {
+		return fmt.Errorf("kernel: declare the shader's storage buffers with --buffer NAME=TYPE:COUNT[:INIT]")
+	}
+	for _, b := range *buffers {
+		spec, err := experiment.ParseBufferSpec(b)
+		if err != nil {
+			return err
+		}
+		cfg.Buffers = append(cfg.Buffers, spec)
+	}
+	if strings.TrimSpace(*dispatch) == "" {
+		return fmt.Errorf("kernel: --dispatch X[,Y,Z] is required")
+	}
+	for _, d := range strings.Split(*dispatch, ",") {
+		cfg.Dispatch = append(cfg.Dispatch, strings.TrimSpace(d))
+	}
+	cfg.Constants = map[string]float64{}
+	for _, c := range *consts {
+		name, val, ok := strings.Cut(c, "=")
+		v, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
+		if !ok || name == "" || err != nil {
+			return fmt.Errorf("--const %q: want NAME=VALUE with a number", c)
+		}
+		cfg.Constants[strings.TrimSpace(name)] = v
+	}
+	if *sweep != "" {
+		name, list, ok := strings.Cut(*sweep, "=")
+		if !ok || name == "" || list == "" {
+			return fmt.Errorf("--sweep %q: want NAME=v1,v2,...", *sweep)
+		}
+		cfg.SweepName = strings.TrimSpace(name)
+		for _, s := range strings.Split(list, ",") {
+			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err != nil {
+				return fmt.Errorf("--sweep %s: %q is not a number", name, s)
+			}
+			cfg.SweepValues = append(cfg.SweepValues, v)
+		}
+	}
+	if *quick {
+		cfg.CeilingBytes = 32 << 20
+		if !fs.Changed("budget") {
+			dev.budget = 250 * time.Millisecond
+		}
+	}
+	if err := experiment.CheckKernelConfig(cfg); err != nil {
+		return err
+	}
+	env, err := dev.open(stderr)
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	rep := env.NewReport(versionString())
+	if err := env.Kernel(cfg, rep); err != nil {
+		return err
+	}
+	return o.emit(stdout, rep)
+}
