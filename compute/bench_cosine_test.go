@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
+	"github.com/wgpu-prof/wgpu-prof/ops"
 )
 
 // cosineBenchN is N for the cosine benchmarks: $WGPU_PROF_BENCH_N, or def (kept
@@ -177,7 +178,7 @@ func BenchmarkTopK(b *testing.B) {
 					b.Fatal(err)
 				}
 				defer tk.Release()
-				out := make([]compute.Pair, nq*k)
+				out := make([]ops.Pair, nq*k)
 				if _, err := tk.Run(out, timer); err != nil {
 					b.Fatal(err)
 				}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
+	"github.com/wgpu-prof/wgpu-prof/ops"
 )
 
 // Sizes are kept small so the benchmarks stay cheap on lavapipe; the
@@ -56,7 +57,7 @@ func BenchmarkSpread(b *testing.B) {
 	const steps = 10
 	graphs := []struct {
 		name string
-		g    *hostsimd.CSR
+		g    *ops.CSR
 	}{
 		{"uniform/n=4096/deg=16", hostsimd.UniformGraph(4096, 16, 1)},
 		{"rmat/scale=12/deg=16", hostsimd.RMATGraph(12, 16, 1)},

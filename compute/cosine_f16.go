@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/wgpu-prof/wgpu-prof/hostsimd"
+	"github.com/wgpu-prof/wgpu-prof/ops"
 )
 
 // ErrNoShaderF16: the device was created without the shader-f16 feature.
@@ -19,7 +19,7 @@ const maxF16 = 65504
 func ToF16(v []float32) ([]uint16, error) {
 	h := make([]uint16, len(v))
 	for i, x := range v {
-		h[i] = hostsimd.F32ToF16(x)
+		h[i] = ops.F32ToF16(x)
 		if h[i]&0x7c00 == 0x7c00 {
 			return nil, fmt.Errorf("V[%d] = %v: outside the f16 range ±%d", i, x, maxF16)
 		}
@@ -51,7 +51,7 @@ func NewCosineSingleF16(d *Device, v []float32, dim int, opts CosineOptions) (*C
 		label:    "V16",
 		rowBytes: uint64(2 * dim),
 		rows:     func(from, to uint64) []byte { return Bytes(h[from*uint64(dim) : to*uint64(dim)]) },
-		value:    func(k uint64) float64 { return float64(hostsimd.F16ToF32(h[k])) },
+		value:    func(k uint64) float64 { return float64(ops.F16ToF32(h[k])) },
 	})
 	if err != nil {
 		c.Release()

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
-	"github.com/wgpu-prof/wgpu-prof/hostsimd"
+	"github.com/wgpu-prof/wgpu-prof/ops"
 )
 
 // roundF16 is v with every value rounded to binary16 and widened back.
@@ -22,7 +22,7 @@ func roundF16(t *testing.T, v []float32) []float32 {
 	}
 	out := make([]float32, len(v))
 	for i, x := range h {
-		out[i] = hostsimd.F16ToF32(x)
+		out[i] = ops.F16ToF32(x)
 	}
 	return out
 }

@@ -6,36 +6,13 @@ import (
 	"math"
 	"time"
 
+	"github.com/wgpu-prof/wgpu-prof/ops"
 	"github.com/wgpu-prof/wgpu-prof/wgsl"
 )
 
-// DistanceMetric selects what Gather computes per (query, candidate).
-type DistanceMetric int
-
-const (
-	// MetricL2Sq is the squared Euclidean distance ‖q−v‖².
-	MetricL2Sq DistanceMetric = iota
-	// MetricInnerProduct is q·v.
-	MetricInnerProduct
-	// MetricCosine is q·v / (‖q‖·‖v‖), 0 when either vector is zero.
-	MetricCosine
-)
-
-func (m DistanceMetric) String() string {
-	switch m {
-	case MetricL2Sq:
-		return "l2sq"
-	case MetricInnerProduct:
-		return "ip"
-	case MetricCosine:
-		return "cosine"
-	}
-	return fmt.Sprintf("DistanceMetric(%d)", int(m))
-}
-
 // GatherOptions configures a Gather runner.
 type GatherOptions struct {
-	Metric DistanceMetric
+	Metric ops.Metric
 	// Workgroup is the number of threads per workgroup (a power of two;
 	// 0: DefaultWorkgroup).
 	Workgroup int
@@ -94,7 +71,7 @@ func NewGather(d *Device, v []float32, dim int, opts GatherOptions) (*Gather, er
 		return nil, fmt.Errorf("%s: N = %d rows: ids are int32", op, n)
 	}
 	switch opts.Metric {
-	case MetricL2Sq, MetricInnerProduct, MetricCosine:
+	case ops.L2Sq, ops.InnerProduct, ops.Cosine:
 	default:
 		return nil, fmt.Errorf("%s: unknown metric %d", op, int(opts.Metric))
 	}
@@ -327,7 +304,7 @@ func (g *Gather) Run(q []float32, ids []int32, c int, out []float32, t *Timer) (
 	if err := g.d.Write(g.q, 0, Bytes(q)); err != nil {
 		return Timing{}, err
 	}
-	if g.opts.Metric == MetricCosine {
+	if g.opts.Metric == ops.Cosine {
 		norms := make([]float32, nq)
 		for j := range norms {
 			var s float64

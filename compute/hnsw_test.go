@@ -8,13 +8,14 @@ import (
 	"testing"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
+	"github.com/wgpu-prof/wgpu-prof/ops"
 )
 
 // gatherRef is the float64 reference of one (query, row) distance with its
 // error tolerance for float32 sums of d terms in any order: (d+8)·2u times
 // the sum of the absolute terms (for cosine, relative to the norms), plus
 // a tiny absolute floor.
-func gatherRef(m compute.DistanceMetric, q, v []float32) (want, tol float64) {
+func gatherRef(m ops.Metric, q, v []float32) (want, tol float64) {
 	const u = 1.0 / (1 << 24)
 	var dot, abs, l2, qq, vv float64
 	for k := range q {
@@ -27,9 +28,9 @@ func gatherRef(m compute.DistanceMetric, q, v []float32) (want, tol float64) {
 	}
 	g := float64(len(q)+8) * 2 * u
 	switch m {
-	case compute.MetricL2Sq:
+	case ops.L2Sq:
 		return l2, g*l2 + 1e-30
-	case compute.MetricInnerProduct:
+	case ops.InnerProduct:
 		return dot, g*abs + 1e-30
 	}
 	den := math.Sqrt(qq) * math.Sqrt(vv)
@@ -39,7 +40,7 @@ func gatherRef(m compute.DistanceMetric, q, v []float32) (want, tol float64) {
 	return dot / den, g*abs/den + 1e-7
 }
 
-func checkGather(t *testing.T, what string, m compute.DistanceMetric, q, v []float32, dim int, ids []int32, c int, got []float32) {
+func checkGather(t *testing.T, what string, m ops.Metric, q, v []float32, dim int, ids []int32, c int, got []float32) {
 	t.Helper()
 	for i, x := range got {
 		j, id := i/c, int(ids[i])
@@ -66,7 +67,7 @@ func randIDs(r *rand.Rand, n, queries, c int) []int32 {
 	return ids
 }
 
-var metrics = []compute.DistanceMetric{compute.MetricL2Sq, compute.MetricInnerProduct, compute.MetricCosine}
+var metrics = []ops.Metric{ops.L2Sq, ops.InnerProduct, ops.Cosine}
 
 func TestGatherConformance(t *testing.T) {
 	d := openDevice(t)
@@ -170,7 +171,7 @@ func TestGatherRejectsBadInput(t *testing.T) {
 	if _, err := compute.NewGather(d, nanV, 8, compute.GatherOptions{}); err == nil || !strings.Contains(err.Error(), "V[13]") {
 		t.Errorf("NaN in V: err = %v", err)
 	}
-	g, err := compute.NewGather(d, v, 8, compute.GatherOptions{Metric: compute.MetricCosine})
+	g, err := compute.NewGather(d, v, 8, compute.GatherOptions{Metric: ops.Cosine})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +205,7 @@ func TestGatherRejectsBadInput(t *testing.T) {
 	if _, err := g.Run(q, ids, 2, out, nil); err != nil {
 		t.Fatal(err)
 	}
-	checkGather(t, "after rejects", compute.MetricCosine, q, v, 8, ids, 2, out)
+	checkGather(t, "after rejects", ops.Cosine, q, v, 8, ids, 2, out)
 }
 
 // V just past one storage binding (lavapipe: 128 MiB) is split by rows;
@@ -343,7 +344,7 @@ func TestGatherTwoDimensionalGrid(t *testing.T) {
 	r := rand.New(rand.NewPCG(24, 25))
 	const n, dim = 500, 8
 	v := randFloats(r, n*dim)
-	g, err := compute.NewGather(d, v, dim, compute.GatherOptions{Metric: compute.MetricL2Sq, Workgroup: 64, Lanes: 64})
+	g, err := compute.NewGather(d, v, dim, compute.GatherOptions{Metric: ops.L2Sq, Workgroup: 64, Lanes: 64})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -355,5 +356,5 @@ func TestGatherTwoDimensionalGrid(t *testing.T) {
 	if _, err := g.Run(q, ids, c, out, nil); err != nil {
 		t.Fatal(err)
 	}
-	checkGather(t, "2-D grid", compute.MetricL2Sq, q, v, dim, ids, c, out)
+	checkGather(t, "2-D grid", ops.L2Sq, q, v, dim, ids, c, out)
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/wgpu-prof/wgpu-prof/ops"
 	"github.com/wgpu-prof/wgpu-prof/wgsl"
 )
 
@@ -40,16 +41,6 @@ func (v SpreadVariant) entry() (string, error) {
 		return "main_workgroup", nil
 	}
 	return "", fmt.Errorf("unknown spread variant %d", int(v))
-}
-
-// CSRInput is a graph in compressed sparse row form by destination: row i
-// lists the incoming edges j→i of node i, with sources
-// Cols[Offsets[i]:Offsets[i+1]] and weights Weights[Offsets[i]:Offsets[i+1]]
-// (the layout of hostsimd.CSR).
-type CSRInput struct {
-	Offsets []int32 // N+1 entries, Offsets[0] = 0, non-decreasing, Offsets[N] = len(Cols)
-	Cols    []int32 // source node of each edge, in [0,N)
-	Weights []float32
 }
 
 // SpreadOptions configures a spreading-activation runner.
@@ -139,38 +130,6 @@ func (s *Spread) Chunks() []int {
 	return append(b, s.N)
 }
 
-// validateCSR checks g as a graph on len(Offsets)-1 nodes; the error names
-// the first bad value and its index.
-func validateCSR(g CSRInput) error {
-	if len(g.Offsets) < 2 {
-		return fmt.Errorf("len(Offsets) = %d: a graph needs at least one node (N+1 offsets)", len(g.Offsets))
-	}
-	n := len(g.Offsets) - 1
-	if n >= math.MaxInt32 {
-		return fmt.Errorf("%d nodes: at most %d", n, math.MaxInt32-1)
-	}
-	if g.Offsets[0] != 0 {
-		return fmt.Errorf("Offsets[0] = %d, want 0", g.Offsets[0])
-	}
-	for i := 1; i <= n; i++ {
-		if g.Offsets[i] < g.Offsets[i-1] {
-			return fmt.Errorf("Offsets[%d] = %d < Offsets[%d] = %d: offsets must be non-decreasing", i, g.Offsets[i], i-1, g.Offsets[i-1])
-		}
-	}
-	if int(g.Offsets[n]) != len(g.Cols) {
-		return fmt.Errorf("Offsets[%d] = %d, want len(Cols) = %d", n, g.Offsets[n], len(g.Cols))
-	}
-	if len(g.Weights) != len(g.Cols) {
-		return fmt.Errorf("len(Weights) = %d, want len(Cols) = %d", len(g.Weights), len(g.Cols))
-	}
-	for e, c := range g.Cols {
-		if c < 0 || int(c) >= n {
-			return fmt.Errorf("Cols[%d] = %d out of range [0,%d)", e, c, n)
-		}
-	}
-	return checkFinite("Weights", g.Weights)
-}
-
 // spreadBindingBytes is the most bytes one of the runner's storage
 // bindings may hold: a binding never exceeds its buffer, and each chunk
 // array and each activation buffer is a whole buffer.
@@ -223,9 +182,9 @@ func splitRows(offsets []int32, bind uint64, limit string) ([]int, error) {
 // when offsets, cols or weights do not fit one storage binding (see
 // Spread). It returns ErrLimit when the activations (4·N bytes) do not fit
 // one binding, or when one row has more edges than a binding holds.
-func NewSpread(d *Device, g CSRInput, opts SpreadOptions) (*Spread, error) {
+func NewSpread(d *Device, g ops.CSR, opts SpreadOptions) (*Spread, error) {
 	op := "compute: NewSpread"
-	if err := validateCSR(g); err != nil {
+	if err := g.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	entry, err := opts.Variant.entry()
@@ -278,7 +237,7 @@ func (s *Spread) checkLoops(offsets []int32) error {
 	return checkLoopBudget(s.d, iters, what)
 }
 
-func (s *Spread) init(g CSRInput, entry string, starts []int) error {
+func (s *Spread) init(g ops.CSR, entry string, starts []int) error {
 	d := s.d
 	var err error
 	if s.pipe, err = d.Pipeline("spread", wgsl.MustSource("spread"), entry, Constants{"WG": float64(s.opts.Workgroup)}); err != nil {

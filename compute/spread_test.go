@@ -14,14 +14,15 @@ import (
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/internal/verify"
+	"github.com/wgpu-prof/wgpu-prof/ops"
 )
 
 // spreadInterval adapts the shared bounded reference (internal/verify)
 // to the test's types.
 type spreadInterval struct{ *verify.SpreadInterval }
 
-func newSpreadInterval(g *hostsimd.CSR, a0 []float32) spreadInterval {
-	return spreadInterval{verify.NewSpreadInterval(verify.SpreadGraph{Offsets: g.Offsets, Cols: g.Cols, Weights: g.Weights}, a0)}
+func newSpreadInterval(g *ops.CSR, a0 []float32) spreadInterval {
+	return spreadInterval{verify.NewSpreadInterval(ops.CSR{Offsets: g.Offsets, Cols: g.Cols, Weights: g.Weights}, a0)}
 }
 
 // step applies one step with f = (1−r)·δ computed in float32, as the
@@ -48,13 +49,13 @@ func seeds(r *rand.Rand, n int) []float32 {
 	return a
 }
 
-func csrInput(g *hostsimd.CSR) compute.CSRInput {
-	return compute.CSRInput{Offsets: g.Offsets, Cols: g.Cols, Weights: g.Weights}
+func csrInput(g *ops.CSR) ops.CSR {
+	return ops.CSR{Offsets: g.Offsets, Cols: g.Cols, Weights: g.Weights}
 }
 
 type spreadGraph struct {
 	name string
-	g    *hostsimd.CSR
+	g    *ops.CSR
 }
 
 func spreadGraphs(short bool) []spreadGraph {
@@ -158,7 +159,7 @@ func TestSpreadHubRow(t *testing.T) {
 		n, wg int
 	}{{3000, 64}, {65_536, 64}, {65_537, 64}, {70_001, 1}} { // hubs of 65,535 and 65,536 edges: the edge of the budget
 		n := c.n
-		g := compute.CSRInput{Offsets: make([]int32, n+1)}
+		g := ops.CSR{Offsets: make([]int32, n+1)}
 		w := float32(0.5)
 		if n > 10_000 {
 			w = 1e-5 // Σ w·a stays far from the clamp at 1, so a short sum shows
@@ -170,7 +171,7 @@ func TestSpreadHubRow(t *testing.T) {
 		for i := 1; i <= n; i++ {
 			g.Offsets[i] = int32(len(g.Cols))
 		}
-		hg := &hostsimd.CSR{Offsets: g.Offsets, Cols: g.Cols, Weights: g.Weights}
+		hg := &ops.CSR{Offsets: g.Offsets, Cols: g.Cols, Weights: g.Weights}
 		a0 := seeds(rand.New(rand.NewPCG(9, 9)), n)
 		if n > 10_000 {
 			// The hub's last edge carries half its input: a loop one
@@ -216,20 +217,20 @@ func TestSpreadHubRow(t *testing.T) {
 
 func TestSpreadRejectsBadInput(t *testing.T) {
 	d := openDevice(t)
-	good := compute.CSRInput{Offsets: []int32{0, 1, 3, 3}, Cols: []int32{1, 0, 2}, Weights: []float32{1, 0.5, 0.25}}
+	good := ops.CSR{Offsets: []int32{0, 1, 3, 3}, Cols: []int32{1, 0, 2}, Weights: []float32{1, 0.5, 0.25}}
 	bad := []struct {
 		name string
-		g    compute.CSRInput
+		g    ops.CSR
 		want string
 	}{
-		{"no nodes", compute.CSRInput{Offsets: []int32{0}}, "len(Offsets)"},
-		{"offset 0", compute.CSRInput{Offsets: []int32{1, 1, 3, 3}, Cols: good.Cols, Weights: good.Weights}, "Offsets[0]"},
-		{"decreasing", compute.CSRInput{Offsets: []int32{0, 2, 1, 3}, Cols: good.Cols, Weights: good.Weights}, "Offsets[2]"},
-		{"last offset", compute.CSRInput{Offsets: []int32{0, 1, 2, 2}, Cols: good.Cols, Weights: good.Weights}, "Offsets[3]"},
-		{"col range", compute.CSRInput{Offsets: good.Offsets, Cols: []int32{1, 3, 2}, Weights: good.Weights}, "Cols[1] = 3"},
-		{"negative col", compute.CSRInput{Offsets: good.Offsets, Cols: []int32{1, 0, -1}, Weights: good.Weights}, "Cols[2] = -1"},
-		{"weights", compute.CSRInput{Offsets: good.Offsets, Cols: good.Cols, Weights: []float32{1}}, "len(Weights)"},
-		{"nan weight", compute.CSRInput{Offsets: good.Offsets, Cols: good.Cols, Weights: []float32{1, float32(math.NaN()), 0}}, "Weights[1]"},
+		{"no nodes", ops.CSR{Offsets: []int32{0}}, "len(Offsets)"},
+		{"offset 0", ops.CSR{Offsets: []int32{1, 1, 3, 3}, Cols: good.Cols, Weights: good.Weights}, "Offsets[0]"},
+		{"decreasing", ops.CSR{Offsets: []int32{0, 2, 1, 3}, Cols: good.Cols, Weights: good.Weights}, "Offsets[2]"},
+		{"last offset", ops.CSR{Offsets: []int32{0, 1, 2, 2}, Cols: good.Cols, Weights: good.Weights}, "Offsets[3]"},
+		{"col range", ops.CSR{Offsets: good.Offsets, Cols: []int32{1, 3, 2}, Weights: good.Weights}, "Cols[1] = 3"},
+		{"negative col", ops.CSR{Offsets: good.Offsets, Cols: []int32{1, 0, -1}, Weights: good.Weights}, "Cols[2] = -1"},
+		{"weights", ops.CSR{Offsets: good.Offsets, Cols: good.Cols, Weights: []float32{1}}, "len(Weights)"},
+		{"nan weight", ops.CSR{Offsets: good.Offsets, Cols: good.Cols, Weights: []float32{1, float32(math.NaN()), 0}}, "Weights[1]"},
 	}
 	for _, c := range bad {
 		_, err := compute.NewSpread(d, c.g, compute.SpreadOptions{})
@@ -281,7 +282,7 @@ func TestSpreadRejectsBadInput(t *testing.T) {
 	if _, err := sp.Run([]float32{1, 0.5, 0}, ok, out, nil); err != nil {
 		t.Fatal(err)
 	}
-	ref := newSpreadInterval(&hostsimd.CSR{Offsets: good.Offsets, Cols: good.Cols, Weights: good.Weights}, []float32{1, 0.5, 0})
+	ref := newSpreadInterval(&ops.CSR{Offsets: good.Offsets, Cols: good.Cols, Weights: good.Weights}, []float32{1, 0.5, 0})
 	ref.step(ok)
 	ref.step(ok)
 	ref.check(t, "tiny graph", out)
@@ -290,7 +291,7 @@ func TestSpreadRejectsBadInput(t *testing.T) {
 // checkSpreadRun checks one Run against the interval reference: the
 // output, and with ε ≥ 0 every step's count of changed nodes and where the
 // run stopped.
-func checkSpreadRun(t *testing.T, what string, g *hostsimd.CSR, a0 []float32, p compute.SpreadParams, res compute.SpreadResult, out []float32) {
+func checkSpreadRun(t *testing.T, what string, g *ops.CSR, a0 []float32, p compute.SpreadParams, res compute.SpreadResult, out []float32) {
 	t.Helper()
 	ref := newSpreadInterval(g, a0)
 	if p.Epsilon < 0 {
@@ -371,7 +372,7 @@ func TestSpreadGraphPastBindingLimit(t *testing.T) {
 		}
 	}
 	deg[m] = mDeg
-	g := &hostsimd.CSR{Offsets: make([]int32, n+1), Cols: make([]int32, e), Weights: make([]float32, e)}
+	g := &ops.CSR{Offsets: make([]int32, n+1), Cols: make([]int32, e), Weights: make([]float32, e)}
 	r := rand.New(rand.NewPCG(31, 32))
 	for i := 0; i < n; i++ {
 		e0 := int(g.Offsets[i])
@@ -411,8 +412,8 @@ func TestSpreadGraphPastBindingLimit(t *testing.T) {
 
 // dropRows returns g with the incoming edges of the rows where empty(i)
 // removed.
-func dropRows(g *hostsimd.CSR, empty func(i int) bool) *hostsimd.CSR {
-	h := &hostsimd.CSR{Offsets: make([]int32, 1, len(g.Offsets))}
+func dropRows(g *ops.CSR, empty func(i int) bool) *ops.CSR {
+	h := &ops.CSR{Offsets: make([]int32, 1, len(g.Offsets))}
 	for i := 0; i < g.N(); i++ {
 		if !empty(i) {
 			e0, e1 := g.Offsets[i], g.Offsets[i+1]
@@ -438,7 +439,7 @@ func TestSpreadChunked(t *testing.T) {
 	// 64 nodes with edges only in rows 10..20 under a binding of 64
 	// elements: 63 rows (64 offsets) fill the first chunk and the second
 	// holds one empty row and no edge.
-	sparse := &hostsimd.CSR{Offsets: make([]int32, 65)}
+	sparse := &ops.CSR{Offsets: make([]int32, 65)}
 	for i := 0; i < 64; i++ {
 		if i >= 10 && i <= 20 {
 			for j := 0; j < 5; j++ {
@@ -450,7 +451,7 @@ func TestSpreadChunked(t *testing.T) {
 	}
 	cases := []struct {
 		name      string
-		g         *hostsimd.CSR
+		g         *ops.CSR
 		bind      uint64 // bytes
 		minChunks int
 		want      []int // the chunks' first rows and N, where fixed
@@ -532,7 +533,7 @@ func TestSpreadChunked(t *testing.T) {
 func TestSpreadChunkLimits(t *testing.T) {
 	d := openDevice(t)
 	d.Limits.MaxStorageBufferBindingSize = 4 * 64
-	long := compute.CSRInput{Offsets: []int32{0, 3, 3, 3, 68, 70}}
+	long := ops.CSR{Offsets: []int32{0, 3, 3, 3, 68, 70}}
 	for e := 0; e < 70; e++ {
 		long.Cols = append(long.Cols, int32(e%5))
 		long.Weights = append(long.Weights, 0.5)
@@ -542,7 +543,7 @@ func TestSpreadChunkLimits(t *testing.T) {
 		t.Errorf("row of 65 edges under a binding of 64: err = %v, want ErrLimit naming row 3 and its degree", err)
 	}
 	// 64 edges fit: the same row one edge shorter is accepted.
-	fits := compute.CSRInput{Offsets: []int32{0, 3, 3, 3, 67, 69}, Cols: long.Cols[:69], Weights: long.Weights[:69]}
+	fits := ops.CSR{Offsets: []int32{0, 3, 3, 3, 67, 69}, Cols: long.Cols[:69], Weights: long.Weights[:69]}
 	sp, err := compute.NewSpread(d, fits, compute.SpreadOptions{})
 	if err != nil {
 		t.Fatalf("row of 64 edges under a binding of 64: %v", err)
@@ -551,7 +552,7 @@ func TestSpreadChunkLimits(t *testing.T) {
 		t.Errorf("chunks %v, want [0 3 4 5]", got)
 	}
 	sp.Release()
-	wide := compute.CSRInput{Offsets: make([]int32, 66)}
+	wide := ops.CSR{Offsets: make([]int32, 66)}
 	_, err = compute.NewSpread(d, wide, compute.SpreadOptions{})
 	if !errors.Is(err, compute.ErrLimit) || !strings.Contains(err.Error(), "N = 65 nodes") || !strings.Contains(err.Error(), "256") {
 		t.Errorf("65 activations under a binding of 64 floats: err = %v, want ErrLimit naming N and the limit", err)

@@ -6,15 +6,9 @@ import (
 	"math"
 	"time"
 
+	"github.com/wgpu-prof/wgpu-prof/ops"
 	"github.com/wgpu-prof/wgpu-prof/wgsl"
 )
-
-// Pair is one selected score and the index of its row. Its layout matches
-// the Pair struct of wgsl/topk.wgsl, so results are read back as is.
-type Pair struct {
-	Index int32
-	Score float32
-}
 
 // MaxTopK is the largest k the GPU top-k supports.
 const MaxTopK = 256
@@ -142,7 +136,7 @@ func (p *topkPlan) pass(nq int) (Pass, error) {
 }
 
 // read copies the k pairs of the first len(out)/k rows into out.
-func (p *topkPlan) read(out []Pair) error {
+func (p *topkPlan) read(out []ops.Pair) error {
 	return p.d.Read(p.stages[len(p.stages)-1].out, 0, Bytes(out))
 }
 
@@ -195,7 +189,7 @@ func NewTopK(d *Device, scores *Buffer, q, n, k int) (*TopK, error) {
 func (t *TopK) Pass() (Pass, error) { return t.plan.pass(t.Q) }
 
 // Read copies the Q·K selected pairs (row-major) into out.
-func (t *TopK) Read(out []Pair) error {
+func (t *TopK) Read(out []ops.Pair) error {
 	if len(out) != t.Q*t.K {
 		return fmt.Errorf("compute: TopK.Read: len(out) = %d, want Q·k = %d", len(out), t.Q*t.K)
 	}
@@ -204,7 +198,7 @@ func (t *TopK) Read(out []Pair) error {
 
 // Run submits the top-k pass alone (one timed pass) and reads the Q·K pairs
 // into out.
-func (t *TopK) Run(out []Pair, timer *Timer) (Timing, error) {
+func (t *TopK) Run(out []ops.Pair, timer *Timer) (Timing, error) {
 	const op = "compute: TopK.Run"
 	if len(out) != t.Q*t.K {
 		return Timing{}, fmt.Errorf("%s: len(out) = %d, want Q·k = %d", op, len(out), t.Q*t.K)
@@ -255,7 +249,7 @@ func NewTopKSingle(c *CosineSingle, k int) (*TopKSingle, error) {
 // descending, into out (len k). With a timer (MaxPasses ≥ 2) the cosine
 // pass and the top-k pass are timed separately; Timing.Kernel is their sum
 // and Timing.Passes holds [cosine, top-k].
-func (t *TopKSingle) Run(q []float32, out []Pair, timer *Timer) (Timing, error) {
+func (t *TopKSingle) Run(q []float32, out []ops.Pair, timer *Timer) (Timing, error) {
 	const op = "compute: TopKSingle.Run"
 	c := t.c
 	if len(q) != c.D {
@@ -307,7 +301,7 @@ func (t *TopKSingle) Release() {
 // by lower index, into out (Q·k pairs, row-major). S stays on the GPU: per
 // group of queries one submission holds the cosine pass and the top-k pass
 // (timed separately with a timer of MaxPasses ≥ 2; Timing sums them).
-func (c *CosineBatch) RunTopK(qs []float32, k int, out []Pair, t *Timer) (Timing, error) {
+func (c *CosineBatch) RunTopK(qs []float32, k int, out []ops.Pair, t *Timer) (Timing, error) {
 	const op = "compute: CosineBatch.RunTopK"
 	nq, err := c.checkQueries(qs)
 	if err != nil {

@@ -11,16 +11,17 @@ import (
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
+	"github.com/wgpu-prof/wgpu-prof/ops"
 )
 
 // hostTopK is the exact selection on float32 scores: descending, equal
 // scores by lower index.
-func hostTopK(scores []float32, k int) []compute.Pair {
-	all := make([]compute.Pair, len(scores))
+func hostTopK(scores []float32, k int) []ops.Pair {
+	all := make([]ops.Pair, len(scores))
 	for i, s := range scores {
-		all[i] = compute.Pair{Index: int32(i), Score: s}
+		all[i] = ops.Pair{Index: int32(i), Score: s}
 	}
-	slices.SortFunc(all, func(a, b compute.Pair) int {
+	slices.SortFunc(all, func(a, b ops.Pair) int {
 		if c := cmp.Compare(b.Score, a.Score); c != 0 {
 			return c
 		}
@@ -35,7 +36,7 @@ func hostTopK(scores []float32, k int) []compute.Pair {
 // tolerance of the j-th best reference, and no row left out that is better
 // than the last one kept by more than the tolerance (so a different set is
 // accepted only where scores tie within tolerance).
-func checkTopKRef(t *testing.T, what string, q, v []float32, dim int, got []compute.Pair) {
+func checkTopKRef(t *testing.T, what string, q, v []float32, dim int, got []ops.Pair) {
 	t.Helper()
 	const eps32 = 1.0 / (1 << 23)
 	n := len(v) / dim
@@ -76,10 +77,10 @@ func checkTopKRef(t *testing.T, what string, q, v []float32, dim int, got []comp
 	}
 }
 
-func poisonedPairs(n int) []compute.Pair {
-	s := make([]compute.Pair, n)
+func poisonedPairs(n int) []ops.Pair {
+	s := make([]ops.Pair, n)
 	for i := range s {
-		s[i] = compute.Pair{Index: -7, Score: float32(math.NaN())}
+		s[i] = ops.Pair{Index: -7, Score: float32(math.NaN())}
 	}
 	return s
 }
@@ -139,7 +140,7 @@ func TestTopKSingle(t *testing.T) {
 	}
 }
 
-func headPairs(p []compute.Pair) []compute.Pair { return p[:min(len(p), 12)] }
+func headPairs(p []ops.Pair) []ops.Pair { return p[:min(len(p), 12)] }
 
 // Many equal scores: ties must go to the lower index, across slices and
 // rounds.
@@ -233,11 +234,11 @@ func TestTopKRejects(t *testing.T) {
 	defer cb.Release()
 	qs := randFloats(r, 8)
 	for _, k := range []int{0, 6, compute.MaxTopK + 1} {
-		if _, err := cb.RunTopK(qs, k, make([]compute.Pair, max(k, 0)), nil); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("k = %d", k)) {
+		if _, err := cb.RunTopK(qs, k, make([]ops.Pair, max(k, 0)), nil); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("k = %d", k)) {
 			t.Errorf("k = %d with N = 5: err = %v", k, err)
 		}
 	}
-	if _, err := cb.RunTopK(qs, 2, make([]compute.Pair, 3), nil); err == nil {
+	if _, err := cb.RunTopK(qs, 2, make([]ops.Pair, 3), nil); err == nil {
 		t.Error("len(out) = 3 for k = 2 accepted")
 	}
 	cs, err := compute.NewCosineSingle(d, v, 8, compute.CosineOptions{})
@@ -253,7 +254,7 @@ func TestTopKRejects(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer one.Release()
-	if _, err := cb.RunTopK(qs, 2, make([]compute.Pair, 2), one); err == nil {
+	if _, err := cb.RunTopK(qs, 2, make([]ops.Pair, 2), one); err == nil {
 		t.Error("a one-pass timer accepted for two passes")
 	}
 }

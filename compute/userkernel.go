@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wgpu-prof/wgpu-prof/hostsimd"
+	"github.com/wgpu-prof/wgpu-prof/ops"
 )
 
 // BufferSpec declares one storage buffer of a user kernel by its WGSL
@@ -229,7 +229,7 @@ func initData(s BufferSpec, seed uint64) ([]byte, error) {
 		case "f32":
 			binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(float32(f)))
 		case "f16":
-			binary.LittleEndian.PutUint16(out[2*i:], hostsimd.F32ToF16(float32(f)))
+			binary.LittleEndian.PutUint16(out[2*i:], ops.F32ToF16(float32(f)))
 		default:
 			binary.LittleEndian.PutUint32(out[4*i:], u)
 		}
@@ -344,7 +344,7 @@ func checkFiniteBytes(name, typ string, b []byte) error {
 		}
 	case "f16":
 		for i := 0; i+2 <= len(b); i += 2 {
-			if f := hostsimd.F16ToF32(binary.LittleEndian.Uint16(b[i:])); math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+			if f := ops.F16ToF32(binary.LittleEndian.Uint16(b[i:])); math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
 				return fmt.Errorf("%s[%d] = %v after one run: %w", name, i/2, f, ErrVerify)
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
+	"github.com/wgpu-prof/wgpu-prof/ops"
 )
 
 const guard = 8
@@ -51,8 +52,8 @@ func TestCosineSingleLevels(t *testing.T) {
 		v16 := make([]uint16, n*d+1)[1:]
 		v16f := make([]float32, n*d)
 		for i, x := range v {
-			v16[i] = hostsimd.F32ToF16(x)
-			v16f[i] = hostsimd.F16ToF32(v16[i])
+			v16[i] = ops.F32ToF16(x)
+			v16f[i] = ops.F16ToF32(v16[i])
 		}
 		norms := make([]float32, n)
 		forEachLevel(t, func(l hostsimd.Level) {
@@ -236,10 +237,10 @@ func TestGatherDistances(t *testing.T) {
 		for i := range ids {
 			ids[i] = int32(rng.IntN(n))
 		}
-		for _, m := range []hostsimd.Metric{hostsimd.L2Sq, hostsimd.InnerProduct, hostsimd.CosineMetric} {
+		for _, m := range []ops.Metric{ops.L2Sq, ops.InnerProduct, ops.Cosine} {
 			forEachLevel(t, func(l hostsimd.Level) {
 				out, buf := guarded(nq * c)
-				if err := hostsimd.GatherDistances(q, v, d, ids, m, out); err != nil {
+				if err := hostsimd.Gather(q, v, d, ids, m, out); err != nil {
 					t.Fatal(err)
 				}
 				checkGuards(t, "GatherDistances", buf, nq*c)
@@ -247,10 +248,10 @@ func TestGatherDistances(t *testing.T) {
 					a, b := q[(p/c)*d:(p/c+1)*d], v[int(id)*d:int(id+1)*d]
 					var want, tol float64
 					switch m {
-					case hostsimd.L2Sq:
+					case ops.L2Sq:
 						want = refL2(a, b)
 						tol = dotTol(d, want)
-					case hostsimd.InnerProduct:
+					case ops.InnerProduct:
 						var abs float64
 						want, _, _, abs = ref3(a, b)
 						tol = dotTol(d, abs)
@@ -266,18 +267,18 @@ func TestGatherDistances(t *testing.T) {
 	}
 	q, v := make([]float32, 8), make([]float32, 20)
 	out := make([]float32, 4)
-	err := hostsimd.GatherDistances(q, v, 4, []int32{0, 4, 5, 1}, hostsimd.L2Sq, out)
+	err := hostsimd.Gather(q, v, 4, []int32{0, 4, 5, 1}, ops.L2Sq, out)
 	if err == nil || !strings.Contains(err.Error(), "ids[2]=5") {
 		t.Errorf("bad id: err=%v", err)
 	}
-	err = hostsimd.GatherDistances(q, v, 4, []int32{0, -1, 1, 1}, hostsimd.L2Sq, out)
+	err = hostsimd.Gather(q, v, 4, []int32{0, -1, 1, 1}, ops.L2Sq, out)
 	if err == nil || !strings.Contains(err.Error(), "ids[1]=-1") {
 		t.Errorf("negative id: err=%v", err)
 	}
-	if err := hostsimd.GatherDistances(q, v, 4, []int32{0, 1, 2}, hostsimd.L2Sq, out); err == nil {
+	if err := hostsimd.Gather(q, v, 4, []int32{0, 1, 2}, ops.L2Sq, out); err == nil {
 		t.Error("len(ids) not a multiple of Q accepted")
 	}
-	if err := hostsimd.GatherDistances(q, v, 4, []int32{0, 1}, hostsimd.Metric(7), out); err == nil || !strings.Contains(err.Error(), "Metric(7)") {
+	if err := hostsimd.Gather(q, v, 4, []int32{0, 1}, ops.Metric(7), out); err == nil || !strings.Contains(err.Error(), "Metric(7)") {
 		t.Errorf("bad metric: err=%v", err)
 	}
 }
@@ -306,7 +307,7 @@ func TestTopK(t *testing.T) {
 		// Reference: every selected pair ranks before every unselected one,
 		// and the output is in rank order.
 		isNaN := func(x float32) bool { return x != x }
-		before := func(a, b hostsimd.Pair) bool {
+		before := func(a, b ops.Pair) bool {
 			if isNaN(a.Score) != isNaN(b.Score) {
 				return isNaN(b.Score)
 			}
@@ -328,7 +329,7 @@ func TestTopK(t *testing.T) {
 		if len(got) > 0 {
 			last := got[len(got)-1]
 			for i, x := range s {
-				if !sel[int32(i)] && before(hostsimd.Pair{Index: int32(i), Score: x}, last) {
+				if !sel[int32(i)] && before(ops.Pair{Index: int32(i), Score: x}, last) {
 					t.Fatalf("unselected %d (%v) beats %v", i, x, last)
 				}
 			}
@@ -338,7 +339,7 @@ func TestTopK(t *testing.T) {
 		t.Errorf("k=0: %v", got)
 	}
 	got := hostsimd.TopK([]float32{nan, 0.5, 0.5, 2}, 4)
-	want := []hostsimd.Pair{{3, 2}, {1, 0.5}, {2, 0.5}, {0, nan}}
+	want := []ops.Pair{{Index: 3, Score: 2}, {Index: 1, Score: 0.5}, {Index: 2, Score: 0.5}, {Index: 0, Score: nan}}
 	for i := range want {
 		if got[i].Index != want[i].Index {
 			t.Fatalf("TopK = %v, want %v", got, want)

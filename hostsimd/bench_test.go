@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
+	"github.com/wgpu-prof/wgpu-prof/ops"
 )
 
 const benchD = 768
@@ -65,7 +66,7 @@ func BenchmarkCosineSingleF16(b *testing.B) {
 	v := bigRows(n)
 	v16 := make([]uint16, len(v))
 	for i, x := range v {
-		v16[i] = hostsimd.F32ToF16(x)
+		v16[i] = ops.F32ToF16(x)
 	}
 	out := make([]float32, n)
 	forEachLevel(b, func(l hostsimd.Level) {
@@ -106,11 +107,11 @@ func BenchmarkGatherDistances(b *testing.B) {
 	}
 	out := make([]float32, nq*c)
 	forEachLevel(b, func(l hostsimd.Level) {
-		for _, m := range []hostsimd.Metric{hostsimd.L2Sq, hostsimd.CosineMetric} {
+		for _, m := range []ops.Metric{ops.L2Sq, ops.Cosine} {
 			b.Run(fmt.Sprintf("%s/%v/Q=%d/C=%d/D=%d", levelName(l), m, nq, c, benchD), func(b *testing.B) {
 				hostsimd.SetLevel(l)
 				for b.Loop() {
-					hostsimd.GatherDistances(q, v, benchD, ids, m, out)
+					hostsimd.Gather(q, v, benchD, ids, m, out)
 				}
 				b.ReportMetric(float64(len(ids)*benchD*4)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
 			})
@@ -120,7 +121,7 @@ func BenchmarkGatherDistances(b *testing.B) {
 
 func BenchmarkSpreadStep(b *testing.B) {
 	p := hostsimd.SpreadParams{Retention: 0.3, Decay: 0.8, Threshold: 0.01}
-	for name, g := range map[string]*hostsimd.CSR{
+	for name, g := range map[string]*ops.CSR{
 		"uniform/n=1M/deg=16":  hostsimd.UniformGraph(1<<20, 16, 1),
 		"rmat/scale=20/deg=16": hostsimd.RMATGraph(20, 16, 1),
 	} {

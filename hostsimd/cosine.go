@@ -143,8 +143,8 @@ func RowNorms(v []float32, d int, out []float32) error {
 }
 
 // CosineSingleF16 is CosineSingle with rows stored as IEEE binary16 bits
-// (see F32ToF16). Halves are widened in registers (F16C VCVTPH2PS on the
-// AVX2 and AVX512 levels, FCVTL on NEON, F16ToF32 on Generic); products
+// (see ops.F32ToF16). Halves are widened in registers (F16C VCVTPH2PS on the
+// AVX2 and AVX512 levels, FCVTL on NEON, ops.F16ToF32 on Generic); products
 // and sums are float32.
 func CosineSingleF16(q []float32, v []uint16, d int, out []float32) error {
 	n, err := singleArgs("CosineSingleF16", q, len(v), d, len(out))

@@ -1,40 +1,19 @@
 package hostsimd
 
-import "fmt"
+import (
+	"fmt"
 
-// Metric selects what GatherDistances computes.
-type Metric int
-
-const (
-	// L2Sq is the squared Euclidean distance ‖q−v‖².
-	L2Sq Metric = iota
-	// InnerProduct is q·v (a similarity: larger is closer).
-	InnerProduct
-	// CosineMetric is the cosine similarity, as in the Cosine function.
-	// (Named so because Cosine is the single-pair function.)
-	CosineMetric
+	"github.com/wgpu-prof/wgpu-prof/ops"
 )
 
-func (m Metric) String() string {
-	switch m {
-	case L2Sq:
-		return "l2sq"
-	case InnerProduct:
-		return "ip"
-	case CosineMetric:
-		return "cosine"
-	}
-	return fmt.Sprintf("Metric(%d)", int(m))
-}
-
-// GatherDistances computes, for each of the Q = len(q)/d queries and each
+// Gather computes, for each of the Q = len(q)/d queries and each
 // of its C = len(ids)/Q candidates, out[j*C+c] = metric(q_j, v[ids[j*C+c]])
 // where v holds N = len(v)/d rows. All ids are checked before any work:
 // an id outside [0,N) gives an error naming the id and its position. It
 // also returns an error for d <= 0, len(q) or len(v) not a multiple of d,
 // len(ids) not a multiple of Q, len(out) < len(ids) or an unknown metric.
-func GatherDistances(q, v []float32, d int, ids []int32, metric Metric, out []float32) error {
-	const fn = "GatherDistances"
+func Gather(q, v []float32, d int, ids []int32, metric ops.Metric, out []float32) error {
+	const fn = "Gather"
 	nq, err := rowCount(fn, "q", len(q), d)
 	if err != nil {
 		return err
@@ -43,7 +22,7 @@ func GatherDistances(q, v []float32, d int, ids []int32, metric Metric, out []fl
 	if err != nil {
 		return err
 	}
-	if metric < L2Sq || metric > CosineMetric {
+	if metric < ops.L2Sq || metric > ops.Cosine {
 		return fmt.Errorf("hostsimd.%s: unknown metric %v", fn, metric)
 	}
 	if nq == 0 {
@@ -66,7 +45,7 @@ func GatherDistances(q, v []float32, d int, ids []int32, metric Metric, out []fl
 	}
 	k := cur()
 	var qq []float32
-	if metric == CosineMetric {
+	if metric == ops.Cosine {
 		qq = make([]float32, nq)
 		for j := range qq {
 			r := q[j*d : (j+1)*d]
@@ -80,9 +59,9 @@ func GatherDistances(q, v []float32, d int, ids []int32, metric Metric, out []fl
 			id := int(ids[p])
 			row := v[id*d : (id+1)*d]
 			switch metric {
-			case L2Sq:
+			case ops.L2Sq:
 				out[p] = k.l2(qv, row)
-			case InnerProduct:
+			case ops.InnerProduct:
 				out[p] = k.dot(qv, row)
 			default:
 				ab, vv := k.dotNorm(qv, row)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/wgpu-prof/wgpu-prof/ops"
 )
 
 // Graph generators. Both are deterministic: the same arguments give the
@@ -28,7 +30,7 @@ type edge struct {
 // order, dst = IntN(n), src = IntN(n−1) (shifted past dst, so no
 // self-loops), w = 1 − Float32(). Duplicates are merged as described
 // above. It panics if n < 1, n ≥ 2^31 or avgDegree < 0.
-func UniformGraph(n, avgDegree int, seed uint64) *CSR {
+func UniformGraph(n, avgDegree int, seed uint64) *ops.CSR {
 	if n < 1 || int64(n) >= 1<<31 || avgDegree < 0 {
 		panic(fmt.Sprintf("hostsimd.UniformGraph: bad n=%d or avgDegree=%d", n, avgDegree))
 	}
@@ -66,7 +68,7 @@ const (
 // Self-loops are dropped and duplicates merged as described above, which
 // for R-MAT removes a noticeable share of edges. It panics unless
 // 1 ≤ scale ≤ 30 and avgDegree ≥ 0.
-func RMATGraph(scale, avgDegree int, seed uint64) *CSR {
+func RMATGraph(scale, avgDegree int, seed uint64) *ops.CSR {
 	if scale < 1 || scale > 30 || avgDegree < 0 {
 		panic(fmt.Sprintf("hostsimd.RMATGraph: bad scale=%d or avgDegree=%d", scale, avgDegree))
 	}
@@ -98,7 +100,7 @@ func RMATGraph(scale, avgDegree int, seed uint64) *CSR {
 
 // buildCSR groups edges by destination (keeping generation order), drops
 // self-loops, sorts each row by source and keeps the first of duplicates.
-func buildCSR(n int, edges []edge) *CSR {
+func buildCSR(n int, edges []edge) *ops.CSR {
 	off := make([]int32, n+1)
 	for _, e := range edges {
 		if e.src != e.dst {
@@ -120,7 +122,7 @@ func buildCSR(n int, edges []edge) *CSR {
 			pos[e.dst]++
 		}
 	}
-	g := &CSR{Offsets: make([]int32, n+1), Cols: make([]int32, 0, len(ents)), Weights: make([]float32, 0, len(ents))}
+	g := &ops.CSR{Offsets: make([]int32, n+1), Cols: make([]int32, 0, len(ents)), Weights: make([]float32, 0, len(ents))}
 	for i := 0; i < n; i++ {
 		row := ents[off[i]:off[i+1]]
 		slices.SortStableFunc(row, func(x, y ent) int { return int(x.src) - int(y.src) })

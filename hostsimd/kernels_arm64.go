@@ -45,7 +45,7 @@ func dot3NEON(a, b *float32, n int) (ab, aa, bb float32)
 // dotNormF16NEON is dotNormNEON with b holding IEEE half floats, widened
 // with FCVTL/FCVTL2 (exact):
 //
-//	for i := 0; i < n; i++ { x := F16ToF32(b[i]); ab += a[i] * x; bb += x * x }
+//	for i := 0; i < n; i++ { x := ops.F16ToF32(b[i]); ab += a[i] * x; bb += x * x }
 //
 //go:noescape
 func dotNormF16NEON(a *float32, b *uint16, n int) (ab, bb float32)

@@ -1,5 +1,7 @@
 package hostsimd
 
+import "github.com/wgpu-prof/wgpu-prof/ops"
+
 // Portable Go kernels, compiled on every architecture. They are the
 // Generic level and the reference the SIMD levels are tested against.
 // Each uses several accumulators so the loop is not one long dependency
@@ -98,14 +100,14 @@ func dotNormF16Generic(a []float32, b []uint16) (ab, bb float32) {
 	var p0, p1, n0, n1 float32
 	i := 0
 	for ; i+2 <= len(a); i += 2 {
-		x0, x1 := F16ToF32(b[i]), F16ToF32(b[i+1])
+		x0, x1 := ops.F16ToF32(b[i]), ops.F16ToF32(b[i+1])
 		p0 += a[i] * x0
 		p1 += a[i+1] * x1
 		n0 += x0 * x0
 		n1 += x1 * x1
 	}
 	for ; i < len(a); i++ {
-		x := F16ToF32(b[i])
+		x := ops.F16ToF32(b[i])
 		p0 += a[i] * x
 		n0 += x * x
 	}

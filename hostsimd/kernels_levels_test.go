@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/wgpu-prof/wgpu-prof/ops"
 )
 
 // These tests call the kernel table of every available level directly
@@ -107,7 +109,7 @@ func TestKernelTableF16(t *testing.T) {
 			}
 			var ab, bb, absab float64
 			for i := range a {
-				x, y := float64(a[i]), float64(F16ToF32(hb[i]))
+				x, y := float64(a[i]), float64(ops.F16ToF32(hb[i]))
 				ab += x * y
 				bb += y * y
 				absab += math.Abs(x * y)
@@ -208,7 +210,7 @@ func TestKernelTableTile(t *testing.T) {
 
 // FuzzKernelTable compares every level's dotNorm, dotNormF16 and dotTile4
 // with Generic on fuzzed data (bytes become int8(x)/16; halves are the
-// F32ToF16 of the same values, so everything is finite).
+// ops.F32ToF16 of the same values, so everything is finite).
 func FuzzKernelTable(f *testing.F) {
 	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, uint8(3))
 	f.Add([]byte("a longer seed so the vector loops run more than once, then the tails"), uint8(5))
@@ -220,7 +222,7 @@ func FuzzKernelTable(f *testing.F) {
 		for i := 0; i < n; i++ {
 			a[i] = float32(int8(data[i])) / 16
 			b[i] = float32(int8(data[n+i])) / 16
-			hb[i] = F32ToF16(b[i])
+			hb[i] = ops.F32ToF16(b[i])
 			absab += math.Abs(float64(a[i]) * float64(b[i]))
 			bb += float64(b[i]) * float64(b[i])
 		}

@@ -2,62 +2,10 @@ package hostsimd
 
 import (
 	"fmt"
-	"math"
 	"sync"
+
+	"github.com/wgpu-prof/wgpu-prof/ops"
 )
-
-// CSR is a sparse graph in compressed sparse row form by destination: row
-// i lists the incoming edges j→i of node i, with sources
-// Cols[Offsets[i]:Offsets[i+1]] and weights Weights[Offsets[i]:Offsets[i+1]].
-type CSR struct {
-	Offsets []int32 // N+1 entries, Offsets[0]=0, non-decreasing
-	Cols    []int32 // source node of each edge
-	Weights []float32
-}
-
-// N returns the number of nodes, len(Offsets)-1.
-func (g *CSR) N() int { return max(0, len(g.Offsets)-1) }
-
-// Validate checks that g is a well-formed graph on n nodes: len(Offsets) =
-// n+1, Offsets[0] = 0, non-decreasing offsets ending at len(Cols),
-// len(Weights) = len(Cols), every column in [0,n) and every weight finite.
-// The error names the first bad value and where it is.
-func (g *CSR) Validate(n int) error {
-	if g == nil {
-		return fmt.Errorf("hostsimd: CSR is nil")
-	}
-	if n < 0 {
-		return fmt.Errorf("hostsimd: CSR: negative node count %d", n)
-	}
-	if len(g.Offsets) != n+1 {
-		return fmt.Errorf("hostsimd: CSR: len(Offsets)=%d, want n+1=%d", len(g.Offsets), n+1)
-	}
-	if g.Offsets[0] != 0 {
-		return fmt.Errorf("hostsimd: CSR: Offsets[0]=%d, want 0", g.Offsets[0])
-	}
-	for i := 1; i <= n; i++ {
-		if g.Offsets[i] < g.Offsets[i-1] {
-			return fmt.Errorf("hostsimd: CSR: Offsets[%d]=%d < Offsets[%d]=%d (must be non-decreasing)", i, g.Offsets[i], i-1, g.Offsets[i-1])
-		}
-	}
-	if int(g.Offsets[n]) != len(g.Cols) {
-		return fmt.Errorf("hostsimd: CSR: Offsets[%d]=%d, want len(Cols)=%d", n, g.Offsets[n], len(g.Cols))
-	}
-	if len(g.Weights) != len(g.Cols) {
-		return fmt.Errorf("hostsimd: CSR: len(Weights)=%d, want len(Cols)=%d", len(g.Weights), len(g.Cols))
-	}
-	for e, c := range g.Cols {
-		if c < 0 || int(c) >= n {
-			return fmt.Errorf("hostsimd: CSR: Cols[%d]=%d out of range [0,%d)", e, c, n)
-		}
-	}
-	for e, w := range g.Weights {
-		if math.IsNaN(float64(w)) || math.IsInf(float64(w), 0) {
-			return fmt.Errorf("hostsimd: CSR: Weights[%d]=%v is not finite", e, w)
-		}
-	}
-	return nil
-}
 
 // SpreadParams are the spreading-activation parameters.
 type SpreadParams struct {
@@ -75,7 +23,7 @@ type SpreadParams struct {
 // not validated (call Validate once for untrusted graphs). A NaN in a
 // propagates to the nodes it reaches (clamp01 keeps NaN), and the returned
 // change is then NaN.
-func SpreadStep(g *CSR, a, out []float32, p SpreadParams) float32 {
+func SpreadStep(g *ops.CSR, a, out []float32, p SpreadParams) float32 {
 	n := g.N()
 	if len(a) != n || len(out) < n {
 		panic(fmt.Sprintf("hostsimd.SpreadStep: graph has %d nodes but len(a)=%d, len(out)=%d", n, len(a), len(out)))
@@ -129,7 +77,7 @@ func SpreadStep(g *CSR, a, out []float32, p SpreadParams) float32 {
 // returns the final activations and the number of steps run. It stops
 // early after the first step whose maximum change is ≤ eps; eps < 0 always
 // runs all steps.
-func Spread(g *CSR, a []float32, p SpreadParams, steps int, eps float32) (final []float32, stepsRun int) {
+func Spread(g *ops.CSR, a []float32, p SpreadParams, steps int, eps float32) (final []float32, stepsRun int) {
 	cur := append([]float32(nil), a...)
 	next := make([]float32, len(a))
 	for stepsRun < steps {

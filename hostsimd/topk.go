@@ -3,17 +3,13 @@ package hostsimd
 import (
 	"container/heap"
 	"slices"
-)
 
-// Pair is one selected score and its index.
-type Pair struct {
-	Index int32
-	Score float32
-}
+	"github.com/wgpu-prof/wgpu-prof/ops"
+)
 
 // better reports whether x ranks before y: higher score first, equal
 // scores by lower index, NaN after every number (NaNs by index).
-func better(x, y Pair) bool {
+func better(x, y ops.Pair) bool {
 	xn, yn := x.Score != x.Score, y.Score != y.Score
 	switch {
 	case xn != yn:
@@ -25,12 +21,12 @@ func better(x, y Pair) bool {
 }
 
 // worstHeap keeps the current top-k with the worst element at the root.
-type worstHeap []Pair
+type worstHeap []ops.Pair
 
 func (h worstHeap) Len() int           { return len(h) }
 func (h worstHeap) Less(i, j int) bool { return better(h[j], h[i]) }
 func (h worstHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *worstHeap) Push(x any)        { *h = append(*h, x.(Pair)) }
+func (h *worstHeap) Push(x any)        { *h = append(*h, x.(ops.Pair)) }
 func (h *worstHeap) Pop() any {
 	old := *h
 	x := old[len(old)-1]
@@ -43,22 +39,22 @@ func (h *worstHeap) Pop() any {
 // when fewer than k numbers exist). -0 and +0 compare equal. k <= 0 gives
 // an empty result and k > len(scores) returns all of them. Indices must
 // fit in int32.
-func TopK(scores []float32, k int) []Pair {
+func TopK(scores []float32, k int) []ops.Pair {
 	k = min(k, len(scores))
 	if k <= 0 {
-		return []Pair{}
+		return []ops.Pair{}
 	}
 	if k*8 >= len(scores) {
-		all := make([]Pair, len(scores))
+		all := make([]ops.Pair, len(scores))
 		for i, s := range scores {
-			all[i] = Pair{int32(i), s}
+			all[i] = ops.Pair{Index: int32(i), Score: s}
 		}
 		slices.SortFunc(all, cmpPair)
 		return all[:k:k]
 	}
 	h := make(worstHeap, 0, k)
 	for i, s := range scores {
-		p := Pair{int32(i), s}
+		p := ops.Pair{Index: int32(i), Score: s}
 		if len(h) < k {
 			heap.Push(&h, p)
 		} else if better(p, h[0]) {
@@ -66,12 +62,12 @@ func TopK(scores []float32, k int) []Pair {
 			heap.Fix(&h, 0)
 		}
 	}
-	out := []Pair(h)
+	out := []ops.Pair(h)
 	slices.SortFunc(out, cmpPair)
 	return out
 }
 
-func cmpPair(x, y Pair) int {
+func cmpPair(x, y ops.Pair) int {
 	if better(x, y) {
 		return -1
 	}

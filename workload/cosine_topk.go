@@ -7,6 +7,7 @@ import (
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
+	"github.com/wgpu-prof/wgpu-prof/ops"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
 
@@ -60,11 +61,11 @@ func cosineTopKCase(c *cosineData, n, k int, kn Knobs) Case {
 			cs.Release()
 			return Side{}, err
 		}
-		out := make([]compute.Pair, kk)
+		out := make([]ops.Pair, kk)
 		return Side{
 			Poison: func() {
 				for i := range out {
-					out[i] = compute.Pair{Index: -1, Score: float32(math.NaN())}
+					out[i] = ops.Pair{Index: -1, Score: float32(math.NaN())}
 				}
 			},
 			Run: func() (timing.Sample, error) {
@@ -73,9 +74,9 @@ func cosineTopKCase(c *cosineData, n, k int, kn Knobs) Case {
 				return g.sample(w.Name, start, t, err)
 			},
 			Verify: func() error {
-				conv := make([]hostsimd.Pair, len(out))
+				conv := make([]ops.Pair, len(out))
 				for i, x := range out {
-					conv[i] = hostsimd.Pair{Index: x.Index, Score: x.Score}
+					conv[i] = ops.Pair{Index: x.Index, Score: x.Score}
 				}
 				return checkTopK("gpu cosine-topk", conv, ref, kk)
 			},
@@ -84,7 +85,7 @@ func cosineTopKCase(c *cosineData, n, k int, kn Knobs) Case {
 	}
 	w.CPU = func() (Side, error) {
 		scores := make([]float32, n)
-		var out []hostsimd.Pair
+		var out []ops.Pair
 		return Side{
 			Poison: func() { poisonF32(scores); out = nil },
 			Run: func() (timing.Sample, error) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
+	"github.com/wgpu-prof/wgpu-prof/ops"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
 
@@ -82,7 +83,7 @@ func hnswCase(h *hnswData, q int, k Knobs) Case {
 		Flops: float64(3 * q * c * dim),
 	}
 	w.GPU = func(g GPU) (Side, error) {
-		ga, err := compute.NewGather(g.Device, h.v, dim, compute.GatherOptions{Metric: compute.MetricL2Sq, Workgroup: wg})
+		ga, err := compute.NewGather(g.Device, h.v, dim, compute.GatherOptions{Metric: ops.L2Sq, Workgroup: wg})
 		if err != nil {
 			return Side{}, err
 		}
@@ -103,7 +104,7 @@ func hnswCase(h *hnswData, q int, k Knobs) Case {
 		return Side{
 			Poison: func() { poisonF32(out) },
 			Run: func() (timing.Sample, error) {
-				return cpuSample(func() error { return hostsimd.GatherDistances(qs, h.v, dim, ids, hostsimd.L2Sq, out) })
+				return cpuSample(func() error { return hostsimd.Gather(qs, h.v, dim, ids, ops.L2Sq, out) })
 			},
 			Verify: func() error { return h.check("cpu hnsw d", q, out) },
 		}, nil

@@ -8,6 +8,7 @@ import (
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/internal/verify"
+	"github.com/wgpu-prof/wgpu-prof/ops"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
 
@@ -16,14 +17,14 @@ import (
 
 // SpreadUniform spreads activation over a graph with uniform random edges.
 var SpreadUniform = spreadDescriptor("spread-uniform", "a uniform random graph", 40,
-	func(n, degree int, seed uint64) *hostsimd.CSR { return hostsimd.UniformGraph(n, degree, seed) })
+	func(n, degree int, seed uint64) *ops.CSR { return hostsimd.UniformGraph(n, degree, seed) })
 
 func init() { register(SpreadUniform) }
 
 // spreadParams are the suite's spreading parameters.
 var spreadParams = hostsimd.SpreadParams{Retention: 0.5, Decay: 0.8, Threshold: 0.01}
 
-func spreadDescriptor(name, graph string, rank int, gen func(n, degree int, seed uint64) *hostsimd.CSR) *Descriptor {
+func spreadDescriptor(name, graph string, rank int, gen func(n, degree int, seed uint64) *ops.CSR) *Descriptor {
 	d := &Descriptor{
 		Name:     name,
 		Doc:      "steps of spreading activation over " + graph,
@@ -44,7 +45,7 @@ func spreadDescriptor(name, graph string, rank int, gen func(n, degree int, seed
 	return d
 }
 
-func spreadCase(name string, g *hostsimd.CSR, steps int, seed uint64, k Knobs) Case {
+func spreadCase(name string, g *ops.CSR, steps int, seed uint64, k Knobs) Case {
 	nodes := len(g.Offsets) - 1
 	r := rand.New(rand.NewPCG(seed, 0x73707264))
 	a0 := make([]float32, nodes)
@@ -53,7 +54,7 @@ func spreadCase(name string, g *hostsimd.CSR, steps int, seed uint64, k Knobs) C
 			a0[i] = 1 - r.Float32()
 		}
 	}
-	ref := verify.NewSpreadInterval(verify.SpreadGraph{Offsets: g.Offsets, Cols: g.Cols, Weights: g.Weights}, a0)
+	ref := verify.NewSpreadInterval(ops.CSR{Offsets: g.Offsets, Cols: g.Cols, Weights: g.Weights}, a0)
 	f := (1 - spreadParams.Retention) * spreadParams.Decay
 	for s := 0; s < steps; s++ {
 		ref.Step(spreadParams.Retention, f, spreadParams.Threshold)
@@ -67,7 +68,7 @@ func spreadCase(name string, g *hostsimd.CSR, steps int, seed uint64, k Knobs) C
 		Flops: float64(steps) * float64(2*edges+4*nodes),
 	}
 	w.GPU = func(gp GPU) (Side, error) {
-		sp, err := compute.NewSpread(gp.Device, compute.CSRInput{Offsets: g.Offsets, Cols: g.Cols, Weights: g.Weights},
+		sp, err := compute.NewSpread(gp.Device, ops.CSR{Offsets: g.Offsets, Cols: g.Cols, Weights: g.Weights},
 			compute.SpreadOptions{Variant: compute.SpreadRowPerThread, Workgroup: wg})
 		if err != nil {
 			return Side{}, err

@@ -6,7 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/wgpu-prof/wgpu-prof/hostsimd"
+	"github.com/wgpu-prof/wgpu-prof/ops"
 )
 
 // ErrMismatch marks an output that disagrees with the reference.
@@ -108,7 +108,7 @@ func newCosineData(seed uint64, n, dim int) *cosineData {
 // checkTopK verifies k (index, score) pairs against the reference scores:
 // each score matches its row, the order is descending, and no row left
 // out beats the last one returned (within tolerance: near-ties may swap).
-func checkTopK(what string, got []hostsimd.Pair, ref cosineRef, k int) error {
+func checkTopK(what string, got []ops.Pair, ref cosineRef, k int) error {
 	if len(got) != k {
 		return fmt.Errorf("%s: %d pairs, want %d: %w", what, len(got), k, ErrMismatch)
 	}

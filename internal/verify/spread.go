@@ -7,15 +7,9 @@ package verify
 import (
 	"fmt"
 	"math"
-)
 
-// SpreadGraph is the CSR of incoming edges: row i lists the sources j of
-// the edges j→i with their weights.
-type SpreadGraph struct {
-	Offsets []int32
-	Cols    []int32
-	Weights []float32
-}
+	"github.com/wgpu-prof/wgpu-prof/ops"
+)
 
 // SpreadInterval is the float64 reference of spreading activation with an
 // error radius per node: every value a float32 implementation may produce
@@ -29,12 +23,12 @@ type SpreadGraph struct {
 // ≥ θ, so the interval becomes [0, hi] (either answer accepted, and the
 // uncertainty is carried to the nodes it feeds).
 type SpreadInterval struct {
-	g      SpreadGraph
+	g      ops.CSR
 	Lo, Hi []float64
 }
 
 // NewSpreadInterval starts from the exact activations a0.
-func NewSpreadInterval(g SpreadGraph, a0 []float32) *SpreadInterval {
+func NewSpreadInterval(g ops.CSR, a0 []float32) *SpreadInterval {
 	s := &SpreadInterval{g: g, Lo: make([]float64, len(a0)), Hi: make([]float64, len(a0))}
 	for i, x := range a0 {
 		s.Lo[i], s.Hi[i] = float64(x), float64(x)

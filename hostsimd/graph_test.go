@@ -4,112 +4,15 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
+	"github.com/wgpu-prof/wgpu-prof/ops"
 )
 
-func TestF16RoundTripExhaustive(t *testing.T) {
-	for h := 0; h < 1<<16; h++ {
-		f := hostsimd.F16ToF32(uint16(h))
-		exp, man := (h>>10)&0x1f, h&0x3ff
-		if isNaN := exp == 0x1f && man != 0; isNaN != math.IsNaN(float64(f)) {
-			t.Fatalf("%#04x -> %v: NaN-ness wrong", h, f)
-		}
-		if back := hostsimd.F32ToF16(f); back != uint16(h) {
-			t.Fatalf("%#04x -> %v -> %#04x", h, f, back)
-		}
-		if exp != 0x1f {
-			// Value check against the definition.
-			v := float64(man) * math.Pow(2, -24)
-			if exp > 0 {
-				v = (1 + float64(man)/1024) * math.Pow(2, float64(exp-15))
-			}
-			if h&0x8000 != 0 {
-				v = -v
-			}
-			if float64(f) != v {
-				t.Fatalf("%#04x -> %v want %v", h, f, v)
-			}
-		}
-	}
-}
-
-// nearestF16 is the reference: the finite half (or Inf) nearest to f with
-// ties to even, found by search over the sorted positive halves.
-func nearestF16(f float32) uint16 {
-	x := math.Abs(float64(f))
-	sign := uint16(0)
-	if math.Signbit(float64(f)) {
-		sign = 0x8000
-	}
-	// 65520 = max half + half ulp: rounds to Inf at and above it.
-	if x >= 65520 {
-		return sign | 0x7c00
-	}
-	lo, hi := uint16(0), uint16(0x7bff)
-	for lo < hi { // largest h with value(h) <= x
-		mid := (lo + hi + 1) / 2
-		if float64(hostsimd.F16ToF32(mid)) <= x {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
-	h := lo
-	if h < 0x7bff || float64(hostsimd.F16ToF32(h)) < x {
-		a, b := float64(hostsimd.F16ToF32(h)), float64(hostsimd.F16ToF32(h+1))
-		if x-a > b-x || (x-a == b-x && h&1 == 1) {
-			h++
-		}
-	}
-	return sign | h
-}
-
-func TestF32ToF16Rounding(t *testing.T) {
-	rng := rand.New(rand.NewPCG(15, 16))
-	check := func(f float32) {
-		if got, want := hostsimd.F32ToF16(f), nearestF16(f); got != want {
-			t.Fatalf("F32ToF16(%v [%#08x]) = %#04x, want %#04x", f, math.Float32bits(f), got, want)
-		}
-	}
-	for i := 0; i < 200000; i++ {
-		// Exponents around the half range, including subnormals and overflow.
-		e := rng.IntN(50) - 30
-		f := float32(math.Ldexp(1+rng.Float64(), e))
-		if rng.IntN(2) == 0 {
-			f = -f
-		}
-		check(f)
-	}
-	// Exact ties and neighbours of every half value.
-	for h := uint16(0); h < 0x7c00; h++ {
-		a := float64(hostsimd.F16ToF32(h))
-		b := float64(hostsimd.F16ToF32(h + 1))
-		if h == 0x7bff {
-			b = 65536
-		}
-		mid := float32((a + b) / 2)
-		check(mid)
-		check(math.Nextafter32(mid, 0))
-		check(math.Nextafter32(mid, 1e9))
-	}
-	for _, f := range []float32{0, float32(math.Copysign(0, -1)), 65504, 65519.99, 65520, 1e10, -1e10,
-		float32(math.Inf(1)), float32(math.Inf(-1)), math.SmallestNonzeroFloat32, 1e-8, 2.98e-8, 2.99e-8} {
-		check(f)
-	}
-	if h := hostsimd.F32ToF16(float32(math.NaN())); h&0x7c00 != 0x7c00 || h&0x3ff == 0 {
-		t.Errorf("NaN -> %#04x", h)
-	}
-	if h := hostsimd.F32ToF16(math.Float32frombits(0x7f800001)); h&0x3ff == 0 {
-		t.Errorf("low-payload NaN -> %#04x, not NaN", h)
-	}
-}
-
 // refSpread is SpreadStep in float64.
-func refSpread(g *hostsimd.CSR, a []float32, p hostsimd.SpreadParams) (out []float64, near []bool) {
+func refSpread(g *ops.CSR, a []float32, p hostsimd.SpreadParams) (out []float64, near []bool) {
 	n := g.N()
 	out = make([]float64, n)
 	near = make([]bool, n)
@@ -135,13 +38,13 @@ func refSpread(g *hostsimd.CSR, a []float32, p hostsimd.SpreadParams) (out []flo
 }
 
 func TestSpreadStep(t *testing.T) {
-	graphs := map[string]*hostsimd.CSR{
+	graphs := map[string]*ops.CSR{
 		"uniform": hostsimd.UniformGraph(3000, 8, 1),
 		"rmat":    hostsimd.RMATGraph(12, 8, 2),
 	}
 	p := hostsimd.SpreadParams{Retention: 0.3, Decay: 0.8, Threshold: 0.05}
 	for name, g := range graphs {
-		if err := g.Validate(g.N()); err != nil {
+		if err := g.Validate(); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		rng := rand.New(rand.NewPCG(17, 18))
@@ -196,9 +99,9 @@ func TestSpreadStep(t *testing.T) {
 }
 
 func TestGraphGenerators(t *testing.T) {
-	for name, gen := range map[string]func(seed uint64) *hostsimd.CSR{
-		"uniform": func(s uint64) *hostsimd.CSR { return hostsimd.UniformGraph(1000, 6, s) },
-		"rmat":    func(s uint64) *hostsimd.CSR { return hostsimd.RMATGraph(10, 6, s) },
+	for name, gen := range map[string]func(seed uint64) *ops.CSR{
+		"uniform": func(s uint64) *ops.CSR { return hostsimd.UniformGraph(1000, 6, s) },
+		"rmat":    func(s uint64) *ops.CSR { return hostsimd.RMATGraph(10, 6, s) },
 	} {
 		g1, g2, g3 := gen(42), gen(42), gen(43)
 		if !slices.Equal(g1.Offsets, g2.Offsets) || !slices.Equal(g1.Cols, g2.Cols) || !slices.Equal(g1.Weights, g2.Weights) {
@@ -207,7 +110,7 @@ func TestGraphGenerators(t *testing.T) {
 		if slices.Equal(g1.Cols, g3.Cols) {
 			t.Errorf("%s: different seeds gave the same graph", name)
 		}
-		if err := g1.Validate(g1.N()); err != nil {
+		if err := g1.Validate(); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 		for i := 0; i < g1.N(); i++ {
@@ -237,37 +140,6 @@ func TestGraphGenerators(t *testing.T) {
 	}
 	if maxDeg < 10*len(g.Cols)/g.N() {
 		t.Errorf("R-MAT max in-degree %d, mean %d: not skewed", maxDeg, len(g.Cols)/g.N())
-	}
-}
-
-func TestCSRValidate(t *testing.T) {
-	good := func() *hostsimd.CSR {
-		return &hostsimd.CSR{Offsets: []int32{0, 1, 3, 3}, Cols: []int32{1, 0, 2}, Weights: []float32{0.5, 1, 0.25}}
-	}
-	if err := good().Validate(3); err != nil {
-		t.Fatal(err)
-	}
-	cases := []struct {
-		mut  func(g *hostsimd.CSR)
-		n    int
-		want string
-	}{
-		{func(g *hostsimd.CSR) {}, 4, "len(Offsets)=4"},
-		{func(g *hostsimd.CSR) { g.Offsets[0] = 1 }, 3, "Offsets[0]=1"},
-		{func(g *hostsimd.CSR) { g.Offsets[2] = 0 }, 3, "Offsets[2]=0"},
-		{func(g *hostsimd.CSR) { g.Offsets[3] = 2; g.Offsets[2] = 2 }, 3, "Offsets[3]=2"},
-		{func(g *hostsimd.CSR) { g.Weights = g.Weights[:2] }, 3, "len(Weights)=2"},
-		{func(g *hostsimd.CSR) { g.Cols[1] = 3 }, 3, "Cols[1]=3"},
-		{func(g *hostsimd.CSR) { g.Cols[2] = -1 }, 3, "Cols[2]=-1"},
-		{func(g *hostsimd.CSR) { g.Weights[2] = float32(math.NaN()) }, 3, "Weights[2]=NaN"},
-		{func(g *hostsimd.CSR) { g.Weights[0] = float32(math.Inf(1)) }, 3, "Weights[0]=+Inf"},
-	}
-	for _, c := range cases {
-		g := good()
-		c.mut(g)
-		if err := g.Validate(c.n); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("want error with %q, got %v", c.want, err)
-		}
 	}
 }
 

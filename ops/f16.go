@@ -1,4 +1,4 @@
-package hostsimd
+package ops
 
 import "math"
 
