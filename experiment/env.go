@@ -21,7 +21,7 @@ import (
 
 // AdapterSelect picks the adapter to run on.
 type AdapterSelect struct {
-	Backend compute.Backend
+	Backend string // vulkan, metal, d3d12, gl or any ("")
 	Index   int    // -1: default
 	Name    string // substring of the adapter name
 }
@@ -47,7 +47,11 @@ type Env struct {
 
 // Open opens the selected adapter's device and probes its timestamps.
 func Open(sel AdapterSelect, opts timing.MeasureOpts, noTimestamps bool) (*Env, error) {
-	inst, err := compute.NewInstance(sel.Backend)
+	backend, err := compute.ParseBackend(sel.Backend)
+	if err != nil {
+		return nil, err
+	}
+	inst, err := compute.NewInstance(backend)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +61,7 @@ func Open(sel AdapterSelect, opts timing.MeasureOpts, noTimestamps bool) (*Env, 
 		e.Close()
 		return nil, err
 	}
-	a, err := compute.SelectAdapter(e.adapters, compute.AdapterQuery{Backend: sel.Backend, Index: sel.Index, Name: sel.Name})
+	a, err := compute.SelectAdapter(e.adapters, compute.AdapterQuery{Backend: backend, Index: sel.Index, Name: sel.Name})
 	if err != nil {
 		e.Close()
 		return nil, err

@@ -79,6 +79,9 @@ func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {
 		}
 	}
 	say("cpu ceilings (%d threads)", hostsimd.Threads())
+	if cfg.Ceiling.Budget == 0 {
+		cfg.Ceiling.Budget = ceilingBudget(cfg.Measure)
+	}
 	all, _, keys, err := CPUCeilings(cfg.Ceiling)
 	if err != nil {
 		return err

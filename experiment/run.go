@@ -118,7 +118,7 @@ func (e *Env) Ceilings(cfg RunConfig, rep *report.Report) (Roofs, error) {
 		rep.Warnings = append(rep.Warnings, "GPU ceilings timed by the host clock ("+gc.Timed+"): they include submission overhead")
 	}
 	e.progress("cpu ceilings (read, write, copy, triad, FMA; all cores and one)")
-	all, _, keys, err := CPUCeilings(hostsimd.CeilingOpts{Bytes: int64(cfg.CeilingBytes)})
+	all, _, keys, err := CPUCeilings(hostsimd.CeilingOpts{Bytes: int64(cfg.CeilingBytes), Budget: ceilingBudget(e.Measure)})
 	if err != nil {
 		return Roofs{}, err
 	}

@@ -312,3 +312,27 @@ func render(w io.Writer, p *plot.Plot, format string) (err error) {
 	}
 	return nil
 }
+
+// RooflineOf returns the roofs of both sides measured in r (where both
+// their bandwidth and FMA ceilings exist) and one point per workload and
+// side: what the roofline plot draws.
+func RooflineOf(r *Report) ([]RoofSeries, []RoofPoint) {
+	var roofs []RoofSeries
+	if g := r.Ceilings.GPU; g["read_gbs"] > 0 && g["fma_gflops"] > 0 {
+		roofs = append(roofs, RoofSeries{Label: "GPU (" + r.Adapter.Name + ")", Roof: timing.Roof{PeakGFLOPs: g["fma_gflops"], BandwidthGBs: g["read_gbs"]}})
+	}
+	if c := r.Ceilings.CPU; c["read_gbs"] > 0 && c["fma_gflops"] > 0 {
+		roofs = append(roofs, RoofSeries{Label: "CPU (" + r.Host.SIMDLevel + ")", Roof: timing.Roof{PeakGFLOPs: c["fma_gflops"], BandwidthGBs: c["read_gbs"]}})
+	}
+	var points []RoofPoint
+	seen := map[string]bool{}
+	for _, m := range r.Measurements {
+		key := m.Workload + "/" + m.Side
+		if seen[key] || m.Flops <= 0 || m.Bytes <= 0 {
+			continue
+		}
+		seen[key] = true
+		points = append(points, RoofPoint{Label: m.Side + " " + m.Workload, Point: timing.Point{Flops: m.Flops, Bytes: m.Bytes, Seconds: m.Time().Median}})
+	}
+	return roofs, points
+}

@@ -9,10 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/experiment"
-	"github.com/wgpu-prof/wgpu-prof/hostsimd"
-	"github.com/wgpu-prof/wgpu-prof/timing"
 )
 
 // deviceFlags select the adapter and the measurement budget.
@@ -31,7 +28,7 @@ func (f *deviceFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.backend, "backend", "any", "adapter backend: vulkan, metal, d3d12, gl or any")
 	fs.IntVar(&f.adapter, "adapter", -1, "adapter index among those of --backend (see wgpu-prof devices); -1: the best one")
 	fs.StringVar(&f.adapterName, "adapter-name", "", "pick the adapter whose name contains this text")
-	fs.DurationVar(&f.budget, "budget", time.Second, "time budget per measurement")
+	fs.DurationVar(&f.budget, "budget", experiment.DefaultBudget, "time budget per measurement (at least 10 samples are always taken)")
 	fs.Float64Var(&f.target, "target", 0.02, "stop repeating when the median's 95% CI is within ±target")
 	fs.BoolVar(&f.noTimestamps, "no-timestamps", false, "do not use GPU timestamp queries (host clock only)")
 	fs.StringVar(&f.cpuLevel, "cpu-level", "", "host SIMD level: generic, avx2, avx512, neon (default: the best available)")
@@ -40,36 +37,14 @@ func (f *deviceFlags) register(fs *pflag.FlagSet) {
 
 // open validates the flags and opens the device.
 func (f *deviceFlags) open(stderr io.Writer) (*experiment.Env, error) {
-	if f.budget <= 0 {
-		return nil, fmt.Errorf("--budget %v: must be positive", f.budget)
-	}
-	if !(f.target > 0 && f.target < 1) {
-		return nil, fmt.Errorf("--target %v: must be in (0, 1)", f.target)
-	}
-	if f.threads < 0 {
-		return nil, fmt.Errorf("--threads %d: must be ≥ 0", f.threads)
-	}
-	if f.cpuLevel != "" {
-		lv, err := parseLevels(f.cpuLevel)
-		if err != nil {
-			return nil, err
-		}
-		if len(lv) != 1 {
-			return nil, fmt.Errorf("--cpu-level %q: name one level", f.cpuLevel)
-		}
-		if err := hostsimd.SetLevel(lv[0]); err != nil {
-			return nil, err
-		}
-	}
-	if f.threads > 0 {
-		hostsimd.SetThreads(f.threads)
-	}
-	b, err := compute.ParseBackend(f.backend)
-	if err != nil {
+	if err := experiment.CheckMeasure(f.budget, f.target); err != nil {
 		return nil, err
 	}
-	env, err := experiment.Open(experiment.AdapterSelect{Backend: b, Index: f.adapter, Name: f.adapterName},
-		timing.MeasureOpts{Budget: f.budget, TargetRel: f.target}, f.noTimestamps)
+	if err := experiment.SetCPU(f.cpuLevel, f.threads); err != nil {
+		return nil, err
+	}
+	env, err := experiment.Open(experiment.AdapterSelect{Backend: f.backend, Index: f.adapter, Name: f.adapterName},
+		experiment.MeasureOpts{Budget: f.budget, TargetRel: f.target}, f.noTimestamps)
 	if err != nil {
 		return nil, err
 	}

@@ -7,33 +7,11 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/pflag"
 
-	"github.com/wgpu-prof/wgpu-prof/compute"
+	"github.com/wgpu-prof/wgpu-prof/experiment"
 )
-
-type deviceReport struct {
-	Index      int                    `json:"index"`
-	Name       string                 `json:"name"`
-	Vendor     string                 `json:"vendor"`
-	VendorID   string                 `json:"vendor_id"`
-	DeviceID   string                 `json:"device_id"`
-	Backend    string                 `json:"backend"`
-	DeviceType string                 `json:"device_type"`
-	Driver     string                 `json:"driver"`
-	Features   []string               `json:"features"`
-	Limits     compute.Limits         `json:"limits"`
-	Timestamps compute.TimestampProbe `json:"timestamps"`
-	Error      string                 `json:"error,omitempty"`
-}
-
-type devicesOutput struct {
-	Tool              string         `json:"tool"`
-	WgpuNativeVersion string         `json:"wgpu_native_version"`
-	Adapters          []deviceReport `json:"adapters"`
-}
 
 func runDevices(stdout, stderr io.Writer, args []string) error {
 	fs := pflag.NewFlagSet("devices", pflag.ContinueOnError)
@@ -55,31 +33,9 @@ func runDevices(stdout, stderr io.Writer, args []string) error {
 	if *format != "text" && *format != "json" {
 		return fmt.Errorf("--format %q: want text or json", *format)
 	}
-	b, err := compute.ParseBackend(*backend)
+	out, err := experiment.Devices(*backend, versionString())
 	if err != nil {
 		return err
-	}
-	inst, err := compute.NewInstance(b)
-	if err != nil {
-		return err
-	}
-	defer inst.Release()
-	adapters, err := inst.Adapters()
-	if err != nil {
-		return err
-	}
-	defer func() {
-		for _, a := range adapters {
-			a.Release()
-		}
-	}()
-	if len(adapters) == 0 {
-		_, err := compute.SelectAdapter(nil, compute.AdapterQuery{Index: -1})
-		return err
-	}
-	out := devicesOutput{Tool: versionString(), WgpuNativeVersion: compute.Version()}
-	for _, a := range adapters {
-		out.Adapters = append(out.Adapters, describeAdapter(a))
 	}
 	if *format == "json" {
 		enc := json.NewEncoder(stdout)
@@ -90,33 +46,7 @@ func runDevices(stdout, stderr io.Writer, args []string) error {
 	return nil
 }
 
-func describeAdapter(a *compute.Adapter) deviceReport {
-	r := deviceReport{
-		Index: a.Index, Name: a.Info.Name, Vendor: a.Info.Vendor,
-		VendorID: fmt.Sprintf("0x%04x", a.Info.VendorID), DeviceID: fmt.Sprintf("0x%04x", a.Info.DeviceID),
-		Backend: a.Info.Backend.String(), DeviceType: a.Info.Type.String(), Driver: a.Info.Driver,
-		Limits: a.Limits,
-	}
-	for _, f := range a.Features {
-		r.Features = append(r.Features, f.String())
-	}
-	d, err := a.RequestDevice(compute.DeviceOptions{WaitTimeout: 30 * time.Second})
-	if err != nil {
-		r.Error = err.Error()
-		r.Timestamps.Reason = "no device: " + err.Error()
-		return r
-	}
-	defer d.Release()
-	probe, err := d.ProbeTimestamps()
-	if err != nil {
-		r.Timestamps.Reason = "probe dispatch failed: " + err.Error()
-		return r
-	}
-	r.Timestamps = probe
-	return r
-}
-
-func writeDevicesText(w io.Writer, out devicesOutput) {
+func writeDevicesText(w io.Writer, out experiment.DevicesReport) {
 	fmt.Fprintf(w, "%s, %d adapter(s)\n", out.Tool, len(out.Adapters))
 	for _, r := range out.Adapters {
 		fmt.Fprintf(w, "\n[%d] %s\n", r.Index, r.Name)

@@ -3,15 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/wgpu-prof/wgpu-prof/experiment"
-	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/report"
-	"github.com/wgpu-prof/wgpu-prof/timing"
 )
 
 func runHost(stdout, stderr io.Writer, args []string) error {
@@ -25,7 +22,7 @@ func runHost(stdout, stderr io.Writer, args []string) error {
 	nCached := fs.Int("n-cached", 2_000, "rows for the cache-resident cosine")
 	q := fs.Int("q", 64, "queries for the batch cosine")
 	threads := fs.Int("threads", 0, "worker threads (0: GOMAXPROCS; 1: single-core speed)")
-	budget := fs.Duration("budget", 2*time.Second, "time budget per measurement")
+	budget := fs.Duration("budget", experiment.DefaultBudget, "time budget per measurement (at least 10 samples are always taken)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: wgpu-prof host [flags]")
 		fmt.Fprintln(stderr, "CPU only: measures the host's read/write/copy/triad bandwidth and FMA peak,")
@@ -44,7 +41,10 @@ func runHost(stdout, stderr io.Writer, args []string) error {
 	if *threads < 0 {
 		return fmt.Errorf("--threads %d: must be ≥ 0", *threads)
 	}
-	lv, err := parseLevels(*levels)
+	if err := experiment.CheckMeasure(*budget, 0.02); err != nil {
+		return err
+	}
+	lv, err := experiment.ParseLevels(*levels)
 	if err != nil {
 		return err
 	}
@@ -52,7 +52,7 @@ func runHost(stdout, stderr io.Writer, args []string) error {
 	rep.Host = experiment.HostInfo()
 	cfg := experiment.HostConfig{
 		Levels: lv, Dim: *dim, N: *n, NCached: *nCached, Q: *q, Threads: *threads,
-		Measure: timing.MeasureOpts{Budget: *budget},
+		Measure: experiment.MeasureOpts{Budget: *budget},
 	}
 	var progress func(string)
 	if isTerminal(stderr) {
@@ -63,26 +63,4 @@ func runHost(stdout, stderr io.Writer, args []string) error {
 	}
 	rep.Summary = experiment.HostSummary(rep)
 	return o.emit(stdout, rep)
-}
-
-func parseLevels(s string) ([]hostsimd.Level, error) {
-	if s == "" || s == "all" {
-		return hostsimd.Available(), nil
-	}
-	var out []hostsimd.Level
-	for _, name := range strings.Split(s, ",") {
-		l, err := hostsimd.ParseLevel(strings.TrimSpace(name))
-		if err != nil {
-			return nil, err
-		}
-		ok := false
-		for _, a := range hostsimd.Available() {
-			ok = ok || a == l
-		}
-		if !ok {
-			return nil, fmt.Errorf("--cpu-level %s: this CPU does not support it (available: %v)", name, hostsimd.Available())
-		}
-		out = append(out, l)
-	}
-	return out, nil
 }

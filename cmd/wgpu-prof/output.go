@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wgpu-prof/wgpu-prof/report"
-	"github.com/wgpu-prof/wgpu-prof/timing"
 )
 
 // outputFlags are the flags every measuring command shares.
@@ -106,7 +105,7 @@ func writePlots(dir string, r *report.Report) error {
 			}
 		}
 	}
-	roofs, points := rooflineOf(r)
+	roofs, points := report.RooflineOf(r)
 	if len(roofs) > 0 && len(points) > 0 {
 		plot("roofline", func(w io.Writer, f string) error { return report.PlotRoofline(w, roofs, points, f) })
 	}
@@ -119,27 +118,6 @@ func writePlots(dir string, r *report.Report) error {
 		plot("sweep-"+slug(s.Workload+"-"+s.Name), func(w io.Writer, f string) error { return report.PlotSweep(w, s, f) })
 	}
 	return errors.Join(errs...)
-}
-
-func rooflineOf(r *report.Report) ([]report.RoofSeries, []report.RoofPoint) {
-	var roofs []report.RoofSeries
-	if g := r.Ceilings.GPU; g["read_gbs"] > 0 && g["fma_gflops"] > 0 {
-		roofs = append(roofs, report.RoofSeries{Label: "GPU (" + r.Adapter.Name + ")", Roof: timing.Roof{PeakGFLOPs: g["fma_gflops"], BandwidthGBs: g["read_gbs"]}})
-	}
-	if c := r.Ceilings.CPU; c["read_gbs"] > 0 && c["fma_gflops"] > 0 {
-		roofs = append(roofs, report.RoofSeries{Label: "CPU (" + r.Host.SIMDLevel + ")", Roof: timing.Roof{PeakGFLOPs: c["fma_gflops"], BandwidthGBs: c["read_gbs"]}})
-	}
-	var points []report.RoofPoint
-	seen := map[string]bool{}
-	for _, m := range r.Measurements {
-		key := m.Workload + "/" + m.Side
-		if seen[key] || m.Flops <= 0 || m.Bytes <= 0 {
-			continue
-		}
-		seen[key] = true
-		points = append(points, report.RoofPoint{Label: m.Side + " " + m.Workload, Point: timing.Point{Flops: m.Flops, Bytes: m.Bytes, Seconds: m.Time().Median}})
-	}
-	return roofs, points
 }
 
 func slug(s string) string {
