@@ -87,4 +87,3 @@ func describeAdapter(a *compute.Adapter) DeviceReport {
 	r.Timestamps = probe
 	return r
 }
-
