@@ -25,6 +25,9 @@ type BufferSpec struct {
 	Type  string
 	Count int
 	Init  string
+	// Data, when set, is the initial contents (little-endian, Count
+	// scalars; Bytes converts a slice) and Init is ignored.
+	Data []byte
 }
 
 // elemSize is the size in bytes of one scalar of type t.
@@ -148,6 +151,12 @@ func NewUserKernel(d *Device, opts UserKernelOptions) (*UserKernel, error) {
 			s.Init = "zero"
 		}
 		data, err := initData(s, opts.Seed)
+		if s.Data != nil {
+			if len(s.Data) != s.Count*size {
+				return nil, fmt.Errorf("%s: --buffer %s: %d bytes of data for %d × %s: want %d", op, s.Name, len(s.Data), s.Count, s.Type, s.Count*size)
+			}
+			data = append(s.Data[:len(s.Data):len(s.Data)], make([]byte, len(data)-len(s.Data))...)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: --buffer %s: %w", op, s.Name, err)
 		}

@@ -1,0 +1,38 @@
+// Package workload describes every operation wgpu-prof measures, one
+// Descriptor per workload, registered in one table (All, Lookup, Parse).
+// A descriptor holds everything the rest of the tool knows of its
+// workload: its parameters and their checks, how its data and float64
+// reference are generated, the bytes and FLOPs of one call, what its
+// break-even's batch size counts, its GPU side (a runner of package
+// compute) and its host-SIMD twin (package hostsimd), each verified
+// against the reference, and the shapes the CPU-only suite runs.
+//
+// Package experiment iterates over descriptors for run, breakeven, the
+// sweeps, memory-vs-compute and host; nothing outside this package names
+// a workload (TestNoWorkloadNamesOutsideDescriptors enforces it).
+//
+// # Adding a workload
+//
+// Three files:
+//
+//  1. workload/<name>.go: a *Descriptor (Name, Doc, Batch, Uses, Check,
+//     Prepare, and Host if the CPU-only suite should run it) registered
+//     from init with register. Prepare generates the data and its float64
+//     reference once and returns a Prepared whose At builds a Case at any
+//     batch size: Bytes, Flops, and a GPU and a CPU Side, each with
+//     Poison (outputs set to NaN), Run, Verify (against the reference,
+//     NaN never passing: use checkClose and DotTol) and Release. The GPU
+//     side runs the shader through compute.NewUserKernel (buffers by WGSL
+//     name, initial contents from BufferSpec.Data) unless it needs a
+//     dedicated runner in package compute.
+//  2. wgsl/<name>.wgsl: the kernel; every *.wgsl file is embedded and
+//     reached with wgsl.Source(name).
+//  3. workload/<name>_test.go: checks particular to the workload (a
+//     planted error that verification must catch, edge sizes).
+//     TestEveryWorkloadBothSides already runs every registered workload on
+//     both sides against its reference.
+//
+// Nothing else changes: the CLI's --workloads and --kernel lists, run,
+// breakeven, the sweeps (for the knobs listed in Uses), the summaries
+// and the plots pick the new descriptor up from the registry.
+package workload
