@@ -560,8 +560,8 @@ WGPUPROF_FUNCTIONS(WGPUPROF_DECLARE_R, WGPUPROF_DECLARE_V)
 #undef WGPUPROF_DECLARE_V
 
 /* Loads the library at path and resolves every function of the list.
- * Returns 0 on success; otherwise writes why (naming the first missing
- * function, if that is the cause) to err and returns -1. */
+ * Returns 0 on success; otherwise writes why (the loader's message, or the
+ * first missing function) to err and returns -1. */
 int wgpuprof_load(const char *path, char *err, size_t errlen);
 
 #endif
