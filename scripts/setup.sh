@@ -159,7 +159,7 @@ PY
   local f
   (cd "$dest.new" && for f in lib/* include/*; do echo "$(sha256_of "$f") $f"; done) > "$dest.new/MANIFEST"
   # The stable name compute/library.go looks for, next to the wheel's file.
-  (cd "$dest.new/lib" && for f in *wgpu_native-release.*; do
+  (cd "$dest.new/lib" && for f in *wgpu_native-release.so *wgpu_native-release.dylib *wgpu_native-release.dll; do
      [ -e "$f" ] && [ "$f" != "$(lib_file_name)" ] && ln -sf "$f" "$(lib_file_name)"; done; true)
   echo "$native_version" > "$dest.new/VERSION"
   echo "$py_version $tag $sum" > "$dest.new/STAMP"
@@ -174,7 +174,7 @@ install_cache() {
   local dir name src
   dir="$(user_cache_dir)/wgpu-prof/wgpu-native/$native_version"
   name=$(lib_file_name)
-  src=$(cd "$dest" && awk '$2 ~ /^lib\// {print $2}' MANIFEST)
+  src=$(cd "$dest" && awk '$2 ~ /^lib\/.*\.(so|dylib|dll)$/ {print $2}' MANIFEST)
   [ -n "$src" ] && [ "$(echo "$src" | wc -l)" -eq 1 ] || die "expected one library in $dest/lib, found: ${src:-none}"
   src="$dest/$src"
   if [ -f "$dir/$name" ] && [ ! -L "$dir/$name" ] && [ "$(sha256_of "$dir/$name")" = "$(sha256_of "$src")" ]; then
