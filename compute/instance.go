@@ -93,8 +93,12 @@ type Instance struct {
 }
 
 // NewInstance creates an instance restricted to one backend, or all
-// backends for BackendUndefined.
+// backends for BackendUndefined. It loads wgpu-native first (LoadLibrary)
+// and returns its error, wrapping ErrNoLibrary when no library was found.
 func NewInstance(b Backend) (*Instance, error) {
+	if err := LoadLibrary(); err != nil {
+		return nil, err
+	}
 	c := C.shim_create_instance(C.uint64_t(b.instanceMask()))
 	if c == nil {
 		return nil, fmt.Errorf("compute: CreateInstance: wgpu-native returned no instance")

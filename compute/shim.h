@@ -6,8 +6,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
-#include "webgpu.h"
-#include "wgpu.h"
+#include "wgpu_abi.h"
 
 WGPUInstance shim_create_instance(uint64_t backends);
 WGPUFuture shim_request_device(WGPUAdapter adapter, WGPUDeviceDescriptor *desc, uintptr_t reqHandle, uintptr_t devID);

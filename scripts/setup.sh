@@ -1,12 +1,23 @@
 #!/usr/bin/env bash
 # Set-up for wgpu-prof: makes sure wgpu-native (pinned, checksummed) and a
 # Vulkan driver are present. Idempotent: re-running it does nothing when all
-# is in place. Prints the environment to use on its last lines when sourced
-# output is wanted: `eval "$(scripts/setup.sh --env)"`.
+# is in place. `eval "$(scripts/setup.sh --env)"` also sets the environment
+# it describes.
 #
-# Overrides:
-#   WGPU_NATIVE_LIB      path to a libwgpu_native shared library of your own
-#   WGPU_NATIVE_INCLUDE  folder holding webgpu.h and wgpu.h matching it
+# wgpu-prof loads libwgpu_native at run time (compute/library.go); building
+# needs none of this. The pinned build goes to two places:
+#   - the user cache folder, where the binaries look for it:
+#     $XDG_CACHE_HOME or ~/.cache (Linux), ~/Library/Caches (macOS),
+#     %LocalAppData% (Windows), then wgpu-prof/wgpu-native/<version>/;
+#   - third_party/wgpu-native (git-ignored), with webgpu.h and wgpu.h, which
+#     compute/abi_test.go checks compute/wgpu_abi.h against.
+#
+# Overrides (they never change the pinned install; unset them and the
+# pinned build is used again):
+#   WGPU_NATIVE_LIB      path to a libwgpu_native of your own; wgpu-prof
+#                        loads it instead (here it is only checked to exist)
+#   WGPU_NATIVE_INCLUDE  folder with the webgpu.h and wgpu.h matching it;
+#                        compute/abi_test.go then checks against those
 #   WGPU_PROF_NO_APT=1   never call apt-get (only say what to install)
 set -euo pipefail
 
@@ -22,6 +33,7 @@ die() { echo "setup: error: $*" >&2; exit 1; }
 py_version=$(sed -n 's/^WGPU_PY_VERSION=//p' "$lock")
 native_version=$(sed -n 's/^WGPU_NATIVE_VERSION=//p' "$lock")
 
+# The wheel's platform tag, or nothing when there is no pinned build here.
 platform_tag() {
   case "$(uname -s)-$(uname -m)" in
     Linux-x86_64) echo manylinux_2_28_x86_64 ;;
@@ -29,7 +41,37 @@ platform_tag() {
     Darwin-arm64) echo macosx_11_0_arm64 ;;
     Darwin-x86_64) echo macosx_10_9_x86_64 ;;
     MINGW*-x86_64|MSYS*-x86_64|CYGWIN*-x86_64) echo win_amd64 ;;
-    *) die "no pinned wgpu-native build for $(uname -s)-$(uname -m); set WGPU_NATIVE_LIB and WGPU_NATIVE_INCLUDE to your own build" ;;
+  esac
+}
+
+# The library's file name as compute/library.go looks for it.
+lib_file_name() {
+  case "$(uname -s)" in
+    Darwin) echo libwgpu_native.dylib ;;
+    MINGW*|MSYS*|CYGWIN*) echo wgpu_native.dll ;;
+    *) echo libwgpu_native.so ;;
+  esac
+}
+
+# What Go's os.UserCacheDir returns on this system.
+user_cache_dir() {
+  case "$(uname -s)" in
+    Darwin)
+      [ -n "${HOME:-}" ] || die "\$HOME is not set"
+      echo "$HOME/Library/Caches" ;;
+    MINGW*|MSYS*|CYGWIN*)
+      [ -n "${LOCALAPPDATA:-}" ] || die "%LocalAppData% is not set"
+      if command -v cygpath >/dev/null 2>&1; then cygpath -u "$LOCALAPPDATA"; else echo "$LOCALAPPDATA"; fi ;;
+    *)
+      if [ -n "${XDG_CACHE_HOME:-}" ]; then
+        case "$XDG_CACHE_HOME" in
+          /*) echo "$XDG_CACHE_HOME" ;;
+          *) die "XDG_CACHE_HOME=$XDG_CACHE_HOME is relative; Go's os.UserCacheDir, which wgpu-prof uses to find the library, rejects that" ;;
+        esac
+      else
+        [ -n "${HOME:-}" ] || die "neither \$XDG_CACHE_HOME nor \$HOME is set"
+        echo "$HOME/.cache"
+      fi ;;
   esac
 }
 
@@ -38,29 +80,49 @@ sha256_of() {
   else shasum -a 256 "$1" | cut -d' ' -f1; fi
 }
 
-install_wgpu_native() {
-  if [ -n "${WGPU_NATIVE_LIB:-}" ] || [ -n "${WGPU_NATIVE_INCLUDE:-}" ]; then
-    [ -f "${WGPU_NATIVE_LIB:-}" ] || die "WGPU_NATIVE_LIB=${WGPU_NATIVE_LIB:-} is not a file"
-    [ -f "${WGPU_NATIVE_INCLUDE:-}/webgpu.h" ] && [ -f "${WGPU_NATIVE_INCLUDE}/wgpu.h" ] ||
-      die "WGPU_NATIVE_INCLUDE=${WGPU_NATIVE_INCLUDE:-} must hold webgpu.h and wgpu.h"
-    mkdir -p "$dest/lib" "$dest/include"
-    ln -sf "$WGPU_NATIVE_LIB" "$dest/lib/$(basename "$WGPU_NATIVE_LIB")"
-    ln -sf "$WGPU_NATIVE_INCLUDE/webgpu.h" "$dest/include/webgpu.h"
-    ln -sf "$WGPU_NATIVE_INCLUDE/wgpu.h" "$dest/include/wgpu.h"
-    echo "custom ($WGPU_NATIVE_LIB)" > "$dest/VERSION"
-    return
+# check_overrides checks the custom files exist; it changes nothing.
+check_overrides() {
+  if [ -n "${WGPU_NATIVE_LIB:-}" ]; then
+    [ -f "$WGPU_NATIVE_LIB" ] || die "WGPU_NATIVE_LIB=$WGPU_NATIVE_LIB is not a file"
+    say "WGPU_NATIVE_LIB is set: wgpu-prof will load $WGPU_NATIVE_LIB instead of the pinned build"
   fi
-  local tag sum
-  tag=$(platform_tag)
-  sum=$(awk -v t="$tag" '$1==t {print $2}' "$lock")
-  [ -n "$sum" ] || die "no checksum for platform $tag in $lock"
-  if [ -f "$dest/STAMP" ] && [ "$(cat "$dest/STAMP")" = "$py_version $tag $sum" ]; then
+  if [ -n "${WGPU_NATIVE_INCLUDE:-}" ]; then
+    [ -f "$WGPU_NATIVE_INCLUDE/webgpu.h" ] && [ -f "$WGPU_NATIVE_INCLUDE/wgpu.h" ] ||
+      die "WGPU_NATIVE_INCLUDE=$WGPU_NATIVE_INCLUDE must hold webgpu.h and wgpu.h"
+  fi
+}
+
+# pinned_ok: third_party/wgpu-native holds exactly what the stamp says.
+# Every installed file is a regular file whose sha256 is in MANIFEST, and
+# the only link is lib/<stable name> to the wheel's library next to it, so
+# anything replaced or linked elsewhere (as set-ups before the run-time
+# loader did for WGPU_NATIVE_LIB) is noticed and reinstalled.
+pinned_ok() {
+  local stamp="$1" sum file f target
+  [ -f "$dest/STAMP" ] && [ "$(cat "$dest/STAMP")" = "$stamp" ] || return 1
+  [ -f "$dest/MANIFEST" ] || return 1
+  while read -r sum file; do
+    [ -f "$dest/$file" ] && [ ! -L "$dest/$file" ] || return 1
+    [ "$(sha256_of "$dest/$file")" = "$sum" ] || return 1
+  done < "$dest/MANIFEST"
+  for f in "$dest"/lib/* "$dest"/include/*; do
+    [ -L "$f" ] || continue
+    target=$(readlink "$f")
+    case "$target" in */*) return 1 ;; esac
+    grep -q " lib/$target\$" "$dest/MANIFEST" || return 1
+  done
+}
+
+# install_pinned fills third_party/wgpu-native from the checksummed wheel.
+install_pinned() {
+  local tag="$1" sum="$2"
+  if pinned_ok "$py_version $tag $sum"; then
     return
   fi
   say "fetching wgpu-native $native_version (PyPI wheel wgpu==$py_version, $tag)"
   local tmp
   tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' RETURN
+  trap 'rm -rf "${tmp:-}"; trap - RETURN' RETURN
   local py
   py=$(command -v python3 || command -v python) || die "python3 with pip is needed to download the wgpu wheel"
   "$py" -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
@@ -94,14 +156,50 @@ for info in z.infolist():
 if found != {"lib", "include"}:
     sys.exit("wheel lacks the wgpu-native library or headers")
 PY
-  # A stable name for the linker.
-  (cd "$dest.new/lib" && for f in libwgpu_native-release.*; do
-     [ -e "$f" ] && ln -sf "$f" "libwgpu_native.${f##*.}"; done; true)
+  local f
+  (cd "$dest.new" && for f in lib/* include/*; do echo "$(sha256_of "$f") $f"; done) > "$dest.new/MANIFEST"
+  # The stable name compute/library.go looks for, next to the wheel's file.
+  (cd "$dest.new/lib" && for f in *wgpu_native-release.so *wgpu_native-release.dylib *wgpu_native-release.dll; do
+     [ -e "$f" ] && [ "$f" != "$(lib_file_name)" ] && ln -sf "$f" "$(lib_file_name)"; done; true)
   echo "$native_version" > "$dest.new/VERSION"
   echo "$py_version $tag $sum" > "$dest.new/STAMP"
   rm -rf "$dest"
   mv "$dest.new" "$dest"
   say "wgpu-native $native_version installed in third_party/wgpu-native"
+}
+
+# install_cache copies the pinned library into the user cache folder, where
+# wgpu-prof binaries look for it wherever they are run from.
+install_cache() {
+  local dir name src
+  dir="$(user_cache_dir)/wgpu-prof/wgpu-native/$native_version"
+  name=$(lib_file_name)
+  src=$(cd "$dest" && awk '$2 ~ /^lib\/.*\.(so|dylib|dll)$/ {print $2}' MANIFEST)
+  [ -n "$src" ] && [ "$(echo "$src" | wc -l)" -eq 1 ] || die "expected one library in $dest/lib, found: ${src:-none}"
+  src="$dest/$src"
+  if [ -f "$dir/$name" ] && [ ! -L "$dir/$name" ] && [ "$(sha256_of "$dir/$name")" = "$(sha256_of "$src")" ]; then
+    return
+  fi
+  mkdir -p "$dir"
+  cp "$src" "$dir/.$name.tmp.$$"
+  mv -f "$dir/.$name.tmp.$$" "$dir/$name"
+  say "wgpu-native $native_version installed in $dir"
+}
+
+install_wgpu_native() {
+  check_overrides
+  local tag sum
+  tag=$(platform_tag)
+  if [ -z "$tag" ]; then
+    [ -n "${WGPU_NATIVE_LIB:-}" ] ||
+      die "no pinned wgpu-native build for $(uname -s)-$(uname -m); set WGPU_NATIVE_LIB (and WGPU_NATIVE_INCLUDE) to your own build"
+    say "no pinned wgpu-native build for $(uname -s)-$(uname -m); using WGPU_NATIVE_LIB only"
+    return
+  fi
+  sum=$(awk -v t="$tag" '$1==t {print $2}' "$lock")
+  [ -n "$sum" ] || die "no checksum for platform $tag in $lock"
+  install_pinned "$tag" "$sum"
+  install_cache
 }
 
 vulkan_icd_present() {
@@ -136,8 +234,12 @@ install_wgpu_native
 install_vulkan
 
 if [ "$want_env" = 1 ]; then
-  lib="$dest/lib"
-  echo "export CGO_CFLAGS=\"-I$dest/include\""
-  echo "export CGO_LDFLAGS=\"-L$lib -lwgpu_native -Wl,-rpath,$lib\""
-  echo "export WGPU_NATIVE_VERSION=\"$(cat "$dest/VERSION")\""
+  # Nothing is needed to build; these only say what the binaries will load.
+  echo "export WGPU_NATIVE_VERSION=\"$native_version\""
+  if [ -n "${WGPU_NATIVE_LIB:-}" ]; then
+    echo "export WGPU_NATIVE_LIB=\"$(cd "$(dirname "$WGPU_NATIVE_LIB")" && pwd)/$(basename "$WGPU_NATIVE_LIB")\""
+  fi
+  if [ -n "${WGPU_NATIVE_INCLUDE:-}" ]; then
+    echo "export WGPU_NATIVE_INCLUDE=\"$(cd "$WGPU_NATIVE_INCLUDE" && pwd)\""
+  fi
 fi
