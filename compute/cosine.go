@@ -98,7 +98,7 @@ type rowStore struct {
 // chunk in a single pass.
 func (c *CosineSingle) init(st rowStore) error {
 	d, dim := c.d, c.D
-	per, err := d.chunkRows(st.rowBytes)
+	per, err := chunkRows(d, st.rowBytes)
 	if err != nil {
 		return err
 	}

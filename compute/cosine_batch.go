@@ -146,7 +146,7 @@ func (c *CosineBatch) Options() CosineBatchOptions { return c.opts }
 func (c *CosineBatch) init(v []float32) error {
 	d, dim := c.d, c.D
 	rowBytes := uint64(4 * dim)
-	per, err := d.chunkRows(rowBytes)
+	per, err := chunkRows(d, rowBytes)
 	if err != nil {
 		return err
 	}

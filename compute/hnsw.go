@@ -95,7 +95,7 @@ func NewGather(d *Device, v []float32, dim int, opts GatherOptions) (*Gather, er
 	}
 	g := &Gather{d: d, N: len(v) / dim, D: dim, opts: opts, per: len(v) / dim}
 	if b := 4 * uint64(len(v)); b > d.Limits.MaxStorageBufferBindingSize || b > d.Limits.MaxBufferSize {
-		per, err := d.chunkRows(4 * uint64(dim))
+		per, err := chunkRows(d, 4*uint64(dim))
 		if err != nil {
 			return nil, fmt.Errorf("%s: V of %d bytes needs chunks: %w", op, b, err)
 		}

@@ -14,26 +14,9 @@ const DefaultWorkgroup = 64
 // CosineBatchOptions.Tile is 0.
 const DefaultTile = 32
 
-// CheckWorkgroup checks a one-dimensional workgroup size against the
-// device's limits on the host, before any pipeline exists: wgpu-native 29
-// does not re-check workgroup limits after override constants are applied
-// (gfx-rs/wgpu#8946). A size past a limit is ErrLimit; the one place
-// runners, sweeps and flags check it.
-func (d *Device) CheckWorkgroup(wg int) error {
-	if wg < 1 || wg&(wg-1) != 0 {
-		return fmt.Errorf("workgroup size %d: must be a power of two", wg)
-	}
-	lim := d.Limits
-	if uint32(wg) > lim.MaxComputeInvocationsPerWorkgroup || uint32(wg) > lim.MaxComputeWorkgroupSizeX {
-		return fmt.Errorf("workgroup size %d > maxComputeInvocationsPerWorkgroup %d (maxComputeWorkgroupSizeX %d): %w",
-			wg, lim.MaxComputeInvocationsPerWorkgroup, lim.MaxComputeWorkgroupSizeX, ErrLimit)
-	}
-	return nil
-}
-
 // CheckTile checks a tile side of the tiled cosine-batch kernel against
 // the device's limits (invocations and workgroup memory) on the host.
-func (d *Device) CheckTile(tile int) error {
+func CheckTile(d *Device, tile int) error {
 	_, err := checkTile(d, tile, 0)
 	return err
 }
@@ -109,7 +92,7 @@ const uniformStride = 256
 // chunkRows is how many rows of rowBytes fit one storage binding (and one
 // buffer: maxBufferSize bounds a chunk's buffer too), rounded down to a
 // multiple of 64 so per-chunk output offsets stay aligned.
-func (d *Device) chunkRows(rowBytes uint64) (uint64, error) {
+func chunkRows(d *Device, rowBytes uint64) (uint64, error) {
 	lim := min(d.Limits.MaxStorageBufferBindingSize, d.Limits.MaxBufferSize)
 	r := lim / rowBytes
 	r -= r % 64

@@ -79,7 +79,7 @@ func (c *RunConfig) Validate(d *compute.Device) ([]*workload.Descriptor, error) 
 		}
 	}
 	if c.Tile != 0 {
-		if err := d.CheckTile(c.Tile); err != nil {
+		if err := compute.CheckTile(d, c.Tile); err != nil {
 			return nil, fmt.Errorf("--tile: %w", err)
 		}
 	}

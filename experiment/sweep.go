@@ -52,7 +52,7 @@ func (e *Env) Sweep(kernel string, cfg RunConfig, sizes, tiles []int, rep *repor
 		if knob == "tile" {
 			k.Tile = v
 			label = fmt.Sprintf("tile=%d (wg=%d)", v, (v/4)*(v/4))
-			check = e.Device.CheckTile
+			check = func(t int) error { return compute.CheckTile(e.Device, t) }
 		} else {
 			k.Workgroup = v
 		}
