@@ -2,25 +2,24 @@ package experiment
 
 import (
 	"fmt"
+	"github.com/wgpu-prof/wgpu-prof/gpu"
 	"time"
-
-	"github.com/wgpu-prof/wgpu-prof/compute"
 )
 
 // DeviceReport describes one adapter for wgpu-prof devices.
 type DeviceReport struct {
-	Index      int                    `json:"index"`
-	Name       string                 `json:"name"`
-	Vendor     string                 `json:"vendor"`
-	VendorID   string                 `json:"vendor_id"`
-	DeviceID   string                 `json:"device_id"`
-	Backend    string                 `json:"backend"`
-	DeviceType string                 `json:"device_type"`
-	Driver     string                 `json:"driver"`
-	Features   []string               `json:"features"`
-	Limits     compute.Limits         `json:"limits"`
-	Timestamps compute.TimestampProbe `json:"timestamps"`
-	Error      string                 `json:"error,omitempty"`
+	Index      int                `json:"index"`
+	Name       string             `json:"name"`
+	Vendor     string             `json:"vendor"`
+	VendorID   string             `json:"vendor_id"`
+	DeviceID   string             `json:"device_id"`
+	Backend    string             `json:"backend"`
+	DeviceType string             `json:"device_type"`
+	Driver     string             `json:"driver"`
+	Features   []string           `json:"features"`
+	Limits     gpu.Limits         `json:"limits"`
+	Timestamps gpu.TimestampProbe `json:"timestamps"`
+	Error      string             `json:"error,omitempty"`
 }
 
 // DevicesReport is every adapter of one backend.
@@ -33,11 +32,11 @@ type DevicesReport struct {
 // Devices lists every adapter of backend ("any" for all) with its limits
 // and features, and probes each one's timestamps with a tiny dispatch.
 func Devices(backend, tool string) (DevicesReport, error) {
-	b, err := compute.ParseBackend(backend)
+	b, err := gpu.ParseBackend(backend)
 	if err != nil {
 		return DevicesReport{}, err
 	}
-	inst, err := compute.NewInstance(b)
+	inst, err := gpu.NewInstance(b)
 	if err != nil {
 		return DevicesReport{}, err
 	}
@@ -52,17 +51,17 @@ func Devices(backend, tool string) (DevicesReport, error) {
 		}
 	}()
 	if len(adapters) == 0 {
-		_, err := compute.SelectAdapter(nil, compute.AdapterQuery{Index: -1})
+		_, err := gpu.SelectAdapter(nil, gpu.AdapterQuery{Index: -1})
 		return DevicesReport{}, err
 	}
-	out := DevicesReport{Tool: tool, WgpuNativeVersion: compute.Version()}
+	out := DevicesReport{Tool: tool, WgpuNativeVersion: gpu.Version()}
 	for _, a := range adapters {
 		out.Adapters = append(out.Adapters, describeAdapter(a))
 	}
 	return out, nil
 }
 
-func describeAdapter(a *compute.Adapter) DeviceReport {
+func describeAdapter(a *gpu.Adapter) DeviceReport {
 	r := DeviceReport{
 		Index: a.Index, Name: a.Info.Name, Vendor: a.Info.Vendor,
 		VendorID: fmt.Sprintf("0x%04x", a.Info.VendorID), DeviceID: fmt.Sprintf("0x%04x", a.Info.DeviceID),
@@ -72,7 +71,7 @@ func describeAdapter(a *compute.Adapter) DeviceReport {
 	for _, f := range a.Features {
 		r.Features = append(r.Features, f.String())
 	}
-	d, err := a.RequestDevice(compute.DeviceOptions{WaitTimeout: 30 * time.Second})
+	d, err := a.RequestDevice(gpu.DeviceOptions{WaitTimeout: 30 * time.Second})
 	if err != nil {
 		r.Error = err.Error()
 		r.Timestamps.Reason = "no device: " + err.Error()

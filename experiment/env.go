@@ -1,5 +1,5 @@
 // Package experiment runs wgpu-prof's measurements: it sets up data,
-// runs each workload on the GPU (package compute) and the CPU (package
+// runs each workload on the GPU (packages kernels and gpu) and the CPU (package
 // hostsimd), verifies every result before timing it, measures with package
 // timing, and fills a report.Report. It decides nothing about output
 // formats (package report) or flags (the CLI).
@@ -7,13 +7,13 @@ package experiment
 
 import (
 	"fmt"
+	"github.com/wgpu-prof/wgpu-prof/gpu"
 	"io"
 	"runtime"
 	"time"
 
 	"github.com/klauspost/cpuid/v2"
 
-	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
@@ -28,12 +28,12 @@ type AdapterSelect struct {
 
 // Env is an open GPU device with its timer, plus the measurement options.
 type Env struct {
-	inst     *compute.Instance
-	adapters []*compute.Adapter
-	Device   *compute.Device
+	inst     *gpu.Instance
+	adapters []*gpu.Adapter
+	Device   *gpu.Device
 	// Timer is nil when the device has no timestamp queries; kernel times
 	// are then absent and the report says so.
-	Timer    *compute.Timer
+	Timer    *gpu.Timer
 	Measure  timing.MeasureOpts
 	Progress io.Writer // nil: silent
 	// TimestampsOK is the outcome of the timestamp probe.
@@ -47,11 +47,11 @@ type Env struct {
 
 // Open opens the selected adapter's device and probes its timestamps.
 func Open(sel AdapterSelect, opts timing.MeasureOpts, noTimestamps bool) (*Env, error) {
-	backend, err := compute.ParseBackend(sel.Backend)
+	backend, err := gpu.ParseBackend(sel.Backend)
 	if err != nil {
 		return nil, err
 	}
-	inst, err := compute.NewInstance(backend)
+	inst, err := gpu.NewInstance(backend)
 	if err != nil {
 		return nil, err
 	}
@@ -61,12 +61,12 @@ func Open(sel AdapterSelect, opts timing.MeasureOpts, noTimestamps bool) (*Env, 
 		e.Close()
 		return nil, err
 	}
-	a, err := compute.SelectAdapter(e.adapters, compute.AdapterQuery{Backend: backend, Index: sel.Index, Name: sel.Name})
+	a, err := gpu.SelectAdapter(e.adapters, gpu.AdapterQuery{Backend: backend, Index: sel.Index, Name: sel.Name})
 	if err != nil {
 		e.Close()
 		return nil, err
 	}
-	e.Device, err = a.RequestDevice(compute.DeviceOptions{NoTimestamps: noTimestamps})
+	e.Device, err = a.RequestDevice(gpu.DeviceOptions{NoTimestamps: noTimestamps})
 	if err != nil {
 		e.Close()
 		return nil, err
@@ -133,13 +133,13 @@ func HostInfo() report.HostInfo {
 // NewReport starts a report for this environment.
 func (e *Env) NewReport(tool string) *report.Report {
 	r := report.New(tool, time.Now().UTC())
-	r.WgpuNativeVersion = compute.Version()
+	r.WgpuNativeVersion = gpu.Version()
 	r.Adapter = e.AdapterInfo()
 	r.Host = HostInfo()
 	if !e.TimestampsOK {
 		r.Warnings = append(r.Warnings, "GPU timestamps unavailable ("+e.TimestampProblem+"): kernel times absent, end-to-end host-clock times only")
 	}
-	if e.Device.Info.Type == compute.DeviceCPU {
+	if e.Device.Info.Type == gpu.DeviceCPU {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("the adapter %q is a CPU implementation of the GPU API: its 'GPU' numbers measure this CPU, not a GPU", e.Device.Info.Name))
 	}
 	return r

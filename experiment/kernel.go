@@ -2,13 +2,14 @@ package experiment
 
 import (
 	"fmt"
+	"github.com/wgpu-prof/wgpu-prof/gpu"
+	"github.com/wgpu-prof/wgpu-prof/kernels"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 	"github.com/wgpu-prof/wgpu-prof/workload"
@@ -20,7 +21,7 @@ type KernelConfig struct {
 	File    string // shown in the report; the source is Source
 	Source  string
 	Entry   string // "" : the only @compute entry point
-	Buffers []compute.BufferSpec
+	Buffers []kernels.BufferSpec
 	// Dispatch holds the workgroup counts X[, Y, Z] as integer expressions
 	// that may name the shader's override constants ("4194304/WG").
 	Dispatch  []string
@@ -41,15 +42,15 @@ type KernelConfig struct {
 // kernelPoint is one configuration of a kernel run: its constants and
 // evaluated dispatch.
 type kernelPoint struct {
-	consts   compute.Constants
+	consts   gpu.Constants
 	dispatch [3]uint32
 	label    string
 }
 
 // points checks the configuration against the shader and evaluates the
 // dispatch of every sweep point, before anything is measured.
-func (c KernelConfig) points() ([]kernelPoint, *compute.WGSLModuleInfo, error) {
-	info, err := compute.ScanWGSL(c.Source)
+func (c KernelConfig) points() ([]kernelPoint, *gpu.WGSLModuleInfo, error) {
+	info, err := gpu.ScanWGSL(c.Source)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -71,7 +72,7 @@ func (c KernelConfig) points() ([]kernelPoint, *compute.WGSLModuleInfo, error) {
 	}
 	var out []kernelPoint
 	for _, v := range values {
-		kp := kernelPoint{consts: compute.Constants{}}
+		kp := kernelPoint{consts: gpu.Constants{}}
 		set := map[string]int64{}
 		for k, x := range c.Constants {
 			kp.consts[k] = x
@@ -112,16 +113,16 @@ func (e *Env) Kernel(cfg KernelConfig, rep *report.Report) error {
 	}
 	// Build (and so compile and check) every configuration before the
 	// ceilings spend any time.
-	kernels := make([]*compute.UserKernel, len(pts))
+	uks := make([]*kernels.UserKernel, len(pts))
 	defer func() {
-		for _, k := range kernels {
+		for _, k := range uks {
 			if k != nil {
 				k.Release()
 			}
 		}
 	}()
 	for i, pt := range pts {
-		kernels[i], err = compute.NewUserKernel(e.Device, compute.UserKernelOptions{
+		uks[i], err = kernels.NewUserKernel(e.Device, kernels.UserKernelOptions{
 			Label: filepath.Base(cfg.File), Source: cfg.Source, Entry: cfg.Entry, Buffers: cfg.Buffers,
 			Dispatch: pt.dispatch, Constants: pt.consts, Seed: cfg.Seed,
 		})
@@ -130,7 +131,7 @@ func (e *Env) Kernel(cfg KernelConfig, rep *report.Report) error {
 		}
 	}
 	e.progress("gpu ceilings (read, write, copy, FMA intensities)")
-	gc, err := compute.MeasureCeilings(e.Device, compute.CeilingOptions{Bytes: cfg.CeilingBytes})
+	gc, err := kernels.MeasureCeilings(e.Device, kernels.CeilingOptions{Bytes: cfg.CeilingBytes})
 	if err != nil {
 		return fmt.Errorf("gpu ceilings: %w", err)
 	}
@@ -140,7 +141,7 @@ func (e *Env) Kernel(cfg KernelConfig, rep *report.Report) error {
 	name := "kernel:" + filepath.Base(cfg.File)
 	sw := report.Sweep{Name: cfg.SweepName, Workload: name, Side: report.SideGPU}
 	bestT := 0.0
-	for i, k := range kernels {
+	for i, k := range uks {
 		pt := pts[i]
 		bytes, estimated := cfg.Bytes, false
 		if bytes == 0 {
@@ -214,7 +215,7 @@ func formatRate(gbs float64) string {
 	return fmt.Sprintf("%.1f MB/s", gbs*1000)
 }
 
-func sortedConsts(c compute.Constants) []string {
+func sortedConsts(c gpu.Constants) []string {
 	out := make([]string, 0, len(c))
 	for k := range c {
 		out = append(out, k)
@@ -225,9 +226,9 @@ func sortedConsts(c compute.Constants) []string {
 
 // ParseBufferSpec parses NAME=TYPE:COUNT[:INIT] (wgpu-prof kernel
 // --buffer).
-func ParseBufferSpec(s string) (compute.BufferSpec, error) {
-	bad := func(why string) (compute.BufferSpec, error) {
-		return compute.BufferSpec{}, fmt.Errorf("--buffer %q: %s (want NAME=TYPE:COUNT[:INIT], e.g. x=f32:1048576:rand)", s, why)
+func ParseBufferSpec(s string) (kernels.BufferSpec, error) {
+	bad := func(why string) (kernels.BufferSpec, error) {
+		return kernels.BufferSpec{}, fmt.Errorf("--buffer %q: %s (want NAME=TYPE:COUNT[:INIT], e.g. x=f32:1048576:rand)", s, why)
 	}
 	name, rest, ok := strings.Cut(s, "=")
 	name = strings.TrimSpace(name)
@@ -238,7 +239,7 @@ func ParseBufferSpec(s string) (compute.BufferSpec, error) {
 	if len(parts) < 2 || len(parts) > 3 {
 		return bad("want TYPE:COUNT or TYPE:COUNT:INIT after =")
 	}
-	spec := compute.BufferSpec{Name: name, Type: strings.TrimSpace(parts[0]), Init: "zero"}
+	spec := kernels.BufferSpec{Name: name, Type: strings.TrimSpace(parts[0]), Init: "zero"}
 	switch spec.Type {
 	case "f32", "u32", "i32", "f16":
 	default:

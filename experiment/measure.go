@@ -2,9 +2,9 @@ package experiment
 
 import (
 	"fmt"
+	"github.com/wgpu-prof/wgpu-prof/kernels"
 	"time"
 
-	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
@@ -37,7 +37,7 @@ func measureSide(what string, s workload.Side, opts timing.MeasureOpts) (timing.
 
 // gpuSample converts a runner's Timing into a timing.Sample and, when
 // tracing, records the call (host clock) and its passes (GPU clock).
-func (e *Env) gpuSample(name string, start time.Time, t compute.Timing, err error) (timing.Sample, error) {
+func (e *Env) gpuSample(name string, start time.Time, t kernels.Timing, err error) (timing.Sample, error) {
 	if e.tracing && err == nil && len(e.trace) < maxTraceEvents {
 		at := start.Sub(e.traceStart)
 		e.trace = append(e.trace, report.TraceEvent{Name: name, Cat: "end-to-end", Start: at, Dur: t.EndToEnd, Tid: 1})

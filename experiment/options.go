@@ -2,10 +2,10 @@ package experiment
 
 import (
 	"fmt"
+	"github.com/wgpu-prof/wgpu-prof/gpu"
 	"strings"
 	"time"
 
-	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
@@ -76,7 +76,7 @@ func ParseLevels(s string) ([]hostsimd.Level, error) {
 }
 
 // WgpuNativeVersion is the version of the loaded wgpu-native library.
-func WgpuNativeVersion() string { return compute.Version() }
+func WgpuNativeVersion() string { return gpu.Version() }
 
 // ceilingBudget is the CPU ceilings' share of --budget: one budget for
 // each of their five kernels (read, write, copy, triad, FMA).

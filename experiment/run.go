@@ -2,8 +2,9 @@ package experiment
 
 import (
 	"fmt"
+	"github.com/wgpu-prof/wgpu-prof/gpu"
+	"github.com/wgpu-prof/wgpu-prof/kernels"
 
-	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
@@ -58,7 +59,7 @@ func (c *RunConfig) descriptors() ([]*workload.Descriptor, error) {
 
 // Validate checks the sizes against each other and the device's limits
 // before anything runs, and returns the workloads' descriptors.
-func (c *RunConfig) Validate(d *compute.Device) ([]*workload.Descriptor, error) {
+func (c *RunConfig) Validate(d *gpu.Device) ([]*workload.Descriptor, error) {
 	ds, err := c.descriptors()
 	if err != nil {
 		return nil, err
@@ -79,7 +80,7 @@ func (c *RunConfig) Validate(d *compute.Device) ([]*workload.Descriptor, error) 
 		}
 	}
 	if c.Tile != 0 {
-		if err := compute.CheckTile(d, c.Tile); err != nil {
+		if err := kernels.CheckTile(d, c.Tile); err != nil {
 			return nil, fmt.Errorf("--tile: %w", err)
 		}
 	}
@@ -104,7 +105,7 @@ func powersOf4(from, to int) []int {
 // Ceilings measures the GPU and CPU ceilings and records them.
 func (e *Env) Ceilings(cfg RunConfig, rep *report.Report) (Roofs, error) {
 	e.progress("gpu ceilings (read, write, copy, FMA intensities)")
-	gc, err := compute.MeasureCeilings(e.Device, compute.CeilingOptions{Bytes: cfg.CeilingBytes})
+	gc, err := kernels.MeasureCeilings(e.Device, kernels.CeilingOptions{Bytes: cfg.CeilingBytes})
 	if err != nil {
 		return Roofs{}, fmt.Errorf("gpu ceilings: %w", err)
 	}

@@ -3,9 +3,10 @@ package experiment
 import (
 	"errors"
 	"fmt"
+	"github.com/wgpu-prof/wgpu-prof/gpu"
+	"github.com/wgpu-prof/wgpu-prof/kernels"
 	"math"
 
-	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 	"github.com/wgpu-prof/wgpu-prof/workload"
@@ -52,7 +53,7 @@ func (e *Env) Sweep(kernel string, cfg RunConfig, sizes, tiles []int, rep *repor
 		if knob == "tile" {
 			k.Tile = v
 			label = fmt.Sprintf("tile=%d (wg=%d)", v, (v/4)*(v/4))
-			check = func(t int) error { return compute.CheckTile(e.Device, t) }
+			check = func(t int) error { return kernels.CheckTile(e.Device, t) }
 		} else {
 			k.Workgroup = v
 		}
@@ -67,8 +68,8 @@ func (e *Env) Sweep(kernel string, cfg RunConfig, sizes, tiles []int, rep *repor
 			if errors.Is(err, ErrWrongResult) {
 				return err
 			}
-			var ge *compute.GPUError
-			if errors.Is(err, compute.ErrLimit) || errors.As(err, &ge) {
+			var ge *gpu.GPUError
+			if errors.Is(err, gpu.ErrLimit) || errors.As(err, &ge) {
 				s.Rejected = append(s.Rejected, report.Rejection{Label: label, Reason: err.Error()})
 				continue
 			}
@@ -112,18 +113,18 @@ func (e *Env) MemCompute(kernel string, cfg RunConfig, rep *report.Report) error
 	}
 	wg := cfg.Workgroup
 	if wg == 0 {
-		wg = compute.DefaultWorkgroup
+		wg = kernels.DefaultWorkgroup
 	}
 	v := workload.MemComputeData(cfg.Config)
-	mc, err := compute.NewMemCompute(e.Device, w.MemCompute, v, cfg.Dim, wg)
+	mc, err := kernels.NewMemCompute(e.Device, w.MemCompute, v, cfg.Dim, wg)
 	if err != nil {
 		return err
 	}
 	defer mc.Release()
 	var sums [3]timing.Summary
-	for i, v := range []string{compute.VariantMemory, compute.VariantCompute, compute.VariantFull} {
+	for i, v := range []string{kernels.VariantMemory, kernels.VariantCompute, kernels.VariantFull} {
 		e.progress("gpu  memory-compute %s %s", kernel, v)
-		// Run verifies every output itself (compute.ErrVerify on mismatch).
+		// Run verifies every output itself (kernels.ErrVerify on mismatch).
 		res, err := timing.Measure(e.Measure, func() (timing.Sample, error) {
 			return workload.SampleOf(mc.Run(v, e.Timer))
 		})

@@ -2,10 +2,10 @@ package workload
 
 import (
 	"fmt"
+	"github.com/wgpu-prof/wgpu-prof/kernels"
 	"math/rand/v2"
 	"time"
 
-	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
@@ -73,9 +73,9 @@ func cosineBatchCase(b *batchData, q int, k Knobs) Case {
 	v, qs := b.c.v[:n*dim], b.qs[:q*dim]
 	tile := k.Tile
 	if tile == 0 {
-		tile = compute.DefaultTile
+		tile = kernels.DefaultTile
 	}
-	opts := compute.CosineBatchOptions{Tiled: true, Tile: tile}
+	opts := kernels.CosineBatchOptions{Tiled: true, Tile: tile}
 	w := Case{
 		Name: "cosine-batch", Variant: fmt.Sprintf("tile%d", tile),
 		Params: params("d", dim, "n", n, "q", q),
@@ -83,7 +83,7 @@ func cosineBatchCase(b *batchData, q int, k Knobs) Case {
 		Flops:  float64(2*q*n*dim + 2*n*dim + 3*q*n),
 	}
 	w.GPU = func(g GPU) (Side, error) {
-		cb, err := compute.NewCosineBatch(g.Device, v, dim, opts)
+		cb, err := kernels.NewCosineBatch(g.Device, v, dim, opts)
 		if err != nil {
 			return Side{}, err
 		}

@@ -2,9 +2,9 @@ package workload
 
 import (
 	"fmt"
+	"github.com/wgpu-prof/wgpu-prof/kernels"
 	"time"
 
-	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
@@ -49,7 +49,7 @@ func cosineSingleCase(c *cosineData, n int, k Knobs) Case {
 		Flops: float64(4*n*dim + 3*n),
 	}
 	w.GPU = func(g GPU) (Side, error) {
-		cs, err := compute.NewCosineSingle(g.Device, v, dim, compute.CosineOptions{Workgroup: wg})
+		cs, err := kernels.NewCosineSingle(g.Device, v, dim, kernels.CosineOptions{Workgroup: wg})
 		if err != nil {
 			return Side{}, err
 		}

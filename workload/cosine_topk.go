@@ -2,10 +2,10 @@ package workload
 
 import (
 	"fmt"
+	"github.com/wgpu-prof/wgpu-prof/kernels"
 	"math"
 	"time"
 
-	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/ops"
 	"github.com/wgpu-prof/wgpu-prof/timing"
@@ -52,11 +52,11 @@ func cosineTopKCase(c *cosineData, n, k int, kn Knobs) Case {
 		Flops: float64(4*n*dim + 3*n),
 	}
 	w.GPU = func(g GPU) (Side, error) {
-		cs, err := compute.NewCosineSingle(g.Device, v, dim, compute.CosineOptions{Workgroup: wg})
+		cs, err := kernels.NewCosineSingle(g.Device, v, dim, kernels.CosineOptions{Workgroup: wg})
 		if err != nil {
 			return Side{}, err
 		}
-		tk, err := compute.NewTopKSingle(cs, kk)
+		tk, err := kernels.NewTopKSingle(cs, kk)
 		if err != nil {
 			cs.Release()
 			return Side{}, err

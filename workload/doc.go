@@ -22,7 +22,7 @@
 //     batch size: Bytes, Flops, and a GPU and a CPU Side, each with
 //     Poison (outputs set to NaN), Run, Verify (against the reference,
 //     NaN never passing: use checkClose and DotTol) and Release. The GPU
-//     side runs the shader through compute.NewUserKernel (buffers by WGSL
+//     side runs the shader through kernels.NewUserKernel (buffers by WGSL
 //     name, initial contents from BufferSpec.Data) unless it needs a
 //     dedicated runner in package compute.
 //  2. wgsl/<name>.wgsl: the kernel; every *.wgsl file is embedded and

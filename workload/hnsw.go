@@ -2,11 +2,11 @@ package workload
 
 import (
 	"fmt"
+	"github.com/wgpu-prof/wgpu-prof/kernels"
 	"math"
 	"math/rand/v2"
 	"time"
 
-	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/ops"
 	"github.com/wgpu-prof/wgpu-prof/timing"
@@ -83,7 +83,7 @@ func hnswCase(h *hnswData, q int, k Knobs) Case {
 		Flops: float64(3 * q * c * dim),
 	}
 	w.GPU = func(g GPU) (Side, error) {
-		ga, err := compute.NewGather(g.Device, h.v, dim, compute.GatherOptions{Metric: ops.L2Sq, Workgroup: wg})
+		ga, err := kernels.NewGather(g.Device, h.v, dim, kernels.GatherOptions{Metric: ops.L2Sq, Workgroup: wg})
 		if err != nil {
 			return Side{}, err
 		}

@@ -2,10 +2,10 @@ package workload
 
 import (
 	"fmt"
+	"github.com/wgpu-prof/wgpu-prof/kernels"
 	"math/rand/v2"
 	"time"
 
-	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/internal/verify"
 	"github.com/wgpu-prof/wgpu-prof/ops"
@@ -68,13 +68,13 @@ func spreadCase(name string, g *ops.CSR, steps int, seed uint64, k Knobs) Case {
 		Flops: float64(steps) * float64(2*edges+4*nodes),
 	}
 	w.GPU = func(gp GPU) (Side, error) {
-		sp, err := compute.NewSpread(gp.Device, ops.CSR{Offsets: g.Offsets, Cols: g.Cols, Weights: g.Weights},
-			compute.SpreadOptions{Variant: compute.SpreadRowPerThread, Workgroup: wg})
+		sp, err := kernels.NewSpread(gp.Device, ops.CSR{Offsets: g.Offsets, Cols: g.Cols, Weights: g.Weights},
+			kernels.SpreadOptions{Variant: kernels.SpreadRowPerThread, Workgroup: wg})
 		if err != nil {
 			return Side{}, err
 		}
 		out := make([]float32, nodes)
-		sp2 := compute.SpreadParams{Retention: spreadParams.Retention, Decay: spreadParams.Decay, Threshold: spreadParams.Threshold, Steps: steps, Epsilon: -1}
+		sp2 := kernels.SpreadParams{Retention: spreadParams.Retention, Decay: spreadParams.Decay, Threshold: spreadParams.Threshold, Steps: steps, Epsilon: -1}
 		return Side{
 			Poison: func() { poisonF32(out) },
 			Run: func() (timing.Sample, error) {

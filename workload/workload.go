@@ -2,11 +2,12 @@ package workload
 
 import (
 	"fmt"
+	"github.com/wgpu-prof/wgpu-prof/gpu"
+	"github.com/wgpu-prof/wgpu-prof/kernels"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
@@ -24,9 +25,9 @@ type Config struct {
 	Degree int // average graph degree (spreading)
 	Steps  int // spreading steps
 	// Workgroup is the GPU workgroup size for every kernel that has one;
-	// 0: compute.DefaultWorkgroup.
+	// 0: kernels.DefaultWorkgroup.
 	Workgroup int
-	// Tile is the tile side of tiled kernels; 0: compute.DefaultTile.
+	// Tile is the tile side of tiled kernels; 0: kernels.DefaultTile.
 	Tile int
 	Seed uint64
 }
@@ -63,7 +64,7 @@ func (k Knobs) wg() int {
 	if k.Workgroup > 0 {
 		return k.Workgroup
 	}
-	return compute.DefaultWorkgroup
+	return kernels.DefaultWorkgroup
 }
 
 // Descriptor is everything wgpu-prof knows about one workload. The
@@ -81,7 +82,7 @@ type Descriptor struct {
 	// which GPU knobs the workgroup and tile sweeps may vary.
 	Uses []string
 	// MemCompute is the memory-vs-compute shader family of the workload's
-	// GPU kernel (compute.NewMemCompute), "" when it has none.
+	// GPU kernel (kernels.NewMemCompute), "" when it has none.
 	MemCompute string
 	// Check validates the configuration for this workload beyond the
 	// checks every workload shares (Config.Validate); nil: none.
@@ -154,15 +155,15 @@ type Case struct {
 
 // GPU is what a case's GPU side runs with.
 type GPU struct {
-	Device *compute.Device
+	Device *gpu.Device
 	// Timer times the passes with timestamp queries; nil: host clock only.
-	Timer *compute.Timer
+	Timer *gpu.Timer
 	// Sample turns a runner's Timing into a timing.Sample; the experiment
 	// package sets it to record traces. Nil: SampleOf.
-	Sample func(name string, start time.Time, t compute.Timing, err error) (timing.Sample, error)
+	Sample func(name string, start time.Time, t kernels.Timing, err error) (timing.Sample, error)
 }
 
-func (g GPU) sample(name string, start time.Time, t compute.Timing, err error) (timing.Sample, error) {
+func (g GPU) sample(name string, start time.Time, t kernels.Timing, err error) (timing.Sample, error) {
 	if g.Sample != nil {
 		return g.Sample(name, start, t, err)
 	}
@@ -170,7 +171,7 @@ func (g GPU) sample(name string, start time.Time, t compute.Timing, err error) (
 }
 
 // SampleOf converts a runner's Timing into a timing.Sample.
-func SampleOf(t compute.Timing, err error) (timing.Sample, error) {
+func SampleOf(t kernels.Timing, err error) (timing.Sample, error) {
 	return timing.Sample{Host: t.EndToEnd, Kernel: t.Kernel, HasKernel: t.KernelValid}, err
 }
 
@@ -261,7 +262,7 @@ func Parse(s string) ([]*Descriptor, error) {
 // Validate checks what every workload shares: positive sizes, a
 // dimension the vec4 kernels can load, and stored vectors the device can
 // hold in chunks of its buffer limit. Descriptor.Check adds the rest.
-func (c Config) Validate(lim compute.Limits, adapter string) error {
+func (c Config) Validate(lim gpu.Limits, adapter string) error {
 	pos := []struct {
 		flag string
 		v    int

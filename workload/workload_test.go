@@ -2,6 +2,7 @@ package workload
 
 import (
 	"errors"
+	"github.com/wgpu-prof/wgpu-prof/gpu"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -11,13 +12,11 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/wgpu-prof/wgpu-prof/compute"
 )
 
 func openGPU(t *testing.T) GPU {
 	t.Helper()
-	inst, err := compute.NewInstance(compute.BackendUndefined)
+	inst, err := gpu.NewInstance(gpu.BackendUndefined)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,11 +24,11 @@ func openGPU(t *testing.T) GPU {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := compute.SelectAdapter(adapters, compute.AdapterQuery{Index: -1})
+	a, err := gpu.SelectAdapter(adapters, gpu.AdapterQuery{Index: -1})
 	if err != nil {
 		t.Fatalf("%v (run scripts/setup.sh to install wgpu-native and Mesa lavapipe)", err)
 	}
-	d, err := a.RequestDevice(compute.DeviceOptions{WaitTimeout: time.Minute})
+	d, err := a.RequestDevice(gpu.DeviceOptions{WaitTimeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

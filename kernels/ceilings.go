@@ -1,0 +1,553 @@
+package kernels
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"github.com/wgpu-prof/wgpu-prof/gpu"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/wgsl"
+)
+
+// ErrVerify reports that a kernel's output did not match the host's
+// reference: the measurement that produced it must not be used.
+var ErrVerify = errors.New("result verification failed")
+
+// CeilingOptions configures MeasureCeilings.
+type CeilingOptions struct {
+	// Bytes is the size of each buffer the bandwidth kernels stream
+	// (0: min(256 MiB, maxStorageBufferBindingSize)). Rounded down to a
+	// multiple of 16 (vec4).
+	Bytes uint64
+	// Runs is how many times each kernel runs (0: 7). The first run is a
+	// warm-up and is excluded; the best of the others is kept
+	// (STREAM-style). Values below 2 are raised to 2.
+	Runs int
+	// Workgroup is the number of threads per workgroup (a power of two;
+	// 0: 256).
+	Workgroup int
+	// Intensities are the FMA chain's arithmetic intensities in flop/byte
+	// (0: 0.25, 1, 4, 16, 64, 256). Each is rounded to a multiple of 0.25
+	// (whole vec4 FMA steps per element).
+	Intensities []float64
+}
+
+// FMAPoint is one point of the empirical roofline.
+type FMAPoint struct {
+	// Intensity is flops per byte moved (read + written).
+	Intensity float64
+	GFLOPs    float64
+	GBs       float64
+}
+
+// Ceilings are the measured limits of a device: the bandwidth of
+// read-only, write-only and copy kernels and the arithmetic rate of FMA
+// chains over a range of intensities. Every number comes from a run whose
+// output was verified against the host.
+type Ceilings struct {
+	ReadGBs, WriteGBs, CopyGBs float64 // 1 GB = 1e9 bytes; copy counts read + written
+	FMA                        []FMAPoint
+	PeakGFLOPs                 float64 // max over FMA
+	Bytes                      uint64  // buffer size streamed by read, fill and copy
+	Workgroup                  int
+	// Timed is "timestamps" when every number is GPU kernel time from
+	// timestamp queries, "host clock" when timestamps were unavailable or
+	// implausible for any kernel (then every number is host time around
+	// submit and wait).
+	Timed string
+}
+
+const (
+	timedTimestamps = "timestamps"
+	timedHost       = "host clock"
+	eps32           = 1.0 / (1 << 23)
+	// FMA chain coefficients: x ← x·a + b keeps |x| ≤ 1 for x₀ in [-1, 1)
+	// and rounds at every step (a is not a power of two).
+	fmaA = float32(1 - 1.0/1024 - 1.0/(1<<20))
+	fmaB = float32(1.0 / 1024)
+)
+
+// microKernel is one ceiling kernel ready to run: a single timed pass,
+// with hooks to poison outputs before a run and verify them after.
+type microKernel struct {
+	name    string
+	pass    gpu.Pass
+	bytes   float64 // moved per run
+	flops   float64 // per run
+	prepare func(run int) error
+	verify  func(run int) error
+}
+
+// runTimes is what repeated runs of a kernel measured, warm-up excluded.
+type runTimes struct {
+	host, kernel time.Duration // best of runs
+	kernelValid  bool
+}
+
+// ceilingBench holds the buffers shared by the micro-kernels.
+type ceilingBench struct {
+	d       *gpu.Device
+	wg      int
+	n4      uint64 // vec4 elements in src and dst
+	srcHost []float32
+	absSum  float64 // Σ|src|
+	sum     float64 // Σ src
+	src     *gpu.Buffer
+	dst     *gpu.Buffer
+	partial *gpu.Buffer
+	params  *gpu.Buffer
+	groups  []*gpu.BindGroup
+}
+
+func (b *ceilingBench) release() {
+	if b == nil {
+		return
+	}
+	releaseAll(b.groups)
+	b.src.Release()
+	b.dst.Release()
+	b.partial.Release()
+	b.params.Release()
+	b.groups = nil
+}
+
+// MeasureCeilings measures the device's bandwidth and arithmetic ceilings
+// with micro-kernels over buffers of opts.Bytes. Every run's output is
+// checked (sum within a rounding bound, samples of written data exact or
+// within the FMA chain's rounding bound); a failed check fails the whole
+// measurement with ErrVerify.
+func MeasureCeilings(d *gpu.Device, opts CeilingOptions) (Ceilings, error) {
+	const op = "kernels: MeasureCeilings"
+	if opts.Bytes == 0 {
+		opts.Bytes = min(256<<20, d.Limits.MaxStorageBufferBindingSize, d.Limits.MaxBufferSize)
+	}
+	opts.Bytes &^= 15
+	if opts.Bytes < 4096 {
+		return Ceilings{}, fmt.Errorf("%s: Bytes %d: need at least 4096", op, opts.Bytes)
+	}
+	if opts.Bytes > d.Limits.MaxStorageBufferBindingSize {
+		return Ceilings{}, fmt.Errorf("%s: Bytes %d > maxStorageBufferBindingSize %d: %w", op, opts.Bytes, d.Limits.MaxStorageBufferBindingSize, gpu.ErrLimit)
+	}
+	if opts.Runs == 0 {
+		opts.Runs = 7
+	}
+	opts.Runs = max(opts.Runs, 2)
+	if opts.Workgroup == 0 {
+		opts.Workgroup = 256
+	}
+	wg, err := validWorkgroup(d, opts.Workgroup)
+	if err != nil {
+		return Ceilings{}, fmt.Errorf("%s: %w", op, err)
+	}
+	if opts.Intensities == nil {
+		opts.Intensities = []float64{0.25, 1, 4, 16, 64, 256}
+	}
+	for _, x := range opts.Intensities {
+		if !(x >= 0.25 && x <= 1<<20) {
+			return Ceilings{}, fmt.Errorf("%s: intensity %v flop/byte: must be in [0.25, 2^20]", op, x)
+		}
+	}
+	b, err := newCeilingBench(d, opts.Bytes, wg)
+	if err != nil {
+		return Ceilings{}, fmt.Errorf("%s: %w", op, err)
+	}
+	defer b.release()
+	var timer *gpu.Timer
+	if d.HasTimestamps() {
+		if timer, err = d.NewTimer(1); err != nil {
+			return Ceilings{}, fmt.Errorf("%s: %w", op, err)
+		}
+		defer timer.Release()
+	}
+
+	kernels := make([]*microKernel, 0, 3+len(opts.Intensities))
+	for _, mk := range []func() (*microKernel, error){b.readKernel, b.fillKernel, b.copyKernel} {
+		k, err := mk()
+		if err != nil {
+			return Ceilings{}, fmt.Errorf("%s: %w", op, err)
+		}
+		kernels = append(kernels, k)
+	}
+	for _, x := range opts.Intensities {
+		k, err := b.fmaKernel(max(1, int(math.Round(4*x))))
+		if err != nil {
+			return Ceilings{}, fmt.Errorf("%s: %w", op, err)
+		}
+		kernels = append(kernels, k)
+	}
+	times := make([]runTimes, len(kernels))
+	allKernel := timer != nil
+	for i, k := range kernels {
+		if times[i], err = b.measure(k, opts.Runs, timer); err != nil {
+			return Ceilings{}, fmt.Errorf("%s: %w", op, err)
+		}
+		allKernel = allKernel && times[i].kernelValid
+	}
+	c := Ceilings{Bytes: opts.Bytes, Workgroup: wg, Timed: timedHost}
+	if allKernel {
+		c.Timed = timedTimestamps
+	}
+	rate := func(i int, amount float64) float64 {
+		t := times[i].host
+		if allKernel {
+			t = times[i].kernel
+		}
+		return amount / t.Seconds() / 1e9
+	}
+	c.ReadGBs = rate(0, kernels[0].bytes)
+	c.WriteGBs = rate(1, kernels[1].bytes)
+	c.CopyGBs = rate(2, kernels[2].bytes)
+	for i := 3; i < len(kernels); i++ {
+		k := kernels[i]
+		p := FMAPoint{Intensity: k.flops / k.bytes, GFLOPs: rate(i, k.flops), GBs: rate(i, k.bytes)}
+		c.FMA = append(c.FMA, p)
+		c.PeakGFLOPs = max(c.PeakGFLOPs, p.GFLOPs)
+	}
+	return c, nil
+}
+
+func newCeilingBench(d *gpu.Device, bytes uint64, wg int) (*ceilingBench, error) {
+	b := &ceilingBench{d: d, wg: wg, n4: bytes / 16}
+	ok := false
+	defer func() {
+		if !ok {
+			b.release()
+		}
+	}()
+	// Random data in [-1, 1): never time on zeros.
+	r := rand.New(rand.NewPCG(0x5eed, bytes))
+	b.srcHost = make([]float32, 4*b.n4)
+	for i := range b.srcHost {
+		x := float32(r.Uint32()>>8)*(1.0/(1<<23)) - 1
+		b.srcHost[i] = x
+		b.sum += float64(x)
+		b.absSum += math.Abs(float64(x))
+	}
+	var err error
+	if b.src, err = d.CreateBuffer("ceiling src", bytes, gpu.UsageStorage|gpu.UsageCopyDst|gpu.UsageCopySrc); err != nil {
+		return nil, err
+	}
+	if err = d.Write(b.src, 0, gpu.Bytes(b.srcHost)); err != nil {
+		return nil, err
+	}
+	if b.dst, err = d.CreateBuffer("ceiling dst", bytes, gpu.UsageStorage|gpu.UsageCopyDst|gpu.UsageCopySrc); err != nil {
+		return nil, err
+	}
+	if b.params, err = d.CreateBuffer("ceiling params", 2*uniformStride, gpu.UsageUniform|gpu.UsageCopyDst); err != nil {
+		return nil, err
+	}
+	var blk [8]byte
+	binary.LittleEndian.PutUint32(blk[0:], math.Float32bits(fmaA))
+	binary.LittleEndian.PutUint32(blk[4:], math.Float32bits(fmaB))
+	if err = d.Write(b.params, uniformStride, blk[:]); err != nil {
+		return nil, err
+	}
+	ok = true
+	return b, nil
+}
+
+// streamGroups is the 1-D grid for a grid-stride kernel over n4 vec4s with
+// about perThread elements per invocation.
+func (b *ceilingBench) streamGroups(n4 uint64, perThread uint64) uint32 {
+	g := (n4 + uint64(b.wg)*perThread - 1) / (uint64(b.wg) * perThread)
+	return uint32(max(1, min(g, uint64(b.d.Limits.MaxComputeWorkgroupsPerDimension))))
+}
+
+func (b *ceilingBench) pipeline(name string, consts gpu.Constants) (*gpu.Pipeline, error) {
+	consts["WG"] = float64(b.wg)
+	return b.d.Pipeline(name, wgsl.MustSource(name), "main", consts)
+}
+
+func (b *ceilingBench) bind(p *gpu.Pipeline, bindings []gpu.BufferBinding) (*gpu.BindGroup, error) {
+	bg, err := b.d.CreateBindGroup(p, 0, bindings)
+	if err != nil {
+		return nil, err
+	}
+	b.groups = append(b.groups, bg)
+	return bg, nil
+}
+
+// sampleStarts returns the first vec4 index of count blocks of blk vec4s
+// spread evenly over n4 vec4s, the first and the last block included.
+func sampleStarts(n4, blk uint64, count int) []uint64 {
+	if n4 <= blk*uint64(count) {
+		var out []uint64
+		for s := uint64(0); s < n4; s += blk {
+			out = append(out, s)
+		}
+		return out
+	}
+	out := make([]uint64, count)
+	last := n4 - blk
+	for i := range out {
+		out[i] = last * uint64(i) / uint64(count-1)
+	}
+	return out
+}
+
+var nanBits = math.Float32frombits(0x7fc00bad)
+
+// poison writes NaN over the sampled blocks of buf.
+func (b *ceilingBench) poison(buf *gpu.Buffer, starts []uint64, blk, n4 uint64) error {
+	nan := make([]float32, 4*blk)
+	for i := range nan {
+		nan[i] = nanBits
+	}
+	for _, s := range starts {
+		n := min(blk, n4-s)
+		if err := b.d.Write(buf, 16*s, gpu.Bytes(nan[:4*n])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readSamples reads the sampled blocks of buf back, calling check for
+// every element (vec4 index i, lane l).
+func (b *ceilingBench) readSamples(buf *gpu.Buffer, starts []uint64, blk, n4 uint64, check func(i uint64, got [4]float32) error) error {
+	tmp := make([]float32, 4*blk)
+	for _, s := range starts {
+		n := min(blk, n4-s)
+		if err := b.d.Read(buf, 16*s, gpu.Bytes(tmp[:4*n])); err != nil {
+			return err
+		}
+		for j := uint64(0); j < n; j++ {
+			if err := check(s+j, [4]float32(tmp[4*j:4*j+4])); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (b *ceilingBench) readKernel() (*microKernel, error) {
+	p, err := b.pipeline("micro_read", gpu.Constants{})
+	if err != nil {
+		return nil, err
+	}
+	// More elements per invocation than the other kernels: each workgroup
+	// ends in log2(WG) barriers, which CPU drivers (lavapipe) pay dearly.
+	groups := b.streamGroups(b.n4, 32)
+	if b.partial, err = b.d.CreateBuffer("ceiling partial sums", 4*uint64(groups), gpu.UsageStorage|gpu.UsageCopyDst|gpu.UsageCopySrc); err != nil {
+		return nil, err
+	}
+	bg, err := b.bind(p, []gpu.BufferBinding{{Binding: 0, Buffer: b.src}, {Binding: 1, Buffer: b.partial}})
+	if err != nil {
+		return nil, err
+	}
+	nan := make([]float32, groups)
+	for i := range nan {
+		nan[i] = nanBits
+	}
+	got := make([]float32, groups)
+	threads := uint64(groups) * uint64(b.wg)
+	// Each lane adds ⌈n4/threads⌉ values, then log2(WG)+2 additions combine
+	// lanes and threads; the host adds the partials in float64.
+	depth := int((b.n4+threads-1)/threads) + bits.Len(uint(b.wg)) + 2
+	return &microKernel{
+		name:  "read",
+		pass:  gpu.Pass{Label: "micro_read", Dispatches: []gpu.Dispatch{{Pipeline: p, BindGroups: []*gpu.BindGroup{bg}, X: groups, Y: 1, Z: 1}}},
+		bytes: float64(16 * b.n4),
+		prepare: func(int) error {
+			return b.d.Write(b.partial, 0, gpu.Bytes(nan))
+		},
+		verify: func(int) error {
+			if err := b.d.Read(b.partial, 0, gpu.Bytes(got)); err != nil {
+				return err
+			}
+			return checkSum("micro_read", got, b.sum, b.absSum, depth)
+		},
+	}, nil
+}
+
+// checkSum checks that the float64 sum of partial sums is within the
+// rounding bound of float32 summation, depth·ε·Σ|x| (doubled for safety),
+// of want.
+func checkSum(kernel string, partials []float32, want, absSum float64, depth int) error {
+	var got float64
+	for i, x := range partials {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return fmt.Errorf("%s: partial sum %d = %v: %w", kernel, i, x, ErrVerify)
+		}
+		got += float64(x)
+	}
+	tol := 2*float64(depth)*eps32*absSum + 1e-30
+	if math.Abs(got-want) > tol {
+		return fmt.Errorf("%s: sum %.9g, want %.9g (tolerance %.3g): %w", kernel, got, want, tol, ErrVerify)
+	}
+	return nil
+}
+
+const sampleBlock, sampleCount = 256, 8
+
+func (b *ceilingBench) fillKernel() (*microKernel, error) {
+	p, err := b.pipeline("micro_fill", gpu.Constants{})
+	if err != nil {
+		return nil, err
+	}
+	bg, err := b.bind(p, []gpu.BufferBinding{{Binding: 0, Buffer: b.params, Size: 16}, {Binding: 1, Buffer: b.dst}})
+	if err != nil {
+		return nil, err
+	}
+	starts := sampleStarts(b.n4, sampleBlock, sampleCount)
+	seed := func(run int) float32 { return float32(run+1) * 1.5 }
+	return &microKernel{
+		name:  "fill",
+		pass:  gpu.Pass{Label: "micro_fill", Dispatches: []gpu.Dispatch{{Pipeline: p, BindGroups: []*gpu.BindGroup{bg}, X: b.streamGroups(b.n4, 8), Y: 1, Z: 1}}},
+		bytes: float64(16 * b.n4),
+		prepare: func(run int) error {
+			var blk [4]byte
+			binary.LittleEndian.PutUint32(blk[:], math.Float32bits(seed(run)))
+			if err := b.d.Write(b.params, 0, blk[:]); err != nil {
+				return err
+			}
+			return b.poison(b.dst, starts, sampleBlock, b.n4)
+		},
+		verify: func(run int) error {
+			s := seed(run)
+			return b.readSamples(b.dst, starts, sampleBlock, b.n4, func(i uint64, got [4]float32) error {
+				want := [4]float32{float32(i & 0xffff), float32(i >> 16), s, -s}
+				return checkExact("micro_fill", i, got, want)
+			})
+		},
+	}, nil
+}
+
+func checkExact(kernel string, i uint64, got, want [4]float32) error {
+	for l := range got {
+		if math.Float32bits(got[l]) != math.Float32bits(want[l]) {
+			return fmt.Errorf("%s: element %d lane %d = %v, want %v: %w", kernel, i, l, got[l], want[l], ErrVerify)
+		}
+	}
+	return nil
+}
+
+func (b *ceilingBench) copyKernel() (*microKernel, error) {
+	p, err := b.pipeline("micro_copy", gpu.Constants{})
+	if err != nil {
+		return nil, err
+	}
+	bg, err := b.bind(p, []gpu.BufferBinding{{Binding: 0, Buffer: b.src}, {Binding: 1, Buffer: b.dst}})
+	if err != nil {
+		return nil, err
+	}
+	starts := sampleStarts(b.n4, sampleBlock, sampleCount)
+	return &microKernel{
+		name:  "copy",
+		pass:  gpu.Pass{Label: "micro_copy", Dispatches: []gpu.Dispatch{{Pipeline: p, BindGroups: []*gpu.BindGroup{bg}, X: b.streamGroups(b.n4, 8), Y: 1, Z: 1}}},
+		bytes: float64(2 * 16 * b.n4),
+		prepare: func(int) error {
+			return b.poison(b.dst, starts, sampleBlock, b.n4)
+		},
+		verify: func(int) error {
+			return b.readSamples(b.dst, starts, sampleBlock, b.n4, func(i uint64, got [4]float32) error {
+				return checkExact("micro_copy", i, got, [4]float32(b.srcHost[4*i:4*i+4]))
+			})
+		},
+	}, nil
+}
+
+// fmaElements is how many vec4s the FMA kernel with fmas steps streams:
+// all of them at low intensity, fewer at high intensity so a run does
+// about the flops of intensity 4 over the full buffer, but never fewer
+// than 2^20 vec4s (enough invocations to fill a large GPU).
+func (b *ceilingBench) fmaElements(fmas int) uint64 {
+	n := b.n4 * 16 / uint64(fmas)
+	n = max(n, min(b.n4, 1<<20))
+	return min(n, b.n4)
+}
+
+// fmaRef is the host's FMA chain for one lane, with the bound on how far
+// a GPU's result may be from it (fma may or may not be fused: one
+// rounding of |x|+|b| per step).
+func fmaRef(x0 float32, fmas int) (want, tol float64) {
+	x := x0
+	var bound float64
+	for k := 0; k < fmas; k++ {
+		x = float32(float64(x)*float64(fmaA) + float64(fmaB))
+		bound += math.Abs(float64(x)) + float64(fmaB)
+	}
+	return float64(x), 2*eps32*bound + 1e-30
+}
+
+func (b *ceilingBench) fmaKernel(fmas int) (*microKernel, error) {
+	p, err := b.pipeline("micro_fma", gpu.Constants{"FMAS": float64(fmas)})
+	if err != nil {
+		return nil, err
+	}
+	n4 := b.fmaElements(fmas)
+	bg, err := b.bind(p, []gpu.BufferBinding{
+		{Binding: 0, Buffer: b.params, Offset: uniformStride, Size: 16},
+		{Binding: 1, Buffer: b.src, Size: 16 * n4},
+		{Binding: 2, Buffer: b.dst, Size: 16 * n4},
+	})
+	if err != nil {
+		return nil, err
+	}
+	const blk, count = 32, 4
+	starts := sampleStarts(n4, blk, count)
+	name := fmt.Sprintf("micro_fma(FMAS=%d)", fmas)
+	return &microKernel{
+		name:  name,
+		pass:  gpu.Pass{Label: name, Dispatches: []gpu.Dispatch{{Pipeline: p, BindGroups: []*gpu.BindGroup{bg}, X: b.streamGroups(n4, 2), Y: 1, Z: 1}}},
+		bytes: float64(2 * 16 * n4),
+		flops: float64(2 * 4 * uint64(fmas) * n4),
+		prepare: func(int) error {
+			return b.poison(b.dst, starts, blk, n4)
+		},
+		verify: func(int) error {
+			return b.readSamples(b.dst, starts, blk, n4, func(i uint64, got [4]float32) error {
+				for l := range got {
+					want, tol := fmaRef(b.srcHost[4*i+uint64(l)], fmas)
+					if g := float64(got[l]); !(math.Abs(g-want) <= tol) {
+						return fmt.Errorf("%s: element %d lane %d = %v, want %v (tolerance %.3g): %w", name, i, l, g, want, tol, ErrVerify)
+					}
+				}
+				return nil
+			})
+		},
+	}, nil
+}
+
+// measure runs k runs times, verifying every run, and keeps the best host
+// and kernel times of all runs but the first.
+func (b *ceilingBench) measure(k *microKernel, runs int, timer *gpu.Timer) (runTimes, error) {
+	rt := runTimes{kernelValid: timer != nil}
+	for run := 0; run < runs; run++ {
+		if err := k.prepare(run); err != nil {
+			return rt, fmt.Errorf("%s: %w", k.name, err)
+		}
+		start := time.Now()
+		passes, err := b.d.Submit([]gpu.Pass{k.pass}, nil, timer)
+		host := time.Since(start)
+		if err != nil {
+			return rt, fmt.Errorf("%s: %w", k.name, err)
+		}
+		if err := k.verify(run); err != nil {
+			return rt, fmt.Errorf("run %d: %w", run, err)
+		}
+		if run == 0 {
+			continue
+		}
+		if rt.host == 0 || host < rt.host {
+			rt.host = host
+		}
+		// A kernel time longer than the host time around it is not
+		// plausible: fall back to the host clock.
+		if timer == nil || len(passes) != 1 || !passes[0].Valid || passes[0].Duration <= 0 || passes[0].Duration > host {
+			rt.kernelValid = false
+			continue
+		}
+		if rt.kernel == 0 || passes[0].Duration < rt.kernel {
+			rt.kernel = passes[0].Duration
+		}
+	}
+	if !rt.kernelValid {
+		rt.kernel = 0
+	}
+	return rt, nil
+}
