@@ -358,3 +358,15 @@ func rssKiB(t testing.TB) int64 {
 	}
 	return res * int64(os.Getpagesize()) / 1024
 }
+
+// A nil or released module or pipeline is an error, never a nil
+// dereference (both checks used to come after a dereference).
+func TestNilModuleAndPipelineAreErrors(t *testing.T) {
+	d := openDevice(t)
+	if _, err := d.CreatePipeline(nil, "main", nil); !errors.Is(err, gpu.ErrReleased) {
+		t.Fatalf("CreatePipeline(nil module): %v, want ErrReleased", err)
+	}
+	if _, err := d.CreateBindGroup(nil, 0, nil); !errors.Is(err, gpu.ErrReleased) {
+		t.Fatalf("CreateBindGroup(nil pipeline): %v, want ErrReleased", err)
+	}
+}

@@ -51,10 +51,10 @@ type Pipeline struct {
 // checked on the host against d.Limits first (ErrLimit), because
 // wgpu-native 29 does not re-check them after overrides are applied.
 func (d *Device) CreatePipeline(m *ShaderModule, entry string, consts Constants) (*Pipeline, error) {
-	op := fmt.Sprintf("CreatePipeline(%q, %q, {%s})", m.Label, entry, consts.Key())
 	if m == nil || m.c == nil {
-		return nil, fmt.Errorf("gpu: %s: %w", op, ErrReleased)
+		return nil, fmt.Errorf("gpu: CreatePipeline(%q): shader module: %w", entry, ErrReleased)
 	}
+	op := fmt.Sprintf("CreatePipeline(%q, %q, {%s})", m.Label, entry, consts.Key())
 	if err := m.scan.checkLimits(d.Limits, entry, consts); err != nil {
 		return nil, fmt.Errorf("gpu: %s: %w", op, err)
 	}
@@ -177,10 +177,10 @@ type BindGroup struct {
 // CreateBindGroup binds buffers to group of p. A binding larger than the
 // device's maxStorageBufferBindingSize is refused with ErrLimit.
 func (d *Device) CreateBindGroup(p *Pipeline, group uint32, bindings []BufferBinding) (*BindGroup, error) {
-	op := fmt.Sprintf("CreateBindGroup(%q, group %d)", p.Label, group)
 	if p == nil || p.c == nil {
-		return nil, fmt.Errorf("gpu: %s: %w", op, ErrReleased)
+		return nil, fmt.Errorf("gpu: CreateBindGroup(group %d): pipeline: %w", group, ErrReleased)
 	}
+	op := fmt.Sprintf("CreateBindGroup(%q, group %d)", p.Label, group)
 	ents := (*C.WGPUBindGroupEntry)(C.calloc(C.size_t(len(bindings)+1), C.size_t(unsafe.Sizeof(C.WGPUBindGroupEntry{}))))
 	defer C.free(unsafe.Pointer(ents))
 	es := unsafe.Slice(ents, len(bindings))
