@@ -15,7 +15,9 @@ func runBreakEven(stdout, stderr io.Writer, args []string) error {
 		"Sweeps the batch size on GPU and CPU, fits t(n) = overhead + n·per_item on\n" +
 		"each side, and reports the fitted and measured crossovers, on end-to-end and\n" +
 		"on kernel time."
-	return measureCommand(stdout, stderr, args, "breakeven", usage, true, func(fs *pflag.FlagSet) measureHooks {
+	examples := `  wgpu-prof breakeven --kernel cosine-single --quick --batches 256,1024,4096,8192
+  wgpu-prof breakeven --kernel hnsw --amdahl 0.3 --out be --plot`
+	return measureCommand(stdout, stderr, args, "breakeven", usage, examples, true, func(fs *pflag.FlagSet) measureHooks {
 		amdahl := fs.Float64("amdahl", -1, "share (0..1) of an application's time this operation takes: print the end-to-end application speedup the measurement allows")
 		return measureHooks{run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
 			withAmdahl := fs.Changed("amdahl")

@@ -48,9 +48,6 @@ func (f *deviceFlags) open(stderr io.Writer) (*experiment.Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	if isTerminal(stderr) {
-		env.Progress = stderr
-	}
 	return env, nil
 }
 

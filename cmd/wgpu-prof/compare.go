@@ -15,17 +15,16 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	fs := pflag.NewFlagSet("compare", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	threshold := fs.String("threshold", "5%", "a significant slowdown past this fraction is a regression (e.g. 5% or 0.05)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: wgpu-prof compare OLD.json NEW.json [--threshold 5%]")
-		fmt.Fprintln(stderr, "Per-row deltas with significance and a geomean; exit status 1 when a row")
-		fmt.Fprintln(stderr, "regresses significantly past the threshold (for CI use).")
-		fs.PrintDefaults()
-	}
+	setHelp(fs, stdout, "usage: wgpu-prof compare OLD.json NEW.json [--threshold 5%]\n"+
+		"Per-row deltas with significance and a geomean; exit status 1 when a row\n"+
+		"regresses significantly past the threshold (for CI use). For Go's benchstat,\n"+
+		"compare the report.bench files instead: benchstat old/report.bench new/report.bench",
+		`  wgpu-prof compare base/report.json new/report.json
+  wgpu-prof compare base/report.json new/report.json --threshold 2%`)
 	if done, err := parseFlags(fs, args); done || err != nil {
 		return err
 	}
 	if fs.NArg() != 2 {
-		fs.Usage()
 		return fmt.Errorf("compare needs two report files, got %d argument(s)", fs.NArg())
 	}
 	th, err := parsePercent(*threshold)

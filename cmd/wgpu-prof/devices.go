@@ -18,12 +18,11 @@ func runDevices(stdout, stderr io.Writer, args []string) error {
 	fs.SetOutput(stderr)
 	format := fs.String("format", "text", "output format: text or json")
 	backend := fs.String("backend", "any", "only adapters of this backend: vulkan, metal, d3d12, gl or any")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: wgpu-prof devices [--backend B] [--format text|json]")
-		fmt.Fprintln(stderr, "Lists every WebGPU adapter with its limits and features, and runs a tiny")
-		fmt.Fprintln(stderr, "dispatch with timestamp writes on each to show whether GPU timing works.")
-		fs.PrintDefaults()
-	}
+	setHelp(fs, stdout, "usage: wgpu-prof devices [--backend B] [--format text|json]\n"+
+		"Lists every WebGPU adapter with its limits and features, and runs a tiny\n"+
+		"dispatch with timestamp writes on each to show whether GPU timing works.",
+		`  wgpu-prof devices
+  wgpu-prof devices --backend vulkan --format json`)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return nil

@@ -15,7 +15,8 @@ func runHost(stdout, stderr io.Writer, args []string) error {
 	fs := pflag.NewFlagSet("host", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o outputFlags
-	o.register(fs, false)
+	outg := newGroup("output")
+	o.register(outg.fs, false)
 	levels := fs.String("cpu-level", "all", "SIMD levels to run, comma-separated: generic, avx2, avx512, neon, or all available")
 	dim := fs.Int("d", 768, "vector dimension")
 	n := fs.Int("n", 200_000, "rows for the out-of-cache cosine (default 614 MB at d=768)")
@@ -23,12 +24,11 @@ func runHost(stdout, stderr io.Writer, args []string) error {
 	q := fs.Int("q", 64, "queries for the batch cosine")
 	threads := fs.Int("threads", 0, "worker threads (0: GOMAXPROCS; 1: single-core speed)")
 	budget := fs.Duration("budget", experiment.DefaultBudget, "time budget per measurement (at least 10 samples are always taken)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: wgpu-prof host [flags]")
-		fmt.Fprintln(stderr, "CPU only: measures the host's read/write/copy/triad bandwidth and FMA peak,")
-		fmt.Fprintln(stderr, "then the host SIMD kernels at each level against those ceilings.")
-		fs.PrintDefaults()
-	}
+	setHelp(fs, stdout, "usage: wgpu-prof host [flags]\n"+
+		"CPU only (no GPU needed): measures the host's read/write/copy/triad bandwidth and\n"+
+		"FMA peak, then the host SIMD kernels at each level against those ceilings.",
+		`  wgpu-prof host --n 20000 --budget 300ms
+  wgpu-prof host --cpu-level generic,avx512 --threads 1   # single-core, two levels`, outg)
 	if done, err := parseFlags(fs, args); done || err != nil {
 		return err
 	}
@@ -55,10 +55,13 @@ func runHost(stdout, stderr io.Writer, args []string) error {
 		Measure: experiment.MeasureOpts{Budget: *budget},
 	}
 	var progress func(string)
-	if isTerminal(stderr) {
-		progress = func(s string) { fmt.Fprintln(stderr, s) }
+	prog := o.startProgress(stderr)
+	if prog != nil {
+		progress = func(s string) { fmt.Fprintln(prog, s) }
 	}
-	if err := experiment.RunHost(cfg, rep, progress); err != nil {
+	err = experiment.RunHost(cfg, rep, progress)
+	prog.finish()
+	if err != nil {
 		return err
 	}
 	rep.Summary = experiment.HostSummary(rep)

@@ -34,8 +34,9 @@ func runKernel(stdout, stderr io.Writer, args []string) error {
 	fs.SetOutput(stderr)
 	var o outputFlags
 	var dev deviceFlags
-	o.register(fs, true)
-	dev.register(fs)
+	devg, outg := newGroup("device and measurement"), newGroup("output")
+	dev.register(devg.fs)
+	o.register(outg.fs, true)
 	buffers := fs.StringArray("buffer", nil, "a storage buffer: NAME=TYPE:COUNT[:INIT] (repeat for each)")
 	dispatch := fs.String("dispatch", "", "workgroup counts X[,Y[,Z]] (integer expressions of the shader's override constants allowed)")
 	entry := fs.String("entry", "", "the @compute entry point (default: the only one)")
@@ -46,10 +47,8 @@ func runKernel(stdout, stderr io.Writer, args []string) error {
 	noCheck := fs.Bool("no-check", false, "skip the repeatability check (outputs that legitimately vary between runs); the report marks the result unverified")
 	seed := fs.Uint64("seed", 1, "seed of rand-initialised buffers")
 	quick := fs.Bool("quick", false, "a shorter look: 32 MiB ceiling buffers and a 250ms budget per measurement")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, kernelUsage)
-		fs.PrintDefaults()
-	}
+	usageText, examples, _ := strings.Cut(kernelUsage, "example:\n")
+	setHelp(fs, stdout, usageText, examples, devg, outg)
 	if done, err := parseFlags(fs, args); done || err != nil {
 		return err
 	}
@@ -121,8 +120,12 @@ func runKernel(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	defer env.Close()
+	prog := o.startProgress(stderr)
+	env.Progress = progressWriter(prog)
 	rep := env.NewReport(versionString())
-	if err := env.Kernel(cfg, rep); err != nil {
+	err = env.Kernel(cfg, rep)
+	prog.finish()
+	if err != nil {
 		return err
 	}
 	return o.emit(stdout, rep)

@@ -51,6 +51,7 @@ func commands() []command {
 		{"compare", "compare two JSON reports; exit 1 on a significant regression", runCompare},
 		{"kernel", "profile your own WGSL compute shader: buffers by name, timestamps, ceilings, sweeps", runKernel},
 		{"host", "CPU only: measured CPU ceilings and the host SIMD kernels at each level", runHost},
+		{"version", "tool version, commit, wgpu-native and Go versions", runVersion},
 	}
 }
 
@@ -62,7 +63,9 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'wgpu-prof <command> --help' for a command's flags.")
+	fmt.Fprintln(w, "Run 'wgpu-prof <command> --help' (or 'wgpu-prof help <command>') for a")
+	fmt.Fprintln(w, "command's flags and examples. Progress goes to stderr (--quiet: none), the")
+	fmt.Fprintln(w, "report to stdout; --out DIR also writes report.{json,txt,csv,bench,html}.")
 }
 
 // run is the whole program; main only maps its error to an exit status.
@@ -73,11 +76,19 @@ func run(stdout, stderr io.Writer, args []string) error {
 	}
 	switch args[0] {
 	case "help", "-h", "--help":
+		if len(args) > 1 {
+			for _, c := range commands() {
+				if c.name == args[1] {
+					return c.run(stdout, stderr, []string{"--help"})
+				}
+			}
+			usage(stderr)
+			return fmt.Errorf("help: unknown command %q", args[1])
+		}
 		usage(stdout)
 		return nil
-	case "version", "--version":
-		fmt.Fprintln(stdout, versionString())
-		return nil
+	case "--version":
+		return runVersion(stdout, stderr, nil)
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {

@@ -19,13 +19,38 @@ type outputFlags struct {
 	format string
 	out    string
 	plot   bool
+	quiet  bool
 }
 
 func (o *outputFlags) register(fs *pflag.FlagSet, plots bool) {
 	fs.StringVar(&o.format, "format", "text", "output format on stdout: text, json, csv or bench (Go benchmark format)")
-	fs.StringVar(&o.out, "out", "", "also write report.{json,txt,csv,bench} (and plots) into this directory")
+	fs.StringVar(&o.out, "out", "", "also write report.{json,txt,csv,bench,html} (and plots) into this directory")
 	if plots {
 		fs.BoolVar(&o.plot, "plot", false, "with --out: write PNG and SVG plots")
+	}
+	fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr (by default: a status line on a terminal, one line per finished measurement otherwise)")
+}
+
+// startProgress returns the progress display on stderr, or nil with --quiet.
+func (o *outputFlags) startProgress(stderr io.Writer) *progress {
+	if o.quiet {
+		return nil
+	}
+	return newProgress(stderr, isTerminal(stderr))
+}
+
+// progressWriter is p as the experiment package's progress writer (nil
+// when p is nil: an interface holding a nil pointer would not be nil).
+func progressWriter(p *progress) io.Writer {
+	if p == nil {
+		return nil
+	}
+	return p
+}
+
+func (p *progress) finish() {
+	if p != nil {
+		p.Finish()
 	}
 }
 

@@ -92,7 +92,10 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 		"The default suite on one adapter: measured GPU and CPU ceilings, then every\n" +
 		"workload on both sides (each result verified before it is timed), break-even\n" +
 		"sweeps, roofline positions and a plain-language summary."
-	return measureCommand(stdout, stderr, args, "run", usage, false, func(fs *pflag.FlagSet) measureHooks {
+	examples := `  wgpu-prof run --quick                                  # a shorter look, every workload
+  wgpu-prof run --workloads cosine-single,hnsw --out results --plot --trace
+  wgpu-prof run --quick --format json > r.json          # progress stays on stderr`
+	return measureCommand(stdout, stderr, args, "run", usage, examples, false, func(fs *pflag.FlagSet) measureHooks {
 		trace := fs.Bool("trace", false, "with --out: write trace.json (Chrome trace of every GPU call; open in Perfetto)")
 		return measureHooks{
 			ready: func(o *outputFlags) error {

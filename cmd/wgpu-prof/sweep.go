@@ -26,24 +26,22 @@ type measureHooks struct {
 // breakeven: flags, an open device, one experiment call, the report. With
 // withKernel, --kernel K (required) picks the one workload in place of
 // --workloads.
-func measureCommand(stdout, stderr io.Writer, args []string, name, usage string, withKernel bool, extra func(fs *pflag.FlagSet) measureHooks) error {
+func measureCommand(stdout, stderr io.Writer, args []string, name, usage, examples string, withKernel bool, extra func(fs *pflag.FlagSet) measureHooks) error {
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o outputFlags
 	var dev deviceFlags
 	var suite suiteFlags
-	o.register(fs, true)
-	dev.register(fs)
-	suite.register(fs)
+	sizes, devg, outg := newGroup("sizes and workloads (every measuring command)"), newGroup("device and measurement"), newGroup("output")
+	suite.register(sizes.fs)
+	dev.register(devg.fs)
+	o.register(outg.fs, true)
 	var kernel *string
 	if withKernel {
 		kernel = fs.String("kernel", "", "workload: "+joinNames(experiment.AllWorkloads()))
 	}
 	h := extra(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, usage)
-		fs.PrintDefaults()
-	}
+	setHelp(fs, stdout, usage, examples, sizes, devg, outg)
 	if done, err := parseFlags(fs, args); done || err != nil {
 		return err
 	}
@@ -70,11 +68,15 @@ func measureCommand(stdout, stderr io.Writer, args []string, name, usage string,
 		return err
 	}
 	defer env.Close()
+	prog := o.startProgress(stderr)
+	env.Progress = progressWriter(prog)
 	if h.opened != nil {
 		h.opened(env)
 	}
 	rep := env.NewReport(versionString())
-	if err := h.run(env, cfg, rep); err != nil {
+	err = h.run(env, cfg, rep)
+	prog.finish()
+	if err != nil {
 		return err
 	}
 	if err := o.emit(stdout, rep); err != nil {
@@ -86,11 +88,17 @@ func measureCommand(stdout, stderr io.Writer, args []string, name, usage string,
 	return nil
 }
 
+const sweepExamples = `  wgpu-prof sweep workgroup --kernel cosine-single --quick --sizes 32,64,128,256
+  wgpu-prof sweep tile --kernel cosine-batch --tiles 16,32,64 --out sweep --plot`
+
 func runSweep(stdout, stderr io.Writer, args []string) error {
 	if len(args) == 0 || (args[0] != "workgroup" && args[0] != "tile") {
-		if len(args) > 0 && (args[0] == "--help" || args[0] == "-h") {
-			fmt.Fprintln(stdout, "usage: wgpu-prof sweep workgroup|tile --kernel K [flags]")
-			return nil
+		if len(args) > 0 && isHelp(args[0]) {
+			usage := "usage: wgpu-prof sweep workgroup|tile --kernel K [flags]\n" +
+				"workgroup: times the GPU kernel at each --sizes workgroup size; tile: times the\n" +
+				"tiled batch kernel at each --tiles tile size. Every result is verified before it\n" +
+				"is timed; configurations the adapter rejects are listed with the reason."
+			return measureCommand(stdout, stderr, []string{"--help"}, "sweep", usage, sweepExamples, true, sweepFlags("workgroup"))
 		}
 		return fmt.Errorf("sweep: say which: wgpu-prof sweep workgroup|tile --kernel K")
 	}
@@ -103,7 +111,12 @@ func runSweep(stdout, stderr io.Writer, args []string) error {
 			"Times the tiled batch kernel at each tile size (its workgroup is (tile/4)² threads,\n" +
 			"so tile and workgroup move jointly); tiles the adapter rejects are listed with the reason."
 	}
-	return measureCommand(stdout, stderr, args[1:], "sweep "+kind, usage, true, func(fs *pflag.FlagSet) measureHooks {
+	return measureCommand(stdout, stderr, args[1:], "sweep "+kind, usage, sweepExamples, true, sweepFlags(kind))
+}
+
+// sweepFlags adds sweep's own flags and runs the sweep of kind.
+func sweepFlags(kind string) func(fs *pflag.FlagSet) measureHooks {
+	return func(fs *pflag.FlagSet) measureHooks {
 		sizes := fs.String("sizes", "32,64,128,256,512", "workgroup sizes (sweep workgroup)")
 		tiles := fs.String("tiles", "16,32,64,128", "tile sizes (sweep tile)")
 		return measureHooks{run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
@@ -120,22 +133,25 @@ func runSweep(stdout, stderr io.Writer, args []string) error {
 			}
 			return env.Sweep(cfg.Workloads[0], cfg, s, nil, rep)
 		}}
-	})
+	}
 }
 
+const experimentExamples = `  wgpu-prof experiment memory-compute --kernel cosine-single --quick
+  wgpu-prof experiment memory-compute --kernel hnsw --q 16 --c 64 --format json`
+
 func runExperiment(stdout, stderr io.Writer, args []string) error {
-	if len(args) == 0 || args[0] != "memory-compute" {
-		if len(args) > 0 && (args[0] == "--help" || args[0] == "-h") {
-			fmt.Fprintln(stdout, "usage: wgpu-prof experiment memory-compute --kernel cosine-single [flags]")
-			return nil
-		}
+	helpOnly := len(args) > 0 && isHelp(args[0])
+	if !helpOnly && (len(args) == 0 || args[0] != "memory-compute") {
 		return fmt.Errorf("experiment: the only experiment is memory-compute: wgpu-prof experiment memory-compute --kernel K")
+	}
+	if helpOnly {
+		args = []string{"memory-compute", "--help"}
 	}
 	usage := "usage: wgpu-prof experiment memory-compute --kernel cosine-single [flags]\n" +
 		"Runs three shaders over the same data: A reads every input with minimal work, B does\n" +
 		"the arithmetic with no global reads, C is the full kernel; classifies the kernel as\n" +
 		"memory-bound (A≈C), compute-bound (B≈C), no-overlap (A+B≈C) or mixed."
-	return measureCommand(stdout, stderr, args[1:], "experiment memory-compute", usage, true, func(fs *pflag.FlagSet) measureHooks {
+	return measureCommand(stdout, stderr, args[1:], "experiment memory-compute", usage, experimentExamples, true, func(fs *pflag.FlagSet) measureHooks {
 		return measureHooks{run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
 			return env.MemCompute(cfg.Workloads[0], cfg, rep)
 		}}

@@ -2,13 +2,93 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"runtime"
+	"runtime/debug"
+	"strings"
 
 	"github.com/wgpu-prof/wgpu-prof/experiment"
 )
 
-// toolVersion is the version of wgpu-prof itself.
+// toolVersion is the version of wgpu-prof itself when the build carries no
+// module version (a build from a checkout reports "(devel)").
 const toolVersion = "0.1.0"
 
+// buildCommit is set by scripts/run.sh (-ldflags "-X main.buildCommit=…")
+// for builds without Go's VCS stamping.
+var buildCommit string
+
+// buildInfo is what `wgpu-prof version` prints and every report's header
+// carries: module version, VCS commit (with "+dirty" for uncommitted
+// changes) and date, Go version.
+type buildInfo struct {
+	version, commit, date, goVersion string
+	dirty                            bool
+}
+
+func readBuildInfo() buildInfo {
+	b := buildInfo{version: toolVersion, goVersion: runtime.Version()}
+	if c, dirty := strings.CutSuffix(buildCommit, "+dirty"); c != "" {
+		b.commit, b.dirty = c, dirty
+	}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return b
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		b.version = v
+	}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			b.commit = s.Value
+		case "vcs.time":
+			b.date = s.Value
+		case "vcs.modified":
+			b.dirty = s.Value == "true"
+		}
+	}
+	return b
+}
+
+func (b buildInfo) commitString() string {
+	if b.commit == "" {
+		return "unknown commit"
+	}
+	c := b.commit
+	if len(c) > 12 {
+		c = c[:12]
+	}
+	if b.dirty {
+		c += "+dirty"
+	}
+	return c
+}
+
+// versionString is the one-line tool identification in every report:
+// "wgpu-prof 0.1.0 (commit 468ba29bc1e3, wgpu-native 29.0.1.1, go1.26.0)".
 func versionString() string {
-	return fmt.Sprintf("wgpu-prof %s (wgpu-native %s)", toolVersion, experiment.WgpuNativeVersion())
+	b := readBuildInfo()
+	return fmt.Sprintf("wgpu-prof %s (commit %s, wgpu-native %s, %s)",
+		b.version, b.commitString(), experiment.WgpuNativeVersion(), b.goVersion)
+}
+
+func runVersion(stdout, stderr io.Writer, args []string) error {
+	if len(args) > 0 && isHelp(args[0]) {
+		fmt.Fprintln(stdout, "usage: wgpu-prof version\nPrints the tool version, the commit it was built from, the wgpu-native\nlibrary it loads and the Go version (also in every report's header).")
+		return nil
+	}
+	if len(args) > 0 {
+		return fmt.Errorf("version takes no arguments (got %q)", args)
+	}
+	b := readBuildInfo()
+	fmt.Fprintf(stdout, "wgpu-prof %s\n", b.version)
+	fmt.Fprintf(stdout, "  commit       %s", b.commitString())
+	if b.date != "" {
+		fmt.Fprintf(stdout, " (%s)", b.date)
+	}
+	fmt.Fprintln(stdout)
+	fmt.Fprintf(stdout, "  wgpu-native  %s\n", experiment.WgpuNativeVersion())
+	fmt.Fprintf(stdout, "  go           %s %s/%s\n", b.goVersion, runtime.GOOS, runtime.GOARCH)
+	return nil
 }
