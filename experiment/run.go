@@ -169,7 +169,8 @@ func (e *Env) RunSuite(cfg RunConfig, rep *report.Report) error {
 			return err
 		}
 	}
-	rep.Summary = append(rep.Summary, Summarize(rep)...)
+	// The answer per workload first, then the details (timestamp cost).
+	rep.Summary = append(Summarize(rep), rep.Summary...)
 	return nil
 }
 

@@ -27,18 +27,18 @@ func WriteText(w io.Writer, r *Report) error {
 	}
 	tw := &textWriter{w: w}
 	tw.header(r)
-	tw.ceilings(r)
-	tw.measurements(r)
-	tw.breakEvens(r)
-	tw.sweeps(r)
-	tw.experiments(r)
-	tw.warnings(r)
 	if len(r.Summary) > 0 {
 		tw.section("Summary")
 		for _, s := range r.Summary {
 			tw.printf("- %s\n", s)
 		}
 	}
+	tw.ceilings(r)
+	tw.measurements(r)
+	tw.breakEvens(r)
+	tw.sweeps(r)
+	tw.experiments(r)
+	tw.warnings(r)
 	if tw.err != nil {
 		return fmt.Errorf("report: WriteText: %w", tw.err)
 	}
@@ -100,34 +100,28 @@ func (t *textWriter) header(r *Report) {
 }
 
 func (t *textWriter) ceilings(r *Report) {
-	keys := map[string]bool{}
-	for k := range r.Ceilings.GPU {
-		keys[k] = true
-	}
-	for k := range r.Ceilings.CPU {
-		keys[k] = true
-	}
-	if len(keys) == 0 {
+	rows := orderedCeilingRows(r.Ceilings)
+	if len(rows) == 0 {
 		return
 	}
-	all := map[string]float64{}
-	for k := range keys {
-		all[k] = 0
+	t.section("Measured ceilings (this run; grouped by kind; CPU on all cores and on one)")
+	out := [][]string{{"kind", "ceiling", "GPU", "CPU", "CPU 1 core"}}
+	last := ""
+	for _, c := range rows {
+		kind := ""
+		if c.Kind != last {
+			kind, last = c.Kind, c.Kind
+		}
+		cell := func(m map[string]float64, key string) string {
+			v, ok := m[key]
+			if !ok {
+				return "-"
+			}
+			return c.Format(v)
+		}
+		out = append(out, []string{kind, c.Label(), cell(r.Ceilings.GPU, c.Key), cell(r.Ceilings.CPU, c.Key), cell(r.Ceilings.CPU, c.Key+"_1core")})
 	}
-	t.section("Measured ceilings")
-	rows := [][]string{{"ceiling", "GPU", "CPU"}}
-	for _, k := range sortedKeys(all) {
-		rows = append(rows, []string{k, ceilingCell(r.Ceilings.GPU, k), ceilingCell(r.Ceilings.CPU, k)})
-	}
-	t.table(rows)
-}
-
-func ceilingCell(m map[string]float64, k string) string {
-	v, ok := m[k]
-	if !ok {
-		return "-"
-	}
-	return fmt.Sprintf("%.1f", v)
+	t.table(out)
 }
 
 func (t *textWriter) measurements(r *Report) {
@@ -135,7 +129,7 @@ func (t *textWriter) measurements(r *Report) {
 		return
 	}
 	t.section("Measurements")
-	rows := [][]string{{"workload", "side", "variant", "params", "kernel", "end-to-end", "GB/s", "% ceil", "GFLOP/s", "bound", "vs CPU", "verified"}}
+	rows := [][]string{{"workload", "side", "variant", "params", "kernel", "end-to-end", "bandwidth", "arithmetic", "bound", "% of ceiling", "vs CPU (end to end)", "verified"}}
 	for i := range r.Measurements {
 		m := &r.Measurements[i]
 		kernel := "-"
@@ -145,7 +139,7 @@ func (t *textWriter) measurements(r *Report) {
 		speedup := "-"
 		if m.Side == SideGPU {
 			if cpu, ok := fastestCPU(r, m); ok && m.EndToEnd.Median > 0 {
-				speedup = fmt.Sprintf("%.2f×", cpu/m.EndToEnd.Median)
+				speedup = speedupString(cpu / m.EndToEnd.Median)
 			}
 		}
 		verified := "no"
@@ -153,10 +147,42 @@ func (t *textWriter) measurements(r *Report) {
 			verified = "yes"
 		}
 		rows = append(rows, []string{m.Workload, m.Side, orDash(m.Variant), orDash(m.ParamString()),
-			kernel, m.EndToEnd.String(), fmt.Sprintf("%.1f", m.GBs), fmt.Sprintf("%.0f%%", 100*m.CeilingFrac),
-			fmt.Sprintf("%.1f", m.GFLOPs), orDash(m.Bound), speedup, verified})
+			kernel, m.EndToEnd.String(), FormatRate(m.GBs), FormatFlopRate(m.GFLOPs), orDash(m.Bound),
+			ceilingCell(r, m), speedup, verified})
 	}
 	t.table(rows)
+}
+
+// ceilingCell is "80% of CPU read 54.4 GB/s", or "-" without a bound.
+func ceilingCell(r *Report, m *Measurement) string {
+	c := CeilingOf(r, m)
+	if c == "" {
+		return "-"
+	}
+	out := fmt.Sprintf("%.0f%% of %s", 100*m.CeilingFrac, c)
+	if m.CeilingFrac > 1 {
+		out += " (above: data in cache)"
+	}
+	return out
+}
+
+// speedupString says which side is faster and by how much, given the CPU
+// time over the GPU time: "GPU 2.3× faster", "CPU 130× faster".
+func speedupString(cpuOverGPU float64) string {
+	switch {
+	case cpuOverGPU >= 1:
+		return "GPU " + ratioString(cpuOverGPU) + " faster"
+	case cpuOverGPU > 0:
+		return "CPU " + ratioString(1/cpuOverGPU) + " faster"
+	}
+	return "-"
+}
+
+func ratioString(x float64) string {
+	if x >= 10 {
+		return fmt.Sprintf("%.0f×", x)
+	}
+	return fmt.Sprintf("%.1f×", x)
 }
 
 // fastestCPU returns the smallest CPU end-to-end median with the same
@@ -206,13 +232,17 @@ func (t *textWriter) sweeps(r *Report) {
 				best = math.Min(best, p.Time.Median)
 			}
 		}
-		rows := [][]string{{"config", "time", "GB/s", "vs best"}}
+		rows := [][]string{{"config", "time", "bandwidth", "vs best"}}
 		for _, p := range s.Points {
 			vs := "-"
 			if p.Time.Median > 0 && !math.IsInf(best, 0) {
 				vs = fmt.Sprintf("%.2f×", p.Time.Median/best)
 			}
-			rows = append(rows, []string{p.Label, p.Time.String(), fmt.Sprintf("%.1f", p.GBs), vs})
+			bw := "-"
+			if p.GBs > 0 {
+				bw = FormatRate(p.GBs)
+			}
+			rows = append(rows, []string{p.Label, p.Time.String(), bw, vs})
 		}
 		for _, rj := range s.Rejected {
 			rows = append(rows, []string{rj.Label, "rejected: " + rj.Reason, "-", "-"})

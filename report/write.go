@@ -86,13 +86,15 @@ func WriteJSON(w io.Writer, r *Report) error {
 	return nil
 }
 
-// CSVHeader is the header row of WriteCSV. Times are in seconds; empty
-// kernel columns mean no kernel time.
+// CSVHeader is the header row of WriteCSV. Times are in seconds, rates in
+// GB/s and GFLOP/s (10⁹), sizes in bytes; empty kernel columns mean no
+// kernel time; "ceiling" names the measured ceiling ceiling_frac is a
+// fraction of ("GPU read 3.10 GB/s").
 var CSVHeader = []string{
 	"workload", "side", "variant", "params",
 	"n", "e2e_median_s", "e2e_lo_s", "e2e_hi_s", "e2e_cv",
 	"kernel_n", "kernel_median_s", "kernel_lo_s", "kernel_hi_s", "kernel_cv",
-	"bytes", "flops", "gbs", "gflops", "ceiling_frac", "bound", "verified", "warnings",
+	"bytes", "flops", "gbs", "gflops", "ceiling_frac", "bound", "verified", "warnings", "ceiling",
 }
 
 // WriteCSV writes one row per measurement under CSVHeader. Params are
@@ -121,7 +123,7 @@ func WriteCSV(w io.Writer, r *Report) error {
 			warns = append(warns, m.Kernel.Warnings...)
 		}
 		row = append(row, g(m.Bytes), g(m.Flops), g(m.GBs), g(m.GFLOPs), g(m.CeilingFrac),
-			m.Bound, strconv.FormatBool(m.Verified), strings.Join(warns, "; "))
+			m.Bound, strconv.FormatBool(m.Verified), strings.Join(warns, "; "), CeilingOf(r, m))
 		if err := cw.Write(row); err != nil {
 			return fmt.Errorf("report: WriteCSV: %w", err)
 		}

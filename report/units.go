@@ -1,0 +1,181 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// FormatRate prints a bandwidth given in GB/s (10⁹ bytes/s) with a
+// human prefix and three significant digits: 248 MB/s, 43.5 GB/s, 1.20 TB/s.
+func FormatRate(gbs float64) string { return siUnit(gbs*1e9, "B/s") }
+
+// FormatFlopRate prints an arithmetic rate given in GFLOP/s: 310 MFLOP/s,
+// 43.4 GFLOP/s, 1.20 TFLOP/s.
+func FormatFlopRate(gflops float64) string { return siUnit(gflops*1e9, "FLOP/s") }
+
+// FormatBytes prints a size in bytes with a binary prefix: 32 MiB.
+func FormatBytes(b float64) string {
+	a := math.Abs(b)
+	for i, u := range []string{"B", "KiB", "MiB", "GiB", "TiB"} {
+		if a < 1024 || i == 4 {
+			if i == 0 {
+				return fmt.Sprintf("%.0f %s", b, u)
+			}
+			return sig3(b) + " " + u
+		}
+		a /= 1024
+		b /= 1024
+	}
+	return ""
+}
+
+// FormatCount prints a batch size compactly: 950, 20.8k, 1.05M.
+func FormatCount(v float64) string { return formatCount(v) }
+
+func siUnit(v float64, unit string) string {
+	a := math.Abs(v)
+	switch {
+	case a == 0 || math.IsNaN(v):
+		return "0 " + unit
+	case a >= 1e12:
+		return sig3(v/1e12) + " T" + unit
+	case a >= 1e9:
+		return sig3(v/1e9) + " G" + unit
+	case a >= 1e6:
+		return sig3(v/1e6) + " M" + unit
+	case a >= 1e3:
+		return sig3(v/1e3) + " k" + unit
+	}
+	return sig3(v) + " " + unit
+}
+
+func sig3(v float64) string {
+	switch a := math.Abs(v); {
+	case a >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case a >= 10:
+		return fmt.Sprintf("%.1f", v)
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+// CeilingKey is one parsed key of Ceilings: "read_gbs_1core" is kind
+// "bandwidth", op "read", unit "GB/s", cores "1 core".
+type CeilingKey struct {
+	Key       string
+	Kind      string  // "bandwidth" or "arithmetic" (or "other")
+	Op        string  // read, write, copy, triad, fma
+	OneCore   bool    // measured on one core (CPU)
+	Intensity float64 // FMA at a given flop/byte (0: the peak)
+}
+
+// ParseCeilingKey splits a Ceilings key into its parts.
+func ParseCeilingKey(k string) CeilingKey {
+	c := CeilingKey{Key: k, Kind: "other", Op: k}
+	s := k
+	if t, ok := strings.CutSuffix(s, "_1core"); ok {
+		s, c.OneCore = t, true
+	}
+	if op, at, ok := strings.Cut(s, "_gflops_at_"); ok {
+		if v, err := strconv.ParseFloat(at, 64); err == nil {
+			c.Kind, c.Op, c.Intensity = "arithmetic", op, v
+		}
+		return c
+	}
+	if op, ok := strings.CutSuffix(s, "_gbs"); ok {
+		c.Kind, c.Op = "bandwidth", op
+	} else if op, ok := strings.CutSuffix(s, "_gflops"); ok {
+		c.Kind, c.Op = "arithmetic", op
+	}
+	return c
+}
+
+// Format prints a ceiling value in its unit.
+func (c CeilingKey) Format(v float64) string {
+	switch c.Kind {
+	case "bandwidth":
+		return FormatRate(v)
+	case "arithmetic":
+		return FormatFlopRate(v)
+	}
+	return sig3(v)
+}
+
+// Label names the ceiling for a reader: "read", "FMA peak", "FMA at 4 flop/B".
+func (c CeilingKey) Label() string {
+	switch {
+	case c.Kind == "arithmetic" && c.Intensity > 0:
+		return fmt.Sprintf("%s at %g flop/B", strings.ToUpper(c.Op), c.Intensity)
+	case c.Kind == "arithmetic":
+		return strings.ToUpper(c.Op) + " peak"
+	}
+	return c.Op
+}
+
+var opOrder = map[string]int{"read": 0, "write": 1, "copy": 2, "triad": 3, "fma": 4}
+
+// orderedCeilingRows groups the keys of both sides by kind (bandwidth
+// first), then by operation in a fixed order (read, write, copy, triad;
+// FMA peak, then by intensity), merging the one-core variants into the
+// same row.
+func orderedCeilingRows(cs Ceilings) []CeilingKey {
+	seen := map[string]bool{}
+	var rows []CeilingKey
+	for _, m := range []map[string]float64{cs.GPU, cs.CPU} {
+		for k := range m {
+			c := ParseCeilingKey(k)
+			c.OneCore = false
+			c.Key = strings.TrimSuffix(k, "_1core")
+			if !seen[c.Key] {
+				seen[c.Key] = true
+				rows = append(rows, c)
+			}
+		}
+	}
+	kindOrder := map[string]int{"bandwidth": 0, "arithmetic": 1, "other": 2}
+	sort.Slice(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		if kindOrder[a.Kind] != kindOrder[b.Kind] {
+			return kindOrder[a.Kind] < kindOrder[b.Kind]
+		}
+		oa, oka := opOrder[a.Op]
+		ob, okb := opOrder[b.Op]
+		if oka != okb {
+			return oka
+		}
+		if oa != ob {
+			return oa < ob
+		}
+		if a.Intensity != b.Intensity {
+			return a.Intensity < b.Intensity
+		}
+		return a.Key < b.Key
+	})
+	return rows
+}
+
+// CeilingOf names the measured ceiling a measurement's "% of ceiling"
+// compares with (the roofline's roof for its bound: read bandwidth for a
+// memory-bound row, the FMA peak for a compute-bound one), with its value:
+// "GPU read 3.10 GB/s". Empty when the row has no bound.
+func CeilingOf(r *Report, m *Measurement) string {
+	cs := r.Ceilings.CPU
+	side := "CPU"
+	if m.Side == SideGPU {
+		cs, side = r.Ceilings.GPU, "GPU"
+	}
+	switch m.Bound {
+	case "memory":
+		if v, ok := cs["read_gbs"]; ok {
+			return fmt.Sprintf("%s read %s", side, FormatRate(v))
+		}
+	case "compute":
+		if v, ok := cs["fma_gflops"]; ok {
+			return fmt.Sprintf("%s FMA peak %s", side, FormatFlopRate(v))
+		}
+	}
+	return ""
+}
