@@ -180,8 +180,15 @@ func TestWriteCSV(t *testing.T) {
 	if rows[2][10] != "" {
 		t.Errorf("cpu row has a kernel time: %q", rows[2])
 	}
-	if !strings.Contains(rows[3][len(rows[3])-1], "CV > 10%") {
-		t.Errorf("warnings column = %q", rows[3][len(rows[3])-1])
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	if !strings.Contains(rows[3][col["warnings"]], "CV > 10%") {
+		t.Errorf("warnings column = %q", rows[3][col["warnings"]])
+	}
+	if got := rows[1][col["ceiling"]]; got != "GPU read 400 GB/s" {
+		t.Errorf("ceiling column = %q, want the ceiling ceiling_frac refers to", got)
 	}
 }
 
