@@ -42,7 +42,10 @@ type Env struct {
 
 	tracing    bool
 	traceStart time.Time
-	trace      []report.TraceEvent
+	traceCalls []tracedCall
+	traceCount int      // events recorded
+	traceDrop  int      // calls not recorded past maxTraceEvents
+	traceCtx   traceCtx // what the GPU calls now being made belong to
 }
 
 // Open opens the selected adapter's device and probes its timestamps.

@@ -36,17 +36,11 @@ func measureSide(what string, s workload.Side, opts timing.MeasureOpts) (timing.
 }
 
 // gpuSample converts a runner's Timing into a timing.Sample and, when
-// tracing, records the call (host clock) and its passes (GPU clock).
+// tracing, records the call (host clock) and its passes (GPU ticks; placed
+// on the host clock when the trace is read, see Trace).
 func (e *Env) gpuSample(name string, start time.Time, t kernels.Timing, err error) (timing.Sample, error) {
-	if e.tracing && err == nil && len(e.trace) < maxTraceEvents {
-		at := start.Sub(e.traceStart)
-		e.trace = append(e.trace, report.TraceEvent{Name: name, Cat: "end-to-end", Start: at, Dur: t.EndToEnd, Tid: 1})
-		for i, p := range t.Passes {
-			if p.Valid {
-				e.trace = append(e.trace, report.TraceEvent{Name: fmt.Sprintf("%s pass %d", name, i), Cat: "gpu",
-					Start: at, Dur: p.Duration, Tid: 2, Args: map[string]any{"begin_tick": p.Begin, "end_tick": p.End}})
-			}
-		}
+	if e.tracing && err == nil {
+		e.recordCall(name, start, t)
 	}
 	return workload.SampleOf(t, err)
 }
@@ -55,14 +49,6 @@ func (e *Env) gpuSample(name string, start time.Time, t kernels.Timing, err erro
 func (e *Env) gpu() workload.GPU {
 	return workload.GPU{Device: e.Device, Timer: e.Timer, Sample: e.gpuSample}
 }
-
-const maxTraceEvents = 20000
-
-// EnableTrace starts recording a Chrome trace of every GPU call.
-func (e *Env) EnableTrace() { e.tracing, e.traceStart = true, time.Now() }
-
-// Trace returns the recorded events.
-func (e *Env) Trace() []report.TraceEvent { return e.trace }
 
 // Ceilings of both sides, as roofs.
 type Roofs struct {

@@ -20,7 +20,8 @@ func (e *Env) measureCase(w workload.Case, roofs Roofs) ([]report.Measurement, e
 		if err != nil {
 			return nil, fmt.Errorf("gpu %s: %w", label, err)
 		}
-		res, err := measureSide("gpu "+label, g, e.Measure)
+		res, err := measureSide("gpu "+label, e.traced(w, g), e.Measure)
+		e.traceCtx = traceCtx{}
 		g.Close()
 		if err != nil {
 			return nil, err

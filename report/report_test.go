@@ -212,15 +212,35 @@ func TestChromeTrace(t *testing.T) {
 	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
 		t.Fatalf("not valid JSON: %v\n%s", err, buf.Bytes())
 	}
-	if len(got.TraceEvents) != 2 {
-		t.Fatalf("events = %+v", got.TraceEvents)
+	// Metadata first (process and track names), then the events.
+	names := map[int]string{}
+	var evs []struct {
+		Name, Cat, Ph string
+		Ts, Dur       float64
+		Pid, Tid      int
+		Args          map[string]any
 	}
-	e := got.TraceEvents[1]
+	for _, e := range got.TraceEvents {
+		if e.Ph == "M" {
+			if e.Name == "thread_name" {
+				names[e.Tid], _ = e.Args["name"].(string)
+			}
+			continue
+		}
+		evs = append(evs, e)
+	}
+	if !strings.Contains(names[report.TraceTidGPU], "GPU") || !strings.Contains(names[report.TraceTidHost], "host") {
+		t.Errorf("track names = %v", names)
+	}
+	if len(evs) != 2 {
+		t.Fatalf("events = %+v", evs)
+	}
+	e := evs[1]
 	if e.Name != "cosine" || e.Ph != "X" || e.Ts != 2 || e.Dur != 1000 || e.Tid != 1 || e.Args["n"] != 100000.0 {
 		t.Errorf("event = %+v", e)
 	}
-	if got.TraceEvents[0].Dur != 1.5 {
-		t.Errorf("sub-µs duration lost: %v", got.TraceEvents[0].Dur)
+	if evs[0].Dur != 1.5 {
+		t.Errorf("sub-µs duration lost: %v", evs[0].Dur)
 	}
 	if err := report.WriteChromeTrace(io.Discard, []report.TraceEvent{{Name: "x", Dur: -1}}); err == nil {
 		t.Error("negative duration accepted")

@@ -142,16 +142,31 @@ type TraceEvent struct {
 	Cat   string
 	Start time.Duration // since the start of the trace
 	Dur   time.Duration
-	Tid   int // lane: e.g. 0 host, 1 GPU queue
+	Tid   int // lane: TraceTidHost, TraceTidGPU
 	Args  map[string]any
+	// Instant makes it a marker ("ph":"i", global scope) at Start; Dur is
+	// ignored.
+	Instant bool
+}
+
+// Trace tracks (thread ids) and the names WriteChromeTrace gives them.
+const (
+	TraceTidHost = 1 // host clock: each GPU call end to end
+	TraceTidGPU  = 2 // GPU timestamps, placed on the host clock
+)
+
+var traceThreadNames = map[int]string{
+	TraceTidHost: "host: GPU calls, end to end (host clock)",
+	TraceTidGPU:  "GPU queue: compute passes (timestamps, calibrated to the host clock)",
 }
 
 type traceEventJSON struct {
 	Name string         `json:"name"`
 	Cat  string         `json:"cat,omitempty"`
 	Ph   string         `json:"ph"`
-	Ts   float64        `json:"ts"`  // microseconds
-	Dur  float64        `json:"dur"` // microseconds
+	Ts   float64        `json:"ts"`            // microseconds
+	Dur  float64        `json:"dur,omitempty"` // microseconds
+	S    string         `json:"s,omitempty"`   // instant scope
 	Pid  int            `json:"pid"`
 	Tid  int            `json:"tid"`
 	Args map[string]any `json:"args,omitempty"`
@@ -164,15 +179,27 @@ func WriteChromeTrace(w io.Writer, events []TraceEvent) error {
 	out := struct {
 		TraceEvents     []traceEventJSON `json:"traceEvents"`
 		DisplayTimeUnit string           `json:"displayTimeUnit"`
-	}{TraceEvents: make([]traceEventJSON, 0, len(events)), DisplayTimeUnit: "ns"}
+	}{TraceEvents: make([]traceEventJSON, 0, len(events)+5), DisplayTimeUnit: "ns"}
+	meta := func(name string, tid int, args map[string]any) {
+		out.TraceEvents = append(out.TraceEvents, traceEventJSON{Name: name, Ph: "M", Pid: 1, Tid: tid, Args: args})
+	}
+	meta("process_name", 0, map[string]any{"name": "wgpu-prof"})
+	for _, tid := range []int{TraceTidHost, TraceTidGPU} {
+		meta("thread_name", tid, map[string]any{"name": traceThreadNames[tid]})
+		meta("thread_sort_index", tid, map[string]any{"sort_index": tid})
+	}
 	for i, e := range events {
 		if e.Dur < 0 {
 			return fmt.Errorf("report: WriteChromeTrace: event %d (%s): negative duration %v", i, e.Name, e.Dur)
 		}
-		out.TraceEvents = append(out.TraceEvents, traceEventJSON{
+		ev := traceEventJSON{
 			Name: e.Name, Cat: e.Cat, Ph: "X",
 			Ts: us(e.Start), Dur: us(e.Dur), Pid: 1, Tid: e.Tid, Args: e.Args,
-		})
+		}
+		if e.Instant {
+			ev.Ph, ev.Dur, ev.S = "i", 0, "g"
+		}
+		out.TraceEvents = append(out.TraceEvents, ev)
 	}
 	data, err := json.Marshal(out)
 	if err != nil {
