@@ -16,8 +16,10 @@ import (
 const (
 	UnitKernel   = "gpu-ns/op"
 	UnitEndToEnd = "e2e-ns/op"
-	UnitGBs      = "GB/s"
-	UnitGFLOPs   = "GFLOP/s"
+	// Rates in base units, so benchstat scales them to readable prefixes
+	// (2.4Gi B/s, 310M FLOP/s) rather than printing "248.7m GB/s".
+	UnitGBs    = "B/s"
+	UnitGFLOPs = "FLOP/s"
 )
 
 // WriteBench writes r's measurements in the Go benchmark format, so two runs
@@ -32,7 +34,7 @@ const (
 // When raw samples are present every sample is one line (benchstat then
 // computes its own median and CI); otherwise one line carries the medians.
 // Values per line: e2e-ns/op, gpu-ns/op when a kernel time exists, and
-// GB/s and GFLOP/s from the kernel time when present, else the end-to-end
+// B/s and FLOP/s from the kernel time when present, else the end-to-end
 // time.
 func WriteBench(w io.Writer, r *Report) error {
 	if r == nil {
@@ -83,10 +85,10 @@ func WriteBench(w io.Writer, r *Report) error {
 			}
 			if rateTime > 0 {
 				if m.Bytes > 0 {
-					res.Values = append(res.Values, benchfmt.Value{Value: m.Bytes / rateTime / 1e9, Unit: UnitGBs})
+					res.Values = append(res.Values, benchfmt.Value{Value: m.Bytes / rateTime, Unit: UnitGBs})
 				}
 				if m.Flops > 0 {
-					res.Values = append(res.Values, benchfmt.Value{Value: m.Flops / rateTime / 1e9, Unit: UnitGFLOPs})
+					res.Values = append(res.Values, benchfmt.Value{Value: m.Flops / rateTime, Unit: UnitGFLOPs})
 				}
 			}
 			if err := bw.Write(res); err != nil {

@@ -59,7 +59,7 @@ func TestWriteBenchParses(t *testing.T) {
 	}
 	// benchfmt tidies ns to sec.
 	gpu := got[0].values
-	if !near(gpu["e2e-sec/op"], 2.5e-3) || !near(gpu["gpu-sec/op"], 1e-3) || !near(gpu["GB/s"], 307.2) || !near(gpu["GFLOP/s"], 307.2) {
+	if !near(gpu["e2e-sec/op"], 2.5e-3) || !near(gpu["gpu-sec/op"], 1e-3) || !near(gpu["B/s"], 307.2e9) || !near(gpu["FLOP/s"], 307.2e9) {
 		t.Errorf("gpu values = %v", gpu)
 	}
 	if !near(got[2].values["e2e-sec/op"], 10.1e-3) || got[2].name != "CosineSingle/side=cpu/variant=avx2/d=768/n=100000" {

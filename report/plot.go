@@ -42,6 +42,10 @@ type RoofPoint struct {
 // is "png" or "svg". Points with zero flops or invalid values cannot sit on
 // a log axis and are left out; an error is returned when nothing remains.
 func PlotRoofline(w io.Writer, roofs []RoofSeries, points []RoofPoint, format string) error {
+	return plotRoofline(w, roofs, points, plotContext{}, format)
+}
+
+func plotRoofline(w io.Writer, roofs []RoofSeries, points []RoofPoint, ctx plotContext, format string) error {
 	if err := checkFormat(format); err != nil {
 		return err
 	}
@@ -118,6 +122,10 @@ func PlotRoofline(w io.Writer, roofs []RoofSeries, points []RoofPoint, format st
 // the CI of each median as error bars, the fitted lines, and the fitted
 // crossover marked by a vertical line. Batches or times ≤ 0 are left out.
 func PlotBreakEven(w io.Writer, be BreakEven, format string) error {
+	return plotBreakEven(w, be, plotContext{}, format)
+}
+
+func plotBreakEven(w io.Writer, be BreakEven, ctx plotContext, format string) error {
 	if err := checkFormat(format); err != nil {
 		return err
 	}
@@ -224,6 +232,10 @@ func fitLine(f timing.LinearFit, data plotter.XYs) *plotter.Line {
 // PlotSweep draws one bar per configuration (median time) with the CI of
 // the median as error bars. Invalid summaries are drawn as zero-height bars.
 func PlotSweep(w io.Writer, s Sweep, format string) error {
+	return plotSweep(w, s, plotContext{}, format)
+}
+
+func plotSweep(w io.Writer, s Sweep, ctx plotContext, format string) error {
 	if err := checkFormat(format); err != nil {
 		return err
 	}

@@ -230,8 +230,28 @@ install_vulkan() {
   fi
 }
 
+# Headless Chromium for the test that renders report.html
+# (cmd/wgpu-prof TestRunOutHTMLTraceBench); it runs offline.
+install_chromium() {
+  [ "$(uname -s)" = Linux ] || return 0
+  local b
+  for b in chromium chromium-browser google-chrome google-chrome-stable; do
+    command -v "$b" >/dev/null 2>&1 && return 0
+  done
+  if [ "$(id -u)" = 0 ] && [ -z "${WGPU_PROF_NO_APT:-}" ] && command -v apt-get >/dev/null 2>&1; then
+    say "no chromium found; installing Debian's chromium (for the report.html test)"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >&2 ||
+      { DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 &&
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >&2; } ||
+      die "apt-get install chromium failed"
+  else
+    say "no chromium found: the report.html test will fail until it is installed (e.g. sudo apt-get install chromium)"
+  fi
+}
+
 install_wgpu_native
 install_vulkan
+install_chromium
 
 if [ "$want_env" = 1 ]; then
   # Nothing is needed to build; these only say what the binaries will load.

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -23,7 +22,7 @@ type outputFlags struct {
 }
 
 func (o *outputFlags) register(fs *pflag.FlagSet, plots bool) {
-	fs.StringVar(&o.format, "format", "text", "output format on stdout: text, json, csv or bench (Go benchmark format)")
+	fs.StringVar(&o.format, "format", "text", "output format on stdout: text, json, csv, bench (Go benchmark format) or html")
 	fs.StringVar(&o.out, "out", "", "also write report.{json,txt,csv,bench,html} (and plots) into this directory")
 	if plots {
 		fs.BoolVar(&o.plot, "plot", false, "with --out: write PNG and SVG plots")
@@ -58,9 +57,9 @@ func (p *progress) finish() {
 // fast and nothing is half-written.
 func (o *outputFlags) validate() error {
 	switch o.format {
-	case "text", "json", "csv", "bench":
+	case "text", "json", "csv", "bench", "html":
 	default:
-		return fmt.Errorf("--format %q: want text, json, csv or bench", o.format)
+		return fmt.Errorf("--format %q: want text, json, csv, bench or html", o.format)
 	}
 	if o.plot && o.out == "" {
 		return fmt.Errorf("--plot needs --out DIR")
@@ -89,6 +88,8 @@ func writeFormat(w io.Writer, format string, r *report.Report) error {
 		return report.WriteCSV(w, r)
 	case "bench":
 		return report.WriteBench(w, r)
+	case "html":
+		return report.WriteHTML(w, r)
 	}
 	return report.WriteText(w, r)
 }
@@ -98,7 +99,7 @@ func writeFormat(w io.Writer, format string, r *report.Report) error {
 func (o *outputFlags) emit(stdout io.Writer, r *report.Report) error {
 	if o.out != "" {
 		for _, f := range []struct{ name, format string }{
-			{"report.json", "json"}, {"report.txt", "text"}, {"report.csv", "csv"}, {"report.bench", "bench"},
+			{"report.json", "json"}, {"report.txt", "text"}, {"report.csv", "csv"}, {"report.bench", "bench"}, {"report.html", "html"},
 		} {
 			path := filepath.Join(o.out, f.name)
 			if err := report.WriteAtomic(path, func(w io.Writer) error { return writeFormat(w, f.format, r) }); err != nil {
@@ -122,39 +123,15 @@ func (o *outputFlags) emit(stdout io.Writer, r *report.Report) error {
 // writePlots draws the roofline, every break-even and every sweep.
 func writePlots(dir string, r *report.Report) error {
 	var errs []error
-	plot := func(name string, draw func(io.Writer, string) error) {
+	for _, f := range report.Figures(r) {
 		for _, ext := range []string{"png", "svg"} {
-			path := filepath.Join(dir, name+"."+ext)
-			if err := report.WriteAtomic(path, func(w io.Writer) error { return draw(w, ext) }); err != nil {
+			path := filepath.Join(dir, f.Name+"."+ext)
+			if err := report.WriteAtomic(path, func(w io.Writer) error { return f.Draw(w, ext) }); err != nil {
 				errs = append(errs, fmt.Errorf("plot %s: %w", path, err))
 			}
 		}
 	}
-	roofs, points := report.RooflineOf(r)
-	if len(roofs) > 0 && len(points) > 0 {
-		plot("roofline", func(w io.Writer, f string) error { return report.PlotRoofline(w, roofs, points, f) })
-	}
-	for _, be := range r.BreakEvens {
-		be := be
-		plot("breakeven-"+slug(be.Workload+"-"+be.Clock), func(w io.Writer, f string) error { return report.PlotBreakEven(w, be, f) })
-	}
-	for _, s := range r.Sweeps {
-		s := s
-		plot("sweep-"+slug(s.Workload+"-"+s.Name), func(w io.Writer, f string) error { return report.PlotSweep(w, s, f) })
-	}
 	return errors.Join(errs...)
-}
-
-func slug(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-':
-			return r
-		case r >= 'A' && r <= 'Z':
-			return r + 'a' - 'A'
-		}
-		return '-'
-	}, s)
 }
 
 // parseFlags parses args; --help prints usage and reports done.

@@ -1,4 +1,4 @@
-package experiment
+package report_test
 
 import (
 	"strings"
@@ -21,7 +21,7 @@ func TestAnswerLeadsWithTheOutcome(t *testing.T) {
 		CPU: sum(1e-4, 4e-4, 1.6e-3, 6.4e-3), GPU: sum(3e-3, 3.1e-3, 1.5e-3, 2e-3),
 		Fitted:   report.Crossover{Kind: timing.CrossAt, N: 12000, Lo: 10000, Hi: &hi},
 		Measured: 16000, MeasuredFound: true}
-	got := Answer(be)
+	got := report.Answer(be)
 	for _, want := range []string{"GPU faster end to end from n ≈ 12.0k", "measured between 4000 and 16.0k", "CPU is up to 30× faster"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("Answer = %q, want it to contain %q", got, want)
@@ -30,7 +30,7 @@ func TestAnswerLeadsWithTheOutcome(t *testing.T) {
 	be.MeasuredFound = false
 	be.Fitted = report.Crossover{Kind: timing.CrossNever}
 	be.GPU = sum(3e-3, 3.1e-3, 3.2e-3, 6.5e-3)
-	got = Answer(be)
+	got = report.Answer(be)
 	if !strings.HasPrefix(got, "CPU faster end to end at every measured n (1000 to 64.0k), by 1.0× to 30×") {
 		t.Errorf("Answer = %q", got)
 	}
