@@ -6,6 +6,7 @@ import (
 	"image/png"
 	"io"
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -207,5 +208,29 @@ func TestPlotsRejectBadInput(t *testing.T) {
 	s.Points = append(s.Points, report.SweepPoint{Label: "wg=512"})
 	if err := report.PlotSweep(io.Discard, s, "png"); err != nil {
 		t.Errorf("sweep with invalid point: %v", err)
+	}
+}
+
+// TestPlotTickLabels: human tick labels with units, never raw floats.
+func TestPlotTickLabels(t *testing.T) {
+	be := fixture().BreakEvens[0]
+	var buf bytes.Buffer
+	if err := report.PlotBreakEven(&buf, be, "svg"); err != nil {
+		t.Fatal(err)
+	}
+	svg := buf.String()
+	if m := regexp.MustCompile(`>[^<]*\d\.\d{6,}[^<]*<|>[^<]*\de[-+]\d+[^<]*<`).FindString(svg); m != "" {
+		t.Errorf("a raw float in a label: %s", m)
+	}
+	for _, want := range []string{"µs", "batch size", "95% CI"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("break-even plot lacks %q", want)
+		}
+	}
+	// Okabe–Ito orange (GPU) and blue (CPU), not plotutil's red/green.
+	for _, c := range []string{"#E69F00", "#0072B2"} {
+		if !strings.Contains(strings.ToUpper(svg), c) {
+			t.Errorf("break-even plot lacks the colour %s", c)
+		}
 	}
 }

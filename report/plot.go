@@ -6,10 +6,11 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
@@ -38,9 +39,12 @@ type RoofPoint struct {
 }
 
 // PlotRoofline draws the rooflines (log-log: arithmetic intensity in
-// flop/byte against GFLOP/s) with each kernel at its achieved rate. format
-// is "png" or "svg". Points with zero flops or invalid values cannot sit on
-// a log axis and are left out; an error is returned when nothing remains.
+// flop/byte against FLOP/s), both roofs (the measured bandwidth slope and
+// FMA peak of each side) and each kernel at its achieved rate. Kernels are
+// told apart by colour and marker and named in the legend below the chart,
+// so labels never collide. format is "png" or "svg". Points with zero
+// flops or invalid values cannot sit on a log axis and are left out; an
+// error is returned when nothing remains.
 func PlotRoofline(w io.Writer, roofs []RoofSeries, points []RoofPoint, format string) error {
 	return plotRoofline(w, roofs, points, plotContext{}, format)
 }
@@ -49,39 +53,49 @@ func plotRoofline(w io.Writer, roofs []RoofSeries, points []RoofPoint, ctx plotC
 	if err := checkFormat(format); err != nil {
 		return err
 	}
-	var pts plotter.XYLabels
+	type pt struct {
+		label string
+		xy    plotter.XY
+	}
+	var pts []pt
+	var skipped []string
 	for _, rp := range points {
-		pt := rp.Point
-		if !(pt.Flops >= 0 && pt.Bytes > 0 && pt.Seconds > 0) || math.IsInf(pt.Flops+pt.Bytes+pt.Seconds, 0) {
-			return fmt.Errorf("%w: roofline point %q: %+v", ErrPlot, rp.Label, pt)
+		p := rp.Point
+		if !(p.Flops >= 0 && p.Bytes > 0 && p.Seconds > 0) || math.IsInf(p.Flops+p.Bytes+p.Seconds, 0) {
+			return fmt.Errorf("%w: roofline point %q: %+v", ErrPlot, rp.Label, p)
 		}
-		if pt.Flops == 0 {
-			continue // a pure copy has no place on a log intensity axis
+		if p.Flops == 0 {
+			skipped = append(skipped, rp.Label) // a pure copy has no place on a log intensity axis
+			continue
 		}
-		pts.XYs = append(pts.XYs, plotter.XY{X: rp.Point.Flops / rp.Point.Bytes, Y: rp.Point.Flops / rp.Point.Seconds / 1e9})
-		pts.Labels = append(pts.Labels, rp.Label)
+		pts = append(pts, pt{rp.Label, plotter.XY{X: p.Flops / p.Bytes, Y: p.Flops / p.Seconds / 1e9}})
 	}
-	// X range: a decade around every point and ridge.
 	xmin, xmax := math.Inf(1), math.Inf(-1)
-	for _, p := range pts.XYs {
-		xmin, xmax = math.Min(xmin, p.X), math.Max(xmax, p.X)
+	ymin, ymax := math.Inf(1), math.Inf(-1)
+	for _, p := range pts {
+		xmin, xmax = math.Min(xmin, p.xy.X), math.Max(xmax, p.xy.X)
+		ymin, ymax = math.Min(ymin, p.xy.Y), math.Max(ymax, p.xy.Y)
 	}
-	var valid []RoofSeries
 	for _, r := range roofs {
-		if r.Roof.PeakGFLOPs > 0 && r.Roof.BandwidthGBs > 0 && !math.IsInf(r.Roof.Ridge(), 0) && !math.IsNaN(r.Roof.Ridge()) {
-			valid = append(valid, r)
-			xmin, xmax = math.Min(xmin, r.Roof.Ridge()), math.Max(xmax, r.Roof.Ridge())
-		} else {
+		if !(r.Roof.PeakGFLOPs > 0 && r.Roof.BandwidthGBs > 0) || math.IsInf(r.Roof.Ridge(), 0) || math.IsNaN(r.Roof.Ridge()) {
 			return fmt.Errorf("%w: roof %q: %+v", ErrPlot, r.Label, r.Roof)
 		}
+		xmin, xmax = math.Min(xmin, r.Roof.Ridge()), math.Max(xmax, r.Roof.Ridge())
+		ymax = math.Max(ymax, r.Roof.PeakGFLOPs)
 	}
-	if len(valid) == 0 && len(pts.XYs) == 0 {
+	if len(roofs) == 0 && len(pts) == 0 {
 		return fmt.Errorf("%w: roofline: no roofs and no points with flops", ErrPlot)
 	}
-	xmin, xmax = xmin/10, xmax*10
-
-	p := newPlot("Roofline", "arithmetic intensity (flop/byte)", "GFLOP/s", true, true)
-	for i, r := range valid {
+	xmin, xmax = xmin/4, xmax*4
+	for _, r := range roofs {
+		ymin = math.Min(ymin, r.Roof.Attainable(xmin))
+	}
+	f := newFigure("Roofline", ctx, "arithmetic intensity (flop/byte, log)", "attained (FLOP/s, log)")
+	f.logX(formatPlain)
+	f.logY(func(v float64) string { return tickSI(v*1e9, "FLOP/s") })
+	f.p.X.Min, f.p.X.Max = xmin, xmax
+	f.p.Y.Min, f.p.Y.Max = ymin/3, ymax*3
+	for i, r := range roofs {
 		ridge := r.Roof.Ridge()
 		xys := plotter.XYs{{X: xmin, Y: r.Roof.Attainable(xmin)}}
 		if ridge > xmin && ridge < xmax {
@@ -92,35 +106,43 @@ func plotRoofline(w io.Writer, roofs []RoofSeries, points []RoofPoint, ctx plotC
 		if err != nil {
 			return fmt.Errorf("%w: roof %q: %w", ErrPlot, r.Label, err)
 		}
-		l.Color = plotutil.Color(i)
-		l.Width = vg.Points(2)
-		p.Add(l)
-		p.Legend.Add(fmt.Sprintf("%s (%.0f GFLOP/s, %.0f GB/s)", r.Label, r.Roof.PeakGFLOPs, r.Roof.BandwidthGBs), l)
+		l.LineStyle = lineStyle(roofColor(r.Label, i), i)
+		l.Width = vg.Points(2.5)
+		f.p.Add(l)
+		short, _, _ := strings.Cut(r.Label, " (")
+		f.legend(fmt.Sprintf("%s roof: %s read, %s FMA peak (ridge at %s flop/B)", short,
+			FormatRate(r.Roof.BandwidthGBs), FormatFlopRate(r.Roof.PeakGFLOPs), formatPlain(ridge)), l)
 	}
-	// Head room above the highest roof so it does not sit on the frame.
-	for _, r := range valid {
-		p.Y.Max = math.Max(p.Y.Max, 3*r.Roof.PeakGFLOPs)
-	}
-	if len(pts.XYs) > 0 {
-		s, err := plotter.NewScatter(pts.XYs)
-		if err != nil {
-			return fmt.Errorf("%w: roofline points: %w", ErrPlot, err)
+	// Colour by side (as the roofs), marker by workload.
+	shapeOf := map[string]int{}
+	for _, p := range pts {
+		side, wl, _ := strings.Cut(p.label, " ")
+		if _, ok := shapeOf[wl]; !ok {
+			shapeOf[wl] = len(shapeOf)
 		}
-		s.GlyphStyle.Shape = draw.CircleGlyph{}
-		s.GlyphStyle.Radius = vg.Points(4)
-		labels, err := plotter.NewLabels(pts)
+		s, err := plotter.NewScatter(plotter.XYs{p.xy})
 		if err != nil {
-			return fmt.Errorf("%w: roofline labels: %w", ErrPlot, err)
+			return fmt.Errorf("%w: roofline point %q: %w", ErrPlot, p.label, err)
 		}
-		labels.Offset = vg.Point{X: vg.Points(5), Y: vg.Points(3)}
-		p.Add(s, labels)
+		s.GlyphStyle = glyph(shapeOf[wl])
+		s.GlyphStyle.Color = sideColor(side)
+		s.GlyphStyle.Radius = vg.Points(5)
+		f.p.Add(s)
+		f.legend(fmt.Sprintf("%s: %s at %s flop/B", p.label, FormatFlopRate(p.xy.Y), formatPlain(p.xy.X)), s)
 	}
-	return render(w, p, format)
+	for _, sk := range skipped {
+		f.legend(sk + ": no arithmetic, not on a log intensity axis")
+	}
+	return f.render(w, format)
 }
 
 // PlotBreakEven draws CPU and GPU time against batch size (log-log) with
-// the CI of each median as error bars, the fitted lines, and the fitted
-// crossover marked by a vertical line. Batches or times ≤ 0 are left out.
+// the 95% CI of each median as error bars and each side's fit over the
+// measured range; the measured crossover interval (between the last batch
+// where the GPU was not faster and the first from which it is) is shaded;
+// the fitted crossover is drawn with its CI only where it lies inside the
+// measured range (otherwise the legend says where it falls). Batches or
+// times ≤ 0 are left out.
 func PlotBreakEven(w io.Writer, be BreakEven, format string) error {
 	return plotBreakEven(w, be, plotContext{}, format)
 }
@@ -133,9 +155,19 @@ func plotBreakEven(w io.Writer, be BreakEven, ctx plotContext, format string) er
 		return fmt.Errorf("%w: break-even %s: %d batches, %d CPU and %d GPU summaries",
 			ErrPlot, be.Workload, len(be.Batches), len(be.CPU), len(be.GPU))
 	}
-	title := fmt.Sprintf("Break-even: %s (%s)", be.Workload, orDash(be.Clock))
-	p := newPlot(title, "batch size", "time (s)", true, true)
+	batch := be.Batch
+	if batch == "" {
+		batch = "batch"
+	}
+	title := fmt.Sprintf("Break-even: %s (%s time)", be.Workload, orDash(be.Clock))
+	if len(be.Batches) > 0 && len(be.CPU) == len(be.Batches) {
+		title += "\n" + Answer(be)
+	}
+	f := newFigure(title, ctx, fmt.Sprintf("batch size %s (log)", batch), "time per call (median, 95% CI; log)")
+	f.logX(func(v float64) string { return tickSI(v, "") })
+	f.logY(func(v float64) string { return tickSI(v, "s") })
 	nmin, nmax := math.Inf(1), math.Inf(-1)
+	ymin, ymax := math.Inf(1), math.Inf(-1)
 	plotted := 0
 	for i, side := range []struct {
 		name string
@@ -151,53 +183,94 @@ func plotBreakEven(w io.Writer, be BreakEven, ctx plotContext, format string) er
 			data.XYs = append(data.XYs, plotter.XY{X: n, Y: s.Median})
 			data.YErrors = append(data.YErrors, struct{ Low, High float64 }{s.Median - s.Lo, s.Hi - s.Median})
 			nmin, nmax = math.Min(nmin, n), math.Max(nmax, n)
+			ymin, ymax = math.Min(ymin, s.Lo), math.Max(ymax, s.Hi)
 		}
 		if len(data.XYs) == 0 {
 			continue
 		}
 		plotted++
-		c := plotutil.Color(i)
+		c := sideColor(side.name)
 		s, err := plotter.NewScatter(data.XYs)
 		if err != nil {
 			return fmt.Errorf("%w: %s points: %w", ErrPlot, side.name, err)
 		}
-		s.Color = c
+		s.GlyphStyle = glyph(i)
+		s.GlyphStyle.Color = c
+		s.GlyphStyle.Radius = vg.Points(4)
 		eb, err := plotter.NewYErrorBars(data)
 		if err != nil {
 			return fmt.Errorf("%w: %s error bars: %w", ErrPlot, side.name, err)
 		}
 		eb.Color = c
-		p.Add(s, eb)
-		p.Legend.Add(side.name+" measured", s)
+		eb.Width = vg.Points(1.2)
+		f.p.Add(eb, s)
+		f.legend(side.name+" measured (median, 95% CI)", s)
 		if fit := fitLine(side.fit, data.XYs); fit != nil {
-			fit.Color = c
-			fit.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-			p.Add(fit)
-			p.Legend.Add(fmt.Sprintf("%s fit %s", side.name, fitString(side.fit)), fit)
+			fit.LineStyle = lineStyle(c, i)
+			f.p.Add(fit)
+			f.legend(fmt.Sprintf("%s fit: %s", side.name, fitString(side.fit)), fit)
 		}
 	}
 	if plotted == 0 {
 		return fmt.Errorf("%w: break-even %s: no positive times", ErrPlot, be.Workload)
 	}
-	if (be.Fitted.Kind == timing.CrossAt || be.Fitted.Kind == timing.CrossBelow) && be.Fitted.N > 0 {
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for _, s := range append(append([]timing.Summary(nil), be.CPU...), be.GPU...) {
-			if s.Valid() && s.Lo > 0 {
-				lo, hi = math.Min(lo, s.Lo), math.Max(hi, s.Hi)
-			}
+	ylo, yhi := ymin/2, ymax*2
+	f.p.Y.Min, f.p.Y.Max = ylo, yhi
+	f.p.X.Min, f.p.X.Max = nmin/1.5, nmax*1.5
+	band := func(x0, x1 float64, c color.Color, name string) error {
+		poly, err := plotter.NewPolygon(plotter.XYs{{X: x0, Y: ylo}, {X: x1, Y: ylo}, {X: x1, Y: yhi}, {X: x0, Y: yhi}})
+		if err != nil {
+			return fmt.Errorf("%w: band: %w", ErrPlot, err)
 		}
-		if lo < hi {
-			v, err := plotter.NewLine(plotter.XYs{{X: be.Fitted.N, Y: lo}, {X: be.Fitted.N, Y: hi}})
+		poly.Color = c
+		poly.LineStyle.Width = 0
+		f.p.Add(poly)
+		f.legend(name, poly)
+		return nil
+	}
+	if be.MeasuredFound {
+		i := 0
+		for i < len(be.Batches) && be.Batches[i] != be.Measured {
+			i++
+		}
+		switch {
+		case i > 0 && i < len(be.Batches):
+			lo := float64(be.Batches[i-1])
+			if err := band(lo, float64(be.Measured), color.NRGBA{R: 0x00, G: 0x9E, B: 0x73, A: 0x40},
+				fmt.Sprintf("measured crossover: between %s %s and %s", batch, formatCount(lo), formatCount(float64(be.Measured)))); err != nil {
+				return err
+			}
+		default:
+			f.legend(fmt.Sprintf("measured: GPU faster from the first batch (%s)", formatCount(float64(be.Measured))))
+		}
+	}
+	if be.Fitted.Kind == timing.CrossAt || be.Fitted.Kind == timing.CrossBelow {
+		n := be.Fitted.N
+		if n >= nmin && n <= nmax {
+			hi := nmax
+			if be.Fitted.Hi != nil {
+				hi = math.Min(*be.Fitted.Hi, nmax)
+			}
+			lo := math.Max(be.Fitted.Lo, nmin)
+			if hi > lo {
+				if err := band(lo, hi, color.NRGBA{R: 0x80, G: 0x80, B: 0x80, A: 0x30}, "fitted crossover 95% CI (within the measured range)"); err != nil {
+					return err
+				}
+			}
+			v, err := plotter.NewLine(plotter.XYs{{X: n, Y: ylo}, {X: n, Y: yhi}})
 			if err != nil {
 				return fmt.Errorf("%w: crossover line: %w", ErrPlot, err)
 			}
-			v.Color = color.Gray{Y: 80}
+			v.Color = color.Black
 			v.Width = vg.Points(1.5)
-			p.Add(v)
-			p.Legend.Add("crossover "+be.Fitted.String(), v)
+			v.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
+			f.p.Add(v)
+			f.legend("fitted crossover "+be.Fitted.String(), v)
+		} else {
+			f.legend(fmt.Sprintf("fitted crossover %s: outside the measured range %s–%s, not drawn", be.Fitted, formatCount(nmin), formatCount(nmax)))
 		}
 	}
-	return render(w, p, format)
+	return f.render(w, format)
 }
 
 // fitLine evaluates a fit on a log-spaced grid over the data's batch range,
@@ -230,7 +303,8 @@ func fitLine(f timing.LinearFit, data plotter.XYs) *plotter.Line {
 }
 
 // PlotSweep draws one bar per configuration (median time) with the CI of
-// the median as error bars. Invalid summaries are drawn as zero-height bars.
+// the median as error bars; the fastest is drawn in a second colour.
+// Invalid summaries are drawn as zero-height bars.
 func PlotSweep(w io.Writer, s Sweep, format string) error {
 	return plotSweep(w, s, plotContext{}, format)
 }
@@ -242,8 +316,10 @@ func plotSweep(w io.Writer, s Sweep, ctx plotContext, format string) error {
 	if len(s.Points) == 0 {
 		return fmt.Errorf("%w: sweep %q: no points", ErrPlot, s.Name)
 	}
-	p := newPlot(fmt.Sprintf("%s: %s (%s)", s.Workload, s.Name, s.Side), "configuration", "time (s)", false, false)
+	f := newFigure(fmt.Sprintf("%s: %s sweep (%s)", s.Workload, s.Name, s.Side), ctx, s.Name, "time per call (median, 95% CI)")
+	f.p.Y.Tick.Marker = humanTicks{format: func(v float64) string { return tickSI(v, "s") }}
 	values := make(plotter.Values, len(s.Points))
+	best := make(plotter.Values, len(s.Points))
 	var errs errXYs
 	labels := make([]string, len(s.Points))
 	for i, pt := range s.Points {
@@ -251,7 +327,11 @@ func plotSweep(w io.Writer, s Sweep, ctx plotContext, format string) error {
 		if !pt.Time.Valid() {
 			continue
 		}
-		values[i] = pt.Time.Median
+		if pt.Label == s.Best {
+			best[i] = pt.Time.Median
+		} else {
+			values[i] = pt.Time.Median
+		}
 		errs.XYs = append(errs.XYs, plotter.XY{X: float64(i), Y: pt.Time.Median})
 		errs.YErrors = append(errs.YErrors, struct{ Low, High float64 }{pt.Time.Median - pt.Time.Lo, pt.Time.Hi - pt.Time.Median})
 	}
@@ -259,19 +339,40 @@ func plotSweep(w io.Writer, s Sweep, ctx plotContext, format string) error {
 	if err != nil {
 		return fmt.Errorf("%w: sweep %q: %w", ErrPlot, s.Name, err)
 	}
-	bars.Color = plotutil.Color(0)
-	p.Add(bars)
+	bars.Color = okabeIto[4]
+	bars.LineStyle.Width = 0
+	f.p.Add(bars)
+	f.legend("median time (error bars: 95% CI)", bars)
+	if s.Best != "" {
+		bb, err := plotter.NewBarChart(best, vg.Points(24))
+		if err != nil {
+			return fmt.Errorf("%w: sweep %q: %w", ErrPlot, s.Name, err)
+		}
+		bb.Color = okabeIto[0]
+		bb.LineStyle.Width = 0
+		f.p.Add(bb)
+		f.legend("fastest: "+s.Best, bb)
+	}
 	if len(errs.XYs) > 0 {
 		eb, err := plotter.NewYErrorBars(errs)
 		if err != nil {
 			return fmt.Errorf("%w: sweep %q error bars: %w", ErrPlot, s.Name, err)
 		}
-		p.Add(eb)
+		eb.Width = vg.Points(1.2)
+		f.p.Add(eb)
 	}
-	p.NominalX(labels...)
-	p.X.Min, p.X.Max = -0.5, float64(len(labels))-0.5
-	p.Y.Min = 0
-	return render(w, p, format)
+	for _, rj := range s.Rejected {
+		f.legend("rejected " + rj.Label + ": " + rj.Reason)
+	}
+	f.p.NominalX(labels...)
+	f.p.X.Min, f.p.X.Max = -0.5, float64(len(labels))-0.5
+	f.p.Y.Min = 0
+	for _, pt := range s.Points {
+		if pt.Time.Valid() {
+			f.p.Y.Max = math.Max(f.p.Y.Max, pt.Time.Hi*1.08)
+		}
+	}
+	return f.render(w, format)
 }
 
 // errXYs pairs points with asymmetric vertical errors for YErrorBars.
@@ -280,47 +381,203 @@ type errXYs struct {
 	plotter.YErrors
 }
 
-func newPlot(title, x, y string, logX, logY bool) *plot.Plot {
+// okabeIto is the Okabe–Ito colour-blind-safe palette (black last).
+var okabeIto = []color.Color{
+	color.RGBA{0xE6, 0x9F, 0x00, 0xFF}, // orange
+	color.RGBA{0x56, 0xB4, 0xE9, 0xFF}, // sky blue
+	color.RGBA{0x00, 0x9E, 0x73, 0xFF}, // bluish green
+	color.RGBA{0xCC, 0x79, 0xA7, 0xFF}, // reddish purple
+	color.RGBA{0x00, 0x72, 0xB2, 0xFF}, // blue
+	color.RGBA{0xD5, 0x5E, 0x00, 0xFF}, // vermillion
+	color.RGBA{0xF0, 0xE4, 0x42, 0xFF}, // yellow
+	color.RGBA{0x00, 0x00, 0x00, 0xFF}, // black
+}
+
+// sideColor keeps GPU orange and CPU blue in every plot.
+func sideColor(side string) color.Color {
+	if strings.EqualFold(side, "GPU") {
+		return okabeIto[0]
+	}
+	return okabeIto[4]
+}
+
+func roofColor(label string, i int) color.Color {
+	switch {
+	case strings.HasPrefix(label, "GPU"):
+		return okabeIto[0]
+	case strings.HasPrefix(label, "CPU"):
+		return okabeIto[4]
+	}
+	return okabeIto[i%len(okabeIto)]
+}
+
+// glyph gives series i its own colour and marker shape.
+func glyph(i int) draw.GlyphStyle {
+	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}, draw.RingGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}, draw.SquareGlyph{}}
+	return draw.GlyphStyle{Color: okabeIto[i%len(okabeIto)], Shape: shapes[i%len(shapes)], Radius: vg.Points(4)}
+}
+
+// lineStyle gives series i a dash pattern: solid, dashed, dotted, dash-dot.
+func lineStyle(c color.Color, i int) draw.LineStyle {
+	dashes := [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(2), vg.Points(2)}, {vg.Points(6), vg.Points(2), vg.Points(2), vg.Points(2)}}
+	return draw.LineStyle{Color: c, Width: vg.Points(1.8), Dashes: dashes[i%len(dashes)]}
+}
+
+// figure is a plot with its legend drawn below the data area, so the
+// legend never covers data.
+type figure struct {
+	p       *plot.Plot
+	leg     plot.Legend
+	entries int
+}
+
+func newFigure(title string, ctx plotContext, x, y string) *figure {
 	p := plot.New()
 	p.Title.Text = title
+	if sub := ctx.subtitle(); sub != "" {
+		p.Title.Text += "\n" + sub
+	}
 	p.X.Label.Text = x
 	p.Y.Label.Text = y
 	p.Add(plotter.NewGrid())
-	if logX {
-		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-	}
-	if logY {
-		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
-	}
-	p.Legend.Top = true
-	p.Legend.Left = true
-	return p
+	f := &figure{p: p, leg: plot.NewLegend()}
+	f.leg.Top, f.leg.Left = true, true
+	return f
 }
 
-func checkFormat(format string) error {
-	if format != "png" && format != "svg" {
-		return fmt.Errorf("%w: format %q, want \"png\" or \"svg\"", ErrPlot, format)
-	}
-	return nil
+func (f *figure) legend(name string, thumbs ...plot.Thumbnailer) {
+	f.leg.Add(name, thumbs...)
+	f.entries++
 }
 
-// render draws p. gonum/plot panics on some degenerate inputs (for example
-// a log axis whose range collapses); that is turned into an error so bad
-// data never crashes the caller.
-func render(w io.Writer, p *plot.Plot, format string) (err error) {
+func (f *figure) logX(format func(float64) string) {
+	f.p.X.Scale = plot.LogScale{}
+	f.p.X.Tick.Marker = humanTicks{log: true, format: format}
+}
+
+func (f *figure) logY(format func(float64) string) {
+	f.p.Y.Scale = plot.LogScale{}
+	f.p.Y.Tick.Marker = humanTicks{log: true, format: format}
+}
+
+// render draws the plot above and the legend below. gonum/plot panics on
+// some degenerate inputs (for example a log axis whose range collapses);
+// that is turned into an error so bad data never crashes the caller.
+func (f *figure) render(w io.Writer, format string) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%w: %v", ErrPlot, r)
 		}
 	}()
-	wt, err := p.WriterTo(plotWidth, plotHeight, format)
+	lineH := f.leg.TextStyle.Font.Size * 1.1
+	legH := vg.Length(f.entries)*lineH + vg.Points(8)
+	c, err := draw.NewFormattedCanvas(plotWidth, plotHeight+legH, format)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrPlot, err)
 	}
-	if _, err := wt.WriteTo(w); err != nil {
+	dc := draw.New(c)
+	f.p.Draw(draw.Crop(dc, 0, 0, legH, 0))
+	legC := draw.Crop(dc, vg.Points(40), 0, 0, -(plotHeight))
+	legC.Max.Y -= vg.Points(4)
+	f.leg.Draw(legC)
+	if _, err := c.WriteTo(w); err != nil {
 		return fmt.Errorf("report: write plot: %w", err)
+	}
+	return nil
+}
+
+// humanTicks puts ticks at 1, 2, 5 × 10^k on a log axis (at 1 × 10^k
+// only, with unlabelled minor ticks, when the range spans more than three
+// decades), or at gonum's default places on a linear one, and labels them
+// with format (units with SI prefixes, never 9.999999999999999e-05).
+type humanTicks struct {
+	log    bool
+	format func(float64) string
+}
+
+func (h humanTicks) Ticks(min, max float64) []plot.Tick {
+	if !h.log || min <= 0 {
+		ts := plot.DefaultTicks{}.Ticks(min, max)
+		for i := range ts {
+			if ts[i].Label != "" {
+				ts[i].Label = h.format(ts[i].Value)
+			}
+		}
+		return ts
+	}
+	var out []plot.Tick
+	sparse := math.Log10(max/min) > 3
+	for e := math.Floor(math.Log10(min)); e <= math.Ceil(math.Log10(max)); e++ {
+		base := math.Pow(10, e)
+		for _, m := range []float64{1, 2, 3, 4, 5, 6, 7, 8, 9} {
+			v := m * base
+			if v < min*(1-1e-9) || v > max*(1+1e-9) {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if m == 1 || (!sparse && (m == 2 || m == 5)) {
+				t.Label = h.format(v)
+			}
+			out = append(out, t)
+		}
+	}
+	if labelled(out) < 2 { // a narrow range: label its ends
+		ts := plot.DefaultTicks{}.Ticks(min, max)
+		for i := range ts {
+			if ts[i].Label != "" {
+				ts[i].Label = h.format(ts[i].Value)
+			}
+		}
+		return ts
+	}
+	return out
+}
+
+func labelled(ts []plot.Tick) int {
+	n := 0
+	for _, t := range ts {
+		if t.Label != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// tickSI is siUnit for tick labels: no trailing zeros (1 ms, 20 µs, 1k).
+func tickSI(v float64, unit string) string {
+	if v == 0 {
+		return "0"
+	}
+	a := math.Abs(v)
+	scale, prefix := 1.0, ""
+	for _, p := range []struct {
+		s float64
+		p string
+	}{{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}, {1, ""}, {1e-3, "m"}, {1e-6, "µ"}, {1e-9, "n"}} {
+		if a >= p.s*(1-1e-9) {
+			scale, prefix = p.s, p.p
+			break
+		}
+		scale, prefix = p.s, p.p
+	}
+	m := strconv.FormatFloat(v/scale, 'g', 3, 64)
+	if unit == "" {
+		return m + prefix
+	}
+	return m + " " + prefix + unit
+}
+
+// formatPlain prints 0.25, 1, 16, 1k.
+func formatPlain(v float64) string {
+	if math.Abs(v) >= 1000 {
+		return tickSI(v, "")
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+func checkFormat(format string) error {
+	if format != "png" && format != "svg" {
+		return fmt.Errorf("%w: format %q, want \"png\" or \"svg\"", ErrPlot, format)
 	}
 	return nil
 }
