@@ -9,8 +9,8 @@ import (
 
 // Answer states a break-even's outcome the way a reader asks for it: "GPU
 // faster from n ≈ 12k (measured between 8192 and 16k); below that the CPU
-// is up to 30× faster", "CPU faster at every measured n (16 to 8192), by
-// 4.1× to 310×", "GPU faster at every measured q (1 to 64), by …".
+// is up to 30× faster", "CPU faster end to end over the whole measured
+// range n = 16 … 8192, by 4.1× to 310×".
 func Answer(be BreakEven) string {
 	batch := be.Batch
 	if batch == "" {
@@ -77,11 +77,11 @@ func Answer(be BreakEven) string {
 	mn, mx := span(0, len(ratio))
 	switch {
 	case be.Fitted.Kind == timing.CrossAlways || gpuAll:
-		return fmt.Sprintf("GPU faster %s at every measured %s (%s to %s), by %s to %s", clock, batch, count(first), count(last), answerRatio(mn), answerRatio(mx))
+		return fmt.Sprintf("GPU faster %s over the whole measured range %s = %s … %s, by %s to %s", clock, batch, count(first), count(last), answerRatio(mn), answerRatio(mx))
 	case cpuAll && be.Fitted.Kind == timing.CrossAt:
-		return fmt.Sprintf("CPU faster %s at every measured %s (%s to %s), by %s to %s; the fit puts a crossover %s, beyond what was measured", clock, batch, count(first), count(last), answerRatio(mn), answerRatio(mx), be.Fitted)
+		return fmt.Sprintf("CPU faster %s over the whole measured range %s = %s … %s, by %s to %s; the fit puts a crossover %s, beyond what was measured", clock, batch, count(first), count(last), answerRatio(mn), answerRatio(mx), be.Fitted)
 	case cpuAll:
-		return fmt.Sprintf("CPU faster %s at every measured %s (%s to %s), by %s to %s; the fit finds no crossover", clock, batch, count(first), count(last), answerRatio(mn), answerRatio(mx))
+		return fmt.Sprintf("CPU faster %s over the whole measured range %s = %s … %s, by %s to %s; the fit finds no crossover", clock, batch, count(first), count(last), answerRatio(mn), answerRatio(mx))
 	}
 	return fmt.Sprintf("no significant crossover %s over %s = %s to %s (fitted: %s)", clock, batch, count(first), count(last), be.Fitted)
 }
