@@ -6,6 +6,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/timing"
 )
 
 // FormatRate prints a bandwidth given in GB/s (10⁹ bytes/s) with a
@@ -179,3 +182,6 @@ func CeilingOf(r *Report, m *Measurement) string {
 	}
 	return ""
 }
+
+// FormatDuration prints a duration with three significant digits: 1.43ms.
+func FormatDuration(d time.Duration) string { return timing.FormatSeconds(d.Seconds()) }

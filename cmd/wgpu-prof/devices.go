@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wgpu-prof/wgpu-prof/experiment"
+	"github.com/wgpu-prof/wgpu-prof/report"
 )
 
 func runDevices(stdout, stderr io.Writer, args []string) error {
@@ -63,7 +64,7 @@ func writeDevicesText(w io.Writer, out experiment.DevicesReport) {
 		fmt.Fprintf(tw, "  features\t%s\n", strings.Join(r.Features, ", "))
 		ts := r.Timestamps
 		if ts.OK {
-			fmt.Fprintf(tw, "  timestamps\tworking: tiny dispatch %v by timestamps, %v by host clock\n", ts.Kernel, ts.Host)
+			fmt.Fprintf(tw, "  timestamps\tworking: tiny dispatch %s by timestamps, %s by host clock\n", report.FormatDuration(ts.Kernel), report.FormatDuration(ts.Host))
 		} else {
 			fmt.Fprintf(tw, "  timestamps\tNOT working: %s\n", ts.Reason)
 		}

@@ -43,7 +43,7 @@ func TestREADMEExamples(t *testing.T) {
 		t.Skip("runs the README's measuring commands")
 	}
 	ex := readmeExamples(t)
-	if len(ex) < 6 {
+	if len(ex) < 10 {
 		t.Fatalf("found only %d README examples", len(ex))
 	}
 	// The examples' shader files come along into the scratch directory.
@@ -74,7 +74,7 @@ func TestREADMEExamples(t *testing.T) {
 			t.Fatalf("wgpu-prof %s printed nothing", strings.Join(args, " "))
 		}
 	}
-	for _, f := range []string{"report.json", "report.txt", "report.csv", "report.bench", "roofline.png", "roofline.svg"} {
+	for _, f := range []string{"report.json", "report.txt", "report.csv", "report.bench", "report.html", "trace.json", "roofline.png", "roofline.svg"} {
 		if _, err := os.Stat(filepath.Join("results", f)); err != nil {
 			t.Errorf("run --out results did not write %s", f)
 		}
