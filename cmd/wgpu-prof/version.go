@@ -53,7 +53,7 @@ func readBuildInfo() buildInfo {
 
 func (b buildInfo) commitString() string {
 	if b.commit == "" {
-		return "unknown commit"
+		return "unknown (built without VCS stamping; scripts/run.sh sets it)"
 	}
 	c := b.commit
 	if len(c) > 12 {
@@ -69,8 +69,12 @@ func (b buildInfo) commitString() string {
 // "wgpu-prof 0.1.0 (commit 468ba29bc1e3, wgpu-native 29.0.1.1, go1.26.0)".
 func versionString() string {
 	b := readBuildInfo()
+	c := b.commitString()
+	if b.commit == "" {
+		c = "unknown"
+	}
 	return fmt.Sprintf("wgpu-prof %s (commit %s, wgpu-native %s, %s)",
-		b.version, b.commitString(), experiment.WgpuNativeVersion(), b.goVersion)
+		b.version, c, experiment.WgpuNativeVersion(), b.goVersion)
 }
 
 func runVersion(stdout, stderr io.Writer, args []string) error {
