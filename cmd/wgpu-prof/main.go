@@ -51,6 +51,7 @@ func commands() []command {
 		{"compare", "compare two JSON reports; exit 1 on a significant regression", runCompare},
 		{"kernel", "profile your own WGSL compute shader: buffers by name, timestamps, ceilings, sweeps", runKernel},
 		{"host", "CPU only: measured CPU ceilings and the host SIMD kernels at each level", runHost},
+		{"workloads", "list the workloads and the sweeps and experiments that apply to each", runWorkloads},
 	}
 }
 
