@@ -63,6 +63,12 @@ for p in ${phases//,/ }; do
 done
 want() { case ",$phases," in *",$1,"*) return 0 ;; esac; return 1; }
 [ -x "$bin" ] || { echo "run.sh: no wgpu-prof next to run.sh ($bin)" >&2; exit 2; }
+if [ -n "$only" ]; then
+  have=$("$bin" workloads --has all) || { echo "run.sh: 'wgpu-prof workloads' failed" >&2; exit 2; }
+  for w in ${only//,/ }; do
+    case " $(echo $have) " in *" $w "*) ;; *) echo "run.sh: --workloads: unknown workload '$w' (have: $(echo $have))" >&2; exit 2 ;; esac
+  done
+fi
 if [ -e "$out" ] && [ -n "$(ls -A "$out" 2>/dev/null)" ]; then
   echo "run.sh: --out $out exists and is not empty; name a new folder" >&2; exit 2
 fi
@@ -153,11 +159,6 @@ list() {
   fi
   echo $names
 }
-if [ -n "$only" ]; then
-  for w in ${only//,/ }; do
-    case " $(list all) " in *" $w "*) ;; *) echo "run.sh: --workloads: unknown workload '$w' (have: $(list all))" >&2; exit 2 ;; esac
-  done
-fi
 
 dev=(--backend "$backend")
 [ -n "$adapter_name" ] && dev+=(--adapter-name "$adapter_name")
@@ -168,14 +169,21 @@ plot=(--plot)
 step devices devices
 "$bin" devices --format json >"$out/devices.json" 2>>"$log"
 "$bin" devices --backend "$backend" >"$out/devices-$backend.txt" 2>&1
-# The adapter the measuring commands will pick: the first of --backend
-# whose name contains --adapter-name (wgpu-prof's own choice among several
-# is recorded in each report.json). Fine for timing when it is a GPU and its
-# timestamps work.
+# The adapter the measuring commands will pick, as wgpu-prof picks it:
+# among those of --backend whose name contains --adapter-name (any case), a
+# discrete GPU before an integrated one before the rest, the first of a
+# rank. (With several backends, wgpu-prof also prefers vulkan/metal/d3d12
+# to gl; each report.json records the adapter used.) Fine for timing when
+# it is a GPU and its timestamps work.
 verdict=$(awk -v want="$adapter_name" '
-  /^\[[0-9]+\] / { name = substr($0, index($0, "] ") + 2); match_ = (want == "" || index(name, want) > 0); next }
-  match_ && $1 == "type" { type = $2 }
-  match_ && $1 == "timestamps" { ts = $2; sub(/:$/, "", ts); print name " | " type " | timestamps " ts; exit }
+  function rank(t) { return t == "discrete-gpu" ? 0 : t == "integrated-gpu" ? 1 : t == "unknown" ? 2 : 3 }
+  /^\[[0-9]+\] / { name = substr($0, index($0, "] ") + 2); ok = (want == "" || index(tolower(name), tolower(want)) > 0); next }
+  ok && $1 == "type" { type = $2 }
+  ok && $1 == "timestamps" {
+    ts = $2; sub(/:$/, "", ts)
+    if (best == "" || rank(type) < bestrank) { best = name " | " type " | timestamps " ts; bestrank = rank(type) }
+  }
+  END { print best }
 ' "$out/devices-$backend.txt")
 say "   adapter: ${verdict:-none of backend $backend${adapter_name:+ named *$adapter_name*}}"
 case $verdict in

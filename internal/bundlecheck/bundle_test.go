@@ -189,3 +189,32 @@ func cmd(t *testing.T, dir string, env []string, name string, args ...string) st
 	}
 	return string(out)
 }
+
+// TestDeviceCallsDocumented: the device calls docs/GPU.md gives a future
+// session are the ones scripts/device-job.sh prints (and files with the
+// results), so the two cannot drift apart.
+func TestDeviceCallsDocumented(t *testing.T) {
+	root := strings.TrimSpace(cmd(t, ".", nil, "git", "rev-parse", "--show-toplevel"))
+	out := cmd(t, root, nil, "bash", filepath.Join(root, "scripts", "device-job.sh"), "calls")
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "GPU.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(out, "\n") {
+		c, ok := strings.CutPrefix(strings.TrimSpace(line), "command: ")
+		if !ok {
+			continue
+		}
+		n++
+		if !strings.Contains(string(doc), "\n"+c+"\n") {
+			t.Errorf("docs/GPU.md does not give this device call of scripts/device-job.sh verbatim:\n%s", c)
+		}
+		if len(c) > 2000 {
+			t.Errorf("device call of %d characters, over the device tool's 2000:\n%s", len(c), c)
+		}
+	}
+	if n < 2 {
+		t.Errorf("scripts/device-job.sh calls printed %d commands, want 2:\n%s", n, out)
+	}
+}
