@@ -28,7 +28,9 @@
 # memory-compute for each one that has it; breakeven for every workload.
 # Measuring commands get --out DIR/<step> --plot; their stdout and stderr go
 # to DIR/<step>.txt; DIR/job.log lists each command, its exit status and
-# seconds. A failed step is logged and the job goes on; the exit status is
+# seconds. A tar over 15 MiB is split into FILE.00, FILE.01, ... (the
+# device tool brings back files of at most 16 MiB). A failed step is
+# logged and the job goes on; the exit status is
 # the number of failed steps (at most 100), 0 when all passed.
 set -uo pipefail
 
@@ -85,6 +87,14 @@ pack() {
   say "== packing $tarfile"
   tar -C "$(dirname "$out")" -czf "$tarfile.tmp" "$(basename "$out")" && mv "$tarfile.tmp" "$tarfile"
   ls -l "$tarfile" | tee -a "$log"
+  # The device tool brings back files of at most 16 MiB: split a larger tar
+  # into FILE.00, FILE.01, ... (cat FILE.?? > FILE joins them).
+  # (RUN_SH_SPLIT_KIB changes the piece size, for tests.)
+  local piece=${RUN_SH_SPLIT_KIB:-15360}
+  if [ "$(stat -c %s "$tarfile")" -gt $((piece * 1024)) ]; then
+    split -b "${piece}k" -d "$tarfile" "$tarfile." && rm "$tarfile"
+    say "   split into $(ls "$tarfile".?? | wc -l) pieces of at most $piece KiB: cat $(basename "$tarfile").?? > $(basename "$tarfile")"
+  fi
 }
 trap pack EXIT
 

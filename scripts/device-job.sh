@@ -7,9 +7,9 @@
 #                                     .gl/, check the size of what travels,
 #                                     and print the device calls to make
 #   scripts/device-job.sh calls       print the device calls only
-#   scripts/device-job.sh collect DIR
+#   scripts/device-job.sh collect DIR...
 #                                     unpack the results tars that came back
-#                                     (DIR: the files_at folder of a device
+#                                     (DIR: the files_at folder of each device
 #                                     reply, or any folder holding them) into
 #                                     docs/results/<date>-<gpu>/, with a
 #                                     README.md draft to complete
@@ -76,13 +76,16 @@ prepare() {
 }
 
 collect() {
-  local src=${1:?collect needs the folder holding part1.tar.gz / part2.tar.gz}
-  local tars=()
-  while IFS= read -r f; do tars+=("$f"); done < <(find "$src" -maxdepth 3 -name 'part*.tar.gz' | sort)
-  [ ${#tars[@]} -gt 0 ] || { echo "device-job.sh: no part*.tar.gz under $src" >&2; exit 1; }
+  [ $# -gt 0 ] || { echo "device-job.sh: collect needs the folder(s) holding part1.tar.gz, part2.tar.gz" >&2; exit 2; }
   local tmp; tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' RETURN
-  for f in "${tars[@]}"; do tar -C "$tmp" -xzf "$f"; done
+  # Whole tars, and tars run.sh split into FILE.00, FILE.01, ... (joined).
+  local f n=0
+  while IFS= read -r f; do tar -C "$tmp" -xzf "$f"; n=$((n + 1)); done < <(find "$@" -maxdepth 3 -name 'part*.tar.gz' | sort)
+  while IFS= read -r f; do
+    cat "$f".[0-9][0-9] | tar -C "$tmp" -xzf -; n=$((n + 1))
+  done < <(find "$@" -maxdepth 3 -name 'part*.tar.gz.00' | sed 's/\.00$//' | sort)
+  [ $n -gt 0 ] || { echo "device-job.sh: no part*.tar.gz (or part*.tar.gz.00, .01, ...) under $*" >&2; exit 1; }
   # The GPU's name from the first devices-vulkan.txt, the date from job.log.
   local first gpu day
   first=$(ls -d "$tmp"/part* | head -1)
@@ -152,6 +155,6 @@ case ${1:-prepare} in
   prepare) prepare ;;
   calls) print_calls ;;
   collect) shift; collect "$@" ;;
-  -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' ;;
+  -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' ;;
   *) echo "device-job.sh: unknown command '$1' (prepare, calls, collect DIR)" >&2; exit 2 ;;
 esac
