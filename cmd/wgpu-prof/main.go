@@ -52,6 +52,7 @@ func commands() []command {
 		{"kernel", "profile your own WGSL compute shader: buffers by name, timestamps, ceilings, sweeps", runKernel},
 		{"host", "CPU only: measured CPU ceilings and the host SIMD kernels at each level", runHost},
 		{"version", "tool version, commit, wgpu-native and Go versions", runVersion},
+		{"workloads", "list the workloads and the sweeps and experiments that apply to each", runWorkloads},
 	}
 }
 

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/wgpu-prof/wgpu-prof/experiment"
+)
+
+// Names of what `workloads --has` filters on.
+const (
+	hasWorkgroup  = "sweep-workgroup"
+	hasTile       = "sweep-tile"
+	hasMemCompute = "memory-compute"
+)
+
+// runWorkloads lists the workloads and which sweeps and experiments apply
+// to each, so scripts (the bundle's run.sh) need no list of their own.
+func runWorkloads(stdout, stderr io.Writer, args []string) error {
+	fs := pflag.NewFlagSet("workloads", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	has := fs.String("has", "", "print only the names, one per line, of the workloads to which this applies: "+
+		hasWorkgroup+", "+hasTile+", "+hasMemCompute+" or all")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: wgpu-prof workloads [--has sweep-workgroup|sweep-tile|memory-compute|all]")
+		fmt.Fprintln(stderr, "Lists every workload with its batch meaning and the sweeps and experiments that apply to it.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("workloads takes no arguments (got %q)", fs.Args())
+	}
+	list := experiment.Workloads()
+	if *has != "" {
+		var pick func(experiment.WorkloadInfo) bool
+		switch *has {
+		case "all":
+			pick = func(experiment.WorkloadInfo) bool { return true }
+		case hasWorkgroup:
+			pick = func(w experiment.WorkloadInfo) bool { return w.Workgroup }
+		case hasTile:
+			pick = func(w experiment.WorkloadInfo) bool { return w.Tile }
+		case hasMemCompute:
+			pick = func(w experiment.WorkloadInfo) bool { return w.MemCompute }
+		default:
+			return fmt.Errorf("--has %q: must be %s, %s, %s or all", *has, hasWorkgroup, hasTile, hasMemCompute)
+		}
+		for _, w := range list {
+			if pick(w) {
+				fmt.Fprintln(stdout, w.Name)
+			}
+		}
+		return nil
+	}
+	fmt.Fprintf(stdout, "%-16s %-6s %-31s %s\n", "workload", "batch", "applies", "computes")
+	for _, w := range list {
+		var applies []string
+		if w.Workgroup {
+			applies = append(applies, hasWorkgroup)
+		}
+		if w.Tile {
+			applies = append(applies, hasTile)
+		}
+		if w.MemCompute {
+			applies = append(applies, hasMemCompute)
+		}
+		a := strings.Join(applies, ",")
+		if a == "" {
+			a = "-"
+		}
+		fmt.Fprintf(stdout, "%-16s %-6s %-31s %s\n", w.Name, w.Batch, a, w.Doc)
+	}
+	return nil
+}

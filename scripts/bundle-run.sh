@@ -1,0 +1,236 @@
+#!/usr/bin/env bash
+# run.sh of the portable bundle (scripts/bundle.sh copies this file there):
+# the whole measurement job on one adapter, every step written to one
+# results folder, then packed into one .tar.gz.
+#
+# usage: ./run.sh --out DIR [--tar FILE] [--backend B] [--adapter-name TEXT]
+#                 [--phases LIST] [--workloads LIST] [--deadline SECONDS]
+#                 [--quick] [--allow-cpu]
+#
+#   --out DIR            results folder (created; must not exist or be empty)
+#   --tar FILE           the packed results (default DIR.tar.gz)
+#   --backend B          vulkan (default), metal, d3d12, gl or any
+#   --adapter-name TEXT  pick the adapter whose name contains TEXT (e.g. NVIDIA)
+#   --phases LIST        comma-separated, in this order (default all):
+#                        devices, run, sweep-workgroup, sweep-tile,
+#                        memory-compute, breakeven
+#   --workloads LIST     only these workloads (default: every one, as listed
+#                        by ./wgpu-prof workloads)
+#   --deadline SECONDS   start no step after SECONDS and stop the step running
+#                        then, so the tar is written in time (default: none)
+#   --quick              pass --quick to every measuring command (a short look)
+#   --allow-cpu          go on when the adapter is a CPU (lavapipe/llvmpipe) or
+#                        its timestamps do not work (default: stop after devices)
+#
+# Steps: devices (all adapters, text and json); run (full suite, --trace);
+# sweep workgroup --sizes 32,...,1024 for each workload with a workgroup knob;
+# sweep tile --tiles 16,32,64,128 for each one with tiles; experiment
+# memory-compute for each one that has it; breakeven for every workload.
+# Measuring commands get --out DIR/<step> --plot; their stdout and stderr go
+# to DIR/<step>.txt; DIR/job.log lists each command, its exit status and
+# seconds. A tar over 15 MiB is split into FILE.00, FILE.01, ... (the
+# device tool brings back files of at most 16 MiB). A failed step is
+# logged and the job goes on; the exit status is
+# the number of failed steps (at most 100), 0 when all passed.
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+bin=$here/wgpu-prof
+out= tarfile= backend=vulkan adapter_name= phases=all only= deadline= quick= allow_cpu=
+usage() { sed -n '2,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'; }
+need() { [ $# -ge 2 ] && [ -n "$2" ] || { echo "run.sh: $1 needs a value" >&2; exit 2; }; }
+while [ $# -gt 0 ]; do
+  case $1 in
+    --out) need "$@"; out=$2; shift 2 ;;
+    --tar) need "$@"; tarfile=$2; shift 2 ;;
+    --backend) need "$@"; backend=$2; shift 2 ;;
+    --adapter-name) need "$@"; adapter_name=$2; shift 2 ;;
+    --phases) need "$@"; phases=$2; shift 2 ;;
+    --workloads) need "$@"; only=$2; shift 2 ;;
+    --deadline) need "$@"; deadline=$2; shift 2 ;;
+    --quick) quick=--quick; shift ;;
+    --allow-cpu) allow_cpu=1; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "run.sh: unknown argument '$1' (see ./run.sh --help)" >&2; exit 2 ;;
+  esac
+done
+[ -n "$out" ] || { echo "run.sh: --out DIR is required (see ./run.sh --help)" >&2; exit 2; }
+if [ -n "$deadline" ] && ! [[ $deadline =~ ^[0-9]+$ && $deadline -gt 0 ]]; then
+  echo "run.sh: --deadline '$deadline': want a positive number of seconds" >&2; exit 2
+fi
+all_phases="devices run sweep-workgroup sweep-tile memory-compute breakeven"
+[ "$phases" = all ] && phases=${all_phases// /,}
+for p in ${phases//,/ }; do
+  case " $all_phases " in *" $p "*) ;; *) echo "run.sh: --phases: unknown phase '$p' (have: ${all_phases// /, })" >&2; exit 2 ;; esac
+done
+want() { case ",$phases," in *",$1,"*) return 0 ;; esac; return 1; }
+[ -x "$bin" ] || { echo "run.sh: no wgpu-prof next to run.sh ($bin)" >&2; exit 2; }
+if [ -n "$only" ]; then
+  have=$("$bin" workloads --has all) || { echo "run.sh: 'wgpu-prof workloads' failed" >&2; exit 2; }
+  for w in ${only//,/ }; do
+    case " $(echo $have) " in *" $w "*) ;; *) echo "run.sh: --workloads: unknown workload '$w' (have: $(echo $have))" >&2; exit 2 ;; esac
+  done
+fi
+if [ -e "$out" ] && [ -n "$(ls -A "$out" 2>/dev/null)" ]; then
+  echo "run.sh: --out $out exists and is not empty; name a new folder" >&2; exit 2
+fi
+mkdir -p "$out" && out=$(cd "$out" && pwd) || exit 2
+tarfile=${tarfile:-$out.tar.gz}
+case $tarfile in /*) ;; *) tarfile=$PWD/$tarfile ;; esac
+mkdir -p "$(dirname "$tarfile")" || exit 2
+log=$out/job.log
+start=$(date +%s)
+failed=0
+
+say() { echo "$*" | tee -a "$log"; }
+pack() {
+  say "== packing $tarfile"
+  tar -C "$(dirname "$out")" -czf "$tarfile.tmp" "$(basename "$out")" && mv "$tarfile.tmp" "$tarfile"
+  ls -l "$tarfile" | tee -a "$log"
+  # The device tool brings back files of at most 16 MiB: split a larger tar
+  # into FILE.00, FILE.01, ... (cat FILE.?? > FILE joins them).
+  # (RUN_SH_SPLIT_KIB changes the piece size, for tests.)
+  local piece=${RUN_SH_SPLIT_KIB:-15360}
+  if [ "$(stat -c %s "$tarfile")" -gt $((piece * 1024)) ]; then
+    split -b "${piece}k" -d "$tarfile" "$tarfile." && rm "$tarfile"
+    say "   split into $(ls "$tarfile".?? | wc -l) pieces of at most $piece KiB: cat $(basename "$tarfile").?? > $(basename "$tarfile")"
+  fi
+}
+trap pack EXIT
+
+# remaining seconds before the deadline ("" without one); 0 when past it.
+remaining() {
+  [ -n "$deadline" ] || { echo ""; return; }
+  local r=$((deadline - ($(date +%s) - start)))
+  [ $r -gt 0 ] && echo $r || echo 0
+}
+
+# step NAME ARGS...: run wgpu-prof ARGS, output to NAME.txt, logged.
+step() {
+  local name=$1; shift
+  local r; r=$(remaining)
+  if [ "$r" = 0 ]; then
+    say "SKIPPED (deadline ${deadline}s reached)  wgpu-prof $*"
+    failed=$((failed + 1)); return
+  fi
+  local t0 rc; t0=$(date +%s)
+  say "\$ wgpu-prof $*"
+  if [ -n "$r" ]; then
+    timeout --signal=INT --kill-after=15 "$r" "$bin" "$@" >"$out/$name.txt" 2>&1; rc=$?
+  else
+    "$bin" "$@" >"$out/$name.txt" 2>&1; rc=$?
+  fi
+  local line="   rc=$rc  $(( $(date +%s) - t0 ))s  -> $name.txt"
+  [ $rc = 124 ] && line="$line  (stopped at the deadline)"
+  say "$line"
+  if [ $rc != 0 ]; then
+    failed=$((failed + 1))
+    tail -n 5 "$out/$name.txt" | sed 's/^/   | /' | tee -a "$log"
+  fi
+}
+
+say "== wgpu-prof job, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -nrm)"
+say "   $("$bin" version 2>&1)"
+
+# The machine, for the results' README: OS, glibc, GPU driver, Vulkan loader
+# and drivers, the Vulkan environment.
+{
+  echo "date        $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "uname       $(uname -a)"
+  [ -r /etc/os-release ] && echo "os          $(. /etc/os-release; echo "${PRETTY_NAME:-?}")"
+  echo "glibc       $(ldd --version 2>&1 | head -1)"
+  echo "cpu         $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2-) ($(nproc 2>/dev/null) threads)"
+  echo "memory      $(grep -m1 MemTotal /proc/meminfo 2>/dev/null)"
+  echo "tool        $("$bin" version 2>&1)"
+  echo "job         run.sh --backend $backend${adapter_name:+ --adapter-name $adapter_name} --phases $phases${only:+ --workloads $only}${deadline:+ --deadline $deadline}${quick:+ --quick}"
+  echo; echo "== environment (VK_*, WGPU_*, __EGL*)"; env | grep -E '^(VK_|WGPU_|__EGL)' | sort
+  echo; echo "== Vulkan loader"; ldconfig -p 2>/dev/null | grep -i vulkan || echo "(ldconfig lists no libvulkan)"
+  echo; echo "== Vulkan driver manifests"
+  for d in /usr/share/vulkan/icd.d /etc/vulkan/icd.d /usr/local/share/vulkan/icd.d /usr/local/nvidia/share/vulkan/icd.d; do
+    [ -d "$d" ] && ls -l "$d"
+  done
+  if command -v nvidia-smi >/dev/null 2>&1; then
+    echo; echo "== nvidia-smi"; nvidia-smi 2>&1
+    echo; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem,pcie.link.gen.max --format=csv 2>&1
+  fi
+  if command -v vulkaninfo >/dev/null 2>&1; then
+    echo; echo "== vulkaninfo --summary"; vulkaninfo --summary 2>&1
+  fi
+  echo; echo "== BUILD.txt of the bundle"; cat "$here/BUILD.txt" 2>/dev/null
+} >"$out/machine.txt" 2>&1
+
+# Workload names come from the binary, never from a list here.
+list() {
+  local names; names=$("$bin" workloads --has "$1") || { say "run.sh: 'wgpu-prof workloads --has $1' failed" >&2; return 1; }
+  if [ -n "$only" ]; then
+    local w keep=
+    for w in $names; do case ",$only," in *",$w,"*) keep="$keep $w" ;; esac; done
+    names=$keep
+  fi
+  echo $names
+}
+
+dev=(--backend "$backend")
+[ -n "$adapter_name" ] && dev+=(--adapter-name "$adapter_name")
+plot=(--plot)
+
+# devices always runs: it shows what the timings below will come from, and
+# the job stops here rather than spend its time on the wrong adapter.
+step devices devices
+"$bin" devices --format json >"$out/devices.json" 2>>"$log"
+"$bin" devices --backend "$backend" >"$out/devices-$backend.txt" 2>&1
+# The adapter the measuring commands will pick, as wgpu-prof picks it:
+# among those of --backend whose name contains --adapter-name (any case), a
+# discrete GPU before an integrated one before the rest, the first of a
+# rank. (With several backends, wgpu-prof also prefers vulkan/metal/d3d12
+# to gl; each report.json records the adapter used.) Fine for timing when
+# it is a GPU and its timestamps work.
+verdict=$(awk -v want="$adapter_name" '
+  function rank(t) { return t == "discrete-gpu" ? 0 : t == "integrated-gpu" ? 1 : t == "unknown" ? 2 : 3 }
+  /^\[[0-9]+\] / { name = substr($0, index($0, "] ") + 2); ok = (want == "" || index(tolower(name), tolower(want)) > 0); next }
+  ok && $1 == "type" { type = $2 }
+  ok && $1 == "timestamps" {
+    ts = $2; sub(/:$/, "", ts)
+    if (best == "" || rank(type) < bestrank) { best = name " | " type " | timestamps " ts; bestrank = rank(type) }
+  }
+  END { print best }
+' "$out/devices-$backend.txt")
+say "   adapter: ${verdict:-none of backend $backend${adapter_name:+ named *$adapter_name*}}"
+case $verdict in
+  *"| discrete-gpu | timestamps working"|*"| integrated-gpu | timestamps working") ;;
+  *)
+    if [ -z "$allow_cpu" ]; then
+      say "run.sh: stopping: the adapter is not a GPU with working timestamps (see devices.txt; --allow-cpu to go on anyway)"
+      exit 3
+    fi
+    say "   (--allow-cpu: going on; these timings are not a GPU's)" ;;
+esac
+
+if want run; then
+  ws=(); [ -n "$only" ] && ws=(--workloads "$only")
+  step run run "${dev[@]}" $quick "${ws[@]}" --out "$out/run" "${plot[@]}" --trace
+fi
+if want sweep-workgroup; then
+  for w in $(list sweep-workgroup); do
+    step "sweep-workgroup-$w" sweep workgroup --kernel "$w" --sizes 32,64,128,256,512,1024 "${dev[@]}" $quick --out "$out/sweep-workgroup-$w" "${plot[@]}"
+  done
+fi
+if want sweep-tile; then
+  for w in $(list sweep-tile); do
+    step "sweep-tile-$w" sweep tile --kernel "$w" --tiles 16,32,64,128 "${dev[@]}" $quick --out "$out/sweep-tile-$w" "${plot[@]}"
+  done
+fi
+if want memory-compute; then
+  for w in $(list memory-compute); do
+    step "memory-compute-$w" experiment memory-compute --kernel "$w" "${dev[@]}" $quick --out "$out/memory-compute-$w" "${plot[@]}"
+  done
+fi
+if want breakeven; then
+  for w in $(list all); do
+    step "breakeven-$w" breakeven --kernel "$w" "${dev[@]}" $quick --out "$out/breakeven-$w" "${plot[@]}"
+  done
+fi
+
+say "== done in $(( $(date +%s) - start ))s, $failed step(s) failed or skipped"
+[ $failed -gt 100 ] && failed=100
+exit $failed
