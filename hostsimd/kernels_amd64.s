@@ -753,6 +753,58 @@ sumPFAVX2_reduce:
 	VZEROUPPER
 	RET
 
+// func sum2AVX2(a *float32, n int) float32
+// Requires: AVX, SSE
+TEXT ·sum2AVX2(SB), NOSPLIT, $0-20
+	MOVQ   a+0(FP), AX
+	MOVQ   n+8(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	XORQ   DX, DX
+	MOVQ   CX, BX
+	ANDQ   $-16, BX
+
+sum2AVX2_big:
+	CMPQ   DX, BX
+	JAE    sum2AVX2_vec
+	VADDPS (AX)(DX*4), Y0, Y0
+	VADDPS 32(AX)(DX*4), Y1, Y1
+	ADDQ   $0x00000010, DX
+	JMP    sum2AVX2_big
+
+sum2AVX2_vec:
+	MOVQ CX, BX
+	ANDQ $-8, BX
+
+sum2AVX2_vecloop:
+	CMPQ   DX, BX
+	JAE    sum2AVX2_tail
+	VADDPS (AX)(DX*4), Y0, Y0
+	ADDQ   $0x00000008, DX
+	JMP    sum2AVX2_vecloop
+
+sum2AVX2_tail:
+	SUBQ       DX, CX
+	JZ         sum2AVX2_reduce
+	MOVQ       $0x00000008, BX
+	SUBQ       CX, BX
+	LEAQ       tailmask<>+0(SB), CX
+	VMOVUPS    (CX)(BX*4), Y2
+	VMASKMOVPS (AX)(DX*4), Y2, Y2
+	VADDPS     Y2, Y1, Y1
+
+sum2AVX2_reduce:
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	MOVSS        X0, ret+16(FP)
+	VZEROUPPER
+	RET
+
 // func fillNTAVX2(p *float32, n int, v float32)
 // Requires: AVX, MMX+
 TEXT ·fillNTAVX2(SB), NOSPLIT, $0-20
@@ -1649,6 +1701,59 @@ sumPFAVX512_reduce:
 	VMOVSHDUP     X0, X1
 	VADDSS        X1, X0, X0
 	MOVSS         X0, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// func sum2AVX512(a *float32, n int) float32
+// Requires: AVX, AVX512F, AVX512VL, BMI2, SSE
+TEXT ·sum2AVX512(SB), NOSPLIT, $0-20
+	MOVQ   a+0(FP), AX
+	MOVQ   n+8(FP), CX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	XORQ   DX, DX
+	MOVQ   CX, BX
+	ANDQ   $-32, BX
+
+sum2AVX512_big:
+	CMPQ   DX, BX
+	JAE    sum2AVX512_vec
+	VADDPS (AX)(DX*4), Z0, Z0
+	VADDPS 64(AX)(DX*4), Z1, Z1
+	ADDQ   $0x00000020, DX
+	JMP    sum2AVX512_big
+
+sum2AVX512_vec:
+	MOVQ CX, BX
+	ANDQ $-16, BX
+
+sum2AVX512_vecloop:
+	CMPQ   DX, BX
+	JAE    sum2AVX512_tail
+	VADDPS (AX)(DX*4), Z0, Z0
+	ADDQ   $0x00000010, DX
+	JMP    sum2AVX512_vecloop
+
+sum2AVX512_tail:
+	SUBQ      DX, CX
+	JZ        sum2AVX512_reduce
+	MOVL      $0x0000ffff, BX
+	BZHIL     CX, BX, CX
+	KMOVW     CX, K1
+	VMOVUPS.Z (AX)(DX*4), K1, Z2
+	VADDPS    Z2, Z1, Z1
+
+sum2AVX512_reduce:
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVHLPS      X0, X0, X1
+	VADDPS        X1, X0, X0
+	VMOVSHDUP     X0, X1
+	VADDSS        X1, X0, X0
+	MOVSS         X0, ret+16(FP)
 	VZEROUPPER
 	RET
 

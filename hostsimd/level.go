@@ -75,7 +75,11 @@ type kernels struct {
 	// sumPF, where a level has it, is sum (bit-identical) with software
 	// prefetch (PREFETCHT0) pfs bytes ahead of the lines it reads; it may
 	// prefetch up to pfs bytes past the end of a. Nil elsewhere.
-	sumPF     func(a []float32, pfs int) float32
+	sumPF func(a []float32, pfs int) float32
+	// sum2, where a level has it, is a sum with two vector accumulators
+	// (the plain reader compilers generate); MeasureCeilings tries it
+	// among the read kernels. Nil elsewhere.
+	sum2      func(a []float32) float32
 	fillNT    func(p []float32, v float32)
 	copyNT    func(dst, src []float32)
 	triadNT   func(a, b, c []float32, s float32)
@@ -111,7 +115,8 @@ func Available() []Level {
 	return out
 }
 
-// SetLevel selects the kernels used by all functions of the package. It
+// SetLevel selects the kernels used by all functions of the package,
+// overriding the measured choice (see Calibrate) until SetAuto. It
 // returns an error naming the level if it is not available. It is safe to
 // call concurrently, but calls already running keep the level they began
 // with.
@@ -121,6 +126,7 @@ func SetLevel(l Level) error {
 		return fmt.Errorf("hostsimd: level %v not available on this CPU/build (available: %v)", l, Available())
 	}
 	current.Store(k)
+	forced.Store(true)
 	return nil
 }
 

@@ -150,6 +150,7 @@ const (
 	kDot3
 	kDotNormF16
 	kSumPF
+	kSum2
 )
 
 type redSpec struct {
@@ -170,6 +171,7 @@ var reds = map[redKind]redSpec{
 	kDot3:       {"dot3", "func(a, b *float32, n int) (ab, aa, bb float32)", 3, 2, true, false, false},
 	kDotNormF16: {"dotNormF16", "func(a *float32, b *uint16, n int) (ab, bb float32)", 2, 4, true, true, false},
 	kSumPF:      {"sumPF", "func(a *float32, n int, pfs int) float32", 1, 4, false, false, true},
+	kSum2:       {"sum2", "func(a *float32, n int) float32", 1, 2, false, false, false},
 }
 
 func genReduce(s isa, kind redKind) {
@@ -185,6 +187,7 @@ func genReduce(s isa, kind redKind) {
 		kDot3:       "returns a·b, a·a and b·b over n elements.",
 		kDotNormF16: "returns a·b and b·b where b holds IEEE half floats.",
 		kSumPF:      "returns the sum of a[:n], bit-identical to sum" + s.name + ", prefetching (PREFETCHT0) pfs bytes ahead.",
+		kSum2:       "returns the sum of a[:n] with two vector accumulators (a plain two-accumulator reader, as compilers vectorize a sum).",
 	}[kind]
 	if kind == kDotNormF16 && !s.avx5 {
 		doc += " n must be a multiple of 8."
@@ -226,7 +229,7 @@ func genReduce(s isa, kind redKind) {
 			bm = Mem{Base: b, Index: i, Scale: bScale, Disp: off * int(bScale)}
 		}
 		switch kind {
-		case kSum, kSumPF:
+		case kSum, kSumPF, kSum2:
 			if mk == nil {
 				VADDPS(am, acc[0][u], acc[0][u])
 			} else {
@@ -1117,6 +1120,7 @@ func main() {
 		}
 		genTile(s, "dotTile4"+s.name, []int{2, 1})
 		genReduce(s, kSumPF)
+		genReduce(s, kSum2)
 		if s.avx5 {
 			genTile(s, "dotTile4x4"+s.name, []int{4})
 			genCosTile8(s, "cosTile8x3"+s.name, 3, false, true)
