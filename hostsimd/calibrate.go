@@ -35,7 +35,7 @@ import (
 
 // calibVersion changes whenever the candidates or the method change, so
 // stale cache files are not used.
-const calibVersion = 1
+const calibVersion = 2
 
 // Class names of CosineSingle shapes.
 const (

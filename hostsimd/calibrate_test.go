@@ -115,3 +115,12 @@ func TestMeasureRead(t *testing.T) {
 		}
 	}
 }
+
+// TestPrintDefaultCeilingBytes prints DefaultCeilingBytes for
+// bench/compare.py (HOSTSIMD_PRINT=1).
+func TestPrintDefaultCeilingBytes(t *testing.T) {
+	if os.Getenv("HOSTSIMD_PRINT") != "1" {
+		t.Skip("HOSTSIMD_PRINT=1 prints DefaultCeilingBytes for bench/compare.py")
+	}
+	t.Logf("DEFAULT_CEILING_BYTES=%d", DefaultCeilingBytes())
+}

@@ -80,9 +80,12 @@ const (
 	pathRows
 	// pathPerRow calls dotNorm once per row (hardware prefetch only).
 	pathPerRow
+	// pathPerRowPF calls dotNormPF once per row, prefetching
+	// perRowPrefetch bytes ahead.
+	pathPerRowPF
 )
 
-var singlePathNames = [...]string{pathRowsPF: "rows3+prefetch", pathRows: "rows3", pathPerRow: "per-row"}
+var singlePathNames = [...]string{pathRowsPF: "rows3+prefetch", pathRows: "rows3", pathPerRow: "per-row", pathPerRowPF: "per-row+prefetch"}
 
 func (p singlePath) String() string { return singlePathNames[p] }
 
@@ -94,10 +97,15 @@ type singleImpl struct {
 
 // singlePaths lists the row walks level k has.
 func singlePaths(k *kernels) []singlePath {
+	var ps []singlePath
 	if k.dotNormRows != nil {
-		return []singlePath{pathRowsPF, pathRows, pathPerRow}
+		ps = append(ps, pathRowsPF, pathRows)
 	}
-	return []singlePath{pathPerRow}
+	ps = append(ps, pathPerRow)
+	if k.dotNormPF != nil {
+		ps = append(ps, pathPerRowPF)
+	}
+	return ps
 }
 
 func cosineSingleWith(im singleImpl, q, v []float32, d, n int, out []float32) {
@@ -122,6 +130,15 @@ func cosineSingleWith(im singleImpl, q, v []float32, d, n int, out []float32) {
 		})
 		return
 	}
+	if im.path == pathPerRowPF && k.dotNormPF != nil {
+		parallelRows(n, 4*d, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				ab, vv := k.dotNormPF(q, v[i*d:(i+1)*d], perRowPrefetch)
+				out[i] = cosineFinish(ab, qq, vv)
+			}
+		})
+		return
+	}
 	parallelRows(n, 4*d, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			ab, vv := k.dotNorm(q, v[i*d:(i+1)*d])
@@ -129,6 +146,10 @@ func cosineSingleWith(im singleImpl, q, v []float32, d, n int, out []float32) {
 		}
 	})
 }
+
+// perRowPrefetch is how far ahead (bytes) the per-row+prefetch walk
+// prefetches the rows it streams.
+var perRowPrefetch = 12 << 10
 
 // singleRowBlock is the number of rows CosineSingle passes to one
 // dotNormRows call. singlePrefetch is how far ahead (bytes) dotNormRows

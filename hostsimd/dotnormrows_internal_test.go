@@ -169,3 +169,46 @@ func TestThreadsFor(t *testing.T) {
 		t.Errorf("SetMinBytesPerThread(0) left %d", MinBytesPerThread())
 	}
 }
+
+// TestDotNormPF checks dotNormPF bit-identical to dotNorm on every level
+// that has it, for d around the vector and unroll widths, rows starting
+// off a 64-byte boundary between NaN guard floats (a read outside the row
+// would turn the result into NaN), and prefetch distances from 0 to far
+// past the end.
+func TestDotNormPF(t *testing.T) {
+	rng := rand.New(rand.NewPCG(51, 52))
+	for _, l := range Available() {
+		k := tables[l]
+		if k.dotNormPF == nil {
+			continue
+		}
+		for _, d := range []int{0, 1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 768, 770} {
+			for _, off := range []int{0, 1, 3} {
+				for _, pfs := range []int{0, 64, 12 << 10, 1 << 30} {
+					q := ctVec(rng, d+off)[off:]
+					buf := ctVec(rng, 16+off+d+16)
+					for i := range buf {
+						if i < 16+off || i >= 16+off+d {
+							buf[i] = float32(math.NaN())
+						}
+					}
+					b := buf[16+off : 16+off+d]
+					gab, gbb := k.dotNormPF(q, b, pfs)
+					wab, wbb := k.dotNorm(q, b)
+					if !same32(gab, wab) || !same32(gbb, wbb) {
+						t.Fatalf("%v d=%d off=%d pfs=%d: (%v, %v), dotNorm (%v, %v)", l, d, off, pfs, gab, gbb, wab, wbb)
+					}
+					if d > 0 {
+						rab, rbb := dotNormGeneric(q, b)
+						tol := 1e-5 * float64(d) * float64(max(abs32(rbb), 1))
+						if math.Abs(float64(gab-rab)) > tol || math.Abs(float64(gbb-rbb)) > tol {
+							t.Fatalf("%v d=%d: (%v, %v) vs generic (%v, %v)", l, d, gab, gbb, rab, rbb)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func abs32(x float32) float32 { return float32(math.Abs(float64(x))) }

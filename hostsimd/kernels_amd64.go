@@ -50,6 +50,11 @@ func sumPFAVX2(a *float32, n int, pfs int) float32
 //go:noescape
 func sum2AVX2(a *float32, n int) float32
 
+// dotNormPFAVX2 returns a·b and b·b over n elements, bit-identical to dotNormAVX2, prefetching (PREFETCHT0) b's lines pfs bytes ahead.
+//
+//go:noescape
+func dotNormPFAVX2(a *float32, b *float32, n int, pfs int) (ab float32, bb float32)
+
 // fillNTAVX2 sets p[:n] to v with non-temporal stores.
 // p must be 32-byte aligned and n a multiple of 32.
 //
@@ -119,6 +124,11 @@ func sumPFAVX512(a *float32, n int, pfs int) float32
 //
 //go:noescape
 func sum2AVX512(a *float32, n int) float32
+
+// dotNormPFAVX512 returns a·b and b·b over n elements, bit-identical to dotNormAVX512, prefetching (PREFETCHT0) b's lines pfs bytes ahead.
+//
+//go:noescape
+func dotNormPFAVX512(a *float32, b *float32, n int, pfs int) (ab float32, bb float32)
 
 // dotTile4x4AVX512 writes out[i*4+j] = q_j·v_i for 4 packed queries q (see dotTile4Generic)
 // and n rows of v with stride d.

@@ -44,11 +44,15 @@ func ParseLevel(s string) (Level, error) {
 // kernels is the dispatch table of one level. Slice arguments have
 // already been checked by the exported wrappers.
 type kernels struct {
-	level      Level
-	dot        func(a, b []float32) float32
-	l2         func(a, b []float32) float32
-	dotNorm    func(a, b []float32) (ab, bb float32)
-	dot3       func(a, b []float32) (ab, aa, bb float32)
+	level   Level
+	dot     func(a, b []float32) float32
+	l2      func(a, b []float32) float32
+	dotNorm func(a, b []float32) (ab, bb float32)
+	dot3    func(a, b []float32) (ab, aa, bb float32)
+	// dotNormPF, where a level has it, is dotNorm (bit-identical) with
+	// software prefetch (PREFETCHT0) of b's lines pfs bytes ahead; it may
+	// prefetch up to pfs bytes past the end of b (prefetches never fault).
+	dotNormPF  func(a, b []float32, pfs int) (ab, bb float32)
 	dotNormF16 func(a []float32, b []uint16) (ab, bb float32)
 	// dotNormRows, where a level has it, writes ab[i] = q·v_i and
 	// bb[i] = v_i·v_i for the first n rows of v (stride d, len(q) = d),

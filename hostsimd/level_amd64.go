@@ -32,6 +32,9 @@ func avx2Kernels() *kernels {
 		dot3: func(a, b []float32) (float32, float32, float32) {
 			return dot3AVX2(ptr(a), ptr(b), len(a))
 		},
+		dotNormPF: func(a, b []float32, pfs int) (float32, float32) {
+			return dotNormPFAVX2(ptr(a), ptr(b), len(a), pfs)
+		},
 		dotNormF16: func(a []float32, b []uint16) (float32, float32) {
 			n := len(a) &^ 7
 			ab, bb := dotNormF16AVX2(ptr(a), unsafe.SliceData(b), n)
@@ -70,6 +73,9 @@ func avx512Kernels() *kernels {
 		},
 		dot3: func(a, b []float32) (float32, float32, float32) {
 			return dot3AVX512(ptr(a), ptr(b), len(a))
+		},
+		dotNormPF: func(a, b []float32, pfs int) (float32, float32) {
+			return dotNormPFAVX512(ptr(a), ptr(b), len(a), pfs)
 		},
 		dotNormF16: func(a []float32, b []uint16) (float32, float32) {
 			return dotNormF16AVX512(ptr(a), unsafe.SliceData(b), len(a))

@@ -151,6 +151,7 @@ const (
 	kDotNormF16
 	kSumPF
 	kSum2
+	kDotNormPF
 )
 
 type redSpec struct {
@@ -172,6 +173,7 @@ var reds = map[redKind]redSpec{
 	kDotNormF16: {"dotNormF16", "func(a *float32, b *uint16, n int) (ab, bb float32)", 2, 4, true, true, false},
 	kSumPF:      {"sumPF", "func(a *float32, n int, pfs int) float32", 1, 4, false, false, true},
 	kSum2:       {"sum2", "func(a *float32, n int) float32", 1, 2, false, false, false},
+	kDotNormPF:  {"dotNormPF", "func(a, b *float32, n int, pfs int) (ab, bb float32)", 2, 4, true, false, true},
 }
 
 func genReduce(s isa, kind redKind) {
@@ -187,6 +189,7 @@ func genReduce(s isa, kind redKind) {
 		kDot3:       "returns a·b, a·a and b·b over n elements.",
 		kDotNormF16: "returns a·b and b·b where b holds IEEE half floats.",
 		kSumPF:      "returns the sum of a[:n], bit-identical to sum" + s.name + ", prefetching (PREFETCHT0) pfs bytes ahead.",
+		kDotNormPF:  "returns a·b and b·b over n elements, bit-identical to dotNorm" + s.name + ", prefetching (PREFETCHT0) b's lines pfs bytes ahead.",
 		kSum2:       "returns the sum of a[:n] with two vector accumulators (a plain two-accumulator reader, as compilers vectorize a sum).",
 	}[kind]
 	if kind == kDotNormF16 && !s.avx5 {
@@ -202,7 +205,11 @@ func genReduce(s isa, kind redKind) {
 	var pf Register
 	if sp.pf {
 		pf = Load(Param("pfs"), GP64())
-		ADDQ(a, pf)
+		if sp.two {
+			ADDQ(b, pf) // prefetch the second (streamed) input
+		} else {
+			ADDQ(a, pf)
+		}
 	}
 
 	acc := make([][]VecVirtual, sp.nacc)
@@ -253,7 +260,7 @@ func genReduce(s isa, kind redKind) {
 				VSUBPS(vb, va, va)
 			}
 			VFMADD231PS(va, va, acc[0][u])
-		case kDotNorm, kDotNormF16:
+		case kDotNorm, kDotNormF16, kDotNormPF:
 			var vb VecVirtual
 			if sp.f16 {
 				vb = s.loadF16(bm, mk)
@@ -1121,6 +1128,7 @@ func main() {
 		genTile(s, "dotTile4"+s.name, []int{2, 1})
 		genReduce(s, kSumPF)
 		genReduce(s, kSum2)
+		genReduce(s, kDotNormPF)
 		if s.avx5 {
 			genTile(s, "dotTile4x4"+s.name, []int{4})
 			genCosTile8(s, "cosTile8x3"+s.name, 3, false, true)
