@@ -149,7 +149,7 @@ func cosineSingleWith(im singleImpl, q, v []float32, d, n int, out []float32) {
 
 // perRowPrefetch is how far ahead (bytes) the per-row+prefetch walk
 // prefetches the rows it streams.
-var perRowPrefetch = 12 << 10
+const perRowPrefetch = 12 << 10
 
 // singleRowBlock is the number of rows CosineSingle passes to one
 // dotNormRows call. singlePrefetch is how far ahead (bytes) dotNormRows
