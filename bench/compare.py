@@ -8,8 +8,9 @@ Each round runs, for every PAIR, the Go benchmark (the hostsimd test
 binary, built once) and then its peer, and prints both rates and their
 ratio; the end prints each ratio's median and range over the rounds.
 PAIRs: read-dram, read-cache, single-dram, scaling, single-resident,
-batch, topk, hnsw (default: all). Go rates are means over the benchmark's
-iterations, the peers' medians over theirs (see peer.c, peers.py).
+batch, topk, hnsw (default: all). Both sides quote medians of 10-11 short
+timed runs (Go: -test.count 11 of a short -test.benchtime), the read
+ceilings the best of 7 passes each (see peer.c, peers.py).
 """
 import argparse
 import os
@@ -35,18 +36,19 @@ def run(cmd, env=None):
     return r.stdout
 
 
-def gobench(pattern, benchtime, unit="GB/s"):
-    """Runs the hostsimd test binary's benchmarks matching pattern and
-    returns {name: rate} for the metric unit."""
-    out = run([TESTBIN, "-test.run", "^$", "-test.bench", pattern, "-test.benchtime", benchtime])
+def gobench(pattern, benchtime, unit="GB/s", count=11):
+    """Runs the hostsimd test binary's benchmarks matching pattern count
+    times (short runs, like the peers' timed runs) and returns
+    {name: median rate} for the metric unit."""
+    out = run([TESTBIN, "-test.run", "^$", "-test.bench", pattern, "-test.benchtime", benchtime, "-test.count", str(count)])
     res = {}
     for line in out.splitlines():
         m = re.match(r"^(Benchmark\S+)\s+\d+\s+.*?([\d.]+) " + re.escape(unit) + r"(\s|$)", line)
         if m:
-            res[m.group(1)] = float(m.group(2))
+            res.setdefault(m.group(1), []).append(float(m.group(2)))
     if not res:
         sys.exit(f"compare.py: no {unit} in benchmark output for {pattern}:\n{out}")
-    return res
+    return {k: statistics.median(v) for k, v in res.items()}
 
 
 def peerrate(out, key="median", unit="GB/s"):
@@ -87,21 +89,21 @@ def main():
         print(f"round {rnd + 1}", flush=True)
         for p in pairs:
             if p == "read-dram":
-                g = one(gobench(f"ReadCeiling/bytes={dram}/threads={T}$", "1x"))
+                g = one(gobench(f"ReadCeiling/bytes={dram}/threads={T}$", "1x", count=1))
                 c = peerrate(run([PEER, "sum", str(dram), "7"], omp), key="best")
                 note(p, g, c, "C/OpenMP sum2 best GB/s")
             elif p == "read-cache":
-                g = one(gobench(f"ReadCeiling/bytes={6 << 20}/threads={T}$", "1x"))
+                g = one(gobench(f"ReadCeiling/bytes={6 << 20}/threads={T}$", "1x", count=1))
                 c = peerrate(run([PEER, "sum", str(6 << 20), "7"], omp), key="best")
                 note(p, g, c, "C/OpenMP sum2 best GB/s")
             elif p == "single-dram":
-                g = one(gobench(f"CosineSingle$/level=auto/threads={T}$/N=200000", "10x"))
+                g = one(gobench(f"CosineSingle$/level=auto/threads={T}$/N=200000", "1x"))
                 c = peerrate(run([PEER, "cosine", "200000", "768", "10"], omp))
                 note(p, g, c, "C/OpenMP cosine GB/s")
                 n = peerrate(run([PY, os.path.join(HERE, "peers.py"), "--runs", "10", "--threads", T, "cosine-single-dram"]))
                 note(p + "/numpy", g, n, "numpy sgemv GB/s")
             elif p == "scaling":
-                r = gobench("CosineSingle$/level=auto/threads=(1|2)$/N=200000", "10x")
+                r = gobench("CosineSingle$/level=auto/threads=(1|2)$/N=200000", "1x")
                 one_t = [v for k, v in r.items() if "/threads=1/" in k][0]
                 two_t = [v for k, v in r.items() if "/threads=2/" in k][0]
                 note("scaling-1to2", two_t, one_t, "(1 thread GB/s)")
@@ -109,19 +111,19 @@ def main():
                 c2 = peerrate(run([PEER, "cosine", "200000", "768", "10"], {"OMP_NUM_THREADS": "2"}))
                 note("C-scaling-1to2", c2, c1, "(C 1 thread GB/s)")
             elif p == "single-resident":
-                g = one(gobench(f"CosineSingle$/level=auto/threads={T}$/N=2000$", "2000x"))
+                g = one(gobench(f"CosineSingle$/level=auto/threads={T}$/N=2000$", "200x"))
                 n = peerrate(run([PY, os.path.join(HERE, "peers.py"), "--runs", "11", "--threads", T, "cosine-single-resident"]))
                 note(p, g, n, "numpy sgemv GB/s")
             elif p == "batch":
-                g = one(gobench("CosineBatch$/level=avx512/", "20x", unit="GFLOP/s"))
+                g = one(gobench(f"CosineBatch$/level=auto/threads={T}$", "1x", unit="GFLOP/s"))
                 n = peerrate(run([PY, os.path.join(HERE, "peers.py"), "--runs", "11", "--threads", T, "cosine-batch"]), unit="GFLOP/s")
                 note(p, g, n, "numpy sgemm GFLOP/s")
             elif p == "topk":
-                g = one(gobench("CosineTopK$/level=auto/", "10x"))
+                g = one(gobench(f"CosineTopK$/level=auto/threads={T}$", "1x"))
                 n = peerrate(run([PY, os.path.join(HERE, "peers.py"), "--runs", "10", "--threads", T, "topk"]))
                 note(p, g, n, "FAISS FlatIP GB/s")
             elif p == "hnsw":
-                g = one(gobench("HNSWDistances$/level=auto/", "200x"))
+                g = one(gobench(f"HNSWDistances$/level=auto/threads={T}$", "20x"))
                 n = peerrate(run([PY, os.path.join(HERE, "peers.py"), "--runs", "11", "--threads", T, "hnsw"]))
                 note(p, g, n, "numpy gather+L2 GB/s")
             else:

@@ -93,14 +93,19 @@ func BenchmarkCosineTopK(b *testing.B) {
 	const n, k = 200_000, 10
 	v := bigRows(n)
 	out := make([]float32, n)
+	defer hostsimd.SetThreads(0)
 	forEachLevelAuto(b, func(name string) {
-		b.Run(fmt.Sprintf("%s/N=%d/D=%d/k=%d", name, n, benchD, k), func(b *testing.B) {
-			for b.Loop() {
-				hostsimd.CosineSingle(q, v, benchD, out)
-				hostsimd.TopK(out, k)
-			}
-			b.ReportMetric(float64(len(v))*4*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
-		})
+		for _, th := range benchThreads() {
+			b.Run(fmt.Sprintf("%s/threads=%d/N=%d/D=%d/k=%d", name, th, n, benchD, k), func(b *testing.B) {
+				hostsimd.SetThreads(th)
+				defer hostsimd.SetThreads(0)
+				for b.Loop() {
+					hostsimd.CosineSingle(q, v, benchD, out)
+					hostsimd.TopK(out, k)
+				}
+				b.ReportMetric(float64(len(v))*4*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
+			})
+		}
 	})
 }
 
@@ -169,19 +174,25 @@ func BenchmarkCosineSingleF16(b *testing.B) {
 	})
 }
 
+// BenchmarkCosineBatch: Q=64 queries against N=20,000 rows, the default
+// and every level, at 1, 2 and all threads (numpy sgemm in bench/peers.py).
 func BenchmarkCosineBatch(b *testing.B) {
 	const nq, n = 64, 20_000
 	qs := randVec(rand.New(rand.NewPCG(3, 4)), nq*benchD)
 	v := bigRows(n)
 	out := make([]float32, nq*n)
-	forEachLevel(b, func(l hostsimd.Level) {
-		b.Run(fmt.Sprintf("%s/Q=%d/N=%d/D=%d", levelName(l), nq, n, benchD), func(b *testing.B) {
-			hostsimd.SetLevel(l)
-			for b.Loop() {
-				hostsimd.CosineBatch(qs, v, benchD, out)
-			}
-			b.ReportMetric(2*float64(nq*n*benchD)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-		})
+	defer hostsimd.SetThreads(0)
+	forEachLevelAuto(b, func(name string) {
+		for _, th := range benchThreads() {
+			b.Run(fmt.Sprintf("%s/threads=%d/Q=%d/N=%d/D=%d", name, th, nq, n, benchD), func(b *testing.B) {
+				hostsimd.SetThreads(th)
+				defer hostsimd.SetThreads(0)
+				for b.Loop() {
+					hostsimd.CosineBatch(qs, v, benchD, out)
+				}
+				b.ReportMetric(2*float64(nq*n*benchD)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
+		}
 	})
 }
 
@@ -198,13 +209,18 @@ func BenchmarkHNSWDistances(b *testing.B) {
 		ids[i] = int32(rng.IntN(n))
 	}
 	out := make([]float32, nq*c)
+	defer hostsimd.SetThreads(0)
 	forEachLevelAuto(b, func(name string) {
-		b.Run(fmt.Sprintf("%s/Q=%d/C=%d/N=%d/D=%d", name, nq, c, n, benchD), func(b *testing.B) {
-			for b.Loop() {
-				hostsimd.Gather(q, v, benchD, ids, ops.L2Sq, out)
-			}
-			b.ReportMetric(float64(len(ids)*benchD*4)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
-		})
+		for _, th := range benchThreads() {
+			b.Run(fmt.Sprintf("%s/threads=%d/Q=%d/C=%d/N=%d/D=%d", name, th, nq, c, n, benchD), func(b *testing.B) {
+				hostsimd.SetThreads(th)
+				defer hostsimd.SetThreads(0)
+				for b.Loop() {
+					hostsimd.Gather(q, v, benchD, ids, ops.L2Sq, out)
+				}
+				b.ReportMetric(float64(len(ids)*benchD*4)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
+			})
+		}
 	})
 }
 

@@ -35,7 +35,7 @@ import (
 
 // calibVersion changes whenever the candidates or the method change, so
 // stale cache files are not used.
-const calibVersion = 2
+const calibVersion = 3
 
 // Class names of CosineSingle shapes.
 const (
@@ -369,7 +369,8 @@ func measureCalibration() *Calibration {
 // measureThreadBreakEven fits t = overhead + bytes·per_byte for one thread
 // and for all threads over cache-resident sizes and returns the crossover
 // (timing.CrossoverOf) halved: the bytes each of two threads must get for
-// the second one to pay. It is clamped to [32 KiB, 16 MiB].
+// the second one to pay, clamped to [32 KiB, 16 MiB]. Without a crossover
+// it keeps the default.
 func measureThreadBreakEven(q, v []float32, d int, ch Choice) (int64, string) {
 	t := Threads()
 	if t <= 1 {
@@ -422,7 +423,11 @@ func measureThreadBreakEven(q, v []float32, d int, ch Choice) (int64, string) {
 	case timing.CrossAlways:
 		return lo, fmt.Sprintf("%d threads always beat 1", t)
 	default:
-		return hi, fmt.Sprintf("%d threads never beat 1 on the sizes measured (%v)", t, cr.Kind)
+		// Threads that never pay at cache-resident sizes mean the other
+		// cores were busy while this ran (or the fit is noise); caching
+		// that would keep every later call on one core, so the default
+		// stays.
+		return defaultMinBytesPerThread, fmt.Sprintf("no break-even found (%d threads vs 1: %v; other load?), default %d KiB per thread kept", t, cr.Kind, defaultMinBytesPerThread>>10)
 	}
 }
 
