@@ -95,8 +95,9 @@ int main(int argc, char **argv) {
 		float *a = aligned_alloc(64, (n * 4 + 63) / 64 * 64);
 #pragma omp parallel for schedule(static)
 		for (size_t i = 0; i < n; i++) a[i] = 1.0f;
-		// Cache-sized buffers are read several times per run.
-		int passes = n * 4 < (32u << 20) ? (int)((32u << 20) / (n * 4)) : 1;
+		// Cache-sized buffers are read several times per run (>= 256 MiB), as
+		// hostsimd.MeasureRead does.
+		int passes = n * 4 < (256u << 20) ? (int)((256u << 20) / (n * 4)) : 1;
 		double t[101];
 		for (int r = 0; r <= runs && r < 101; r++) {
 			double t0 = now();

@@ -262,9 +262,10 @@ func MeasureRead(bytes int64, threads, runs int) (ReadCeiling, error) {
 func measureRead(k *kernels, a []float32, t, runs int, budget time.Duration, start time.Time) (ReadCeiling, error) {
 	n := len(a)
 	res := ReadCeiling{Bytes: int64(n) * 4, Threads: t}
-	// Passes per timed run: at least ~32 MiB read, so cache-sized sets
-	// are timed over many passes (and stay resident).
-	passes := max(1, int((32<<20)/(int64(n)*4)))
+	// Passes per timed run: at least ~256 MiB read, so cache-sized sets
+	// are timed over many passes (and stay resident) and waking the
+	// goroutines is a negligible part of a run.
+	passes := max(1, int((256<<20)/(int64(n)*4)))
 	type reader struct {
 		name string
 		pf   int
