@@ -60,14 +60,21 @@ func CPUCeilings(opts hostsimd.CeilingOpts) (all, one hostsimd.Ceilings, keys ma
 	return all, one, keys, nil
 }
 
+// LevelChoicePrefix starts the summary lines RunHost writes about which
+// level ran and why; HostSummary keeps them.
+const LevelChoicePrefix = "level choice: "
+
 // RunHost runs the CPU kernels at every requested SIMD level against the
 // ceilings measured in the same run. The previous level and thread count
 // are restored at the end.
 func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {
 	cfg.defaults()
-	prevLevel, prevThreads := hostsimd.CurrentLevel(), hostsimd.Threads()
+	prevLevel, prevThreads, prevAuto := hostsimd.CurrentLevel(), hostsimd.Threads(), hostsimd.Auto()
 	defer func() {
 		hostsimd.SetLevel(prevLevel)
+		if prevAuto {
+			hostsimd.SetAuto()
+		}
 		hostsimd.SetThreads(prevThreads)
 	}()
 	if cfg.Threads > 0 {
@@ -82,6 +89,13 @@ func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {
 	if cfg.Ceiling.Budget == 0 {
 		cfg.Ceiling.Budget = ceilingBudget(cfg.Measure)
 	}
+	if cfg.Ceiling.CacheBytes == 0 {
+		// The cache-resident rows' working set: their roof.
+		cfg.Ceiling.CacheBytes = int64(cfg.NCached) * int64(cfg.Dim) * 4
+	}
+	say("cosine-single level choice (calibration, cached per CPU model)")
+	hostsimd.SetAuto()
+	calib := hostsimd.CurrentCalibration()
 	all, _, keys, err := CPUCeilings(cfg.Ceiling)
 	if err != nil {
 		return err
@@ -92,7 +106,17 @@ func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {
 	for k, v := range keys {
 		rep.Ceilings.CPU[k] = v
 	}
+	rep.Ceilings.CPU["cache_read_gbs"] = all.CacheReadGBs
+	rep.Ceilings.CPU["cache_read_bytes"] = float64(all.CacheBytes)
 	roofs := Roofs{CPU: timing.Roof{PeakGFLOPs: all.FMAGFLOPs, BandwidthGBs: all.ReadGBs}}
+	// Cache-resident shapes are judged against the read ceiling over a
+	// working set of their size.
+	cacheRoofs := roofs
+	if all.CacheReadGBs > 0 {
+		cacheRoofs.CPU.BandwidthGBs = all.CacheReadGBs
+	}
+	rep.Summary = append(rep.Summary, fmt.Sprintf("%sread ceiling %.1f GB/s (%s), cache-resident %.1f GB/s over %d B (%s); one-vs-all-threads break-even: %s (%s)",
+		LevelChoicePrefix, all.ReadGBs, all.ReadKernel, all.CacheReadGBs, all.CacheBytes, all.CacheReadKernel, calib.Crossover, calib.Source))
 
 	// Generate each shape's data once; every level runs the same bytes.
 	type shape struct {
@@ -117,13 +141,26 @@ func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {
 			shapes = append(shapes, shape{hs.Cache, hs.Batch, pr})
 		}
 	}
-	for _, lvl := range cfg.Levels {
-		if err := hostsimd.SetLevel(lvl); err != nil {
+	// The default (auto) pass first, then every requested level forced.
+	for li := -1; li < len(cfg.Levels); li++ {
+		auto := li < 0
+		if auto {
+			hostsimd.SetAuto()
+		} else if err := hostsimd.SetLevel(cfg.Levels[li]); err != nil {
 			return err
 		}
-		variant := cpuVariant()
 		for _, sh := range shapes {
 			c := sh.pr.At(sh.batch, workload.Knobs{})
+			variant := cpuVariant()
+			if lvl, path, why := hostsimd.SingleChoice(int64(c.Bytes)); c.Name == workload.CosineSingle.Name {
+				variant = fmt.Sprintf("%s/%s-t%d", lvl, path, hostsimd.ThreadsFor(int64(c.Bytes)))
+				if auto {
+					rep.Summary = append(rep.Summary, fmt.Sprintf("%s%s %s ran %s: %s", LevelChoicePrefix, c.Name, paramLabel(c.Params), variant, why))
+				}
+			}
+			if auto {
+				variant = "auto:" + variant
+			}
 			say("cpu %s %s %s", variant, c.Name, paramLabel(c.Params))
 			side, err := c.CPU()
 			if err != nil {
@@ -135,7 +172,11 @@ func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {
 				return err
 			}
 			params := append(c.Params, p("cache", sh.cache))
-			rep.Measurements = append(rep.Measurements, measurement(c.Name, report.SideCPU, variant, params, res, c.Bytes, c.Flops, roofs))
+			rf := roofs
+			if sh.cache == "resident" {
+				rf = cacheRoofs
+			}
+			rep.Measurements = append(rep.Measurements, measurement(c.Name, report.SideCPU, variant, params, res, c.Bytes, c.Flops, rf))
 		}
 	}
 	return nil

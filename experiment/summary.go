@@ -13,6 +13,11 @@ import (
 // level at the same workload and parameters.
 func HostSummary(r *report.Report) []string {
 	var out []string
+	for _, l := range r.Summary {
+		if strings.HasPrefix(l, LevelChoicePrefix) {
+			out = append(out, l)
+		}
+	}
 	readBW, fma := r.Ceilings.CPU["read_gbs"], r.Ceilings.CPU["fma_gflops"]
 	generic := map[string]float64{} // workload + params → generic level's median
 	for _, m := range r.Measurements {
@@ -28,8 +33,15 @@ func HostSummary(r *report.Report) []string {
 		var s string
 		switch {
 		case m.Bound == "memory" && readBW > 0:
-			s = fmt.Sprintf("%s %s %s: %.1f GB/s = %.0f%% of the %.1f GB/s read bandwidth measured in this run%s",
-				m.Variant, m.Workload, where, m.GBs, 100*m.GBs/readBW, readBW, aboveRoof(&m))
+			bw, what := readBW, "read bandwidth"
+			if paramValue(m.Params, "cache") == "resident" && r.Ceilings.CPU["cache_read_gbs"] > 0 {
+				bw, what = r.Ceilings.CPU["cache_read_gbs"], "cache-resident read bandwidth"
+			}
+			s = fmt.Sprintf("%s %s %s: %.1f GB/s = %.0f%% of the %.1f GB/s %s measured in this run%s",
+				m.Variant, m.Workload, where, m.GBs, 100*m.GBs/bw, bw, what, aboveRoof(&m))
+			if fma > 0 {
+				s += fmt.Sprintf(", %.0f%% of the FMA peak", 100*m.GFLOPs/fma)
+			}
 		case m.Bound == "compute" && fma > 0:
 			s = fmt.Sprintf("%s %s %s: %.1f GFLOP/s = %.0f%% of the %.1f GFLOP/s FMA peak measured in this run",
 				m.Variant, m.Workload, where, m.GFLOPs, 100*m.GFLOPs/fma, fma)

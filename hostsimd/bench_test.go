@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -21,42 +22,135 @@ var (
 
 func bigRows(n int) []float32 {
 	bigOnce.Do(func() {
-		bigV = make([]float32, 200_000*benchD)
-		var wg sync.WaitGroup
-		const parts = 8
-		for p := 0; p < parts; p++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				rng := rand.New(rand.NewPCG(uint64(p), 99))
-				chunk := len(bigV) / parts
-				for i := p * chunk; i < (p+1)*chunk; i++ {
-					bigV[i] = rng.Float32()*2 - 1
-				}
-			}()
-		}
-		wg.Wait()
+		const rows = 200_000
+		bigV = make([]float32, rows*benchD)
+		// First touch by the thread that reads each range later.
+		hostsimd.SplitRows(rows, benchD, func(lo, hi int) {
+			rng := rand.New(rand.NewPCG(uint64(lo), 99))
+			for i := lo * benchD; i < hi*benchD; i++ {
+				bigV[i] = rng.Float32()*2 - 1
+			}
+		})
 	})
 	return bigV[:n*benchD]
 }
 
+// forEachLevelAuto runs fn with the measured default (name "auto", see
+// hostsimd.Calibrate) and then with every level forced.
+func forEachLevelAuto(b *testing.B, fn func(name string)) {
+	hostsimd.SetAuto()
+	fn("level=auto")
+	forEachLevel(b, func(l hostsimd.Level) { fn(levelName(l)) })
+}
+
+// benchThreads are the thread counts the streaming benchmarks run at: 1,
+// 2 and all (GOMAXPROCS), without repeats.
+func benchThreads() []int {
+	all := runtime.GOMAXPROCS(0)
+	ts := []int{1}
+	if all >= 2 {
+		ts = append(ts, 2)
+	}
+	if all > 2 {
+		ts = append(ts, all)
+	}
+	return ts
+}
+
 func levelName(l hostsimd.Level) string { return "level=" + l.String() }
 
+// BenchmarkCosineSingle: from DRAM (N=200,000, 614 MB) and cache-resident
+// (N=2,000, 6 MB), the measured default and every level, at 1, 2 and all
+// threads (threads=T is the most a call may use; small calls may use
+// fewer, see hostsimd.ThreadsFor).
 func BenchmarkCosineSingle(b *testing.B) {
 	q := randVec(rand.New(rand.NewPCG(1, 2)), benchD)
+	defer hostsimd.SetThreads(0)
 	for _, n := range []int{200_000, 2_000} {
 		v := bigRows(n)
 		out := make([]float32, n)
-		forEachLevel(b, func(l hostsimd.Level) {
-			b.Run(fmt.Sprintf("%s/N=%d/D=%d", levelName(l), n, benchD), func(b *testing.B) {
-				hostsimd.SetLevel(l)
-				b.SetBytes(int64(len(v)) * 4)
+		forEachLevelAuto(b, func(name string) {
+			for _, th := range benchThreads() {
+				b.Run(fmt.Sprintf("%s/threads=%d/N=%d/D=%d", name, th, n, benchD), func(b *testing.B) {
+					hostsimd.SetThreads(th)
+					defer hostsimd.SetThreads(0)
+					b.SetBytes(int64(len(v)) * 4)
+					for b.Loop() {
+						hostsimd.CosineSingle(q, v, benchD, out)
+					}
+					b.ReportMetric(float64(len(v))*4*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
+				})
+			}
+		})
+	}
+}
+
+// BenchmarkCosineTopK is issue 13's top-k shape: one query, N=200,000 rows
+// of D=768 from DRAM, k=10 (CosineSingle + TopK), as FAISS IndexFlatIP's
+// search in bench/peers.py.
+func BenchmarkCosineTopK(b *testing.B) {
+	q := randVec(rand.New(rand.NewPCG(1, 2)), benchD)
+	const n, k = 200_000, 10
+	v := bigRows(n)
+	out := make([]float32, n)
+	defer hostsimd.SetThreads(0)
+	forEachLevelAuto(b, func(name string) {
+		for _, th := range benchThreads() {
+			b.Run(fmt.Sprintf("%s/threads=%d/N=%d/D=%d/k=%d", name, th, n, benchD, k), func(b *testing.B) {
+				hostsimd.SetThreads(th)
+				defer hostsimd.SetThreads(0)
 				for b.Loop() {
 					hostsimd.CosineSingle(q, v, benchD, out)
+					hostsimd.TopK(out, k)
 				}
 				b.ReportMetric(float64(len(v))*4*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
 			})
-		})
+		}
+	})
+}
+
+// BenchmarkPairKernels times the single-pair kernels (Dot, L2Squared,
+// Cosine) at D=768 in L1 at every level.
+func BenchmarkPairKernels(b *testing.B) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	x, y := randVec(rng, benchD), randVec(rng, benchD)
+	var sink float32
+	forEachLevel(b, func(l hostsimd.Level) {
+		for _, k := range []struct {
+			name string
+			fn   func(a, b []float32) float32
+		}{{"dot", hostsimd.Dot}, {"l2", hostsimd.L2Squared}, {"cosine", hostsimd.Cosine}} {
+			b.Run(fmt.Sprintf("%s/%s/D=%d", levelName(l), k.name, benchD), func(b *testing.B) {
+				hostsimd.SetLevel(l)
+				for b.Loop() {
+					sink += k.fn(x, y)
+				}
+				b.ReportMetric(2*float64(benchD)*4*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
+			})
+		}
+	})
+	_ = sink
+}
+
+// BenchmarkReadCeiling measures hostsimd.MeasureRead (the best reader and
+// thread layout) at the DRAM ceiling size and at 6 MB (the cache-resident
+// cosine's working set), on 1 thread and all threads; bench/compare.sh runs
+// the C/OpenMP two-accumulator sum right after it on the same sizes.
+func BenchmarkReadCeiling(b *testing.B) {
+	for _, bytes := range []int64{hostsimd.DefaultCeilingBytes(), 6 << 20} {
+		for _, th := range []int{1, runtime.GOMAXPROCS(0)} {
+			b.Run(fmt.Sprintf("bytes=%d/threads=%d", bytes, th), func(b *testing.B) {
+				var r hostsimd.ReadCeiling
+				for b.Loop() {
+					var err error
+					if r, err = hostsimd.MeasureRead(bytes, th, 7); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(r.GBs, "GB/s")
+				b.Logf("read ceiling %.2f GB/s by %s; candidates %v", r.GBs, r.Kernel, r.Candidates)
+			})
+		}
 	}
 }
 
@@ -80,19 +174,53 @@ func BenchmarkCosineSingleF16(b *testing.B) {
 	})
 }
 
+// BenchmarkCosineBatch: Q=64 queries against N=20,000 rows, the default
+// and every level, at 1, 2 and all threads (numpy sgemm in bench/peers.py).
 func BenchmarkCosineBatch(b *testing.B) {
 	const nq, n = 64, 20_000
 	qs := randVec(rand.New(rand.NewPCG(3, 4)), nq*benchD)
 	v := bigRows(n)
 	out := make([]float32, nq*n)
-	forEachLevel(b, func(l hostsimd.Level) {
-		b.Run(fmt.Sprintf("%s/Q=%d/N=%d/D=%d", levelName(l), nq, n, benchD), func(b *testing.B) {
-			hostsimd.SetLevel(l)
-			for b.Loop() {
-				hostsimd.CosineBatch(qs, v, benchD, out)
-			}
-			b.ReportMetric(2*float64(nq*n*benchD)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-		})
+	defer hostsimd.SetThreads(0)
+	forEachLevelAuto(b, func(name string) {
+		for _, th := range benchThreads() {
+			b.Run(fmt.Sprintf("%s/threads=%d/Q=%d/N=%d/D=%d", name, th, nq, n, benchD), func(b *testing.B) {
+				hostsimd.SetThreads(th)
+				defer hostsimd.SetThreads(0)
+				for b.Loop() {
+					hostsimd.CosineBatch(qs, v, benchD, out)
+				}
+				b.ReportMetric(2*float64(nq*n*benchD)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
+		}
+	})
+}
+
+// BenchmarkHNSWDistances is issue 13's HNSW shape: Q=64 queries, C=32
+// candidates each gathered from N=65,536 rows, L2² (numpy fancy-index +
+// L2² in bench/peers.py).
+func BenchmarkHNSWDistances(b *testing.B) {
+	const nq, c, n = 64, 32, 65_536
+	rng := rand.New(rand.NewPCG(5, 7))
+	q := randVec(rng, nq*benchD)
+	v := bigRows(n)
+	ids := make([]int32, nq*c)
+	for i := range ids {
+		ids[i] = int32(rng.IntN(n))
+	}
+	out := make([]float32, nq*c)
+	defer hostsimd.SetThreads(0)
+	forEachLevelAuto(b, func(name string) {
+		for _, th := range benchThreads() {
+			b.Run(fmt.Sprintf("%s/threads=%d/Q=%d/C=%d/N=%d/D=%d", name, th, nq, c, n, benchD), func(b *testing.B) {
+				hostsimd.SetThreads(th)
+				defer hostsimd.SetThreads(0)
+				for b.Loop() {
+					hostsimd.Gather(q, v, benchD, ids, ops.L2Sq, out)
+				}
+				b.ReportMetric(float64(len(ids)*benchD*4)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
+			})
+		}
 	})
 }
 

@@ -23,6 +23,10 @@ type CeilingOpts struct {
 	// Runs is how often each kernel runs; the first run is a warm-up and
 	// excluded, the best of the others is reported. Default 7, minimum 2.
 	Runs int
+	// CacheBytes, when positive, also measures the read ceiling over a
+	// working set of about that many bytes (all threads), repeated
+	// in place so it stays cache-resident: Ceilings.CacheReadGBs.
+	CacheBytes int64
 	// Budget bounds the total time: once it is spent, each remaining
 	// kernel runs only twice (warm-up + one timed run). 0 means no bound.
 	Budget time.Duration
@@ -30,16 +34,26 @@ type CeilingOpts struct {
 
 // Ceilings are measured CPU limits, in 10^9 bytes or flops per second.
 type Ceilings struct {
-	// ReadGBs is the bandwidth of a SIMD sum reduction (several
-	// accumulators) over one array. On levels with a prefetching sum
-	// (AVX2, AVX512) it is the faster of the plain sum (hardware
-	// prefetcher only) and the sum with software prefetch (PREFETCHT0)
-	// singlePrefetch bytes ahead, the distance CosineSingle uses, so the
-	// ceiling is the best known read streamer; ReadPrefetch says which.
+	// ReadGBs is the bandwidth of reading one array: the best of several
+	// readers (the 4-accumulator SIMD sum, a plain 2-accumulator sum, the
+	// sum with software prefetch singlePrefetch bytes ahead, the distance
+	// CosineSingle uses, on the levels that have them) and thread layouts
+	// (one contiguous part per thread, or 1 MiB blocks dealt round-robin),
+	// so the ceiling is the best known read streamer of this machine.
 	ReadGBs float64
 	// ReadPrefetch is the software prefetch distance in bytes of the read
 	// kernel that set ReadGBs, 0 for the plain sum.
 	ReadPrefetch int
+	// ReadKernel names the reader and thread layout that set ReadGBs (see
+	// MeasureRead); ReadCandidates has every one tried.
+	ReadKernel     string
+	ReadCandidates []ReadCandidate
+	// CacheReadGBs is the read ceiling over a working set of CacheBytes
+	// (CeilingOpts.CacheBytes, 0 when not asked for), the roof for
+	// cache-resident kernels; CacheReadKernel names its reader.
+	CacheReadGBs    float64
+	CacheBytes      int64
+	CacheReadKernel string
 	// WriteGBs is the bandwidth of filling one array. On the AVX2 and
 	// AVX512 levels the fill, copy and triad kernels use non-temporal
 	// (streaming) stores, so written lines are not read first; the
@@ -59,8 +73,8 @@ type Ceilings struct {
 }
 
 func (c Ceilings) String() string {
-	return fmt.Sprintf("level=%v threads=%d bytes=%d read=%.2f GB/s (prefetch %d B) write=%.2f GB/s copy=%.2f GB/s triad=%.2f GB/s fma=%.1f GFLOP/s",
-		c.Level, c.Threads, c.Bytes, c.ReadGBs, c.ReadPrefetch, c.WriteGBs, c.CopyGBs, c.TriadGBs, c.FMAGFLOPs)
+	return fmt.Sprintf("level=%v threads=%d bytes=%d read=%.2f GB/s (%s) cache-read=%.2f GB/s (%d B) write=%.2f GB/s copy=%.2f GB/s triad=%.2f GB/s fma=%.1f GFLOP/s",
+		c.Level, c.Threads, c.Bytes, c.ReadGBs, c.ReadKernel, c.CacheReadGBs, c.CacheBytes, c.WriteGBs, c.CopyGBs, c.TriadGBs, c.FMAGFLOPs)
 }
 
 // DefaultCeilingBytes is the default CeilingOpts.Bytes for this machine.
@@ -135,38 +149,40 @@ func MeasureCeilings(opts CeilingOpts) (Ceilings, error) {
 		fillGeneric(b[lo:hi], 2)
 		fillGeneric(c[lo:hi], 0.5)
 	})
-	best := func(fn func(th, lo, hi int)) float64 {
+	// bestOf runs fn runs times (the first a warm-up) and returns the best
+	// time; with budgeted set, a spent Budget cuts the runs short.
+	bestOf := func(fn func(th, lo, hi int), budgeted bool) float64 {
 		bt := time.Duration(math.MaxInt64)
 		for r := 0; r < runs; r++ {
 			d := par(fn)
 			if r > 0 {
 				bt = min(bt, d)
-				if opts.Budget > 0 && time.Since(start) > opts.Budget {
+				if budgeted && opts.Budget > 0 && time.Since(start) > opts.Budget {
 					break
 				}
 			}
 		}
 		return bt.Seconds()
 	}
+	best := func(fn func(th, lo, hi int)) float64 { return bestOf(fn, true) }
 	gb := func(nbytes int64, sec float64) float64 { return float64(nbytes) / sec / 1e9 }
 	nb := int64(n) * 4
 
-	res.ReadGBs = gb(nb, best(func(_, lo, hi int) {
-		s := k.sum(a[lo:hi])
-		sinkMu.Lock()
-		ceilingSink += s
-		sinkMu.Unlock()
-	}))
-	if k.sumPF != nil {
-		pf := gb(nb, best(func(_, lo, hi int) {
-			s := k.sumPF(a[lo:hi], singlePrefetch)
-			sinkMu.Lock()
-			ceilingSink += s
-			sinkMu.Unlock()
-		}))
-		if pf > res.ReadGBs {
-			res.ReadGBs, res.ReadPrefetch = pf, singlePrefetch
+	rd, err := measureRead(k, a, t, runs, opts.Budget, start)
+	if err != nil {
+		return Ceilings{}, err
+	}
+	res.ReadGBs, res.ReadPrefetch, res.ReadKernel, res.ReadCandidates = rd.GBs, rd.Prefetch, rd.Kernel, rd.Candidates
+	if opts.CacheBytes > 0 {
+		cn := int(opts.CacheBytes/4) / t / 16 * 16 * t
+		if cn == 0 {
+			return Ceilings{}, fmt.Errorf("hostsimd.MeasureCeilings: CacheBytes=%d too small for %d threads", opts.CacheBytes, t)
 		}
+		cr, err := measureRead(k, a[:cn], t, runs, 0, time.Now())
+		if err != nil {
+			return Ceilings{}, err
+		}
+		res.CacheReadGBs, res.CacheBytes, res.CacheReadKernel = cr.GBs, int64(cn)*4, cr.Kernel
 	}
 	res.WriteGBs = gb(nb, best(func(_, lo, hi int) { k.fillNT(c[lo:hi], 0.5) }))
 	res.CopyGBs = gb(2*nb, best(func(_, lo, hi int) { k.copyNT(c[lo:hi], a[lo:hi]) }))
@@ -183,13 +199,162 @@ func MeasureCeilings(opts CeilingOpts) (Ceilings, error) {
 		}
 		iters *= 2
 	}
-	sec := best(func(_, _, _ int) {
+	// Not cut by the budget: a run is ~20 ms, and one timed run on a
+	// shared machine can land on a busy core and read far below the peak.
+	sec := bestOf(func(_, _, _ int) {
 		s := k.fmaPeak(iters, m, add)
 		sinkMu.Lock()
 		ceilingSink += s
 		sinkMu.Unlock()
-	})
+	}, false)
 	res.FMAGFLOPs = float64(t) * float64(iters) * float64(k.fmaLanes) * 2 / sec / 1e9
+	runtime.KeepAlive(a)
+	return res, nil
+}
+
+// ReadCandidate is one reader and thread layout MeasureRead tried.
+type ReadCandidate struct {
+	Kernel string  `json:"kernel"`
+	GBs    float64 `json:"gbs"`
+}
+
+// ReadCeiling is the result of MeasureRead.
+type ReadCeiling struct {
+	GBs        float64
+	Kernel     string // reader/layout of GBs
+	Prefetch   int    // software prefetch distance of that reader, bytes
+	Bytes      int64  // bytes read per pass
+	Threads    int
+	Candidates []ReadCandidate
+}
+
+// MeasureRead measures the read bandwidth over a working set of about
+// bytes bytes with threads goroutines (0: GOMAXPROCS): the best of every
+// reader and thread layout (see Ceilings.ReadGBs), each the best of runs
+// timed passes after a warm-up (runs 0: 7). A working set that fits in
+// cache is read several times per timed pass so a pass lasts long enough
+// to time, and stays resident: this is the roof for cache-resident rows.
+func MeasureRead(bytes int64, threads, runs int) (ReadCeiling, error) {
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	if runs == 0 {
+		runs = 7
+	}
+	if bytes <= 0 || runs < 0 {
+		return ReadCeiling{}, fmt.Errorf("hostsimd.MeasureRead: bytes=%d runs=%d (bytes must be positive, runs >= 0)", bytes, runs)
+	}
+	n := int(bytes/4) / threads / 16 * 16 * threads
+	if n == 0 {
+		return ReadCeiling{}, fmt.Errorf("hostsimd.MeasureRead: bytes=%d too small for %d threads", bytes, threads)
+	}
+	a := alignedFloats(n)
+	part := n / threads
+	var wg sync.WaitGroup
+	for th := 0; th < threads; th++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fillGeneric(a[th*part:(th+1)*part], 1)
+		}()
+	}
+	wg.Wait()
+	return measureRead(cur(), a, threads, max(runs, 2), 0, time.Now())
+}
+
+// measureRead times every reader of k in every layout over a (whose
+// length is a multiple of 16*t) with t locked goroutines.
+func measureRead(k *kernels, a []float32, t, runs int, budget time.Duration, start time.Time) (ReadCeiling, error) {
+	n := len(a)
+	res := ReadCeiling{Bytes: int64(n) * 4, Threads: t}
+	// Passes per timed run: at least ~256 MiB read, so cache-sized sets
+	// are timed over many passes (and stay resident) and waking the
+	// goroutines is a negligible part of a run.
+	passes := max(1, int((256<<20)/(int64(n)*4)))
+	type reader struct {
+		name string
+		pf   int
+		fn   func([]float32) float32
+	}
+	readers := []reader{{"sum4", 0, k.sum}}
+	if k.sum2 != nil {
+		readers = append(readers, reader{"sum2", 0, k.sum2})
+	}
+	if k.sumPF != nil {
+		readers = append(readers, reader{fmt.Sprintf("sum4+prefetch%dK", singlePrefetch>>10), singlePrefetch,
+			func(x []float32) float32 { return k.sumPF(x, singlePrefetch) }})
+	}
+	const block = 1 << 18 // floats: 1 MiB blocks for the interleaved layout
+	layouts := []struct {
+		name  string
+		parts func(th int) [][2]int
+	}{
+		{"contiguous", func(th int) [][2]int {
+			p := n / t
+			return [][2]int{{th * p, (th + 1) * p}}
+		}},
+	}
+	if n >= 2*block*t {
+		layouts = append(layouts, struct {
+			name  string
+			parts func(th int) [][2]int
+		}{"interleaved-1MiB", func(th int) [][2]int {
+			var r [][2]int
+			for lo := th * block; lo < n; lo += t * block {
+				r = append(r, [2]int{lo, min(lo+block, n)})
+			}
+			return r
+		}})
+	}
+	var sinkMu sync.Mutex
+	for _, rd := range readers {
+		for _, ly := range layouts {
+			bt := time.Duration(math.MaxInt64)
+			for r := 0; r < runs; r++ {
+				var wg sync.WaitGroup
+				var ready sync.WaitGroup
+				ready.Add(t)
+				gate := make(chan struct{})
+				for th := 0; th < t; th++ {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						runtime.LockOSThread()
+						defer runtime.UnlockOSThread()
+						parts := ly.parts(th)
+						ready.Done()
+						<-gate
+						var s float32
+						for p := 0; p < passes; p++ {
+							for _, pr := range parts {
+								s += rd.fn(a[pr[0]:pr[1]])
+							}
+						}
+						sinkMu.Lock()
+						ceilingSink += s
+						sinkMu.Unlock()
+					}()
+				}
+				ready.Wait()
+				t0 := time.Now()
+				close(gate)
+				wg.Wait()
+				d := time.Since(t0)
+				if r > 0 {
+					bt = min(bt, d)
+					if budget > 0 && time.Since(start) > budget {
+						break
+					}
+				}
+			}
+			gbs := float64(n) * 4 * float64(passes) / bt.Seconds() / 1e9
+			name := rd.name + "/" + ly.name
+			res.Candidates = append(res.Candidates, ReadCandidate{name, gbs})
+			if gbs > res.GBs {
+				res.GBs, res.Kernel, res.Prefetch = gbs, name, rd.pf
+			}
+		}
+	}
 	runtime.KeepAlive(a)
 	return res, nil
 }

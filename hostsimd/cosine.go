@@ -55,36 +55,101 @@ func rowGrain(d int) int { return max(1, 8192/d) }
 // row is read once, fusing q·v_i and ‖v_i‖² in one pass. Zero vectors give
 // 0 and NaN inputs NaN, as in Cosine. It returns an error for d <= 0,
 // len(q) != d, len(v)%d != 0 or len(out) < N.
+//
+// The rows are split into contiguous ranges, one per thread, with as many
+// threads as the size pays for (ThreadsFor). Which level and row walk run
+// is chosen per shape class (cache-resident or DRAM) by measurement when
+// no level was forced with SetLevel (see Calibrate and SingleChoice).
 func CosineSingle(q, v []float32, d int, out []float32) error {
 	n, err := singleArgs("CosineSingle", q, len(v), d, len(out))
 	if err != nil {
 		return err
 	}
-	k := cur()
-	qq := k.dot(q, q)
+	cosineSingleWith(singleImplFor(int64(len(v))*4), q, v, d, n, out)
+	return nil
+}
+
+// singlePath is how CosineSingle walks the rows of one thread's range.
+type singlePath int
+
+const (
+	// pathRowsPF runs blocks of rows through dotNormRows with software
+	// prefetch singlePrefetch bytes ahead.
+	pathRowsPF singlePath = iota
+	// pathRows is dotNormRows without software prefetch (pfs = 0).
+	pathRows
+	// pathPerRow calls dotNorm once per row (hardware prefetch only).
+	pathPerRow
+	// pathPerRowPF calls dotNormPF once per row, prefetching
+	// perRowPrefetch bytes ahead.
+	pathPerRowPF
+)
+
+var singlePathNames = [...]string{pathRowsPF: "rows3+prefetch", pathRows: "rows3", pathPerRow: "per-row", pathPerRowPF: "per-row+prefetch"}
+
+func (p singlePath) String() string { return singlePathNames[p] }
+
+// singleImpl is a level's kernels with the row walk CosineSingle uses.
+type singleImpl struct {
+	k    *kernels
+	path singlePath
+}
+
+// singlePaths lists the row walks level k has.
+func singlePaths(k *kernels) []singlePath {
+	var ps []singlePath
 	if k.dotNormRows != nil {
-		parallelFor(n, d, rowGrain(d), func(lo, hi int) {
+		ps = append(ps, pathRowsPF, pathRows)
+	}
+	ps = append(ps, pathPerRow)
+	if k.dotNormPF != nil {
+		ps = append(ps, pathPerRowPF)
+	}
+	return ps
+}
+
+func cosineSingleWith(im singleImpl, q, v []float32, d, n int, out []float32) {
+	k := im.k
+	qq := k.dot(q, q)
+	if im.path != pathPerRow && k.dotNormRows != nil {
+		pfs := 0
+		if im.path == pathRowsPF {
+			pfs = singlePrefetch
+		}
+		parallelRows(n, 4*d, func(lo, hi int) {
 			var ab, bb [singleRowBlock]float32
 			for i := lo; i < hi; i += singleRowBlock {
 				m := min(singleRowBlock, hi-i)
 				// v runs to the end of this range so the kernel may
 				// prefetch the next block's rows.
-				k.dotNormRows(q, v[i*d:hi*d], d, m, ab[:m], bb[:m], singlePrefetch)
+				k.dotNormRows(q, v[i*d:hi*d], d, m, ab[:m], bb[:m], pfs)
 				for j, x := range ab[:m] {
 					out[i+j] = cosineFinish(x, qq, bb[j])
 				}
 			}
 		})
-		return nil
+		return
 	}
-	parallelFor(n, d, rowGrain(d), func(lo, hi int) {
+	if im.path == pathPerRowPF && k.dotNormPF != nil {
+		parallelRows(n, 4*d, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				ab, vv := k.dotNormPF(q, v[i*d:(i+1)*d], perRowPrefetch)
+				out[i] = cosineFinish(ab, qq, vv)
+			}
+		})
+		return
+	}
+	parallelRows(n, 4*d, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			ab, vv := k.dotNorm(q, v[i*d:(i+1)*d])
 			out[i] = cosineFinish(ab, qq, vv)
 		}
 	})
-	return nil
 }
+
+// perRowPrefetch is how far ahead (bytes) the per-row+prefetch walk
+// prefetches the rows it streams.
+const perRowPrefetch = 12 << 10
 
 // singleRowBlock is the number of rows CosineSingle passes to one
 // dotNormRows call. singlePrefetch is how far ahead (bytes) dotNormRows
@@ -114,7 +179,7 @@ func CosineSingleNorms(q, v []float32, d int, norms, out []float32) error {
 	}
 	k := cur()
 	qn := float32(math.Sqrt(float64(k.dot(q, q))))
-	parallelFor(n, d, rowGrain(d), func(lo, hi int) {
+	parallelRows(n, 4*d, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			out[i] = cosineNorms(k.dot(q, v[i*d:(i+1)*d]), qn, norms[i])
 		}
@@ -133,7 +198,7 @@ func RowNorms(v []float32, d int, out []float32) error {
 		return err
 	}
 	k := cur()
-	parallelFor(n, d, rowGrain(d), func(lo, hi int) {
+	parallelRows(n, 4*d, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			r := v[i*d : (i+1)*d]
 			out[i] = float32(math.Sqrt(float64(k.dot(r, r))))
@@ -153,7 +218,7 @@ func CosineSingleF16(q []float32, v []uint16, d int, out []float32) error {
 	}
 	k := cur()
 	qq := k.dot(q, q)
-	parallelFor(n, d/2, rowGrain(d), func(lo, hi int) {
+	parallelRows(n, 2*d, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			ab, vv := k.dotNormF16(q, v[i*d:(i+1)*d])
 			out[i] = cosineFinish(ab, qq, vv)

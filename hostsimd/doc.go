@@ -12,10 +12,15 @@
 // # Levels
 //
 // Every kernel exists at several instruction-set levels: Generic (pure
-// Go, every architecture), AVX2 and AVX512 on amd64, NEON on arm64. The
-// best available level is chosen at start-up; SetLevel switches, which
-// tests and benchmarks use to compare levels. The amd64 assembly is
-// generated with avo from the _gen directory:
+// Go, every architecture), AVX2 and AVX512 on amd64, NEON on arm64. By
+// default the highest level runs, except where a kernel has alternatives
+// that differ by CPU: CosineSingle runs, per shape class (cache-resident or
+// DRAM), the level and row walk that measured fastest on this CPU (see
+// Calibrate; the measurement is cached per CPU model in
+// os.UserCacheDir()/wgpu-prof/, and SingleChoice says what runs and why).
+// SetLevel forces one level for everything (tests and benchmarks use it to
+// compare levels); SetAuto returns to the measured default. The amd64
+// assembly is generated with avo from the _gen directory:
 //
 //	cd hostsimd && go generate
 //
@@ -25,10 +30,20 @@
 //
 // # Threads
 //
-// The batch kernels (CosineSingle, CosineBatch, GatherDistances,
-// SpreadStep) split their rows over a package-level pool of persistent
-// worker goroutines, sized from GOMAXPROCS; SetThreads changes it (1 runs
-// everything on the calling goroutine). Small inputs always run inline.
+// The batch kernels run on a package-level pool of persistent worker
+// goroutines, each locked to an OS thread, sized from GOMAXPROCS;
+// SetThreads changes it (1 runs everything on the calling goroutine).
+// Streaming kernels (CosineSingle, CosineSingleNorms, CosineSingleF16,
+// RowNorms) give each thread one contiguous range of rows, the same range
+// on every call, with boundaries on 16-row (64-byte output) multiples, and
+// use only as many threads as the size pays for (ThreadsFor, from the
+// measured one-vs-all-threads break-even). SplitRows initialises data on
+// the threads that will read it (first touch). CosineBatch, Gather and
+// SpreadStep hand out chunks dynamically.
+//
+// MeasureCeilings and MeasureRead measure the machine's read ceiling as
+// the best of several readers and thread layouts, at DRAM or at any
+// working-set size (cache-resident ceilings).
 //
 // # Errors
 //

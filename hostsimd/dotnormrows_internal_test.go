@@ -73,48 +73,142 @@ func same32(a, b float32) bool {
 	return math.Float32bits(a) == math.Float32bits(b) || (a != a && b != b)
 }
 
-// TestCosineSingleRowsPath checks that CosineSingle through dotNormRows
-// (blocks of singleRowBlock rows, chunks from parallelFor, NaN and zero
-// rows) gives exactly the per-row dotNorm results, for N around multiples
-// of 3 and of singleRowBlock, with 1 and several threads.
+// TestCosineSingleRowsPath runs every row walk of every level
+// (cosineSingleWith, as the calibration's choice would) on 1, 2 and 3
+// threads, with the thread split forced on small inputs, over rows starting
+// off a 64-byte boundary, and checks each output bit-identical to dotNorm
+// per row of the same level, a zero row 0, a NaN row NaN, and the guard
+// floats after out untouched.
 func TestCosineSingleRowsPath(t *testing.T) {
 	defer SetThreads(0)
+	defer SetMinBytesPerThread(MinBytesPerThread())
+	SetMinBytesPerThread(1)
 	rng := rand.New(rand.NewPCG(41, 42))
 	for _, l := range Available() {
 		k := tables[l]
-		if k.dotNormRows == nil {
-			continue
-		}
-		prev := cur()
-		current.Store(k)
-		for _, d := range []int{17, 64, 768} {
-			for _, n := range []int{1, 2, 3, 4, 47, 48, 49, 50, 97, 1001, 3000} {
-				q := ctVec(rng, d)
-				v := ctVec(rng, n*d)
-				copy(v[(n/2)*d:(n/2+1)*d], make([]float32, d))
-				if n > 3 {
-					v[(n-2)*d+1] = float32(math.NaN())
-				}
-				qq := k.dot(q, q)
-				for _, th := range []int{1, 2, 3} {
-					SetThreads(th)
-					out := make([]float32, n+1)
-					out[n] = -7.25
-					if err := CosineSingle(q, v, d, out[:n]); err != nil {
-						t.Fatal(err)
-					}
-					if out[n] != -7.25 {
-						t.Fatalf("%v d=%d n=%d: out[n] overwritten", l, d, n)
-					}
-					for i := 0; i < n; i++ {
-						ab, vv := k.dotNorm(q, v[i*d:(i+1)*d])
-						if want := cosineFinish(ab, qq, vv); !same32(out[i], want) {
-							t.Fatalf("%v d=%d n=%d threads=%d row %d: %v, per-row path %v", l, d, n, th, i, out[i], want)
+		for _, path := range singlePaths(k) {
+			for _, d := range []int{17, 64, 768} {
+				for _, n := range []int{1, 2, 3, 4, 15, 16, 17, 47, 48, 49, 50, 97, 1001, 3000} {
+					for _, off := range []int{0, 3} {
+						q := ctVec(rng, d)
+						v := ctVec(rng, off+n*d)[off:]
+						copy(v[(n/2)*d:(n/2+1)*d], make([]float32, d))
+						if n > 3 {
+							v[(n-1)*d+1] = float32(math.NaN())
+						}
+						qq := k.dot(q, q)
+						for _, th := range []int{1, 2, 3} {
+							SetThreads(th)
+							out := make([]float32, n+16)
+							for i := range out {
+								out[i] = -7.25
+							}
+							cosineSingleWith(singleImpl{k, path}, q, v, d, n, out[:n])
+							for i := n; i < len(out); i++ {
+								if out[i] != -7.25 {
+									t.Fatalf("%v/%v d=%d n=%d: out[%d] overwritten", l, path, d, n, i)
+								}
+							}
+							for i := 0; i < n; i++ {
+								ab, vv := k.dotNorm(q, v[i*d:(i+1)*d])
+								if want := cosineFinish(ab, qq, vv); !same32(out[i], want) {
+									t.Fatalf("%v/%v d=%d n=%d threads=%d row %d: %v, per-row %v", l, path, d, n, th, i, out[i], want)
+								}
+							}
+							if out[n/2] != 0 || (n > 3 && !math.IsNaN(float64(out[n-1]))) {
+								t.Fatalf("%v/%v d=%d n=%d: zero row %v, NaN row %v", l, path, d, n, out[n/2], out[n-1])
+							}
 						}
 					}
 				}
 			}
 		}
-		current.Store(prev)
 	}
 }
+
+// TestSplitBounds checks the per-thread row ranges: contiguous, covering
+// [0,n), boundaries on multiples of rowAlign, sizes within rowAlign.
+func TestSplitBounds(t *testing.T) {
+	for _, n := range []int{1, 15, 16, 17, 100, 1000, 200_000} {
+		for th := 1; th <= 9; th++ {
+			b := splitBounds(n, th)
+			if len(b) != th+1 || b[0] != 0 || b[th] != n {
+				t.Fatalf("n=%d t=%d: %v", n, th, b)
+			}
+			lo, hi := n, 0
+			for w := 0; w < th; w++ {
+				if b[w] > b[w+1] || (w > 0 && b[w]%rowAlign != 0 && b[w] != n) {
+					t.Fatalf("n=%d t=%d: bounds %v", n, th, b)
+				}
+				lo, hi = min(lo, b[w+1]-b[w]), max(hi, b[w+1]-b[w])
+			}
+			if n >= rowAlign*th && hi-lo > rowAlign {
+				t.Fatalf("n=%d t=%d: unbalanced %v", n, th, b)
+			}
+		}
+	}
+}
+
+// TestThreadsFor checks that small calls stay on one thread and large ones
+// use every thread.
+func TestThreadsFor(t *testing.T) {
+	defer SetThreads(0)
+	defer SetMinBytesPerThread(MinBytesPerThread())
+	SetThreads(4)
+	SetMinBytesPerThread(1 << 20)
+	for _, c := range []struct {
+		bytes int64
+		want  int
+	}{{0, 1}, {1 << 20, 1}, {2 << 20, 2}, {3<<20 + 5, 3}, {1 << 30, 4}} {
+		if got := ThreadsFor(c.bytes); got != c.want {
+			t.Errorf("ThreadsFor(%d) = %d, want %d", c.bytes, got, c.want)
+		}
+	}
+	SetMinBytesPerThread(0)
+	if MinBytesPerThread() != defaultMinBytesPerThread {
+		t.Errorf("SetMinBytesPerThread(0) left %d", MinBytesPerThread())
+	}
+}
+
+// TestDotNormPF checks dotNormPF bit-identical to dotNorm on every level
+// that has it, for d around the vector and unroll widths, rows starting
+// off a 64-byte boundary between NaN guard floats (a read outside the row
+// would turn the result into NaN), and prefetch distances from 0 to far
+// past the end.
+func TestDotNormPF(t *testing.T) {
+	rng := rand.New(rand.NewPCG(51, 52))
+	for _, l := range Available() {
+		k := tables[l]
+		if k.dotNormPF == nil {
+			continue
+		}
+		for _, d := range []int{0, 1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 768, 770} {
+			for _, off := range []int{0, 1, 3} {
+				for _, pfs := range []int{0, 64, 12 << 10, 1 << 30} {
+					q := ctVec(rng, d+off)[off:]
+					buf := ctVec(rng, 16+off+d+16)
+					for i := range buf {
+						if i < 16+off || i >= 16+off+d {
+							buf[i] = float32(math.NaN())
+						}
+					}
+					b := buf[16+off : 16+off+d]
+					gab, gbb := k.dotNormPF(q, b, pfs)
+					wab, wbb := k.dotNorm(q, b)
+					if !same32(gab, wab) || !same32(gbb, wbb) {
+						t.Fatalf("%v d=%d off=%d pfs=%d: (%v, %v), dotNorm (%v, %v)", l, d, off, pfs, gab, gbb, wab, wbb)
+					}
+					if d > 0 {
+						rab, rbb := dotNormGeneric(q, b)
+						tol := 1e-5 * float64(d) * float64(max(abs32(rbb), 1))
+						if math.Abs(float64(gab-rab)) > tol || math.Abs(float64(gbb-rbb)) > tol {
+							t.Fatalf("%v d=%d: (%v, %v) vs generic (%v, %v)", l, d, gab, gbb, rab, rbb)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func abs32(x float32) float32 { return float32(math.Abs(float64(x))) }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -151,5 +152,39 @@ func TestCosineBatchPaths(t *testing.T) {
 		gf := 2 * float64(nq*n*d) / best[i+1].Seconds() / 1e9
 		t.Logf("CosineBatch Q=64 N=20000 D=768 one core, %s: %v, %.1f GFLOP/s = %.1f%% of FMA peak %.1f GFLOP/s",
 			p.name, best[i+1], gf, 100*gf/peak, peak)
+	}
+}
+
+// BenchmarkCosineSinglePaths times every row walk of every level (the
+// candidates Calibrate chooses from) cache-resident (N=2,000) and from
+// DRAM (N=200,000), at 1 thread and all threads.
+func BenchmarkCosineSinglePaths(b *testing.B) {
+	const d = 768
+	defer SetThreads(0)
+	rng := rand.New(rand.NewPCG(1, 2))
+	q := ctVec(rng, d)
+	v := make([]float32, 200_000*d)
+	SplitRows(200_000, d, func(lo, hi int) {
+		r := rand.New(rand.NewPCG(uint64(lo), 5))
+		for i := lo * d; i < hi*d; i++ {
+			v[i] = r.Float32()*2 - 1
+		}
+	})
+	for _, n := range []int{2_000, 200_000} {
+		out := make([]float32, n)
+		for _, l := range Available() {
+			for _, p := range singlePaths(tables[l]) {
+				for _, th := range []int{1, runtime.GOMAXPROCS(0)} {
+					b.Run(fmt.Sprintf("level=%v/path=%v/threads=%d/N=%d", l, p, th, n), func(b *testing.B) {
+						SetThreads(th)
+						im := singleImpl{tables[l], p}
+						for b.Loop() {
+							cosineSingleWith(im, q, v[:n*d], d, n, out)
+						}
+						b.ReportMetric(float64(n*d*4)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
+					})
+				}
+			}
+		}
 	}
 }

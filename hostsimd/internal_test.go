@@ -1,6 +1,9 @@
 package hostsimd
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 // TestCeilingKernels checks the unexported bandwidth kernels of every
 // level compute what they claim (the external tests only see GB/s).
@@ -34,6 +37,23 @@ func TestCeilingKernels(t *testing.T) {
 		for m := 0; m < 70; m++ {
 			if got, want := k.sum(b[:m]), float32(m*(m-1)/2); got != want {
 				t.Fatalf("%v sum(%d)=%v want %v", l, m, got, want)
+			}
+			// Misaligned starts and guard floats (NaN) on both sides that a
+			// reader straying out of its slice would pick up.
+			if k.sum2 != nil {
+				g := alignedFloats(m + 40)
+				for i := range g {
+					g[i] = float32(math.NaN())
+				}
+				for off := 0; off < 3; off++ {
+					copy(g[16+off:], b[:m])
+					if got, want := k.sum2(g[16+off:16+off+m]), float32(m*(m-1)/2); got != want {
+						t.Fatalf("%v sum2(%d) off %d=%v want %v", l, m, off, got, want)
+					}
+					for i := range g {
+						g[i] = float32(math.NaN())
+					}
+				}
 			}
 			if k.sumPF != nil {
 				if got, want := k.sumPF(b[:m], singlePrefetch), float32(m*(m-1)/2); got != want {

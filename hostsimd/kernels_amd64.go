@@ -45,6 +45,16 @@ func dotTile4AVX2(q *float32, v *float32, d int, n int, out *float32)
 //go:noescape
 func sumPFAVX2(a *float32, n int, pfs int) float32
 
+// sum2AVX2 returns the sum of a[:n] with two vector accumulators (a plain two-accumulator reader, as compilers vectorize a sum).
+//
+//go:noescape
+func sum2AVX2(a *float32, n int) float32
+
+// dotNormPFAVX2 returns a·b and b·b over n elements, bit-identical to dotNormAVX2, prefetching (PREFETCHT0) b's lines pfs bytes ahead.
+//
+//go:noescape
+func dotNormPFAVX2(a *float32, b *float32, n int, pfs int) (ab float32, bb float32)
+
 // fillNTAVX2 sets p[:n] to v with non-temporal stores.
 // p must be 32-byte aligned and n a multiple of 32.
 //
@@ -109,6 +119,16 @@ func dotTile4AVX512(q *float32, v *float32, d int, n int, out *float32)
 //
 //go:noescape
 func sumPFAVX512(a *float32, n int, pfs int) float32
+
+// sum2AVX512 returns the sum of a[:n] with two vector accumulators (a plain two-accumulator reader, as compilers vectorize a sum).
+//
+//go:noescape
+func sum2AVX512(a *float32, n int) float32
+
+// dotNormPFAVX512 returns a·b and b·b over n elements, bit-identical to dotNormAVX512, prefetching (PREFETCHT0) b's lines pfs bytes ahead.
+//
+//go:noescape
+func dotNormPFAVX512(a *float32, b *float32, n int, pfs int) (ab float32, bb float32)
 
 // dotTile4x4AVX512 writes out[i*4+j] = q_j·v_i for 4 packed queries q (see dotTile4Generic)
 // and n rows of v with stride d.

@@ -753,6 +753,148 @@ sumPFAVX2_reduce:
 	VZEROUPPER
 	RET
 
+// func sum2AVX2(a *float32, n int) float32
+// Requires: AVX, SSE
+TEXT ·sum2AVX2(SB), NOSPLIT, $0-20
+	MOVQ   a+0(FP), AX
+	MOVQ   n+8(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	XORQ   DX, DX
+	MOVQ   CX, BX
+	ANDQ   $-16, BX
+
+sum2AVX2_big:
+	CMPQ   DX, BX
+	JAE    sum2AVX2_vec
+	VADDPS (AX)(DX*4), Y0, Y0
+	VADDPS 32(AX)(DX*4), Y1, Y1
+	ADDQ   $0x00000010, DX
+	JMP    sum2AVX2_big
+
+sum2AVX2_vec:
+	MOVQ CX, BX
+	ANDQ $-8, BX
+
+sum2AVX2_vecloop:
+	CMPQ   DX, BX
+	JAE    sum2AVX2_tail
+	VADDPS (AX)(DX*4), Y0, Y0
+	ADDQ   $0x00000008, DX
+	JMP    sum2AVX2_vecloop
+
+sum2AVX2_tail:
+	SUBQ       DX, CX
+	JZ         sum2AVX2_reduce
+	MOVQ       $0x00000008, BX
+	SUBQ       CX, BX
+	LEAQ       tailmask<>+0(SB), CX
+	VMOVUPS    (CX)(BX*4), Y2
+	VMASKMOVPS (AX)(DX*4), Y2, Y2
+	VADDPS     Y2, Y1, Y1
+
+sum2AVX2_reduce:
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	MOVSS        X0, ret+16(FP)
+	VZEROUPPER
+	RET
+
+// func dotNormPFAVX2(a *float32, b *float32, n int, pfs int) (ab float32, bb float32)
+// Requires: AVX, FMA3, MMX+, SSE
+TEXT ·dotNormPFAVX2(SB), NOSPLIT, $0-40
+	MOVQ   a+0(FP), AX
+	MOVQ   b+8(FP), CX
+	MOVQ   n+16(FP), DX
+	MOVQ   pfs+24(FP), BX
+	ADDQ   CX, BX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	XORQ   SI, SI
+	MOVQ   DX, DI
+	ANDQ   $-32, DI
+
+dotNormPFAVX2_big:
+	CMPQ        SI, DI
+	JAE         dotNormPFAVX2_vec
+	PREFETCHT0  (BX)
+	PREFETCHT0  64(BX)
+	ADDQ        $0x00000080, BX
+	VMOVUPS     (CX)(SI*4), Y8
+	VFMADD231PS (AX)(SI*4), Y8, Y0
+	VFMADD231PS Y8, Y8, Y4
+	VMOVUPS     32(CX)(SI*4), Y8
+	VFMADD231PS 32(AX)(SI*4), Y8, Y1
+	VFMADD231PS Y8, Y8, Y5
+	VMOVUPS     64(CX)(SI*4), Y8
+	VFMADD231PS 64(AX)(SI*4), Y8, Y2
+	VFMADD231PS Y8, Y8, Y6
+	VMOVUPS     96(CX)(SI*4), Y8
+	VFMADD231PS 96(AX)(SI*4), Y8, Y3
+	VFMADD231PS Y8, Y8, Y7
+	ADDQ        $0x00000020, SI
+	JMP         dotNormPFAVX2_big
+
+dotNormPFAVX2_vec:
+	MOVQ DX, BX
+	ANDQ $-8, BX
+
+dotNormPFAVX2_vecloop:
+	CMPQ        SI, BX
+	JAE         dotNormPFAVX2_tail
+	VMOVUPS     (CX)(SI*4), Y8
+	VFMADD231PS (AX)(SI*4), Y8, Y0
+	VFMADD231PS Y8, Y8, Y4
+	ADDQ        $0x00000008, SI
+	JMP         dotNormPFAVX2_vecloop
+
+dotNormPFAVX2_tail:
+	SUBQ        SI, DX
+	JZ          dotNormPFAVX2_reduce
+	MOVQ        $0x00000008, BX
+	SUBQ        DX, BX
+	LEAQ        tailmask<>+0(SB), DX
+	VMOVUPS     (DX)(BX*4), Y8
+	VMASKMOVPS  (CX)(SI*4), Y8, Y9
+	VMASKMOVPS  (AX)(SI*4), Y8, Y8
+	VFMADD231PS Y8, Y9, Y1
+	VFMADD231PS Y9, Y9, Y5
+
+dotNormPFAVX2_reduce:
+	VADDPS       Y1, Y0, Y0
+	VADDPS       Y2, Y0, Y0
+	VADDPS       Y3, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	MOVSS        X0, ab+32(FP)
+	VADDPS       Y5, Y4, Y4
+	VADDPS       Y6, Y4, Y4
+	VADDPS       Y7, Y4, Y4
+	VEXTRACTF128 $0x01, Y4, X0
+	VADDPS       X0, X4, X4
+	VMOVHLPS     X4, X4, X0
+	VADDPS       X0, X4, X4
+	VMOVSHDUP    X4, X0
+	VADDSS       X0, X4, X4
+	MOVSS        X4, bb+36(FP)
+	VZEROUPPER
+	RET
+
 // func fillNTAVX2(p *float32, n int, v float32)
 // Requires: AVX, MMX+
 TEXT ·fillNTAVX2(SB), NOSPLIT, $0-20
@@ -1649,6 +1791,154 @@ sumPFAVX512_reduce:
 	VMOVSHDUP     X0, X1
 	VADDSS        X1, X0, X0
 	MOVSS         X0, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// func sum2AVX512(a *float32, n int) float32
+// Requires: AVX, AVX512F, AVX512VL, BMI2, SSE
+TEXT ·sum2AVX512(SB), NOSPLIT, $0-20
+	MOVQ   a+0(FP), AX
+	MOVQ   n+8(FP), CX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	XORQ   DX, DX
+	MOVQ   CX, BX
+	ANDQ   $-32, BX
+
+sum2AVX512_big:
+	CMPQ   DX, BX
+	JAE    sum2AVX512_vec
+	VADDPS (AX)(DX*4), Z0, Z0
+	VADDPS 64(AX)(DX*4), Z1, Z1
+	ADDQ   $0x00000020, DX
+	JMP    sum2AVX512_big
+
+sum2AVX512_vec:
+	MOVQ CX, BX
+	ANDQ $-16, BX
+
+sum2AVX512_vecloop:
+	CMPQ   DX, BX
+	JAE    sum2AVX512_tail
+	VADDPS (AX)(DX*4), Z0, Z0
+	ADDQ   $0x00000010, DX
+	JMP    sum2AVX512_vecloop
+
+sum2AVX512_tail:
+	SUBQ      DX, CX
+	JZ        sum2AVX512_reduce
+	MOVL      $0x0000ffff, BX
+	BZHIL     CX, BX, CX
+	KMOVW     CX, K1
+	VMOVUPS.Z (AX)(DX*4), K1, Z2
+	VADDPS    Z2, Z1, Z1
+
+sum2AVX512_reduce:
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVHLPS      X0, X0, X1
+	VADDPS        X1, X0, X0
+	VMOVSHDUP     X0, X1
+	VADDSS        X1, X0, X0
+	MOVSS         X0, ret+16(FP)
+	VZEROUPPER
+	RET
+
+// func dotNormPFAVX512(a *float32, b *float32, n int, pfs int) (ab float32, bb float32)
+// Requires: AVX, AVX512F, AVX512VL, BMI2, MMX+, SSE
+TEXT ·dotNormPFAVX512(SB), NOSPLIT, $0-40
+	MOVQ   a+0(FP), AX
+	MOVQ   b+8(FP), CX
+	MOVQ   n+16(FP), DX
+	MOVQ   pfs+24(FP), BX
+	ADDQ   CX, BX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	XORQ   SI, SI
+	MOVQ   DX, DI
+	ANDQ   $-64, DI
+
+dotNormPFAVX512_big:
+	CMPQ        SI, DI
+	JAE         dotNormPFAVX512_vec
+	PREFETCHT0  (BX)
+	PREFETCHT0  64(BX)
+	PREFETCHT0  128(BX)
+	PREFETCHT0  192(BX)
+	ADDQ        $0x00000100, BX
+	VMOVUPS     (CX)(SI*4), Z8
+	VFMADD231PS (AX)(SI*4), Z8, Z0
+	VFMADD231PS Z8, Z8, Z4
+	VMOVUPS     64(CX)(SI*4), Z8
+	VFMADD231PS 64(AX)(SI*4), Z8, Z1
+	VFMADD231PS Z8, Z8, Z5
+	VMOVUPS     128(CX)(SI*4), Z8
+	VFMADD231PS 128(AX)(SI*4), Z8, Z2
+	VFMADD231PS Z8, Z8, Z6
+	VMOVUPS     192(CX)(SI*4), Z8
+	VFMADD231PS 192(AX)(SI*4), Z8, Z3
+	VFMADD231PS Z8, Z8, Z7
+	ADDQ        $0x00000040, SI
+	JMP         dotNormPFAVX512_big
+
+dotNormPFAVX512_vec:
+	MOVQ DX, BX
+	ANDQ $-16, BX
+
+dotNormPFAVX512_vecloop:
+	CMPQ        SI, BX
+	JAE         dotNormPFAVX512_tail
+	VMOVUPS     (CX)(SI*4), Z8
+	VFMADD231PS (AX)(SI*4), Z8, Z0
+	VFMADD231PS Z8, Z8, Z4
+	ADDQ        $0x00000010, SI
+	JMP         dotNormPFAVX512_vecloop
+
+dotNormPFAVX512_tail:
+	SUBQ        SI, DX
+	JZ          dotNormPFAVX512_reduce
+	MOVL        $0x0000ffff, BX
+	BZHIL       DX, BX, DX
+	KMOVW       DX, K1
+	VMOVUPS.Z   (CX)(SI*4), K1, Z8
+	VMOVUPS.Z   (AX)(SI*4), K1, Z9
+	VFMADD231PS Z9, Z8, Z1
+	VFMADD231PS Z8, Z8, Z5
+
+dotNormPFAVX512_reduce:
+	VADDPS        Z1, Z0, Z0
+	VADDPS        Z2, Z0, Z0
+	VADDPS        Z3, Z0, Z0
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVHLPS      X0, X0, X1
+	VADDPS        X1, X0, X0
+	VMOVSHDUP     X0, X1
+	VADDSS        X1, X0, X0
+	MOVSS         X0, ab+32(FP)
+	VADDPS        Z5, Z4, Z4
+	VADDPS        Z6, Z4, Z4
+	VADDPS        Z7, Z4, Z4
+	VEXTRACTF64X4 $0x01, Z4, Y0
+	VADDPS        Y0, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X0
+	VADDPS        X0, X4, X4
+	VMOVHLPS      X4, X4, X0
+	VADDPS        X0, X4, X4
+	VMOVSHDUP     X4, X0
+	VADDSS        X0, X4, X4
+	MOVSS         X4, bb+36(FP)
 	VZEROUPPER
 	RET
 

@@ -15,7 +15,7 @@ const eps32 = 1.0 / (1 << 23)
 func forEachLevel(t testing.TB, fn func(l hostsimd.Level)) {
 	t.Helper()
 	av := hostsimd.Available()
-	defer hostsimd.SetLevel(av[len(av)-1])
+	defer hostsimd.SetAuto()
 	for _, l := range av {
 		if err := hostsimd.SetLevel(l); err != nil {
 			t.Fatal(err)

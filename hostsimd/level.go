@@ -44,11 +44,15 @@ func ParseLevel(s string) (Level, error) {
 // kernels is the dispatch table of one level. Slice arguments have
 // already been checked by the exported wrappers.
 type kernels struct {
-	level      Level
-	dot        func(a, b []float32) float32
-	l2         func(a, b []float32) float32
-	dotNorm    func(a, b []float32) (ab, bb float32)
-	dot3       func(a, b []float32) (ab, aa, bb float32)
+	level   Level
+	dot     func(a, b []float32) float32
+	l2      func(a, b []float32) float32
+	dotNorm func(a, b []float32) (ab, bb float32)
+	dot3    func(a, b []float32) (ab, aa, bb float32)
+	// dotNormPF, where a level has it, is dotNorm (bit-identical) with
+	// software prefetch (PREFETCHT0) of b's lines pfs bytes ahead; it may
+	// prefetch up to pfs bytes past the end of b (prefetches never fault).
+	dotNormPF  func(a, b []float32, pfs int) (ab, bb float32)
 	dotNormF16 func(a []float32, b []uint16) (ab, bb float32)
 	// dotNormRows, where a level has it, writes ab[i] = q·v_i and
 	// bb[i] = v_i·v_i for the first n rows of v (stride d, len(q) = d),
@@ -75,7 +79,11 @@ type kernels struct {
 	// sumPF, where a level has it, is sum (bit-identical) with software
 	// prefetch (PREFETCHT0) pfs bytes ahead of the lines it reads; it may
 	// prefetch up to pfs bytes past the end of a. Nil elsewhere.
-	sumPF     func(a []float32, pfs int) float32
+	sumPF func(a []float32, pfs int) float32
+	// sum2, where a level has it, is a sum with two vector accumulators
+	// (the plain reader compilers generate); MeasureCeilings tries it
+	// among the read kernels. Nil elsewhere.
+	sum2      func(a []float32) float32
 	fillNT    func(p []float32, v float32)
 	copyNT    func(dst, src []float32)
 	triadNT   func(a, b, c []float32, s float32)
@@ -111,7 +119,8 @@ func Available() []Level {
 	return out
 }
 
-// SetLevel selects the kernels used by all functions of the package. It
+// SetLevel selects the kernels used by all functions of the package,
+// overriding the measured choice (see Calibrate) until SetAuto. It
 // returns an error naming the level if it is not available. It is safe to
 // call concurrently, but calls already running keep the level they began
 // with.
@@ -121,6 +130,7 @@ func SetLevel(l Level) error {
 		return fmt.Errorf("hostsimd: level %v not available on this CPU/build (available: %v)", l, Available())
 	}
 	current.Store(k)
+	forced.Store(true)
 	return nil
 }
 

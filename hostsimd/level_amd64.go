@@ -32,6 +32,9 @@ func avx2Kernels() *kernels {
 		dot3: func(a, b []float32) (float32, float32, float32) {
 			return dot3AVX2(ptr(a), ptr(b), len(a))
 		},
+		dotNormPF: func(a, b []float32, pfs int) (float32, float32) {
+			return dotNormPFAVX2(ptr(a), ptr(b), len(a), pfs)
+		},
 		dotNormF16: func(a []float32, b []uint16) (float32, float32) {
 			n := len(a) &^ 7
 			ab, bb := dotNormF16AVX2(ptr(a), unsafe.SliceData(b), n)
@@ -48,6 +51,7 @@ func avx2Kernels() *kernels {
 		tileW:     8,
 		sum:       func(a []float32) float32 { return sumAVX2(ptr(a), len(a)) },
 		sumPF:     func(a []float32, pfs int) float32 { return sumPFAVX2(ptr(a), len(a), pfs) },
+		sum2:      func(a []float32) float32 { return sum2AVX2(ptr(a), len(a)) },
 		fillNT:    func(p []float32, v float32) { fillNTAVX2(ptr(p), len(p), v) },
 		copyNT:    func(dst, src []float32) { copyNTAVX2(ptr(dst), ptr(src), len(dst)) },
 		triadNT:   func(a, b, c []float32, s float32) { triadNTAVX2(ptr(a), ptr(b), ptr(c), len(a), s) },
@@ -70,6 +74,9 @@ func avx512Kernels() *kernels {
 		dot3: func(a, b []float32) (float32, float32, float32) {
 			return dot3AVX512(ptr(a), ptr(b), len(a))
 		},
+		dotNormPF: func(a, b []float32, pfs int) (float32, float32) {
+			return dotNormPFAVX512(ptr(a), ptr(b), len(a), pfs)
+		},
 		dotNormF16: func(a []float32, b []uint16) (float32, float32) {
 			return dotNormF16AVX512(ptr(a), unsafe.SliceData(b), len(a))
 		},
@@ -87,6 +94,7 @@ func avx512Kernels() *kernels {
 		dotNormRows: dotNormRowsAVX512,
 		sum:         func(a []float32) float32 { return sumAVX512(ptr(a), len(a)) },
 		sumPF:       func(a []float32, pfs int) float32 { return sumPFAVX512(ptr(a), len(a), pfs) },
+		sum2:        func(a []float32) float32 { return sum2AVX512(ptr(a), len(a)) },
 		fillNT:      func(p []float32, v float32) { fillNTAVX512(ptr(p), len(p), v) },
 		copyNT:      func(dst, src []float32) { copyNTAVX512(ptr(dst), ptr(src), len(dst)) },
 		triadNT:     func(a, b, c []float32, s float32) { triadNTAVX512(ptr(a), ptr(b), ptr(c), len(a), s) },

@@ -6,11 +6,19 @@ import (
 	"sync/atomic"
 )
 
-// The worker pool: persistent goroutines that take jobs from a channel.
-// A job is a range [0,n) handed out in chunks through an atomic counter;
-// the caller works on its own job too, so a job finishes even when every
-// worker is busy, and a worker that picks up a finished job returns at
-// once.
+// The worker pool: persistent goroutines, each locked to its own OS thread
+// and fed through its own channel, started once and reused by every call.
+//
+// Streaming kernels (parallelRows) give worker w the same contiguous range
+// of rows on every call, so each thread reads one long run of memory (the
+// hardware prefetchers see a single stream), outputs are written in
+// disjoint contiguous ranges whose shared boundaries fall on 64-byte lines
+// (no false sharing), and data initialised through SplitRows is first
+// touched by the thread that later reads it (NUMA first touch). The caller
+// runs range 0 itself.
+//
+// Irregular work (parallelFor) is handed out in chunks through an atomic
+// counter instead, so a slow chunk does not hold up the others.
 
 type job struct {
 	fn    func(lo, hi int)
@@ -32,10 +40,19 @@ func (j *job) run() {
 	}
 }
 
+// task is one contiguous range for one worker.
+type task struct {
+	fn     func(lo, hi int)
+	lo, hi int
+	wg     *sync.WaitGroup
+}
+
 var pool struct {
 	mu      sync.Mutex
 	threads atomic.Int32
-	started int
+	// workers[w] feeds worker w+1 (the caller is worker 0). Read under
+	// atomic load so calls do not take mu.
+	workers atomic.Pointer[[]chan task]
 	jobs    chan *job
 }
 
@@ -44,35 +61,157 @@ func init() {
 	SetThreads(0)
 }
 
-// SetThreads sets how many threads the batch kernels use; n <= 0 means
-// runtime.GOMAXPROCS(0). SetThreads(1) runs everything on the calling
-// goroutine (per-core measurements). Worker goroutines are started on
-// demand and live for the rest of the process.
+// SetThreads sets how many threads the batch kernels may use; n <= 0
+// means runtime.GOMAXPROCS(0). SetThreads(1) runs everything on the
+// calling goroutine (per-core measurements). Worker goroutines are started
+// on demand, each locked to an OS thread, and live for the rest of the
+// process. Each call may use fewer threads than this when its input is too
+// small to pay for waking them (see MinBytesPerThread).
 func SetThreads(n int) {
 	if n <= 0 {
 		n = runtime.GOMAXPROCS(0)
 	}
-	pool.threads.Store(int32(n))
 	pool.mu.Lock()
-	for ; pool.started < n-1; pool.started++ {
+	defer pool.mu.Unlock()
+	var ws []chan task
+	if p := pool.workers.Load(); p != nil {
+		ws = *p
+	}
+	for len(ws) < n-1 {
+		ch := make(chan task, 1)
+		ws = append(ws[:len(ws):len(ws)], ch)
+		go func() {
+			runtime.LockOSThread()
+			for t := range ch {
+				t.fn(t.lo, t.hi)
+				t.wg.Done()
+			}
+		}()
 		go func() {
 			for j := range pool.jobs {
 				j.run()
 			}
 		}()
 	}
-	pool.mu.Unlock()
+	pool.workers.Store(&ws)
+	pool.threads.Store(int32(n))
 }
 
 // Threads returns the thread count set by SetThreads.
 func Threads() int { return int(pool.threads.Load()) }
 
+// minBytesPerThread is the smallest number of bytes a streaming call gives
+// each extra thread; below it waking a worker costs more than it saves.
+// Calibrate measures it (the break-even of 1 against all threads); this is
+// the value before any calibration.
+var minBytesPerThread atomic.Int64
+
+func init() { minBytesPerThread.Store(defaultMinBytesPerThread) }
+
+// defaultMinBytesPerThread: waking a parked worker costs a few
+// microseconds, in which one core streams about 256 KiB from L2/L3.
+const defaultMinBytesPerThread = 256 << 10
+
+// MinBytesPerThread returns the number of bytes below which a streaming
+// call (CosineSingle and friends) does not give work to another thread.
+func MinBytesPerThread() int64 { return minBytesPerThread.Load() }
+
+// SetMinBytesPerThread sets MinBytesPerThread; b <= 0 restores the
+// default.
+func SetMinBytesPerThread(b int64) {
+	if b <= 0 {
+		b = defaultMinBytesPerThread
+	}
+	minBytesPerThread.Store(b)
+}
+
+// ThreadsFor returns the number of threads a streaming call over bytes
+// bytes uses: one per MinBytesPerThread, at least 1, at most Threads().
+func ThreadsFor(bytes int64) int {
+	t := int64(Threads())
+	per := max(minBytesPerThread.Load(), 1)
+	return int(max(1, min(t, bytes/per)))
+}
+
+// rowAlign is the granularity of the row ranges handed to threads: 16 rows
+// give 16 float32 outputs, one 64-byte line, so two threads never write
+// the same line when the output starts on a line boundary.
+const rowAlign = 16
+
+// splitBounds splits [0,n) into t contiguous ranges with boundaries on
+// multiples of rowAlign: range w is [b[w], b[w+1]).
+func splitBounds(n, t int) []int {
+	b := make([]int, t+1)
+	units := (n + rowAlign - 1) / rowAlign
+	for w := 1; w < t; w++ {
+		b[w] = min(n, units*w/t*rowAlign)
+	}
+	b[t] = n
+	return b
+}
+
+// parallelRows runs fn over [0,n) rows of rowBytes bytes each: the rows
+// are split into ThreadsFor(n*rowBytes) contiguous ranges, range 0 on the
+// caller, range w on worker w. A worker that is still busy (a concurrent
+// call) has its range run by the caller, so calls never wait on each
+// other.
+func parallelRows(n, rowBytes int, fn func(lo, hi int)) {
+	if n <= 0 {
+		return
+	}
+	t := min(ThreadsFor(int64(n)*int64(rowBytes)), (n+rowAlign-1)/rowAlign)
+	if t <= 1 {
+		fn(0, n)
+		return
+	}
+	runSplit(splitBounds(n, t), fn)
+}
+
+func runSplit(b []int, fn func(lo, hi int)) {
+	t := len(b) - 1
+	ws := *pool.workers.Load()
+	var wg sync.WaitGroup
+	var mine []int
+	for w := 1; w < t; w++ {
+		if b[w] == b[w+1] {
+			continue
+		}
+		wg.Add(1)
+		sent := false
+		if w-1 < len(ws) {
+			select {
+			case ws[w-1] <- task{fn: fn, lo: b[w], hi: b[w+1], wg: &wg}:
+				sent = true
+			default:
+			}
+		}
+		if !sent {
+			wg.Done()
+			mine = append(mine, w)
+		}
+	}
+	fn(b[0], b[1])
+	for _, w := range mine {
+		fn(b[w], b[w+1])
+	}
+	wg.Wait()
+}
+
+// SplitRows calls fn on the contiguous row ranges a streaming kernel over
+// n rows of d float32s uses, each range on the thread that will read it,
+// and waits. Initialising data through it places every page where the
+// thread reading it runs (first touch), as on NUMA machines it must be.
+func SplitRows(n, d int, fn func(lo, hi int)) {
+	parallelRows(n, 4*d, fn)
+}
+
 // inlineWork is the amount of work (roughly float32 multiply-adds) below
-// which a batch call runs on the caller's goroutine.
+// which a parallelFor call runs on the caller's goroutine.
 const inlineWork = 1 << 15
 
-// parallelFor calls fn on disjoint ranges covering [0,n). cost is the work
-// per item; grain the smallest useful range.
+// parallelFor calls fn on disjoint ranges covering [0,n), handed out in
+// chunks to whichever thread is free (for work of uneven cost). cost is
+// the work per item; grain the smallest useful range.
 func parallelFor(n, cost, grain int, fn func(lo, hi int)) {
 	if n <= 0 {
 		return

@@ -150,6 +150,8 @@ const (
 	kDot3
 	kDotNormF16
 	kSumPF
+	kSum2
+	kDotNormPF
 )
 
 type redSpec struct {
@@ -170,6 +172,8 @@ var reds = map[redKind]redSpec{
 	kDot3:       {"dot3", "func(a, b *float32, n int) (ab, aa, bb float32)", 3, 2, true, false, false},
 	kDotNormF16: {"dotNormF16", "func(a *float32, b *uint16, n int) (ab, bb float32)", 2, 4, true, true, false},
 	kSumPF:      {"sumPF", "func(a *float32, n int, pfs int) float32", 1, 4, false, false, true},
+	kSum2:       {"sum2", "func(a *float32, n int) float32", 1, 2, false, false, false},
+	kDotNormPF:  {"dotNormPF", "func(a, b *float32, n int, pfs int) (ab, bb float32)", 2, 4, true, false, true},
 }
 
 func genReduce(s isa, kind redKind) {
@@ -185,6 +189,8 @@ func genReduce(s isa, kind redKind) {
 		kDot3:       "returns a·b, a·a and b·b over n elements.",
 		kDotNormF16: "returns a·b and b·b where b holds IEEE half floats.",
 		kSumPF:      "returns the sum of a[:n], bit-identical to sum" + s.name + ", prefetching (PREFETCHT0) pfs bytes ahead.",
+		kDotNormPF:  "returns a·b and b·b over n elements, bit-identical to dotNorm" + s.name + ", prefetching (PREFETCHT0) b's lines pfs bytes ahead.",
+		kSum2:       "returns the sum of a[:n] with two vector accumulators (a plain two-accumulator reader, as compilers vectorize a sum).",
 	}[kind]
 	if kind == kDotNormF16 && !s.avx5 {
 		doc += " n must be a multiple of 8."
@@ -199,7 +205,11 @@ func genReduce(s isa, kind redKind) {
 	var pf Register
 	if sp.pf {
 		pf = Load(Param("pfs"), GP64())
-		ADDQ(a, pf)
+		if sp.two {
+			ADDQ(b, pf) // prefetch the second (streamed) input
+		} else {
+			ADDQ(a, pf)
+		}
 	}
 
 	acc := make([][]VecVirtual, sp.nacc)
@@ -226,7 +236,7 @@ func genReduce(s isa, kind redKind) {
 			bm = Mem{Base: b, Index: i, Scale: bScale, Disp: off * int(bScale)}
 		}
 		switch kind {
-		case kSum, kSumPF:
+		case kSum, kSumPF, kSum2:
 			if mk == nil {
 				VADDPS(am, acc[0][u], acc[0][u])
 			} else {
@@ -250,7 +260,7 @@ func genReduce(s isa, kind redKind) {
 				VSUBPS(vb, va, va)
 			}
 			VFMADD231PS(va, va, acc[0][u])
-		case kDotNorm, kDotNormF16:
+		case kDotNorm, kDotNormF16, kDotNormPF:
 			var vb VecVirtual
 			if sp.f16 {
 				vb = s.loadF16(bm, mk)
@@ -1117,6 +1127,8 @@ func main() {
 		}
 		genTile(s, "dotTile4"+s.name, []int{2, 1})
 		genReduce(s, kSumPF)
+		genReduce(s, kSum2)
+		genReduce(s, kDotNormPF)
 		if s.avx5 {
 			genTile(s, "dotTile4x4"+s.name, []int{4})
 			genCosTile8(s, "cosTile8x3"+s.name, 3, false, true)

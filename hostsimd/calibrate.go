@@ -1,0 +1,453 @@
+package hostsimd
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/klauspost/cpuid/v2"
+	"github.com/wgpu-prof/wgpu-prof/timing"
+)
+
+// Level choice by measurement.
+//
+// Until SetLevel forces a level, CosineSingle runs, for each shape class
+// (cache-resident or DRAM), the level and row walk that measured fastest
+// on this CPU: every level this CPU has, with each row walk that level has
+// (dotNormRows with and without software prefetch, dotNorm per row), timed
+// interleaved on one cache-resident and one DRAM-sized buffer. The same
+// calibration measures the break-even between one thread and all threads
+// (MinBytesPerThread). The result is cached per CPU model, thread count
+// and calibration version in os.UserCacheDir()/wgpu-prof/, so only the
+// first run on a machine pays for it (about a second). HOSTSIMD_CALIBRATE=off
+// skips it and uses the highest level with its rows3+prefetch walk;
+// HOSTSIMD_CALIBRATE=fresh measures again and rewrites the cache.
+
+// calibVersion changes whenever the candidates or the method change, so
+// stale cache files are not used.
+const calibVersion = 3
+
+// Class names of CosineSingle shapes.
+const (
+	ClassResident = "resident"
+	ClassDRAM     = "dram"
+)
+
+// Candidate is one measured (level, row walk) pair.
+type Candidate struct {
+	Level string  `json:"level"`
+	Path  string  `json:"path"`
+	GBs   float64 `json:"gbs"` // median read rate of the candidate
+}
+
+// Choice is the fastest candidate of a shape class, with all candidates.
+type Choice struct {
+	Level      string      `json:"level"`
+	Path       string      `json:"path"`
+	GBs        float64     `json:"gbs"`
+	Bytes      int64       `json:"bytes"` // size of the calibration buffer
+	Candidates []Candidate `json:"candidates"`
+}
+
+// Calibration is the result of Calibrate.
+type Calibration struct {
+	Version int    `json:"version"`
+	CPU     string `json:"cpu"`
+	Threads int    `json:"threads"`
+	// Single maps ClassResident and ClassDRAM to CosineSingle's choice.
+	Single map[string]Choice `json:"single"`
+	// MinBytesPerThread is the measured one-vs-all-threads break-even
+	// divided by the thread count at the break-even (2).
+	MinBytesPerThread int64  `json:"min_bytes_per_thread"`
+	Crossover         string `json:"crossover"` // how it was found
+	When              string `json:"when"`
+	// Source says where this calibration came from: "measured", "cache
+	// <file>" or "rule (...)"; not stored.
+	Source string `json:"-"`
+}
+
+var (
+	forced   atomic.Bool // SetLevel was called since the last SetAuto
+	calibMu  sync.Mutex
+	calibCur atomic.Pointer[Calibration]
+)
+
+// SetAuto returns to the default: the highest level for all kernels, and
+// the measured choice for CosineSingle.
+func SetAuto() {
+	av := Available()
+	current.Store(tables[av[len(av)-1]])
+	forced.Store(false)
+}
+
+// Auto reports whether the level is chosen by measurement (no SetLevel
+// since start-up or since the last SetAuto).
+func Auto() bool { return !forced.Load() }
+
+// cpuKey names this CPU model for the cache file.
+func cpuKey() string {
+	c := cpuid.CPU
+	return fmt.Sprintf("%s family %d model %d (%s)", strings.TrimSpace(c.BrandName), c.Family, c.Model, c.VendorString)
+}
+
+// residentClass reports whether a buffer of bytes counts as cache-resident:
+// at most half the last-level cache (8 MiB when unknown).
+func residentClass(bytes int64) bool {
+	l3 := int64(cpuid.CPU.Cache.L3)
+	if l3 <= 0 {
+		l3 = 16 << 20
+	}
+	return 2*bytes <= l3
+}
+
+// ClassOf returns ClassResident or ClassDRAM for a buffer of bytes.
+func ClassOf(bytes int64) string {
+	if residentClass(bytes) {
+		return ClassResident
+	}
+	return ClassDRAM
+}
+
+func calibFile() (string, error) {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	key := regexp.MustCompile(`[^A-Za-z0-9]+`).ReplaceAllString(cpuKey(), "-")
+	return filepath.Join(dir, "wgpu-prof", fmt.Sprintf("hostsimd-v%d-%s-t%d.json", calibVersion, strings.Trim(key, "-"), Threads())), nil
+}
+
+// ruleCalibration is the choice without measurement.
+func ruleCalibration(why string) *Calibration {
+	av := Available()
+	top := tables[av[len(av)-1]]
+	ch := Choice{Level: top.level.String(), Path: singlePaths(top)[0].String()}
+	return &Calibration{
+		Version: calibVersion, CPU: cpuKey(), Threads: Threads(),
+		Single:            map[string]Choice{ClassResident: ch, ClassDRAM: ch},
+		MinBytesPerThread: defaultMinBytesPerThread, Crossover: "default",
+		Source: "rule (" + why + "): highest level, its first row walk",
+	}
+}
+
+// CurrentCalibration returns the calibration in use, loading it from the
+// cache or measuring it (Calibrate) first if none is loaded yet.
+func CurrentCalibration() *Calibration {
+	if c := calibCur.Load(); c != nil {
+		return c
+	}
+	calibMu.Lock()
+	defer calibMu.Unlock()
+	if c := calibCur.Load(); c != nil {
+		return c
+	}
+	c, _ := calibrateLocked(os.Getenv("HOSTSIMD_CALIBRATE"))
+	return c
+}
+
+// Calibrate measures the choice (mode "fresh") or loads it from the cache
+// file when one matches this CPU, thread count and version (mode ""),
+// installs it and returns it. Mode "off" installs the rule without
+// measuring. An error writing the cache file is returned with the (still
+// installed) measured calibration.
+func Calibrate(mode string) (*Calibration, error) {
+	calibMu.Lock()
+	defer calibMu.Unlock()
+	return calibrateLocked(mode)
+}
+
+func calibrateLocked(mode string) (*Calibration, error) {
+	install := func(c *Calibration) *Calibration {
+		calibCur.Store(c)
+		SetMinBytesPerThread(c.MinBytesPerThread)
+		return c
+	}
+	switch mode {
+	case "off":
+		return install(ruleCalibration("HOSTSIMD_CALIBRATE=off")), nil
+	case "", "fresh":
+	default:
+		return install(ruleCalibration("unknown mode")), fmt.Errorf("hostsimd.Calibrate: unknown mode %q (want \"\", \"fresh\" or \"off\")", mode)
+	}
+	file, ferr := calibFile()
+	if mode == "" && ferr == nil {
+		if b, err := os.ReadFile(file); err == nil {
+			var c Calibration
+			if json.Unmarshal(b, &c) == nil && c.valid() {
+				c.Source = "cache " + file
+				return install(&c), nil
+			}
+		}
+	}
+	c := measureCalibration()
+	install(c)
+	if ferr != nil {
+		return c, fmt.Errorf("hostsimd.Calibrate: cache dir: %w", ferr)
+	}
+	b, _ := json.MarshalIndent(c, "", "  ")
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return c, fmt.Errorf("hostsimd.Calibrate: %w", err)
+	}
+	tmp := file + fmt.Sprintf(".%d.tmp", os.Getpid())
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return c, fmt.Errorf("hostsimd.Calibrate: %w", err)
+	}
+	if err := os.Rename(tmp, file); err != nil {
+		return c, fmt.Errorf("hostsimd.Calibrate: %w", err)
+	}
+	return c, nil
+}
+
+// valid checks a loaded calibration against this CPU, build and version.
+func (c *Calibration) valid() bool {
+	if c.Version != calibVersion || c.CPU != cpuKey() || c.Threads != Threads() || c.MinBytesPerThread <= 0 {
+		return false
+	}
+	for _, cl := range []string{ClassResident, ClassDRAM} {
+		ch, ok := c.Single[cl]
+		if !ok {
+			return false
+		}
+		if _, _, err := ch.impl(); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+func (ch Choice) impl() (*kernels, singlePath, error) {
+	l, err := ParseLevel(ch.Level)
+	if err != nil {
+		return nil, 0, err
+	}
+	k, ok := tables[l]
+	if !ok {
+		return nil, 0, errors.New("level not available")
+	}
+	for _, p := range singlePaths(k) {
+		if p.String() == ch.Path {
+			return k, p, nil
+		}
+	}
+	return nil, 0, fmt.Errorf("level %v has no path %q", l, ch.Path)
+}
+
+// singleImplFor returns what CosineSingle runs over bytes of rows: the
+// calibration's choice for the class, or, with a forced level, that
+// level's fastest measured row walk.
+func singleImplFor(bytes int64) singleImpl {
+	k := cur()
+	if forced.Load() {
+		if c := calibCur.Load(); c != nil {
+			best := -1.0
+			path := singlePaths(k)[0]
+			for _, cd := range c.Single[ClassOf(bytes)].Candidates {
+				for _, p := range singlePaths(k) {
+					if cd.Level == k.level.String() && cd.Path == p.String() && cd.GBs > best {
+						best, path = cd.GBs, p
+					}
+				}
+			}
+			return singleImpl{k, path}
+		}
+		return singleImpl{k, singlePaths(k)[0]}
+	}
+	c := CurrentCalibration()
+	if kk, p, err := c.Single[ClassOf(bytes)].impl(); err == nil {
+		return singleImpl{kk, p}
+	}
+	return singleImpl{k, singlePaths(k)[0]}
+}
+
+// SingleChoice says which level and row walk CosineSingle runs over bytes
+// of rows, and why.
+func SingleChoice(bytes int64) (level Level, path, why string) {
+	im := singleImplFor(bytes)
+	if forced.Load() {
+		return im.k.level, im.path.String(), "level forced by SetLevel; row walk: fastest measured for that level"
+	}
+	c := CurrentCalibration()
+	ch := c.Single[ClassOf(bytes)]
+	var alts []string
+	for _, cd := range ch.Candidates {
+		alts = append(alts, fmt.Sprintf("%s/%s %.1f", cd.Level, cd.Path, cd.GBs))
+	}
+	why = fmt.Sprintf("fastest for %s rows on this CPU (%s GB/s; %s)", ClassOf(bytes), strings.Join(alts, ", "), c.Source)
+	if len(ch.Candidates) == 0 {
+		why = c.Source
+	}
+	return im.k.level, im.path.String(), why
+}
+
+// measureCalibration times every (level, row walk) of CosineSingle on a
+// cache-resident and a DRAM-sized buffer, interleaved round by round, and
+// the one-vs-all-threads break-even.
+func measureCalibration() *Calibration {
+	const d = 768
+	c := &Calibration{Version: calibVersion, CPU: cpuKey(), Threads: Threads(),
+		Single: map[string]Choice{}, When: time.Now().UTC().Format(time.RFC3339), Source: "measured"}
+	l3 := int64(cpuid.CPU.Cache.L3)
+	if l3 <= 0 {
+		l3 = 16 << 20
+	}
+	resBytes := min(max(l3/8, 1<<20), 8<<20)
+	dramBytes := max(2*l3, 64<<20)
+	rng := rand.New(rand.NewPCG(7, 11))
+	q := make([]float32, d)
+	for i := range q {
+		q[i] = rng.Float32()*2 - 1
+	}
+	rows := func(bytes int64) []float32 {
+		n := int(bytes / (4 * d))
+		v := make([]float32, n*d)
+		SplitRows(n, d, func(lo, hi int) {
+			r := rand.New(rand.NewPCG(uint64(lo), 3))
+			for i := lo * d; i < hi*d; i++ {
+				v[i] = r.Float32()*2 - 1
+			}
+		})
+		return v
+	}
+	type cand struct {
+		im singleImpl
+		t  []float64
+	}
+	var cands []*cand
+	for _, l := range Available() {
+		if l == Generic && len(Available()) > 1 {
+			continue
+		}
+		for _, p := range singlePaths(tables[l]) {
+			cands = append(cands, &cand{im: singleImpl{tables[l], p}})
+		}
+	}
+	for _, cl := range []struct {
+		name  string
+		bytes int64
+		reps  int
+	}{{ClassResident, resBytes, 20}, {ClassDRAM, dramBytes, 1}} {
+		v := rows(cl.bytes)
+		n := len(v) / d
+		out := make([]float32, n)
+		for _, cd := range cands {
+			cd.t = cd.t[:0]
+			cosineSingleWith(cd.im, q, v, d, n, out) // warm-up
+		}
+		for round := 0; round < 7; round++ {
+			for _, cd := range cands {
+				t0 := time.Now()
+				for r := 0; r < cl.reps; r++ {
+					cosineSingleWith(cd.im, q, v, d, n, out)
+				}
+				cd.t = append(cd.t, time.Since(t0).Seconds()/float64(cl.reps))
+			}
+		}
+		ch := Choice{Bytes: int64(len(v)) * 4}
+		for _, cd := range cands {
+			gbs := float64(len(v)) * 4 / median(cd.t) / 1e9
+			ch.Candidates = append(ch.Candidates, Candidate{cd.im.k.level.String(), cd.im.path.String(), gbs})
+			if gbs > ch.GBs {
+				ch.Level, ch.Path, ch.GBs = cd.im.k.level.String(), cd.im.path.String(), gbs
+			}
+		}
+		c.Single[cl.name] = ch
+	}
+	c.MinBytesPerThread, c.Crossover = measureThreadBreakEven(q, rows(resBytes), d, c.Single[ClassResident])
+	return c
+}
+
+// measureThreadBreakEven fits t = overhead + bytes·per_byte for one thread
+// and for all threads over cache-resident sizes and returns the crossover
+// (timing.CrossoverOf) halved: the bytes each of two threads must get for
+// the second one to pay, clamped to [32 KiB, 16 MiB]. Without a crossover
+// it keeps the default.
+func measureThreadBreakEven(q, v []float32, d int, ch Choice) (int64, string) {
+	t := Threads()
+	if t <= 1 {
+		return defaultMinBytesPerThread, "one thread: no break-even"
+	}
+	k, p, err := ch.impl()
+	if err != nil {
+		return defaultMinBytesPerThread, "no resident choice"
+	}
+	im := singleImpl{k, p}
+	prev := MinBytesPerThread()
+	defer SetMinBytesPerThread(prev)
+	var sizes, t1, tn []float64
+	out := make([]float32, len(v)/d)
+	for n := 16; n*d <= len(v); n *= 2 {
+		for rep := 0; rep < 3; rep++ {
+			var s [2][]float64
+			for round := 0; round < 5; round++ {
+				for mode := 0; mode < 2; mode++ {
+					if mode == 0 {
+						SetMinBytesPerThread(1 << 62)
+					} else {
+						SetMinBytesPerThread(1)
+					}
+					reps := max(1, (1<<22)/(n*d))
+					t0 := time.Now()
+					for r := 0; r < reps; r++ {
+						cosineSingleWith(im, q, v[:n*d], d, n, out)
+					}
+					s[mode] = append(s[mode], time.Since(t0).Seconds()/float64(reps))
+				}
+			}
+			sizes = append(sizes, float64(n*d*4))
+			t1 = append(t1, median(s[0]))
+			tn = append(tn, median(s[1]))
+		}
+	}
+	f1, err1 := timing.FitLinear(sizes, t1)
+	fn, err2 := timing.FitLinear(sizes, tn)
+	if err1 != nil || err2 != nil {
+		return defaultMinBytesPerThread, "fit failed"
+	}
+	cr := timing.CrossoverOf(f1, fn)
+	const lo, hi = 32 << 10, 16 << 20
+	switch cr.Kind {
+	case timing.CrossAt:
+		b := int64(cr.N / 2)
+		return min(max(b, lo), hi), fmt.Sprintf("%d threads beat 1 from %.0f KiB (fit: 1 thread %.1f µs + %.1f GB/s, %d threads %.1f µs + %.1f GB/s)",
+			t, cr.N/1024, f1.Overhead*1e6, 1/f1.PerItem/1e9, t, fn.Overhead*1e6, 1/fn.PerItem/1e9)
+	case timing.CrossAlways:
+		return lo, fmt.Sprintf("%d threads always beat 1", t)
+	default:
+		// Threads that never pay at cache-resident sizes mean the other
+		// cores were busy while this ran (or the fit is noise); caching
+		// that would keep every later call on one core, so the default
+		// stays.
+		return defaultMinBytesPerThread, fmt.Sprintf("no break-even found (%d threads vs 1: %v; other load?), default %d KiB per thread kept", t, cr.Kind, defaultMinBytesPerThread>>10)
+	}
+}
+
+func median(x []float64) float64 {
+	s := slices.Clone(x)
+	sort.Float64s(s)
+	if len(s) == 0 {
+		return 0
+	}
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// MinBytesPerThreadOr returns c.MinBytesPerThread, or the default for a
+// nil calibration.
+func (c *Calibration) MinBytesPerThreadOr() int64 {
+	if c == nil {
+		return defaultMinBytesPerThread
+	}
+	return c.MinBytesPerThread
+}
