@@ -207,6 +207,12 @@ type Sweep struct {
 	Best string `json:"best,omitempty"`
 	// Rejected lists configurations the adapter refused, with the reason.
 	Rejected []Rejection `json:"rejected,omitempty"`
+	// Verdict is the winner with its margin over the runner-up and the
+	// significance test's outcome ("tie" when the CIs overlap).
+	Verdict string `json:"verdict,omitempty"`
+	// Notes flag a winner at an edge of the range and how the sweep was
+	// extended.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Rejection is a sweep configuration that could not run.

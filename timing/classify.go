@@ -112,3 +112,33 @@ func approx(x, c Summary, tol float64) bool {
 	}
 	return x.Lo <= c.Hi && c.Lo <= x.Hi
 }
+
+// Comparison says whether the faster of two timings is significantly
+// faster (METHOD.md, "Statistics").
+type Comparison struct {
+	// Margin is slower.Median/faster.Median − 1 (0.2: 20% slower).
+	Margin float64 `json:"margin"`
+	// Significant is true when the 95% CIs of the two medians do not
+	// overlap; otherwise the two are a tie.
+	Significant bool `json:"significant"`
+}
+
+// Compare compares the faster timing a with the slower b (a.Median ≤
+// b.Median). Non-overlapping CIs of the medians are the significance test:
+// for two independent 95% intervals it rejects "equal medians" at a level
+// well below 5%, and it needs no distribution assumption.
+func Compare(a, b Summary) Comparison {
+	c := Comparison{Significant: a.Hi < b.Lo}
+	if a.Median > 0 {
+		c.Margin = b.Median/a.Median - 1
+	}
+	return c
+}
+
+// String is "by 12.0%, significant (95% CIs disjoint)" or "tie: …".
+func (c Comparison) String() string {
+	if c.Significant {
+		return fmt.Sprintf("by %.1f%%, significant (95%% CIs disjoint)", 100*c.Margin)
+	}
+	return fmt.Sprintf("tie: %.1f%% apart, 95%% CIs overlap", 100*c.Margin)
+}

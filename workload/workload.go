@@ -90,6 +90,10 @@ type Descriptor struct {
 	// Prepare generates the data (with its float64 reference) once; the
 	// returned Prepared builds cases at any batch size up to Size.
 	Prepare func(c Config) (*Prepared, error)
+	// Idle, if set, says what part of a workgroup (or tile) does no work
+	// at config c and knobs k ("" when all of it works): the sweeps print
+	// it next to the point so a slow configuration is explained.
+	Idle func(c Config, k Knobs) string
 	// Host lists the shapes the CPU-only suite (wgpu-prof host) measures;
 	// nil: the workload is not part of it.
 	Host func(h HostSizes) []HostShape
