@@ -227,9 +227,19 @@ func sweepValue(label string) int {
 	return v
 }
 
-// MemCompute runs the memory-vs-compute experiment of docs/METHOD.md on
-// the GPU: A (reads only), B (arithmetic only), C (the full kernel), each
-// verified, then classifies.
+// memComputeWorkgroups are the workgroup sizes memory-compute reports a
+// verdict at when --wg is not given (for kernels with a wg knob).
+var memComputeWorkgroups = []int{64, 256}
+
+// MemCompute runs the memory-vs-compute experiment of docs/METHOD.md
+// ("Memory-vs-compute") on the GPU side of any workload with a probe
+// family: C is the workload's own kernel (verified), A reads exactly C's
+// bytes with one add per loaded vec4, B performs C's arithmetic as FMAs
+// on registers, E is the skeleton they share (launch, reduction,
+// write-back); E's time is subtracted from A, B and C before classifying,
+// and the verdict is checked against the roofline position A−E vs B−E.
+// Without --wg the experiment runs at each of memComputeWorkgroups and
+// says whether the verdict changes with the workgroup size.
 func (e *Env) MemCompute(kernel string, cfg RunConfig, rep *report.Report) error {
 	cfg.Defaults()
 	cfg.Workloads = []string{kernel}
@@ -238,47 +248,112 @@ func (e *Env) MemCompute(kernel string, cfg RunConfig, rep *report.Report) error
 		return err
 	}
 	w := ds[0]
-	if w.MemCompute == "" {
-		var have []string
-		for _, d := range workload.All() {
-			if d.MemCompute != "" {
-				have = append(have, d.Name)
-			}
-		}
-		return fmt.Errorf("experiment memory-compute: kernel %q has no memory-vs-compute shaders (have %v)", kernel, have)
+	if w.MemCompute != kernels.MemComputeStream {
+		return fmt.Errorf("experiment memory-compute: kernel %q has no memory-vs-compute probes (have %v)", kernel, MemComputeWorkloads())
 	}
-	wg := cfg.Workgroup
-	if wg == 0 {
-		wg = kernels.DefaultWorkgroup
+	wgs := []int{cfg.Workgroup}
+	if cfg.Workgroup == 0 && w.Has("wg") {
+		wgs = memComputeWorkgroups
 	}
-	v := workload.MemComputeData(cfg.Config)
-	mc, err := kernels.NewMemCompute(e.Device, w.MemCompute, v, cfg.Dim, wg)
+	pr, err := w.Prepare(cfg.Config)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", w.Name, err)
 	}
-	defer mc.Release()
-	var sums [3]timing.Summary
-	for i, v := range []string{kernels.VariantMemory, kernels.VariantCompute, kernels.VariantFull} {
-		e.progress("gpu  memory-compute %s %s", kernel, v)
+	var verdicts []string
+	kinds := map[string]bool{}
+	for _, wg := range wgs {
+		ex, err := e.memComputeAt(w, pr, cfg, wg, rep)
+		if err != nil {
+			return err
+		}
+		kinds[ex.Classification.Kind] = true
+		verdicts = append(verdicts, fmt.Sprintf("%s: %s", paramValue(ex.Params, "wg"), ex.Classification.Kind))
+		rep.Experiments = append(rep.Experiments, ex)
+		rep.Summary = append(rep.Summary, fmt.Sprintf("%s wg %s: %s — %s; %s", kernel, paramValue(ex.Params, "wg"),
+			ex.Classification.Kind, ex.Classification.Explanation, ex.Classification.Roofline))
+	}
+	if len(wgs) > 1 {
+		if len(kinds) > 1 {
+			rep.Summary = append(rep.Summary, fmt.Sprintf("%s: the verdict CHANGES with the workgroup size (%s): the kernel's bound depends on how it is launched; see each size's net A, B and C above",
+				kernel, strings.Join(verdicts, ", ")))
+		} else {
+			rep.Summary = append(rep.Summary, fmt.Sprintf("%s: the verdict is the same at every workgroup size tried (%s)", kernel, strings.Join(verdicts, ", ")))
+		}
+	}
+	return nil
+}
+
+// memComputeAt runs C, A, B and E at workgroup size wg (0: the kernel's
+// default) and classifies.
+func (e *Env) memComputeAt(w *workload.Descriptor, pr *workload.Prepared, cfg RunConfig, wg int, rep *report.Report) (report.Experiment, error) {
+	var ex report.Experiment
+	c := pr.At(pr.Size, workload.Knobs{Workgroup: wg, Tile: cfg.Tile})
+	if c.GPU == nil {
+		return ex, fmt.Errorf("memory-compute %s: no GPU side", w.Name)
+	}
+	probeWG := wg
+	if probeWG == 0 {
+		probeWG = kernels.DefaultWorkgroup
+	}
+	e.progress("gpu  memory-compute %s C (%s)", w.Name, c.Variant)
+	side, err := c.GPU(e.gpu())
+	if err != nil {
+		return ex, fmt.Errorf("memory-compute %s C: %w", w.Name, err)
+	}
+	resC, err := measureSide("memory-compute "+w.Name+" C", side, e.Measure)
+	side.Close()
+	if err != nil {
+		return ex, err
+	}
+	ms, err := kernels.NewMemStream(e.Device, c.Bytes, c.Flops, max(1, c.Passes), probeWG)
+	if err != nil {
+		return ex, fmt.Errorf("memory-compute %s: %w", w.Name, err)
+	}
+	defer ms.Release()
+	pick := func(r timing.Result) timing.Summary {
+		if r.Kernel != nil {
+			return *r.Kernel
+		}
+		return r.Host
+	}
+	sums := map[string]timing.Summary{kernels.VariantFull: pick(resC)}
+	for _, v := range []string{kernels.VariantEmpty, kernels.VariantMemory, kernels.VariantCompute} {
+		e.progress("gpu  memory-compute %s %s", w.Name, v)
 		// Run verifies every output itself (kernels.ErrVerify on mismatch).
 		res, err := timing.Measure(e.Measure, func() (timing.Sample, error) {
-			return workload.SampleOf(mc.Run(v, e.Timer))
+			return workload.SampleOf(ms.Run(v, e.Timer))
 		})
 		if err != nil {
-			return fmt.Errorf("memory-compute %s variant %s: %w", kernel, v, err)
+			return ex, fmt.Errorf("memory-compute %s variant %s: %w", w.Name, v, err)
 		}
-		sums[i] = res.Host
-		if res.Kernel != nil {
-			sums[i] = *res.Kernel
+		sums[v] = pick(res)
+	}
+	a, b, cc, em := sums[kernels.VariantMemory], sums[kernels.VariantCompute], sums[kernels.VariantFull], sums[kernels.VariantEmpty]
+	for _, x := range []struct {
+		name string
+		s    timing.Summary
+	}{{"A", a}, {"B", b}, {"C", cc}, {"E", em}} {
+		if x.s.N < timing.DefaultMinRuns {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("memory-compute %s wg %d %s: only %d samples (< %d)", w.Name, probeWG, x.name, x.s.N, timing.DefaultMinRuns))
+		}
+		for _, wn := range x.s.Warnings {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("memory-compute %s wg %d %s: %s", w.Name, probeWG, x.name, wn))
 		}
 	}
-	cl := timing.ClassifyMemCompute(sums[0], sums[1], sums[2])
-	rep.Experiments = append(rep.Experiments, report.Experiment{
-		Workload: kernel, Side: report.SideGPU, Params: []report.Param{p("d", cfg.Dim), p("n", cfg.N), p("wg", wg)},
-		A: sums[0], B: sums[1], C: sums[2], Classification: cl,
-	})
-	rep.Summary = append(rep.Summary, fmt.Sprintf("%s: %s — %s", kernel, cl.Kind, cl.Explanation))
-	return nil
+	na, nb, nc := timing.Subtract(a, em), timing.Subtract(b, em), timing.Subtract(cc, em)
+	cl := timing.ClassifyMemCompute(na, nb, nc)
+	cl.Explanation = "net of the empty skeleton E " + em.String() + ": " + cl.Explanation
+	timing.RooflineCheck(&cl, na, nb)
+	if !cl.Consistent {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("memory-compute %s wg %d: %s", w.Name, probeWG, cl.Roofline))
+	}
+	ex = report.Experiment{
+		Workload: w.Name, Side: report.SideGPU,
+		Params: append(append([]report.Param(nil), c.Params...), p("variant", c.Variant), p("wg", probeWG),
+			p("bytes", ms.Bytes), p("flops_b", ms.Flops), p("dispatches", ms.Dispatches)),
+		A: a, B: b, C: cc, E: &em, Classification: cl,
+	}
+	return ex, nil
 }
 
 // MemComputeWorkloads names the workloads that have a memory-vs-compute
@@ -286,7 +361,7 @@ func (e *Env) MemCompute(kernel string, cfg RunConfig, rep *report.Report) error
 func MemComputeWorkloads() []string {
 	var out []string
 	for _, d := range workload.All() {
-		if d.MemCompute != "" {
+		if d.MemCompute == kernels.MemComputeStream {
 			out = append(out, d.Name)
 		}
 	}

@@ -23,6 +23,9 @@ const DefaultClassifyTol = 0.15
 type Classification struct {
 	Kind        string `json:"kind"`
 	Explanation string `json:"explanation"`
+	// Roofline and Consistent are filled by RooflineCheck.
+	Roofline   string `json:"roofline,omitempty"`
+	Consistent bool   `json:"consistent,omitempty"`
 }
 
 // ClassifyMemCompute classifies a kernel from three timings over the same
@@ -141,4 +144,38 @@ func (c Comparison) String() string {
 		return fmt.Sprintf("by %.1f%%, significant (95%% CIs disjoint)", 100*c.Margin)
 	}
 	return fmt.Sprintf("tie: %.1f%% apart, 95%% CIs overlap", 100*c.Margin)
+}
+
+// Subtract returns x − base: the medians subtracted, the interval widened
+// to [x.Lo − base.Hi, x.Hi − base.Lo] (conservative), N the smaller of the
+// two. The memory-vs-compute experiment subtracts its empty skeleton this
+// way (METHOD.md, "Memory-vs-compute").
+func Subtract(x, base Summary) Summary {
+	return Summary{N: min(x.N, base.N), Median: x.Median - base.Median, Lo: x.Lo - base.Hi, Hi: x.Hi - base.Lo,
+		Confidence: math.Min(x.Confidence, base.Confidence), Mean: x.Mean - base.Mean}
+}
+
+// RooflineCheck compares a classification with the roofline position the
+// probes themselves measure: at the kernel's bytes and arithmetic, A (net
+// of the skeleton) is the time of the bytes at the machine's streaming
+// rate and B the time of the arithmetic at its FMA rate, so the roofline
+// puts the kernel on the memory side when A > B. A memory-bound verdict
+// with B significantly above A (or compute-bound with A above B) is
+// inconsistent and said so. It fills Roofline and Consistent.
+func RooflineCheck(k *Classification, a, b Summary) {
+	side := "memory"
+	if b.Median > a.Median {
+		side = "compute"
+	}
+	k.Roofline = fmt.Sprintf("roofline position: %s side (A−E %s vs B−E %s)", side, FormatSeconds(a.Median), FormatSeconds(b.Median))
+	k.Consistent = true
+	switch k.Kind {
+	case MemoryBound:
+		k.Consistent = !(b.Lo > a.Hi)
+	case ComputeBound:
+		k.Consistent = !(a.Lo > b.Hi)
+	}
+	if !k.Consistent {
+		k.Roofline += fmt.Sprintf(": INCONSISTENT with the %s verdict", k.Kind)
+	}
 }

@@ -22,8 +22,9 @@ var CosineBatch = &Descriptor{
 	Batch:    "q",
 	BatchDoc: "queries per call",
 	// The tiled kernel's workgroup is (tile/4)² threads: no "wg" knob.
-	Uses: []string{"d", "n", "q", "tile"},
-	rank: 20,
+	Uses:       []string{"d", "n", "q", "tile"},
+	rank:       20,
+	MemCompute: kernels.MemComputeStream,
 	Idle: func(c Config, k Knobs) string {
 		// A tile covers tile queries × tile rows; queries past Q are padding.
 		tile := k.Tile

@@ -16,7 +16,7 @@ var CosineSingle = &Descriptor{
 	Batch:      "n",
 	BatchDoc:   "stored vectors scored per call",
 	Uses:       []string{"d", "n", "wg"},
-	MemCompute: "cosine_single",
+	MemCompute: kernels.MemComputeStream,
 	rank:       10,
 	Idle: func(c Config, k Knobs) string {
 		// One workgroup per row; its threads stride over the row's D/4 vec4s.

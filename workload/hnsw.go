@@ -15,12 +15,13 @@ import (
 // HNSW scores q queries × c gathered candidate rows (L2²), the inner loop
 // of an HNSW search's candidate expansion.
 var HNSW = &Descriptor{
-	Name:     "hnsw",
-	Doc:      "L2² distances of q queries to c candidate rows each, gathered by id from n stored vectors",
-	Batch:    "q",
-	BatchDoc: "queries (each with c candidates) per call",
-	Uses:     []string{"d", "n", "q", "c", "wg"},
-	rank:     60,
+	Name:       "hnsw",
+	Doc:        "L2² distances of q queries to c candidate rows each, gathered by id from n stored vectors",
+	Batch:      "q",
+	BatchDoc:   "queries (each with c candidates) per call",
+	Uses:       []string{"d", "n", "q", "c", "wg"},
+	rank:       60,
+	MemCompute: kernels.MemComputeStream,
 	Host: func(h HostSizes) []HostShape {
 		return []HostShape{{Cache: "dram", Config: Config{Dim: h.Dim, N: 65536, Q: h.Q, C: 32, Seed: h.Seed}, Batch: h.Q}}
 	},

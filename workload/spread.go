@@ -67,12 +67,13 @@ func spreadSeeds(nodes int, seed uint64) []float32 {
 
 func spreadDescriptor(name, graph string, rank int, gen func(n, degree int, seed uint64) *ops.CSR) *Descriptor {
 	d := &Descriptor{
-		Name:     name,
-		Doc:      "steps of spreading activation over " + graph,
-		Batch:    "nodes",
-		BatchDoc: "graph nodes (edges grow with them)",
-		Uses:     []string{"nodes", "degree", "steps", "wg"},
-		rank:     rank,
+		Name:       name,
+		Doc:        "steps of spreading activation over " + graph,
+		Batch:      "nodes",
+		BatchDoc:   "graph nodes (edges grow with them)",
+		Uses:       []string{"nodes", "degree", "steps", "wg"},
+		rank:       rank,
+		MemCompute: kernels.MemComputeStream,
 	}
 	d.Prepare = func(c Config) (*Prepared, error) {
 		return &Prepared{
@@ -112,8 +113,9 @@ func spreadCase(name string, g *ops.CSR, steps int, seed uint64, k Knobs) Case {
 		Params: params("nodes", nodes, "edges", edges, "steps", steps, "seeds", seeds,
 			"active", strings.Join(active, "/"), "saturated", strings.Join(saturated, "/")),
 		// Per step: the graph (offsets, cols, weights) and a read, a' written.
-		Bytes: float64(steps) * float64(4*(nodes+1)+8*edges+8*nodes),
-		Flops: float64(steps) * float64(2*edges+4*nodes),
+		Bytes:  float64(steps) * float64(4*(nodes+1)+8*edges+8*nodes),
+		Flops:  float64(steps) * float64(2*edges+4*nodes),
+		Passes: steps,
 	}
 	w.GPU = func(gp GPU) (Side, error) {
 		sp, err := kernels.NewSpread(gp.Device, ops.CSR{Offsets: g.Offsets, Cols: g.Cols, Weights: g.Weights},

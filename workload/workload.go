@@ -151,6 +151,9 @@ type Case struct {
 	// Bytes is the fewest bytes the operation must move (each input read
 	// once, each output written once); Flops its arithmetic.
 	Bytes, Flops float64
+	// Passes is how many launches the GPU side makes per call (a spreading
+	// step each); 0 means 1. The memory-vs-compute probes launch as many.
+	Passes int
 	// GPU builds the GPU side on g's device; nil: no GPU side.
 	GPU func(g GPU) (Side, error)
 	// CPU builds the host-SIMD side; nil: no CPU side.
