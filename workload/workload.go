@@ -29,6 +29,16 @@ type Config struct {
 	Workgroup int
 	// Tile is the tile side of tiled kernels; 0: kernels.DefaultTile.
 	Tile int
+	// Candidates is where hnsw's candidate ids come from: CandidatesHNSW
+	// (replayed from real searches of an index over the stored vectors;
+	// building it costs about a minute of CPU at the default n and d) or
+	// CandidatesRandom (uniform, the stress case; the default).
+	Candidates string
+	// Metric is hnsw's distance: "l2sq" (default), "ip" or "cosine".
+	Metric string
+	// Ef is the search breadth of the hnsw index whose visits are
+	// replayed (default 64).
+	Ef   int
 	Seed uint64
 }
 
@@ -47,6 +57,13 @@ func (c *Config) Defaults() {
 	def(&c.Nodes, 100_000)
 	def(&c.Degree, 16)
 	def(&c.Steps, 10)
+	def(&c.Ef, 64)
+	if c.Candidates == "" {
+		c.Candidates = CandidatesRandom
+	}
+	if c.Metric == "" {
+		c.Metric = "l2sq"
+	}
 	if c.Seed == 0 {
 		c.Seed = 1
 	}
