@@ -179,3 +179,23 @@ func RooflineCheck(k *Classification, a, b Summary) {
 		k.Roofline += fmt.Sprintf(": INCONSISTENT with the %s verdict", k.Kind)
 	}
 }
+
+// Ratio returns num/den as a Summary: the ratio of the medians, with the
+// conservative interval [num.Lo/den.Hi, num.Hi/den.Lo] (each median inside
+// its own 95% interval; METHOD.md, "Statistics"). Used for overheads such
+// as timestamps on vs off.
+func Ratio(num, den Summary) Summary {
+	r := Summary{N: min(num.N, den.N), Confidence: math.Min(num.Confidence, den.Confidence)}
+	if den.Median > 0 {
+		r.Median = num.Median / den.Median
+	}
+	if den.Hi > 0 {
+		r.Lo = num.Lo / den.Hi
+	}
+	if den.Lo > 0 {
+		r.Hi = num.Hi / den.Lo
+	} else {
+		r.Hi = math.Inf(1)
+	}
+	return r
+}
