@@ -86,3 +86,13 @@ func ceilingBudget(m MeasureOpts) time.Duration {
 	}
 	return 5 * m.Budget
 }
+
+// SetCVWarn sets the coefficient of variation above which measurements
+// are flagged as noisy (--cv-warn; default 0.05).
+func SetCVWarn(cv float64) error {
+	if !(cv > 0 && cv < 10) {
+		return fmt.Errorf("--cv-warn %v: must be in (0, 10) (a fraction: 0.05 is 5%%)", cv)
+	}
+	timing.WarnCV = cv
+	return nil
+}

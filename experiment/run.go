@@ -194,25 +194,49 @@ func atBatch(sweep []report.Measurement, batches []int, n int) []report.Measurem
 	return nil
 }
 
-// timestampOverhead measures the GPU side of c end to end again without
-// timestamp writes and reports the difference against withTimer, the
-// measurement with them.
+// timestampOverhead measures the GPU side of c end to end with timestamp
+// writes and without, back to back (the earlier measurement withTimer is
+// not reused: the machine may have changed since), and reports the cost as
+// a ratio with its 95% interval (timing.Ratio). An overhead whose interval
+// lies wholly above TimestampOverheadLimit is flagged in the warnings.
+// METHOD.md, "Profiling overhead".
 func (e *Env) timestampOverhead(c workload.Case, withTimer report.Measurement, rep *report.Report) error {
 	if e.Timer == nil || c.GPU == nil {
 		return nil
 	}
-	e.progress("gpu  %s timestamp overhead (timestamps off)", c.Name)
-	s, err := c.GPU(workload.GPU{Device: e.Device})
-	if err != nil {
-		return fmt.Errorf("%s (timestamps off): %w", c.Name, err)
+	measure := func(g workload.GPU, what string) (timing.Summary, error) {
+		s, err := c.GPU(g)
+		if err != nil {
+			return timing.Summary{}, fmt.Errorf("%s (%s): %w", c.Name, what, err)
+		}
+		defer s.Close()
+		res, err := measureSide("gpu "+c.Name+" ("+what+")", s, e.Measure)
+		return res.Host, err
 	}
-	res, err := measureSide("gpu "+c.Name+" (timestamps off)", s, e.Measure)
-	s.Close()
+	e.progress("gpu  %s timestamp overhead (timestamps on)", c.Name)
+	on, err := measure(workload.GPU{Device: e.Device, Timer: e.Timer}, "timestamps on")
 	if err != nil {
 		return err
 	}
-	on, off := withTimer.EndToEnd, res.Host
-	rep.Summary = append(rep.Summary, fmt.Sprintf("%s: timestamp queries cost %+.1f%% end to end at %s (on %s, off %s)",
-		c.Name, 100*(on.Median/off.Median-1), paramLabel(c.Params), timing.FormatSeconds(on.Median), timing.FormatSeconds(off.Median)))
+	e.progress("gpu  %s timestamp overhead (timestamps off)", c.Name)
+	off, err := measure(workload.GPU{Device: e.Device}, "timestamps off")
+	if err != nil {
+		return err
+	}
+	r := timing.Ratio(on, off)
+	line := fmt.Sprintf("%s: timestamp queries cost %+.1f%% end to end (95%% CI %+.1f%% … %+.1f%%) at %s (on %s, off %s)",
+		c.Name, 100*(r.Median-1), 100*(r.Lo-1), 100*(r.Hi-1), paramLabel(c.Params), on, off)
+	switch {
+	case r.Lo > 1+TimestampOverheadLimit:
+		line += fmt.Sprintf(": significantly above %.0f%%", 100*TimestampOverheadLimit)
+		rep.Warnings = append(rep.Warnings, line)
+	case r.Lo <= 1 && r.Hi >= 1:
+		line += ": not distinguishable from zero"
+	}
+	rep.Summary = append(rep.Summary, line)
 	return nil
 }
+
+// TimestampOverheadLimit is the timestamp overhead (relative, end to end)
+// above which a run is flagged when the whole 95% interval exceeds it.
+const TimestampOverheadLimit = 0.05

@@ -279,3 +279,237 @@ func (m *MemCompute) Release() {
 	m.cs.Release()
 	m.cs = nil
 }
+
+// VariantEmpty is the empty skeleton of the generic family: launch,
+// reduction and write-back with no loads and no arithmetic loop.
+const VariantEmpty = "E"
+
+// MemComputeStream is the generic memory-vs-compute family, usable for
+// any kernel whose bytes and arithmetic are known (METHOD.md,
+// "Memory-vs-compute"): shader A reads exactly Bytes (rounded up to a
+// vec4) with one add per loaded vec4, shader B performs Flops as vec4 FMAs
+// on registers with no global reads, and E is their shared skeleton
+// (launch, tree reduction, one f32 written per workgroup). The work is split
+// over Passes dispatches (a multi-step kernel launches once per step) and
+// over chunks of the storage-binding limit; every dispatch reads from the
+// start of one buffer, as a multi-step kernel re-reads its data. Every
+// output is checked: A's data are small integers, so its sums are exact.
+const MemComputeStream = "stream"
+
+// memStreamPer is the vec4s each thread of shader A loads (PER in the
+// shader).
+const memStreamPer = 16
+
+// MemStream runs the generic family's three shaders A, B and E.
+type MemStream struct {
+	Workgroup int
+	// Bytes and Flops are what A reads and what B computes (B rounds to
+	// whole FMA iterations per thread; Flops is the rounded count).
+	Bytes, Flops float64
+	Dispatches   int
+
+	d      *gpu.Device
+	src    *gpu.Buffer
+	out    *gpu.Buffer
+	params *gpu.Buffer
+	pipes  []*gpu.Pipeline
+	bgs    []*gpu.BindGroup
+	pass   map[string]gpu.Pass
+	got    []float32
+	nan    []float32
+	// want per output for each variant.
+	want map[string][]float64
+	tolB float64
+}
+
+// NewMemStream prepares the generic family for a kernel that must move
+// bytes and perform flops in passes launches, with wg threads per
+// workgroup (0: DefaultWorkgroup).
+func NewMemStream(d *gpu.Device, bytes, flops float64, passes, wg int) (*MemStream, error) {
+	op := "kernels: NewMemStream"
+	if wg == 0 {
+		wg = DefaultWorkgroup
+	}
+	if err := d.CheckWorkgroup(wg); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	if !(bytes >= 16) || !(flops >= 0) || math.IsInf(bytes, 0) || math.IsInf(flops, 0) || passes < 1 {
+		return nil, fmt.Errorf("%s: bytes %v, flops %v, passes %d: want bytes ≥ 16, flops ≥ 0 (finite), passes ≥ 1", op, bytes, flops, passes)
+	}
+	total := uint64(math.Ceil(bytes / 16)) // vec4s A reads in all
+	block := uint64(wg * memStreamPer)
+	lim := min(d.Limits.MaxStorageBufferBindingSize, d.Limits.MaxBufferSize) / 16
+	lim -= lim % block
+	if lim == 0 {
+		return nil, fmt.Errorf("%s: a storage binding of %d bytes cannot hold one block of %d vec4s", op, d.Limits.MaxStorageBufferBindingSize, block)
+	}
+	// Equal dispatches of at most lim vec4s, at least passes of them.
+	nd := max(uint64(passes), (total+lim-1)/lim)
+	per := (total + nd - 1) / nd
+	per = (per + block - 1) / block * block
+	nd = (total + per - 1) / per
+	groups := per / block
+	maxX := uint64(d.Limits.MaxComputeWorkgroupsPerDimension)
+	gx := min(groups, maxX)
+	gy := (groups + gx - 1) / gx
+	if gy > maxX {
+		return nil, fmt.Errorf("%s: %d workgroups per dispatch: past the %d×%d grid", op, groups, maxX, maxX)
+	}
+	threads := float64(nd * groups * uint64(wg))
+	iters := uint32(math.Max(1, math.Round(flops/(16*threads))))
+	m := &MemStream{Workgroup: wg, Bytes: float64(16 * total), Flops: 16 * threads * float64(iters), Dispatches: int(nd), d: d,
+		pass: map[string]gpu.Pass{}, want: map[string][]float64{}}
+	if err := m.init(total, per, nd, groups, gx, gy, iters); err != nil {
+		m.Release()
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	return m, nil
+}
+
+func (m *MemStream) init(total, per, nd, groups, gx, gy uint64, iters uint32) error {
+	d, wg := m.d, m.Workgroup
+	var err error
+	if m.src, err = d.CreateBuffer("memstream src", 16*per, gpu.UsageStorage|gpu.UsageCopyDst); err != nil {
+		return err
+	}
+	nOut := nd * groups
+	if m.out, err = d.CreateBuffer("memstream out", 4*nOut, gpu.UsageStorage|gpu.UsageCopySrc|gpu.UsageCopyDst); err != nil {
+		return err
+	}
+	if m.params, err = d.CreateBuffer("memstream params", uint64(uniformStride)*nd, gpu.UsageUniform|gpu.UsageCopyDst); err != nil {
+		return err
+	}
+	// Small integers in [-8, 8]: every block sum is exact in f32.
+	r := rand.New(rand.NewPCG(0x5eed, per))
+	src := make([]float32, 4*per)
+	for i := range src {
+		src[i] = float32(r.IntN(17) - 8)
+	}
+	if err := d.Write(m.src, 0, gpu.Bytes(src)); err != nil {
+		return err
+	}
+	const mul, add = 1, 0.5
+	ub := make([]byte, uniformStride*nd)
+	for j := uint64(0); j < nd; j++ {
+		count := min(per, total-j*per)
+		u := ub[j*uniformStride:]
+		for i, w := range []uint32{uint32(count), uint32(groups), uint32(gx), iters, uint32(j * groups), math.Float32bits(mul), math.Float32bits(add), 0} {
+			binary.LittleEndian.PutUint32(u[4*i:], w)
+		}
+	}
+	if err := d.Write(m.params, 0, ub); err != nil {
+		return err
+	}
+	consts := gpu.Constants{"WG": float64(wg)}
+	for _, v := range []struct{ variant, shader string }{{VariantMemory, "memcompute_stream_mem"}, {VariantCompute, "memcompute_stream_alu"}, {VariantEmpty, "memcompute_stream_empty"}} {
+		pl, err := d.Pipeline(v.shader, wgsl.MustSource(v.shader), "main", consts)
+		if err != nil {
+			return err
+		}
+		m.pipes = append(m.pipes, pl)
+		pass := gpu.Pass{Label: "memcompute_stream " + v.variant}
+		for j := uint64(0); j < nd; j++ {
+			binds := []gpu.BufferBinding{{Binding: 0, Buffer: m.params, Offset: j * uniformStride, Size: 32}}
+			if v.variant == VariantMemory {
+				binds = append(binds, gpu.BufferBinding{Binding: 1, Buffer: m.src})
+			}
+			binds = append(binds, gpu.BufferBinding{Binding: 2, Buffer: m.out})
+			bg, err := d.CreateBindGroup(pl, 0, binds)
+			if err != nil {
+				return err
+			}
+			m.bgs = append(m.bgs, bg)
+			pass.Dispatches = append(pass.Dispatches, gpu.Dispatch{Pipeline: pl, BindGroups: []*gpu.BindGroup{bg}, X: uint32(gx), Y: uint32(gy), Z: 1})
+		}
+		m.pass[v.variant] = pass
+	}
+	// Expected outputs.
+	block := uint64(wg * memStreamPer)
+	wantA := make([]float64, nOut)
+	for j := uint64(0); j < nd; j++ {
+		count := min(per, total-j*per)
+		for g := uint64(0); g < groups; g++ {
+			var s float64
+			for k := g * block; k < min((g+1)*block, count); k++ {
+				s += float64(src[4*k]) + float64(src[4*k+1]) + float64(src[4*k+2]) + float64(src[4*k+3])
+			}
+			wantA[j*groups+g] = s
+		}
+	}
+	var b, e float64
+	for lid := 0; lid < wg; lid++ {
+		b += 8 * (float64(lid) + add*float64(iters))
+		e += float64(lid)
+	}
+	wantB, wantE := make([]float64, nOut), make([]float64, nOut)
+	for i := range wantB {
+		wantB[i], wantE[i] = b, e
+	}
+	m.want[VariantMemory], m.want[VariantCompute], m.want[VariantEmpty] = wantA, wantB, wantE
+	// B's per-thread value lid + 0.5·iters may round once it passes 2^24;
+	// its sum over the workgroup carries log2(WG)+3 roundings.
+	m.tolB = float64(iters+uint32(wg))*float64(wg)*8*eps32*float64(iters+8) + 1e-6
+	m.got = make([]float32, nOut)
+	m.nan = make([]float32, nOut)
+	for i := range m.nan {
+		m.nan[i] = nanBits
+	}
+	return nil
+}
+
+// Run runs variant A, B or E once (timed by t when not nil), reads the
+// outputs back and checks them; the outputs are poisoned first, outside
+// the timed region. A mismatch is an error wrapping ErrVerify.
+func (m *MemStream) Run(variant string, t *gpu.Timer) (Timing, error) {
+	op := fmt.Sprintf("kernels: MemStream.Run(%q)", variant)
+	if m.out == nil {
+		return Timing{}, fmt.Errorf("%s: %w", op, gpu.ErrReleased)
+	}
+	pass, ok := m.pass[variant]
+	if !ok {
+		return Timing{}, fmt.Errorf("%s: unknown variant: want %q, %q or %q", op, VariantMemory, VariantCompute, VariantEmpty)
+	}
+	if err := m.d.Write(m.out, 0, gpu.Bytes(m.nan)); err != nil {
+		return Timing{}, fmt.Errorf("%s: %w", op, err)
+	}
+	if _, err := m.d.Submit(nil, nil, nil); err != nil {
+		return Timing{}, fmt.Errorf("%s: %w", op, err)
+	}
+	start := time.Now()
+	passes, err := m.d.Submit([]gpu.Pass{pass}, nil, t)
+	if err != nil {
+		return Timing{}, fmt.Errorf("%s: %w", op, err)
+	}
+	if err := m.d.Read(m.out, 0, gpu.Bytes(m.got)); err != nil {
+		return Timing{}, fmt.Errorf("%s: %w", op, err)
+	}
+	tm := timingFrom(passes, start)
+	want := m.want[variant]
+	tol := 0.0
+	if variant == VariantCompute {
+		tol = m.tolB
+	}
+	for i, g := range m.got {
+		if !(math.Abs(float64(g)-want[i]) <= tol) {
+			return Timing{}, fmt.Errorf("%s: output %d = %v, want %v (tolerance %.3g): %w", op, i, g, want[i], tol, ErrVerify)
+		}
+	}
+	return tm, nil
+}
+
+// Release frees the family's GPU objects; idempotent.
+func (m *MemStream) Release() {
+	if m == nil {
+		return
+	}
+	releaseAll(m.bgs)
+	m.bgs = nil
+	releaseAll(m.pipes)
+	m.pipes = nil
+	for _, b := range []**gpu.Buffer{&m.src, &m.out, &m.params} {
+		if *b != nil {
+			(*b).Release()
+			*b = nil
+		}
+	}
+}

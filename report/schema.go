@@ -207,6 +207,12 @@ type Sweep struct {
 	Best string `json:"best,omitempty"`
 	// Rejected lists configurations the adapter refused, with the reason.
 	Rejected []Rejection `json:"rejected,omitempty"`
+	// Verdict is the winner with its margin over the runner-up and the
+	// significance test's outcome ("tie" when the CIs overlap).
+	Verdict string `json:"verdict,omitempty"`
+	// Notes flag a winner at an edge of the range and how the sweep was
+	// extended.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Rejection is a sweep configuration that could not run.
@@ -226,12 +232,16 @@ type SweepPoint struct {
 // Experiment is the memory-vs-compute experiment of METHOD.md: A reads
 // only, B computes only, C is the full kernel.
 type Experiment struct {
-	Workload       string                `json:"workload"`
-	Side           string                `json:"side"`
-	Params         []Param               `json:"params,omitempty"`
-	A              timing.Summary        `json:"a"`
-	B              timing.Summary        `json:"b"`
-	C              timing.Summary        `json:"c"`
+	Workload string         `json:"workload"`
+	Side     string         `json:"side"`
+	Params   []Param        `json:"params,omitempty"`
+	A        timing.Summary `json:"a"`
+	B        timing.Summary `json:"b"`
+	C        timing.Summary `json:"c"`
+	// E is the empty skeleton (launch, reduction, write-back) whose time
+	// is subtracted from A, B and C before classifying; absent in reports
+	// of the older, family-specific experiment.
+	E              *timing.Summary       `json:"e,omitempty"`
 	Classification timing.Classification `json:"classification"`
 }
 

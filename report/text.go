@@ -248,8 +248,13 @@ func (t *textWriter) sweeps(r *Report) {
 			rows = append(rows, []string{rj.Label, "rejected: " + rj.Reason, "-", "-"})
 		}
 		t.table(rows)
-		if s.Best != "" {
+		if s.Verdict != "" {
+			t.printf("%s\n", s.Verdict)
+		} else if s.Best != "" {
 			t.printf("best: %s\n", s.Best)
+		}
+		for _, n := range s.Notes {
+			t.printf("note: %s\n", n)
 		}
 	}
 }

@@ -23,6 +23,9 @@ const DefaultClassifyTol = 0.15
 type Classification struct {
 	Kind        string `json:"kind"`
 	Explanation string `json:"explanation"`
+	// Roofline and Consistent are filled by RooflineCheck.
+	Roofline   string `json:"roofline,omitempty"`
+	Consistent bool   `json:"consistent,omitempty"`
 }
 
 // ClassifyMemCompute classifies a kernel from three timings over the same
@@ -111,4 +114,88 @@ func approx(x, c Summary, tol float64) bool {
 		return true
 	}
 	return x.Lo <= c.Hi && c.Lo <= x.Hi
+}
+
+// Comparison says whether the faster of two timings is significantly
+// faster (METHOD.md, "Statistics").
+type Comparison struct {
+	// Margin is slower.Median/faster.Median − 1 (0.2: 20% slower).
+	Margin float64 `json:"margin"`
+	// Significant is true when the 95% CIs of the two medians do not
+	// overlap; otherwise the two are a tie.
+	Significant bool `json:"significant"`
+}
+
+// Compare compares the faster timing a with the slower b (a.Median ≤
+// b.Median). Non-overlapping CIs of the medians are the significance test:
+// for two independent 95% intervals it rejects "equal medians" at a level
+// well below 5%, and it needs no distribution assumption.
+func Compare(a, b Summary) Comparison {
+	c := Comparison{Significant: a.Hi < b.Lo}
+	if a.Median > 0 {
+		c.Margin = b.Median/a.Median - 1
+	}
+	return c
+}
+
+// String is "by 12.0%, significant (95% CIs disjoint)" or "tie: …".
+func (c Comparison) String() string {
+	if c.Significant {
+		return fmt.Sprintf("by %.1f%%, significant (95%% CIs disjoint)", 100*c.Margin)
+	}
+	return fmt.Sprintf("tie: %.1f%% apart, 95%% CIs overlap", 100*c.Margin)
+}
+
+// Subtract returns x − base: the medians subtracted, the interval widened
+// to [x.Lo − base.Hi, x.Hi − base.Lo] (conservative), N the smaller of the
+// two. The memory-vs-compute experiment subtracts its empty skeleton this
+// way (METHOD.md, "Memory-vs-compute").
+func Subtract(x, base Summary) Summary {
+	return Summary{N: min(x.N, base.N), Median: x.Median - base.Median, Lo: x.Lo - base.Hi, Hi: x.Hi - base.Lo,
+		Confidence: math.Min(x.Confidence, base.Confidence), Mean: x.Mean - base.Mean}
+}
+
+// RooflineCheck compares a classification with the roofline position the
+// probes themselves measure: at the kernel's bytes and arithmetic, A (net
+// of the skeleton) is the time of the bytes at the machine's streaming
+// rate and B the time of the arithmetic at its FMA rate, so the roofline
+// puts the kernel on the memory side when A > B. A memory-bound verdict
+// with B significantly above A (or compute-bound with A above B) is
+// inconsistent and said so. It fills Roofline and Consistent.
+func RooflineCheck(k *Classification, a, b Summary) {
+	side := "memory"
+	if b.Median > a.Median {
+		side = "compute"
+	}
+	k.Roofline = fmt.Sprintf("roofline position: %s side (A−E %s vs B−E %s)", side, FormatSeconds(a.Median), FormatSeconds(b.Median))
+	k.Consistent = true
+	switch k.Kind {
+	case MemoryBound:
+		k.Consistent = !(b.Lo > a.Hi)
+	case ComputeBound:
+		k.Consistent = !(a.Lo > b.Hi)
+	}
+	if !k.Consistent {
+		k.Roofline += fmt.Sprintf(": INCONSISTENT with the %s verdict", k.Kind)
+	}
+}
+
+// Ratio returns num/den as a Summary: the ratio of the medians, with the
+// conservative interval [num.Lo/den.Hi, num.Hi/den.Lo] (each median inside
+// its own 95% interval; METHOD.md, "Statistics"). Used for overheads such
+// as timestamps on vs off.
+func Ratio(num, den Summary) Summary {
+	r := Summary{N: min(num.N, den.N), Confidence: math.Min(num.Confidence, den.Confidence)}
+	if den.Median > 0 {
+		r.Median = num.Median / den.Median
+	}
+	if den.Hi > 0 {
+		r.Lo = num.Lo / den.Hi
+	}
+	if den.Lo > 0 {
+		r.Hi = num.Hi / den.Lo
+	} else {
+		r.Hi = math.Inf(1)
+	}
+	return r
 }

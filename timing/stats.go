@@ -13,10 +13,12 @@ const Confidence = 0.95
 
 // Thresholds for the warnings attached to a Summary (METHOD.md: warn, do not
 // hide).
+//
+// WarnCV is the coefficient of variation above which a summary is flagged
+// as noisy (default 5%; the CLI's --cv-warn sets it before measuring).
+var WarnCV = 0.05
+
 const (
-	// WarnCV is the coefficient of variation above which a summary is
-	// flagged as noisy.
-	WarnCV = 0.10
 	// WarnMaxOverMedian is the max/median ratio above which a summary is
 	// flagged as having outliers.
 	WarnMaxOverMedian = 2.0
@@ -94,7 +96,7 @@ func SummarizeErr(samples []float64) (Summary, error) {
 			n, MinSamplesForCI, 100*conf))
 	}
 	if s.CV > WarnCV {
-		s.Warnings = append(s.Warnings, fmt.Sprintf("CV > 10%%: CV = %.1f%%", 100*s.CV))
+		s.Warnings = append(s.Warnings, fmt.Sprintf("CV > %.0f%%: CV = %.1f%%", 100*WarnCV, 100*s.CV))
 	}
 	if s.Median > 0 && s.Max > WarnMaxOverMedian*s.Median {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("max > 2× median: max = %.2f× median", s.Max/s.Median))

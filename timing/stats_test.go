@@ -59,7 +59,7 @@ func TestSummarize(t *testing.T) {
 		s.Max != want.Max || !near(s.CV, want.CV, 1e-12) {
 		t.Errorf("Summarize = %+v\nwant        %+v", s, want)
 	}
-	if len(s.Warnings) != 1 || !strings.HasPrefix(s.Warnings[0], "CV > 10%") {
+	if len(s.Warnings) != 1 || !strings.HasPrefix(s.Warnings[0], "CV > 5%") {
 		t.Errorf("warnings = %q, want one CV warning", s.Warnings)
 	}
 }
@@ -72,8 +72,8 @@ func TestSummarizeWarnings(t *testing.T) {
 	}{
 		{"clean", []float64{1, 1.01, 0.99, 1, 1.02, 0.98}, nil},
 		{"too few", []float64{1, 1, 1}, []string{"too few samples for a 95% CI"}},
-		{"outlier", append(repeat(1, 30), 2.5), []string{"CV > 10%", "max > 2× median"}},
-		{"outlier low CV", append(repeat(1, 300), 2.1), []string{"max > 2× median"}},
+		{"outlier", append(repeat(1, 30), 2.5), []string{"CV > 5%", "max > 2× median"}},
+		{"outlier low CV", append(repeat(1, 1000), 2.1), []string{"max > 2× median"}},
 	}
 	for _, tc := range tests {
 		s := timing.Summarize(tc.samples)

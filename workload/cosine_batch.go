@@ -22,8 +22,20 @@ var CosineBatch = &Descriptor{
 	Batch:    "q",
 	BatchDoc: "queries per call",
 	// The tiled kernel's workgroup is (tile/4)² threads: no "wg" knob.
-	Uses: []string{"d", "n", "q", "tile"},
-	rank: 20,
+	Uses:       []string{"d", "n", "q", "tile"},
+	rank:       20,
+	MemCompute: kernels.MemComputeStream,
+	Idle: func(c Config, k Knobs) string {
+		// A tile covers tile queries × tile rows; queries past Q are padding.
+		tile := k.Tile
+		if tile == 0 {
+			tile = kernels.DefaultTile
+		}
+		if tile > c.Q {
+			return fmt.Sprintf("tile %d > q %d: %d of every %d query slots of a tile are padding", tile, c.Q, tile-c.Q, tile)
+		}
+		return ""
+	},
 	Host: func(h HostSizes) []HostShape {
 		n := min(4*h.NCached, batchRows)
 		return []HostShape{{Cache: "resident", Config: Config{Dim: h.Dim, N: n, Q: h.Q, Seed: h.Seed}, Batch: h.Q}}

@@ -16,8 +16,15 @@ var CosineSingle = &Descriptor{
 	Batch:      "n",
 	BatchDoc:   "stored vectors scored per call",
 	Uses:       []string{"d", "n", "wg"},
-	MemCompute: "cosine_single",
+	MemCompute: kernels.MemComputeStream,
 	rank:       10,
+	Idle: func(c Config, k Knobs) string {
+		// One workgroup per row; its threads stride over the row's D/4 vec4s.
+		if wg, work := k.wg(), c.Dim/4; wg > work {
+			return fmt.Sprintf("wg %d > %d vec4s per row (d %d): %d of %d invocations idle in every workgroup", wg, work, c.Dim, wg-work, wg)
+		}
+		return ""
+	},
 	Host: func(h HostSizes) []HostShape {
 		return []HostShape{
 			{Cache: "dram", Config: Config{Dim: h.Dim, N: h.N, Seed: h.Seed}, Batch: h.N},

@@ -13,12 +13,13 @@ import (
 
 // CosineTopK scores one query against n rows and returns the k best.
 var CosineTopK = &Descriptor{
-	Name:     "cosine-topk",
-	Doc:      "the k stored vectors most cosine-similar to one query, of n",
-	Batch:    "n",
-	BatchDoc: "stored vectors searched per call",
-	Uses:     []string{"d", "n", "k", "wg"},
-	rank:     30,
+	Name:       "cosine-topk",
+	Doc:        "the k stored vectors most cosine-similar to one query, of n",
+	Batch:      "n",
+	BatchDoc:   "stored vectors searched per call",
+	Uses:       []string{"d", "n", "k", "wg"},
+	rank:       30,
+	MemCompute: kernels.MemComputeStream,
 	Host: func(h HostSizes) []HostShape {
 		return []HostShape{{Cache: "dram", Config: Config{Dim: h.Dim, N: h.N, K: 10, Seed: h.Seed}, Batch: h.N}}
 	},

@@ -12,23 +12,34 @@ import (
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
 
-// HNSW scores q queries × c gathered candidate rows (L2²), the inner loop
-// of an HNSW search's candidate expansion.
+// HNSW scores q batches of c gathered candidate rows against their query
+// (L2², inner product or cosine), the inner loop of an HNSW search's
+// candidate expansion. By default the batches replay the distance
+// evaluations of real searches of an HNSW index over the stored vectors
+// (--candidates hnsw); --candidates random draws uniform ids (stress case).
 var HNSW = &Descriptor{
-	Name:     "hnsw",
-	Doc:      "L2² distances of q queries to c candidate rows each, gathered by id from n stored vectors",
-	Batch:    "q",
-	BatchDoc: "queries (each with c candidates) per call",
-	Uses:     []string{"d", "n", "q", "c", "wg"},
-	rank:     60,
+	Name:       "hnsw",
+	Doc:        "L2² distances of q queries to c candidate rows each, gathered by id from n stored vectors",
+	Batch:      "q",
+	BatchDoc:   "queries (each with c candidates) per call",
+	Uses:       []string{"d", "n", "q", "c", "wg"},
+	rank:       60,
+	MemCompute: kernels.MemComputeStream,
 	Host: func(h HostSizes) []HostShape {
 		return []HostShape{{Cache: "dram", Config: Config{Dim: h.Dim, N: 65536, Q: h.Q, C: 32, Seed: h.Seed}, Batch: h.Q}}
 	},
 	Prepare: func(c Config) (*Prepared, error) {
-		h := newHNSWData(c.Seed+3, c.N, c.Dim, c.Q, c.C)
+		h, err := newHNSWData(c)
+		if err != nil {
+			return nil, err
+		}
+		fixed := params("d", c.Dim, "n", h.n, "c", c.C, "metric", h.metric, "candidates", c.Candidates)
+		if c.Candidates == CandidatesHNSW {
+			fixed = append(fixed, params("ef", c.Ef, "m", hnswM, "searches", h.searches, "visits_per_search", fmt.Sprintf("%.0f", h.visits))...)
+		}
 		return &Prepared{
 			Size:  c.Q,
-			Fixed: params("d", c.Dim, "n", h.n, "c", c.C),
+			Fixed: fixed,
 			At:    func(q int, k Knobs) Case { return hnswCase(h, q, k) },
 		}, nil
 	},
@@ -36,36 +47,77 @@ var HNSW = &Descriptor{
 
 func init() { register(HNSW) }
 
-// hnswData is a base set, queries and candidate ids (random, with
-// repeats across queries as in real searches).
+// hnswData is a base set, one query per candidate batch and the batches'
+// ids, with the float64 reference of every distance.
 type hnswData struct {
 	dim, n, c int
+	metric    ops.Metric
 	v, qs     []float32
 	ids       []int32
 	want, tol []float64
+	// searches and visits: how many index searches the batches came from
+	// and their mean distance evaluations (CandidatesHNSW).
+	searches int
+	visits   float64
 }
 
-func newHNSWData(seed uint64, n, dim, maxQ, c int) *hnswData {
-	r := rand.New(rand.NewPCG(seed, 0x686e7377))
-	h := &hnswData{dim: dim, n: n, c: c, v: randVectors(r, n*dim), qs: randVectors(r, maxQ*dim)}
-	h.ids = make([]int32, maxQ*c)
-	for i := range h.ids {
-		h.ids[i] = int32(r.IntN(n))
+func newHNSWData(c Config) (*hnswData, error) {
+	seed, n, dim, maxQ := c.Seed+3, c.N, c.Dim, c.Q
+	metric, err := ops.ParseMetric(c.Metric)
+	if err != nil {
+		return nil, fmt.Errorf("--metric: %w", err)
 	}
-	h.want, h.tol = make([]float64, maxQ*c), make([]float64, maxQ*c)
+	r := rand.New(rand.NewPCG(seed, 0x686e7377))
+	h := &hnswData{dim: dim, n: n, c: c.C, metric: metric, v: randVectors(r, n*dim)}
+	switch c.Candidates {
+	case CandidatesRandom:
+		h.qs = randVectors(r, maxQ*dim)
+		h.ids = randomCandidates(r, n, maxQ, c.C)
+	case CandidatesHNSW:
+		h.qs, h.ids, h.searches, h.visits, err = hnswTrace(seed, h.v, n, dim, maxQ, c.C, c.Ef, metric)
+		if err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("--candidates %q: want %s or %s", c.Candidates, CandidatesHNSW, CandidatesRandom)
+	}
+	h.want, h.tol = make([]float64, maxQ*c.C), make([]float64, maxQ*c.C)
 	for qi := 0; qi < maxQ; qi++ {
-		for ci := 0; ci < c; ci++ {
-			row := h.v[int(h.ids[qi*c+ci])*dim:][:dim]
-			var s, abs float64
+		q := h.qs[qi*dim:][:dim]
+		var qq float64
+		for _, x := range q {
+			qq += float64(x) * float64(x)
+		}
+		for ci := 0; ci < c.C; ci++ {
+			row := h.v[int(h.ids[qi*c.C+ci])*dim:][:dim]
+			var l2, l2abs, dot, dabs, vv float64
 			for k, x := range row {
-				d := float64(h.qs[qi*dim+k]) - float64(x)
-				s += d * d
-				abs += d*d + 2*math.Abs(d)*math.Abs(float64(x))
+				a, b := float64(q[k]), float64(x)
+				d := a - b
+				l2 += d * d
+				l2abs += d*d + 2*math.Abs(d)*math.Abs(b)
+				dot += a * b
+				dabs += math.Abs(a * b)
+				vv += b * b
 			}
-			h.want[qi*c+ci], h.tol[qi*c+ci] = s, DotTol(dim, abs)
+			i := qi*c.C + ci
+			switch metric {
+			case ops.L2Sq:
+				h.want[i], h.tol[i] = l2, DotTol(dim, l2abs)
+			case ops.InnerProduct:
+				h.want[i], h.tol[i] = dot, DotTol(dim, dabs)
+			case ops.Cosine:
+				den := math.Sqrt(qq) * math.Sqrt(vv)
+				if den == 0 {
+					h.want[i], h.tol[i] = 0, 1e-6
+				} else {
+					// The dot's bound plus the norms' float32 rounding.
+					h.want[i], h.tol[i] = dot/den, DotTol(dim, dabs)/den+2*float64(dim)*eps32*math.Abs(dot/den)
+				}
+			}
 		}
 	}
-	return h
+	return h, nil
 }
 
 func (h *hnswData) check(what string, q int, out []float32) error {
@@ -73,17 +125,17 @@ func (h *hnswData) check(what string, q int, out []float32) error {
 }
 
 func hnswCase(h *hnswData, q int, k Knobs) Case {
-	dim, c, wg := h.dim, h.c, k.wg()
+	dim, c, wg, metric := h.dim, h.c, k.wg(), h.metric
 	qs, ids := h.qs[:q*dim], h.ids[:q*c]
 	w := Case{
-		Name: "hnsw", Variant: fmt.Sprintf("l2sq-wg%d", wg),
+		Name: "hnsw", Variant: fmt.Sprintf("%s-wg%d", metric, wg),
 		Params: params("d", dim, "n", h.n, "c", c, "q", q),
 		// Queries and ids read, each gathered row read once, distances written.
 		Bytes: float64(4*q*dim + 4*q*c + 4*q*c*dim + 4*q*c),
 		Flops: float64(3 * q * c * dim),
 	}
 	w.GPU = func(g GPU) (Side, error) {
-		ga, err := kernels.NewGather(g.Device, h.v, dim, kernels.GatherOptions{Metric: ops.L2Sq, Workgroup: wg})
+		ga, err := kernels.NewGather(g.Device, h.v, dim, kernels.GatherOptions{Metric: metric, Workgroup: wg})
 		if err != nil {
 			return Side{}, err
 		}
@@ -104,7 +156,7 @@ func hnswCase(h *hnswData, q int, k Knobs) Case {
 		return Side{
 			Poison: func() { poisonF32(out) },
 			Run: func() (timing.Sample, error) {
-				return cpuSample(func() error { return hostsimd.Gather(qs, h.v, dim, ids, ops.L2Sq, out) })
+				return cpuSample(func() error { return hostsimd.Gather(qs, h.v, dim, ids, metric, out) })
 			},
 			Verify: func() error { return h.check("cpu hnsw d", q, out) },
 		}, nil

@@ -29,6 +29,16 @@ type Config struct {
 	Workgroup int
 	// Tile is the tile side of tiled kernels; 0: kernels.DefaultTile.
 	Tile int
+	// Candidates is where hnsw's candidate ids come from: CandidatesHNSW
+	// (replayed from real searches of an index over the stored vectors;
+	// building it costs about a minute of CPU at the default n and d) or
+	// CandidatesRandom (uniform, the stress case; the default).
+	Candidates string
+	// Metric is hnsw's distance: "l2sq" (default), "ip" or "cosine".
+	Metric string
+	// Ef is the search breadth of the hnsw index whose visits are
+	// replayed (default 64).
+	Ef   int
 	Seed uint64
 }
 
@@ -47,6 +57,13 @@ func (c *Config) Defaults() {
 	def(&c.Nodes, 100_000)
 	def(&c.Degree, 16)
 	def(&c.Steps, 10)
+	def(&c.Ef, 64)
+	if c.Candidates == "" {
+		c.Candidates = CandidatesRandom
+	}
+	if c.Metric == "" {
+		c.Metric = "l2sq"
+	}
 	if c.Seed == 0 {
 		c.Seed = 1
 	}
@@ -90,6 +107,10 @@ type Descriptor struct {
 	// Prepare generates the data (with its float64 reference) once; the
 	// returned Prepared builds cases at any batch size up to Size.
 	Prepare func(c Config) (*Prepared, error)
+	// Idle, if set, says what part of a workgroup (or tile) does no work
+	// at config c and knobs k ("" when all of it works): the sweeps print
+	// it next to the point so a slow configuration is explained.
+	Idle func(c Config, k Knobs) string
 	// Host lists the shapes the CPU-only suite (wgpu-prof host) measures;
 	// nil: the workload is not part of it.
 	Host func(h HostSizes) []HostShape
@@ -147,6 +168,9 @@ type Case struct {
 	// Bytes is the fewest bytes the operation must move (each input read
 	// once, each output written once); Flops its arithmetic.
 	Bytes, Flops float64
+	// Passes is how many launches the GPU side makes per call (a spreading
+	// step each); 0 means 1. The memory-vs-compute probes launch as many.
+	Passes int
 	// GPU builds the GPU side on g's device; nil: no GPU side.
 	GPU func(g GPU) (Side, error)
 	// CPU builds the host-SIMD side; nil: no CPU side.

@@ -22,6 +22,7 @@ type deviceFlags struct {
 	noTimestamps bool
 	cpuLevel     string
 	threads      int
+	cvWarn       float64
 }
 
 func (f *deviceFlags) register(fs *pflag.FlagSet) {
@@ -33,6 +34,7 @@ func (f *deviceFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.noTimestamps, "no-timestamps", false, "do not use GPU timestamp queries (host clock only)")
 	fs.StringVar(&f.cpuLevel, "cpu-level", "", "host SIMD level: generic, avx2, avx512, neon (default: the best available)")
 	fs.IntVar(&f.threads, "threads", 0, "host worker threads (0: GOMAXPROCS)")
+	fs.Float64Var(&f.cvWarn, "cv-warn", 0.05, "flag a measurement whose coefficient of variation exceeds this (0.05: 5%)")
 }
 
 // open validates the flags and opens the device.
@@ -41,6 +43,9 @@ func (f *deviceFlags) open(stderr io.Writer) (*experiment.Env, error) {
 		return nil, err
 	}
 	if err := experiment.SetCPU(f.cpuLevel, f.threads); err != nil {
+		return nil, err
+	}
+	if err := experiment.SetCVWarn(f.cvWarn); err != nil {
 		return nil, err
 	}
 	env, err := experiment.Open(experiment.AdapterSelect{Backend: f.backend, Index: f.adapter, Name: f.adapterName},

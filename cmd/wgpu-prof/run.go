@@ -34,6 +34,9 @@ func (s *suiteFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&s.cfg.Tile, "tile", 0, "tile side of tiled kernels (cosine-batch; 0: the kernel's default)")
 	fs.StringVar(&s.batches, "batches", "", "break-even batch sizes, e.g. 1,4,16,64 (default: powers of 4 up to each workload's size)")
 	fs.Uint64Var(&s.cfg.Seed, "seed", 1, "seed of the generated data")
+	fs.StringVar(&s.cfg.Candidates, "candidates", "random", "hnsw candidate ids: hnsw (replayed from real searches of an index over the stored vectors; the index build costs ~1 min of CPU at the default --n/--d) or random (uniform, the stress case)")
+	fs.StringVar(&s.cfg.Metric, "metric", "l2sq", "hnsw distance: l2sq, ip or cosine")
+	fs.IntVar(&s.cfg.Ef, "ef", 64, "search breadth of the hnsw index whose visits --candidates hnsw replays")
 	fs.BoolVar(&s.quick, "quick", false, "a shorter look: smaller sizes and a 250ms budget per measurement")
 }
 

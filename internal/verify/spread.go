@@ -92,3 +92,19 @@ func (s *SpreadInterval) Check(what string, got []float32) error {
 	}
 	return nil
 }
+
+// Counts returns how many nodes the current step leaves active (their
+// accepted range reaches above 0) and saturated (their range reaches the
+// clamp at 1): the activity a spreading workload reports per step, so a
+// run whose state has collapsed to all-zero or all-one is visible.
+func (s *SpreadInterval) Counts() (active, saturated int) {
+	for i := range s.Hi {
+		if s.Hi[i] > 0 {
+			active++
+		}
+		if s.Hi[i] >= 1 {
+			saturated++
+		}
+	}
+	return active, saturated
+}

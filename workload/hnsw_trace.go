@@ -1,0 +1,132 @@
+package workload
+
+import (
+	"fmt"
+	"math"
+	mrand "math/rand"
+	"math/rand/v2"
+
+	"github.com/coder/hnsw"
+
+	"github.com/wgpu-prof/wgpu-prof/ops"
+)
+
+// HNSW candidate sources (Config.Candidates).
+const (
+	// CandidatesHNSW replays the distance evaluations of real HNSW
+	// searches: an index over the stored vectors is built with
+	// github.com/coder/hnsw, each query is searched at Config.Ef, and the
+	// ids whose distance the search computes (every layer, in order, each
+	// id once per query) are cut into batches of c.
+	CandidatesHNSW = "hnsw"
+	// CandidatesRandom draws c distinct uniform ids per query: the stress
+	// case (no locality, every row a cache miss).
+	CandidatesRandom = "random"
+)
+
+// hnswM is the index's neighbours per node (coder/hnsw's default for
+// embeddings).
+const hnswM = 16
+
+// hnswTrace builds an HNSW index over v (n rows of dim) with metric's
+// distance and searches fresh queries at ef until rows·c candidates are
+// recorded; it returns the query vectors (one per batch row, the query the
+// batch came from) and the ids (rows×c). searches reports how many
+// searches that took and visited their mean distance evaluations.
+func hnswTrace(seed uint64, v []float32, n, dim, rows, c, ef int, metric ops.Metric) (qs []float32, ids []int32, searches int, visited float64, err error) {
+	if n < 2 {
+		return nil, nil, 0, 0, fmt.Errorf("--candidates hnsw: --n %d: an index needs at least 2 vectors", n)
+	}
+	id := make(map[*float32]int32, n)
+	for i := 0; i < n; i++ {
+		id[&v[i*dim]] = int32(i)
+	}
+	var trace []int32
+	var traceErr error
+	dist := func(a, b []float32) float32 {
+		// coder/hnsw calls distance(node vector, target): record the node.
+		if i, ok := id[&a[0]]; ok && trace != nil {
+			trace = append(trace, i)
+		}
+		var l2, dot, aa, bb float32
+		for k := range a {
+			x, y := a[k], b[k]
+			d := x - y
+			l2 += d * d
+			dot += x * y
+			aa += x * x
+			bb += y * y
+		}
+		switch metric {
+		case ops.InnerProduct:
+			return -dot // a similarity: larger is closer
+		case ops.Cosine:
+			if aa == 0 || bb == 0 {
+				return 1
+			}
+			return 1 - dot/float32(math.Sqrt(float64(aa)*float64(bb)))
+		}
+		return l2
+	}
+	g := hnsw.NewGraph[int32]()
+	g.M, g.EfSearch, g.Distance = hnswM, ef, dist
+	g.Rng = mrand.New(mrand.NewSource(int64(seed)))
+	nodes := make([]hnsw.Node[int32], n)
+	for i := range nodes {
+		nodes[i] = hnsw.MakeNode(int32(i), v[i*dim:(i+1)*dim:(i+1)*dim])
+	}
+	g.Add(nodes...)
+	if traceErr != nil {
+		return nil, nil, 0, 0, traceErr
+	}
+	r := rand.New(rand.NewPCG(seed, 0x71756572))
+	q := make([]float32, dim)
+	var total int
+	for len(ids) < rows*c {
+		for k := range q {
+			q[k] = float32(r.NormFloat64())
+		}
+		trace = make([]int32, 0, 4*ef*hnswM)
+		g.Search(q, 1)
+		searches++
+		total += len(trace)
+		seen := map[int32]bool{}
+		var uniq []int32
+		for _, x := range trace {
+			if !seen[x] {
+				seen[x] = true
+				uniq = append(uniq, x)
+			}
+		}
+		for len(uniq) >= c && len(ids) < rows*c {
+			ids = append(ids, uniq[:c]...)
+			qs = append(qs, q...)
+			uniq = uniq[c:]
+		}
+		if searches > 100*rows {
+			return nil, nil, 0, 0, fmt.Errorf("--candidates hnsw: searches at --ef %d visit fewer than --c %d distinct nodes; lower --c or raise --ef", ef, c)
+		}
+	}
+	trace = nil
+	if traceErr != nil {
+		return nil, nil, 0, 0, traceErr
+	}
+	return qs, ids, searches, float64(total) / float64(searches), nil
+}
+
+// randomCandidates draws c distinct ids per query (without replacement
+// within a query; repeats across queries, as in real searches).
+func randomCandidates(r *rand.Rand, n, rows, c int) []int32 {
+	ids := make([]int32, 0, rows*c)
+	for qi := 0; qi < rows; qi++ {
+		seen := map[int32]bool{}
+		for len(seen) < c {
+			x := int32(r.IntN(n))
+			if !seen[x] {
+				seen[x] = true
+				ids = append(ids, x)
+			}
+		}
+	}
+	return ids
+}
