@@ -32,6 +32,9 @@ func runHost(stdout, stderr io.Writer, args []string) error {
 	if done, err := parseFlags(fs, args); done || err != nil {
 		return err
 	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("host: unexpected argument(s) %q (every input is a --flag)", fs.Args())
+	}
 	if err := o.validate(); err != nil {
 		return err
 	}
@@ -58,9 +61,12 @@ func runHost(stdout, stderr io.Writer, args []string) error {
 	if isTerminal(stderr) {
 		progress = func(s string) { fmt.Fprintln(stderr, s) }
 	}
-	if err := experiment.RunHost(cfg, rep, progress); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return err
 	}
+	if err := experiment.RunHost(cfg, rep, progress); err != nil {
+		return reportPartial(stdout, &o, rep, err)
+	}
 	rep.Summary = experiment.HostSummary(rep)
-	return o.emit(stdout, rep)
+	return failed(o.emit(stdout, rep))
 }

@@ -123,7 +123,7 @@ func runKernel(stdout, stderr io.Writer, args []string) error {
 	defer env.Close()
 	rep := env.NewReport(versionString())
 	if err := env.Kernel(cfg, rep); err != nil {
-		return err
+		return reportPartial(stdout, &o, rep, err)
 	}
-	return o.emit(stdout, rep)
+	return failed(o.emit(stdout, rep))
 }

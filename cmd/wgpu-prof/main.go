@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/wgpu-prof/wgpu-prof/experiment"
 )
 
 func main() {
@@ -26,14 +28,27 @@ func main() {
 	}
 }
 
-// exitError carries a specific exit status (1 for a regression found by
-// compare; 2 for every error).
+// exitError carries a specific exit status: 1 for a failure during a
+// measurement or its output and for a regression found by compare; every
+// other error (a usage error, found before anything is measured) exits 2.
 type exitError struct {
 	code int
 	msg  string
+	err  error
 }
 
 func (e exitError) Error() string { return e.msg }
+func (e exitError) Unwrap() error { return e.err }
+
+// failed marks err, a failure during a measurement, for exit status 1;
+// a usage error found by the experiment's validation keeps status 2.
+func failed(err error) error {
+	var ee exitError
+	if err == nil || experiment.IsUsage(err) || errors.As(err, &ee) {
+		return err
+	}
+	return exitError{code: 1, msg: err.Error(), err: err}
+}
 
 type command struct {
 	name    string

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -68,41 +67,45 @@ func writeFormat(w io.Writer, format string, r *report.Report) error {
 	return report.WriteText(w, r)
 }
 
-// emit writes the report to stdout in the chosen format and, with --out,
-// every format (and plots) into the directory, each file atomically.
-func (o *outputFlags) emit(stdout io.Writer, r *report.Report) error {
-	if o.out != "" {
-		for _, f := range []struct{ name, format string }{
-			{"report.json", "json"}, {"report.txt", "text"}, {"report.csv", "csv"}, {"report.bench", "bench"},
-		} {
-			path := filepath.Join(o.out, f.name)
-			if err := report.WriteAtomic(path, func(w io.Writer) error { return writeFormat(w, f.format, r) }); err != nil {
-				return err
-			}
-		}
-		if o.plot {
-			if err := writePlots(o.out, r); err != nil {
-				return err
-			}
-		}
-	}
+// emit writes the report to stdout in the chosen format first (so it is
+// never lost) and then, with --out, every format, the plots and extra into
+// the directory as a whole (report.WriteDir: a failure leaves the folder
+// as it was).
+func (o *outputFlags) emit(stdout io.Writer, r *report.Report, extra ...report.DirFile) error {
 	var buf bytes.Buffer
 	if err := writeFormat(&buf, o.format, r); err != nil {
 		return err
 	}
-	_, err := stdout.Write(buf.Bytes())
-	return err
+	if _, err := stdout.Write(buf.Bytes()); err != nil {
+		return fmt.Errorf("stdout: %w", err)
+	}
+	if o.out == "" {
+		return nil
+	}
+	var files []report.DirFile
+	for _, f := range []struct{ name, format string }{
+		{"report.json", "json"}, {"report.txt", "text"}, {"report.csv", "csv"}, {"report.bench", "bench"},
+	} {
+		f := f
+		files = append(files, report.DirFile{Name: f.name, Write: func(w io.Writer) error { return writeFormat(w, f.format, r) }})
+	}
+	if o.plot {
+		files = append(files, plotFiles(r)...)
+	}
+	files = append(files, extra...)
+	if err := report.WriteDir(o.out, files); err != nil {
+		return fmt.Errorf("--out %s: %w (the report went to stdout; the folder was left as it was)", o.out, err)
+	}
+	return nil
 }
 
-// writePlots draws the roofline, every break-even and every sweep.
-func writePlots(dir string, r *report.Report) error {
-	var errs []error
+// plotFiles are the roofline, every break-even and every sweep plot.
+func plotFiles(r *report.Report) []report.DirFile {
+	var out []report.DirFile
 	plot := func(name string, draw func(io.Writer, string) error) {
 		for _, ext := range []string{"png", "svg"} {
-			path := filepath.Join(dir, name+"."+ext)
-			if err := report.WriteAtomic(path, func(w io.Writer) error { return draw(w, ext) }); err != nil {
-				errs = append(errs, fmt.Errorf("plot %s: %w", path, err))
-			}
+			ext := ext
+			out = append(out, report.DirFile{Name: name + "." + ext, Write: func(w io.Writer) error { return draw(w, ext) }})
 		}
 	}
 	roofs, points := report.RooflineOf(r)
@@ -117,7 +120,7 @@ func writePlots(dir string, r *report.Report) error {
 		s := s
 		plot("sweep-"+slug(s.Workload+"-"+s.Name), func(w io.Writer, f string) error { return report.PlotSweep(w, s, f) })
 	}
-	return errors.Join(errs...)
+	return out
 }
 
 func slug(s string) string {
