@@ -35,7 +35,7 @@ func (e *Env) Sweep(kernel string, cfg RunConfig, sizes, tiles []int, rep *repor
 				have = append(have, d.Name)
 			}
 		}
-		return fmt.Errorf("kernel %q has no %s knob to sweep; the %s sweep applies to %v", kernel, knob, knob, have)
+		return usage(fmt.Errorf("kernel %q has no %s knob to sweep; the %s sweep applies to %v", kernel, knob, knob, have))
 	}
 	pr, err := w.Prepare(cfg.Config)
 	if err != nil {

@@ -14,18 +14,25 @@ import (
 )
 
 func main() {
-	err := run(os.Stdout, os.Stderr, os.Args[1:])
-	if err != nil {
-		var ee exitError
-		if errors.As(err, &ee) {
-			if ee.msg != "" {
-				fmt.Fprintln(os.Stderr, "wgpu-prof:", ee.msg)
-			}
-			os.Exit(ee.code)
-		}
-		fmt.Fprintln(os.Stderr, "wgpu-prof:", err)
-		os.Exit(2)
+	code, msg := exitStatus(run(os.Stdout, os.Stderr, os.Args[1:]))
+	if msg != "" {
+		fmt.Fprintln(os.Stderr, "wgpu-prof:", msg)
 	}
+	os.Exit(code)
+}
+
+// exitStatus maps run's error to the exit status and the message: 0;
+// 1 for a failure during a measurement or a regression; 130 for an
+// interrupted run; 2 for every usage error.
+func exitStatus(err error) (int, string) {
+	if err == nil {
+		return 0, ""
+	}
+	var ee exitError
+	if errors.As(err, &ee) {
+		return ee.code, ee.msg
+	}
+	return 2, err.Error()
 }
 
 // exitError carries a specific exit status: 1 for a failure during a

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -42,10 +43,28 @@ func (o *outputFlags) validate() error {
 	if o.out == "" {
 		return nil
 	}
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
-		return fmt.Errorf("--out %q: %w", o.out, err)
+	// Create nothing yet (a refused or failed run leaves no folder): find
+	// the folder that exists, itself or its nearest parent, and check
+	// that it is a folder this process can write in.
+	probe := o.out
+	for {
+		fi, err := os.Stat(probe)
+		if err == nil {
+			if !fi.IsDir() {
+				return fmt.Errorf("--out %q: %s is not a folder", o.out, probe)
+			}
+			break
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("--out %q: %w", o.out, err)
+		}
+		parent := filepath.Dir(probe)
+		if parent == probe {
+			return fmt.Errorf("--out %q: no existing parent folder", o.out)
+		}
+		probe = parent
 	}
-	f, err := os.CreateTemp(o.out, ".wgpu-prof-probe-*")
+	f, err := os.CreateTemp(probe, ".wgpu-prof-probe-*")
 	if err != nil {
 		return fmt.Errorf("--out %q is not writable: %w", o.out, err)
 	}

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/pflag"
 
@@ -83,6 +87,7 @@ func measureCommand(stdout, stderr io.Writer, args []string, name, usage string,
 	if _, err := check.Validate(env.Device); err != nil {
 		return err
 	}
+	defer stopOnSignal(stderr, env)()
 	if testHookOpened != nil {
 		testHookOpened(env)
 	}
@@ -108,14 +113,42 @@ func reportPartial(stdout io.Writer, o *outputFlags, rep *report.Report, runErr 
 	if experiment.IsUsage(runErr) {
 		return runErr
 	}
+	code := 1
+	if errors.Is(runErr, experiment.ErrInterrupted) {
+		code = 130
+	}
 	if len(rep.Measurements) == 0 {
-		return failed(runErr)
+		return exitError{code: code, msg: runErr.Error(), err: runErr}
 	}
 	rep.Warnings = append(rep.Warnings, fmt.Sprintf("INCOMPLETE: the run stopped early (%v); the %d rows here are those finished before it", runErr, len(rep.Measurements)))
 	if err := o.emit(stdout, rep, extra...); err != nil {
 		return failed(fmt.Errorf("%w; and writing the finished rows: %v", runErr, err))
 	}
-	return failed(fmt.Errorf("the run stopped early, %d finished rows reported: %w", len(rep.Measurements), runErr))
+	err := fmt.Errorf("the run stopped early, %d finished rows reported: %w", len(rep.Measurements), runErr)
+	return exitError{code: code, msg: err.Error(), err: err}
+}
+
+// stopOnSignal makes SIGINT and SIGTERM stop the run cleanly: the
+// measurement in progress ends, the rows finished so far are reported
+// (marked INCOMPLETE) and the exit status is 130; a second signal quits at
+// once. It returns the function that stops listening.
+func stopOnSignal(stderr io.Writer, env *experiment.Env) func() {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		if _, ok := <-sigs; !ok {
+			return
+		}
+		fmt.Fprintln(stderr, "wgpu-prof: interrupted: stopping after the current measurement (again to quit at once)")
+		env.Interrupt()
+		if _, ok := <-sigs; ok {
+			os.Exit(130)
+		}
+	}()
+	return func() {
+		signal.Stop(sigs)
+		close(sigs)
+	}
 }
 
 func runSweep(stdout, stderr io.Writer, args []string) error {

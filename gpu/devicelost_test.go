@@ -1,0 +1,53 @@
+package gpu_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/wgpu-prof/wgpu-prof/gpu"
+)
+
+// A device lost mid-run (simulated with wgpuDeviceDestroy) makes every
+// later call an error wrapping ErrDeviceLost — never a crash or a hang —
+// and Release still works after it.
+func TestDeviceLostIsAnError(t *testing.T) {
+	d := openDevice(t)
+	p, err := d.Pipeline("vecadd", vecAdd, "main", gpu.Constants{"WG": 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := make([]float32, 256)
+	bufs := []*gpu.Buffer{upload(t, d, "a", data, 0), upload(t, d, "b", data, 0), upload(t, d, "c", data, 0)}
+	bg, err := d.CreateBindGroup(p, 0, []gpu.BufferBinding{{Binding: 0, Buffer: bufs[0]}, {Binding: 1, Buffer: bufs[1]}, {Binding: 2, Buffer: bufs[2]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pass := gpu.Pass{Dispatches: []gpu.Dispatch{{Pipeline: p, BindGroups: []*gpu.BindGroup{bg}, X: 4, Y: 1, Z: 1}}}
+	if _, err := d.Submit([]gpu.Pass{pass}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	d.Destroy()
+	out := make([]byte, 1024)
+	checks := map[string]error{}
+	_, checks["Submit"] = d.Submit([]gpu.Pass{pass}, nil, nil)
+	checks["Read"] = d.Read(bufs[2], 0, out)
+	checks["Write"] = d.Write(bufs[0], 0, out)
+	_, checks["CreateBuffer"] = d.CreateBuffer("x", 1024, gpu.UsageStorage)
+	checks["Wait"] = d.Wait()
+	for op, err := range checks {
+		if !errors.Is(err, gpu.ErrDeviceLost) {
+			t.Errorf("%s after the device was lost: err = %v, want ErrDeviceLost", op, err)
+		}
+	}
+	bg.Release()
+	for _, b := range bufs {
+		b.Release()
+		b.Release()
+	}
+	d.Destroy()
+	d.Release()
+	d.Release()
+	if err := d.Write(bufs[0], 0, out); !errors.Is(err, gpu.ErrReleased) {
+		t.Errorf("Write after Release: err = %v, want ErrReleased", err)
+	}
+}
