@@ -3,6 +3,7 @@ package gpu_test
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/gpu"
 )
@@ -49,5 +50,22 @@ func TestDeviceLostIsAnError(t *testing.T) {
 	d.Release()
 	if err := d.Write(bufs[0], 0, out); !errors.Is(err, gpu.ErrReleased) {
 		t.Errorf("Write after Release: err = %v, want ErrReleased", err)
+	}
+}
+
+// Timestamp ticks become nanoseconds by multiplying with the queue's
+// period. lavapipe's period is exactly 1 ns, where * and / agree, so only
+// fake periods can tell a wrong conversion.
+func TestTicksToDuration(t *testing.T) {
+	for _, c := range []struct {
+		ticks  uint64
+		period float64
+		want   time.Duration
+	}{
+		{1000, 2.5, 2500}, {1000, 0.4, 400}, {3, 83.333, 249}, {0, 7, 0}, {1 << 40, 1, 1 << 40},
+	} {
+		if got := gpu.TicksToDuration(c.ticks, c.period); got != c.want {
+			t.Errorf("%d ticks × %g ns = %v, want %v", c.ticks, c.period, got, c.want)
+		}
 	}
 }

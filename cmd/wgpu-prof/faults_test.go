@@ -158,3 +158,24 @@ func TestDiskFullUnderOut(t *testing.T) {
 		t.Error("not an exitError")
 	}
 }
+
+// compare's default threshold is 5%: an 8% slowdown (significant with 1%
+// noise and 30 samples) regresses without --threshold, a 3% one does not.
+func TestCompareDefaultThreshold(t *testing.T) {
+	dir := t.TempDir()
+	old := writeReport(t, dir, "old.json", syntheticReport(t, 1, nil))
+	slow8 := writeReport(t, dir, "slow8.json", syntheticReport(t, 3, map[string]float64{"cosine-batch/gpu": 1.08}))
+	slow3 := writeReport(t, dir, "slow3.json", syntheticReport(t, 4, map[string]float64{"cosine-batch/gpu": 1.03}))
+	if _, _, err := runCmd("compare", old, slow8); err == nil {
+		t.Error("an 8% slowdown passed the default threshold")
+	} else if code, _ := exitStatus(err); code != 1 {
+		t.Errorf("an 8%% slowdown: exit %d, want 1", code)
+	}
+	out, _, err := runCmd("compare", old, slow3)
+	if err != nil {
+		t.Errorf("a 3%% slowdown failed the default threshold: %v", err)
+	}
+	if !strings.Contains(out, "cosine-batch") || !strings.Contains(out, "+3") {
+		t.Errorf("the 3%% slowdown is not shown as significant:\n%s", out)
+	}
+}
