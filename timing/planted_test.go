@@ -53,3 +53,16 @@ func TestOutlierWarningBoundary(t *testing.T) {
 		t.Error("max 1.9× the median warned")
 	}
 }
+
+// Times far outside the ns..s range print in scientific notation rather
+// than as 0 or a 20-digit number.
+func TestFormatSecondsExtremes(t *testing.T) {
+	for v, want := range map[float64]string{
+		3e19: "3e+19s", 1e-25: "1e-25s", 0: "0s", 1.5e-9: "1.50ns", 2.5: "2.50s", 12345: "12345s",
+		math.Inf(1): "+Inf", math.NaN(): "NaN",
+	} {
+		if got := timing.FormatSeconds(v); got != want {
+			t.Errorf("FormatSeconds(%g) = %q, want %q", v, got, want)
+		}
+	}
+}
