@@ -2,6 +2,8 @@ package gpu_test
 
 import (
 	"errors"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -66,6 +68,28 @@ func TestTicksToDuration(t *testing.T) {
 	} {
 		if got := gpu.TicksToDuration(c.ticks, c.period); got != c.want {
 			t.Errorf("%d ticks × %g ns = %v, want %v", c.ticks, c.period, got, c.want)
+		}
+	}
+}
+
+// Adapter selection never falls back to OpenGL silently, and a backend
+// this OS cannot have is named as such (not "install Vulkan").
+func TestSelectAdapterExplains(t *testing.T) {
+	gl := &gpu.Adapter{Info: gpu.AdapterInfo{Name: "llvmpipe GL", Backend: gpu.BackendOpenGL, Type: gpu.DeviceCPU}}
+	vk := &gpu.Adapter{Info: gpu.AdapterInfo{Name: "lavapipe", Backend: gpu.BackendVulkan, Type: gpu.DeviceCPU}}
+	if _, err := gpu.SelectAdapter([]*gpu.Adapter{gl}, gpu.AdapterQuery{Index: -1}); !errors.Is(err, gpu.ErrNoAdapter) || !strings.Contains(err.Error(), "only an OpenGL adapter") {
+		t.Errorf("GL only, any backend: err = %v", err)
+	}
+	if a, err := gpu.SelectAdapter([]*gpu.Adapter{gl}, gpu.AdapterQuery{Backend: gpu.BackendOpenGL, Index: -1}); err != nil || a != gl {
+		t.Errorf("GL asked for: %v, %v", a, err)
+	}
+	if a, err := gpu.SelectAdapter([]*gpu.Adapter{gl, vk}, gpu.AdapterQuery{Index: -1}); err != nil || a != vk {
+		t.Errorf("GL and Vulkan: picked %v, %v", a, err)
+	}
+	if runtime.GOOS != "darwin" {
+		_, err := gpu.SelectAdapter(nil, gpu.AdapterQuery{Backend: gpu.BackendMetal, Index: -1})
+		if err == nil || !strings.Contains(err.Error(), "only on macOS") || strings.Contains(err.Error(), "install") {
+			t.Errorf("metal on %s: err = %v", runtime.GOOS, err)
 		}
 	}
 }
