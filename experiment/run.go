@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/wgpu-prof/wgpu-prof/gpu"
 	"github.com/wgpu-prof/wgpu-prof/kernels"
+	"strings"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/report"
@@ -96,7 +97,17 @@ func (c *RunConfig) validate(d *gpu.Device) ([]*workload.Descriptor, error) {
 	if err := c.checkBatches(ds); err != nil {
 		return nil, err
 	}
-	what := fmt.Sprintf("--d %d --n %d --q %d --c %d --nodes %d --degree %d", c.Dim, c.N, c.Q, c.C, c.Nodes, c.Degree)
+	what := ""
+	for _, f := range []string{"d", "n", "q", "c", "nodes", "degree"} {
+		for _, w := range ds {
+			if w.Has(f) {
+				v, _ := configValue(c.Config, f)
+				what += fmt.Sprintf(" --%s %d", f, v)
+				break
+			}
+		}
+	}
+	what = strings.TrimSpace(what)
 	if err := CheckHostMemory(what, dataBytes(c.Config, ds)); err != nil {
 		return nil, err
 	}
