@@ -24,7 +24,7 @@ func (e *Env) BreakEven(cfg RunConfig, rep *report.Report) error {
 		}
 		batches := batchesFor(cfg, pr)
 		if len(batches) < 3 {
-			return fmt.Errorf("--batches: a fit needs at least 3 batch sizes, got %v", batches)
+			return usage(fmt.Errorf("--batches: a fit needs at least 3 batch sizes, got %v (for %s at --%s %d)", batches, w.Name, w.Batch, pr.Size))
 		}
 		at := func(n int) workload.Case { return pr.At(n, knobs) }
 		bes, ms, err := e.breakEven(w, pr.Fixed, batches, at, Roofs{})

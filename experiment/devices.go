@@ -51,7 +51,7 @@ func Devices(backend, tool string) (DevicesReport, error) {
 		}
 	}()
 	if len(adapters) == 0 {
-		_, err := gpu.SelectAdapter(nil, gpu.AdapterQuery{Index: -1})
+		_, err := gpu.SelectAdapter(nil, gpu.AdapterQuery{Backend: b, Index: -1})
 		return DevicesReport{}, err
 	}
 	out := DevicesReport{Tool: tool, WgpuNativeVersion: gpu.Version()}

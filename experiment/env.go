@@ -6,10 +6,12 @@
 package experiment
 
 import (
+	"errors"
 	"fmt"
 	"github.com/wgpu-prof/wgpu-prof/gpu"
 	"io"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/klauspost/cpuid/v2"
@@ -39,6 +41,8 @@ type Env struct {
 	// TimestampsOK is the outcome of the timestamp probe.
 	TimestampsOK     bool
 	TimestampProblem string
+
+	interrupted atomic.Bool
 
 	tracing    bool
 	traceStart time.Time
@@ -108,6 +112,14 @@ func (e *Env) Close() {
 	e.inst.Release()
 	e.inst = nil
 }
+
+// ErrInterrupted is returned by a run stopped by Interrupt.
+var ErrInterrupted = errors.New("interrupted")
+
+// Interrupt asks the running measurement to stop before its next case
+// (safe from any goroutine, e.g. a signal handler); the run returns an
+// error wrapping ErrInterrupted and keeps the rows it finished.
+func (e *Env) Interrupt() { e.interrupted.Store(true) }
 
 func (e *Env) progress(format string, args ...any) {
 	if e.Progress != nil {

@@ -34,7 +34,9 @@ func TestCosineSingleBothSidesVerified(t *testing.T) {
 		t.Fatalf("measurements %+v", ms)
 	}
 	for _, m := range ms {
-		if !m.Verified || m.EndToEnd.Median <= 0 || m.GBs <= 0 || math.IsNaN(m.GBs) {
+		// (Verification itself is tested by TestWrongResult*: measurement
+		// always sets Verified, so checking it here could not fail.)
+		if m.EndToEnd.Median <= 0 || m.GBs <= 0 || math.IsNaN(m.GBs) {
 			t.Fatalf("bad measurement %+v", m)
 		}
 	}

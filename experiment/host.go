@@ -69,6 +69,9 @@ const LevelChoicePrefix = "level choice: "
 // are restored at the end.
 func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {
 	cfg.defaults()
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
 	prevLevel, prevThreads, prevAuto := hostsimd.CurrentLevel(), hostsimd.Threads(), hostsimd.Auto()
 	defer func() {
 		hostsimd.SetLevel(prevLevel)
@@ -180,4 +183,16 @@ func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {
 		}
 	}
 	return nil
+}
+
+// Validate checks the sizes (positive; the working sets within the
+// host's memory) before anything is measured. Its errors are UsageErrors.
+func (c HostConfig) Validate() error {
+	c.defaults()
+	if c.Dim <= 0 || c.N <= 0 || c.NCached <= 0 || c.Q <= 0 || c.Threads < 0 {
+		return usage(fmt.Errorf("sizes must be positive: --d %d --n %d --n-cached %d --q %d --threads %d", c.Dim, c.N, c.NCached, c.Q, c.Threads))
+	}
+	d, n, q := float64(c.Dim), float64(c.N), float64(c.Q)
+	need := n*d*4 + n*16 + q*d*4 + q*float64(c.NCached)*4*3
+	return CheckHostMemory(fmt.Sprintf("--d %d --n %d --q %d", c.Dim, c.N, c.Q), need)
 }

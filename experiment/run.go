@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/wgpu-prof/wgpu-prof/gpu"
 	"github.com/wgpu-prof/wgpu-prof/kernels"
+	"strings"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/report"
@@ -57,9 +58,18 @@ func (c *RunConfig) descriptors() ([]*workload.Descriptor, error) {
 	return out, nil
 }
 
-// Validate checks the sizes against each other and the device's limits
-// before anything runs, and returns the workloads' descriptors.
+// Validate checks the sizes against each other, the host's memory and
+// the device's limits before anything runs, and returns the workloads'
+// descriptors. Its errors are UsageErrors.
 func (c *RunConfig) Validate(d *gpu.Device) ([]*workload.Descriptor, error) {
+	ds, err := c.validate(d)
+	return ds, usage(err)
+}
+
+func (c *RunConfig) validate(d *gpu.Device) ([]*workload.Descriptor, error) {
+	if d == nil {
+		return nil, fmt.Errorf("experiment: no device")
+	}
 	ds, err := c.descriptors()
 	if err != nil {
 		return nil, err
@@ -84,10 +94,22 @@ func (c *RunConfig) Validate(d *gpu.Device) ([]*workload.Descriptor, error) {
 			return nil, fmt.Errorf("--tile: %w", err)
 		}
 	}
-	for _, b := range c.Batches {
-		if b <= 0 {
-			return nil, fmt.Errorf("--batches: %d is not a positive batch size", b)
+	if err := c.checkBatches(ds); err != nil {
+		return nil, err
+	}
+	what := ""
+	for _, f := range []string{"d", "n", "q", "c", "nodes", "degree"} {
+		for _, w := range ds {
+			if w.Has(f) {
+				v, _ := configValue(c.Config, f)
+				what += fmt.Sprintf(" --%s %d", f, v)
+				break
+			}
 		}
+	}
+	what = strings.TrimSpace(what)
+	if err := CheckHostMemory(what, dataBytes(c.Config, ds)); err != nil {
+		return nil, err
 	}
 	return ds, nil
 }

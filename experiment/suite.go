@@ -14,6 +14,9 @@ import (
 func (e *Env) measureCase(w workload.Case, roofs Roofs) ([]report.Measurement, error) {
 	var out []report.Measurement
 	label := fmt.Sprintf("%s %s", w.Name, paramLabel(w.Params))
+	if e.interrupted.Load() {
+		return nil, fmt.Errorf("before %s: %w", label, ErrInterrupted)
+	}
 	if w.GPU != nil {
 		e.progress("gpu  %s", label)
 		g, err := w.GPU(e.gpu())

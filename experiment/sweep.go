@@ -46,7 +46,7 @@ func (e *Env) Sweep(kernel string, cfg RunConfig, sizes, tiles []int, rep *repor
 				have = append(have, d.Name)
 			}
 		}
-		return fmt.Errorf("kernel %q has no %s knob to sweep; the %s sweep applies to %v", kernel, knob, knob, have)
+		return usage(fmt.Errorf("kernel %q has no %s knob to sweep; the %s sweep applies to %v", kernel, knob, knob, have))
 	}
 	if len(values) == 0 {
 		return fmt.Errorf("sweep %s: no %s values to sweep", kernel, knob)

@@ -35,6 +35,9 @@ type deviceState struct {
 func (s *deviceState) setLost(reason int, msg string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.lost {
+		return // the first cause stays (Destroy's, a timeout's)
+	}
 	if reason == int(C.WGPUDeviceLostReason_Destroyed) || reason == int(C.WGPUDeviceLostReason_CallbackCancelled) {
 		// Our own Release; not an error anyone can observe.
 		s.lost = true
@@ -200,6 +203,18 @@ func (d *Device) check(op string) error {
 		return fmt.Errorf("gpu: %s: %w", op, err)
 	}
 	return nil
+}
+
+// Destroy makes the device lost, as a driver reset or a removed GPU
+// would: every later use fails with ErrDeviceLost (a run can then report
+// what it finished). The device must still be Released. Tests use it to
+// simulate a device lost mid-run.
+func (d *Device) Destroy() {
+	if d == nil || d.c == nil {
+		return
+	}
+	d.state.setLost(int(C.WGPUDeviceLostReason_Unknown), "the device was destroyed (lost)")
+	C.wgpuDeviceDestroy(d.c)
 }
 
 // Release frees the device with its cached pipelines and staging buffers.

@@ -27,3 +27,6 @@ func ScanOverrides(src string) map[string]string { return scanWGSL(src).override
 func PredictLimits(lim Limits, src, entry string, set map[string]int64) (why string, known bool) {
 	return scanWGSL(src).exceeds(lim, entry, set)
 }
+
+// TicksToDuration is ticksToDuration, for the clock-conversion test.
+var TicksToDuration = ticksToDuration

@@ -169,6 +169,9 @@ func SelectAdapter(list []*Adapter, q AdapterQuery) (*Adapter, error) {
 		cands = append(cands, a)
 	}
 	if len(cands) == 0 {
+		if hint := backendOSHint(q.Backend); hint != "" {
+			return nil, fmt.Errorf("gpu: %w: %s", ErrNoAdapter, hint)
+		}
 		if len(list) == 0 {
 			return nil, fmt.Errorf("gpu: %w: install a Vulkan, Metal or D3D12 driver (on Debian: apt-get install mesa-vulkan-drivers libvulkan1)", ErrNoAdapter)
 		}
@@ -187,7 +190,25 @@ func SelectAdapter(list []*Adapter, q AdapterQuery) (*Adapter, error) {
 			best = a
 		}
 	}
+	if best.Info.Backend == BackendOpenGL && q.Backend != BackendOpenGL {
+		// Only OpenGL answered: a Vulkan/Metal/D3D12 driver is missing.
+		// Say so rather than measure through GL (no timestamps, another
+		// compiler) without being asked to.
+		return nil, fmt.Errorf("gpu: %w: only an OpenGL adapter (%s) was found, so the Vulkan, Metal or D3D12 driver is missing (on Debian: apt-get install mesa-vulkan-drivers libvulkan1); ask for the gl backend to measure through OpenGL anyway", ErrNoAdapter, best.Info.Name)
+	}
 	return best, nil
+}
+
+// backendOSHint says why backend b cannot exist on this OS ("" when it
+// can).
+func backendOSHint(b Backend) string {
+	switch {
+	case b == BackendMetal && runtime.GOOS != "darwin":
+		return fmt.Sprintf("the metal backend exists only on macOS, not on %s: use vulkan (or any)", runtime.GOOS)
+	case b == BackendD3D12 && runtime.GOOS != "windows":
+		return fmt.Sprintf("the d3d12 backend exists only on Windows, not on %s: use vulkan (or any)", runtime.GOOS)
+	}
+	return ""
 }
 
 func (b Backend) rank() int {

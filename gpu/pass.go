@@ -193,10 +193,16 @@ func (d *Device) Submit(passes []Pass, copies []Copy, t *Timer) ([]PassTime, err
 		b, e := ticks[2*i], ticks[2*i+1]
 		pt := PassTime{Begin: b, End: e}
 		if b != 0 && e > b {
-			pt.Duration = time.Duration(float64(e-b) * d.timestampPeriod)
+			pt.Duration = ticksToDuration(e-b, d.timestampPeriod)
 			pt.Valid = true
 		}
 		out[i] = pt
 	}
 	return out, nil
+}
+
+// ticksToDuration converts a timestamp difference in ticks to a duration
+// with the queue's timestamp period (nanoseconds per tick).
+func ticksToDuration(ticks uint64, periodNS float64) time.Duration {
+	return time.Duration(float64(ticks) * periodNS)
 }

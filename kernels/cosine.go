@@ -186,6 +186,9 @@ func (c *CosineSingle) init(st rowStore) error {
 // by timestamps. out is poisoned by nothing here: callers that verify
 // should poison it first.
 func (c *CosineSingle) Run(q, out []float32, t *gpu.Timer) (Timing, error) {
+	if c == nil || c.groups == nil {
+		return Timing{}, fmt.Errorf("kernels: CosineSingle.Run: %w", gpu.ErrReleased)
+	}
 	if len(q) != c.D {
 		return Timing{}, fmt.Errorf("kernels: CosineSingle.Run: len(q) = %d, want dimension %d", len(q), c.D)
 	}

@@ -326,6 +326,9 @@ func (c *CosineBatch) checkQueries(qs []float32) (int, error) {
 // them (Passes lists every group's pass).
 func (c *CosineBatch) Run(qs, out []float32, t *gpu.Timer) (Timing, error) {
 	const op = "kernels: CosineBatch.Run"
+	if c == nil || c.params == nil {
+		return Timing{}, fmt.Errorf("%s: %w", op, gpu.ErrReleased)
+	}
 	nq, err := c.checkQueries(qs)
 	if err != nil {
 		return Timing{}, fmt.Errorf("%s: %w", op, err)

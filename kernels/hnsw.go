@@ -235,6 +235,9 @@ func (g *Gather) grow(queries, pairs int) error {
 // position and value.
 func (g *Gather) Run(q []float32, ids []int32, c int, out []float32, t *gpu.Timer) (Timing, error) {
 	op := "kernels: Gather.Run"
+	if g == nil || g.vbufs == nil {
+		return Timing{}, fmt.Errorf("%s: %w", op, gpu.ErrReleased)
+	}
 	if len(q) == 0 || len(q)%g.D != 0 {
 		return Timing{}, fmt.Errorf("%s: len(q) = %d is not a positive multiple of dimension %d", op, len(q), g.D)
 	}

@@ -96,10 +96,11 @@ type SpreadResult struct {
 // every chunk reads sources anywhere in [0,N), so N floats must fit one
 // binding (NewSpread returns ErrLimit otherwise).
 type Spread struct {
-	d    *gpu.Device
-	N, E int
-	opts SpreadOptions
-	pipe *gpu.Pipeline
+	released bool
+	d        *gpu.Device
+	N, E     int
+	opts     SpreadOptions
+	pipe     *gpu.Pipeline
 
 	chunks      []spreadChunk
 	chunkParams *gpu.Buffer      // one uniform block per chunk
@@ -376,6 +377,9 @@ func (p SpreadParams) validate() error {
 // and reads the final activations into out (len N).
 func (s *Spread) Run(a0 []float32, p SpreadParams, out []float32, t *gpu.Timer) (SpreadResult, error) {
 	op := "kernels: Spread.Run"
+	if s == nil || s.released {
+		return SpreadResult{}, fmt.Errorf("%s: %w", op, gpu.ErrReleased)
+	}
 	if len(a0) != s.N {
 		return SpreadResult{}, fmt.Errorf("%s: len(a0) = %d, want N = %d", op, len(a0), s.N)
 	}
@@ -455,6 +459,7 @@ func (s *Spread) Release() {
 	if s == nil {
 		return
 	}
+	s.released = true
 	releaseAll(s.groups)
 	s.groups = nil
 	for _, c := range s.chunks {

@@ -201,6 +201,9 @@ func (t *TopK) Read(out []ops.Pair) error {
 // into out.
 func (t *TopK) Run(out []ops.Pair, timer *gpu.Timer) (Timing, error) {
 	const op = "kernels: TopK.Run"
+	if t == nil || t.plan == nil {
+		return Timing{}, fmt.Errorf("%s: %w", op, gpu.ErrReleased)
+	}
 	if len(out) != t.Q*t.K {
 		return Timing{}, fmt.Errorf("%s: len(out) = %d, want Q·k = %d", op, len(out), t.Q*t.K)
 	}
@@ -252,6 +255,9 @@ func NewTopKSingle(c *CosineSingle, k int) (*TopKSingle, error) {
 // and Timing.Passes holds [cosine, top-k].
 func (t *TopKSingle) Run(q []float32, out []ops.Pair, timer *gpu.Timer) (Timing, error) {
 	const op = "kernels: TopKSingle.Run"
+	if t == nil || t.plan == nil || t.c == nil || t.c.groups == nil {
+		return Timing{}, fmt.Errorf("%s: %w", op, gpu.ErrReleased)
+	}
 	c := t.c
 	if len(q) != c.D {
 		return Timing{}, fmt.Errorf("%s: len(q) = %d, want dimension %d", op, len(q), c.D)
@@ -304,6 +310,9 @@ func (t *TopKSingle) Release() {
 // (timed separately with a timer of MaxPasses ≥ 2; Timing sums them).
 func (c *CosineBatch) RunTopK(qs []float32, k int, out []ops.Pair, t *gpu.Timer) (Timing, error) {
 	const op = "kernels: CosineBatch.RunTopK"
+	if c == nil || c.params == nil {
+		return Timing{}, fmt.Errorf("%s: %w", op, gpu.ErrReleased)
+	}
 	nq, err := c.checkQueries(qs)
 	if err != nil {
 		return Timing{}, fmt.Errorf("%s: %w", op, err)

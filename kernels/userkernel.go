@@ -276,7 +276,7 @@ func (k *UserKernel) Reset() error {
 // Run performs one dispatch (one pass, timed by t when non-nil).
 func (k *UserKernel) Run(t *gpu.Timer) (Timing, error) {
 	if k.pipe == nil {
-		return Timing{}, fmt.Errorf("kernels: %s: used after Release", k.opts.Label)
+		return Timing{}, fmt.Errorf("kernels: %s: %w", k.opts.Label, gpu.ErrReleased)
 	}
 	start := time.Now()
 	x := k.opts.Dispatch

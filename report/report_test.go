@@ -137,29 +137,25 @@ func TestWriteAtomic(t *testing.T) {
 		t.Errorf("mode = %v, %v", fi.Mode(), err)
 	}
 
-	// Unwritable directory (root ignores permissions, so use a missing
-	// one as well).
-	for _, p := range []string{filepath.Join(dir, "nope", "x.json"), unwritableDir(t)} {
+	// Folders no file can be created in: a missing one, one under a
+	// regular file (refused even to root), and a read-only one (only for
+	// a non-root user; root writes anyway).
+	file := filepath.Join(dir, "regular")
+	os.WriteFile(file, []byte("x"), 0o644)
+	paths := []string{filepath.Join(dir, "nope", "x.json"), filepath.Join(file, "x.json")}
+	if os.Geteuid() != 0 {
+		ro := filepath.Join(t.TempDir(), "ro")
+		if err := os.Mkdir(ro, 0o555); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, filepath.Join(ro, "x.json"))
+	}
+	for _, p := range paths {
 		err := report.WriteAtomic(p, func(w io.Writer) error { return nil })
 		if err == nil || !strings.Contains(err.Error(), "cannot create a file in") {
-			if p != "" {
-				t.Errorf("%s: err = %v", p, err)
-			}
+			t.Errorf("%s: err = %v", p, err)
 		}
 	}
-}
-
-// unwritableDir returns a path in a read-only directory, or "" when the
-// test runs as root (which can write anyway).
-func unwritableDir(t *testing.T) string {
-	if os.Geteuid() == 0 {
-		return ""
-	}
-	d := filepath.Join(t.TempDir(), "ro")
-	if err := os.Mkdir(d, 0o555); err != nil {
-		t.Fatal(err)
-	}
-	return filepath.Join(d, "x.json")
 }
 
 func TestWriteCSV(t *testing.T) {

@@ -170,6 +170,12 @@ func FormatSeconds(sec float64) string {
 	switch {
 	case a == 0:
 		return "0s"
+	case math.IsNaN(sec) || math.IsInf(sec, 0):
+		return fmt.Sprint(sec)
+	case a >= 1e5 || a < 1e-9:
+		// Far outside the units below: scientific, never a rounded 0 or
+		// a 20-digit number.
+		return fmt.Sprintf("%.3gs", sec)
 	case a >= 1:
 		return sig3(sec) + "s"
 	case a >= 1e-3:

@@ -19,11 +19,16 @@ func runBreakEven(stdout, stderr io.Writer, args []string) error {
   wgpu-prof breakeven --kernel hnsw --amdahl 0.3 --out be --plot`
 	return measureCommand(stdout, stderr, args, "breakeven", usage, examples, true, func(fs *pflag.FlagSet) measureHooks {
 		amdahl := fs.Float64("amdahl", -1, "share (0..1) of an application's time this operation takes: print the end-to-end application speedup the measurement allows")
-		return measureHooks{run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
-			withAmdahl := fs.Changed("amdahl")
-			if withAmdahl && !(*amdahl >= 0 && *amdahl <= 1) {
+		return measureHooks{ready: func(*outputFlags) error {
+			if fs.Changed("amdahl") && !(*amdahl >= 0 && *amdahl <= 1) {
 				return fmt.Errorf("--amdahl %v: the share must be in [0, 1]", *amdahl)
 			}
+			if b, err := parseInts("--batches", fs.Lookup("batches").Value.String()); err == nil && len(b) > 0 && len(b) < 3 {
+				return fmt.Errorf("--batches %s: a fit needs at least 3 batch sizes", fs.Lookup("batches").Value.String())
+			}
+			return nil
+		}, run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
+			withAmdahl := fs.Changed("amdahl")
 			if err := env.BreakEven(cfg, rep); err != nil {
 				return err
 			}

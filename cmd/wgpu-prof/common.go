@@ -39,6 +39,9 @@ func (f *deviceFlags) register(fs *pflag.FlagSet) {
 
 // open validates the flags and opens the device.
 func (f *deviceFlags) open(stderr io.Writer) (*experiment.Env, error) {
+	if f.adapter < -1 {
+		return nil, fmt.Errorf("--adapter %d: an index from wgpu-prof devices (0, 1, …), or -1 for the best one", f.adapter)
+	}
 	if err := experiment.CheckMeasure(f.budget, f.target); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -56,9 +57,10 @@ func parsePercent(s string) (float64, error) {
 	if strings.HasSuffix(t, "%") {
 		t, scale = strings.TrimSuffix(t, "%"), 0.01
 	}
-	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || v < 0 || v*scale >= 10 {
-		return 0, fmt.Errorf("%q is not a fraction like 5%% or 0.05", s)
+	v, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
+	// !(v >= 0) refuses NaN too: a NaN threshold would disable the check.
+	if err != nil || !(v >= 0) || math.IsInf(v, 0) || v*scale >= 10 {
+		return 0, fmt.Errorf("%q is not a finite fraction in [0, 10) like 5%% or 0.05", s)
 	}
 	return v * scale, nil
 }

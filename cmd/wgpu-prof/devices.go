@@ -30,6 +30,9 @@ func runDevices(stdout, stderr io.Writer, args []string) error {
 		}
 		return err
 	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("devices: unexpected argument(s) %q (every input is a --flag)", fs.Args())
+	}
 	if *format != "text" && *format != "json" {
 		return fmt.Errorf("--format %q: want text or json", *format)
 	}

@@ -32,6 +32,9 @@ func runHost(stdout, stderr io.Writer, args []string) error {
 	if done, err := parseFlags(fs, args); done || err != nil {
 		return err
 	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("host: unexpected argument(s) %q (every input is a --flag)", fs.Args())
+	}
 	if err := o.validate(); err != nil {
 		return err
 	}
@@ -54,6 +57,9 @@ func runHost(stdout, stderr io.Writer, args []string) error {
 		Levels: lv, Dim: *dim, N: *n, NCached: *nCached, Q: *q, Threads: *threads,
 		Measure: experiment.MeasureOpts{Budget: *budget},
 	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
 	var progress func(string)
 	prog := o.startProgress(stderr)
 	if prog != nil {
@@ -62,8 +68,8 @@ func runHost(stdout, stderr io.Writer, args []string) error {
 	err = experiment.RunHost(cfg, rep, progress)
 	prog.finish()
 	if err != nil {
-		return err
+		return reportPartial(stdout, &o, rep, err)
 	}
 	rep.Summary = experiment.HostSummary(rep)
-	return o.emit(stdout, rep)
+	return failed(o.emit(stdout, rep))
 }

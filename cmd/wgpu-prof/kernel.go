@@ -126,7 +126,7 @@ func runKernel(stdout, stderr io.Writer, args []string) error {
 	err = env.Kernel(cfg, rep)
 	prog.finish()
 	if err != nil {
-		return err
+		return reportPartial(stdout, &o, rep, err)
 	}
-	return o.emit(stdout, rep)
+	return failed(o.emit(stdout, rep))
 }

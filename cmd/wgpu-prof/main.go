@@ -9,31 +9,53 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/wgpu-prof/wgpu-prof/experiment"
 )
 
 func main() {
-	err := run(os.Stdout, os.Stderr, os.Args[1:])
-	if err != nil {
-		var ee exitError
-		if errors.As(err, &ee) {
-			if ee.msg != "" {
-				fmt.Fprintln(os.Stderr, "wgpu-prof:", ee.msg)
-			}
-			os.Exit(ee.code)
-		}
-		fmt.Fprintln(os.Stderr, "wgpu-prof:", err)
-		os.Exit(2)
+	code, msg := exitStatus(run(os.Stdout, os.Stderr, os.Args[1:]))
+	if msg != "" {
+		fmt.Fprintln(os.Stderr, "wgpu-prof:", msg)
 	}
+	os.Exit(code)
 }
 
-// exitError carries a specific exit status (1 for a regression found by
-// compare; 2 for every error).
+// exitStatus maps run's error to the exit status and the message: 0;
+// 1 for a failure during a measurement or a regression; 130 for an
+// interrupted run; 2 for every usage error.
+func exitStatus(err error) (int, string) {
+	if err == nil {
+		return 0, ""
+	}
+	var ee exitError
+	if errors.As(err, &ee) {
+		return ee.code, ee.msg
+	}
+	return 2, err.Error()
+}
+
+// exitError carries a specific exit status: 1 for a failure during a
+// measurement or its output and for a regression found by compare; every
+// other error (a usage error, found before anything is measured) exits 2.
 type exitError struct {
 	code int
 	msg  string
+	err  error
 }
 
 func (e exitError) Error() string { return e.msg }
+func (e exitError) Unwrap() error { return e.err }
+
+// failed marks err, a failure during a measurement, for exit status 1;
+// a usage error found by the experiment's validation keeps status 2.
+func failed(err error) error {
+	var ee exitError
+	if err == nil || experiment.IsUsage(err) || errors.As(err, &ee) {
+		return err
+	}
+	return exitError{code: 1, msg: err.Error(), err: err}
+}
 
 type command struct {
 	name    string

@@ -67,10 +67,28 @@ func (o *outputFlags) validate() error {
 	if o.out == "" {
 		return nil
 	}
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
-		return fmt.Errorf("--out %q: %w", o.out, err)
+	// Create nothing yet (a refused or failed run leaves no folder): find
+	// the folder that exists, itself or its nearest parent, and check
+	// that it is a folder this process can write in.
+	probe := o.out
+	for {
+		fi, err := os.Stat(probe)
+		if err == nil {
+			if !fi.IsDir() {
+				return fmt.Errorf("--out %q: %s is not a folder", o.out, probe)
+			}
+			break
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("--out %q: %w", o.out, err)
+		}
+		parent := filepath.Dir(probe)
+		if parent == probe {
+			return fmt.Errorf("--out %q: no existing parent folder", o.out)
+		}
+		probe = parent
 	}
-	f, err := os.CreateTemp(o.out, ".wgpu-prof-probe-*")
+	f, err := os.CreateTemp(probe, ".wgpu-prof-probe-*")
 	if err != nil {
 		return fmt.Errorf("--out %q is not writable: %w", o.out, err)
 	}
@@ -94,44 +112,49 @@ func writeFormat(w io.Writer, format string, r *report.Report) error {
 	return report.WriteText(w, r)
 }
 
-// emit writes the report to stdout in the chosen format and, with --out,
-// every format (and plots) into the directory, each file atomically.
-func (o *outputFlags) emit(stdout io.Writer, r *report.Report) error {
-	if o.out != "" {
-		for _, f := range []struct{ name, format string }{
-			{"report.json", "json"}, {"report.txt", "text"}, {"report.csv", "csv"}, {"report.bench", "bench"}, {"report.html", "html"},
-		} {
-			path := filepath.Join(o.out, f.name)
-			if err := report.WriteAtomic(path, func(w io.Writer) error { return writeFormat(w, f.format, r) }); err != nil {
-				return err
-			}
-		}
-		if o.plot {
-			if err := writePlots(o.out, r); err != nil {
-				return err
-			}
-		}
-	}
+// emit writes the report to stdout in the chosen format first (so it is
+// never lost) and then, with --out, every format, the plots and extra into
+// the directory as a whole (report.WriteDir: a failure leaves the folder
+// as it was).
+func (o *outputFlags) emit(stdout io.Writer, r *report.Report, extra ...report.DirFile) error {
 	var buf bytes.Buffer
 	if err := writeFormat(&buf, o.format, r); err != nil {
 		return err
 	}
-	_, err := stdout.Write(buf.Bytes())
-	return err
+	if _, err := stdout.Write(buf.Bytes()); err != nil {
+		return fmt.Errorf("stdout: %w", err)
+	}
+	if o.out == "" {
+		return nil
+	}
+	var files []report.DirFile
+	for _, f := range []struct{ name, format string }{
+		{"report.json", "json"}, {"report.txt", "text"}, {"report.csv", "csv"}, {"report.bench", "bench"}, {"report.html", "html"},
+	} {
+		f := f
+		files = append(files, report.DirFile{Name: f.name, Write: func(w io.Writer) error { return writeFormat(w, f.format, r) }})
+	}
+	if o.plot {
+		files = append(files, plotFiles(r)...)
+	}
+	files = append(files, extra...)
+	if err := report.WriteDir(o.out, files); err != nil {
+		return fmt.Errorf("--out %s: %w (the report went to stdout; the folder was left as it was)", o.out, err)
+	}
+	return nil
 }
 
-// writePlots draws the roofline, every break-even and every sweep.
-func writePlots(dir string, r *report.Report) error {
-	var errs []error
+// plotFiles are the plots report.Figures lists, as PNG and SVG.
+func plotFiles(r *report.Report) []report.DirFile {
+	var out []report.DirFile
 	for _, f := range report.Figures(r) {
+		f := f
 		for _, ext := range []string{"png", "svg"} {
-			path := filepath.Join(dir, f.Name+"."+ext)
-			if err := report.WriteAtomic(path, func(w io.Writer) error { return f.Draw(w, ext) }); err != nil {
-				errs = append(errs, fmt.Errorf("plot %s: %w", path, err))
-			}
+			ext := ext
+			out = append(out, report.DirFile{Name: f.Name + "." + ext, Write: func(w io.Writer) error { return f.Draw(w, ext) }})
 		}
 	}
-	return errors.Join(errs...)
+	return out
 }
 
 // parseFlags parses args; --help prints usage and reports done.

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -115,13 +114,13 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 			run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
 				return env.RunSuite(cfg, rep)
 			},
-			emitted: func(env *experiment.Env, o *outputFlags) error {
+			files: func(env *experiment.Env) []report.DirFile {
 				if !*trace {
 					return nil
 				}
-				return report.WriteAtomic(filepath.Join(o.out, "trace.json"), func(w io.Writer) error {
+				return []report.DirFile{{Name: "trace.json", Write: func(w io.Writer) error {
 					return report.WriteChromeTrace(w, env.Trace())
-				})
+				}}}
 			},
 		}
 	})

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/pflag"
 
@@ -18,8 +22,8 @@ type measureHooks struct {
 	opened func(env *experiment.Env)
 	// run measures into the report.
 	run func(*experiment.Env, experiment.RunConfig, *report.Report) error
-	// emitted, if set, runs after the report is written.
-	emitted func(env *experiment.Env, o *outputFlags) error
+	// files, if set, are extra files for --out.
+	files func(env *experiment.Env) []report.DirFile
 }
 
 // measureCommand is the shared shape of run, sweep, experiment and
@@ -44,6 +48,9 @@ func measureCommand(stdout, stderr io.Writer, args []string, name, usage, exampl
 	setHelp(fs, stdout, usage, examples, sizes, devg, outg)
 	if done, err := parseFlags(fs, args); done || err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%s: unexpected argument(s) %q (every input is a --flag)", name, fs.Args())
 	}
 	if err := o.validate(); err != nil {
 		return err
@@ -73,19 +80,77 @@ func measureCommand(stdout, stderr io.Writer, args []string, name, usage, exampl
 	if h.opened != nil {
 		h.opened(env)
 	}
+	// One validation pass (sizes against each other, the host's memory and
+	// this adapter's limits) before the first measurement of any command.
+	check := cfg
+	check.Defaults()
+	if _, err := check.Validate(env.Device); err != nil {
+		return err
+	}
+	defer stopOnSignal(stderr, env)()
+	if testHookOpened != nil {
+		testHookOpened(env)
+	}
 	rep := env.NewReport(versionString())
+	var files []report.DirFile
+	if h.files != nil {
+		files = h.files(env)
+	}
 	err = h.run(env, cfg, rep)
 	prog.finish()
 	if err != nil {
-		return err
+		return reportPartial(stdout, &o, rep, err, files...)
 	}
-	if err := o.emit(stdout, rep); err != nil {
-		return err
+	return failed(o.emit(stdout, rep, files...))
+}
+
+// testHookOpened, set by tests, sees the environment once it is open.
+var testHookOpened func(env *experiment.Env)
+
+// reportPartial handles a measurement that failed part way (a device
+// lost, a GPU that did not finish, an interrupt): a usage error is
+// returned as it is; otherwise the rows finished so far are reported,
+// marked incomplete, and the run exits 1 with the reason.
+func reportPartial(stdout io.Writer, o *outputFlags, rep *report.Report, runErr error, extra ...report.DirFile) error {
+	if experiment.IsUsage(runErr) {
+		return runErr
 	}
-	if h.emitted != nil {
-		return h.emitted(env, &o)
+	code := 1
+	if errors.Is(runErr, experiment.ErrInterrupted) {
+		code = 130
 	}
-	return nil
+	if len(rep.Measurements) == 0 {
+		return exitError{code: code, msg: runErr.Error(), err: runErr}
+	}
+	rep.Warnings = append(rep.Warnings, fmt.Sprintf("INCOMPLETE: the run stopped early (%v); the %d rows here are those finished before it", runErr, len(rep.Measurements)))
+	if err := o.emit(stdout, rep, extra...); err != nil {
+		return failed(fmt.Errorf("%w; and writing the finished rows: %v", runErr, err))
+	}
+	err := fmt.Errorf("the run stopped early, %d finished rows reported: %w", len(rep.Measurements), runErr)
+	return exitError{code: code, msg: err.Error(), err: err}
+}
+
+// stopOnSignal makes SIGINT and SIGTERM stop the run cleanly: the
+// measurement in progress ends, the rows finished so far are reported
+// (marked INCOMPLETE) and the exit status is 130; a second signal quits at
+// once. It returns the function that stops listening.
+func stopOnSignal(stderr io.Writer, env *experiment.Env) func() {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		if _, ok := <-sigs; !ok {
+			return
+		}
+		fmt.Fprintln(stderr, "wgpu-prof: interrupted: stopping after the current measurement (again to quit at once)")
+		env.Interrupt()
+		if _, ok := <-sigs; ok {
+			os.Exit(130)
+		}
+	}()
+	return func() {
+		signal.Stop(sigs)
+		close(sigs)
+	}
 }
 
 const sweepExamples = `  wgpu-prof sweep workgroup --kernel cosine-single --quick --sizes 32,64,128,256
@@ -119,20 +184,26 @@ func sweepFlags(kind string) func(fs *pflag.FlagSet) measureHooks {
 	return func(fs *pflag.FlagSet) measureHooks {
 		sizes := fs.String("sizes", "32,64,128,256,512", "workgroup sizes (sweep workgroup)")
 		tiles := fs.String("tiles", "16,32,64,128", "tile sizes (sweep tile)")
-		return measureHooks{run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
-			if kind == "tile" {
-				t, err := parseInts("--tiles", *tiles)
-				if err != nil {
-					return err
+		var values []int
+		return measureHooks{
+			ready: func(*outputFlags) error {
+				var err error
+				if kind == "tile" {
+					values, err = parseInts("--tiles", *tiles)
+				} else {
+					values, err = parseInts("--sizes", *sizes)
 				}
-				return env.Sweep(cfg.Workloads[0], cfg, nil, t, rep)
-			}
-			s, err := parseInts("--sizes", *sizes)
-			if err != nil {
+				if err == nil && len(values) == 0 {
+					err = fmt.Errorf("sweep %s: no values to sweep", kind)
+				}
 				return err
-			}
-			return env.Sweep(cfg.Workloads[0], cfg, s, nil, rep)
-		}}
+			},
+			run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
+				if kind == "tile" {
+					return env.Sweep(cfg.Workloads[0], cfg, nil, values, rep)
+				}
+				return env.Sweep(cfg.Workloads[0], cfg, values, nil, rep)
+			}}
 	}
 }
 

@@ -1,0 +1,54 @@
+package experiment
+
+import (
+	"strings"
+	"testing"
+)
+
+// FuzzParseBufferSpec: --buffer specs never panic; an accepted one has a
+// name, a positive count and names itself in any later error.
+func FuzzParseBufferSpec(f *testing.F) {
+	for _, s := range []string{"x=f32:1024", "y=u32:16:rand", "z=f16:8:iota", "=f32:1", "a=f32:-1", "a=f64:1", "a=f32:1:bogus", "a=f32:99999999999999999999", "a:b=c"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		b, err := ParseBufferSpec(s)
+		if err != nil {
+			if !strings.Contains(err.Error(), "--buffer") {
+				t.Fatalf("error does not name --buffer: %v", err)
+			}
+			return
+		}
+		if b.Name == "" || b.Count <= 0 {
+			t.Fatalf("%q accepted as %+v", s, b)
+		}
+	})
+}
+
+// FuzzParseWorkloads: workload lists never panic.
+func FuzzParseWorkloads(f *testing.F) {
+	for _, s := range []string{"all", "cosine-single,hnsw", "", ",", "bogus"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ws, err := ParseWorkloads(s)
+		if err == nil && len(ws) == 0 {
+			t.Fatalf("%q accepted as no workloads", s)
+		}
+	})
+}
+
+// FuzzCheckKernelConfig: a user's shader with its dispatch expressions and
+// constants is checked before a device opens, and never panics.
+func FuzzCheckKernelConfig(f *testing.F) {
+	f.Add("override WG: u32 = 64;\n@group(0) @binding(0) var<storage, read_write> x: array<f32>;\n@compute @workgroup_size(WG) fn main() { x[0] = 1.0; }", "1024/WG", "WG", 128.0)
+	f.Add("@compute @workgroup_size(1) fn a() {}", "(1", "", 0.0)
+	f.Add("override N = 0; @compute @workgroup_size(N) fn a() {}", "1/N", "N", -1.0)
+	f.Fuzz(func(t *testing.T, src, dispatch, cname string, cval float64) {
+		cfg := KernelConfig{File: "fuzz.wgsl", Source: src, Dispatch: strings.Split(dispatch, ","), Constants: map[string]float64{}}
+		if cname != "" {
+			cfg.Constants[cname] = cval
+		}
+		CheckKernelConfig(cfg)
+	})
+}
