@@ -64,6 +64,42 @@ func SetThreads(n int) {
 	pool.mu.Unlock()
 }
 
+// ForceThreads makes every parallel kernel split each call into exactly n
+// ranges run by n threads (the caller and n−1 workers), whatever the size,
+// bypassing the automatic choice of SetThreads' path (which runs small calls
+// inline); n <= 0 restores the automatic choice. Break-even uses it so a
+// side named threads=2 means two workers even for one row.
+func ForceThreads(n int) {
+	pool.mu.Lock()
+	for ; pool.started < n-1; pool.started++ {
+		go func() {
+			for j := range pool.jobs {
+				j.run()
+			}
+		}()
+	}
+	pool.mu.Unlock()
+	forced.Store(int32(max(n, 0)))
+}
+
+var forced atomic.Int32
+
+// forcedFor runs fn over [0,n) as t ranges, one per thread.
+func forcedFor(n, t int, fn func(lo, hi int)) {
+	if t <= 1 {
+		fn(0, n)
+		return
+	}
+	chunk := (n + t - 1) / t
+	j := &job{fn: fn, n: n, chunk: chunk}
+	j.wg.Add((n + chunk - 1) / chunk)
+	for h := 0; h < t-1; h++ {
+		pool.jobs <- j
+	}
+	j.run()
+	j.wg.Wait()
+}
+
 // Threads returns the thread count set by SetThreads.
 func Threads() int { return int(pool.threads.Load()) }
 
@@ -75,6 +111,10 @@ const inlineWork = 1 << 15
 // per item; grain the smallest useful range.
 func parallelFor(n, cost, grain int, fn func(lo, hi int)) {
 	if n <= 0 {
+		return
+	}
+	if f := int(forced.Load()); f > 0 {
+		forcedFor(n, f, fn)
 		return
 	}
 	t := Threads()
