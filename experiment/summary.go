@@ -59,8 +59,12 @@ func paramValue(ps []report.Param, key string) string {
 func Summarize(r *report.Report) []string {
 	var out []string
 	for _, be := range r.BreakEvens {
-		if be.Clock != "end-to-end" {
+		if be.Clock != "end-to-end" || (len(be.Sides) == 2 && !(be.Sides[0] == "cpu" && strings.HasPrefix(be.Sides[1], "gpu"))) {
 			continue
+		}
+		fitted := be.Fitted.String()
+		if be.Predicted != nil && be.Predicted.Extrapolated {
+			fitted += fmt.Sprintf(", extrapolated beyond the measured %.0f–%.0f", be.Predicted.ValidFrom, be.Predicted.ValidTo)
 		}
 		var gpu, cpu *report.Measurement
 		for i := range r.Measurements {
@@ -82,13 +86,13 @@ func Summarize(r *report.Report) []string {
 		var s string
 		switch {
 		case be.MeasuredFound:
-			s = fmt.Sprintf("%s: the GPU wins end to end from %s ≥ %d (fitted crossover %s)", be.Workload, batch, be.Measured, be.Fitted)
+			s = fmt.Sprintf("%s: the GPU wins end to end from %s ≥ %d (fitted crossover %s)", be.Workload, batch, be.Measured, fitted)
 		case be.Fitted.Kind == "always":
 			s = fmt.Sprintf("%s: the GPU is faster end to end at every batch size measured", be.Workload)
 		case be.Fitted.Kind == "at":
-			s = fmt.Sprintf("%s: no measured batch up to %s = %d shows the GPU significantly faster end to end; the fit puts the crossover %s", be.Workload, batch, be.Batches[len(be.Batches)-1], be.Fitted)
+			s = fmt.Sprintf("%s: no measured batch up to %s = %d shows the GPU significantly faster end to end; the fit puts the crossover %s", be.Workload, batch, be.Batches[len(be.Batches)-1], fitted)
 		case be.Fitted.Kind == "below":
-			s = fmt.Sprintf("%s: the GPU is faster end to end only for small batches (fitted %s)", be.Workload, be.Fitted)
+			s = fmt.Sprintf("%s: the GPU is faster end to end only for small batches (fitted %s)", be.Workload, fitted)
 		default:
 			s = fmt.Sprintf("%s: the CPU wins end to end at every batch size up to %s = %d (the fit finds no crossover)", be.Workload, batch, be.Batches[len(be.Batches)-1])
 		}

@@ -368,6 +368,23 @@ func invert(a [3][3]float64, f int) (inv [3][3]float64, ok bool) {
 	return inv, true
 }
 
+// FitLocal fits one regime: t(n) = t₀ + b·(n − origin) with t₀, b ≥ 0
+// (FitConstrained on n − origin), for the points of a regime that starts
+// at origin (e.g. the sizes around a measured crossover, past a knee).
+func FitLocal(n, t []float64, origin float64) (Model, error) {
+	x := make([]float64, len(n))
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i, v := range n {
+		x[i] = v - origin
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	f, err := FitConstrained(x, t)
+	if err != nil {
+		return Model{}, err
+	}
+	return Model{Single: f, Segments: []Segment{{From: lo, To: hi, Origin: origin, Fit: f, R2: f.R2}}}, nil
+}
+
 // Prediction is a fitted crossover between two models with its range of
 // validity: it is Extrapolated when N lies outside the batch range both
 // models were fitted on.

@@ -243,6 +243,15 @@ func SearchCrossover(o SearchOpts, sideA, sideB string, probe func(n int) (a, b 
 		res.AtLo, res.AtHi, res.Before = lo, hi, lo.Faster
 		change := fmt.Sprintf("%s faster at %d, %s faster at %d", name(lo.Faster), lo.N, name(hi.Faster), hi.N)
 		if float64(hi.N) <= o.Ratio*float64(lo.N) {
+			ties := ""
+			for _, p := range sortedPoints(pts) {
+				if p.N > lo.N && p.N < hi.N {
+					ties += fmt.Sprintf(" %d", p.N)
+				}
+			}
+			if ties != "" {
+				change += "; indistinguishable at" + ties
+			}
 			return finish(SearchLocated, fmt.Sprintf("located within ±%.0f%%: %s", 100*(o.Ratio-1)/2, change))
 		}
 		if hi.N-lo.N <= 1 {
@@ -256,10 +265,22 @@ func SearchCrossover(o SearchOpts, sideA, sideB string, probe func(n int) (a, b 
 			}
 		}
 		inner = append(inner, hi.N)
+		// With ties inside, each gap is narrowed to √Ratio so that the
+		// winners either side of a single tie are within Ratio.
+		gapMax := o.Ratio
+		if len(inner) > 2 {
+			gapMax = math.Sqrt(o.Ratio)
+		}
+		// Only the outer gaps (lo to the first tie, the last tie to hi)
+		// are narrowed: ties between them are indistinguishable sizes.
+		gaps := [][2]int{{inner[0], inner[1]}}
+		if len(inner) > 2 {
+			gaps = append(gaps, [2]int{inner[len(inner)-2], inner[len(inner)-1]})
+		}
 		gx, gy := 0, 0
-		for i := 0; i+1 < len(inner); i++ {
-			x, y := inner[i], inner[i+1]
-			if y-x > 1 && float64(y) > o.Ratio*float64(x) && (gx == 0 || float64(y)/float64(x) > float64(gy)/float64(gx)) {
+		for _, g := range gaps {
+			x, y := g[0], g[1]
+			if y-x > 1 && float64(y) > gapMax*float64(x) && (gx == 0 || float64(y)/float64(x) > float64(gy)/float64(gx)) {
 				gx, gy = x, y
 			}
 		}
@@ -303,4 +324,15 @@ func sortedPoints(pts map[int]SearchPoint) []SearchPoint {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].N < out[j].N })
 	return out
+}
+
+// Bracket returns the first change of the faster side among measured
+// points (any order), as SearchCrossover brackets it: lo the last point
+// won by the side that wins first, hi the first won by the other.
+func Bracket(points []SearchPoint) (lo, hi SearchPoint, ok bool) {
+	m := make(map[int]SearchPoint, len(points))
+	for _, p := range points {
+		m[p.N] = p
+	}
+	return bracket(m)
 }

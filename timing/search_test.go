@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
@@ -230,5 +231,27 @@ func TestPredictCrossoverExtrapolated(t *testing.T) {
 	}
 	if e := timing.IntervalError(90, 80, 100); e != 0 {
 		t.Errorf("IntervalError inside = %v", e)
+	}
+}
+
+func TestMeasurePairInterleaves(t *testing.T) {
+	var order []byte
+	mk := func(tag byte, d time.Duration) func() (timing.Sample, error) {
+		return func() (timing.Sample, error) {
+			order = append(order, tag)
+			return timing.Sample{Host: d}, nil
+		}
+	}
+	ra, rb, err := timing.MeasurePair(timing.MeasureOpts{Warmup: 1}, mk('a', time.Millisecond), mk('b', 2*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ra.Host.N < 10 || rb.Host.N != ra.Host.N || ra.Host.Median != 1e-3 || rb.Host.Median != 2e-3 {
+		t.Errorf("a %v, b %v", ra.Host, rb.Host)
+	}
+	for i := 0; i+1 < len(order); i += 2 {
+		if order[i] != 'a' || order[i+1] != 'b' {
+			t.Fatalf("calls not interleaved: %s", order)
+		}
 	}
 }

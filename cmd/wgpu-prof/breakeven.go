@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -11,18 +12,37 @@ import (
 )
 
 func runBreakEven(stdout, stderr io.Writer, args []string) error {
-	usage := "usage: wgpu-prof breakeven --kernel K [--batches 1,2,4,...] [--amdahl SHARE]\n" +
-		"Sweeps the batch size on GPU and CPU, fits t(n) = overhead + n·per_item on\n" +
-		"each side, and reports the fitted and measured crossovers, on end-to-end and\n" +
-		"on kernel time."
+	usage := "usage: wgpu-prof breakeven --kernel K [--sides A,B] [--batches 1,4,16,...] [--search-budget 2m] [--amdahl SHARE]\n" +
+		"Finds where the faster of two sides changes: a coarse sweep of the batch size,\n" +
+		"extended geometrically past the default size until the faster side changes or a\n" +
+		"stated limit stops it, then bisected until the crossover is located within ±10%\n" +
+		"or the sides are statistically indistinguishable. Fits t(n) = a + b·n (a, b ≥ 0;\n" +
+		"two regimes where the data has a knee) on each side and reports the measured\n" +
+		"interval, the predicted crossover (flagged when extrapolated) and its error.\n" +
+		"Sides: gpu, cpu, cpu:threads=N, cpu:level=L, gpu:wg=N, gpu:data=shipped|resident\n" +
+		"(settings are forced: threads=2 means two workers even for one row). Default:\n" +
+		"cpu,gpu and cpu,gpu:data=shipped (V resident on the GPU, and shipped per call)."
 	return measureCommand(stdout, stderr, args, "breakeven", usage, true, func(fs *pflag.FlagSet) measureHooks {
 		amdahl := fs.Float64("amdahl", -1, "share (0..1) of an application's time this operation takes: print the end-to-end application speedup the measurement allows")
+		sides := fs.String("sides", "", "the two sides to compare, e.g. cpu:threads=1,cpu:threads=2 (default: cpu,gpu and cpu,gpu:data=shipped)")
+		budget := fs.Duration("search-budget", experiment.DefaultSearchBudget, "time budget of each crossover search (the first three sizes are always measured)")
 		return measureHooks{run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
 			withAmdahl := fs.Changed("amdahl")
 			if withAmdahl && !(*amdahl >= 0 && *amdahl <= 1) {
 				return fmt.Errorf("--amdahl %v: the share must be in [0, 1]", *amdahl)
 			}
-			if err := env.BreakEven(cfg, rep); err != nil {
+			if *budget <= 0 {
+				return fmt.Errorf("--search-budget %v: must be positive", *budget)
+			}
+			sc := experiment.SearchConfig{Budget: *budget}
+			if strings.TrimSpace(*sides) != "" {
+				pair, err := experiment.ParseSides(*sides)
+				if err != nil {
+					return err
+				}
+				sc.Comparisons = [][2]experiment.SideSpec{pair}
+			}
+			if err := env.BreakEvenSearch(cfg, sc, rep); err != nil {
 				return err
 			}
 			if withAmdahl {
