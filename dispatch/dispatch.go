@@ -31,6 +31,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"sort"
 	"time"
 )
 
@@ -140,8 +141,7 @@ type Dispatcher struct {
 	probeX  float64 // predicted extra seconds of the probes made
 	lastPrb int
 
-	shock    [2]int     // consecutive off-estimate calls, signed direction
-	shockLog [2]float64 // sum of log ratios of those calls
+	recent [2]ring // each side's last calls: observed over estimated time
 	failed   [2]int     // call index before which the side is avoided (0: healthy)
 	failures [2]int
 	switches []Switch
@@ -155,9 +155,37 @@ type Dispatcher struct {
 // hysteresis factor, so noise never flips a decision back and forth.
 type bucket struct {
 	q    [2]float64
+	obs  [2]ring
 	rho  float64
 	seen [2]int
 }
+
+// ring keeps the last ringSize values; its median is robust to the
+// outliers a shared machine produces (a preempted call can take 100× its
+// time).
+type ring struct {
+	v    [ringSize]float64
+	n, i int
+}
+
+const ringSize = 9
+
+func (r *ring) add(x float64) {
+	r.v[r.i] = x
+	r.i = (r.i + 1) % len(r.v)
+	r.n = min(r.n+1, len(r.v))
+}
+
+func (r *ring) median() float64 {
+	s := append([]float64(nil), r.v[:r.n]...)
+	sort.Float64s(s)
+	if r.n%2 == 1 {
+		return s[r.n/2]
+	}
+	return (s[r.n/2-1] + s[r.n/2]) / 2
+}
+
+func (r *ring) reset() { r.n, r.i = 0, 0 }
 
 // New returns a dispatcher over two executors named names.
 func New(a, b Executor, names [2]string, prof Profile, cfg Config) (*Dispatcher, error) {
@@ -284,39 +312,65 @@ func (d *Dispatcher) observe(s, n int, took time.Duration) {
 	if !(obs > 0) || math.IsInf(obs, 0) {
 		return
 	}
-	ratio := obs / b.q[s]
-	dir := 0
-	if ratio > d.cfg.ShockRatio {
-		dir = 1
-	} else if ratio < 1/d.cfg.ShockRatio {
-		dir = -1
+	// Shock: the median of the side's last shockCalls calls, anywhere,
+	// off its estimates by ShockRatio. Contention, clocks or a lost device
+	// are not size-specific: rescale the side in every bucket.
+	rc := &d.recent[s]
+	rc.add(obs / b.q[s])
+	if rc.n >= shockCalls {
+		last := make([]float64, shockCalls)
+		for j := range last {
+			last[j] = rc.v[(rc.i-1-j+2*len(rc.v))%len(rc.v)]
+		}
+		sort.Float64s(last)
+		// All but shockSpare of the calls off the same way: a few
+		// preempted calls cannot fake a shock.
+		f := 1.0
+		switch lo, hi := last[shockSpare], last[shockCalls-1-shockSpare]; {
+		case lo > d.cfg.ShockRatio:
+			f = last[shockCalls/2]
+		case hi < 1/d.cfg.ShockRatio:
+			f = last[shockCalls/2]
+		}
+		if f != 1 {
+			for _, bb := range d.buckets {
+				bb.q[s] *= f
+				for j := 0; j < bb.obs[s].n; j++ {
+					bb.obs[s].v[j] *= f
+				}
+			}
+			rc.reset()
+			verb := "slower"
+			if f < 1 {
+				verb = "faster"
+			}
+			why := fmt.Sprintf("%s ran %.2f× its estimates (median of its last %d calls) (%s), rescaled in every bucket", d.names[s], f, shockCalls, verb)
+			for kk, bb := range d.buckets {
+				d.reconsider(kk, bb, why)
+			}
+			b.seen[s]++
+			return
+		}
 	}
-	if dir != 0 && (d.shock[s] == 0 || (d.shock[s] > 0) == (dir > 0)) {
-		d.shock[s] += dir
-		d.shockLog[s] += math.Log(ratio)
-	} else {
-		d.shock[s], d.shockLog[s] = 0, 0
+	b.obs[s].add(obs)
+	if b.obs[s].n >= minObs {
+		b.q[s] = b.obs[s].median()
 	}
 	b.seen[s]++
-	if d.shock[s] >= 2 || d.shock[s] <= -2 {
-		f := math.Exp(d.shockLog[s] / math.Abs(float64(d.shock[s])))
-		for _, bb := range d.buckets {
-			bb.q[s] *= f
-		}
-		d.shock[s], d.shockLog[s] = 0, 0
-		verb := "slower"
-		if f < 1 {
-			verb = "faster"
-		}
-		why := fmt.Sprintf("%s ran %.2f× its estimate on consecutive calls (%s), rescaled in every bucket", d.names[s], f, verb)
-		for kk, bb := range d.buckets {
-			d.reconsider(kk, bb, why)
-		}
-		return
-	}
-	b.q[s] = (1-d.cfg.Alpha)*b.q[s] + d.cfg.Alpha*obs
 	d.reconsider(k, b, "")
 }
+
+// minObs is the number of a side's calls in a bucket before their median
+// replaces the profile there.
+const minObs = 3
+
+// shockCalls is the number of a side's latest calls that decide a shock:
+// all but shockSpare of them must be off their estimates the same way, and
+// the side is rescaled by their median.
+const (
+	shockCalls = 9
+	shockSpare = 2
+)
 
 // reconsider moves bucket k's applied ratio to the estimates' when they
 // differ by more than the hysteresis factor, and records the switch.
@@ -326,7 +380,20 @@ func (d *Dispatcher) reconsider(k int, b *bucket, why string) {
 		return
 	}
 	old := b.rho
+	// Does the new ratio route any size of the bucket differently?
+	lo, hi := 1<<k, 1<<(k+1)-1
+	changed := false
+	for _, n := range []int{lo, (lo + hi) / 2, hi} {
+		p0 := d.pick(b, n)
+		b.rho = r
+		p1 := d.pick(b, n)
+		b.rho = old
+		changed = changed || p0 != p1
+	}
 	b.rho = r
+	if !changed {
+		return
+	}
 	to, from := 1, 0
 	if r > old {
 		to, from = 0, 1

@@ -19,6 +19,7 @@ type sim struct {
 	r      *rand.Rand
 	fail   bool
 	calls  int
+	spike  float64 // probability of a 100× call (a preempted call)
 }
 
 func (s *sim) Run(n int) (time.Duration, error) {
@@ -31,6 +32,9 @@ func (s *sim) Run(n int) (time.Duration, error) {
 		f = 1
 	}
 	t := (s.a + s.b*float64(n)) * f * (1 + s.noise*(2*s.r.Float64()-1))
+	if s.spike > 0 && s.r.Float64() < s.spike {
+		t *= 100
+	}
 	return time.Duration(t * 1e9), nil
 }
 
@@ -189,5 +193,33 @@ func TestProbesBounded(t *testing.T) {
 	}
 	if sh := d.Share(); sh[1] == 0 {
 		t.Error("B never probed")
+	}
+}
+
+func TestOutliersDoNotFlap(t *testing.T) {
+	// A shared machine: 5% of calls on either side take 100× (preempted).
+	a, b := pair(6)
+	a.spike, b.spike = 0.05, 0.05
+	d := newD(t, a, b)
+	wrong := 0
+	for _, n := range sizes(6, 4000) {
+		if _, err := d.Do(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for n := 1; n < 20000; n = n*5/4 + 1 {
+		want := 0
+		if 20e-6+10e-9*float64(n) < 2e-6+100e-9*float64(n) {
+			want = 1
+		}
+		if d.Choose(n) != want && (n < 150 || n > 270) {
+			wrong++
+		}
+	}
+	for _, s := range d.Switches()[:min(8, len(d.Switches()))] {
+		t.Log(s)
+	}
+	if sw := len(d.Switches()); sw > 20 || wrong > 0 {
+		t.Errorf("%d switches, %d sizes routed to the slower side", sw, wrong)
 	}
 }

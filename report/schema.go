@@ -47,6 +47,7 @@ type Report struct {
 	BreakEvens   []BreakEven   `json:"break_evens,omitempty"`
 	Sweeps       []Sweep       `json:"sweeps,omitempty"`
 	Experiments  []Experiment  `json:"experiments,omitempty"`
+	Hybrid       *Hybrid       `json:"hybrid,omitempty"`
 
 	// Summary holds the plain-language conclusions printed last.
 	Summary  []string `json:"summary,omitempty"`
