@@ -141,8 +141,8 @@ type Dispatcher struct {
 	probeX  float64 // predicted extra seconds of the probes made
 	lastPrb int
 
-	recent [2]ring // each side's last calls: observed over estimated time
-	failed   [2]int     // call index before which the side is avoided (0: healthy)
+	recent   [2]ring // each side's last calls: observed over estimated time
+	failed   [2]int  // call index before which the side is avoided (0: healthy)
 	failures [2]int
 	switches []Switch
 	share    [2]int
