@@ -440,18 +440,15 @@ func PredictCrossover(a, b Model) Prediction {
 			return p
 		}
 	}
-	// No crossover inside any pair's range: who wins at the ends?
-	first, last := pairs[0].c, pairs[len(pairs)-1].c
-	// A crossover outside every pair's own range is an extrapolation of
-	// the outermost pair; a pair with no crossover says always/never.
-	for _, c := range []Crossover{last, first} {
-		if c.Kind == CrossAt || c.Kind == CrossBelow {
-			p.Crossover = c
-			p.Extrapolated = c.N < p.ValidFrom || c.N > p.ValidTo
-			return p
-		}
+	// No crossover inside any pair's range (the outer pairs reach to
+	// ±∞, so extrapolated ones were found above): the same side is faster
+	// everywhere.
+	mid := midOf(math.Inf(-1), math.Inf(1), p.ValidFrom, p.ValidTo)
+	if b.At(mid) < a.At(mid) {
+		p.Crossover = Crossover{Kind: CrossAlways}
+	} else {
+		p.Crossover = Crossover{Kind: CrossNever}
 	}
-	p.Crossover = last
 	return p
 }
 

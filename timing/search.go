@@ -76,6 +76,11 @@ type SearchOpts struct {
 	Deadline time.Time
 	// Now is the clock (nil: time.Now), for tests.
 	Now func() time.Time
+	// RunsPerProbe is about how many calls of each side one probe makes
+	// (default 12: 10 samples and 2 warm-ups); a size whose predicted cost
+	// (the largest measured size's times scaled linearly) would overrun the
+	// deadline is not measured.
+	RunsPerProbe int
 }
 
 // Defaults of SearchOpts.
@@ -132,6 +137,9 @@ func SearchCrossover(o SearchOpts, sideA, sideB string, probe func(n int) (a, b 
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.RunsPerProbe == 0 {
+		o.RunsPerProbe = 12
+	}
 	if o.Grow < 2 || !(o.Ratio > 1) || o.MaxProbes < 1 {
 		return SearchResult{}, fmt.Errorf("%w: grow %d (≥ 2), ratio %v (> 1), max probes %d (≥ 1)", ErrSearch, o.Grow, o.Ratio, o.MaxProbes)
 	}
@@ -156,6 +164,22 @@ func SearchCrossover(o SearchOpts, sideA, sideB string, probe func(n int) (a, b 
 		if !force && !o.Deadline.IsZero() && !o.Now().Before(o.Deadline) {
 			stopWhy = fmt.Sprintf("time budget spent after %d sizes", len(pts))
 			return errStop
+		}
+		if !force && !o.Deadline.IsZero() && len(pts) > 0 {
+			ps := sortedPoints(pts)
+			ref := ps[len(ps)-1]
+			for _, p := range ps {
+				if p.N >= n {
+					ref = p
+					break
+				}
+			}
+			scale := math.Max(1, float64(n)/float64(ref.N))
+			cost := time.Duration(float64(o.RunsPerProbe) * scale * (ref.A.Median + ref.B.Median) * float64(time.Second))
+			if o.Now().Add(cost).After(o.Deadline) {
+				stopWhy = fmt.Sprintf("time budget: measuring n=%d would take about %s, past the budget", n, cost.Round(time.Millisecond))
+				return errStop
+			}
 		}
 		a, b, err := probe(n)
 		if err != nil {

@@ -255,3 +255,20 @@ func TestMeasurePairInterleaves(t *testing.T) {
 		}
 	}
 }
+
+func TestPredictCrossoverSegmentsNoSpuriousBelow(t *testing.T) {
+	// Measured on lavapipe: the GPU (data shipped per call) slower at every
+	// size. Intersecting the lines past both knees gives a "crossover" at
+	// 178, below where those lines apply: it must not be reported.
+	lf := func(a, b float64) timing.LinearFit { return timing.LinearFit{Overhead: a, PerItem: b} }
+	cpu := timing.Model{Knee: 64, Segments: []timing.Segment{
+		{From: 1, To: 64, Fit: lf(422e-9, 47.1e-9)}, {From: 64, To: 262144, Origin: 64, Fit: lf(3.44e-6, 134e-9)}}}
+	gpu := timing.Model{Knee: 256, Segments: []timing.Segment{
+		{From: 1, To: 256, Fit: lf(288e-6, 7.3e-6)}, {From: 256, To: 262144, Origin: 256, Fit: lf(2.16e-3, 27.5e-6)}}}
+	if p := timing.PredictCrossover(cpu, gpu); p.Kind != timing.CrossNever {
+		t.Errorf("got %+v, want never", p)
+	}
+	if p := timing.PredictCrossover(gpu, cpu); p.Kind != timing.CrossAlways {
+		t.Errorf("swapped: got %+v, want always", p)
+	}
+}
