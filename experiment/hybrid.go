@@ -290,6 +290,7 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 	}
 	rep.Hybrid = h
 	rep.Summary = append(rep.Summary, hybridLines(h)...)
+	rep.Summary = append(rep.Summary, faultResponse(w.Name, hc, d.Switches())...)
 	return nil
 }
 
@@ -428,6 +429,38 @@ func ParseSizes(text string) ([]int, error) {
 		return nil, errors.New("no sizes")
 	}
 	return out, nil
+}
+
+// faultResponse says, for each injected slow-down or failure, how many
+// requests after its start the dispatcher moved off the side and how many
+// after its end it moved back.
+func faultResponse(name string, hc HybridConfig, sw []dispatch.Switch) []string {
+	var out []string
+	for _, f := range hc.Faults {
+		side := hc.Sides[f.Side].Label
+		off, back := -1, -1
+		for _, s := range sw {
+			if off < 0 && s.Call >= f.From && s.From == side {
+				off = s.Call - f.From
+			}
+			if back < 0 && s.Call >= f.To && s.To == side {
+				back = s.Call - f.To
+			}
+		}
+		txt := fmt.Sprintf("hybrid %s: fault %s: ", name, f.String(hc.Sides))
+		if off >= 0 {
+			txt += fmt.Sprintf("the dispatcher moved calls off %s %d requests after it began", side, off)
+		} else {
+			txt += fmt.Sprintf("the dispatcher never moved calls off %s", side)
+		}
+		if back >= 0 {
+			txt += fmt.Sprintf(", and back %d requests after it ended", back)
+		} else {
+			txt += ", and did not move back before the stream ended"
+		}
+		out = append(out, txt)
+	}
+	return out
 }
 
 // hybridLines says in words how the strategies compare.

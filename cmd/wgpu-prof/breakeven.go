@@ -4,12 +4,16 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/wgpu-prof/wgpu-prof/experiment"
 	"github.com/wgpu-prof/wgpu-prof/report"
 )
+
+// quickSearchBudget is each crossover search's budget under --quick.
+const quickSearchBudget = 20 * time.Second
 
 func runBreakEven(stdout, stderr io.Writer, args []string) error {
 	usage := "usage: wgpu-prof breakeven --kernel K [--sides A,B] [--batches 1,4,16,...] [--search-budget 2m] [--amdahl SHARE]\n" +
@@ -25,7 +29,7 @@ func runBreakEven(stdout, stderr io.Writer, args []string) error {
 	return measureCommand(stdout, stderr, args, "breakeven", usage, true, func(fs *pflag.FlagSet) measureHooks {
 		amdahl := fs.Float64("amdahl", -1, "share (0..1) of an application's time this operation takes: print the end-to-end application speedup the measurement allows")
 		sides := fs.String("sides", "", "the two sides to compare, e.g. cpu:threads=1,cpu:threads=2 (default: cpu,gpu and cpu,gpu:data=shipped)")
-		budget := fs.Duration("search-budget", experiment.DefaultSearchBudget, "time budget of each crossover search (the first three sizes are always measured)")
+		budget := fs.Duration("search-budget", experiment.DefaultSearchBudget, "time budget of each crossover search (the first three sizes are always measured; 20s with --quick)")
 		return measureHooks{run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
 			withAmdahl := fs.Changed("amdahl")
 			if withAmdahl && !(*amdahl >= 0 && *amdahl <= 1) {
@@ -35,6 +39,9 @@ func runBreakEven(stdout, stderr io.Writer, args []string) error {
 				return fmt.Errorf("--search-budget %v: must be positive", *budget)
 			}
 			sc := experiment.SearchConfig{Budget: *budget}
+			if q, _ := fs.GetBool("quick"); q && !fs.Changed("search-budget") {
+				sc.Budget = quickSearchBudget
+			}
 			if strings.TrimSpace(*sides) != "" {
 				pair, err := experiment.ParseSides(*sides)
 				if err != nil {
