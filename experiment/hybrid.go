@@ -96,6 +96,9 @@ type HybridConfig struct {
 	SearchBudget time.Duration
 	Faults       []Fault
 	Seed         uint64
+	// Repeats is how many times the stream is replayed (default 10): each
+	// strategy's total is the median over the repeats, with its CI.
+	Repeats int
 	// Grid is the number of distinct log-spaced sizes a generated stream
 	// uses (each needs its side built in advance; default 48).
 	Grid int
@@ -239,26 +242,41 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 			return o.Side, o.Took, o.Err != nil, o.Probe, err
 		}},
 	}
-	// Replay in chunks, every strategy over the same chunk in a rotating
-	// order, so a load that comes and goes falls on all of them alike.
+	// Replay the stream Repeats times, in chunks, every strategy over the
+	// same chunk in a rotating order, so a load that comes and goes falls
+	// on all of them alike; each strategy's total is summarized over the
+	// repeats (median and CI: one pass's total on a shared machine swings
+	// with a few preempted calls).
 	const chunk = 25
-	for c0, round := 0, 0; c0 < len(stream); c0, round = c0+chunk, round+1 {
-		for j := range strats {
-			st := strats[(j+round)%len(strats)]
-			for i := c0; i < min(c0+chunk, len(stream)); i++ {
-				req = i
-				side, took, recovered, probe, err := st.do(stream[i])
-				st.times = append(st.times, took.Seconds())
-				if err != nil {
-					st.lost++
-					continue
-				}
-				st.share[side]++
-				if recovered {
-					st.rec++
-				}
-				if probe {
-					st.probe++
+	repeats := hc.Repeats
+	if repeats <= 0 {
+		repeats = 10
+	}
+	totals := make([][]float64, len(strats))
+	for rp := 0; rp < repeats; rp++ {
+		for k := range totals {
+			totals[k] = append(totals[k], 0)
+		}
+		for c0, round := 0, rp; c0 < len(stream); c0, round = c0+chunk, round+1 {
+			for j := range strats {
+				k := (j + round) % len(strats)
+				st := strats[k]
+				for i := c0; i < min(c0+chunk, len(stream)); i++ {
+					req = i
+					side, took, recovered, probe, err := st.do(stream[i])
+					st.times = append(st.times, took.Seconds())
+					totals[k][rp] += took.Seconds()
+					if err != nil {
+						st.lost++
+						continue
+					}
+					st.share[side]++
+					if recovered {
+						st.rec++
+					}
+					if probe {
+						st.probe++
+					}
 				}
 			}
 		}
@@ -273,15 +291,13 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 	for _, f := range hc.Faults {
 		h.Faults = append(h.Faults, f.String(hc.Sides))
 	}
-	for _, st := range strats {
+	h.Repeats = repeats
+	for k, st := range strats {
 		sorted := append([]float64(nil), st.times...)
 		sort.Float64s(sorted)
-		var tot float64
-		for _, t := range sorted {
-			tot += t
-		}
+		tot := timing.Summarize(totals[k])
 		h.Strategies = append(h.Strategies, report.HybridStrategy{
-			Name: st.name, Total: tot, P50: quantile(sorted, 0.5), P99: quantile(sorted, 0.99),
+			Name: st.name, Total: tot.Median, TotalSummary: tot, P50: quantile(sorted, 0.5), P99: quantile(sorted, 0.99),
 			Share: []int{st.share[0], st.share[1]}, Lost: st.lost, Recovered: st.rec, Probes: st.probe,
 		})
 	}
@@ -290,7 +306,7 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 	}
 	rep.Hybrid = h
 	rep.Summary = append(rep.Summary, hybridLines(h)...)
-	rep.Summary = append(rep.Summary, faultResponse(w.Name, hc, d.Switches())...)
+	rep.Summary = append(rep.Summary, faultResponse(w.Name, hc, d.Switches(), len(stream), repeats)...)
 	return nil
 }
 
@@ -434,30 +450,36 @@ func ParseSizes(text string) ([]int, error) {
 // faultResponse says, for each injected slow-down or failure, how many
 // requests after its start the dispatcher moved off the side and how many
 // after its end it moved back.
-func faultResponse(name string, hc HybridConfig, sw []dispatch.Switch) []string {
+func faultResponse(name string, hc HybridConfig, sw []dispatch.Switch, length, repeats int) []string {
 	var out []string
 	for _, f := range hc.Faults {
 		side := hc.Sides[f.Side].Label
-		off, back := -1, -1
-		for _, s := range sw {
-			if off < 0 && s.Call >= f.From && s.From == side {
-				off = s.Call - f.From
+		worstOff, worstBack, never, stuck := -1, -1, 0, 0
+		for rp := 0; rp < repeats; rp++ {
+			base := rp * length
+			off, back := -1, -1
+			for _, s := range sw {
+				if s.Call >= base+length {
+					break
+				}
+				if off < 0 && s.Call >= base+f.From && s.From == side {
+					off = s.Call - base - f.From
+				}
+				if back < 0 && s.Call >= base+f.To && s.To == side {
+					back = s.Call - base - f.To
+				}
 			}
-			if back < 0 && s.Call >= f.To && s.To == side {
-				back = s.Call - f.To
+			if off < 0 {
+				never++
 			}
+			if back < 0 {
+				stuck++
+			}
+			worstOff, worstBack = max(worstOff, off), max(worstBack, back)
 		}
-		txt := fmt.Sprintf("hybrid %s: fault %s: ", name, f.String(hc.Sides))
-		if off >= 0 {
-			txt += fmt.Sprintf("the dispatcher moved calls off %s %d requests after it began", side, off)
-		} else {
-			txt += fmt.Sprintf("the dispatcher never moved calls off %s", side)
-		}
-		if back >= 0 {
-			txt += fmt.Sprintf(", and back %d requests after it ended", back)
-		} else {
-			txt += ", and did not move back before the stream ended"
-		}
+		txt := fmt.Sprintf("hybrid %s: fault %s, in each of %d replays: ", name, f.String(hc.Sides), repeats)
+		txt += fmt.Sprintf("the dispatcher moved calls off %s at most %d requests after it began (%d replays without a move)", side, worstOff, never)
+		txt += fmt.Sprintf(", and back at most %d requests after it ended (%d replays without a move back)", worstBack, stuck)
 		out = append(out, txt)
 	}
 	return out
@@ -469,8 +491,8 @@ func hybridLines(h *report.Hybrid) []string {
 	byName := map[string]report.HybridStrategy{}
 	for _, s := range h.Strategies {
 		byName[s.Name] = s
-		line := fmt.Sprintf("hybrid %s: %s: total %s, per request p50 %s p99 %s, %s %d / %s %d",
-			h.Workload, s.Name, timing.FormatSeconds(s.Total), timing.FormatSeconds(s.P50), timing.FormatSeconds(s.P99),
+		line := fmt.Sprintf("hybrid %s: %s: total %s (median of %d replays), per request p50 %s p99 %s, %s %d / %s %d",
+			h.Workload, s.Name, s.TotalSummary.String(), h.Repeats, timing.FormatSeconds(s.P50), timing.FormatSeconds(s.P99),
 			h.Sides[0], s.Share[0], h.Sides[1], s.Share[1])
 		if s.Lost > 0 {
 			line += fmt.Sprintf(", %d requests LOST", s.Lost)

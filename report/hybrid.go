@@ -1,11 +1,15 @@
 package report
 
+import "github.com/wgpu-prof/wgpu-prof/timing"
+
 // Hybrid is a replay of a stream of calls of mixed sizes through two sides
 // under several routing strategies (wgpu-prof hybrid).
 type Hybrid struct {
 	Workload string   `json:"workload"`
 	Sides    []string `json:"sides"`
 	Requests int      `json:"requests"`
+	// Repeats is how many times the stream was replayed.
+	Repeats int `json:"repeats"`
 	// Stream says where the sizes came from and their range.
 	Stream string `json:"stream"`
 	// Crossover is the measured crossover the static threshold uses, in
@@ -25,7 +29,9 @@ type Hybrid struct {
 // HybridStrategy is one strategy's outcome over the whole stream.
 type HybridStrategy struct {
 	Name  string  `json:"name"`
-	Total float64 `json:"total"` // seconds, every request
+	Total float64 `json:"total"` // seconds, every request of one replay: the median over the replays
+	// TotalSummary is the total's spread over the replays.
+	TotalSummary timing.Summary `json:"total_summary"`
 	P50   float64 `json:"p50"`   // per-request seconds
 	P99   float64 `json:"p99"`
 	// Share counts the requests each side answered (index as Sides).
