@@ -32,8 +32,8 @@ type HybridStrategy struct {
 	Total float64 `json:"total"` // seconds, every request of one replay: the median over the replays
 	// TotalSummary is the total's spread over the replays.
 	TotalSummary timing.Summary `json:"total_summary"`
-	P50   float64 `json:"p50"`   // per-request seconds
-	P99   float64 `json:"p99"`
+	P50          float64        `json:"p50"` // per-request seconds
+	P99          float64        `json:"p99"`
 	// Share counts the requests each side answered (index as Sides).
 	Share []int `json:"share"`
 	// Lost counts requests that got no verified answer; Recovered those
