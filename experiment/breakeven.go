@@ -5,34 +5,53 @@ import (
 
 	"github.com/wgpu-prof/wgpu-prof/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
-	"github.com/wgpu-prof/wgpu-prof/workload"
 )
 
-// BreakEven runs the break-even sweep of each configured workload (no
-// ceilings: the rows carry times and rates, not fractions of a roof).
+// BreakEven runs the adaptive crossover search of each configured
+// workload for the default comparisons (gpu vs cpu, V resident and
+// shipped per call); see BreakEvenSearch.
 func (e *Env) BreakEven(cfg RunConfig, rep *report.Report) error {
+	return e.BreakEvenSearch(cfg, SearchConfig{}, rep)
+}
+
+// BreakEvenSearch runs, for each configured workload and each pair of
+// sides, the adaptive crossover search (coarse sweep from --batches or
+// powers of 4, extension past the default size to a stated limit,
+// bisection to ±10%), fits both sides' constrained models and reports the
+// measured and predicted crossovers (no ceilings: the rows carry times
+// and rates, not fractions of a roof).
+func (e *Env) BreakEvenSearch(cfg RunConfig, sc SearchConfig, rep *report.Report) error {
 	cfg.Defaults()
 	ds, err := cfg.Validate(e.Device)
 	if err != nil {
 		return err
 	}
-	knobs := workload.Knobs{Workgroup: cfg.Workgroup, Tile: cfg.Tile}
+	comps := sc.Comparisons
+	if len(comps) == 0 {
+		comps = DefaultComparisons()
+	}
+	for _, pair := range comps {
+		for _, sp := range pair {
+			if sp.Workgroup > 0 {
+				if err := e.Device.CheckWorkgroup(sp.Workgroup); err != nil {
+					return fmt.Errorf("--sides %s: %w", sp.Label, err)
+				}
+			}
+		}
+	}
 	for _, w := range ds {
-		pr, err := w.Prepare(cfg.Config)
-		if err != nil {
-			return fmt.Errorf("%s: %w", w.Name, err)
+		cache, emitted := map[string]sideRun{}, map[string]bool{}
+		for _, pair := range comps {
+			bes, ms, err := e.searchOne(w, cfg, sc, pair, Roofs{}, cache, emitted)
+			if err != nil {
+				return err
+			}
+			rep.Measurements = append(rep.Measurements, ms...)
+			rep.BreakEvens = append(rep.BreakEvens, bes...)
+			for _, be := range bes {
+				rep.Summary = append(rep.Summary, crossoverLines(be)...)
+			}
 		}
-		batches := batchesFor(cfg, pr)
-		if len(batches) < 3 {
-			return usage(fmt.Errorf("--batches: a fit needs at least 3 batch sizes, got %v (for %s at --%s %d)", batches, w.Name, w.Batch, pr.Size))
-		}
-		at := func(n int) workload.Case { return pr.At(n, knobs) }
-		bes, ms, err := e.breakEven(w, pr.Fixed, batches, at, Roofs{})
-		if err != nil {
-			return err
-		}
-		rep.Measurements = append(rep.Measurements, ms...)
-		rep.BreakEvens = append(rep.BreakEvens, bes...)
 	}
 	rep.Summary = append(rep.Summary, Summarize(rep)...)
 	return nil

@@ -53,6 +53,34 @@ func (e *Env) gpu() workload.GPU {
 // Ceilings of both sides, as roofs.
 type Roofs struct {
 	GPU, CPU timing.Roof
+	// Levels are roofs measured at smaller working sets (cache-resident),
+	// ascending by Bytes; a kernel whose working set fits a level is
+	// judged against that level's roof, else against GPU/CPU (DRAM).
+	Levels []RoofLevel
+}
+
+// RoofLevel is the pair of roofs measured at one working-set size.
+type RoofLevel struct {
+	Name     string
+	Bytes    float64
+	GPU, CPU timing.Roof
+}
+
+// forBytes returns the roof of side for a kernel moving bytes, and the
+// level's name ("dram" for the largest).
+func (r Roofs) forBytes(side string, bytes float64) (timing.Roof, string) {
+	for _, l := range r.Levels {
+		if bytes <= l.Bytes {
+			roof := l.CPU
+			if side == report.SideGPU {
+				roof = l.GPU
+			}
+			if roof.BandwidthGBs > 0 {
+				return roof, l.Name
+			}
+		}
+	}
+	return r.of(side), "dram"
 }
 
 func (r Roofs) of(side string) timing.Roof {
@@ -79,9 +107,13 @@ func measurement(workload, side, variant string, params []report.Param, res timi
 	if t > 0 {
 		m.GBs = bytes / t / 1e9
 		m.GFLOPs = flops / t / 1e9
-		if pl, err := timing.Place(roofs.of(side), timing.Point{Flops: flops, Bytes: bytes, Seconds: t}); err == nil {
+		roof, level := roofs.forBytes(side, bytes)
+		if pl, err := timing.Place(roof, timing.Point{Flops: flops, Bytes: bytes, Seconds: t}); err == nil {
 			m.CeilingFrac = pl.Efficiency
 			m.Bound = pl.Bound
+			if len(roofs.Levels) > 0 {
+				m.Warnings = append(m.Warnings, fmt.Sprintf("judged against the %s ceilings (working set %.3g MB)", level, bytes/1e6))
+			}
 		}
 	}
 	return m

@@ -146,10 +146,16 @@ func (e *Env) Ceilings(cfg RunConfig, rep *report.Report) (Roofs, error) {
 		return Roofs{}, err
 	}
 	rep.Ceilings.CPU = keys
-	return Roofs{
+	roofs := Roofs{
 		GPU: timing.Roof{PeakGFLOPs: gc.PeakGFLOPs, BandwidthGBs: gc.ReadGBs},
 		CPU: timing.Roof{PeakGFLOPs: all.FMAGFLOPs, BandwidthGBs: all.ReadGBs},
-	}, nil
+	}
+	levels, err := e.cacheCeilings(cfg, roofs, rep)
+	if err != nil {
+		return Roofs{}, err
+	}
+	roofs.Levels = levels
+	return roofs, nil
 }
 
 // RunSuite runs the default suite: ceilings, then each workload at its
@@ -187,12 +193,20 @@ func (e *Env) RunSuite(cfg RunConfig, rep *report.Report) error {
 		}
 		rep.Measurements = append(rep.Measurements, ms...)
 		rep.BreakEvens = append(rep.BreakEvens, bes...)
+		for _, be := range bes {
+			rep.Summary = append(rep.Summary, crossoverLines(be)...)
+		}
 		if err := e.timestampOverhead(at(pr.Size), ms[0], rep); err != nil {
 			return err
 		}
 	}
 	// The answer per workload first, then the details (timestamp cost).
 	rep.Summary = append(Summarize(rep), rep.Summary...)
+	warns, ok := CeilingCheck(rep)
+	rep.Warnings = append(rep.Warnings, warns...)
+	if ok != "" {
+		rep.Summary = append(rep.Summary, ok)
+	}
 	return nil
 }
 

@@ -50,7 +50,6 @@ func (e *Env) measureCase(w workload.Case, roofs Roofs) ([]report.Measurement, e
 // breakEven sweeps batch sizes and fits both sides, on end-to-end time
 // and (when timestamps work) on kernel time.
 func (e *Env) breakEven(w *workload.Descriptor, fixed []report.Param, batches []int, at func(n int) workload.Case, roofs Roofs) ([]report.BreakEven, []report.Measurement, error) {
-	name := w.Name
 	var all []report.Measurement
 	var gpuE2E, gpuKernel, cpu []timing.Summary
 	kernelOK := e.Timer != nil
@@ -70,43 +69,30 @@ func (e *Env) breakEven(w *workload.Descriptor, fixed []report.Param, batches []
 		}
 	}
 	var out []report.BreakEven
-	be, err := fitBreakEven(name, w.Batch, fixed, "end-to-end", batches, cpu, gpuE2E)
+	cpuSide, _ := ParseSide("cpu")
+	gpuSide, _ := ParseSide("gpu")
+	sides := [2]SideSpec{cpuSide, gpuSide}
+	be, err := crossoverBreakEven(w, fixed, sides, "end-to-end", batches, cpu, gpuE2E, nil)
 	if err != nil {
 		return nil, nil, err
 	}
+	largest := at(batches[len(batches)-1])
+	theorySpeedup(&be, largest, sides, roofs)
+	if g := all[len(all)-2]; g.Kernel != nil && g.EndToEnd.Median > 0 {
+		k, t := g.Kernel.Median, g.EndToEnd.Median
+		be.Parts = []report.TimePart{
+			{Name: "kernel", Seconds: k, Share: k / t, How: "GPU timestamps"},
+			{Name: "upload q + submit + wait + readback", Seconds: max(0, t-k), Share: max(0, t-k) / t, How: "host clock minus the kernel"},
+		}
+	}
 	out = append(out, be)
 	if kernelOK {
-		bk, err := fitBreakEven(name, w.Batch, fixed, "kernel", batches, cpu, gpuKernel)
+		bk, err := crossoverBreakEven(w, fixed, sides, "kernel", batches, cpu, gpuKernel, nil)
 		if err != nil {
 			return nil, nil, err
 		}
+		theorySpeedup(&bk, largest, sides, roofs)
 		out = append(out, bk)
 	}
 	return out, all, nil
-}
-
-func fitBreakEven(name, batch string, fixed []report.Param, clock string, batches []int, cpu, gpu []timing.Summary) (report.BreakEven, error) {
-	ns := make([]float64, len(batches))
-	tc := make([]float64, len(batches))
-	tg := make([]float64, len(batches))
-	for i, n := range batches {
-		ns[i], tc[i], tg[i] = float64(n), cpu[i].Median, gpu[i].Median
-	}
-	cf, err := timing.FitLinear(ns, tc)
-	if err != nil {
-		return report.BreakEven{}, fmt.Errorf("break-even %s (cpu): %w", name, err)
-	}
-	gf, err := timing.FitLinear(ns, tg)
-	if err != nil {
-		return report.BreakEven{}, fmt.Errorf("break-even %s (gpu, %s): %w", name, clock, err)
-	}
-	be := report.BreakEven{
-		Workload: name, Batch: batch, Params: fixed, Clock: clock, Batches: batches, CPU: cpu, GPU: gpu,
-		CPUFit: cf, GPUFit: gf, Fitted: report.NewCrossover(timing.CrossoverOf(cf, gf)),
-	}
-	be.Measured, be.MeasuredFound = timing.MeasuredCrossover(batches, cpu, gpu)
-	if be.MeasuredFound && be.Fitted.Kind == timing.CrossAt {
-		be.RelError = timing.RelError(be.Fitted.N, float64(be.Measured))
-	}
-	return be, nil
 }

@@ -71,8 +71,12 @@ func paramValue(ps []report.Param, key string) string {
 func Summarize(r *report.Report) []string {
 	var out []string
 	for _, be := range r.BreakEvens {
-		if be.Clock != "end-to-end" {
+		if be.Clock != "end-to-end" || (len(be.Sides) == 2 && !(be.Sides[0] == "cpu" && strings.HasPrefix(be.Sides[1], "gpu"))) {
 			continue
+		}
+		fitted := be.Fitted.String()
+		if be.Predicted != nil && be.Predicted.Extrapolated {
+			fitted += fmt.Sprintf(", extrapolated beyond the measured %.0f–%.0f", be.Predicted.ValidFrom, be.Predicted.ValidTo)
 		}
 		var gpu, cpu *report.Measurement
 		for i := range r.Measurements {

@@ -97,6 +97,42 @@ func SetThreads(n int) {
 	pool.threads.Store(int32(n))
 }
 
+// ensureWorkers starts workers until at least n-1 exist, without changing
+// Threads.
+func ensureWorkers(n int) {
+	t := Threads()
+	if ws := pool.workers.Load(); ws != nil && len(*ws) >= n-1 {
+		return
+	}
+	SetThreads(n)
+	pool.threads.Store(int32(t))
+}
+
+// forcedThreads, when > 0, is the exact number of ranges every parallel
+// call is split into (ForceThreads).
+var forcedThreads atomic.Int32
+
+// ForceThreads makes every parallel kernel split each call into exactly n
+// ranges run by n threads (the caller and n−1 workers), whatever the size,
+// bypassing the automatic choice (which keeps small calls on one thread);
+// n <= 0 restores the automatic choice. Break-even uses it so a side named
+// threads=2 means two workers even for one row.
+func ForceThreads(n int) {
+	if n > 0 {
+		ensureWorkers(n)
+	}
+	forcedThreads.Store(int32(max(n, 0)))
+}
+
+// evenBounds splits [0,n) into t ranges of near-equal size.
+func evenBounds(n, t int) []int {
+	b := make([]int, t+1)
+	for w := 1; w <= t; w++ {
+		b[w] = n * w / t
+	}
+	return b
+}
+
 // Threads returns the thread count set by SetThreads.
 func Threads() int { return int(pool.threads.Load()) }
 
@@ -159,6 +195,13 @@ func parallelRows(n, rowBytes int, fn func(lo, hi int)) {
 	if n <= 0 {
 		return
 	}
+	if f := int(forcedThreads.Load()); f > 1 {
+		runSplit(evenBounds(n, min(f, n)), fn)
+		return
+	} else if f == 1 {
+		fn(0, n)
+		return
+	}
 	t := min(ThreadsFor(int64(n)*int64(rowBytes)), (n+rowAlign-1)/rowAlign)
 	if t <= 1 {
 		fn(0, n)
@@ -214,6 +257,13 @@ const inlineWork = 1 << 15
 // the work per item; grain the smallest useful range.
 func parallelFor(n, cost, grain int, fn func(lo, hi int)) {
 	if n <= 0 {
+		return
+	}
+	if f := int(forcedThreads.Load()); f > 1 {
+		runSplit(evenBounds(n, min(f, n)), fn)
+		return
+	} else if f == 1 {
+		fn(0, n)
 		return
 	}
 	t := Threads()

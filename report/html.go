@@ -138,6 +138,9 @@ func (h *htmlWriter) ceilings(r *Report) {
 			if !ok {
 				return label("-")
 			}
+			if c.Kind != "bandwidth" && c.Kind != "arithmetic" {
+				return label(c.Format(v)) // a size in binary units, not a rate
+			}
 			return num(c.Format(v), "/ceilings/"+side+"/"+key, 1e9)
 		}
 		out = append(out, []cell{label(kind), label(c.Label()), cl("gpu", r.Ceilings.GPU, c.Key), cl("cpu", r.Ceilings.CPU, c.Key), cl("cpu", r.Ceilings.CPU, c.Key+"_1core")})

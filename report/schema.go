@@ -47,6 +47,7 @@ type Report struct {
 	BreakEvens   []BreakEven   `json:"break_evens,omitempty"`
 	Sweeps       []Sweep       `json:"sweeps,omitempty"`
 	Experiments  []Experiment  `json:"experiments,omitempty"`
+	Hybrid       *Hybrid       `json:"hybrid,omitempty"`
 
 	// Summary holds the plain-language conclusions printed last.
 	Summary  []string `json:"summary,omitempty"`
@@ -194,6 +195,69 @@ type BreakEven struct {
 	MeasuredFound bool `json:"measured_found"`
 	// RelError is (fitted − measured)/measured when both exist.
 	RelError float64 `json:"rel_error"`
+
+	// Sides names the two executors compared, e.g. ["cpu:threads=1",
+	// "cpu:threads=2"] or ["cpu", "gpu"]: side A's data are in CPU and
+	// CPUFit, side B's in GPU and GPUFit, and a crossover is where B
+	// becomes faster than A. Empty in reports of the older GPU-vs-CPU form.
+	Sides []string `json:"sides,omitempty"`
+	// Timed says exactly what is timed on each side.
+	Timed string `json:"timed,omitempty"`
+	// Search is the measured crossover of the adaptive search: found, the
+	// interval [lo, hi] with the measurements at both ends, and why the
+	// search stopped.
+	Search *timing.SearchResult `json:"search,omitempty"`
+	// ModelA and ModelB are the constrained fits per regime (one segment,
+	// or two at a knee) of sides A and B.
+	ModelA *timing.Model `json:"model_a,omitempty"`
+	ModelB *timing.Model `json:"model_b,omitempty"`
+	// Predicted is the crossover of the two models with its range of
+	// validity; Extrapolated when it lies outside the measured range.
+	Predicted *Predicted `json:"predicted,omitempty"`
+	// PredictedError is the prediction's relative distance to the measured
+	// interval (0 inside it; timing.IntervalError), when both exist.
+	PredictedError *float64 `json:"predicted_error,omitempty"`
+	// TheorySpeedup is the roofline speedup of B over A at the largest
+	// batch (each side's ceiling-bound time), next to MeasuredSpeedup (A's
+	// median over B's); 0 when unknown.
+	TheorySpeedup   float64 `json:"theory_speedup,omitempty"`
+	MeasuredSpeedup float64 `json:"measured_speedup,omitempty"`
+	// Parts breaks side B's end-to-end time at the largest batch into its
+	// parts (upload, kernel, dispatch + wait + readback) when B is a GPU.
+	Parts []TimePart `json:"parts,omitempty"`
+}
+
+// Predicted is a fitted crossover (the JSON form of timing.Prediction):
+// the value, its 95% CI ([ci_lo, ci_hi]; ci_hi null when unbounded), the
+// batch range both models were fitted on, and whether the value lies
+// outside it.
+type Predicted struct {
+	Kind         string   `json:"kind"` // timing.CrossAt (B faster above), CrossBelow (B faster below), CrossAlways, CrossNever
+	Value        float64  `json:"value"`
+	CILo         float64  `json:"ci_lo"`
+	CIHi         *float64 `json:"ci_hi"`
+	ValidFrom    float64  `json:"valid_from"`
+	ValidTo      float64  `json:"valid_to"`
+	Extrapolated bool     `json:"extrapolated"`
+	// Basis says which fits predicted it: the models over the whole
+	// measured range, or the regime around the measured crossover.
+	Basis string `json:"basis,omitempty"`
+}
+
+// NewPredicted converts a timing.Prediction to its JSON form.
+func NewPredicted(p timing.Prediction) *Predicted {
+	c := NewCrossover(p.Crossover)
+	return &Predicted{Kind: c.Kind, Value: c.N, CILo: c.Lo, CIHi: c.Hi, ValidFrom: p.ValidFrom, ValidTo: p.ValidTo, Extrapolated: p.Extrapolated}
+}
+
+// TimePart is one part of an end-to-end time: its median seconds and its
+// share of the whole.
+type TimePart struct {
+	Name    string  `json:"name"`
+	Seconds float64 `json:"seconds"`
+	Share   float64 `json:"share"`
+	// How says which clock measured it.
+	How string `json:"how"`
 }
 
 // Sweep compares configurations of one workload (workgroup sizes, tile

@@ -88,6 +88,16 @@ func ParseCeilingKey(k string) CeilingKey {
 		}
 		return c
 	}
+	if lvl, ok := strings.CutPrefix(s, "bytes_"); ok {
+		// The working-set size a per-level ceiling was measured at.
+		c.Kind, c.Op = "working set", lvl
+		return c
+	}
+	if op, lvl, ok := strings.Cut(s, "_gbs_"); ok {
+		// A ceiling measured at one memory level's working set (l2, llc).
+		c.Kind, c.Op = "bandwidth", op+" ("+lvl+")"
+		return c
+	}
 	if op, ok := strings.CutSuffix(s, "_gbs"); ok {
 		c.Kind, c.Op = "bandwidth", op
 	} else if op, ok := strings.CutSuffix(s, "_gflops"); ok {
@@ -103,6 +113,8 @@ func (c CeilingKey) Format(v float64) string {
 		return FormatRate(v)
 	case "arithmetic":
 		return FormatFlopRate(v)
+	case "working set":
+		return FormatBytes(v)
 	}
 	return sig3(v)
 }
@@ -138,7 +150,7 @@ func orderedCeilingRows(cs Ceilings) []CeilingKey {
 			}
 		}
 	}
-	kindOrder := map[string]int{"bandwidth": 0, "arithmetic": 1, "other": 2}
+	kindOrder := map[string]int{"bandwidth": 0, "arithmetic": 1, "working set": 2, "other": 3}
 	sort.Slice(rows, func(i, j int) bool {
 		a, b := rows[i], rows[j]
 		if kindOrder[a.Kind] != kindOrder[b.Kind] {

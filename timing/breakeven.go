@@ -31,6 +31,9 @@ type LinearFit struct {
 	SEPerItem  float64 `json:"se_per_item"`
 	Cov        float64 `json:"cov"` // covariance of Overhead and PerItem
 	DoF        int     `json:"dof"`
+	// Constrained names the bound FitConstrained held (BoundOverhead or
+	// BoundPerItem); empty for an unconstrained optimum.
+	Constrained string `json:"constrained,omitempty"`
 }
 
 // At returns the fitted time at batch size n.

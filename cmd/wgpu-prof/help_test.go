@@ -19,6 +19,8 @@ func TestHelpPerCommand(t *testing.T) {
 		"compare":    {{"--threshold"}, {"--out", "--plot"}},
 		"kernel":     {{"--buffer", "--dispatch", "--sweep", "--budget", "--out"}, {"--nodes", "--trace"}},
 		"host":       {{"--cpu-level", "--n-cached", "--threads", "--quiet"}, {"--plot", "--backend"}},
+		"hybrid":     {{"--kernel", "--sides", "--profile", "--fault", "--budget"}, {"--trace", "--amdahl"}},
+		"workloads":  {{"--has"}, {"--budget", "--plot"}},
 	}
 	for _, c := range commands() {
 		if c.name == "version" {

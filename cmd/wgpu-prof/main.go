@@ -70,6 +70,7 @@ func commands() []command {
 		{"sweep", "workgroup-size or tile-size sweep of one GPU kernel", runSweep},
 		{"experiment", "memory-compute: memory-only, compute-only and full shaders, classified", runExperiment},
 		{"breakeven", "batch-size sweep on both sides: fitted and measured crossovers, Amdahl", runBreakEven},
+		{"hybrid", "replay mixed sizes through two sides: single side, static threshold, adaptive dispatcher", runHybrid},
 		{"compare", "compare two JSON reports; exit 1 on a significant regression", runCompare},
 		{"kernel", "profile your own WGSL compute shader: buffers by name, timestamps, ceilings, sweeps", runKernel},
 		{"host", "CPU only: measured CPU ceilings and the host SIMD kernels at each level", runHost},

@@ -25,11 +25,9 @@ func runWorkloads(stdout, stderr io.Writer, args []string) error {
 	fs.SetOutput(stderr)
 	has := fs.String("has", "", "print only the names, one per line, of the workloads to which this applies: "+
 		hasWorkgroup+", "+hasTile+", "+hasMemCompute+" or all")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: wgpu-prof workloads [--has sweep-workgroup|sweep-tile|memory-compute|all]")
-		fmt.Fprintln(stderr, "Lists every workload with its batch meaning and the sweeps and experiments that apply to it.")
-		fs.PrintDefaults()
-	}
+	setHelp(fs, stdout, "usage: wgpu-prof workloads [--has sweep-workgroup|sweep-tile|memory-compute|all]\n"+
+		"Lists every workload with its batch meaning and the sweeps and experiments that apply to it.",
+		"  wgpu-prof workloads\n  wgpu-prof workloads --has memory-compute")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return nil

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/pflag"
+
+	"github.com/wgpu-prof/wgpu-prof/experiment"
+	"github.com/wgpu-prof/wgpu-prof/report"
+)
+
+func runHybrid(stdout, stderr io.Writer, args []string) error {
+	usage := "usage: wgpu-prof hybrid --kernel K [--sides A,B] [--profile breakeven.json] [--requests N] [--min N --max N | --sizes-file F] [--fault a:slow=3@500-1000] [--fault b:fail@700-900]\n" +
+		"Replays a stream of calls of mixed sizes through side A only, side B only, a\n" +
+		"static threshold at the measured crossover, and the adaptive dispatcher (package\n" +
+		"dispatch), every output verified; reports total time, per-request p50/p99, the\n" +
+		"share of each side and every switch with its reason. The profiles come from a\n" +
+		"break-even report (--profile) or are measured at start-up. Default sides: cpu,gpu."
+	examples := `  wgpu-prof hybrid --kernel cosine-single --sides cpu:threads=1,cpu:threads=2
+  wgpu-prof hybrid --kernel cosine-single --sides cpu:threads=1,cpu:threads=2 --fault b:slow=3@700-1300`
+	return measureCommand(stdout, stderr, args, "hybrid", usage, examples, true, func(fs *pflag.FlagSet) measureHooks {
+		sides := fs.String("sides", "cpu,gpu", "the two sides, as for breakeven (e.g. cpu:threads=1,cpu:threads=2)")
+		profile := fs.String("profile", "", "break-even report (JSON) to take the two sides' profiles from (default: measure them at start-up)")
+		requests := fs.Int("requests", 2000, "requests in a generated stream")
+		minN := fs.Int("min", 0, "smallest size of a generated stream (0: 1/16 of the measured crossover)")
+		maxN := fs.Int("max", 0, "largest size of a generated stream (0: 16× the measured crossover, at most the workload's size)")
+		sizesFile := fs.String("sizes-file", "", "replay the sizes in this file (integers separated by spaces, commas or lines) instead")
+		faults := fs.StringArray("fault", nil, "inject a fault: a:slow=F@FROM-TO (side a F× slower for requests FROM..TO-1) or b:fail@FROM-TO; repeatable")
+		budget := fs.Duration("search-budget", 0, "time budget of the start-up crossover search (default 1m)")
+		return measureHooks{
+			ready: func(*outputFlags) error {
+				if *requests <= 0 {
+					return fmt.Errorf("--requests %d: must be positive", *requests)
+				}
+				if *minN < 0 || *maxN < 0 || (*minN > 0 && *maxN > 0 && *minN > *maxN) {
+					return fmt.Errorf("--min %d --max %d: want 0 < min ≤ max (0: from the crossover)", *minN, *maxN)
+				}
+				if *budget < 0 {
+					return fmt.Errorf("--search-budget %v: must be positive", *budget)
+				}
+				return nil
+			},
+			run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
+				pair, err := experiment.ParseSides(*sides)
+				if err != nil {
+					return err
+				}
+				hc := experiment.HybridConfig{Sides: pair, Requests: *requests, Min: *minN, Max: *maxN, Seed: cfg.Seed, SearchBudget: *budget}
+				for _, f := range *faults {
+					ft, err := experiment.ParseFault(f)
+					if err != nil {
+						return err
+					}
+					hc.Faults = append(hc.Faults, ft)
+				}
+				if *sizesFile != "" {
+					data, err := os.ReadFile(*sizesFile)
+					if err != nil {
+						return fmt.Errorf("--sizes-file: %w", err)
+					}
+					if hc.Sizes, err = experiment.ParseSizes(string(data)); err != nil {
+						return fmt.Errorf("--sizes-file %s: %w", *sizesFile, err)
+					}
+				}
+				if *profile != "" {
+					if hc.Profile, err = report.Read(*profile); err != nil {
+						return fmt.Errorf("--profile: %w", err)
+					}
+				}
+				return env.Hybrid(cfg, hc, rep)
+			},
+		}
+	})
+}

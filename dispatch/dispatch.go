@@ -1,0 +1,441 @@
+// Package dispatch routes each call of an operation of size n to the
+// faster of two executors (GPU and CPU, or any two sides a break-even can
+// compare), from their measured profiles, and keeps routing well as the
+// machine changes.
+//
+// It starts from a Profile (a time model per side, from a break-even run's
+// fits or measured at start-up) and keeps, per size bucket (powers of two)
+// and per side, an online estimate of the time per item from the calls it
+// makes. It re-probes the side it is not using at a bounded rate: at most
+// one probe per ProbeEvery calls, and only while the probes' predicted
+// extra time stays within ProbeShare of the time spent so far, so probing
+// a much slower side costs little. A bucket switches sides only when the
+// other side's estimate is better by the Hysteresis factor (no flapping).
+// A sudden change seen on one side (two consecutive calls off their
+// estimate by more than ShockRatio) rescales that side's estimates in every
+// bucket, because contention, clocks or a lost device are not
+// size-specific; this makes the dispatcher move quickly when a side slows
+// down and move back quickly when it recovers.
+//
+// A call that fails on one side is run on the other (no request is lost)
+// and the error is reported in the Outcome; the failed side is then
+// avoided, and retried after RetryAfter calls (doubling while it keeps
+// failing).
+//
+// The package measures nothing itself: executors report how long each call
+// took, so simulated executors give deterministic tests.
+package dispatch
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"sort"
+	"time"
+)
+
+// Executor runs one call of size n and reports how long it took.
+type Executor interface {
+	Run(n int) (time.Duration, error)
+}
+
+// Func adapts a function to Executor.
+type Func func(n int) (time.Duration, error)
+
+// Run calls f.
+func (f Func) Run(n int) (time.Duration, error) { return f(n) }
+
+// Model predicts a side's time (seconds) for a call of size n.
+type Model func(n float64) float64
+
+// Linear is the model a + b·n.
+func Linear(a, b float64) Model { return func(n float64) float64 { return a + b*n } }
+
+// Profile is what the dispatcher knows before its first call.
+type Profile struct {
+	// Models predict each side's time; both required.
+	Models [2]Model
+	// Crossover is the measured crossover (0: unknown); informational.
+	Crossover float64
+}
+
+// Config tunes the dispatcher; zero fields take the defaults.
+type Config struct {
+	// Hysteresis: a bucket switches when the other side's estimate is
+	// below the current side's divided by this (default 1.15).
+	Hysteresis float64
+	// Alpha is the weight of a new observation in a bucket's estimate
+	// (default 0.3).
+	Alpha float64
+	// ProbeEvery is the fewest calls between two probes (default 8).
+	ProbeEvery int
+	// ProbeShare bounds the predicted extra time of probes to this share
+	// of the time spent (default 0.01); the probes' measured extra time
+	// (over the estimate of the side they replaced) is what is charged.
+	ProbeShare float64
+	// ShockRatio: two consecutive calls of one side off their estimate by
+	// more than this factor rescale that side everywhere (default 1.6).
+	ShockRatio float64
+	// RetryAfter is the number of calls after a failure before the failed
+	// side is tried again (default 50; doubles on each further failure,
+	// up to 64× the default).
+	RetryAfter int
+}
+
+func (c *Config) defaults() {
+	if c.Hysteresis == 0 {
+		c.Hysteresis = 1.15
+	}
+	if c.Alpha == 0 {
+		c.Alpha = 0.3
+	}
+	if c.ProbeEvery == 0 {
+		c.ProbeEvery = 8
+	}
+	if c.ProbeShare == 0 {
+		c.ProbeShare = 0.01
+	}
+	if c.ShockRatio == 0 {
+		c.ShockRatio = 1.6
+	}
+	if c.RetryAfter == 0 {
+		c.RetryAfter = 50
+	}
+}
+
+// Outcome describes one call.
+type Outcome struct {
+	Side  int           // the side whose result the caller got (0 or 1)
+	Took  time.Duration // time of the call, a failed attempt included
+	Probe bool          // the call probed the side not in use
+	// Err is a side's error that the call fell back from; nil when the
+	// first side tried succeeded.
+	Err error
+	// Failed names the side that failed (-1: none).
+	Failed int
+}
+
+// Switch is one change of side in a bucket (or a fallback), with its
+// reason.
+type Switch struct {
+	Call   int    `json:"call"`   // 0-based index of the call that caused it
+	Bucket string `json:"bucket"` // size range, e.g. "[256, 511]"
+	From   string `json:"from"`
+	To     string `json:"to"`
+	Reason string `json:"reason"`
+}
+
+// ErrBothFailed is returned when both sides fail one call.
+var ErrBothFailed = errors.New("dispatch: both sides failed")
+
+// Dispatcher routes calls; not safe for concurrent use.
+type Dispatcher struct {
+	ex    [2]Executor
+	names [2]string
+	prof  Profile
+	cfg   Config
+
+	buckets map[int]*bucket
+	calls   int
+	spent   float64 // seconds of every call
+	probeX  float64 // predicted extra seconds of the probes made
+	lastPrb int
+
+	recent   [2]ring // each side's last calls: observed over estimated time
+	failed   [2]int  // call index before which the side is avoided (0: healthy)
+	failures [2]int
+	switches []Switch
+	share    [2]int
+}
+
+// bucket holds, per side, the EWMA of observed time over the profile's
+// prediction (1 = as profiled), and the ratio rho = q[1]/q[0] the routing
+// applies: a call of size n goes to side 1 when model₁(n)·rho <
+// model₀(n). rho follows q[1]/q[0] only when that moves by more than the
+// hysteresis factor, so noise never flips a decision back and forth.
+type bucket struct {
+	q    [2]float64
+	obs  [2]ring
+	rho  float64
+	seen [2]int
+}
+
+// ring keeps the last ringSize values; its median is robust to the
+// outliers a shared machine produces (a preempted call can take 100× its
+// time).
+type ring struct {
+	v    [ringSize]float64
+	n, i int
+}
+
+const ringSize = 9
+
+func (r *ring) add(x float64) {
+	r.v[r.i] = x
+	r.i = (r.i + 1) % len(r.v)
+	r.n = min(r.n+1, len(r.v))
+}
+
+func (r *ring) median() float64 {
+	s := append([]float64(nil), r.v[:r.n]...)
+	sort.Float64s(s)
+	if r.n%2 == 1 {
+		return s[r.n/2]
+	}
+	return (s[r.n/2-1] + s[r.n/2]) / 2
+}
+
+func (r *ring) reset() { r.n, r.i = 0, 0 }
+
+// New returns a dispatcher over two executors named names.
+func New(a, b Executor, names [2]string, prof Profile, cfg Config) (*Dispatcher, error) {
+	if a == nil || b == nil {
+		return nil, fmt.Errorf("dispatch: nil executor")
+	}
+	if prof.Models[0] == nil || prof.Models[1] == nil {
+		return nil, fmt.Errorf("dispatch: the profile needs a model for both sides")
+	}
+	cfg.defaults()
+	if cfg.Hysteresis < 1 || cfg.Alpha <= 0 || cfg.Alpha > 1 || cfg.ProbeEvery < 1 || cfg.ProbeShare < 0 || cfg.ShockRatio <= 1 || cfg.RetryAfter < 1 {
+		return nil, fmt.Errorf("dispatch: invalid config %+v", cfg)
+	}
+	return &Dispatcher{ex: [2]Executor{a, b}, names: names, prof: prof, cfg: cfg, buckets: map[int]*bucket{}, lastPrb: -cfg.ProbeEvery}, nil
+}
+
+// bucketOf is ⌊log₂ n⌋.
+func bucketOf(n int) int { return bits.Len(uint(max(n, 1))) - 1 }
+
+func bucketName(k int) string { return fmt.Sprintf("[%d, %d]", 1<<k, 1<<(k+1)-1) }
+
+func (d *Dispatcher) bucket(k int) *bucket {
+	b := d.buckets[k]
+	if b == nil {
+		b = &bucket{q: [2]float64{1, 1}, rho: 1}
+		d.buckets[k] = b
+	}
+	return b
+}
+
+// est is the current estimate of side s's time (seconds) at n.
+func (d *Dispatcher) est(b *bucket, s, n int) float64 {
+	return math.Max(d.prof.Models[s](float64(n)), 1e-12) * b.q[s]
+}
+
+// pick is the side the routing applies for n in bucket b.
+func (d *Dispatcher) pick(b *bucket, n int) int {
+	m0 := math.Max(d.prof.Models[0](float64(n)), 1e-12)
+	m1 := math.Max(d.prof.Models[1](float64(n)), 1e-12)
+	if m1*b.rho < m0 {
+		return 1
+	}
+	return 0
+}
+
+// Choose returns the side the next call of size n would go to without
+// probing (for inspection and tests).
+func (d *Dispatcher) Choose(n int) int {
+	s := d.pick(d.bucket(bucketOf(n)), n)
+	if d.avoid(s) {
+		return 1 - s
+	}
+	return s
+}
+
+func (d *Dispatcher) avoid(s int) bool { return d.failed[s] > d.calls }
+
+// Do routes one call of size n and runs it; the error is non-nil only when
+// both sides failed (ErrBothFailed wrapping both errors).
+func (d *Dispatcher) Do(n int) (Outcome, error) {
+	k := bucketOf(n)
+	b := d.bucket(k)
+	side := d.pick(b, n)
+	other := 1 - side
+	out := Outcome{Failed: -1}
+	switch {
+	case d.avoid(side):
+		side = other
+	case d.failed[other] != 0 && !d.avoid(other):
+		// The failed side's time-out is over: retry it as a probe.
+		side, out.Probe = other, true
+	case d.calls-d.lastPrb >= d.cfg.ProbeEvery:
+		extra := math.Max(0, d.est(b, other, n)-d.est(b, side, n))
+		if d.probeX+extra <= d.cfg.ProbeShare*d.spent {
+			side, out.Probe = other, true
+			d.lastPrb = d.calls
+		}
+	}
+	took, err := d.ex[side].Run(n)
+	if err != nil {
+		out.Err, out.Failed = err, side
+		d.fail(side, k, err)
+		took2, err2 := d.ex[1-side].Run(n)
+		took += took2
+		if err2 != nil {
+			d.fail(1-side, k, err2)
+			d.calls++
+			d.spent += took.Seconds()
+			return out, fmt.Errorf("%w: %s: %v; %s: %v", ErrBothFailed, d.names[side], err, d.names[1-side], err2)
+		}
+		side = 1 - side
+		d.observe(side, n, took2)
+	} else {
+		if d.failed[side] != 0 {
+			d.failed[side], d.failures[side] = 0, 0
+			d.switches = append(d.switches, Switch{Call: d.calls, Bucket: bucketName(k), From: d.names[1-side], To: d.names[side],
+				Reason: fmt.Sprintf("%s answered again after failing", d.names[side])})
+		}
+		d.observe(side, n, took)
+	}
+	if out.Probe {
+		d.probeX += math.Max(0, took.Seconds()-d.est(b, 1-side, n))
+	}
+	out.Side, out.Took = side, took
+	d.share[side]++
+	d.calls++
+	d.spent += took.Seconds()
+	return out, nil
+}
+
+// fail marks side s failed for RetryAfter calls (doubling).
+func (d *Dispatcher) fail(s, k int, err error) {
+	d.failures[s]++
+	wait := d.cfg.RetryAfter << min(d.failures[s]-1, 6)
+	d.failed[s] = d.calls + wait
+	d.switches = append(d.switches, Switch{Call: d.calls, Bucket: bucketName(k), From: d.names[s], To: d.names[1-s],
+		Reason: fmt.Sprintf("%s failed (%v): falling back to %s, retrying in %d calls", d.names[s], err, d.names[1-s], wait)})
+}
+
+// observe folds a successful call of side s into the estimates, detects a
+// shock, and updates the routing when the estimates say so.
+func (d *Dispatcher) observe(s, n int, took time.Duration) {
+	k := bucketOf(n)
+	b := d.bucket(k)
+	obs := took.Seconds() / math.Max(d.prof.Models[s](float64(n)), 1e-12)
+	if !(obs > 0) || math.IsInf(obs, 0) {
+		return
+	}
+	// Shock: the median of the side's last shockCalls calls, anywhere,
+	// off its estimates by ShockRatio. Contention, clocks or a lost device
+	// are not size-specific: rescale the side in every bucket.
+	rc := &d.recent[s]
+	rc.add(obs / b.q[s])
+	if rc.n >= shockCalls {
+		last := make([]float64, shockCalls)
+		for j := range last {
+			last[j] = rc.v[(rc.i-1-j+2*len(rc.v))%len(rc.v)]
+		}
+		sort.Float64s(last)
+		// All but shockSpare of the calls off the same way: a few
+		// preempted calls cannot fake a shock.
+		f := 1.0
+		switch lo, hi := last[shockSpare], last[shockCalls-1-shockSpare]; {
+		case lo > d.cfg.ShockRatio:
+			f = last[shockCalls/2]
+		case hi < 1/d.cfg.ShockRatio:
+			f = last[shockCalls/2]
+		}
+		if f != 1 {
+			for _, bb := range d.buckets {
+				bb.q[s] *= f
+				for j := 0; j < bb.obs[s].n; j++ {
+					bb.obs[s].v[j] *= f
+				}
+			}
+			rc.reset()
+			verb := "slower"
+			if f < 1 {
+				verb = "faster"
+			}
+			why := fmt.Sprintf("%s ran %.2f× its estimates (median of its last %d calls) (%s), rescaled in every bucket", d.names[s], f, shockCalls, verb)
+			for kk, bb := range d.buckets {
+				d.reconsider(kk, bb, why)
+			}
+			b.seen[s]++
+			return
+		}
+	}
+	b.obs[s].add(obs)
+	if b.obs[s].n >= minObs {
+		b.q[s] = b.obs[s].median()
+	}
+	b.seen[s]++
+	d.reconsider(k, b, "")
+}
+
+// minObs is the number of a side's calls in a bucket before their median
+// replaces the profile there.
+const minObs = 3
+
+// shockCalls is the number of a side's latest calls that decide a shock:
+// all but shockSpare of them must be off their estimates the same way, and
+// the side is rescaled by their median.
+const (
+	shockCalls = 9
+	shockSpare = 2
+)
+
+// reconsider moves bucket k's applied ratio to the estimates' when they
+// differ by more than the hysteresis factor, and records the switch.
+func (d *Dispatcher) reconsider(k int, b *bucket, why string) {
+	r := b.q[1] / b.q[0]
+	if r <= b.rho*d.cfg.Hysteresis && r >= b.rho/d.cfg.Hysteresis {
+		return
+	}
+	old := b.rho
+	// Does the new ratio route any size of the bucket differently?
+	lo, hi := 1<<k, 1<<(k+1)-1
+	changed := false
+	for _, n := range []int{lo, (lo + hi) / 2, hi} {
+		p0 := d.pick(b, n)
+		b.rho = r
+		p1 := d.pick(b, n)
+		b.rho = old
+		changed = changed || p0 != p1
+	}
+	b.rho = r
+	if !changed {
+		return
+	}
+	to, from := 1, 0
+	if r > old {
+		to, from = 0, 1
+	}
+	txt := fmt.Sprintf("%s/%s time relative to the profile moved from %.2f to %.2f (hysteresis %.2f): %s favoured",
+		d.names[1], d.names[0], old, r, d.cfg.Hysteresis, d.names[to])
+	if why != "" {
+		txt = why + "; " + txt
+	}
+	d.switches = append(d.switches, Switch{Call: d.calls, Bucket: bucketName(k), From: d.names[from], To: d.names[to], Reason: txt})
+}
+
+// Switches returns every switch so far, in order.
+func (d *Dispatcher) Switches() []Switch { return append([]Switch(nil), d.switches...) }
+
+// Share returns how many calls each side answered.
+func (d *Dispatcher) Share() [2]int { return d.share }
+
+func fmtSec(s float64) string {
+	switch {
+	case s >= 1e-3:
+		return fmt.Sprintf("%.3gms", s*1e3)
+	case s >= 1e-6:
+		return fmt.Sprintf("%.3gµs", s*1e6)
+	}
+	return fmt.Sprintf("%.3gns", s*1e9)
+}
+
+// Static routes by a fixed threshold: side above for n ≥ at, the other
+// below (the usual design, for comparison).
+type Static struct {
+	At    float64
+	Above int
+}
+
+// Side returns the side for n.
+func (s Static) Side(n int) int {
+	if float64(n) >= s.At {
+		return s.Above
+	}
+	return 1 - s.Above
+}

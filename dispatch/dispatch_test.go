@@ -1,0 +1,225 @@
+package dispatch_test
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/dispatch"
+)
+
+// sim is a simulated executor: a + b·n seconds, times a factor, with
+// relative noise; it fails while fail is set.
+type sim struct {
+	a, b   float64
+	factor float64
+	noise  float64
+	r      *rand.Rand
+	fail   bool
+	calls  int
+	spike  float64 // probability of a 100× call (a preempted call)
+}
+
+func (s *sim) Run(n int) (time.Duration, error) {
+	s.calls++
+	if s.fail {
+		return 10 * time.Microsecond, errors.New("device lost")
+	}
+	f := s.factor
+	if f == 0 {
+		f = 1
+	}
+	t := (s.a + s.b*float64(n)) * f * (1 + s.noise*(2*s.r.Float64()-1))
+	if s.spike > 0 && s.r.Float64() < s.spike {
+		t *= 100
+	}
+	return time.Duration(t * 1e9), nil
+}
+
+func (s *sim) model() dispatch.Model { return dispatch.Linear(s.a, s.b) }
+
+// pair: A has low overhead and high per-item cost, B the opposite;
+// crossover at (20−2)/(0.1−0.01) µs = 200 items.
+func pair(seed uint64) (*sim, *sim) {
+	r := rand.New(rand.NewPCG(seed, 1))
+	return &sim{a: 2e-6, b: 100e-9, noise: 0.05, r: r}, &sim{a: 20e-6, b: 10e-9, noise: 0.05, r: r}
+}
+
+func sizes(seed uint64, count int) []int {
+	r := rand.New(rand.NewPCG(seed, 2))
+	out := make([]int, count)
+	for i := range out {
+		out[i] = int(math.Exp(r.Float64() * math.Log(20000)))
+	}
+	return out
+}
+
+func newD(t *testing.T, a, b *sim) *dispatch.Dispatcher {
+	d, err := dispatch.New(a, b, [2]string{"A", "B"}, dispatch.Profile{Models: [2]dispatch.Model{a.model(), b.model()}}, dispatch.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestRoutesByProfile(t *testing.T) {
+	a, b := pair(1)
+	d := newD(t, a, b)
+	var total, best float64
+	for _, n := range sizes(1, 3000) {
+		o, err := d.Do(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += o.Took.Seconds()
+		best += math.Min(2e-6+100e-9*float64(n), 20e-6+10e-9*float64(n))
+	}
+	if total > 1.05*best {
+		t.Errorf("total %.4gs, the better side per call would take %.4gs", total, best)
+	}
+	if d.Choose(10) != 0 || d.Choose(5000) != 1 {
+		t.Errorf("n=10 → %d, n=5000 → %d", d.Choose(10), d.Choose(5000))
+	}
+	// Hysteresis: noise alone never flaps a bucket.
+	if sw := d.Switches(); len(sw) > 0 {
+		t.Errorf("switches without a cause: %+v", sw)
+	}
+}
+
+func TestSwitchesOnSlowdownAndRecovers(t *testing.T) {
+	a, b := pair(2)
+	d := newD(t, a, b)
+	ns := sizes(2, 3000)
+	slowFrom, slowTo := 1000, 2000
+	moved, back := -1, -1
+	for i, n := range ns {
+		if i == slowFrom {
+			b.factor = 3
+		}
+		if i == slowTo {
+			b.factor = 1
+		}
+		if _, err := d.Do(n); err != nil {
+			t.Fatal(err)
+		}
+		// Large calls: B is 10× cheaper per item normally; slowed 3× it
+		// loses to A between 200·… and ~2,000 items; check at n = 1000.
+		if i >= slowFrom && i < slowTo && moved < 0 && d.Choose(500) == 0 {
+			moved = i - slowFrom
+		}
+		if i >= slowTo && back < 0 && d.Choose(500) == 1 {
+			back = i - slowTo
+		}
+	}
+	t.Logf("moved after %d requests, back after %d", moved, back)
+	if moved < 0 || moved > 50 {
+		t.Errorf("moved %d requests after the slowdown (want ≤ 50)", moved)
+	}
+	if back < 0 || back > 50 {
+		t.Errorf("moved back %d requests after the recovery (want ≤ 50)", back)
+	}
+	if len(d.Switches()) == 0 {
+		t.Error("no switch recorded")
+	}
+}
+
+func TestHysteresisNoFlapping(t *testing.T) {
+	// Two sides equal within 5%: never switch back and forth.
+	r := rand.New(rand.NewPCG(3, 3))
+	a := &sim{a: 1e-6, b: 10e-9, noise: 0.1, r: r}
+	b := &sim{a: 1e-6, b: 10.4e-9, noise: 0.1, r: r}
+	d := newD(t, a, b)
+	for _, n := range sizes(3, 5000) {
+		if _, err := d.Do(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if sw := d.Switches(); len(sw) > 4 {
+		t.Errorf("%d switches between sides within 5%% of each other: flapping", len(sw))
+	}
+}
+
+func TestFallbackLosesNoRequest(t *testing.T) {
+	a, b := pair(4)
+	d := newD(t, a, b)
+	answered, errs := 0, 0
+	for i, n := range sizes(4, 2000) {
+		b.fail = i >= 500 && i < 1200
+		o, err := d.Do(n)
+		if err != nil {
+			t.Fatalf("request %d lost: %v", i, err)
+		}
+		answered++
+		if o.Err != nil {
+			errs++
+			if o.Side != 0 || o.Failed != 1 {
+				t.Errorf("request %d: fell back to side %d, failed %d", i, o.Side, o.Failed)
+			}
+		}
+	}
+	if answered != 2000 || errs == 0 {
+		t.Errorf("answered %d, reported errors %d", answered, errs)
+	}
+	// B was retried and came back after the failure window.
+	if d.Choose(10000) != 1 {
+		t.Error("B not used again after it recovered")
+	}
+	// Both failing: the error is returned, not hidden.
+	a.fail, b.fail = true, true
+	if _, err := d.Do(100); !errors.Is(err, dispatch.ErrBothFailed) {
+		t.Errorf("both failing: %v", err)
+	}
+}
+
+func TestProbesBounded(t *testing.T) {
+	// B is 20× slower everywhere: probes must cost ≤ ~3% of the time.
+	r := rand.New(rand.NewPCG(5, 5))
+	a := &sim{a: 1e-6, b: 10e-9, r: r}
+	b := &sim{a: 20e-6, b: 200e-9, r: r}
+	d := newD(t, a, b)
+	var total, aOnly float64
+	for _, n := range sizes(5, 5000) {
+		o, err := d.Do(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += o.Took.Seconds()
+		aOnly += 1e-6 + 10e-9*float64(n)
+	}
+	if total > 1.05*aOnly {
+		t.Errorf("total %.4g vs A only %.4g: probing costs %.1f%%", total, aOnly, 100*(total/aOnly-1))
+	}
+	if sh := d.Share(); sh[1] == 0 {
+		t.Error("B never probed")
+	}
+}
+
+func TestOutliersDoNotFlap(t *testing.T) {
+	// A shared machine: 5% of calls on either side take 100× (preempted).
+	a, b := pair(6)
+	a.spike, b.spike = 0.05, 0.05
+	d := newD(t, a, b)
+	wrong := 0
+	for _, n := range sizes(6, 4000) {
+		if _, err := d.Do(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for n := 1; n < 20000; n = n*5/4 + 1 {
+		want := 0
+		if 20e-6+10e-9*float64(n) < 2e-6+100e-9*float64(n) {
+			want = 1
+		}
+		if d.Choose(n) != want && (n < 150 || n > 270) {
+			wrong++
+		}
+	}
+	for _, s := range d.Switches()[:min(8, len(d.Switches()))] {
+		t.Log(s)
+	}
+	if sw := len(d.Switches()); sw > 20 || wrong > 0 {
+		t.Errorf("%d switches, %d sizes routed to the slower side", sw, wrong)
+	}
+}

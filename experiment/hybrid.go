@@ -1,0 +1,524 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/dispatch"
+	"github.com/wgpu-prof/wgpu-prof/report"
+	"github.com/wgpu-prof/wgpu-prof/timing"
+	"github.com/wgpu-prof/wgpu-prof/workload"
+)
+
+// Fault is an injected fault: side Side (0 or 1) runs Slow times slower,
+// or fails, for requests From ≤ i < To of the stream.
+type Fault struct {
+	Side     int
+	Slow     float64 // > 1: slow-down factor
+	Fail     bool
+	From, To int
+}
+
+func (f Fault) String(sides [2]SideSpec) string {
+	what := fmt.Sprintf("%.3g× slower", f.Slow)
+	if f.Fail {
+		what = "failing"
+	}
+	return fmt.Sprintf("%s %s for requests %d–%d", sides[f.Side].Label, what, f.From, f.To-1)
+}
+
+// ParseFault parses "SIDE:slow=F@FROM-TO" or "SIDE:fail@FROM-TO" where
+// SIDE is a or b (the first or second of --sides).
+func ParseFault(s string) (Fault, error) {
+	bad := func(why string) (Fault, error) {
+		return Fault{}, fmt.Errorf("--fault %q: %s (want a:slow=3@500-1000 or b:fail@700-900)", s, why)
+	}
+	side, rest, ok := strings.Cut(s, ":")
+	if !ok {
+		return bad("no side")
+	}
+	var f Fault
+	switch side {
+	case "a":
+		f.Side = 0
+	case "b":
+		f.Side = 1
+	default:
+		return bad("side must be a or b")
+	}
+	what, win, ok := strings.Cut(rest, "@")
+	if !ok {
+		return bad("no @FROM-TO window")
+	}
+	switch {
+	case what == "fail":
+		f.Fail = true
+	case strings.HasPrefix(what, "slow="):
+		v, err := strconv.ParseFloat(strings.TrimPrefix(what, "slow="), 64)
+		if err != nil || !(v > 1) || v > 1000 {
+			return bad("slow= needs a factor in (1, 1000]")
+		}
+		f.Slow = v
+	default:
+		return bad("want slow=F or fail")
+	}
+	a, b, ok := strings.Cut(win, "-")
+	from, err1 := strconv.Atoi(a)
+	to, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || from < 0 || to <= from {
+		return bad("window must be FROM-TO with 0 ≤ FROM < TO")
+	}
+	f.From, f.To = from, to
+	return f, nil
+}
+
+// HybridConfig configures a replay.
+type HybridConfig struct {
+	Sides [2]SideSpec
+	// Requests is the stream's length when generated (default 2000).
+	Requests int
+	// Min and Max bound the log-uniform sizes (0: a range straddling the
+	// measured crossover: 1/16 of its low end to 16× its high end, within
+	// [1, the workload's size]).
+	Min, Max int
+	// Sizes, when set, is the stream (e.g. read from a file).
+	Sizes []int
+	// Profile is a break-even report (JSON) to take the profiles from;
+	// nil: measured at start-up.
+	Profile *report.Report
+	// SearchBudget bounds the start-up search (0: 60s).
+	SearchBudget time.Duration
+	Faults       []Fault
+	Seed         uint64
+	// Repeats is how many times the stream is replayed (default 10): each
+	// strategy's total is the median over the repeats, with its CI.
+	Repeats int
+	// Grid is the number of distinct log-spaced sizes a generated stream
+	// uses (each needs its side built in advance; default 48).
+	Grid int
+}
+
+// Hybrid replays a stream of mixed sizes through side A only, side B only,
+// a static threshold at the measured crossover, and the adaptive
+// dispatcher, with every request's output verified, and reports each
+// strategy's total and per-request times, shares and the dispatcher's
+// switches.
+func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
+	cfg.Defaults()
+	ds, err := cfg.Validate(e.Device)
+	if err != nil {
+		return err
+	}
+	if len(ds) != 1 {
+		return fmt.Errorf("hybrid: name one workload with --kernel")
+	}
+	w := ds[0]
+	pr, err := w.Prepare(cfg.Config)
+	if err != nil {
+		return fmt.Errorf("%s: %w", w.Name, err)
+	}
+	be, err := e.hybridProfile(w, cfg, hc)
+	if err != nil {
+		return err
+	}
+	rep.BreakEvens = append(rep.BreakEvens, *be)
+	rep.Summary = append(rep.Summary, crossoverLines(*be)...)
+	stream, desc, err := hybridStream(hc, be, pr.Size)
+	if err != nil {
+		return err
+	}
+	// Build both sides at every distinct size, verified once.
+	distinct := map[int]bool{}
+	for _, n := range stream {
+		distinct[n] = true
+	}
+	if len(distinct) > 512 {
+		return fmt.Errorf("hybrid: the stream has %d distinct sizes; at most 512 (each needs its sides built in advance)", len(distinct))
+	}
+	knobs := func(sp SideSpec) workload.Knobs {
+		k := workload.Knobs{Workgroup: cfg.Workgroup, Tile: cfg.Tile}
+		if sp.Workgroup > 0 {
+			k.Workgroup = sp.Workgroup
+		}
+		return k
+	}
+	built := [2]map[int]workload.Side{{}, {}}
+	defer func() {
+		for _, m := range built {
+			for _, s := range m {
+				s.Close()
+			}
+		}
+	}()
+	e.progress("hybrid: building %s and %s at %d sizes", hc.Sides[0].Label, hc.Sides[1].Label, len(distinct))
+	for n := range distinct {
+		for i, sp := range hc.Sides {
+			s, err := e.buildSide(sp, pr.At(n, knobs(sp)), nil)
+			if err != nil {
+				return fmt.Errorf("hybrid: %s n=%d: %w", sp.Label, n, err)
+			}
+			built[i][n] = s
+			s.Poison()
+			if _, err := s.Run(); err != nil {
+				return fmt.Errorf("hybrid: %s n=%d: %w", sp.Label, n, err)
+			}
+			if err := s.Verify(); err != nil {
+				return fmt.Errorf("hybrid: %s n=%d: %w: %v", sp.Label, n, ErrWrongResult, err)
+			}
+		}
+	}
+	req := 0 // index of the request being replayed (for the faults)
+	exec := func(i int) dispatch.Func {
+		return func(n int) (time.Duration, error) {
+			for _, f := range hc.Faults {
+				if f.Side == i && f.Fail && req >= f.From && req < f.To {
+					return 0, fmt.Errorf("injected failure of %s at request %d", hc.Sides[i].Label, req)
+				}
+			}
+			s := built[i][n]
+			s.Poison()
+			start := time.Now()
+			smp, err := s.Run()
+			if err != nil {
+				return time.Since(start), err
+			}
+			took := smp.Host
+			for _, f := range hc.Faults {
+				if f.Side == i && !f.Fail && req >= f.From && req < f.To {
+					extra := time.Duration(float64(took) * (f.Slow - 1))
+					delay(extra)
+					took += extra
+				}
+			}
+			if err := s.Verify(); err != nil {
+				return took, fmt.Errorf("%s n=%d: %w: %v", hc.Sides[i].Label, n, ErrWrongResult, err)
+			}
+			return took, nil
+		}
+	}
+	ex := [2]dispatch.Func{exec(0), exec(1)}
+	ma, mb := *be.ModelA, *be.ModelB
+	prof := dispatch.Profile{Models: [2]dispatch.Model{ma.At, mb.At}}
+	if be.Search != nil && be.Search.Found {
+		prof.Crossover = math.Sqrt(float64(be.Search.Lo) * float64(be.Search.Hi))
+	}
+	names := [2]string{hc.Sides[0].Label, hc.Sides[1].Label}
+	d, err := dispatch.New(ex[0], ex[1], names, prof, dispatch.Config{})
+	if err != nil {
+		return err
+	}
+	static, staticDesc := staticOf(be)
+	type strat struct {
+		name  string
+		times []float64
+		share [2]int
+		lost  int
+		rec   int
+		probe int
+		do    func(n int) (int, time.Duration, bool, bool, error) // side, took, recovered, probe, err
+	}
+	single := func(i int) func(n int) (int, time.Duration, bool, bool, error) {
+		return func(n int) (int, time.Duration, bool, bool, error) {
+			t, err := ex[i].Run(n)
+			return i, t, false, false, err
+		}
+	}
+	strats := []*strat{
+		{name: names[0] + " only", do: single(0)},
+		{name: names[1] + " only", do: single(1)},
+		{name: "static threshold " + staticDesc, do: func(n int) (int, time.Duration, bool, bool, error) {
+			i := static.Side(n)
+			t, err := ex[i].Run(n)
+			return i, t, false, false, err
+		}},
+		{name: "adaptive", do: func(n int) (int, time.Duration, bool, bool, error) {
+			o, err := d.Do(n)
+			return o.Side, o.Took, o.Err != nil, o.Probe, err
+		}},
+	}
+	// Replay the stream Repeats times, in chunks, every strategy over the
+	// same chunk in a rotating order, so a load that comes and goes falls
+	// on all of them alike; each strategy's total is summarized over the
+	// repeats (median and CI: one pass's total on a shared machine swings
+	// with a few preempted calls).
+	const chunk = 25
+	repeats := hc.Repeats
+	if repeats <= 0 {
+		repeats = 10
+	}
+	totals := make([][]float64, len(strats))
+	for rp := 0; rp < repeats; rp++ {
+		for k := range totals {
+			totals[k] = append(totals[k], 0)
+		}
+		for c0, round := 0, rp; c0 < len(stream); c0, round = c0+chunk, round+1 {
+			for j := range strats {
+				k := (j + round) % len(strats)
+				st := strats[k]
+				for i := c0; i < min(c0+chunk, len(stream)); i++ {
+					req = i
+					side, took, recovered, probe, err := st.do(stream[i])
+					st.times = append(st.times, took.Seconds())
+					totals[k][rp] += took.Seconds()
+					if err != nil {
+						st.lost++
+						continue
+					}
+					st.share[side]++
+					if recovered {
+						st.rec++
+					}
+					if probe {
+						st.probe++
+					}
+				}
+			}
+		}
+	}
+	h := &report.Hybrid{
+		Workload: w.Name, Sides: names[:], Requests: len(stream), Stream: desc, Threshold: static.At,
+		Crossover: staticDesc, Timed: "each request: the side's own host-clock time of one call (" + hc.Sides[0].Timed("end-to-end") + "; " + hc.Sides[1].Timed("end-to-end") + "), plus any injected delay; outputs poisoned before and verified after every request, untimed",
+	}
+	if math.IsInf(h.Threshold, 0) {
+		h.Threshold = 0
+	}
+	for _, f := range hc.Faults {
+		h.Faults = append(h.Faults, f.String(hc.Sides))
+	}
+	h.Repeats = repeats
+	for k, st := range strats {
+		sorted := append([]float64(nil), st.times...)
+		sort.Float64s(sorted)
+		tot := timing.Summarize(totals[k])
+		h.Strategies = append(h.Strategies, report.HybridStrategy{
+			Name: st.name, Total: tot.Median, TotalSummary: tot, P50: quantile(sorted, 0.5), P99: quantile(sorted, 0.99),
+			Share: []int{st.share[0], st.share[1]}, Lost: st.lost, Recovered: st.rec, Probes: st.probe,
+		})
+	}
+	for _, s := range d.Switches() {
+		h.Switches = append(h.Switches, report.HybridSwitch{Request: s.Call, Bucket: s.Bucket, From: s.From, To: s.To, Reason: s.Reason})
+	}
+	rep.Hybrid = h
+	rep.Summary = append(rep.Summary, hybridLines(h)...)
+	rep.Summary = append(rep.Summary, faultResponse(w.Name, hc, d.Switches(), len(stream), repeats)...)
+	return nil
+}
+
+// delay waits d: sleeping for long waits, spinning for short ones (the
+// scheduler's sleep granularity would distort them).
+func delay(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	if d > 2*time.Millisecond {
+		time.Sleep(d)
+		return
+	}
+	end := time.Now().Add(d)
+	for time.Now().Before(end) {
+	}
+}
+
+func quantile(sorted []float64, p float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(p*float64(len(sorted)))) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+// hybridProfile takes the two sides' break-even from the given report, or
+// measures it now.
+func (e *Env) hybridProfile(w *workload.Descriptor, cfg RunConfig, hc HybridConfig) (*report.BreakEven, error) {
+	if hc.Profile != nil {
+		for i := range hc.Profile.BreakEvens {
+			be := hc.Profile.BreakEvens[i]
+			if be.Workload == w.Name && be.Clock == "end-to-end" && len(be.Sides) == 2 &&
+				be.Sides[0] == hc.Sides[0].Label && be.Sides[1] == hc.Sides[1].Label && be.ModelA != nil && be.ModelB != nil {
+				return &be, nil
+			}
+		}
+		return nil, fmt.Errorf("--profile: no end-to-end break-even of %s with sides %s,%s in the report (run wgpu-prof breakeven --kernel %s --sides %s,%s --format json)",
+			w.Name, hc.Sides[0].Label, hc.Sides[1].Label, w.Name, hc.Sides[0].Label, hc.Sides[1].Label)
+	}
+	budget := hc.SearchBudget
+	if budget <= 0 {
+		budget = time.Minute
+	}
+	bes, _, err := e.searchOne(w, cfg, SearchConfig{Budget: budget}, hc.Sides, Roofs{}, map[string]sideRun{}, map[string]bool{})
+	if err != nil {
+		return nil, err
+	}
+	return &bes[0], nil
+}
+
+// staticOf is the static threshold at the measured crossover: the side
+// faster above it takes the calls from there on. Without a measured
+// crossover it is the side faster at the largest size measured, always.
+func staticOf(be *report.BreakEven) (dispatch.Static, string) {
+	s := be.Search
+	if s != nil && s.Found {
+		at := math.Sqrt(float64(s.Lo) * float64(s.Hi))
+		above := 0
+		if s.AtHi.Faster == timing.FasterB {
+			above = 1
+		}
+		return dispatch.Static{At: at, Above: above}, fmt.Sprintf("at n=%.0f (measured crossover [%d, %d]): %s from there", at, s.Lo, s.Hi, be.Sides[above])
+	}
+	above := 0
+	if len(be.Batches) > 0 {
+		last := len(be.Batches) - 1
+		if be.GPU[last].Median < be.CPU[last].Median {
+			above = 1
+		}
+	}
+	return dispatch.Static{At: 0, Above: above}, fmt.Sprintf("none measured: %s always (faster at the largest size)", be.Sides[above])
+}
+
+// hybridStream is the stream to replay and its description.
+func hybridStream(hc HybridConfig, be *report.BreakEven, size int) ([]int, string, error) {
+	if len(hc.Sizes) > 0 {
+		for i, n := range hc.Sizes {
+			if n < 1 || n > size {
+				return nil, "", fmt.Errorf("--sizes-file: size %d (line %d) outside [1, %d] (the workload's size; raise it with --n/--q/--nodes)", n, i+1, size)
+			}
+		}
+		return hc.Sizes, fmt.Sprintf("%d sizes from a file", len(hc.Sizes)), nil
+	}
+	lo, hi := hc.Min, hc.Max
+	if lo == 0 || hi == 0 {
+		clo, chi := 1, size
+		if be.Search != nil && be.Search.Found {
+			clo, chi = max(1, be.Search.Lo/16), min(size, be.Search.Hi*16)
+		}
+		if lo == 0 {
+			lo = clo
+		}
+		if hi == 0 {
+			hi = chi
+		}
+	}
+	if lo < 1 || hi > size || lo > hi {
+		return nil, "", fmt.Errorf("--min %d --max %d: want 1 ≤ min ≤ max ≤ %d (the workload's size)", lo, hi, size)
+	}
+	count := hc.Requests
+	if count <= 0 {
+		count = 2000
+	}
+	grid := hc.Grid
+	if grid <= 0 {
+		grid = 48
+	}
+	r := rand.New(rand.NewPCG(hc.Seed, 0x9e3779b97f4a7c15))
+	out := make([]int, count)
+	steps := float64(grid - 1)
+	for i := range out {
+		u := math.Floor(r.Float64()*float64(grid)) / math.Max(steps, 1)
+		out[i] = int(math.Round(float64(lo) * math.Pow(float64(hi)/float64(lo), math.Min(u, 1))))
+	}
+	return out, fmt.Sprintf("%d requests, log-uniform over [%d, %d] on %d log-spaced sizes, seed %d", count, lo, hi, grid, hc.Seed), nil
+}
+
+// ParseSizes parses a file of sizes: integers separated by white space or
+// commas; # starts a comment.
+func ParseSizes(text string) ([]int, error) {
+	var out []int
+	for ln, line := range strings.Split(text, "\n") {
+		if i := strings.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		for _, f := range strings.FieldsFunc(line, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\r' }) {
+			v, err := strconv.Atoi(f)
+			if err != nil || v <= 0 {
+				return nil, fmt.Errorf("line %d: %q is not a positive integer", ln+1, f)
+			}
+			out = append(out, v)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no sizes")
+	}
+	return out, nil
+}
+
+// faultResponse says, for each injected slow-down or failure, how many
+// requests after its start the dispatcher moved off the side and how many
+// after its end it moved back.
+func faultResponse(name string, hc HybridConfig, sw []dispatch.Switch, length, repeats int) []string {
+	var out []string
+	for _, f := range hc.Faults {
+		side := hc.Sides[f.Side].Label
+		worstOff, worstBack, never, stuck := -1, -1, 0, 0
+		for rp := 0; rp < repeats; rp++ {
+			base := rp * length
+			off, back := -1, -1
+			for _, s := range sw {
+				if s.Call >= base+length {
+					break
+				}
+				if off < 0 && s.Call >= base+f.From && s.From == side {
+					off = s.Call - base - f.From
+				}
+				if back < 0 && s.Call >= base+f.To && s.To == side {
+					back = s.Call - base - f.To
+				}
+			}
+			if off < 0 {
+				never++
+			}
+			if back < 0 {
+				stuck++
+			}
+			worstOff, worstBack = max(worstOff, off), max(worstBack, back)
+		}
+		txt := fmt.Sprintf("hybrid %s: fault %s, in each of %d replays: ", name, f.String(hc.Sides), repeats)
+		txt += fmt.Sprintf("the dispatcher moved calls off %s at most %d requests after it began (%d replays without a move)", side, worstOff, never)
+		txt += fmt.Sprintf(", and back at most %d requests after it ended (%d replays without a move back)", worstBack, stuck)
+		out = append(out, txt)
+	}
+	return out
+}
+
+// hybridLines says in words how the strategies compare.
+func hybridLines(h *report.Hybrid) []string {
+	var out []string
+	byName := map[string]report.HybridStrategy{}
+	for _, s := range h.Strategies {
+		byName[s.Name] = s
+		line := fmt.Sprintf("hybrid %s: %s: total %s (median of %d replays), per request p50 %s p99 %s, %s %d / %s %d",
+			h.Workload, s.Name, s.TotalSummary.String(), h.Repeats, timing.FormatSeconds(s.P50), timing.FormatSeconds(s.P99),
+			h.Sides[0], s.Share[0], h.Sides[1], s.Share[1])
+		if s.Lost > 0 {
+			line += fmt.Sprintf(", %d requests LOST", s.Lost)
+		}
+		if s.Recovered > 0 {
+			line += fmt.Sprintf(", %d answered by the other side after an error", s.Recovered)
+		}
+		if s.Probes > 0 {
+			line += fmt.Sprintf(", %d probes", s.Probes)
+		}
+		out = append(out, line)
+	}
+	ad := h.Strategies[3]
+	a, b, st := h.Strategies[0], h.Strategies[1], h.Strategies[2]
+	best := a
+	if b.Lost < a.Lost || (b.Lost == a.Lost && b.Total < a.Total) {
+		best = b
+	}
+	out = append(out, fmt.Sprintf("hybrid %s: adaptive total = %.3f× the better single side (%s), %.3f× the static threshold", h.Workload,
+		ad.Total/best.Total, best.Name, ad.Total/st.Total))
+	for _, s := range h.Switches {
+		out = append(out, fmt.Sprintf("hybrid %s: switch at request %d, bucket %s, %s → %s: %s", h.Workload, s.Request, s.Bucket, s.From, s.To, s.Reason))
+	}
+	out = append(out, "hybrid "+h.Workload+": stream: "+h.Stream+"; timed: "+h.Timed)
+	for _, f := range h.Faults {
+		out = append(out, "hybrid "+h.Workload+": fault injected: "+f)
+	}
+	return out
+}

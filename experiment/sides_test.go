@@ -1,0 +1,45 @@
+package experiment
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseSides(t *testing.T) {
+	p, err := ParseSides("cpu:threads=1, cpu:threads=2")
+	if err != nil || p[0].Threads != 1 || p[1].Threads != 2 || p[0].Label != "cpu:threads=1" {
+		t.Fatalf("%+v %v", p, err)
+	}
+	p, err = ParseSides("gpu:wg=64:data=shipped,cpu")
+	if err != nil || !p[0].IsGPU() || p[0].Workgroup != 64 || !p[0].Shipped || p[1].IsGPU() {
+		t.Fatalf("%+v %v", p, err)
+	}
+	for _, bad := range []string{"gpu", "gpu,cpu,cpu", "cpu,cpu", "tpu,cpu", "cpu:threads=0,gpu", "gpu:wg=48,cpu",
+		"cpu:wg=64,gpu", "gpu:data=remote,cpu", "cpu:level=nosuch,gpu", "cpu:threads,gpu"} {
+		if _, err := ParseSides(bad); err == nil || !strings.Contains(err.Error(), "--sides") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}
+
+func TestParseFaultAndSizes(t *testing.T) {
+	f, err := ParseFault("b:slow=3@500-1000")
+	if err != nil || f.Side != 1 || f.Slow != 3 || f.From != 500 || f.To != 1000 || f.Fail {
+		t.Fatalf("%+v %v", f, err)
+	}
+	if f, err = ParseFault("a:fail@7-9"); err != nil || !f.Fail || f.Side != 0 {
+		t.Fatalf("%+v %v", f, err)
+	}
+	for _, bad := range []string{"c:fail@1-2", "a:slow=0.5@1-2", "a:fail@5-5", "a:fail", "a:boom@1-2"} {
+		if _, err := ParseFault(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	ns, err := ParseSizes("1, 2 3\n# comment\n40\n")
+	if err != nil || len(ns) != 4 || ns[3] != 40 {
+		t.Fatalf("%v %v", ns, err)
+	}
+	if _, err := ParseSizes("1 -2"); err == nil {
+		t.Error("negative size accepted")
+	}
+}

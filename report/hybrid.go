@@ -1,0 +1,54 @@
+package report
+
+import "github.com/wgpu-prof/wgpu-prof/timing"
+
+// Hybrid is a replay of a stream of calls of mixed sizes through two sides
+// under several routing strategies (wgpu-prof hybrid).
+type Hybrid struct {
+	Workload string   `json:"workload"`
+	Sides    []string `json:"sides"`
+	Requests int      `json:"requests"`
+	// Repeats is how many times the stream was replayed.
+	Repeats int `json:"repeats"`
+	// Stream says where the sizes came from and their range.
+	Stream string `json:"stream"`
+	// Crossover is the measured crossover the static threshold uses, in
+	// words.
+	Crossover string `json:"crossover"`
+	// Threshold is the static strategy's batch size (0: one side always).
+	Threshold float64 `json:"threshold"`
+	// Faults lists the injected faults, in words.
+	Faults     []string         `json:"faults,omitempty"`
+	Strategies []HybridStrategy `json:"strategies"`
+	// Switches are the adaptive dispatcher's switches, with reasons.
+	Switches []HybridSwitch `json:"switches,omitempty"`
+	// Timed says what one request's time covers.
+	Timed string `json:"timed"`
+}
+
+// HybridStrategy is one strategy's outcome over the whole stream.
+type HybridStrategy struct {
+	Name  string  `json:"name"`
+	Total float64 `json:"total"` // seconds, every request of one replay: the median over the replays
+	// TotalSummary is the total's spread over the replays.
+	TotalSummary timing.Summary `json:"total_summary"`
+	P50          float64        `json:"p50"` // per-request seconds
+	P99          float64        `json:"p99"`
+	// Share counts the requests each side answered (index as Sides).
+	Share []int `json:"share"`
+	// Lost counts requests that got no verified answer; Recovered those
+	// answered by the other side after an error.
+	Lost      int `json:"lost"`
+	Recovered int `json:"recovered"`
+	// Probes counts calls the dispatcher spent probing the side not in use.
+	Probes int `json:"probes,omitempty"`
+}
+
+// HybridSwitch is one switch of the adaptive dispatcher.
+type HybridSwitch struct {
+	Request int    `json:"request"`
+	Bucket  string `json:"bucket"`
+	From    string `json:"from"`
+	To      string `json:"to"`
+	Reason  string `json:"reason"`
+}

@@ -1,0 +1,72 @@
+package timing
+
+import (
+	"fmt"
+	"time"
+)
+
+// MeasurePair measures two functions side by side: each round calls a then
+// b (after Warmup untimed rounds), so a load that comes and goes during the
+// measurement falls on both alike and their ratio stays fair. It stops
+// when both medians' CIs are within ±TargetRel (never before MinRuns
+// rounds), at MaxRuns rounds, or when the Budget is spent (charged both
+// sides' reported times) once MinRuns rounds are in. The results are those
+// Measure would give for each function alone.
+func MeasurePair(opts MeasureOpts, a, b func() (Sample, error)) (Result, Result, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return Result{}, Result{}, err
+	}
+	if a == nil || b == nil {
+		return Result{}, Result{}, fmt.Errorf("%w: nil function", ErrBadOpts)
+	}
+	start := time.Now()
+	var charged time.Duration
+	spent := func() time.Duration { return max(time.Since(start), charged) }
+	for i := 0; i < o.Warmup; i++ {
+		for j, fn := range []func() (Sample, error){a, b} {
+			s, err := fn()
+			if err != nil {
+				return Result{}, Result{}, fmt.Errorf("timing: warm-up run %d of side %d: %w", i, j, err)
+			}
+			charged += max(s.Host, 0)
+		}
+	}
+	var ra, rb Result
+	stop := ""
+	for {
+		sa, err := a()
+		if err != nil {
+			return Result{}, Result{}, fmt.Errorf("timing: run %d of side 0: %w", len(ra.Samples), err)
+		}
+		sb, err := b()
+		if err != nil {
+			return Result{}, Result{}, fmt.Errorf("timing: run %d of side 1: %w", len(rb.Samples), err)
+		}
+		ra.Samples, rb.Samples = append(ra.Samples, sa), append(rb.Samples, sb)
+		charged += max(sa.Host, 0) + max(sb.Host, 0)
+		n := len(ra.Samples)
+		if n >= max(o.MinRuns, MinSamplesForCI) && converged(ra.Samples, o.TargetRel) && converged(rb.Samples, o.TargetRel) {
+			stop = StopConverged
+			break
+		}
+		if n >= o.MaxRuns {
+			stop = StopMaxRuns
+			break
+		}
+		if spent() >= o.Budget && n >= o.MinRuns {
+			stop = StopBudget
+			break
+		}
+	}
+	for _, r := range []*Result{&ra, &rb} {
+		r.Stop = stop
+		finish(r)
+		if stop != StopConverged {
+			r.Warnings = append(r.Warnings, fmt.Sprintf(
+				"stopped by %s after %d runs before the CI reached ±%.1f%% (host %s)",
+				stop, len(r.Samples), 100*o.TargetRel, r.Host.PctString()))
+		}
+	}
+	return ra, rb, nil
+}
