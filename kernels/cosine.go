@@ -17,6 +17,10 @@ type CosineOptions struct {
 	Workgroup int
 	// PrecomputedNorms stores ‖V[i]‖ at creation and skips v·v per call.
 	PrecomputedNorms bool
+	// RowPerInvocation selects the design with one row per invocation
+	// (vec4 loads, no workgroup memory, no barrier) instead of one
+	// workgroup per row with a tree reduction. Not with PrecomputedNorms.
+	RowPerInvocation bool
 }
 
 // CosineSingle scores one query against N stored vectors resident on the
@@ -81,6 +85,14 @@ func newCosineSingle(op string, d *gpu.Device, v []float32, dim int, opts Cosine
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	opts.Workgroup = wg
+	if opts.RowPerInvocation {
+		if opts.PrecomputedNorms {
+			return nil, fmt.Errorf("%s: RowPerInvocation and PrecomputedNorms: the row-per-invocation design computes its norms", op)
+		}
+		if err := gpu.CheckLoopBudget(d, uint64(dim/4)+1, fmt.Sprintf("dimension %d", dim)); err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+	}
 	return &CosineSingle{d: d, N: len(v) / dim, D: dim, opts: opts}, nil
 }
 
@@ -106,6 +118,9 @@ func (c *CosineSingle) init(st rowStore) error {
 	entry := "main"
 	if c.opts.PrecomputedNorms {
 		entry = "main_norms"
+	}
+	if c.opts.RowPerInvocation {
+		entry = "main_rows"
 	}
 	c.pipe, err = d.Pipeline(st.shader, wgsl.MustSource(st.shader), entry, gpu.Constants{"WG": float64(c.opts.Workgroup)})
 	if err != nil {
@@ -167,7 +182,11 @@ func (c *CosineSingle) init(st rowStore) error {
 			return err
 		}
 		c.groups = append(c.groups, bg)
-		gx, gy := grid2D(uint32(rows), d.Limits.MaxComputeWorkgroupsPerDimension)
+		groups := uint32(rows)
+		if c.opts.RowPerInvocation {
+			groups = uint32((rows + uint64(c.opts.Workgroup) - 1) / uint64(c.opts.Workgroup))
+		}
+		gx, gy := grid2D(groups, d.Limits.MaxComputeWorkgroupsPerDimension)
 		var blk [16]byte
 		binary.LittleEndian.PutUint32(blk[0:], uint32(rows))
 		binary.LittleEndian.PutUint32(blk[4:], uint32(dim/4))

@@ -23,7 +23,17 @@ type CosineBatchOptions struct {
 	// two; 0: DefaultWorkgroup). The tiled kernel's workgroup size follows from Tile:
 	// 0 or (Tile/4)² are accepted.
 	Workgroup int
+	// Register selects the register-blocked kernel
+	// (wgsl/cosine_batch_reg.wgsl: BatchRegQueries queries × 4 rows per
+	// invocation, no workgroup memory, no barrier) instead of the tiled or
+	// untiled one; it runs Workgroup invocations per workgroup. Not with
+	// Tiled.
+	Register bool
 }
+
+// BatchRegQueries is the queries per invocation of the register-blocked
+// batch kernel; it matches QB in wgsl/cosine_batch_reg.wgsl.
+const BatchRegQueries = 16
 
 // batchKC is the depth (floats of D) the tiled kernel stages per step; it
 // matches KC in wgsl/cosine_batch.wgsl.
@@ -103,6 +113,9 @@ func NewCosineBatch(d *gpu.Device, v []float32, dim int, opts CosineBatchOptions
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	var err error
+	if opts.Tiled && opts.Register {
+		return nil, fmt.Errorf("%s: Tiled and Register: choose one kernel", op)
+	}
 	if opts.Tiled {
 		if opts.Tile, err = checkTile(d, opts.Tile, opts.Workgroup); err != nil {
 			return nil, fmt.Errorf("%s: %w", op, err)
@@ -132,6 +145,11 @@ func NewCosineBatch(d *gpu.Device, v []float32, dim int, opts CosineBatchOptions
 // checks the count at the largest dimension it lets through.
 func batchLoopIterations(dim int, opts CosineBatchOptions) uint64 {
 	d4 := uint64(dim / 4)
+	if opts.Register {
+		// the query-offset loop, per vec4 the query loop, the stores
+		const qb = BatchRegQueries
+		return (qb + 1) + d4*(qb+1) + (d4 + 1) + qb*(4+1) + (qb + 1)
+	}
 	if !opts.Tiled {
 		return d4 + 1
 	}
@@ -156,7 +174,9 @@ func (c *CosineBatch) init(v []float32) error {
 	if c.qmax < 1 {
 		return fmt.Errorf("one row of S (N = %d floats) does not fit maxStorageBufferBindingSize %d: %w", c.N, maxBind, gpu.ErrLimit)
 	}
-	if c.opts.Tiled {
+	if c.opts.Register {
+		c.pipe, err = d.Pipeline("cosine_batch_reg", wgsl.MustSource("cosine_batch_reg"), "main", gpu.Constants{"WG": float64(c.opts.Workgroup)})
+	} else if c.opts.Tiled {
 		c.pipe, err = d.Pipeline("cosine_batch", wgsl.MustSource("cosine_batch"), "main", gpu.Constants{"TILE": float64(c.opts.Tile)})
 	} else {
 		c.pipe, err = d.Pipeline("cosine_batch_naive", wgsl.MustSource("cosine_batch_naive"), "main", gpu.Constants{"WG": float64(c.opts.Workgroup)})
@@ -278,7 +298,14 @@ func (c *CosineBatch) pass(qs []float32, nq int) (gpu.Pass, error) {
 	for i, rows := range c.chunks {
 		var blk [32]byte
 		var gx, gy uint32
-		if c.opts.Tiled {
+		if c.opts.Register {
+			perBlock := 4 * uint64(c.opts.Workgroup)
+			blocksN := (rows + perBlock - 1) / perBlock
+			blocks := blocksN * ((uint64(nq) + BatchRegQueries - 1) / BatchRegQueries)
+			gx, gy = grid2D(uint32(blocks), maxWG)
+			binary.LittleEndian.PutUint32(blk[24:], uint32(blocksN))
+			binary.LittleEndian.PutUint32(blk[28:], uint32(blocks))
+		} else if c.opts.Tiled {
 			t := uint64(c.opts.Tile)
 			tilesN := (rows + t - 1) / t
 			tiles := tilesN * ((uint64(nq) + t - 1) / t)
@@ -305,6 +332,9 @@ func (c *CosineBatch) pass(qs []float32, nq int) (gpu.Pass, error) {
 	label := "cosine_batch_naive"
 	if c.opts.Tiled {
 		label = "cosine_batch"
+	}
+	if c.opts.Register {
+		label = "cosine_batch_reg"
 	}
 	return gpu.Pass{Label: label, Dispatches: dispatches}, nil
 }
