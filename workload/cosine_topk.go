@@ -18,6 +18,7 @@ var CosineTopK = &Descriptor{
 	Batch:    "n",
 	BatchDoc: "stored vectors searched per call",
 	Uses:     []string{"d", "n", "k", "wg"},
+	Variants: cosineSingleVariants,
 	rank:     30,
 	Host: func(h HostSizes) []HostShape {
 		return []HostShape{{Cache: "dram", Config: Config{Dim: h.Dim, N: h.N, K: 10, Seed: h.Seed}, Batch: h.N}}
@@ -41,18 +42,18 @@ var CosineTopK = &Descriptor{
 func init() { register(CosineTopK) }
 
 func cosineTopKCase(c *cosineData, n, k int, kn Knobs) Case {
-	dim, wg := c.dim, kn.wg()
+	dim, wg, design := c.dim, kn.wg(), kn.design(cosineSingleVariants[0])
 	v, ref := c.v[:n*dim], c.ref.prefix(n)
 	kk := min(k, n)
 	w := Case{
-		Name: "cosine-topk", Variant: fmt.Sprintf("wg%d", wg),
+		Name: "cosine-topk", Variant: fmt.Sprintf("%s-wg%d", design, wg),
 		Params: params("d", dim, "n", n, "k", kk),
 		// V and q read once; k pairs written (the N scores stay on the device).
 		Bytes: float64(4*n*dim + 4*dim + 8*kk),
 		Flops: float64(4*n*dim + 3*n),
 	}
 	w.GPU = func(g GPU) (Side, error) {
-		cs, err := kernels.NewCosineSingle(g.Device, v, dim, kernels.CosineOptions{Workgroup: wg})
+		cs, err := kernels.NewCosineSingle(g.Device, v, dim, cosineOptions(design, wg))
 		if err != nil {
 			return Side{}, err
 		}

@@ -20,6 +20,7 @@ var HNSW = &Descriptor{
 	Batch:    "q",
 	BatchDoc: "queries (each with c candidates) per call",
 	Uses:     []string{"d", "n", "q", "c", "wg"},
+	Variants: []string{"lanes", "per-pair"},
 	rank:     60,
 	Host: func(h HostSizes) []HostShape {
 		return []HostShape{{Cache: "dram", Config: Config{Dim: h.Dim, N: 65536, Q: h.Q, C: 32, Seed: h.Seed}, Batch: h.Q}}
@@ -75,15 +76,20 @@ func (h *hnswData) check(what string, q int, out []float32) error {
 func hnswCase(h *hnswData, q int, k Knobs) Case {
 	dim, c, wg := h.dim, h.c, k.wg()
 	qs, ids := h.qs[:q*dim], h.ids[:q*c]
+	perPair := k.Variant == "per-pair"
+	label := fmt.Sprintf("l2sq-lanes-wg%d", wg)
+	if perPair {
+		label = fmt.Sprintf("l2sq-per-pair-wg%d", wg)
+	}
 	w := Case{
-		Name: "hnsw", Variant: fmt.Sprintf("l2sq-wg%d", wg),
+		Name: "hnsw", Variant: label,
 		Params: params("d", dim, "n", h.n, "c", c, "q", q),
 		// Queries and ids read, each gathered row read once, distances written.
 		Bytes: float64(4*q*dim + 4*q*c + 4*q*c*dim + 4*q*c),
 		Flops: float64(3 * q * c * dim),
 	}
 	w.GPU = func(g GPU) (Side, error) {
-		ga, err := kernels.NewGather(g.Device, h.v, dim, kernels.GatherOptions{Metric: ops.L2Sq, Workgroup: wg})
+		ga, err := kernels.NewGather(g.Device, h.v, dim, kernels.GatherOptions{Metric: ops.L2Sq, Workgroup: wg, PerPair: perPair})
 		if err != nil {
 			return Side{}, err
 		}

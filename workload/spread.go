@@ -21,6 +21,14 @@ var SpreadUniform = spreadDescriptor("spread-uniform", "a uniform random graph",
 
 func init() { register(SpreadUniform) }
 
+// spreadVariant maps a spreading variant name to the runner's kernel.
+func spreadVariant(v string) kernels.SpreadVariant {
+	if v == "row-per-workgroup" {
+		return kernels.SpreadRowPerWorkgroup
+	}
+	return kernels.SpreadRowPerThread
+}
+
 // spreadParams are the suite's spreading parameters.
 var spreadParams = hostsimd.SpreadParams{Retention: 0.5, Decay: 0.8, Threshold: 0.01}
 
@@ -31,6 +39,7 @@ func spreadDescriptor(name, graph string, rank int, gen func(n, degree int, seed
 		Batch:    "nodes",
 		BatchDoc: "graph nodes (edges grow with them)",
 		Uses:     []string{"nodes", "degree", "steps", "wg"},
+		Variants: []string{"row-per-thread", "row-per-workgroup"},
 		rank:     rank,
 	}
 	d.Prepare = func(c Config) (*Prepared, error) {
@@ -61,7 +70,7 @@ func spreadCase(name string, g *ops.CSR, steps int, seed uint64, k Knobs) Case {
 	}
 	edges, wg := len(g.Cols), k.wg()
 	w := Case{
-		Name: name, Variant: fmt.Sprintf("row-per-thread-wg%d", wg),
+		Name: name, Variant: fmt.Sprintf("%s-wg%d", k.design("row-per-thread"), wg),
 		Params: params("nodes", nodes, "edges", edges, "steps", steps),
 		// Per step: the graph (offsets, cols, weights) and a read, a' written.
 		Bytes: float64(steps) * float64(4*(nodes+1)+8*edges+8*nodes),
@@ -69,7 +78,7 @@ func spreadCase(name string, g *ops.CSR, steps int, seed uint64, k Knobs) Case {
 	}
 	w.GPU = func(gp GPU) (Side, error) {
 		sp, err := kernels.NewSpread(gp.Device, ops.CSR{Offsets: g.Offsets, Cols: g.Cols, Weights: g.Weights},
-			kernels.SpreadOptions{Variant: kernels.SpreadRowPerThread, Workgroup: wg})
+			kernels.SpreadOptions{Variant: spreadVariant(k.Variant), Workgroup: wg})
 		if err != nil {
 			return Side{}, err
 		}
