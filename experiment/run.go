@@ -34,6 +34,9 @@ type RunConfig struct {
 	// Batches for the break-even sweeps; nil: powers of 4 up to the size.
 	Batches      []int
 	CeilingBytes uint64
+	// Retune re-measures the GPU variant selection instead of reading the
+	// cache (see SelectVariant).
+	Retune bool
 }
 
 // Defaults fills zero fields with the suite's default sizes.
@@ -149,7 +152,14 @@ func (e *Env) RunSuite(cfg RunConfig, rep *report.Report) error {
 			return fmt.Errorf("%s: %w", w.Name, err)
 		}
 		batches := batchesFor(cfg, pr)
-		at := func(n int) workload.Case { return pr.At(n, knobs) }
+		kv, choice, err := e.SelectVariant(w, pr, pr.Size, knobs, cfg.Retune, rep)
+		if err != nil {
+			return err
+		}
+		if choice.Chosen != "" {
+			rep.Summary = append(rep.Summary, choice.Summary())
+		}
+		at := func(n int) workload.Case { return pr.At(n, kv) }
 		bes, sweep, err := e.breakEven(w, pr.Fixed, batches, at, roofs)
 		if err != nil {
 			return err
