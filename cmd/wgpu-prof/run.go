@@ -94,6 +94,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 		"sweeps, roofline positions and a plain-language summary."
 	return measureCommand(stdout, stderr, args, "run", usage, false, func(fs *pflag.FlagSet) measureHooks {
 		trace := fs.Bool("trace", false, "with --out: write trace.json (Chrome trace of every GPU call; open in Perfetto)")
+		retune := fs.Bool("retune", false, "re-measure which GPU variant of each workload is fastest on this adapter instead of reading the cached choice")
 		return measureHooks{
 			ready: func(o *outputFlags) error {
 				if *trace && o.out == "" {
@@ -107,6 +108,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 				}
 			},
 			run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
+				cfg.Retune = *retune
 				return env.RunSuite(cfg, rep)
 			},
 			emitted: func(env *experiment.Env, o *outputFlags) error {

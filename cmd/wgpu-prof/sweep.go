@@ -87,12 +87,12 @@ func measureCommand(stdout, stderr io.Writer, args []string, name, usage string,
 }
 
 func runSweep(stdout, stderr io.Writer, args []string) error {
-	if len(args) == 0 || (args[0] != "workgroup" && args[0] != "tile") {
+	if len(args) == 0 || (args[0] != "workgroup" && args[0] != "tile" && args[0] != "variant") {
 		if len(args) > 0 && (args[0] == "--help" || args[0] == "-h") {
-			fmt.Fprintln(stdout, "usage: wgpu-prof sweep workgroup|tile --kernel K [flags]")
+			fmt.Fprintln(stdout, "usage: wgpu-prof sweep workgroup|tile|variant --kernel K [flags]")
 			return nil
 		}
-		return fmt.Errorf("sweep: say which: wgpu-prof sweep workgroup|tile --kernel K")
+		return fmt.Errorf("sweep: say which: wgpu-prof sweep workgroup|tile|variant --kernel K")
 	}
 	kind := args[0]
 	usage := "usage: wgpu-prof sweep workgroup --kernel K [--sizes 32,64,128,256,512]\n" +
@@ -103,10 +103,18 @@ func runSweep(stdout, stderr io.Writer, args []string) error {
 			"Times the tiled batch kernel at each tile size (its workgroup is (tile/4)² threads,\n" +
 			"so tile and workgroup move jointly); tiles the adapter rejects are listed with the reason."
 	}
+	if kind == "variant" {
+		usage = "usage: wgpu-prof sweep variant --kernel K [--wg N] [--tile T]\n" +
+			"Times every GPU design of the kernel side by side at its default size (each verified\n" +
+			"against the reference; a design that fails is listed, never timed) and names the fastest."
+	}
 	return measureCommand(stdout, stderr, args[1:], "sweep "+kind, usage, true, func(fs *pflag.FlagSet) measureHooks {
 		sizes := fs.String("sizes", "32,64,128,256,512", "workgroup sizes (sweep workgroup)")
 		tiles := fs.String("tiles", "16,32,64,128", "tile sizes (sweep tile)")
 		return measureHooks{run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
+			if kind == "variant" {
+				return env.VariantSweep(cfg.Workloads[0], cfg, rep)
+			}
 			if kind == "tile" {
 				t, err := parseInts("--tiles", *tiles)
 				if err != nil {
