@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/wgpu-prof/wgpu-prof/kernels"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
@@ -18,7 +19,9 @@ var CosineTopK = &Descriptor{
 	Batch:    "n",
 	BatchDoc: "stored vectors searched per call",
 	Uses:     []string{"d", "n", "k", "wg"},
-	Variants: cosineSingleVariants,
+	// The scoring design (cosine-single's) + the selection design
+	// (bitonic network or threshold-filtered queues).
+	Variants: []string{"wg-per-row+bitonic", "row-per-inv+bitonic", "wg-per-row+queue", "row-per-inv+queue"},
 	rank:     30,
 	Host: func(h HostSizes) []HostShape {
 		return []HostShape{{Cache: "dram", Config: Config{Dim: h.Dim, N: h.N, K: 10, Seed: h.Seed}, Batch: h.N}}
@@ -42,7 +45,8 @@ var CosineTopK = &Descriptor{
 func init() { register(CosineTopK) }
 
 func cosineTopKCase(c *cosineData, n, k int, kn Knobs) Case {
-	dim, wg, design := c.dim, kn.wg(), kn.design(cosineSingleVariants[0])
+	dim, wg, design := c.dim, kn.wg(), kn.design("wg-per-row+bitonic")
+	scoring, selection, _ := strings.Cut(design, "+")
 	v, ref := c.v[:n*dim], c.ref.prefix(n)
 	kk := min(k, n)
 	w := Case{
@@ -53,11 +57,11 @@ func cosineTopKCase(c *cosineData, n, k int, kn Knobs) Case {
 		Flops: float64(4*n*dim + 3*n),
 	}
 	w.GPU = func(g GPU) (Side, error) {
-		cs, err := kernels.NewCosineSingle(g.Device, v, dim, cosineOptions(design, wg))
+		cs, err := kernels.NewCosineSingle(g.Device, v, dim, cosineOptions(scoring, wg))
 		if err != nil {
 			return Side{}, err
 		}
-		tk, err := kernels.NewTopKSingle(cs, kk)
+		tk, err := kernels.NewTopKSingleWith(cs, kk, kernels.TopKOptions{Queue: selection == "queue"})
 		if err != nil {
 			cs.Release()
 			return Side{}, err
