@@ -118,6 +118,7 @@ func (e *Env) Ceilings(cfg RunConfig, rep *report.Report) (Roofs, error) {
 	for _, pt := range gc.FMA {
 		rep.Ceilings.GPU[fmt.Sprintf("fma_gflops_at_%g", pt.Intensity)] = pt.GFLOPs
 	}
+	rep.Summary = append(rep.Summary, readCeilingSummary(gc))
 	if gc.Timed != "timestamps" {
 		rep.Warnings = append(rep.Warnings, "GPU ceilings timed by the host clock ("+gc.Timed+"): they include submission overhead")
 	}
@@ -179,6 +180,7 @@ func (e *Env) RunSuite(cfg RunConfig, rep *report.Report) error {
 			return err
 		}
 	}
+	rep.Summary = append(rep.Summary, checkUnderCeiling(rep, roofs.GPU.BandwidthGBs)...)
 	rep.Summary = append(rep.Summary, Summarize(rep)...)
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/wgpu-prof/wgpu-prof/gpu"
+	"github.com/wgpu-prof/wgpu-prof/kernels"
 	"github.com/wgpu-prof/wgpu-prof/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 	"github.com/wgpu-prof/wgpu-prof/workload"
@@ -316,4 +317,52 @@ func (e *Env) VariantSweep(kernel string, cfg RunConfig, rep *report.Report) err
 	}
 	rep.Summary = append(rep.Summary, line)
 	return nil
+}
+
+// readCeilingSummary says which read design set the GPU read ceiling and
+// what the others reached.
+func readCeilingSummary(c kernels.Ceilings) string {
+	var tried []string
+	for _, x := range c.ReadTried {
+		if x.Name != c.ReadDesign {
+			tried = append(tried, fmt.Sprintf("%s %.2f", x.Name, x.GBs))
+		}
+	}
+	return fmt.Sprintf("GPU read ceiling %.2f GB/s by %s, the best of %d verified designs (others, GB/s: %s)",
+		c.ReadGBs, c.ReadDesign, len(c.ReadTried), strings.Join(tried, "; "))
+}
+
+// underMeasuredFrac is how far above the run's GPU read ceiling a GPU
+// kernel may run before the ceiling is called under-measured.
+const underMeasuredFrac = 1.05
+
+// checkUnderCeiling checks every GPU row of rep against read, the run's
+// GPU read ceiling (GB/s): a kernel above 105% of it means the ceiling
+// was under-measured, and rep gets a warning naming the row. It returns
+// the summary line.
+func checkUnderCeiling(rep *report.Report, read float64) []string {
+	if read <= 0 {
+		return nil
+	}
+	worst, where := 0.0, ""
+	for _, m := range rep.Measurements {
+		if m.Side != report.SideGPU || m.GBs <= 0 {
+			continue
+		}
+		f := m.GBs / read
+		if f > worst {
+			worst, where = f, fmt.Sprintf("%s %s %s", m.Workload, m.Variant, paramLabel(m.Params))
+		}
+		if f > underMeasuredFrac {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("GPU read ceiling under-measured: %s %s %s moves %.2f GB/s = %.0f%% of the run's read ceiling %.2f GB/s (limit %.0f%%)",
+				m.Workload, m.Variant, paramLabel(m.Params), m.GBs, 100*f, read, 100*underMeasuredFrac))
+		}
+	}
+	if where == "" {
+		return nil
+	}
+	if worst > underMeasuredFrac {
+		return []string{fmt.Sprintf("the GPU read ceiling was under-measured: %s ran at %.0f%% of it (see warnings)", where, 100*worst)}
+	}
+	return []string{fmt.Sprintf("no GPU kernel above %.0f%% of the run's GPU read ceiling (highest: %s at %.0f%%)", 100*underMeasuredFrac, where, 100*worst)}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wgpu-prof/wgpu-prof/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 	"github.com/wgpu-prof/wgpu-prof/workload"
 )
@@ -86,5 +87,26 @@ func TestVariantCacheRoundTrip(t *testing.T) {
 	got := loadVariantCache()
 	if got["k"].Chosen != "fast" || got["k"].Margin != 2 {
 		t.Fatalf("cache read back %+v", got)
+	}
+}
+
+// A GPU row above 105% of the run's read ceiling is reported as the
+// ceiling under-measured; rows at or under it are not; CPU rows are not
+// compared with the GPU ceiling.
+func TestCheckUnderCeiling(t *testing.T) {
+	rep := &report.Report{Measurements: []report.Measurement{
+		{Workload: "a", Side: report.SideGPU, Variant: "x", GBs: 1.0},
+		{Workload: "b", Side: report.SideCPU, Variant: "y", GBs: 50},
+	}}
+	if s := checkUnderCeiling(rep, 1.0); len(rep.Warnings) != 0 || len(s) != 1 || !strings.Contains(s[0], "no GPU kernel above 105%") {
+		t.Fatalf("at 100%%: warnings %q, summary %q", rep.Warnings, s)
+	}
+	rep.Measurements = append(rep.Measurements, report.Measurement{Workload: "c", Side: report.SideGPU, Variant: "z", GBs: 1.06})
+	s := checkUnderCeiling(rep, 1.0)
+	if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "under-measured") || !strings.Contains(rep.Warnings[0], "c z") {
+		t.Fatalf("at 106%%: warnings %q", rep.Warnings)
+	}
+	if len(s) != 1 || !strings.Contains(s[0], "under-measured") {
+		t.Fatalf("at 106%%: summary %q", s)
 	}
 }
