@@ -22,6 +22,10 @@ const (
 	// SpreadRowPerWorkgroup gives each row a workgroup whose threads stride
 	// over its edges and reduce in workgroup memory (for long rows).
 	SpreadRowPerWorkgroup
+	// SpreadRowPerThreadVec4 gives each row one invocation, with rows
+	// padded to multiples of 4 edges read as vec4s, and no barrier
+	// (wgsl/spread_vec4.wgsl).
+	SpreadRowPerThreadVec4
 )
 
 func (v SpreadVariant) String() string {
@@ -30,6 +34,8 @@ func (v SpreadVariant) String() string {
 		return "row-per-thread"
 	case SpreadRowPerWorkgroup:
 		return "row-per-workgroup"
+	case SpreadRowPerThreadVec4:
+		return "row-per-thread-vec4"
 	}
 	return fmt.Sprintf("SpreadVariant(%d)", int(v))
 }
@@ -40,6 +46,8 @@ func (v SpreadVariant) entry() (string, error) {
 		return "main_thread", nil
 	case SpreadRowPerWorkgroup:
 		return "main_workgroup", nil
+	case SpreadRowPerThreadVec4:
+		return "main", nil
 	}
 	return "", fmt.Errorf("unknown spread variant %d", int(v))
 }
@@ -205,6 +213,9 @@ func NewSpread(d *gpu.Device, g ops.CSR, opts SpreadOptions) (*Spread, error) {
 	if err := s.checkLoops(g.Offsets); err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
+	if opts.Variant == SpreadRowPerThreadVec4 {
+		g = padRows4(g)
+	}
 	starts, err := splitRows(g.Offsets, bind, limit)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
@@ -214,6 +225,24 @@ func NewSpread(d *gpu.Device, g ops.CSR, opts SpreadOptions) (*Spread, error) {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	return s, nil
+}
+
+// padRows4 returns g with every row padded to a multiple of 4 edges
+// (source 0, weight 0: they add nothing to the sum).
+func padRows4(g ops.CSR) ops.CSR {
+	n := len(g.Offsets) - 1
+	out := ops.CSR{Offsets: make([]int32, n+1)}
+	for i := 0; i < n; i++ {
+		deg := g.Offsets[i+1] - g.Offsets[i]
+		out.Offsets[i+1] = out.Offsets[i] + (deg+3)&^3
+	}
+	out.Cols = make([]int32, out.Offsets[n])
+	out.Weights = make([]float32, out.Offsets[n])
+	for i := 0; i < n; i++ {
+		copy(out.Cols[out.Offsets[i]:], g.Cols[g.Offsets[i]:g.Offsets[i+1]])
+		copy(out.Weights[out.Offsets[i]:], g.Weights[g.Offsets[i]:g.Offsets[i+1]])
+	}
+	return out
 }
 
 // checkLoops refuses a graph whose longest row would need more loop
@@ -229,6 +258,9 @@ func (s *Spread) checkLoops(offsets []int32) error {
 	}
 	iters := deg + 1
 	what := fmt.Sprintf("%s: row %d has %d incoming edges, summed by one thread", s.opts.Variant, row, deg)
+	if s.opts.Variant == SpreadRowPerThreadVec4 {
+		iters = (deg+3)/4 + 1 // rows are padded to multiples of 4 edges, read as vec4s
+	}
 	if s.opts.Variant == SpreadRowPerWorkgroup {
 		wg := uint64(s.opts.Workgroup)
 		per := (deg + wg - 1) / wg
@@ -241,11 +273,15 @@ func (s *Spread) checkLoops(offsets []int32) error {
 func (s *Spread) init(g ops.CSR, entry string, starts []int) error {
 	d := s.d
 	var err error
-	if s.pipe, err = d.Pipeline("spread", wgsl.MustSource("spread"), entry, gpu.Constants{"WG": float64(s.opts.Workgroup)}); err != nil {
+	shader := "spread"
+	if s.opts.Variant == SpreadRowPerThreadVec4 {
+		shader = "spread_vec4"
+	}
+	if s.pipe, err = d.Pipeline(shader, wgsl.MustSource(shader), entry, gpu.Constants{"WG": float64(s.opts.Workgroup)}); err != nil {
 		return err
 	}
 	upload := func(label string, data []byte) (*gpu.Buffer, error) {
-		size := max(uint64(len(data)), 4) // a chunk without edges still binds a buffer
+		size := max(uint64(len(data)), 16) // a chunk without edges still binds a buffer (one vec4)
 		b, err := d.CreateBuffer(label, size, gpu.UsageStorage|gpu.UsageCopyDst)
 		if err != nil {
 			return nil, err
@@ -287,7 +323,7 @@ func (s *Spread) init(g ops.CSR, entry string, starts []int) error {
 			return err
 		}
 		groups := uint32(c.rows)
-		if s.opts.Variant == SpreadRowPerThread {
+		if s.opts.Variant != SpreadRowPerWorkgroup {
 			groups = (groups + uint32(s.opts.Workgroup) - 1) / uint32(s.opts.Workgroup)
 		}
 		c.gx, c.gy = grid2D(groups, d.Limits.MaxComputeWorkgroupsPerDimension)

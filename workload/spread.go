@@ -23,8 +23,11 @@ func init() { register(SpreadUniform) }
 
 // spreadVariant maps a spreading variant name to the runner's kernel.
 func spreadVariant(v string) kernels.SpreadVariant {
-	if v == "row-per-workgroup" {
+	switch v {
+	case "row-per-workgroup":
 		return kernels.SpreadRowPerWorkgroup
+	case "row-per-thread-vec4":
+		return kernels.SpreadRowPerThreadVec4
 	}
 	return kernels.SpreadRowPerThread
 }
@@ -39,7 +42,7 @@ func spreadDescriptor(name, graph string, rank int, gen func(n, degree int, seed
 		Batch:    "nodes",
 		BatchDoc: "graph nodes (edges grow with them)",
 		Uses:     []string{"nodes", "degree", "steps", "wg"},
-		Variants: []string{"row-per-thread", "row-per-workgroup"},
+		Variants: []string{"row-per-thread", "row-per-workgroup", "row-per-thread-vec4"},
 		rank:     rank,
 	}
 	d.Prepare = func(c Config) (*Prepared, error) {
