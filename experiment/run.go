@@ -146,6 +146,9 @@ func (e *Env) RunSuite(cfg RunConfig, rep *report.Report) error {
 	if err != nil {
 		return err
 	}
+	if err := e.runnerOverhead(rep); err != nil {
+		return err
+	}
 	knobs := workload.Knobs{Workgroup: cfg.Workgroup, Tile: cfg.Tile}
 	for _, w := range ds {
 		pr, err := w.Prepare(cfg.Config)
@@ -176,6 +179,9 @@ func (e *Env) RunSuite(cfg RunConfig, rep *report.Report) error {
 		}
 		rep.Measurements = append(rep.Measurements, ms...)
 		rep.BreakEvens = append(rep.BreakEvens, bes...)
+		if s := outsideKernel(ms[0]); s != "" {
+			rep.Summary = append(rep.Summary, s)
+		}
 		if err := e.timestampOverhead(at(pr.Size), ms[0], rep); err != nil {
 			return err
 		}
