@@ -146,9 +146,10 @@ func NewCosineBatch(d *gpu.Device, v []float32, dim int, opts CosineBatchOptions
 func batchLoopIterations(dim int, opts CosineBatchOptions) uint64 {
 	d4 := uint64(dim / 4)
 	if opts.Register {
-		// the query-offset loop, per vec4 the query loop, the stores
+		// the loop over D/4 (the QB queries unrolled), then QB stores of
+		// 4 rows each
 		const qb = BatchRegQueries
-		return (qb + 1) + d4*(qb+1) + (d4 + 1) + qb*(4+1) + (qb + 1)
+		return (d4 + 1) + qb*(4+1)
 	}
 	if !opts.Tiled {
 		return d4 + 1
