@@ -328,8 +328,9 @@ func readCeilingSummary(c kernels.Ceilings) string {
 			tried = append(tried, fmt.Sprintf("%s %.2f", x.Name, x.GBs))
 		}
 	}
-	return fmt.Sprintf("GPU read ceiling %.2f GB/s by %s, the best of %d verified designs (others, GB/s: %s)",
-		c.ReadGBs, c.ReadDesign, len(c.ReadTried), strings.Join(tried, "; "))
+	return fmt.Sprintf("GPU read ceiling %.2f GB/s by %s, the best of %d verified designs (others, GB/s: %s); write %.2f GB/s by %s (of %d); copy %.2f GB/s by %s (of %d)",
+		c.ReadGBs, c.ReadDesign, len(c.ReadTried), strings.Join(tried, "; "),
+		c.WriteGBs, c.WriteDesign, len(c.WriteTried), c.CopyGBs, c.CopyDesign, len(c.CopyTried))
 }
 
 // underMeasuredFrac is how far above the run's GPU read ceiling a GPU

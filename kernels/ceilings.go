@@ -65,6 +65,10 @@ type Ceilings struct {
 	// adapter does, not what one design does.
 	ReadDesign string
 	ReadTried  []CeilingDesign
+	// WriteDesign and CopyDesign name the designs that set WriteGBs and
+	// CopyGBs, the best of WriteTried and CopyTried.
+	WriteDesign, CopyDesign string
+	WriteTried, CopyTried   []CeilingDesign
 	// Timed is "timestamps" when every number is GPU kernel time from
 	// timestamp queries, "host clock" when timestamps were unavailable or
 	// implausible for any kernel (then every number is host time around
@@ -190,6 +194,26 @@ func MeasureCeilings(d *gpu.Device, opts CeilingOptions) (Ceilings, error) {
 	if err != nil {
 		return Ceilings{}, fmt.Errorf("%s: %w", op, err)
 	}
+	var writes, copies []*microKernel
+	for _, x := range []struct {
+		wg    int
+		chunk uint64
+	}{{64, 256}, {256, 64}, {64, 1024}} {
+		w, err := b.chunkDesign(kernels[1], "micro_fill", []gpu.BufferBinding{{Binding: 0, Buffer: b.params, Size: 16}, {Binding: 1, Buffer: b.dst}}, x.wg, x.chunk)
+		if err != nil {
+			return Ceilings{}, fmt.Errorf("%s: %w", op, err)
+		}
+		c, err := b.chunkDesign(kernels[2], "micro_copy", []gpu.BufferBinding{{Binding: 0, Buffer: b.src}, {Binding: 1, Buffer: b.dst}}, x.wg, x.chunk)
+		if err != nil {
+			return Ceilings{}, fmt.Errorf("%s: %w", op, err)
+		}
+		if w != nil {
+			writes = append(writes, w)
+		}
+		if c != nil {
+			copies = append(copies, c)
+		}
+	}
 	for _, x := range opts.Intensities {
 		k, err := b.fmaKernel(max(1, int(math.Round(4*x))))
 		if err != nil {
@@ -199,6 +223,10 @@ func MeasureCeilings(d *gpu.Device, opts CeilingOptions) (Ceilings, error) {
 	}
 	nbase := len(kernels)
 	kernels = append(kernels, reads...)
+	nreads := len(kernels)
+	kernels = append(kernels, writes...)
+	nwrites := len(kernels)
+	kernels = append(kernels, copies...)
 	times := make([]runTimes, len(kernels))
 	allKernel := timer != nil
 	for i, k := range kernels {
@@ -218,17 +246,21 @@ func MeasureCeilings(d *gpu.Device, opts CeilingOptions) (Ceilings, error) {
 		}
 		return amount / t.Seconds() / 1e9
 	}
-	c.ReadGBs, c.ReadDesign = rate(0, kernels[0].bytes), kernels[0].name
-	c.ReadTried = []CeilingDesign{{kernels[0].name, c.ReadGBs}}
-	for i := nbase; i < len(kernels); i++ {
-		r := rate(i, kernels[i].bytes)
-		c.ReadTried = append(c.ReadTried, CeilingDesign{kernels[i].name, r})
-		if r > c.ReadGBs {
-			c.ReadGBs, c.ReadDesign = r, kernels[i].name
+	best := func(base, from, to int) (float64, string, []CeilingDesign) {
+		r, name := rate(base, kernels[base].bytes), kernels[base].name
+		tried := []CeilingDesign{{name, r}}
+		for i := from; i < to; i++ {
+			x := rate(i, kernels[i].bytes)
+			tried = append(tried, CeilingDesign{kernels[i].name, x})
+			if x > r {
+				r, name = x, kernels[i].name
+			}
 		}
+		return r, name, tried
 	}
-	c.WriteGBs = rate(1, kernels[1].bytes)
-	c.CopyGBs = rate(2, kernels[2].bytes)
+	c.ReadGBs, c.ReadDesign, c.ReadTried = best(0, nbase, nreads)
+	c.WriteGBs, c.WriteDesign, c.WriteTried = best(1, nreads, nwrites)
+	c.CopyGBs, c.CopyDesign, c.CopyTried = best(2, nwrites, len(kernels))
 	for i := 3; i < nbase; i++ {
 		k := kernels[i]
 		p := FMAPoint{Intensity: k.flops / k.bytes, GFLOPs: rate(i, k.flops), GBs: rate(i, k.bytes)}
@@ -472,6 +504,33 @@ func (b *ceilingBench) readDesigns() ([]*microKernel, error) {
 	return out, nil
 }
 
+// chunkDesign is base's operation by the main_chunk entry of shader
+// (each invocation CHUNK consecutive vec4s) at workgroup size wg, with
+// base's poisoning and checks; nil when the adapter refuses the
+// workgroup size, the grid or the loop count.
+func (b *ceilingBench) chunkDesign(base *microKernel, shader string, bindings []gpu.BufferBinding, wg int, chunk uint64) (*microKernel, error) {
+	groups := (b.n4 + chunk*uint64(wg) - 1) / (chunk * uint64(wg))
+	name := fmt.Sprintf("chunk of %d vec4/invocation wg%d", chunk, wg)
+	if b.d.CheckWorkgroup(wg) != nil || groups > uint64(b.d.Limits.MaxComputeWorkgroupsPerDimension) || gpu.CheckLoopBudget(b.d, chunk+1, name) != nil {
+		return nil, nil
+	}
+	p, err := b.d.Pipeline(shader, wgsl.MustSource(shader), "main_chunk", gpu.Constants{"WG": float64(wg), "CHUNK": float64(chunk)})
+	if err != nil {
+		return nil, err
+	}
+	bg, err := b.bind(p, bindings)
+	if err != nil {
+		return nil, err
+	}
+	return &microKernel{
+		name:    name,
+		pass:    gpu.Pass{Label: shader + " main_chunk", Dispatches: []gpu.Dispatch{{Pipeline: p, BindGroups: []*gpu.BindGroup{bg}, X: uint32(groups), Y: 1, Z: 1}}},
+		bytes:   base.bytes,
+		prepare: base.prepare,
+		verify:  base.verify,
+	}, nil
+}
+
 // checkSum checks that the float64 sum of partial sums is within the
 // rounding bound of float32 summation, depth·ε·Σ|x| (doubled for safety),
 // of want.
@@ -504,7 +563,7 @@ func (b *ceilingBench) fillKernel() (*microKernel, error) {
 	starts := sampleStarts(b.n4, sampleBlock, sampleCount)
 	seed := func(run int) float32 { return float32(run+1) * 1.5 }
 	return &microKernel{
-		name:  "fill",
+		name:  fmt.Sprintf("grid-stride wg%d", b.wg),
 		pass:  gpu.Pass{Label: "micro_fill", Dispatches: []gpu.Dispatch{{Pipeline: p, BindGroups: []*gpu.BindGroup{bg}, X: b.streamGroups(b.n4, 8), Y: 1, Z: 1}}},
 		bytes: float64(16 * b.n4),
 		prepare: func(run int) error {
@@ -545,7 +604,7 @@ func (b *ceilingBench) copyKernel() (*microKernel, error) {
 	}
 	starts := sampleStarts(b.n4, sampleBlock, sampleCount)
 	return &microKernel{
-		name:  "copy",
+		name:  fmt.Sprintf("grid-stride wg%d", b.wg),
 		pass:  gpu.Pass{Label: "micro_copy", Dispatches: []gpu.Dispatch{{Pipeline: p, BindGroups: []*gpu.BindGroup{bg}, X: b.streamGroups(b.n4, 8), Y: 1, Z: 1}}},
 		bytes: float64(2 * 16 * b.n4),
 		prepare: func(int) error {
