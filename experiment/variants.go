@@ -289,7 +289,7 @@ func (e *Env) VariantSweep(kernel string, cfg RunConfig, rep *report.Report) err
 		ms, err := e.measureCase(c, Roofs{})
 		if err != nil {
 			var ge *gpu.GPUError
-			if errors.Is(err, gpu.ErrLimit) || errors.As(err, &ge) || errors.Is(err, ErrWrongResult) {
+			if errors.Is(err, gpu.ErrLimit) || errors.As(err, &ge) || errors.Is(err, ErrWrongResult) || errors.Is(err, kernels.ErrUnsupported) {
 				s.Rejected = append(s.Rejected, report.Rejection{Label: c.Variant, Reason: err.Error()})
 				rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s variant %s skipped: %v", kernel, c.Variant, err))
 				continue

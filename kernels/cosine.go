@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"github.com/wgpu-prof/wgpu-prof/gpu"
 	"math"
@@ -21,7 +22,15 @@ type CosineOptions struct {
 	// (vec4 loads, no workgroup memory, no barrier) instead of one
 	// workgroup per row with a tree reduction. Not with PrecomputedNorms.
 	RowPerInvocation bool
+	// Subgroup selects the design with one subgroup per row, reduced with
+	// subgroupAdd (no workgroup memory, no barrier); ErrUnsupported where
+	// the device has no subgroup operations. f32 storage only.
+	Subgroup bool
 }
+
+// ErrUnsupported reports a kernel design the device cannot run (a
+// missing feature); a variant selection skips it.
+var ErrUnsupported = errors.New("not supported by this device")
 
 // CosineSingle scores one query against N stored vectors resident on the
 // GPU. V is split into chunks that each fit one storage binding.
@@ -85,6 +94,20 @@ func newCosineSingle(op string, d *gpu.Device, v []float32, dim int, opts Cosine
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	opts.Workgroup = wg
+	if opts.Subgroup {
+		if opts.PrecomputedNorms || opts.RowPerInvocation {
+			return nil, fmt.Errorf("%s: Subgroup with PrecomputedNorms or RowPerInvocation: choose one design", op)
+		}
+		if !d.HasFeature(gpu.FeatureSubgroups) && !d.HasFeature(gpu.FeatureNativeSubgroup) {
+			return nil, fmt.Errorf("%s: a subgroup per row: %s has no subgroup operations: %w", op, d.Info.Name, ErrUnsupported)
+		}
+		// Per invocation at most: the rows of its subgroup (a workgroup
+		// takes about 8 rows, a subgroup at most all of them), each the
+		// loop over D/4 (a subgroup of one lane walks it all).
+		if err := gpu.CheckLoopBudget(d, 9*(uint64(dim/4)+1)+10, fmt.Sprintf("dimension %d", dim)); err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+	}
 	if opts.RowPerInvocation {
 		if opts.PrecomputedNorms {
 			return nil, fmt.Errorf("%s: RowPerInvocation and PrecomputedNorms: the row-per-invocation design computes its norms", op)
@@ -121,6 +144,9 @@ func (c *CosineSingle) init(st rowStore) error {
 	}
 	if c.opts.RowPerInvocation {
 		entry = "main_rows"
+	}
+	if c.opts.Subgroup {
+		entry = "main_subgroup"
 	}
 	c.pipe, err = d.Pipeline(st.shader, wgsl.MustSource(st.shader), entry, gpu.Constants{"WG": float64(c.opts.Workgroup)})
 	if err != nil {
@@ -183,6 +209,10 @@ func (c *CosineSingle) init(st rowStore) error {
 		}
 		c.groups = append(c.groups, bg)
 		groups := uint32(rows)
+		if c.opts.Subgroup {
+			// about 8 rows per workgroup; subgroups stride over the rest
+			groups = uint32(max(1, (rows+7)/8))
+		}
 		if c.opts.RowPerInvocation {
 			groups = uint32((rows + uint64(c.opts.Workgroup) - 1) / uint64(c.opts.Workgroup))
 		}

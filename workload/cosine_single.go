@@ -39,12 +39,13 @@ func init() { register(CosineSingle) }
 
 // cosineSingleVariants are the designs of the cosine-single kernel (and of
 // the scoring pass of cosine-topk): a workgroup per row with a tree
-// reduction, or a row per invocation with vec4 loads and no barrier.
-var cosineSingleVariants = []string{"wg-per-row", "row-per-inv"}
+// reduction, a row per invocation with vec4 loads and no barrier, or a
+// subgroup per row reduced with subgroupAdd (where subgroups exist).
+var cosineSingleVariants = []string{"wg-per-row", "row-per-inv", "subgroup-per-row"}
 
 // cosineOptions maps a cosine-single variant to the runner's options.
 func cosineOptions(variant string, wg int) kernels.CosineOptions {
-	return kernels.CosineOptions{Workgroup: wg, RowPerInvocation: variant == "row-per-inv"}
+	return kernels.CosineOptions{Workgroup: wg, RowPerInvocation: variant == "row-per-inv", Subgroup: variant == "subgroup-per-row"}
 }
 
 func cosineSingleCase(c *cosineData, n int, k Knobs) Case {
