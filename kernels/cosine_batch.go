@@ -29,6 +29,10 @@ type CosineBatchOptions struct {
 	// untiled one; it runs Workgroup invocations per workgroup. Not with
 	// Tiled.
 	Register bool
+	// RegisterQueries is the register-blocked kernel's queries per
+	// invocation: 16 (0) or 8 (wgsl/cosine_batch_reg8.wgsl, half the
+	// accumulators).
+	RegisterQueries int
 }
 
 // BatchRegQueries is the queries per invocation of the register-blocked
@@ -116,6 +120,15 @@ func NewCosineBatch(d *gpu.Device, v []float32, dim int, opts CosineBatchOptions
 	if opts.Tiled && opts.Register {
 		return nil, fmt.Errorf("%s: Tiled and Register: choose one kernel", op)
 	}
+	if opts.Register {
+		switch opts.RegisterQueries {
+		case 0:
+			opts.RegisterQueries = BatchRegQueries
+		case 8, 16:
+		default:
+			return nil, fmt.Errorf("%s: RegisterQueries %d: must be 8 or 16", op, opts.RegisterQueries)
+		}
+	}
 	if opts.Tiled {
 		if opts.Tile, err = checkTile(d, opts.Tile, opts.Workgroup); err != nil {
 			return nil, fmt.Errorf("%s: %w", op, err)
@@ -148,8 +161,7 @@ func batchLoopIterations(dim int, opts CosineBatchOptions) uint64 {
 	if opts.Register {
 		// the loop over D/4 (the QB queries unrolled), then QB stores of
 		// 4 rows each
-		const qb = BatchRegQueries
-		return (d4 + 1) + qb*(4+1)
+		return (d4 + 1) + uint64(max(opts.RegisterQueries, BatchRegQueries))*(4+1)
 	}
 	if !opts.Tiled {
 		return d4 + 1
@@ -176,7 +188,11 @@ func (c *CosineBatch) init(v []float32) error {
 		return fmt.Errorf("one row of S (N = %d floats) does not fit maxStorageBufferBindingSize %d: %w", c.N, maxBind, gpu.ErrLimit)
 	}
 	if c.opts.Register {
-		c.pipe, err = d.Pipeline("cosine_batch_reg", wgsl.MustSource("cosine_batch_reg"), "main", gpu.Constants{"WG": float64(c.opts.Workgroup)})
+		name := "cosine_batch_reg"
+		if c.opts.RegisterQueries == 8 {
+			name = "cosine_batch_reg8"
+		}
+		c.pipe, err = d.Pipeline(name, wgsl.MustSource(name), "main", gpu.Constants{"WG": float64(c.opts.Workgroup)})
 	} else if c.opts.Tiled {
 		c.pipe, err = d.Pipeline("cosine_batch", wgsl.MustSource("cosine_batch"), "main", gpu.Constants{"TILE": float64(c.opts.Tile)})
 	} else {
@@ -302,7 +318,8 @@ func (c *CosineBatch) pass(qs []float32, nq int) (gpu.Pass, error) {
 		if c.opts.Register {
 			perBlock := 4 * uint64(c.opts.Workgroup)
 			blocksN := (rows + perBlock - 1) / perBlock
-			blocks := blocksN * ((uint64(nq) + BatchRegQueries - 1) / BatchRegQueries)
+			qb := uint64(c.opts.RegisterQueries)
+			blocks := blocksN * ((uint64(nq) + qb - 1) / qb)
 			gx, gy = grid2D(uint32(blocks), maxWG)
 			binary.LittleEndian.PutUint32(blk[24:], uint32(blocksN))
 			binary.LittleEndian.PutUint32(blk[28:], uint32(blocks))

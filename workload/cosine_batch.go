@@ -23,7 +23,7 @@ var CosineBatch = &Descriptor{
 	BatchDoc: "queries per call",
 	// The tiled kernel's workgroup is (tile/4)² threads: no "wg" knob.
 	Uses:     []string{"d", "n", "q", "tile"},
-	Variants: []string{"tiled", "naive", "reg16x4"},
+	Variants: []string{"tiled", "naive", "reg16x4", "reg8x4"},
 	rank:     20,
 	Host: func(h HostSizes) []HostShape {
 		n := min(4*h.NCached, batchRows)
@@ -85,6 +85,9 @@ func cosineBatchCase(b *batchData, q int, k Knobs) Case {
 	case "reg16x4":
 		opts = kernels.CosineBatchOptions{Register: true, Workgroup: k.Workgroup}
 		label = fmt.Sprintf("reg16x4-wg%d", k.wg())
+	case "reg8x4":
+		opts = kernels.CosineBatchOptions{Register: true, RegisterQueries: 8, Workgroup: k.Workgroup}
+		label = fmt.Sprintf("reg8x4-wg%d", k.wg())
 	}
 	w := Case{
 		Name: "cosine-batch", Variant: label,
