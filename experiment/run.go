@@ -35,6 +35,9 @@ type RunConfig struct {
 	// Batches for the break-even sweeps; nil: powers of 4 up to the size.
 	Batches      []int
 	CeilingBytes uint64
+	// Retune re-measures the GPU variant selection instead of reading the
+	// cache (see SelectVariant).
+	Retune bool
 }
 
 // Defaults fills zero fields with the suite's default sizes.
@@ -137,6 +140,7 @@ func (e *Env) Ceilings(cfg RunConfig, rep *report.Report) (Roofs, error) {
 	for _, pt := range gc.FMA {
 		rep.Ceilings.GPU[fmt.Sprintf("fma_gflops_at_%g", pt.Intensity)] = pt.GFLOPs
 	}
+	rep.Summary = append(rep.Summary, readCeilingSummary(gc))
 	if gc.Timed != "timestamps" {
 		rep.Warnings = append(rep.Warnings, "GPU ceilings timed by the host clock ("+gc.Timed+"): they include submission overhead")
 	}
@@ -170,6 +174,9 @@ func (e *Env) RunSuite(cfg RunConfig, rep *report.Report) error {
 	if err != nil {
 		return err
 	}
+	if err := e.runnerOverhead(rep); err != nil {
+		return err
+	}
 	knobs := workload.Knobs{Workgroup: cfg.Workgroup, Tile: cfg.Tile}
 	for _, w := range ds {
 		pr, err := w.Prepare(cfg.Config)
@@ -177,7 +184,14 @@ func (e *Env) RunSuite(cfg RunConfig, rep *report.Report) error {
 			return fmt.Errorf("%s: %w", w.Name, err)
 		}
 		batches := batchesFor(cfg, pr)
-		at := func(n int) workload.Case { return pr.At(n, knobs) }
+		kv, choice, err := e.SelectVariant(w, pr, pr.Size, knobs, cfg.Retune, rep)
+		if err != nil {
+			return err
+		}
+		if choice.Chosen != "" {
+			rep.Summary = append(rep.Summary, choice.Summary())
+		}
+		at := func(n int) workload.Case { return pr.At(n, kv) }
 		bes, sweep, err := e.breakEven(w, pr.Fixed, batches, at, roofs)
 		if err != nil {
 			return err
@@ -196,10 +210,14 @@ func (e *Env) RunSuite(cfg RunConfig, rep *report.Report) error {
 		for _, be := range bes {
 			rep.Summary = append(rep.Summary, crossoverLines(be)...)
 		}
+		if s := outsideKernel(ms[0]); s != "" {
+			rep.Summary = append(rep.Summary, s)
+		}
 		if err := e.timestampOverhead(at(pr.Size), ms[0], rep); err != nil {
 			return err
 		}
 	}
+	rep.Summary = append(rep.Summary, checkUnderCeiling(rep, roofs.GPU.BandwidthGBs)...)
 	// The answer per workload first, then the details (timestamp cost).
 	rep.Summary = append(Summarize(rep), rep.Summary...)
 	warns, ok := CeilingCheck(rep)

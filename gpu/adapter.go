@@ -97,9 +97,12 @@ type Feature uint32
 
 // Features the tool uses or reports.
 const (
-	FeatureTimestampQuery             Feature = C.WGPUFeatureName_TimestampQuery
-	FeatureShaderF16                  Feature = C.WGPUFeatureName_ShaderF16
-	FeatureSubgroups                  Feature = C.WGPUFeatureName_Subgroups
+	FeatureTimestampQuery Feature = C.WGPUFeatureName_TimestampQuery
+	FeatureShaderF16      Feature = C.WGPUFeatureName_ShaderF16
+	FeatureSubgroups      Feature = C.WGPUFeatureName_Subgroups
+	// FeatureNativeSubgroup is wgpu-native's subgroup operations feature
+	// (adapters such as lavapipe expose it without the standard one).
+	FeatureNativeSubgroup             Feature = C.WGPUNativeFeature_Subgroup
 	FeatureTimestampQueryInsidePasses Feature = C.WGPUNativeFeature_TimestampQueryInsidePasses
 	FeatureTimestampQueryInsideEnc    Feature = C.WGPUNativeFeature_TimestampQueryInsideEncoders
 	FeatureShaderF64                  Feature = C.WGPUNativeFeature_ShaderF64

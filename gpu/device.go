@@ -100,7 +100,7 @@ func (a *Adapter) RequestDevice(opts DeviceOptions) (*Device, error) {
 	if a == nil || a.c == nil {
 		return nil, fmt.Errorf("gpu: RequestDevice: %w", ErrReleased)
 	}
-	want := []Feature{FeatureShaderF16, FeatureSubgroups}
+	want := []Feature{FeatureShaderF16, FeatureSubgroups, FeatureNativeSubgroup}
 	if !opts.NoTimestamps {
 		want = append(want, FeatureTimestampQuery)
 	}

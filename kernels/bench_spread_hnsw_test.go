@@ -66,7 +66,7 @@ func BenchmarkSpread(b *testing.B) {
 	for _, gr := range graphs {
 		n, e := gr.g.N(), len(gr.g.Cols)
 		bytes := float64(steps) * float64(4*(n+1)+8*e+8*n)
-		for _, variant := range []kernels.SpreadVariant{kernels.SpreadRowPerThread, kernels.SpreadRowPerWorkgroup} {
+		for _, variant := range []kernels.SpreadVariant{kernels.SpreadRowPerThread, kernels.SpreadRowPerWorkgroup, kernels.SpreadRowPerThreadVec4} {
 			b.Run(fmt.Sprintf("%s/%v/T=%d", gr.name, variant, steps), func(b *testing.B) {
 				sp, err := kernels.NewSpread(d, csrInput(gr.g), kernels.SpreadOptions{Variant: variant})
 				if err != nil {

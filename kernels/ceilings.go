@@ -36,6 +36,12 @@ type CeilingOptions struct {
 	Intensities []float64
 }
 
+// CeilingDesign is one design tried for a ceiling and its rate.
+type CeilingDesign struct {
+	Name string
+	GBs  float64
+}
+
 // FMAPoint is one point of the empirical roofline.
 type FMAPoint struct {
 	// Intensity is flops per byte moved (read + written).
@@ -54,6 +60,15 @@ type Ceilings struct {
 	PeakGFLOPs                 float64 // max over FMA
 	Bytes                      uint64  // buffer size streamed by read, fill and copy
 	Workgroup                  int
+	// ReadDesign names the read kernel design that set ReadGBs, the
+	// fastest of ReadTried (each verified): a ceiling is the best this
+	// adapter does, not what one design does.
+	ReadDesign string
+	ReadTried  []CeilingDesign
+	// WriteDesign and CopyDesign name the designs that set WriteGBs and
+	// CopyGBs, the best of WriteTried and CopyTried.
+	WriteDesign, CopyDesign string
+	WriteTried, CopyTried   []CeilingDesign
 	// Timed is "timestamps" when every number is GPU kernel time from
 	// timestamp queries, "host clock" when timestamps were unavailable or
 	// implausible for any kernel (then every number is host time around
@@ -99,6 +114,7 @@ type ceilingBench struct {
 	src     *gpu.Buffer
 	dst     *gpu.Buffer
 	partial *gpu.Buffer
+	extra   []*gpu.Buffer // partial sums of the other read designs
 	params  *gpu.Buffer
 	groups  []*gpu.BindGroup
 }
@@ -111,6 +127,8 @@ func (b *ceilingBench) release() {
 	b.src.Release()
 	b.dst.Release()
 	b.partial.Release()
+	releaseAll(b.extra)
+	b.extra = nil
 	b.params.Release()
 	b.groups = nil
 }
@@ -172,6 +190,30 @@ func MeasureCeilings(d *gpu.Device, opts CeilingOptions) (Ceilings, error) {
 		}
 		kernels = append(kernels, k)
 	}
+	reads, err := b.readDesigns()
+	if err != nil {
+		return Ceilings{}, fmt.Errorf("%s: %w", op, err)
+	}
+	var writes, copies []*microKernel
+	for _, x := range []struct {
+		wg    int
+		chunk uint64
+	}{{64, 256}, {256, 64}, {64, 1024}} {
+		w, err := b.chunkDesign(kernels[1], "micro_fill", []gpu.BufferBinding{{Binding: 0, Buffer: b.params, Size: 16}, {Binding: 1, Buffer: b.dst}}, x.wg, x.chunk)
+		if err != nil {
+			return Ceilings{}, fmt.Errorf("%s: %w", op, err)
+		}
+		c, err := b.chunkDesign(kernels[2], "micro_copy", []gpu.BufferBinding{{Binding: 0, Buffer: b.src}, {Binding: 1, Buffer: b.dst}}, x.wg, x.chunk)
+		if err != nil {
+			return Ceilings{}, fmt.Errorf("%s: %w", op, err)
+		}
+		if w != nil {
+			writes = append(writes, w)
+		}
+		if c != nil {
+			copies = append(copies, c)
+		}
+	}
 	for _, x := range opts.Intensities {
 		k, err := b.fmaKernel(max(1, int(math.Round(4*x))))
 		if err != nil {
@@ -179,6 +221,12 @@ func MeasureCeilings(d *gpu.Device, opts CeilingOptions) (Ceilings, error) {
 		}
 		kernels = append(kernels, k)
 	}
+	nbase := len(kernels)
+	kernels = append(kernels, reads...)
+	nreads := len(kernels)
+	kernels = append(kernels, writes...)
+	nwrites := len(kernels)
+	kernels = append(kernels, copies...)
 	times := make([]runTimes, len(kernels))
 	allKernel := timer != nil
 	for i, k := range kernels {
@@ -198,10 +246,22 @@ func MeasureCeilings(d *gpu.Device, opts CeilingOptions) (Ceilings, error) {
 		}
 		return amount / t.Seconds() / 1e9
 	}
-	c.ReadGBs = rate(0, kernels[0].bytes)
-	c.WriteGBs = rate(1, kernels[1].bytes)
-	c.CopyGBs = rate(2, kernels[2].bytes)
-	for i := 3; i < len(kernels); i++ {
+	best := func(base, from, to int) (float64, string, []CeilingDesign) {
+		r, name := rate(base, kernels[base].bytes), kernels[base].name
+		tried := []CeilingDesign{{name, r}}
+		for i := from; i < to; i++ {
+			x := rate(i, kernels[i].bytes)
+			tried = append(tried, CeilingDesign{kernels[i].name, x})
+			if x > r {
+				r, name = x, kernels[i].name
+			}
+		}
+		return r, name, tried
+	}
+	c.ReadGBs, c.ReadDesign, c.ReadTried = best(0, nbase, nreads)
+	c.WriteGBs, c.WriteDesign, c.WriteTried = best(1, nreads, nwrites)
+	c.CopyGBs, c.CopyDesign, c.CopyTried = best(2, nwrites, len(kernels))
+	for i := 3; i < nbase; i++ {
 		k := kernels[i]
 		p := FMAPoint{Intensity: k.flops / k.bytes, GFLOPs: rate(i, k.flops), GBs: rate(i, k.bytes)}
 		c.FMA = append(c.FMA, p)
@@ -349,7 +409,7 @@ func (b *ceilingBench) readKernel() (*microKernel, error) {
 	// lanes and threads; the host adds the partials in float64.
 	depth := int((b.n4+threads-1)/threads) + bits.Len(uint(b.wg)) + 2
 	return &microKernel{
-		name:  "read",
+		name:  fmt.Sprintf("grid-stride+tree wg%d", b.wg),
 		pass:  gpu.Pass{Label: "micro_read", Dispatches: []gpu.Dispatch{{Pipeline: p, BindGroups: []*gpu.BindGroup{bg}, X: groups, Y: 1, Z: 1}}},
 		bytes: float64(16 * b.n4),
 		prepare: func(int) error {
@@ -361,6 +421,113 @@ func (b *ceilingBench) readKernel() (*microKernel, error) {
 			}
 			return checkSum("micro_read", got, b.sum, b.absSum, depth)
 		},
+	}, nil
+}
+
+// readDesigns are the other designs of the read ceiling (wgsl/micro_read.wgsl
+// main_chunk, main_stride) at several workgroup sizes; those the adapter
+// refuses (workgroup size, grid, loop budget) are left out.
+func (b *ceilingBench) readDesigns() ([]*microKernel, error) {
+	type design struct {
+		entry     string
+		wg        int
+		chunk     uint64 // main_chunk: vec4s per invocation
+		perThread uint64 // main_stride: about this many per invocation
+	}
+	var out []*microKernel
+	for _, x := range []design{
+		{"main", 64, 0, 32},
+		{"main_stride", 64, 0, 64},
+		{"main_chunk", 64, 64, 0},
+		{"main_chunk", 64, 1024, 0},
+		{"main_chunk", 256, 256, 0},
+	} {
+		if b.d.CheckWorkgroup(x.wg) != nil {
+			continue
+		}
+		maxDim := uint64(b.d.Limits.MaxComputeWorkgroupsPerDimension)
+		var groups, perLane uint64
+		var name string
+		switch x.entry {
+		case "main_chunk":
+			groups = (b.n4 + x.chunk*uint64(x.wg) - 1) / (x.chunk * uint64(x.wg))
+			perLane = x.chunk
+			name = fmt.Sprintf("chunk of %d vec4/invocation wg%d", x.chunk, x.wg)
+		default:
+			groups = (b.n4 + uint64(x.wg)*x.perThread - 1) / (uint64(x.wg) * x.perThread)
+			groups = max(1, min(groups, maxDim))
+			perLane = (b.n4 + groups*uint64(x.wg) - 1) / (groups * uint64(x.wg))
+			name = fmt.Sprintf("grid-stride+tree wg%d", x.wg)
+			if x.entry == "main_stride" {
+				name = fmt.Sprintf("grid-stride, partial per invocation wg%d", x.wg)
+			}
+		}
+		if groups > maxDim || gpu.CheckLoopBudget(b.d, perLane+1, name) != nil {
+			continue
+		}
+		p, err := b.d.Pipeline("micro_read", wgsl.MustSource("micro_read"), x.entry, gpu.Constants{"WG": float64(x.wg), "CHUNK": float64(max(x.chunk, 1))})
+		if err != nil {
+			return nil, err
+		}
+		n := groups * uint64(x.wg)
+		if x.entry == "main" {
+			n = groups
+		}
+		partial, err := b.d.CreateBuffer("ceiling partial sums "+name, 4*n, gpu.UsageStorage|gpu.UsageCopyDst|gpu.UsageCopySrc)
+		if err != nil {
+			return nil, err
+		}
+		b.extra = append(b.extra, partial)
+		bg, err := b.bind(p, []gpu.BufferBinding{{Binding: 0, Buffer: b.src}, {Binding: 1, Buffer: partial}})
+		if err != nil {
+			return nil, err
+		}
+		nan := make([]float32, n)
+		for i := range nan {
+			nan[i] = nanBits
+		}
+		got := make([]float32, n)
+		depth := int(perLane) + bits.Len(uint(x.wg)) + 2
+		out = append(out, &microKernel{
+			name:    name,
+			pass:    gpu.Pass{Label: "micro_read " + x.entry, Dispatches: []gpu.Dispatch{{Pipeline: p, BindGroups: []*gpu.BindGroup{bg}, X: uint32(groups), Y: 1, Z: 1}}},
+			bytes:   float64(16 * b.n4),
+			prepare: func(int) error { return b.d.Write(partial, 0, gpu.Bytes(nan)) },
+			verify: func(int) error {
+				if err := b.d.Read(partial, 0, gpu.Bytes(got)); err != nil {
+					return err
+				}
+				return checkSum("micro_read "+name, got, b.sum, b.absSum, depth)
+			},
+		})
+	}
+	return out, nil
+}
+
+// chunkDesign is base's operation by the main_chunk entry of shader
+// (each invocation CHUNK consecutive vec4s) at workgroup size wg, with
+// base's poisoning and checks; nil when the adapter refuses the
+// workgroup size, the grid or the loop count.
+func (b *ceilingBench) chunkDesign(base *microKernel, shader string, bindings []gpu.BufferBinding, wg int, chunk uint64) (*microKernel, error) {
+	groups := (b.n4 + chunk*uint64(wg) - 1) / (chunk * uint64(wg))
+	name := fmt.Sprintf("chunk of %d vec4/invocation wg%d", chunk, wg)
+	if b.d.CheckWorkgroup(wg) != nil || groups > uint64(b.d.Limits.MaxComputeWorkgroupsPerDimension) || gpu.CheckLoopBudget(b.d, chunk+1, name) != nil {
+		return nil, nil
+	}
+	p, err := b.d.Pipeline(shader, wgsl.MustSource(shader), "main_chunk", gpu.Constants{"WG": float64(wg), "CHUNK": float64(chunk)})
+	if err != nil {
+		return nil, err
+	}
+	bg, err := b.bind(p, bindings)
+	if err != nil {
+		return nil, err
+	}
+	return &microKernel{
+		name:    name,
+		pass:    gpu.Pass{Label: shader + " main_chunk", Dispatches: []gpu.Dispatch{{Pipeline: p, BindGroups: []*gpu.BindGroup{bg}, X: uint32(groups), Y: 1, Z: 1}}},
+		bytes:   base.bytes,
+		prepare: base.prepare,
+		verify:  base.verify,
 	}, nil
 }
 
@@ -396,7 +563,7 @@ func (b *ceilingBench) fillKernel() (*microKernel, error) {
 	starts := sampleStarts(b.n4, sampleBlock, sampleCount)
 	seed := func(run int) float32 { return float32(run+1) * 1.5 }
 	return &microKernel{
-		name:  "fill",
+		name:  fmt.Sprintf("grid-stride wg%d", b.wg),
 		pass:  gpu.Pass{Label: "micro_fill", Dispatches: []gpu.Dispatch{{Pipeline: p, BindGroups: []*gpu.BindGroup{bg}, X: b.streamGroups(b.n4, 8), Y: 1, Z: 1}}},
 		bytes: float64(16 * b.n4),
 		prepare: func(run int) error {
@@ -437,7 +604,7 @@ func (b *ceilingBench) copyKernel() (*microKernel, error) {
 	}
 	starts := sampleStarts(b.n4, sampleBlock, sampleCount)
 	return &microKernel{
-		name:  "copy",
+		name:  fmt.Sprintf("grid-stride wg%d", b.wg),
 		pass:  gpu.Pass{Label: "micro_copy", Dispatches: []gpu.Dispatch{{Pipeline: p, BindGroups: []*gpu.BindGroup{bg}, X: b.streamGroups(b.n4, 8), Y: 1, Z: 1}}},
 		bytes: float64(2 * 16 * b.n4),
 		prepare: func(int) error {

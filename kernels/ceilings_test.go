@@ -65,6 +65,43 @@ func TestMeasureCeilings(t *testing.T) {
 			t.Errorf("%s = %v, want positive and finite", name, x)
 		}
 	}
+	// The read ceiling is the best of several verified designs, and says
+	// which one won.
+	if len(c.ReadTried) < 3 {
+		t.Errorf("read ceiling tried %d designs, want several", len(c.ReadTried))
+	}
+	won := false
+	for _, x := range c.ReadTried {
+		t.Logf("  read design %-45s %6.2f GB/s", x.Name, x.GBs)
+		if x.GBs > c.ReadGBs || !finitePositive(x.GBs) {
+			t.Errorf("read design %s at %v GB/s; the ceiling %v must be the best of positive rates", x.Name, x.GBs, c.ReadGBs)
+		}
+		won = won || (x.Name == c.ReadDesign && x.GBs == c.ReadGBs)
+	}
+	if !won {
+		t.Errorf("ReadDesign %q at %v GB/s is not among the designs tried", c.ReadDesign, c.ReadGBs)
+	}
+	for _, x := range []struct {
+		what   string
+		gbs    float64
+		design string
+		tried  []CeilingDesign
+	}{{"write", c.WriteGBs, c.WriteDesign, c.WriteTried}, {"copy", c.CopyGBs, c.CopyDesign, c.CopyTried}} {
+		if len(x.tried) < 2 {
+			t.Errorf("%s ceiling tried %d designs, want several", x.what, len(x.tried))
+		}
+		found := false
+		for _, y := range x.tried {
+			t.Logf("  %s design %-40s %6.2f GB/s", x.what, y.Name, y.GBs)
+			if y.GBs > x.gbs {
+				t.Errorf("%s design %s at %v GB/s above the ceiling %v", x.what, y.Name, y.GBs, x.gbs)
+			}
+			found = found || (y.Name == x.design && y.GBs == x.gbs)
+		}
+		if !found {
+			t.Errorf("%s design %q at %v GB/s is not among those tried", x.what, x.design, x.gbs)
+		}
+	}
 	if c.Bytes != 8<<20 || c.Workgroup != 256 {
 		t.Errorf("Bytes %d, Workgroup %d: want the options' 8 MiB and the default 256", c.Bytes, c.Workgroup)
 	}

@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"github.com/wgpu-prof/wgpu-prof/gpu"
 	"math"
@@ -17,7 +18,19 @@ type CosineOptions struct {
 	Workgroup int
 	// PrecomputedNorms stores ‖V[i]‖ at creation and skips v·v per call.
 	PrecomputedNorms bool
+	// RowPerInvocation selects the design with one row per invocation
+	// (vec4 loads, no workgroup memory, no barrier) instead of one
+	// workgroup per row with a tree reduction. Not with PrecomputedNorms.
+	RowPerInvocation bool
+	// Subgroup selects the design with one subgroup per row, reduced with
+	// subgroupAdd (no workgroup memory, no barrier); ErrUnsupported where
+	// the device has no subgroup operations. f32 storage only.
+	Subgroup bool
 }
+
+// ErrUnsupported reports a kernel design the device cannot run (a
+// missing feature); a variant selection skips it.
+var ErrUnsupported = errors.New("not supported by this device")
 
 // CosineSingle scores one query against N stored vectors resident on the
 // GPU. V is split into chunks that each fit one storage binding.
@@ -81,6 +94,28 @@ func newCosineSingle(op string, d *gpu.Device, v []float32, dim int, opts Cosine
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	opts.Workgroup = wg
+	if opts.Subgroup {
+		if opts.PrecomputedNorms || opts.RowPerInvocation {
+			return nil, fmt.Errorf("%s: Subgroup with PrecomputedNorms or RowPerInvocation: choose one design", op)
+		}
+		if !d.HasFeature(gpu.FeatureSubgroups) && !d.HasFeature(gpu.FeatureNativeSubgroup) {
+			return nil, fmt.Errorf("%s: a subgroup per row: %s has no subgroup operations: %w", op, d.Info.Name, ErrUnsupported)
+		}
+		// Per invocation at most: the rows of its subgroup (a workgroup
+		// takes about 8 rows, a subgroup at most all of them), each the
+		// loop over D/4 (a subgroup of one lane walks it all).
+		if err := gpu.CheckLoopBudget(d, 9*(uint64(dim/4)+1)+10, fmt.Sprintf("dimension %d", dim)); err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+	}
+	if opts.RowPerInvocation {
+		if opts.PrecomputedNorms {
+			return nil, fmt.Errorf("%s: RowPerInvocation and PrecomputedNorms: the row-per-invocation design computes its norms", op)
+		}
+		if err := gpu.CheckLoopBudget(d, uint64(dim/4)+1, fmt.Sprintf("dimension %d", dim)); err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+	}
 	return &CosineSingle{d: d, N: len(v) / dim, D: dim, opts: opts}, nil
 }
 
@@ -106,6 +141,12 @@ func (c *CosineSingle) init(st rowStore) error {
 	entry := "main"
 	if c.opts.PrecomputedNorms {
 		entry = "main_norms"
+	}
+	if c.opts.RowPerInvocation {
+		entry = "main_rows"
+	}
+	if c.opts.Subgroup {
+		entry = "main_subgroup"
 	}
 	c.pipe, err = d.Pipeline(st.shader, wgsl.MustSource(st.shader), entry, gpu.Constants{"WG": float64(c.opts.Workgroup)})
 	if err != nil {
@@ -167,7 +208,15 @@ func (c *CosineSingle) init(st rowStore) error {
 			return err
 		}
 		c.groups = append(c.groups, bg)
-		gx, gy := grid2D(uint32(rows), d.Limits.MaxComputeWorkgroupsPerDimension)
+		groups := uint32(rows)
+		if c.opts.Subgroup {
+			// about 8 rows per workgroup; subgroups stride over the rest
+			groups = uint32(max(1, (rows+7)/8))
+		}
+		if c.opts.RowPerInvocation {
+			groups = uint32((rows + uint64(c.opts.Workgroup) - 1) / uint64(c.opts.Workgroup))
+		}
+		gx, gy := grid2D(groups, d.Limits.MaxComputeWorkgroupsPerDimension)
 		var blk [16]byte
 		binary.LittleEndian.PutUint32(blk[0:], uint32(rows))
 		binary.LittleEndian.PutUint32(blk[4:], uint32(dim/4))

@@ -23,7 +23,21 @@ type CosineBatchOptions struct {
 	// two; 0: DefaultWorkgroup). The tiled kernel's workgroup size follows from Tile:
 	// 0 or (Tile/4)² are accepted.
 	Workgroup int
+	// Register selects the register-blocked kernel
+	// (wgsl/cosine_batch_reg.wgsl: BatchRegQueries queries × 4 rows per
+	// invocation, no workgroup memory, no barrier) instead of the tiled or
+	// untiled one; it runs Workgroup invocations per workgroup. Not with
+	// Tiled.
+	Register bool
+	// RegisterQueries is the register-blocked kernel's queries per
+	// invocation: 16 (0) or 8 (wgsl/cosine_batch_reg8.wgsl, half the
+	// accumulators).
+	RegisterQueries int
 }
+
+// BatchRegQueries is the queries per invocation of the register-blocked
+// batch kernel; it matches QB in wgsl/cosine_batch_reg.wgsl.
+const BatchRegQueries = 16
 
 // batchKC is the depth (floats of D) the tiled kernel stages per step; it
 // matches KC in wgsl/cosine_batch.wgsl.
@@ -103,6 +117,18 @@ func NewCosineBatch(d *gpu.Device, v []float32, dim int, opts CosineBatchOptions
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	var err error
+	if opts.Tiled && opts.Register {
+		return nil, fmt.Errorf("%s: Tiled and Register: choose one kernel", op)
+	}
+	if opts.Register {
+		switch opts.RegisterQueries {
+		case 0:
+			opts.RegisterQueries = BatchRegQueries
+		case 8, 16:
+		default:
+			return nil, fmt.Errorf("%s: RegisterQueries %d: must be 8 or 16", op, opts.RegisterQueries)
+		}
+	}
 	if opts.Tiled {
 		if opts.Tile, err = checkTile(d, opts.Tile, opts.Workgroup); err != nil {
 			return nil, fmt.Errorf("%s: %w", op, err)
@@ -132,6 +158,11 @@ func NewCosineBatch(d *gpu.Device, v []float32, dim int, opts CosineBatchOptions
 // checks the count at the largest dimension it lets through.
 func batchLoopIterations(dim int, opts CosineBatchOptions) uint64 {
 	d4 := uint64(dim / 4)
+	if opts.Register {
+		// the loop over D/4 (the QB queries unrolled), then QB stores of
+		// 4 rows each
+		return (d4 + 1) + uint64(max(opts.RegisterQueries, BatchRegQueries))*(4+1)
+	}
 	if !opts.Tiled {
 		return d4 + 1
 	}
@@ -156,7 +187,13 @@ func (c *CosineBatch) init(v []float32) error {
 	if c.qmax < 1 {
 		return fmt.Errorf("one row of S (N = %d floats) does not fit maxStorageBufferBindingSize %d: %w", c.N, maxBind, gpu.ErrLimit)
 	}
-	if c.opts.Tiled {
+	if c.opts.Register {
+		name := "cosine_batch_reg"
+		if c.opts.RegisterQueries == 8 {
+			name = "cosine_batch_reg8"
+		}
+		c.pipe, err = d.Pipeline(name, wgsl.MustSource(name), "main", gpu.Constants{"WG": float64(c.opts.Workgroup)})
+	} else if c.opts.Tiled {
 		c.pipe, err = d.Pipeline("cosine_batch", wgsl.MustSource("cosine_batch"), "main", gpu.Constants{"TILE": float64(c.opts.Tile)})
 	} else {
 		c.pipe, err = d.Pipeline("cosine_batch_naive", wgsl.MustSource("cosine_batch_naive"), "main", gpu.Constants{"WG": float64(c.opts.Workgroup)})
@@ -278,7 +315,15 @@ func (c *CosineBatch) pass(qs []float32, nq int) (gpu.Pass, error) {
 	for i, rows := range c.chunks {
 		var blk [32]byte
 		var gx, gy uint32
-		if c.opts.Tiled {
+		if c.opts.Register {
+			perBlock := 4 * uint64(c.opts.Workgroup)
+			blocksN := (rows + perBlock - 1) / perBlock
+			qb := uint64(c.opts.RegisterQueries)
+			blocks := blocksN * ((uint64(nq) + qb - 1) / qb)
+			gx, gy = grid2D(uint32(blocks), maxWG)
+			binary.LittleEndian.PutUint32(blk[24:], uint32(blocksN))
+			binary.LittleEndian.PutUint32(blk[28:], uint32(blocks))
+		} else if c.opts.Tiled {
 			t := uint64(c.opts.Tile)
 			tilesN := (rows + t - 1) / t
 			tiles := tilesN * ((uint64(nq) + t - 1) / t)
@@ -305,6 +350,9 @@ func (c *CosineBatch) pass(qs []float32, nq int) (gpu.Pass, error) {
 	label := "cosine_batch_naive"
 	if c.opts.Tiled {
 		label = "cosine_batch"
+	}
+	if c.opts.Register {
+		label = "cosine_batch_reg"
 	}
 	return gpu.Pass{Label: label, Dispatches: dispatches}, nil
 }

@@ -37,6 +37,9 @@ func batchVariants() []kernels.CosineBatchOptions {
 		{Tiled: true, Tile: 32},
 		{Tiled: true, Tile: 64},
 		{Tiled: true, Tile: 128},
+		{Register: true},
+		{Register: true, Workgroup: 16},
+		{Register: true, RegisterQueries: 8},
 	}
 }
 
@@ -177,7 +180,7 @@ func TestCosineBatchLoopBudget(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(6, uint64(time.Now().UnixNano())))
 	const n, nq = 3, 2
-	for _, o := range []kernels.CosineBatchOptions{{Tiled: false}, {Tiled: true, Tile: 32}, {Tiled: true, Tile: 8}} {
+	for _, o := range []kernels.CosineBatchOptions{{Tiled: false}, {Tiled: true, Tile: 32}, {Tiled: true, Tile: 8}, {Register: true}, {Register: true, RegisterQueries: 8}} {
 		accepted := func(dim int) bool {
 			cb, err := kernels.NewCosineBatch(d, make([]float32, n*dim), dim, o)
 			if err != nil {

@@ -39,6 +39,9 @@ func NewCosineSingleF16(d *gpu.Device, v []float32, dim int, opts CosineOptions)
 	if !d.HasFeature(gpu.FeatureShaderF16) {
 		return nil, fmt.Errorf("%s: %w on %q", op, ErrNoShaderF16, d.Info.Name)
 	}
+	if opts.Subgroup {
+		return nil, fmt.Errorf("%s: the subgroup-per-row design reads f32 rows only", op)
+	}
 	c, err := newCosineSingle(op, d, v, dim, opts)
 	if err != nil {
 		return nil, err

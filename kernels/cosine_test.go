@@ -1,6 +1,8 @@
 package kernels_test
 
 import (
+	"errors"
+	"fmt"
 	"github.com/wgpu-prof/wgpu-prof/kernels"
 	"math"
 	"math/rand/v2"
@@ -60,7 +62,8 @@ func TestCosineSingleConformance(t *testing.T) {
 		{1, 4, 64}, {1, 768, 64}, {3, 128, 32}, {257, 384, 128}, {1000, 768, 64}, {77, 1536, 256}, {100, 1028, 64},
 	}
 	for _, c := range cases {
-		for _, norms := range []bool{false, true} {
+		for _, design := range []kernels.CosineOptions{{}, {PrecomputedNorms: true}, {RowPerInvocation: true}, {Subgroup: true}} {
+			norms := design.PrecomputedNorms
 			v := randFloats(r, c.n*c.dim)
 			if c.n > 2 { // a zero row scores 0, not NaN
 				for k := 0; k < c.dim; k++ {
@@ -68,7 +71,11 @@ func TestCosineSingleConformance(t *testing.T) {
 				}
 			}
 			q := randFloats(r, c.dim)
-			cs, err := kernels.NewCosineSingle(d, v, c.dim, kernels.CosineOptions{Workgroup: c.wg, PrecomputedNorms: norms})
+			cs, err := kernels.NewCosineSingle(d, v, c.dim, kernels.CosineOptions{Workgroup: c.wg, PrecomputedNorms: norms, RowPerInvocation: design.RowPerInvocation, Subgroup: design.Subgroup})
+			if design.Subgroup && errors.Is(err, kernels.ErrUnsupported) {
+				t.Logf("%s: %v", d.Info.Name, err)
+				continue
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -98,19 +105,24 @@ func TestCosineSingleChunked(t *testing.T) {
 	n := int(d.Limits.MaxStorageBufferBindingSize/(4*dim)) + 1000
 	v := randFloats(r, n*dim)
 	q := randFloats(r, dim)
-	cs, err := kernels.NewCosineSingle(d, v, dim, kernels.CosineOptions{})
-	if err != nil {
-		t.Fatal(err)
+	for _, o := range []kernels.CosineOptions{{}, {RowPerInvocation: true}, {Subgroup: true}} {
+		cs, err := kernels.NewCosineSingle(d, v, dim, o)
+		if o.Subgroup && errors.Is(err, kernels.ErrUnsupported) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cs.Chunks() < 2 {
+			t.Fatalf("N=%d D=%d fit in %d chunk(s); the test needs a split", n, dim, cs.Chunks())
+		}
+		out := poisoned(n)
+		if _, err := cs.Run(q, out, nil); err != nil {
+			t.Fatal(err)
+		}
+		checkCosines(t, fmt.Sprintf("cosine_single chunked %+v", o), q, v, dim, out)
+		cs.Release()
 	}
-	defer cs.Release()
-	if cs.Chunks() < 2 {
-		t.Fatalf("N=%d D=%d fit in %d chunk(s); the test needs a split", n, dim, cs.Chunks())
-	}
-	out := poisoned(n)
-	if _, err := cs.Run(q, out, nil); err != nil {
-		t.Fatal(err)
-	}
-	checkCosines(t, "cosine_single chunked", q, v, dim, out)
 }
 
 func TestCosineSingleRejectsBadInput(t *testing.T) {

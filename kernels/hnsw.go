@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/wgpu-prof/wgpu-prof/gpu"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/ops"
@@ -21,6 +22,9 @@ type GatherOptions struct {
 	// pair (a power of two ≤ Workgroup; 0: min(16, Workgroup, D/4 rounded
 	// up to a power of two)).
 	Lanes int
+	// PerPair selects the design with one invocation per pair (vec4 loads
+	// in order, no workgroup memory, no barrier); Lanes must be 0 or 1.
+	PerPair bool
 }
 
 // Gather computes HNSW candidate distances: for Q queries with C candidate
@@ -84,6 +88,15 @@ func NewGather(d *gpu.Device, v []float32, dim int, opts GatherOptions) (*Gather
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	opts.Workgroup = wg
+	if opts.PerPair {
+		if opts.Lanes > 1 {
+			return nil, fmt.Errorf("%s: lanes %d with PerPair: one invocation per pair has 1 lane", op, opts.Lanes)
+		}
+		opts.Lanes = 1
+		if err := gpu.CheckLoopBudget(d, uint64(dim/4)+1, fmt.Sprintf("dimension %d", dim)); err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+	}
 	if opts.Lanes == 0 {
 		opts.Lanes = 1
 		for opts.Lanes < dim/4 && opts.Lanes < 16 {
@@ -116,6 +129,9 @@ func (g *Gather) init(v []float32) error {
 	entry := "main"
 	if g.per < g.N {
 		entry = "main_chunked"
+	}
+	if g.opts.PerPair {
+		entry = strings.Replace(entry, "main", "main_pair", 1)
 	}
 	if g.pipe, err = d.Pipeline("hnsw_distances", wgsl.MustSource("hnsw_distances"), entry, consts); err != nil {
 		return err

@@ -83,30 +83,32 @@ func TestGatherConformance(t *testing.T) {
 		for k := 0; k < dim; k++ { // row 2 is zero: cosine gives 0, not NaN
 			v[2*dim+k] = 0
 		}
-		for _, m := range metrics {
-			g, err := kernels.NewGather(d, v, dim, kernels.GatherOptions{Metric: m})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, c := range []int{16, 32, 64, 128} {
-				for _, nq := range []int{1, 3, 100} {
-					what := fmt.Sprintf("%v D=%d C=%d Q=%d lanes=%d", m, dim, c, nq, g.Lanes())
-					q := randFloats(r, nq*dim)
-					ids := randIDs(r, n, nq, c)
-					ids[len(ids)-1] = 2
-					out := poisoned(nq * c)
-					tm, err := g.Run(q, ids, c, out, timer)
-					if err != nil {
-						t.Fatalf("%s: %v", what, err)
-					}
-					if !tm.KernelValid || tm.Kernel <= 0 || tm.Kernel > tm.EndToEnd {
-						t.Fatalf("%s: implausible timing %+v", what, tm)
-					}
-					checkGather(t, what, m, q, v, dim, ids, c, out)
+		for _, o := range []kernels.GatherOptions{{}, {PerPair: true}} {
+			for _, m := range metrics {
+				g, err := kernels.NewGather(d, v, dim, kernels.GatherOptions{Metric: m, PerPair: o.PerPair})
+				if err != nil {
+					t.Fatal(err)
 				}
+				for _, c := range []int{16, 32, 64, 128} {
+					for _, nq := range []int{1, 3, 100} {
+						what := fmt.Sprintf("%v D=%d C=%d Q=%d lanes=%d perPair=%v", m, dim, c, nq, g.Lanes(), o.PerPair)
+						q := randFloats(r, nq*dim)
+						ids := randIDs(r, n, nq, c)
+						ids[len(ids)-1] = 2
+						out := poisoned(nq * c)
+						tm, err := g.Run(q, ids, c, out, timer)
+						if err != nil {
+							t.Fatalf("%s: %v", what, err)
+						}
+						if !tm.KernelValid || tm.Kernel <= 0 || tm.Kernel > tm.EndToEnd {
+							t.Fatalf("%s: implausible timing %+v", what, tm)
+						}
+						checkGather(t, what, m, q, v, dim, ids, c, out)
+					}
+				}
+				g.Release()
+				g.Release()
 			}
-			g.Release()
-			g.Release()
 		}
 	}
 }
@@ -228,41 +230,43 @@ func TestGatherChunkedPastBindingLimit(t *testing.T) {
 	v := randFloats(r, n*dim)
 	const nq, c = 9, 40
 	q := randFloats(r, nq*dim)
-	for _, m := range metrics {
-		g, err := kernels.NewGather(d, v, dim, kernels.GatherOptions{Metric: m})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if g.Chunks() != 2 || g.InputBytes != uint64(4*len(v)) {
-			t.Fatalf("N=%d D=%d: %d chunk(s) holding %d bytes; the test needs 2 chunks holding V's %d", n, dim, g.Chunks(), g.InputBytes, 4*len(v))
-		}
-		// The chunk boundary: the largest multiple of 64 rows that fits
-		// one binding (the split rule documented in NewGather).
-		b := int(d.Limits.MaxStorageBufferBindingSize/(4*dim)) &^ 63
-		ids := randIDs(r, n, nq, c)
-		for i, id := range []int32{0, int32(b - 1), int32(b), int32(b + 1), int32(n - 1), int32(b - 1), int32(b)} {
-			ids[2+5*i] = id // spread over queries 0 and 1
-		}
-		for j := 2; j < nq; j++ { // queries 2…: half in the first chunk, half in the second
-			for k := 0; k < c; k++ {
-				if k%2 == 0 {
-					ids[j*c+k] = int32(r.IntN(b))
-				} else {
-					ids[j*c+k] = int32(b + r.IntN(n-b))
+	for _, perPair := range []bool{false, true} {
+		for _, m := range metrics {
+			g, err := kernels.NewGather(d, v, dim, kernels.GatherOptions{Metric: m, PerPair: perPair})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g.Chunks() != 2 || g.InputBytes != uint64(4*len(v)) {
+				t.Fatalf("N=%d D=%d: %d chunk(s) holding %d bytes; the test needs 2 chunks holding V's %d", n, dim, g.Chunks(), g.InputBytes, 4*len(v))
+			}
+			// The chunk boundary: the largest multiple of 64 rows that fits
+			// one binding (the split rule documented in NewGather).
+			b := int(d.Limits.MaxStorageBufferBindingSize/(4*dim)) &^ 63
+			ids := randIDs(r, n, nq, c)
+			for i, id := range []int32{0, int32(b - 1), int32(b), int32(b + 1), int32(n - 1), int32(b - 1), int32(b)} {
+				ids[2+5*i] = id // spread over queries 0 and 1
+			}
+			for j := 2; j < nq; j++ { // queries 2…: half in the first chunk, half in the second
+				for k := 0; k < c; k++ {
+					if k%2 == 0 {
+						ids[j*c+k] = int32(r.IntN(b))
+					} else {
+						ids[j*c+k] = int32(b + r.IntN(n-b))
+					}
 				}
 			}
+			out := poisoned(nq * c)
+			tm, err := g.Run(q, ids, c, out, timer)
+			if err != nil {
+				t.Fatalf("%v: %v", m, err)
+			}
+			if !tm.KernelValid || tm.Kernel <= 0 || tm.Kernel > tm.EndToEnd {
+				t.Fatalf("%v: implausible timing %+v", m, tm)
+			}
+			checkGather(t, fmt.Sprintf("%v chunked N=%d perPair=%v", m, n, perPair), m, q, v, dim, ids, c, out)
+			g.Release()
+			g.Release()
 		}
-		out := poisoned(nq * c)
-		tm, err := g.Run(q, ids, c, out, timer)
-		if err != nil {
-			t.Fatalf("%v: %v", m, err)
-		}
-		if !tm.KernelValid || tm.Kernel <= 0 || tm.Kernel > tm.EndToEnd {
-			t.Fatalf("%v: implausible timing %+v", m, tm)
-		}
-		checkGather(t, fmt.Sprintf("%v chunked N=%d", m, n), m, q, v, dim, ids, c, out)
-		g.Release()
-		g.Release()
 	}
 }
 

@@ -28,6 +28,9 @@ func nextPow2(n int) int {
 
 // topkStage is one dispatch of the top-k pass.
 type topkStage struct {
+	// perGroup is the slices one workgroup takes: 1 (bitonic, a workgroup
+	// per slice) or the workgroup size (queue, an invocation per slice).
+	perGroup int
 	pipe     *gpu.Pipeline
 	group    *gpu.BindGroup
 	m, g     int // inputs per query, slices per query
@@ -59,8 +62,44 @@ func checkK(k, n int) error {
 }
 
 func newTopKPlan(d *gpu.Device, scores *gpu.Buffer, stride, n, qcap, k int) (*topkPlan, error) {
+	return newTopKPlanWith(d, scores, stride, n, qcap, k, false)
+}
+
+// topkQueueSlice is the inputs one invocation of the queue design takes
+// for k: topkQueueMaxSlice, halved while a worst-case slice would spend
+// more than 65,536 loop iterations (the strictest budget known, see
+// gpu.LoopBudget), but at least 4k so each round shrinks the lists
+// fourfold. Longer slices mean fewer rounds.
+func topkQueueSlice(k int) int {
+	ch := max(topkQueueMaxSlice, 4*k)
+	for ch > 4*k && topkQueueLoopsAt(ch, k) > 65536 {
+		ch = max(ch/2, 4*k)
+	}
+	return ch
+}
+
+// topkQueueMaxSlice is the longest slice of the queue design.
+const topkQueueMaxSlice = 1024
+
+// topkQueueLoops is what one invocation of wgsl/topk_queue.wgsl may
+// spend on loops (counted as gpu.LoopBudget counts).
+func topkQueueLoops(k int) uint64 { return topkQueueLoopsAt(topkQueueSlice(k), k) }
+
+// topkQueueLoopsAt counts, for slices of ch inputs: the queue's
+// initialisation, the slice, an insertion of up to k shifts for every
+// input in the worst case (inputs in ascending order), the output.
+func topkQueueLoopsAt(ch, k int) uint64 {
+	return uint64(k+1) + uint64(ch+1) + uint64(ch)*uint64(k+1) + uint64(k+1)
+}
+
+// newTopKPlanWith builds the bitonic plan (queue false) or the
+// threshold-filtered queue plan (wgsl/topk_queue.wgsl).
+func newTopKPlanWith(d *gpu.Device, scores *gpu.Buffer, stride, n, qcap, k int, queue bool) (*topkPlan, error) {
 	if err := checkK(k, n); err != nil {
 		return nil, err
+	}
+	if queue {
+		return newTopKQueuePlan(d, scores, stride, n, qcap, k)
 	}
 	kp := nextPow2(k)
 	maxSL := topkMaxSlice
@@ -95,7 +134,58 @@ func newTopKPlan(d *gpu.Device, scores *gpu.Buffer, stride, n, qcap, k int) (*to
 			p.Release()
 			return nil, err
 		}
-		st := topkStage{pipe: pipe, m: m, g: g, inStride: inStride, out: out}
+		st := topkStage{perGroup: 1, pipe: pipe, m: m, g: g, inStride: inStride, out: out}
+		i := len(p.stages)
+		st.group, err = d.CreateBindGroup(pipe, 0, []gpu.BufferBinding{
+			{Binding: 0, Buffer: p.params, Offset: uint64(i * uniformStride), Size: 32},
+			{Binding: binding, Buffer: in},
+			{Binding: 3, Buffer: out},
+		})
+		if err != nil {
+			out.Release()
+			p.Release()
+			return nil, err
+		}
+		p.stages = append(p.stages, st)
+		if g == 1 {
+			return p, nil
+		}
+		in, m, inStride, entry, binding = out, g*k, g*k, "select_pairs", 2
+	}
+}
+
+// newTopKQueuePlan is newTopKPlanWith's queue design: rounds of
+// select_scores then select_pairs, an invocation per slice of
+// topkQueueSlice(k) inputs, until one list per row is left.
+func newTopKQueuePlan(d *gpu.Device, scores *gpu.Buffer, stride, n, qcap, k int) (*topkPlan, error) {
+	if err := gpu.CheckLoopBudget(d, topkQueueLoops(k), fmt.Sprintf("top-k queue with k = %d", k)); err != nil {
+		return nil, err
+	}
+	ch := topkQueueSlice(k)
+	wg := DefaultWorkgroup
+	p := &topkPlan{d: d, k: k, qcap: qcap}
+	var err error
+	if p.params, err = d.CreateBuffer("topk params", uniformStride*8, gpu.UsageUniform|gpu.UsageCopyDst); err != nil {
+		return nil, err
+	}
+	in, m, inStride, entry, binding := scores, n, stride, "select_scores", uint32(1)
+	for {
+		if len(p.stages) == 8 {
+			p.Release()
+			return nil, fmt.Errorf("top-k of N = %d, k = %d needs more than 8 rounds", n, k)
+		}
+		g := (m + ch - 1) / ch
+		pipe, err := d.Pipeline("topk_queue", wgsl.MustSource("topk_queue"), entry, gpu.Constants{"WG": float64(wg), "CH": float64(ch)})
+		if err != nil {
+			p.Release()
+			return nil, err
+		}
+		out, err := d.CreateBuffer(fmt.Sprintf("topk queue round %d", len(p.stages)), uint64(8*qcap*g*k), gpu.UsageStorage|gpu.UsageCopySrc)
+		if err != nil {
+			p.Release()
+			return nil, err
+		}
+		st := topkStage{perGroup: wg, pipe: pipe, m: m, g: g, inStride: inStride, out: out}
 		i := len(p.stages)
 		st.group, err = d.CreateBindGroup(pipe, 0, []gpu.BufferBinding{
 			{Binding: 0, Buffer: p.params, Offset: uint64(i * uniformStride), Size: 32},
@@ -123,7 +213,7 @@ func (p *topkPlan) pass(nq int) (gpu.Pass, error) {
 	maxWG := p.d.Limits.MaxComputeWorkgroupsPerDimension
 	ds := make([]gpu.Dispatch, len(p.stages))
 	for i, st := range p.stages {
-		gx, gy := grid2D(uint32(nq*st.g), maxWG)
+		gx, gy := grid2D(uint32((nq*st.g+st.perGroup-1)/st.perGroup), maxWG)
 		var blk [32]byte
 		for j, x := range []uint32{uint32(st.m), uint32(st.g), uint32(p.k), gx, uint32(nq), uint32(st.inStride)} {
 			binary.LittleEndian.PutUint32(blk[4*j:], x)
@@ -178,6 +268,22 @@ func NewTopK(d *gpu.Device, scores *gpu.Buffer, q, n, k int) (*TopK, error) {
 		return nil, fmt.Errorf("%s: scores buffer smaller than Q·N = %d·%d floats", op, q, n)
 	}
 	plan, err := newTopKPlan(d, scores, n, n, q, k)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	return &TopK{d: d, plan: plan, Q: q, N: n, K: k}, nil
+}
+
+// NewTopKWith is NewTopK with the design chosen by opts.
+func NewTopKWith(d *gpu.Device, scores *gpu.Buffer, q, n, k int, opts TopKOptions) (*TopK, error) {
+	const op = "kernels: NewTopKWith"
+	if q < 1 || n < 1 {
+		return nil, fmt.Errorf("%s: Q = %d, N = %d: both must be ≥ 1", op, q, n)
+	}
+	if scores == nil || uint64(4*q*n) > scores.Size {
+		return nil, fmt.Errorf("%s: scores buffer smaller than Q·N = %d·%d floats", op, q, n)
+	}
+	plan, err := newTopKPlanWith(d, scores, n, n, q, k, opts.Queue)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
@@ -242,7 +348,21 @@ type TopKSingle struct {
 // NewTopKSingle prepares top-k selection of the scores of c. k must be in
 // 1..min(N, MaxTopK). c must outlive the returned value.
 func NewTopKSingle(c *CosineSingle, k int) (*TopKSingle, error) {
-	plan, err := newTopKPlan(c.d, c.out, c.N, c.N, 1, k)
+	return NewTopKSingleWith(c, k, TopKOptions{})
+}
+
+// TopKOptions selects the top-k design.
+type TopKOptions struct {
+	// Queue selects threshold-filtered per-invocation queues
+	// (wgsl/topk_queue.wgsl) instead of the bitonic network
+	// (wgsl/topk.wgsl). Refused with ErrLimit where the adapter's loop
+	// budget cannot cover a worst-case slice at this k.
+	Queue bool
+}
+
+// NewTopKSingleWith is NewTopKSingle with the design chosen by opts.
+func NewTopKSingleWith(c *CosineSingle, k int, opts TopKOptions) (*TopKSingle, error) {
+	plan, err := newTopKPlanWith(c.d, c.out, c.N, c.N, 1, k, opts.Queue)
 	if err != nil {
 		return nil, fmt.Errorf("kernels: NewTopKSingle: %w", err)
 	}

@@ -2,7 +2,9 @@ package kernels_test
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"github.com/wgpu-prof/wgpu-prof/gpu"
 	"github.com/wgpu-prof/wgpu-prof/kernels"
 	"math"
 	"math/rand/v2"
@@ -256,5 +258,88 @@ func TestTopKRejects(t *testing.T) {
 	defer one.Release()
 	if _, err := cb.RunTopK(qs, 2, make([]ops.Pair, 2), one); err == nil {
 		t.Error("a one-pass timer accepted for two passes")
+	}
+}
+
+// The queue design selects exactly what the host selects: random scores,
+// ties across slices and rounds, and scores in ascending order (every
+// input beats the running threshold: the worst case for the loop budget),
+// up to the largest k the adapter's loop budget lets through; a larger k
+// is refused with ErrLimit, never truncated.
+func TestTopKQueue(t *testing.T) {
+	d := openDevice(t)
+	r := rand.New(rand.NewPCG(17, uint64(time.Now().UnixNano())))
+	const q, n = 2, 20_000 // three rounds at k = 10
+	levels := []float32{-1, -0.25, 0, 0.5, 0.75, 1}
+	inputs := map[string][]float32{"random": randFloats(r, q*n), "ties": make([]float32, q*n), "ascending": make([]float32, q*n)}
+	for i := range inputs["ties"] {
+		inputs["ties"][i] = levels[r.IntN(len(levels))]
+		inputs["ascending"][i] = float32(i%n) / n
+	}
+	// 126 is the largest k lavapipe's loop budget lets through (a slice of
+	// 4k inputs, each shifting up to k entries); 127 is refused there.
+	ks := []int{1, 10, 126, 127}
+	for name, scores := range inputs {
+		buf := upload(t, d, "scores", scores, 0)
+		for _, k := range ks {
+			tk, err := kernels.NewTopKWith(d, buf, q, n, k, kernels.TopKOptions{Queue: true})
+			if err != nil {
+				if d.LoopBudget() > 0 && errors.Is(err, gpu.ErrLimit) && k > 10 {
+					continue // past the loop budget: refused
+				}
+				t.Fatalf("%s k=%d: %v", name, k, err)
+			}
+			got := poisonedPairs(q * k)
+			if _, err := tk.Run(got, nil); err != nil {
+				t.Fatal(err)
+			}
+			for row := 0; row < q; row++ {
+				want := hostTopK(scores[row*n:(row+1)*n], k)
+				if g := got[row*k : (row+1)*k]; !slices.Equal(g, want) {
+					t.Fatalf("queue %s k=%d row %d: got %v\nwant %v", name, k, row, headPairs(g), headPairs(want))
+				}
+			}
+			tk.Release()
+		}
+		buf.Release()
+	}
+	if d.LoopBudget() > 0 {
+		buf := upload(t, d, "scores", make([]float32, 4096), 0)
+		defer buf.Release()
+		for _, k := range []int{127, kernels.MaxTopK} {
+			if _, err := kernels.NewTopKWith(d, buf, 1, 4096, k, kernels.TopKOptions{Queue: true}); !errors.Is(err, gpu.ErrLimit) {
+				t.Fatalf("k=%d on %s: want ErrLimit (loop budget), got %v", k, d.Info.Name, err)
+			}
+		}
+		tk, err := kernels.NewTopKWith(d, buf, 1, 4096, 126, kernels.TopKOptions{Queue: true})
+		if err != nil {
+			t.Fatalf("k=126 on %s: %v", d.Info.Name, err)
+		}
+		tk.Release()
+	}
+	// Cosine scores then the queue, in one submission.
+	const dim = 64
+	v := randFloats(r, 5000*dim)
+	cs, err := kernels.NewCosineSingle(d, v, dim, kernels.CosineOptions{RowPerInvocation: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Release()
+	qv := randFloats(r, dim)
+	all := poisoned(5000)
+	if _, err := cs.Run(qv, all, nil); err != nil {
+		t.Fatal(err)
+	}
+	ts, err := kernels.NewTopKSingleWith(cs, 10, kernels.TopKOptions{Queue: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ts.Release()
+	got := poisonedPairs(10)
+	if _, err := ts.Run(qv, got, nil); err != nil {
+		t.Fatal(err)
+	}
+	if want := hostTopK(all, 10); !slices.Equal(got, want) {
+		t.Fatalf("TopKSingle queue: got %v\nwant %v", got, want)
 	}
 }

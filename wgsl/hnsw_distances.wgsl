@@ -26,6 +26,12 @@
 //                 the row local to its chunk (ids) and the pair it belongs
 //                 to (perm); dispatch k covers the slots
 //                 [base, base + pairs) of chunk k and writes out[perm[slot]].
+//   main_pair, main_pair_chunked
+//                 the same two layouts with one invocation per pair (no
+//                 lanes, no workgroup memory, no barrier): each invocation
+//                 reads its row's D/4 vec4s in order. Uncoalesced on a GPU;
+//                 the design for adapters whose invocations are SIMD lanes
+//                 of a CPU thread (lavapipe), where barriers are dear.
 // Separate entry points rather than an override: an automatic layout holds
 // exactly the bindings its entry point statically uses, so main's layout
 // (no perm) and code are the single-binding kernel whatever the
@@ -140,4 +146,47 @@ fn main_chunked(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation
         row = ids[p.base + t];
     }
     distance(pair, row, live, lid);
+}
+
+// pair_distance is distance for one invocation per pair.
+fn pair_distance(pair: u32, row: u32) {
+    let qb = (pair / p.c) * p.d4;
+    let vb = row * p.d4;
+    var acc = vec4<f32>(0.0);
+    var sq = vec4<f32>(0.0);
+    for (var k = 0u; k < p.d4; k++) {
+        let x = v[vb + k];
+        let y = q[qb + k];
+        if (METRIC == 0u) {
+            let t = y - x;
+            acc = fma(t, t, acc);
+        } else {
+            acc = fma(y, x, acc);
+            if (METRIC == 2u) {
+                sq = fma(x, x, sq);
+            }
+        }
+    }
+    let r = vec2<f32>(acc.x + acc.y + acc.z + acc.w, sq.x + sq.y + sq.z + sq.w);
+    let qn = qnorm[pair / p.c]; // read for every metric: keeps the binding in the auto layout
+    if (METRIC == 2u) {
+        let den = qn * sqrt(r.y);
+        out[pair] = select(r.x / den, 0.0, den == 0.0);
+    } else {
+        out[pair] = r.x;
+    }
+}
+
+@compute @workgroup_size(WG)
+fn main_pair(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let pair = (wid.x + wid.y * p.grid_x) * WG + lid;
+    if (pair >= p.pairs) { return; }
+    pair_distance(pair, ids[pair]);
+}
+
+@compute @workgroup_size(WG)
+fn main_pair_chunked(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let t = (wid.x + wid.y * p.grid_x) * WG + lid;
+    if (t >= p.pairs) { return; }
+    pair_distance(perm[p.base + t], ids[p.base + t]);
 }

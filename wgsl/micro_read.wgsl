@@ -4,8 +4,17 @@
 // workgroup memory; one partial sum per workgroup is written, so the reads
 // cannot be elided and the host can check the total.
 // Entry point: main. Dispatch a 1-D grid of any size ≤ the per-dimension limit.
+//
+// Other designs of the same reduction, for adapters where barriers or
+// strided lanes cost differently (the ceiling keeps the fastest):
+//   main_chunk   each invocation sums CHUNK consecutive vec4s and writes
+//                its own partial: no workgroup memory, no barrier.
+//   main_stride  grid stride as main, but each invocation writes its own
+//                partial: no workgroup memory, no barrier.
+// Both write partial[global invocation index]; dispatch a 1-D grid.
 
 override WG: u32 = 256; // threads per workgroup, power of two
+override CHUNK: u32 = 256u; // vec4s per invocation (main_chunk)
 
 // src: [N4] vec4<f32>
 @group(0) @binding(0) var<storage, read> src: array<vec4<f32>>;
@@ -36,4 +45,28 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>,
     if (lid == 0u) {
         partial[wid.x] = sums[0];
     }
+}
+
+@compute @workgroup_size(WG)
+fn main_chunk(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let n4 = arrayLength(&src);
+    let i0 = gid.x * CHUNK;
+    let i1 = min(i0 + CHUNK, n4);
+    var acc = vec4<f32>(0.0);
+    for (var i = i0; i < i1; i++) {
+        acc += src[i];
+    }
+    partial[gid.x] = (acc.x + acc.y) + (acc.z + acc.w);
+}
+
+@compute @workgroup_size(WG)
+fn main_stride(@builtin(global_invocation_id) gid: vec3<u32>,
+               @builtin(num_workgroups) nwg: vec3<u32>) {
+    let n4 = arrayLength(&src);
+    let stride = WG * nwg.x;
+    var acc = vec4<f32>(0.0);
+    for (var i = gid.x; i < n4; i += stride) {
+        acc += src[i];
+    }
+    partial[gid.x] = (acc.x + acc.y) + (acc.z + acc.w);
 }

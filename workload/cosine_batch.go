@@ -23,6 +23,7 @@ var CosineBatch = &Descriptor{
 	BatchDoc: "queries per call",
 	// The tiled kernel's workgroup is (tile/4)² threads: no "wg" knob.
 	Uses:       []string{"d", "n", "q", "tile"},
+	Variants:   []string{"tiled", "naive", "reg16x4", "reg8x4"},
 	rank:       20,
 	MemCompute: kernels.MemComputeStream,
 	Idle: func(c Config, k Knobs) string {
@@ -88,8 +89,20 @@ func cosineBatchCase(b *batchData, q int, k Knobs) Case {
 		tile = kernels.DefaultTile
 	}
 	opts := kernels.CosineBatchOptions{Tiled: true, Tile: tile}
+	label := fmt.Sprintf("tiled-tile%d", tile)
+	switch k.Variant {
+	case "naive":
+		opts = kernels.CosineBatchOptions{Workgroup: k.Workgroup}
+		label = fmt.Sprintf("naive-wg%d", k.wg())
+	case "reg16x4":
+		opts = kernels.CosineBatchOptions{Register: true, Workgroup: k.Workgroup}
+		label = fmt.Sprintf("reg16x4-wg%d", k.wg())
+	case "reg8x4":
+		opts = kernels.CosineBatchOptions{Register: true, RegisterQueries: 8, Workgroup: k.Workgroup}
+		label = fmt.Sprintf("reg8x4-wg%d", k.wg())
+	}
 	w := Case{
-		Name: "cosine-batch", Variant: fmt.Sprintf("tile%d", tile),
+		Name: "cosine-batch", Variant: label,
 		Params: params("d", dim, "n", n, "q", q),
 		Bytes:  float64(4 * (q*dim + n*dim + q*n)),
 		Flops:  float64(2*q*n*dim + 2*n*dim + 3*q*n),

@@ -16,6 +16,7 @@ var CosineSingle = &Descriptor{
 	Batch:      "n",
 	BatchDoc:   "stored vectors scored per call",
 	Uses:       []string{"d", "n", "wg"},
+	Variants:   cosineSingleVariants,
 	MemCompute: kernels.MemComputeStream,
 	rank:       10,
 	Idle: func(c Config, k Knobs) string {
@@ -43,12 +44,23 @@ var CosineSingle = &Descriptor{
 
 func init() { register(CosineSingle) }
 
+// cosineSingleVariants are the designs of the cosine-single kernel (and of
+// the scoring pass of cosine-topk): a workgroup per row with a tree
+// reduction, a row per invocation with vec4 loads and no barrier, or a
+// subgroup per row reduced with subgroupAdd (where subgroups exist).
+var cosineSingleVariants = []string{"wg-per-row", "row-per-inv", "subgroup-per-row"}
+
+// cosineOptions maps a cosine-single variant to the runner's options.
+func cosineOptions(variant string, wg int) kernels.CosineOptions {
+	return kernels.CosineOptions{Workgroup: wg, RowPerInvocation: variant == "row-per-inv", Subgroup: variant == "subgroup-per-row"}
+}
+
 func cosineSingleCase(c *cosineData, n int, k Knobs) Case {
-	dim, wg := c.dim, k.wg()
+	dim, wg, design := c.dim, k.wg(), k.design(cosineSingleVariants[0])
 	v, ref := c.v[:n*dim], c.ref.prefix(n)
 	w := Case{
 		Name:    "cosine-single",
-		Variant: fmt.Sprintf("wg%d", wg),
+		Variant: fmt.Sprintf("%s-wg%d", design, wg),
 		Params:  params("d", dim, "n", n),
 		// V and q read once, s written once.
 		Bytes: float64(4*n*dim + 4*dim + 4*n),
@@ -56,7 +68,7 @@ func cosineSingleCase(c *cosineData, n int, k Knobs) Case {
 		Flops: float64(4*n*dim + 3*n),
 	}
 	w.GPU = func(g GPU) (Side, error) {
-		cs, err := kernels.NewCosineSingle(g.Device, v, dim, kernels.CosineOptions{Workgroup: wg})
+		cs, err := kernels.NewCosineSingle(g.Device, v, dim, cosineOptions(design, wg))
 		if err != nil {
 			return Side{}, err
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/wgpu-prof/wgpu-prof/kernels"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
@@ -13,11 +14,14 @@ import (
 
 // CosineTopK scores one query against n rows and returns the k best.
 var CosineTopK = &Descriptor{
-	Name:       "cosine-topk",
-	Doc:        "the k stored vectors most cosine-similar to one query, of n",
-	Batch:      "n",
-	BatchDoc:   "stored vectors searched per call",
-	Uses:       []string{"d", "n", "k", "wg"},
+	Name:     "cosine-topk",
+	Doc:      "the k stored vectors most cosine-similar to one query, of n",
+	Batch:    "n",
+	BatchDoc: "stored vectors searched per call",
+	Uses:     []string{"d", "n", "k", "wg"},
+	// The scoring design (cosine-single's) + the selection design
+	// (bitonic network or threshold-filtered queues).
+	Variants:   []string{"wg-per-row+bitonic", "row-per-inv+bitonic", "wg-per-row+queue", "row-per-inv+queue"},
 	rank:       30,
 	MemCompute: kernels.MemComputeStream,
 	Host: func(h HostSizes) []HostShape {
@@ -42,22 +46,23 @@ var CosineTopK = &Descriptor{
 func init() { register(CosineTopK) }
 
 func cosineTopKCase(c *cosineData, n, k int, kn Knobs) Case {
-	dim, wg := c.dim, kn.wg()
+	dim, wg, design := c.dim, kn.wg(), kn.design("wg-per-row+bitonic")
+	scoring, selection, _ := strings.Cut(design, "+")
 	v, ref := c.v[:n*dim], c.ref.prefix(n)
 	kk := min(k, n)
 	w := Case{
-		Name: "cosine-topk", Variant: fmt.Sprintf("wg%d", wg),
+		Name: "cosine-topk", Variant: fmt.Sprintf("%s-wg%d", design, wg),
 		Params: params("d", dim, "n", n, "k", kk),
 		// V and q read once; k pairs written (the N scores stay on the device).
 		Bytes: float64(4*n*dim + 4*dim + 8*kk),
 		Flops: float64(4*n*dim + 3*n),
 	}
 	w.GPU = func(g GPU) (Side, error) {
-		cs, err := kernels.NewCosineSingle(g.Device, v, dim, kernels.CosineOptions{Workgroup: wg})
+		cs, err := kernels.NewCosineSingle(g.Device, v, dim, cosineOptions(scoring, wg))
 		if err != nil {
 			return Side{}, err
 		}
-		tk, err := kernels.NewTopKSingle(cs, kk)
+		tk, err := kernels.NewTopKSingleWith(cs, kk, kernels.TopKOptions{Queue: selection == "queue"})
 		if err != nil {
 			cs.Release()
 			return Side{}, err

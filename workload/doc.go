@@ -30,7 +30,9 @@
 //  3. workload/<name>_test.go: checks particular to the workload (a
 //     planted error that verification must catch, edge sizes).
 //     TestEveryWorkloadBothSides already runs every registered workload on
-//     both sides against its reference.
+//     both sides against its reference, and TestEveryVariantVerifies each
+//     of its GPU designs (Descriptor.Variants, chosen by Knobs.Variant;
+//     the case's Variant label must name the design).
 //
 // Nothing else changes: the CLI's --workloads and --kernel lists, run,
 // breakeven, the sweeps (for the knobs listed in Uses), the summaries

@@ -23,6 +23,7 @@ var HNSW = &Descriptor{
 	Batch:      "q",
 	BatchDoc:   "queries (each with c candidates) per call",
 	Uses:       []string{"d", "n", "q", "c", "wg"},
+	Variants:   []string{"lanes", "per-pair"},
 	rank:       60,
 	MemCompute: kernels.MemComputeStream,
 	Host: func(h HostSizes) []HostShape {
@@ -127,15 +128,20 @@ func (h *hnswData) check(what string, q int, out []float32) error {
 func hnswCase(h *hnswData, q int, k Knobs) Case {
 	dim, c, wg, metric := h.dim, h.c, k.wg(), h.metric
 	qs, ids := h.qs[:q*dim], h.ids[:q*c]
+	perPair := k.Variant == "per-pair"
+	label := fmt.Sprintf("%s-lanes-wg%d", metric, wg)
+	if perPair {
+		label = fmt.Sprintf("%s-per-pair-wg%d", metric, wg)
+	}
 	w := Case{
-		Name: "hnsw", Variant: fmt.Sprintf("%s-wg%d", metric, wg),
+		Name: "hnsw", Variant: label,
 		Params: params("d", dim, "n", h.n, "c", c, "q", q),
 		// Queries and ids read, each gathered row read once, distances written.
 		Bytes: float64(4*q*dim + 4*q*c + 4*q*c*dim + 4*q*c),
 		Flops: float64(3 * q * c * dim),
 	}
 	w.GPU = func(g GPU) (Side, error) {
-		ga, err := kernels.NewGather(g.Device, h.v, dim, kernels.GatherOptions{Metric: metric, Workgroup: wg})
+		ga, err := kernels.NewGather(g.Device, h.v, dim, kernels.GatherOptions{Metric: metric, Workgroup: wg, PerPair: perPair})
 		if err != nil {
 			return Side{}, err
 		}

@@ -22,6 +22,17 @@ var SpreadUniform = spreadDescriptor("spread-uniform", "a uniform random graph",
 
 func init() { register(SpreadUniform) }
 
+// spreadVariant maps a spreading variant name to the runner's kernel.
+func spreadVariant(v string) kernels.SpreadVariant {
+	switch v {
+	case "row-per-workgroup":
+		return kernels.SpreadRowPerWorkgroup
+	case "row-per-thread-vec4":
+		return kernels.SpreadRowPerThreadVec4
+	}
+	return kernels.SpreadRowPerThread
+}
+
 // spreadParams are the suite's spreading parameters. With in-weights
 // normalised to sum to 1 per node (normalizeInWeights) a step maps
 // activations in [0, m] to [0, (r+(1−r)·δ)·m] = [0, 0.9·m]: the total stays
@@ -72,6 +83,7 @@ func spreadDescriptor(name, graph string, rank int, gen func(n, degree int, seed
 		Batch:      "nodes",
 		BatchDoc:   "graph nodes (edges grow with them)",
 		Uses:       []string{"nodes", "degree", "steps", "wg"},
+		Variants:   []string{"row-per-thread", "row-per-workgroup", "row-per-thread-vec4"},
 		rank:       rank,
 		MemCompute: kernels.MemComputeStream,
 	}
@@ -107,7 +119,7 @@ func spreadCase(name string, g *ops.CSR, steps int, seed uint64, k Knobs) Case {
 	}
 	edges, wg := len(g.Cols), k.wg()
 	w := Case{
-		Name: name, Variant: fmt.Sprintf("row-per-thread-wg%d", wg),
+		Name: name, Variant: fmt.Sprintf("%s-wg%d", k.design("row-per-thread"), wg),
 		// active/saturated: nodes active (> 0) and at the clamp (1) after
 		// each step, from the float64 reference.
 		Params: params("nodes", nodes, "edges", edges, "steps", steps, "seeds", seeds,
@@ -119,7 +131,7 @@ func spreadCase(name string, g *ops.CSR, steps int, seed uint64, k Knobs) Case {
 	}
 	w.GPU = func(gp GPU) (Side, error) {
 		sp, err := kernels.NewSpread(gp.Device, ops.CSR{Offsets: g.Offsets, Cols: g.Cols, Weights: g.Weights},
-			kernels.SpreadOptions{Variant: kernels.SpreadRowPerThread, Workgroup: wg})
+			kernels.SpreadOptions{Variant: spreadVariant(k.Variant), Workgroup: wg})
 		if err != nil {
 			return Side{}, err
 		}

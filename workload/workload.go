@@ -74,6 +74,17 @@ func (c *Config) Defaults() {
 type Knobs struct {
 	Workgroup int
 	Tile      int
+	// Variant is the GPU design, one of the descriptor's Variants; "":
+	// the first (the project's long-standing default).
+	Variant string
+}
+
+// design returns the variant knob, or def when it is empty.
+func (k Knobs) design(def string) string {
+	if k.Variant != "" {
+		return k.Variant
+	}
+	return def
 }
 
 // wg returns the workgroup size knob or the default.
@@ -98,6 +109,11 @@ type Descriptor struct {
 	// workload reads; the others are ignored for it. "wg" and "tile" say
 	// which GPU knobs the workgroup and tile sweeps may vary.
 	Uses []string
+	// Variants lists the GPU designs of the workload (Knobs.Variant), the
+	// first the default when no selection was made; each is verified
+	// against the same reference. Selection by measurement
+	// (experiment.SelectVariants) picks the fastest per adapter.
+	Variants []string
 	// MemCompute is the memory-vs-compute shader family of the workload's
 	// GPU kernel (kernels.NewMemCompute), "" when it has none.
 	MemCompute string
@@ -133,6 +149,20 @@ type HostShape struct {
 	Cache  string
 	Config Config
 	Batch  int
+}
+
+// CheckVariant returns an error naming the variant and the workload's
+// list when v is not one of its designs ("" is the default).
+func (d *Descriptor) CheckVariant(v string) error {
+	if v == "" {
+		return nil
+	}
+	for _, x := range d.Variants {
+		if x == v {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s: variant %q: have %s", d.Name, v, strings.Join(d.Variants, ", "))
 }
 
 // Has reports whether the workload reads the Config field of flag (e.g.

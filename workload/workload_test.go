@@ -140,7 +140,7 @@ func TestBatchKnobsLabelTheKernelThatRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for tile, want := range map[int]string{0: "tile32", 16: "tile16", 64: "tile64"} {
+	for tile, want := range map[int]string{0: "tiled-tile32", 16: "tiled-tile16", 64: "tiled-tile64"} {
 		if got := pr.At(2, Knobs{Tile: tile}).Variant; got != want {
 			t.Fatalf("tile %d labelled %q, want %q", tile, got, want)
 		}

@@ -99,6 +99,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
   wgpu-prof run --quick --format json > r.json          # progress stays on stderr`
 	return measureCommand(stdout, stderr, args, "run", usage, examples, false, func(fs *pflag.FlagSet) measureHooks {
 		trace := fs.Bool("trace", false, "with --out: write trace.json (Chrome trace of every GPU call; open in Perfetto)")
+		retune := fs.Bool("retune", false, "re-measure which GPU variant of each workload is fastest on this adapter instead of reading the cached choice")
 		return measureHooks{
 			ready: func(o *outputFlags) error {
 				if *trace && o.out == "" {
@@ -112,6 +113,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 				}
 			},
 			run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
+				cfg.Retune = *retune
 				return env.RunSuite(cfg, rep)
 			},
 			files: func(env *experiment.Env) []report.DirFile {

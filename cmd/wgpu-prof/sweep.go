@@ -154,18 +154,20 @@ func stopOnSignal(stderr io.Writer, env *experiment.Env) func() {
 }
 
 const sweepExamples = `  wgpu-prof sweep workgroup --kernel cosine-single --quick --sizes 32,64,128,256
-  wgpu-prof sweep tile --kernel cosine-batch --tiles 16,32,64 --out sweep --plot`
+  wgpu-prof sweep tile --kernel cosine-batch --tiles 16,32,64 --out sweep --plot
+  wgpu-prof sweep variant --kernel cosine-batch --quick`
 
 func runSweep(stdout, stderr io.Writer, args []string) error {
-	if len(args) == 0 || (args[0] != "workgroup" && args[0] != "tile") {
+	if len(args) == 0 || (args[0] != "workgroup" && args[0] != "tile" && args[0] != "variant") {
 		if len(args) > 0 && isHelp(args[0]) {
-			usage := "usage: wgpu-prof sweep workgroup|tile --kernel K [flags]\n" +
+			usage := "usage: wgpu-prof sweep workgroup|tile|variant --kernel K [flags]\n" +
 				"workgroup: times the GPU kernel at each --sizes workgroup size; tile: times the\n" +
-				"tiled batch kernel at each --tiles tile size. Every result is verified before it\n" +
-				"is timed; configurations the adapter rejects are listed with the reason."
+				"tiled batch kernel at each --tiles tile size; variant: times every GPU design of\n" +
+				"the kernel. Every result is verified before it is timed; configurations the\n" +
+				"adapter rejects are listed with the reason."
 			return measureCommand(stdout, stderr, []string{"--help"}, "sweep", usage, sweepExamples, true, sweepFlags("workgroup"))
 		}
-		return fmt.Errorf("sweep: say which: wgpu-prof sweep workgroup|tile --kernel K")
+		return fmt.Errorf("sweep: say which: wgpu-prof sweep workgroup|tile|variant --kernel K")
 	}
 	kind := args[0]
 	usage := "usage: wgpu-prof sweep workgroup --kernel K [--sizes 32,64,128,256,512]\n" +
@@ -175,6 +177,11 @@ func runSweep(stdout, stderr io.Writer, args []string) error {
 		usage = "usage: wgpu-prof sweep tile --kernel cosine-batch [--tiles 16,32,64,128]\n" +
 			"Times the tiled batch kernel at each tile size (its workgroup is (tile/4)² threads,\n" +
 			"so tile and workgroup move jointly); tiles the adapter rejects are listed with the reason."
+	}
+	if kind == "variant" {
+		usage = "usage: wgpu-prof sweep variant --kernel K [--wg N] [--tile T]\n" +
+			"Times every GPU design of the kernel side by side at its default size (each verified\n" +
+			"against the reference; a design that fails is listed, never timed) and names the fastest."
 	}
 	return measureCommand(stdout, stderr, args[1:], "sweep "+kind, usage, sweepExamples, true, sweepFlags(kind))
 }
@@ -199,6 +206,9 @@ func sweepFlags(kind string) func(fs *pflag.FlagSet) measureHooks {
 				return err
 			},
 			run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
+				if kind == "variant" {
+					return env.VariantSweep(cfg.Workloads[0], cfg, rep)
+				}
 				if kind == "tile" {
 					return env.Sweep(cfg.Workloads[0], cfg, nil, values, rep)
 				}
