@@ -2,8 +2,9 @@ package experiment
 
 import (
 	"fmt"
-	"github.com/wgpu-prof/wgpu-prof/gpu"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/gpu"
 )
 
 // DeviceReport describes one adapter for wgpu-prof devices.

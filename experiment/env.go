@@ -8,11 +8,12 @@ package experiment
 import (
 	"errors"
 	"fmt"
-	"github.com/wgpu-prof/wgpu-prof/gpu"
 	"io"
 	"runtime"
 	"sync/atomic"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/gpu"
 
 	"github.com/klauspost/cpuid/v2"
 

@@ -2,8 +2,9 @@ package experiment
 
 import (
 	"fmt"
-	"github.com/wgpu-prof/wgpu-prof/kernels"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/kernels"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/report"

@@ -2,9 +2,10 @@ package experiment
 
 import (
 	"fmt"
-	"github.com/wgpu-prof/wgpu-prof/gpu"
 	"strings"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/gpu"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/timing"

@@ -2,9 +2,10 @@ package experiment
 
 import (
 	"fmt"
+	"strings"
+
 	"github.com/wgpu-prof/wgpu-prof/gpu"
 	"github.com/wgpu-prof/wgpu-prof/kernels"
-	"strings"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/report"

@@ -2,7 +2,6 @@ package gpu_test
 
 import (
 	"errors"
-	"github.com/wgpu-prof/wgpu-prof/gpu"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/gpu"
 )
 
 // openDevice opens the default adapter's device. It fails (never skips)

@@ -2,8 +2,9 @@ package gpu_test
 
 import (
 	"encoding/binary"
-	"github.com/wgpu-prof/wgpu-prof/gpu"
 	"testing"
+
+	"github.com/wgpu-prof/wgpu-prof/gpu"
 )
 
 // loopProbe counts the iterations of two loops run one after the other in

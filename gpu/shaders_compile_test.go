@@ -9,12 +9,13 @@ package gpu_test
 import (
 	"errors"
 	"fmt"
-	"github.com/wgpu-prof/wgpu-prof/gpu"
 	"regexp"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/gpu"
 
 	"github.com/wgpu-prof/wgpu-prof/wgsl"
 )

@@ -2,13 +2,14 @@ package kernels_test
 
 import (
 	"fmt"
-	"github.com/wgpu-prof/wgpu-prof/gpu"
-	"github.com/wgpu-prof/wgpu-prof/kernels"
 	"math/rand/v2"
 	"os"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/gpu"
+	"github.com/wgpu-prof/wgpu-prof/kernels"
 
 	"github.com/wgpu-prof/wgpu-prof/ops"
 )

@@ -2,11 +2,12 @@ package kernels_test
 
 import (
 	"fmt"
-	"github.com/wgpu-prof/wgpu-prof/gpu"
-	"github.com/wgpu-prof/wgpu-prof/kernels"
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/gpu"
+	"github.com/wgpu-prof/wgpu-prof/kernels"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/ops"

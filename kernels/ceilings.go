@@ -4,11 +4,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/wgpu-prof/wgpu-prof/gpu"
 	"math"
 	"math/bits"
 	"math/rand/v2"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/gpu"
 
 	"github.com/wgpu-prof/wgpu-prof/wgsl"
 )

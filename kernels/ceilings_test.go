@@ -5,10 +5,11 @@ package kernels
 
 import (
 	"errors"
-	"github.com/wgpu-prof/wgpu-prof/gpu"
 	"math"
 	"testing"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/gpu"
 )
 
 // ceilingDevice opens the default adapter's device; it fails (never

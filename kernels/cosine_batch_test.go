@@ -3,13 +3,14 @@ package kernels_test
 import (
 	"errors"
 	"fmt"
-	"github.com/wgpu-prof/wgpu-prof/gpu"
-	"github.com/wgpu-prof/wgpu-prof/kernels"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/gpu"
+	"github.com/wgpu-prof/wgpu-prof/kernels"
 )
 
 // zeroRow zeroes row i of an [n][d] matrix when it exists.

@@ -3,6 +3,7 @@ package kernels
 import (
 	"errors"
 	"fmt"
+
 	"github.com/wgpu-prof/wgpu-prof/gpu"
 
 	"github.com/wgpu-prof/wgpu-prof/ops"

@@ -3,11 +3,12 @@ package kernels_test
 import (
 	"errors"
 	"fmt"
-	"github.com/wgpu-prof/wgpu-prof/kernels"
 	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/kernels"
 )
 
 // cosineRef is the float64 reference with its error scale:

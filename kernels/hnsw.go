@@ -3,10 +3,11 @@ package kernels
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/wgpu-prof/wgpu-prof/gpu"
 	"math"
 	"strings"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/gpu"
 
 	"github.com/wgpu-prof/wgpu-prof/ops"
 	"github.com/wgpu-prof/wgpu-prof/wgsl"

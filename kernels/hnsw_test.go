@@ -2,11 +2,12 @@ package kernels_test
 
 import (
 	"fmt"
-	"github.com/wgpu-prof/wgpu-prof/kernels"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/wgpu-prof/wgpu-prof/kernels"
 
 	"github.com/wgpu-prof/wgpu-prof/ops"
 )

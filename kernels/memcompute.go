@@ -3,11 +3,12 @@ package kernels
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/wgpu-prof/wgpu-prof/gpu"
 	"math"
 	"math/bits"
 	"math/rand/v2"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/gpu"
 
 	"github.com/wgpu-prof/wgpu-prof/wgsl"
 )

@@ -2,10 +2,11 @@ package kernels_test
 
 import (
 	"errors"
-	"github.com/wgpu-prof/wgpu-prof/gpu"
-	"github.com/wgpu-prof/wgpu-prof/kernels"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/wgpu-prof/wgpu-prof/gpu"
+	"github.com/wgpu-prof/wgpu-prof/kernels"
 )
 
 func TestMemComputeCosineSingle(t *testing.T) {

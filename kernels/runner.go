@@ -2,9 +2,10 @@ package kernels
 
 import (
 	"fmt"
-	"github.com/wgpu-prof/wgpu-prof/gpu"
 	"math"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/gpu"
 )
 
 // DefaultWorkgroup is the workgroup size of every kernel runner whose

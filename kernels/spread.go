@@ -3,11 +3,12 @@ package kernels
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/wgpu-prof/wgpu-prof/gpu"
 	"math"
 	"math/bits"
 	"sort"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/gpu"
 
 	"github.com/wgpu-prof/wgpu-prof/ops"
 	"github.com/wgpu-prof/wgpu-prof/wgsl"

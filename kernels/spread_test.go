@@ -3,8 +3,6 @@ package kernels_test
 import (
 	"errors"
 	"fmt"
-	"github.com/wgpu-prof/wgpu-prof/gpu"
-	"github.com/wgpu-prof/wgpu-prof/kernels"
 	"math"
 	"math/bits"
 	"math/rand/v2"
@@ -12,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/gpu"
+	"github.com/wgpu-prof/wgpu-prof/kernels"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/internal/verify"

@@ -3,9 +3,10 @@ package kernels
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/wgpu-prof/wgpu-prof/gpu"
 	"math"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/gpu"
 
 	"github.com/wgpu-prof/wgpu-prof/ops"
 	"github.com/wgpu-prof/wgpu-prof/wgsl"

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"github.com/wgpu-prof/wgpu-prof/gpu"
 	"math"
 	"math/rand/v2"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/gpu"
 
 	"github.com/wgpu-prof/wgpu-prof/ops"
 )

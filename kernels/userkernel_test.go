@@ -2,11 +2,12 @@ package kernels_test
 
 import (
 	"errors"
-	"github.com/wgpu-prof/wgpu-prof/gpu"
-	"github.com/wgpu-prof/wgpu-prof/kernels"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/wgpu-prof/wgpu-prof/gpu"
+	"github.com/wgpu-prof/wgpu-prof/kernels"
 )
 
 const twoGroups = `

@@ -2,9 +2,10 @@ package workload
 
 import (
 	"fmt"
-	"github.com/wgpu-prof/wgpu-prof/kernels"
 	"math/rand/v2"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/kernels"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/timing"

@@ -2,8 +2,9 @@ package workload
 
 import (
 	"fmt"
-	"github.com/wgpu-prof/wgpu-prof/kernels"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/kernels"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/timing"

@@ -2,10 +2,11 @@ package workload
 
 import (
 	"fmt"
-	"github.com/wgpu-prof/wgpu-prof/kernels"
 	"math/rand/v2"
 	"strings"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/kernels"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/internal/verify"

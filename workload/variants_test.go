@@ -2,9 +2,10 @@ package workload
 
 import (
 	"errors"
-	"github.com/wgpu-prof/wgpu-prof/kernels"
 	"strings"
 	"testing"
+
+	"github.com/wgpu-prof/wgpu-prof/kernels"
 )
 
 // Every GPU variant of every workload passes verification at the small

@@ -2,11 +2,12 @@ package workload
 
 import (
 	"fmt"
-	"github.com/wgpu-prof/wgpu-prof/gpu"
-	"github.com/wgpu-prof/wgpu-prof/kernels"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/gpu"
+	"github.com/wgpu-prof/wgpu-prof/kernels"
 
 	"github.com/wgpu-prof/wgpu-prof/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"

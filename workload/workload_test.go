@@ -2,7 +2,6 @@ package workload
 
 import (
 	"errors"
-	"github.com/wgpu-prof/wgpu-prof/gpu"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/gpu"
 )
 
 func openGPU(t *testing.T) GPU {
