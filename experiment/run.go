@@ -81,7 +81,19 @@ func (c *RunConfig) validate(d *gpu.Device) ([]*workload.Descriptor, error) {
 	if err := c.Config.Validate(d.Limits, d.Info.Name); err != nil {
 		return nil, err
 	}
+	if c.Precision != "" && c.Precision != "f32" && c.Precision != "f16" {
+		return nil, fmt.Errorf("--precision %q: want f32 or f16", c.Precision)
+	}
 	for _, w := range ds {
+		if c.Precision == "f16" && !w.Has("precision") {
+			var have []string
+			for _, d := range workload.All() {
+				if d.Has("precision") {
+					have = append(have, d.Name)
+				}
+			}
+			return nil, fmt.Errorf("--precision f16: %s has no f16 variant (have %v; pick them with --workloads/--kernel)", w.Name, have)
+		}
 		if w.Check != nil {
 			if err := w.Check(c.Config); err != nil {
 				return nil, fmt.Errorf("%s: %w", w.Name, err)

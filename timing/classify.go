@@ -5,8 +5,8 @@ import (
 	"math"
 )
 
-// Memory-versus-compute classification kinds (METHOD.md, "Memory-vs-compute
-// experiment").
+// Memory-versus-compute classification kinds (docs/METHOD.md,
+// "Memory-vs-compute").
 const (
 	MemoryBound  = "memory-bound"
 	ComputeBound = "compute-bound"

@@ -16,7 +16,7 @@ var CosineSingle = &Descriptor{
 	Doc:        "cosine similarity of one query against n stored vectors of dimension d",
 	Batch:      "n",
 	BatchDoc:   "stored vectors scored per call",
-	Uses:       []string{"d", "n", "wg"},
+	Uses:       []string{"d", "n", "wg", "precision"},
 	Variants:   cosineSingleVariants,
 	MemCompute: kernels.MemComputeStream,
 	rank:       10,
@@ -38,7 +38,7 @@ var CosineSingle = &Descriptor{
 		return &Prepared{
 			Size:  c.N,
 			Fixed: params("d", c.Dim),
-			At:    func(n int, k Knobs) Case { return cosineSingleCase(data, n, k) },
+			At:    func(n int, k Knobs) Case { return cosineSingleCase(data, n, k, c.Precision == "f16") },
 		}, nil
 	},
 }
@@ -56,20 +56,39 @@ func cosineOptions(variant string, wg int) kernels.CosineOptions {
 	return kernels.CosineOptions{Workgroup: wg, RowPerInvocation: variant == "row-per-inv", Subgroup: variant == "subgroup-per-row"}
 }
 
-func cosineSingleCase(c *cosineData, n int, k Knobs) Case {
+// f16CosTol bounds what storing V as binary16 adds to a cosine: with
+// each v_k rounded to v_k(1+δ), |δ| ≤ u = 2⁻¹¹, |q·v' − q·v| ≤ u·Σ|q_k v_k|
+// ≤ u‖q‖‖v‖ (Cauchy–Schwarz) and ‖v'‖ lies within ‖v‖(1±u), so
+// |cos' − cos| ≤ 2u/(1−u); 4u leaves room for f16 subnormals.
+const f16CosTol = 4.0 / 2048
+
+func cosineSingleCase(c *cosineData, n int, k Knobs, f16 bool) Case {
 	dim, wg, design := c.dim, k.wg(), k.design(cosineSingleVariants[0])
 	v, ref := c.v[:n*dim], c.ref.prefix(n)
+	variant, vBytes := fmt.Sprintf("%s-wg%d", design, wg), 4
+	gpuRef := ref
+	if f16 {
+		variant, vBytes = variant+"-f16", 2
+		gpuRef = cosineRef{want: ref.want, tol: make([]float64, n)}
+		for i := range gpuRef.tol {
+			gpuRef.tol[i] = ref.tol[i] + f16CosTol
+		}
+	}
 	w := Case{
 		Name:    "cosine-single",
-		Variant: fmt.Sprintf("%s-wg%d", design, wg),
+		Variant: variant,
 		Params:  params("d", dim, "n", n),
-		// V and q read once, s written once.
-		Bytes: float64(4*n*dim + 4*dim + 4*n),
+		// V and q read once, s written once (V in f16: 2 bytes a value).
+		Bytes: float64(vBytes*n*dim + 4*dim + 4*n),
 		// q·v and v·v: two FMAs (4 flops) per element, plus the division.
 		Flops: float64(4*n*dim + 3*n),
 	}
 	w.GPU = func(g GPU) (Side, error) {
-		cs, err := kernels.NewCosineSingle(g.Device, v, dim, cosineOptions(design, wg))
+		newCS := kernels.NewCosineSingle
+		if f16 {
+			newCS = kernels.NewCosineSingleF16
+		}
+		cs, err := newCS(g.Device, v, dim, cosineOptions(design, wg))
 		if err != nil {
 			return Side{}, err
 		}
@@ -81,7 +100,7 @@ func cosineSingleCase(c *cosineData, n int, k Knobs) Case {
 				tm, err := cs.Run(c.q, out, g.Timer)
 				return g.sample(w.Name, start, tm, err)
 			},
-			Verify:  func() error { return ref.check("gpu cosine-single s", out) },
+			Verify:  func() error { return gpuRef.check("gpu cosine-single s", out) },
 			Release: cs.Release,
 		}, nil
 	}

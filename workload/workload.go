@@ -39,8 +39,13 @@ type Config struct {
 	Metric string
 	// Ef is the search breadth of the hnsw index whose visits are
 	// replayed (default 64).
-	Ef   int
-	Seed uint64
+	Ef int
+	// Precision is the storage type of the GPU kernel's stored vectors:
+	// "f32" (default) or "f16" (only workloads whose Uses list
+	// "precision"; verified against the f32 data's float64 reference with
+	// the f16 rounding of V added to the tolerance).
+	Precision string
+	Seed      uint64
 }
 
 // Defaults fills zero fields with the suite's default sizes.
@@ -64,6 +69,9 @@ func (c *Config) Defaults() {
 	}
 	if c.Metric == "" {
 		c.Metric = "l2sq"
+	}
+	if c.Precision == "" {
+		c.Precision = "f32"
 	}
 	if c.Seed == 0 {
 		c.Seed = 1

@@ -35,6 +35,7 @@ func (s *suiteFlags) register(fs *pflag.FlagSet) {
 	fs.Uint64Var(&s.cfg.Seed, "seed", 1, "seed of the generated data")
 	fs.StringVar(&s.cfg.Candidates, "candidates", "random", "hnsw candidate ids: hnsw (replayed from real searches of an index over the stored vectors; the index build costs ~1 min of CPU at the default --n/--d) or random (uniform, the stress case)")
 	fs.StringVar(&s.cfg.Metric, "metric", "l2sq", "hnsw distance: l2sq, ip or cosine")
+	fs.StringVar(&s.cfg.Precision, "precision", "f32", "storage type of the GPU kernel's stored vectors: f32 or f16 (kernels with an f16 variant: cosine-single; verified against the f32 reference with the f16 rounding bound)")
 	fs.IntVar(&s.cfg.Ef, "ef", 64, "search breadth of the hnsw index whose visits --candidates hnsw replays")
 	fs.BoolVar(&s.quick, "quick", false, "a shorter look: smaller sizes and a 250ms budget per measurement")
 }
