@@ -11,38 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wgpu-prof/wgpu-prof/internal/gputest"
+
 	"github.com/wgpu-prof/wgpu-prof/gpu"
 )
 
-// openDevice opens the default adapter's device. It fails (never skips)
-// when there is no adapter: CI must run the GPU path.
-func openDevice(t testing.TB) *gpu.Device {
-	t.Helper()
-	inst, err := gpu.NewInstance(gpu.BackendUndefined)
-	if err != nil {
-		t.Fatal(err)
-	}
-	adapters, err := inst.Adapters()
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := gpu.SelectAdapter(adapters, gpu.AdapterQuery{Index: -1})
-	if err != nil {
-		t.Fatalf("%v (run scripts/setup.sh to install wgpu-native and Mesa lavapipe)", err)
-	}
-	d, err := a.RequestDevice(gpu.DeviceOptions{WaitTimeout: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		d.Release()
-		for _, x := range adapters {
-			x.Release()
-		}
-		inst.Release()
-	})
-	return d
-}
+// openDevice opens the default adapter's device (gputest.Open).
+func openDevice(t testing.TB) *gpu.Device { return gputest.Open(t) }
 
 const vecAdd = `
 override WG: u32 = 64;

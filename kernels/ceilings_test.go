@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wgpu-prof/wgpu-prof/internal/gputest"
+
 	"github.com/wgpu-prof/wgpu-prof/gpu"
 )
 
@@ -20,31 +22,7 @@ func ceilingDevice(t *testing.T) *gpu.Device {
 }
 
 func ceilingDeviceWith(t *testing.T, opts gpu.DeviceOptions) *gpu.Device {
-	t.Helper()
-	inst, err := gpu.NewInstance(gpu.BackendUndefined)
-	if err != nil {
-		t.Fatal(err)
-	}
-	adapters, err := inst.Adapters()
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := gpu.SelectAdapter(adapters, gpu.AdapterQuery{Index: -1})
-	if err != nil {
-		t.Fatalf("%v (run scripts/setup.sh to install wgpu-native and Mesa lavapipe)", err)
-	}
-	d, err := a.RequestDevice(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		d.Release()
-		for _, x := range adapters {
-			x.Release()
-		}
-		inst.Release()
-	})
-	return d
+	return gputest.OpenWith(t, opts)
 }
 
 func finitePositive(x float64) bool { return x > 0 && !math.IsInf(x, 0) && !math.IsNaN(x) }

@@ -10,41 +10,18 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/wgpu-prof/wgpu-prof/gpu"
+	"github.com/wgpu-prof/wgpu-prof/internal/gputest"
 )
 
 func openGPU(t *testing.T) GPU {
 	t.Helper()
-	inst, err := gpu.NewInstance(gpu.BackendUndefined)
-	if err != nil {
-		t.Fatal(err)
-	}
-	adapters, err := inst.Adapters()
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := gpu.SelectAdapter(adapters, gpu.AdapterQuery{Index: -1})
-	if err != nil {
-		t.Fatalf("%v (run scripts/setup.sh to install wgpu-native and Mesa lavapipe)", err)
-	}
-	d, err := a.RequestDevice(gpu.DeviceOptions{WaitTimeout: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := gputest.Open(t)
 	tm, err := d.NewTimer(8)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		tm.Release()
-		d.Release()
-		for _, x := range adapters {
-			x.Release()
-		}
-		inst.Release()
-	})
+	t.Cleanup(tm.Release)
 	return GPU{Device: d, Timer: tm}
 }
 
