@@ -111,48 +111,12 @@ func newTopKPlanWith(d *gpu.Device, scores *gpu.Buffer, stride, n, qcap, k int, 
 		return nil, fmt.Errorf("top-k with k = %d needs %d bytes of workgroup memory > maxComputeWorkgroupStorageSize %d: %w",
 			k, need, d.Limits.MaxComputeWorkgroupStorageSize, gpu.ErrLimit)
 	}
-	p := &topkPlan{d: d, k: k, qcap: qcap}
-	var err error
-	if p.params, err = d.CreateBuffer("topk params", uniformStride*8, gpu.UsageUniform|gpu.UsageCopyDst); err != nil {
-		return nil, err
-	}
-	in, m, inStride, entry, binding := scores, n, stride, "select_scores", uint32(1)
-	for {
-		if len(p.stages) == 8 {
-			p.Release()
-			return nil, fmt.Errorf("top-k of N = %d, k = %d needs more than 8 rounds", n, k)
-		}
+	return buildTopKPlan(d, scores, stride, n, qcap, k, "topk round", func(entry string, m int) (*gpu.Pipeline, int, int, error) {
 		sl := min(max(nextPow2(m), kp), maxSL)
 		wg := max(1, min(256, sl/2, int(d.Limits.MaxComputeInvocationsPerWorkgroup)))
-		g := (m + sl - 1) / sl
 		pipe, err := d.Pipeline("topk", wgsl.MustSource("topk"), entry, gpu.Constants{"WG": float64(wg), "SL": float64(sl), "KP": float64(kp)})
-		if err != nil {
-			p.Release()
-			return nil, err
-		}
-		out, err := d.CreateBuffer(fmt.Sprintf("topk round %d", len(p.stages)), uint64(8*qcap*g*k), gpu.UsageStorage|gpu.UsageCopySrc)
-		if err != nil {
-			p.Release()
-			return nil, err
-		}
-		st := topkStage{perGroup: 1, pipe: pipe, m: m, g: g, inStride: inStride, out: out}
-		i := len(p.stages)
-		st.group, err = d.CreateBindGroup(pipe, 0, []gpu.BufferBinding{
-			{Binding: 0, Buffer: p.params, Offset: uint64(i * uniformStride), Size: 32},
-			{Binding: binding, Buffer: in},
-			{Binding: 3, Buffer: out},
-		})
-		if err != nil {
-			out.Release()
-			p.Release()
-			return nil, err
-		}
-		p.stages = append(p.stages, st)
-		if g == 1 {
-			return p, nil
-		}
-		in, m, inStride, entry, binding = out, g*k, g*k, "select_pairs", 2
-	}
+		return pipe, (m + sl - 1) / sl, 1, err
+	})
 }
 
 // newTopKQueuePlan is newTopKPlanWith's queue design: rounds of
@@ -164,6 +128,22 @@ func newTopKQueuePlan(d *gpu.Device, scores *gpu.Buffer, stride, n, qcap, k int)
 	}
 	ch := topkQueueSlice(k)
 	wg := DefaultWorkgroup
+	return buildTopKPlan(d, scores, stride, n, qcap, k, "topk queue round", func(entry string, m int) (*gpu.Pipeline, int, int, error) {
+		pipe, err := d.Pipeline("topk_queue", wgsl.MustSource("topk_queue"), entry, gpu.Constants{"WG": float64(wg), "CH": float64(ch)})
+		return pipe, (m + ch - 1) / ch, wg, err
+	})
+}
+
+// topkRound gives, for a round of entry point entry over m inputs per
+// row, the round's pipeline, its number of output lists per row and how
+// many of them one workgroup produces.
+type topkRound func(entry string, m int) (pipe *gpu.Pipeline, groups, perGroup int, err error)
+
+// buildTopKPlan chains rounds — select_scores over the scores, then
+// select_pairs over the previous round's lists — until one list of k
+// pairs per row is left (at most 8 rounds). Both designs share it; round
+// says what differs between them.
+func buildTopKPlan(d *gpu.Device, scores *gpu.Buffer, stride, n, qcap, k int, label string, round topkRound) (*topkPlan, error) {
 	p := &topkPlan{d: d, k: k, qcap: qcap}
 	var err error
 	if p.params, err = d.CreateBuffer("topk params", uniformStride*8, gpu.UsageUniform|gpu.UsageCopyDst); err != nil {
@@ -175,18 +155,17 @@ func newTopKQueuePlan(d *gpu.Device, scores *gpu.Buffer, stride, n, qcap, k int)
 			p.Release()
 			return nil, fmt.Errorf("top-k of N = %d, k = %d needs more than 8 rounds", n, k)
 		}
-		g := (m + ch - 1) / ch
-		pipe, err := d.Pipeline("topk_queue", wgsl.MustSource("topk_queue"), entry, gpu.Constants{"WG": float64(wg), "CH": float64(ch)})
+		pipe, g, perGroup, err := round(entry, m)
 		if err != nil {
 			p.Release()
 			return nil, err
 		}
-		out, err := d.CreateBuffer(fmt.Sprintf("topk queue round %d", len(p.stages)), uint64(8*qcap*g*k), gpu.UsageStorage|gpu.UsageCopySrc)
+		out, err := d.CreateBuffer(fmt.Sprintf("%s %d", label, len(p.stages)), uint64(8*qcap*g*k), gpu.UsageStorage|gpu.UsageCopySrc)
 		if err != nil {
 			p.Release()
 			return nil, err
 		}
-		st := topkStage{perGroup: wg, pipe: pipe, m: m, g: g, inStride: inStride, out: out}
+		st := topkStage{perGroup: perGroup, pipe: pipe, m: m, g: g, inStride: inStride, out: out}
 		i := len(p.stages)
 		st.group, err = d.CreateBindGroup(pipe, 0, []gpu.BufferBinding{
 			{Binding: 0, Buffer: p.params, Offset: uint64(i * uniformStride), Size: 32},
