@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"html"
 	"io"
-	"strings"
 	"time"
 )
 
@@ -270,23 +269,7 @@ func inlineSVG(b []byte) []byte {
 }
 
 func (h *htmlWriter) warnings(r *Report) {
-	var lines []string
-	lines = append(lines, r.Warnings...)
-	for i := range r.Measurements {
-		m := &r.Measurements[i]
-		name := strings.Join(nonEmpty(m.Workload, m.Side, m.Variant, m.ParamString()), " ")
-		for _, w := range m.Warnings {
-			lines = append(lines, name+": "+w)
-		}
-		for _, w := range m.EndToEnd.Warnings {
-			lines = append(lines, name+": end-to-end: "+w)
-		}
-		if m.Kernel != nil {
-			for _, w := range m.Kernel.Warnings {
-				lines = append(lines, name+": kernel: "+w)
-			}
-		}
-	}
+	lines := warningLines(r)
 	if len(lines) == 0 {
 		return
 	}

@@ -276,23 +276,7 @@ func (t *textWriter) experiments(r *Report) {
 }
 
 func (t *textWriter) warnings(r *Report) {
-	var lines []string
-	lines = append(lines, r.Warnings...)
-	for i := range r.Measurements {
-		m := &r.Measurements[i]
-		name := strings.Join(nonEmpty(m.Workload, m.Side, m.Variant, m.ParamString()), " ")
-		for _, w := range m.Warnings {
-			lines = append(lines, name+": "+w)
-		}
-		for _, w := range m.EndToEnd.Warnings {
-			lines = append(lines, name+": end-to-end: "+w)
-		}
-		if m.Kernel != nil {
-			for _, w := range m.Kernel.Warnings {
-				lines = append(lines, name+": kernel: "+w)
-			}
-		}
-	}
+	lines := warningLines(r)
 	if len(lines) == 0 {
 		return
 	}
@@ -317,4 +301,28 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// warningLines lists every warning of r, the run's first, then each
+// measurement's (its own, then its clocks'), each prefixed with the row
+// it belongs to; the text and HTML writers print the same list.
+func warningLines(r *Report) []string {
+	var lines []string
+	lines = append(lines, r.Warnings...)
+	for i := range r.Measurements {
+		m := &r.Measurements[i]
+		name := strings.Join(nonEmpty(m.Workload, m.Side, m.Variant, m.ParamString()), " ")
+		for _, w := range m.Warnings {
+			lines = append(lines, name+": "+w)
+		}
+		for _, w := range m.EndToEnd.Warnings {
+			lines = append(lines, name+": end-to-end: "+w)
+		}
+		if m.Kernel != nil {
+			for _, w := range m.Kernel.Warnings {
+				lines = append(lines, name+": kernel: "+w)
+			}
+		}
+	}
+	return lines
 }
