@@ -124,6 +124,20 @@ func ForceThreads(n int) {
 	forcedThreads.Store(int32(max(n, 0)))
 }
 
+// runForced runs fn over [0,n) as ForceThreads demands and reports
+// whether it did (false: no count is forced, the caller chooses).
+func runForced(n int, fn func(lo, hi int)) bool {
+	switch f := int(forcedThreads.Load()); {
+	case f > 1:
+		runSplit(evenBounds(n, min(f, n)), fn)
+	case f == 1:
+		fn(0, n)
+	default:
+		return false
+	}
+	return true
+}
+
 // evenBounds splits [0,n) into t ranges of near-equal size.
 func evenBounds(n, t int) []int {
 	b := make([]int, t+1)
@@ -195,11 +209,7 @@ func parallelRows(n, rowBytes int, fn func(lo, hi int)) {
 	if n <= 0 {
 		return
 	}
-	if f := int(forcedThreads.Load()); f > 1 {
-		runSplit(evenBounds(n, min(f, n)), fn)
-		return
-	} else if f == 1 {
-		fn(0, n)
+	if runForced(n, fn) {
 		return
 	}
 	t := min(ThreadsFor(int64(n)*int64(rowBytes)), (n+rowAlign-1)/rowAlign)
@@ -259,11 +269,7 @@ func parallelFor(n, cost, grain int, fn func(lo, hi int)) {
 	if n <= 0 {
 		return
 	}
-	if f := int(forcedThreads.Load()); f > 1 {
-		runSplit(evenBounds(n, min(f, n)), fn)
-		return
-	} else if f == 1 {
-		fn(0, n)
+	if runForced(n, fn) {
 		return
 	}
 	t := Threads()
