@@ -52,17 +52,27 @@ func (f LinearFit) At(n float64) float64 { return f.Overhead + f.PerItem*n }
 // relative), and the CIs use Student's t with n−2 degrees of freedom. It
 // needs ≥ 3 points, at least two distinct n, and every t > 0 and finite.
 func FitLinear(n, t []float64) (LinearFit, error) {
+	w, err := relativeWeights(n, t)
+	if err != nil {
+		return LinearFit{}, err
+	}
+	return FitLinearWeighted(n, t, w)
+}
+
+// relativeWeights are FitLinear's weights 1/t², which fit relative
+// error; every t must be positive and finite.
+func relativeWeights(n, t []float64) ([]float64, error) {
 	if len(n) != len(t) {
-		return LinearFit{}, fmt.Errorf("%w: %d batch sizes but %d times", ErrBadPoint, len(n), len(t))
+		return nil, fmt.Errorf("%w: %d batch sizes but %d times", ErrBadPoint, len(n), len(t))
 	}
 	w := make([]float64, len(t))
 	for i, v := range t {
 		if !(v > 0) || math.IsInf(v, 0) {
-			return LinearFit{}, fmt.Errorf("%w: t[%d] = %v (relative weighting needs t > 0)", ErrBadPoint, i, v)
+			return nil, fmt.Errorf("%w: t[%d] = %v (relative weighting needs t > 0)", ErrBadPoint, i, v)
 		}
 		w[i] = 1 / (v * v)
 	}
-	return FitLinearWeighted(n, t, w)
+	return w, nil
 }
 
 // FitLinearWeighted fits t = a + b·n minimizing Σ wᵢ(tᵢ − a − b·nᵢ)². A nil w

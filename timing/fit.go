@@ -1,7 +1,6 @@
 package timing
 
 import (
-	"fmt"
 	"math"
 	"sort"
 )
@@ -25,15 +24,9 @@ const (
 // unconstrained fit's upper bound (clamped at 0); the free one's comes from
 // the boundary fit with m − 1 degrees of freedom.
 func FitConstrained(n, t []float64) (LinearFit, error) {
-	if len(n) != len(t) {
-		return LinearFit{}, fmt.Errorf("%w: %d batch sizes but %d times", ErrBadPoint, len(n), len(t))
-	}
-	w := make([]float64, len(t))
-	for i, v := range t {
-		if !(v > 0) || math.IsInf(v, 0) {
-			return LinearFit{}, fmt.Errorf("%w: t[%d] = %v (relative weighting needs t > 0)", ErrBadPoint, i, v)
-		}
-		w[i] = 1 / (v * v)
+	w, err := relativeWeights(n, t)
+	if err != nil {
+		return LinearFit{}, err
 	}
 	u, err := FitLinearWeighted(n, t, w)
 	if err != nil {
