@@ -466,21 +466,11 @@ func formatCount(v float64) string {
 	a := math.Abs(v)
 	switch {
 	case a >= 1e9:
-		return trimSig(v/1e9) + "G"
+		return sig3(v/1e9) + "G"
 	case a >= 1e6:
-		return trimSig(v/1e6) + "M"
+		return sig3(v/1e6) + "M"
 	case a >= 1e4:
-		return trimSig(v/1e3) + "k"
+		return sig3(v/1e3) + "k"
 	}
 	return fmt.Sprintf("%.0f", v)
-}
-
-func trimSig(v float64) string {
-	switch a := math.Abs(v); {
-	case a >= 100:
-		return fmt.Sprintf("%.0f", v)
-	case a >= 10:
-		return fmt.Sprintf("%.1f", v)
-	}
-	return fmt.Sprintf("%.2f", v)
 }
