@@ -76,9 +76,7 @@ func NewGather(d *gpu.Device, v []float32, dim int, opts GatherOptions) (*Gather
 	if n := len(v) / dim; n > math.MaxInt32 {
 		return nil, fmt.Errorf("%s: N = %d rows: ids are int32", op, n)
 	}
-	switch opts.Metric {
-	case ops.L2Sq, ops.InnerProduct, ops.Cosine:
-	default:
+	if !opts.Metric.Valid() {
 		return nil, fmt.Errorf("%s: unknown metric %d", op, int(opts.Metric))
 	}
 	if err := checkFinite("V", v); err != nil {
