@@ -111,7 +111,7 @@ func singlePaths(k *kernels) []singlePath {
 func cosineSingleWith(im singleImpl, q, v []float32, d, n int, out []float32) {
 	k := im.k
 	qq := k.dot(q, q)
-	if im.path != pathPerRow && k.dotNormRows != nil {
+	if (im.path == pathRowsPF || im.path == pathRows) && k.dotNormRows != nil {
 		pfs := 0
 		if im.path == pathRowsPF {
 			pfs = singlePrefetch

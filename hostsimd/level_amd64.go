@@ -35,6 +35,7 @@ func avx2Kernels() *kernels {
 		dotNormPF: func(a, b []float32, pfs int) (float32, float32) {
 			return dotNormPFAVX2(ptr(a), ptr(b), len(a), pfs)
 		},
+		dotNormRows: dotNormRowsAVX2,
 		dotNormF16: func(a []float32, b []uint16) (float32, float32) {
 			n := len(a) &^ 7
 			ab, bb := dotNormF16AVX2(ptr(a), unsafe.SliceData(b), n)
@@ -92,6 +93,7 @@ func avx512Kernels() *kernels {
 		tileW:       16,
 		cosTile8:    cosTile8AVX512,
 		dotNormRows: dotNormRowsAVX512,
+		rowsExact:   true,
 		sum:         func(a []float32) float32 { return sumAVX512(ptr(a), len(a)) },
 		sumPF:       func(a []float32, pfs int) float32 { return sumPFAVX512(ptr(a), len(a), pfs) },
 		sum2:        func(a []float32) float32 { return sum2AVX512(ptr(a), len(a)) },
@@ -147,11 +149,23 @@ func cosTile8AVX512(q, v []float32, d, n int, out []float32, ldo int, iqs, iv []
 	}
 }
 
-// dotNormRowsAVX512 runs blocks of 3 rows through dotNormRows3AVX512 and
-// the last n%3 rows through dotNormAVX512. The blocks whose prefetches
-// (at most pfs + 3 rows past the block's start) would leave v run with
-// pfs = 0, so the assembly never touches memory outside v.
+// dotNormRowsAVX512 and dotNormRowsAVX2 run blocks of 3 rows through
+// their level's dotNormRows3 kernel and the last n%3 rows through its
+// dotNorm.
 func dotNormRowsAVX512(q, v []float32, d, n int, ab, bb []float32, pfs int) {
+	dotNormRows3(dotNormRows3AVX512, dotNormAVX512, q, v, d, n, ab, bb, pfs)
+}
+
+func dotNormRowsAVX2(q, v []float32, d, n int, ab, bb []float32, pfs int) {
+	dotNormRows3(dotNormRows3AVX2, dotNormAVX2, q, v, d, n, ab, bb, pfs)
+}
+
+// dotNormRows3 runs blocks of 3 rows through rows3 and the last n%3 rows
+// through one. The blocks whose prefetches (at most pfs + 3 rows past the
+// block's start) would leave v run with pfs = 0, so the assembly never
+// touches memory outside v.
+func dotNormRows3(rows3 func(q, v *float32, d, n int, ab, bb *float32, pfs int), one func(a, b *float32, n int) (float32, float32),
+	q, v []float32, d, n int, ab, bb []float32, pfs int) {
 	if n <= 0 {
 		return
 	}
@@ -167,12 +181,12 @@ func dotNormRowsAVX512(q, v []float32, d, n int, ab, bb []float32, pfs int) {
 		safe = min(n3, lim/(12*d)*3)
 	}
 	if safe > 0 {
-		dotNormRows3AVX512(ptr(q), ptr(v), d, safe, ptr(ab), ptr(bb), pfs)
+		rows3(ptr(q), ptr(v), d, safe, ptr(ab), ptr(bb), pfs)
 	}
 	if safe < n3 {
-		dotNormRows3AVX512(ptr(q), ptr(v[safe*d:]), d, n3-safe, ptr(ab[safe:]), ptr(bb[safe:]), 0)
+		rows3(ptr(q), ptr(v[safe*d:]), d, n3-safe, ptr(ab[safe:]), ptr(bb[safe:]), 0)
 	}
 	for i := n3; i < n; i++ {
-		ab[i], bb[i] = dotNormAVX512(ptr(q), ptr(v[i*d:]), d)
+		ab[i], bb[i] = one(ptr(q), ptr(v[i*d:]), d)
 	}
 }
