@@ -85,8 +85,8 @@ func (e *Env) searchOne(w *workload.Descriptor, cfg RunConfig, sc SearchConfig, 
 	// measurePair builds both sides at n, verifies each on poisoned
 	// outputs, measures them side by side (interleaved calls, so a load
 	// that comes and goes falls on both alike), and verifies again.
-	measurePair := func(n int) ([2]sideRun, error) {
-		key := fmt.Sprintf("%s|%s|%d", sides[0].Label, sides[1].Label, n)
+	measurePair := func(n int, tight bool) ([2]sideRun, error) {
+		key := fmt.Sprintf("%s|%s|%d|%v", sides[0].Label, sides[1].Label, n, tight)
 		if r, ok := cache[key]; ok {
 			return [2]sideRun{r, cache[key+"|b"]}, nil
 		}
@@ -122,7 +122,11 @@ func (e *Env) searchOne(w *workload.Descriptor, cfg RunConfig, sc SearchConfig, 
 		for i := range logs {
 			logs[i].upload = nil
 		}
-		ra, rb, err := timing.MeasurePair(e.Measure, ss[0].Run, ss[1].Run)
+		mo := e.Measure
+		if tight {
+			mo = tighter(mo)
+		}
+		ra, rb, err := timing.MeasurePair(mo, ss[0].Run, ss[1].Run)
 		if err != nil {
 			return out, fmt.Errorf("%s vs %s %s n=%d: %w", sides[0].Label, sides[1].Label, w.Name, n, err)
 		}
@@ -146,14 +150,18 @@ func (e *Env) searchOne(w *workload.Descriptor, cfg RunConfig, sc SearchConfig, 
 			return nil, nil, fmt.Errorf("--batches: %d is past the largest size %s can run (%s)", n, w.Name, why)
 		}
 	}
-	res, err := timing.SearchCrossover(opts, sides[0].Label, sides[1].Label, func(n int) (timing.Summary, timing.Summary, error) {
-		r, err := measurePair(n)
-		if err != nil {
-			return timing.Summary{}, timing.Summary{}, err
+	probe := func(tight bool) func(n int) (timing.Summary, timing.Summary, error) {
+		return func(n int) (timing.Summary, timing.Summary, error) {
+			r, err := measurePair(n, tight)
+			if err != nil {
+				return timing.Summary{}, timing.Summary{}, err
+			}
+			runs[n] = r
+			return r[0].res.Host, r[1].res.Host, nil
 		}
-		runs[n] = r
-		return r[0].res.Host, r[1].res.Host, nil
-	})
+	}
+	opts.Refine = probe(true)
+	res, err := timing.SearchCrossover(opts, sides[0].Label, sides[1].Label, probe(false))
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s %s vs %s: %w", w.Name, sides[0].Label, sides[1].Label, err)
 	}
@@ -227,6 +235,25 @@ func (e *Env) searchOne(w *workload.Descriptor, cfg RunConfig, sc SearchConfig, 
 		out = append(out, bk)
 	}
 	return out, ms, nil
+}
+
+// tighter is the measurement a crossover search refines a tie with: CIs
+// half as wide (±1% by default), four times the runs and twice the budget.
+func tighter(o timing.MeasureOpts) timing.MeasureOpts {
+	o.TargetRel = or(o.TargetRel, timing.DefaultTargetRel) / 2
+	o.MinRuns = 2 * or(o.MinRuns, timing.DefaultMinRuns)
+	o.MaxRuns = 4 * or(o.MaxRuns, timing.DefaultMaxRuns)
+	o.Budget = 2 * or(o.Budget, timing.DefaultBudget)
+	return o
+}
+
+// or returns v, or def where v is zero.
+func or[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
 }
 
 // crossoverBreakEven fits both sides' models, predicts the crossover, and

@@ -76,6 +76,12 @@ type SearchOpts struct {
 	Deadline time.Time
 	// Now is the clock (nil: time.Now), for tests.
 	Now func() time.Time
+	// Refine, when set, measures both sides at n again with tighter CIs
+	// (more samples). The search calls it once for every size whose probe
+	// came out a tie, before it takes the sides for indistinguishable
+	// there: near a crossover the two sides differ by a few per cent, less
+	// than a probe's CIs resolve.
+	Refine func(n int) (a, b Summary, err error)
 	// RunsPerProbe is about how many calls of each side one probe makes
 	// (default 12: 10 samples and 2 warm-ups); a size whose predicted cost
 	// (the largest measured size's times scaled linearly) would overrun the
@@ -120,7 +126,8 @@ var errStop = errors.New("search stopped")
 // faster, then bisects the bracket (geometric midpoints) until Hi/Lo ≤
 // Ratio, the bracket is two adjacent sizes, the sides are indistinguishable
 // across what is left of it, or the budget runs out. An error from probe is
-// returned wrapped (the search has no answer then).
+// returned wrapped (the search has no answer then). A tie is measured
+// again through o.Refine where that is set.
 func SearchCrossover(o SearchOpts, sideA, sideB string, probe func(n int) (a, b Summary, err error)) (SearchResult, error) {
 	if len(o.Sizes) == 0 {
 		return SearchResult{}, fmt.Errorf("%w: no sizes", ErrSearch)
@@ -184,6 +191,11 @@ func SearchCrossover(o SearchOpts, sideA, sideB string, probe func(n int) (a, b 
 		a, b, err := probe(n)
 		if err != nil {
 			return fmt.Errorf("timing: crossover search at n=%d: %w", n, err)
+		}
+		if Faster(a, b) == Tie && o.Refine != nil {
+			if a, b, err = o.Refine(n); err != nil {
+				return fmt.Errorf("timing: crossover search at n=%d (refined): %w", n, err)
+			}
 		}
 		pts[n] = SearchPoint{N: n, A: a, B: b, Faster: Faster(a, b)}
 		return nil

@@ -249,9 +249,17 @@ func TestMeasurePairInterleaves(t *testing.T) {
 	if ra.Host.N < 10 || rb.Host.N != ra.Host.N || ra.Host.Median != 1e-3 || rb.Host.Median != 2e-3 {
 		t.Errorf("a %v, b %v", ra.Host, rb.Host)
 	}
-	for i := 0; i+1 < len(order); i += 2 {
-		if order[i] != 'a' || order[i+1] != 'b' {
-			t.Fatalf("calls not interleaved: %s", order)
+	// One warm-up round a b, then timed rounds alternating a b, b a, …
+	if len(order)%2 != 0 || string(order[:2]) != "ab" {
+		t.Fatalf("calls not in rounds of two: %s", order)
+	}
+	for r := 1; 2*r+1 < len(order); r++ {
+		want := "ab"
+		if (r-1)%2 == 1 {
+			want = "ba"
+		}
+		if got := string(order[2*r : 2*r+2]); got != want {
+			t.Fatalf("timed round %d is %q, want %q (the order alternates): %s", r-1, got, want, order)
 		}
 	}
 }
@@ -270,5 +278,49 @@ func TestPredictCrossoverSegmentsNoSpuriousBelow(t *testing.T) {
 	}
 	if p := timing.PredictCrossover(gpu, cpu); p.Kind != timing.CrossAlways {
 		t.Errorf("swapped: got %+v, want always", p)
+	}
+}
+
+// A tie is measured again through Refine: with noise too large for a
+// probe to separate sides 6% apart near the crossover, the coarse probes
+// leave a wide indistinguishable band; refined with tighter noise, the
+// search locates the crossover within ±10%. Refine is called only for
+// ties.
+func TestSearchRefinesTies(t *testing.T) {
+	// A: 1µs + 100ns·n; B: 5µs + 50ns·n: B faster above n = 80.
+	mk := func(seed uint64, rel float64) func(n int) (timing.Summary, timing.Summary, error) {
+		return lines(rand.New(rand.NewPCG(seed, 1)), 1e-6, 100e-9, 5e-6, 50e-9, rel)
+	}
+	opts := timing.SearchOpts{Sizes: []int{1, 4, 16, 64, 256, 1024}, Max: 1 << 20}
+	coarse, err := timing.SearchCrossover(opts, "A", "B", mk(7, 0.2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if coarse.Status == timing.SearchLocated {
+		t.Fatalf("without Refine the noisy probes should not locate the crossover: %+v", coarse)
+	}
+	refined := 0
+	fine := mk(8, 0.005)
+	opts.Refine = func(n int) (timing.Summary, timing.Summary, error) {
+		refined++
+		return fine(n)
+	}
+	probe := mk(7, 0.2)
+	var ties int
+	res, err := timing.SearchCrossover(opts, "A", "B", func(n int) (timing.Summary, timing.Summary, error) {
+		a, b, err := probe(n)
+		if timing.Faster(a, b) == timing.Tie {
+			ties++
+		}
+		return a, b, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != timing.SearchLocated || res.Lo > 80 || res.Hi < 80 || float64(res.Hi) > 1.2*float64(res.Lo) {
+		t.Fatalf("refined search: %s [%d, %d] %s", res.Status, res.Lo, res.Hi, res.Reason)
+	}
+	if refined != ties || ties == 0 {
+		t.Errorf("Refine called %d times for %d ties", refined, ties)
 	}
 }
