@@ -35,7 +35,7 @@ import (
 
 // calibVersion changes whenever the candidates or the method change, so
 // stale cache files are not used.
-const calibVersion = 3
+const calibVersion = 4
 
 // Class names of CosineSingle shapes.
 const (
