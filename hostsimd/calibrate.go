@@ -24,7 +24,8 @@ import (
 // Until SetLevel forces a level, CosineSingle runs, for each shape class
 // (cache-resident or DRAM), the level and row walk that measured fastest
 // on this CPU: every level this CPU has, with each row walk that level has
-// (dotNormRows with and without software prefetch, dotNorm per row), timed
+// (dotNormRows and dotNormSeq with and without software prefetch, dotNorm
+// per row with and without), timed
 // interleaved on one cache-resident and one DRAM-sized buffer. The same
 // calibration measures the break-even between one thread and all threads
 // (MinBytesPerThread). The result is cached per CPU model, thread count
@@ -35,7 +36,7 @@ import (
 
 // calibVersion changes whenever the candidates or the method change, so
 // stale cache files are not used.
-const calibVersion = 4
+const calibVersion = 5
 
 // Class names of CosineSingle shapes.
 const (

@@ -83,9 +83,15 @@ const (
 	// pathPerRowPF calls dotNormPF once per row, prefetching
 	// perRowPrefetch bytes ahead.
 	pathPerRowPF
+	// pathSeqPF runs blocks of rows through dotNormSeq (one stream, no Go
+	// call per row) with software prefetch perRowPrefetch bytes ahead.
+	pathSeqPF
+	// pathSeq is dotNormSeq without software prefetch.
+	pathSeq
 )
 
-var singlePathNames = [...]string{pathRowsPF: "rows3+prefetch", pathRows: "rows3", pathPerRow: "per-row", pathPerRowPF: "per-row+prefetch"}
+var singlePathNames = [...]string{pathRowsPF: "rows3+prefetch", pathRows: "rows3", pathPerRow: "per-row", pathPerRowPF: "per-row+prefetch",
+	pathSeqPF: "seq+prefetch", pathSeq: "seq"}
 
 func (p singlePath) String() string { return singlePathNames[p] }
 
@@ -105,24 +111,37 @@ func singlePaths(k *kernels) []singlePath {
 	if k.dotNormPF != nil {
 		ps = append(ps, pathPerRowPF)
 	}
+	if k.dotNormSeq != nil {
+		ps = append(ps, pathSeqPF, pathSeq)
+	}
 	return ps
 }
 
 func cosineSingleWith(im singleImpl, q, v []float32, d, n int, out []float32) {
 	k := im.k
 	qq := k.dot(q, q)
-	if (im.path == pathRowsPF || im.path == pathRows) && k.dotNormRows != nil {
-		pfs := 0
+	var rows func(q, v []float32, d, n int, ab, bb []float32, pfs int)
+	pfs := 0
+	switch im.path {
+	case pathRowsPF, pathRows:
+		rows = k.dotNormRows
 		if im.path == pathRowsPF {
 			pfs = singlePrefetch
 		}
+	case pathSeqPF, pathSeq:
+		rows = k.dotNormSeq
+		if im.path == pathSeqPF {
+			pfs = perRowPrefetch
+		}
+	}
+	if rows != nil {
 		parallelRows(n, 4*d, func(lo, hi int) {
 			var ab, bb [singleRowBlock]float32
 			for i := lo; i < hi; i += singleRowBlock {
 				m := min(singleRowBlock, hi-i)
 				// v runs to the end of this range so the kernel may
 				// prefetch the next block's rows.
-				k.dotNormRows(q, v[i*d:hi*d], d, m, ab[:m], bb[:m], pfs)
+				rows(q, v[i*d:hi*d], d, m, ab[:m], bb[:m], pfs)
 				for j, x := range ab[:m] {
 					out[i+j] = cosineFinish(x, qq, bb[j])
 				}

@@ -6,9 +6,11 @@ import (
 	"testing"
 )
 
-// TestDotNormRowsShapes calls the dotNormRows kernel of the levels that
-// have one directly and checks it against dotNorm per row (bit-identical
-// where the level says so, rowsExact, else within the rounding bound of
+// TestDotNormRowsShapes calls the dotNormRows and dotNormSeq kernels of
+// the levels that have them directly and checks them against dotNorm per
+// row (bit-identical
+// for dotNormSeq and where the level says so for dotNormRows, rowsExact,
+// else within the rounding bound of
 // two float32 sums of d terms, rowsClose), on
 // every tail shape: n%3 (3-row blocks plus a 1- or 2-row rest), d below,
 // at and past multiples of 16 and 64 (the unrolled loop, single steps and
@@ -19,47 +21,55 @@ func TestDotNormRowsShapes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
 	const sentinel = float32(-7.25)
 	const guard = 16
+	type rowKernel struct {
+		name  string
+		fn    func(q, v []float32, d, n int, ab, bb []float32, pfs int)
+		exact bool
+	}
 	for _, l := range Available() {
-		k := tables[l]
-		if k.dotNormRows == nil {
-			continue
-		}
-		for _, d := range []int{1, 3, 15, 16, 17, 31, 47, 63, 64, 65, 100, 129, 768, 770} {
-			for n := 0; n <= 10; n++ {
-				for _, extra := range []int{0, 2} { // rows of v past n
-					for _, pfs := range []int{0, 64, 18 << 10, 1 << 30} {
-						for _, off := range []int{0, 1, 3} { // misalignment in floats
-							q := ctVec(rng, d+off)[off:]
-							buf := ctVec(rng, guard+off+(n+extra)*d+guard)
-							v := buf[guard+off : guard+off+(n+extra)*d]
-							if n > 3 {
-								copy(v[2*d:3*d], make([]float32, d)) // a zero row
-							}
-							if n > 5 && d > 2 {
-								v[4*d+d/2] = float32(math.NaN())
-							}
-							before := append([]float32(nil), buf...)
-							abBuf := make([]float32, n+guard)
-							bbBuf := make([]float32, n+guard)
-							for i := range abBuf {
-								abBuf[i], bbBuf[i] = sentinel, sentinel
-							}
-							k.dotNormRows(q, v, d, n, abBuf[:n], bbBuf[:n], pfs)
-							for i := 0; i < n; i++ {
-								wab, wbb := k.dotNorm(q, v[i*d:(i+1)*d])
-								if !rowsClose(k, abBuf[i], wab, q, v[i*d:(i+1)*d]) || !rowsClose(k, bbBuf[i], wbb, v[i*d:(i+1)*d], v[i*d:(i+1)*d]) {
-									t.Fatalf("%v d=%d n=%d extra=%d pfs=%d off=%d row %d: got (%v, %v), dotNorm (%v, %v)",
-										l, d, n, extra, pfs, off, i, abBuf[i], bbBuf[i], wab, wbb)
+		lk := tables[l]
+		for _, rk := range []rowKernel{{"dotNormRows", lk.dotNormRows, lk.rowsExact}, {"dotNormSeq", lk.dotNormSeq, true}} {
+			if rk.fn == nil {
+				continue
+			}
+			k := &kernels{dotNorm: lk.dotNorm, rowsExact: rk.exact}
+			for _, d := range []int{1, 3, 15, 16, 17, 31, 47, 63, 64, 65, 100, 129, 768, 770} {
+				for n := 0; n <= 10; n++ {
+					for _, extra := range []int{0, 2} { // rows of v past n
+						for _, pfs := range []int{0, 64, 18 << 10, 1 << 30} {
+							for _, off := range []int{0, 1, 3} { // misalignment in floats
+								q := ctVec(rng, d+off)[off:]
+								buf := ctVec(rng, guard+off+(n+extra)*d+guard)
+								v := buf[guard+off : guard+off+(n+extra)*d]
+								if n > 3 {
+									copy(v[2*d:3*d], make([]float32, d)) // a zero row
 								}
-							}
-							for i := n; i < len(abBuf); i++ {
-								if abBuf[i] != sentinel || bbBuf[i] != sentinel {
-									t.Fatalf("%v d=%d n=%d: ab/bb[%d] overwritten", l, d, n, i)
+								if n > 5 && d > 2 {
+									v[4*d+d/2] = float32(math.NaN())
 								}
-							}
-							for i := range buf {
-								if !same32(buf[i], before[i]) {
-									t.Fatalf("%v d=%d n=%d: v buffer changed at %d", l, d, n, i)
+								before := append([]float32(nil), buf...)
+								abBuf := make([]float32, n+guard)
+								bbBuf := make([]float32, n+guard)
+								for i := range abBuf {
+									abBuf[i], bbBuf[i] = sentinel, sentinel
+								}
+								rk.fn(q, v, d, n, abBuf[:n], bbBuf[:n], pfs)
+								for i := 0; i < n; i++ {
+									wab, wbb := k.dotNorm(q, v[i*d:(i+1)*d])
+									if !rowsClose(k, abBuf[i], wab, q, v[i*d:(i+1)*d]) || !rowsClose(k, bbBuf[i], wbb, v[i*d:(i+1)*d], v[i*d:(i+1)*d]) {
+										t.Fatalf("%v %s d=%d n=%d extra=%d pfs=%d off=%d row %d: got (%v, %v), dotNorm (%v, %v)",
+											l, rk.name, d, n, extra, pfs, off, i, abBuf[i], bbBuf[i], wab, wbb)
+									}
+								}
+								for i := n; i < len(abBuf); i++ {
+									if abBuf[i] != sentinel || bbBuf[i] != sentinel {
+										t.Fatalf("%v d=%d n=%d: ab/bb[%d] overwritten", l, d, n, i)
+									}
+								}
+								for i := range buf {
+									if !same32(buf[i], before[i]) {
+										t.Fatalf("%v d=%d n=%d: v buffer changed at %d", l, d, n, i)
+									}
 								}
 							}
 						}
@@ -150,7 +160,7 @@ func TestCosineSingleRowsPath(t *testing.T) {
 // numerator's rounding is at most 2·d·eps32·|q|·|v| by Cauchy–Schwarz, the
 // norm's relative error about d·eps32), NaN only where want is NaN.
 func cosClose(k *kernels, path singlePath, got, want float32, d int) bool {
-	exact := k.rowsExact || k.dotNormRows == nil || path == pathPerRow || path == pathPerRowPF
+	exact := k.rowsExact || (path != pathRows && path != pathRowsPF)
 	if exact || want != want || got != got {
 		return same32(got, want)
 	}

@@ -55,6 +55,13 @@ func sum2AVX2(a *float32, n int) float32
 //go:noescape
 func dotNormPFAVX2(a *float32, b *float32, n int, pfs int) (ab float32, bb float32)
 
+// dotNormSeqAVX2 writes ab[i] = q·v_i and bb[i] = v_i·v_i for n consecutive rows of v
+// (stride d), bit-identical to dotNormAVX2 per row, reading the rows one after the other
+// in one call. It prefetches pfs bytes ahead of the row it reads (see genDotNormSeq in _gen).
+//
+//go:noescape
+func dotNormSeqAVX2(q *float32, v *float32, d int, n int, ab *float32, bb *float32, pfs int)
+
 // dotNormRows3AVX2 writes ab[i] = q·v_i and bb[i] = v_i·v_i for n rows of v with stride d,
 // equal to dotNormAVX2 up to rounding (2 accumulators per sum instead of 4: 3 rows × 2 sums fit the 16 ymm registers); n must be a multiple of 3. It prefetches pfs bytes ahead
 // of the rows it reads (see genDotNormRows in _gen).
@@ -136,6 +143,13 @@ func sum2AVX512(a *float32, n int) float32
 //
 //go:noescape
 func dotNormPFAVX512(a *float32, b *float32, n int, pfs int) (ab float32, bb float32)
+
+// dotNormSeqAVX512 writes ab[i] = q·v_i and bb[i] = v_i·v_i for n consecutive rows of v
+// (stride d), bit-identical to dotNormAVX512 per row, reading the rows one after the other
+// in one call. It prefetches pfs bytes ahead of the row it reads (see genDotNormSeq in _gen).
+//
+//go:noescape
+func dotNormSeqAVX512(q *float32, v *float32, d int, n int, ab *float32, bb *float32, pfs int)
 
 // dotTile4x4AVX512 writes out[i*4+j] = q_j·v_i for 4 packed queries q (see dotTile4Generic)
 // and n rows of v with stride d.

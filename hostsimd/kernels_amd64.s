@@ -895,6 +895,111 @@ dotNormPFAVX2_reduce:
 	VZEROUPPER
 	RET
 
+// func dotNormSeqAVX2(q *float32, v *float32, d int, n int, ab *float32, bb *float32, pfs int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·dotNormSeqAVX2(SB), NOSPLIT, $0-56
+	MOVQ q+0(FP), AX
+	MOVQ v+8(FP), CX
+	MOVQ d+16(FP), DX
+	MOVQ n+24(FP), BX
+	MOVQ ab+32(FP), SI
+	MOVQ bb+40(FP), DI
+	MOVQ pfs+48(FP), R8
+	MOVQ DX, R9
+	ANDQ $-32, R9
+	MOVQ DX, R10
+	ANDQ $-8, R10
+	SHLQ $0x02, DX
+
+dotNormSeqAVX2_row:
+	TESTQ  BX, BX
+	JZ     dotNormSeqAVX2_done
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	LEAQ   (CX)(R8*1), R11
+	XORQ   R12, R12
+
+dotNormSeqAVX2_big:
+	CMPQ        R12, R9
+	JAE         dotNormSeqAVX2_vec
+	PREFETCHT0  (R11)
+	PREFETCHT0  64(R11)
+	ADDQ        $0x00000080, R11
+	VMOVUPS     (CX)(R12*4), Y8
+	VFMADD231PS (AX)(R12*4), Y8, Y0
+	VFMADD231PS Y8, Y8, Y4
+	VMOVUPS     32(CX)(R12*4), Y8
+	VFMADD231PS 32(AX)(R12*4), Y8, Y1
+	VFMADD231PS Y8, Y8, Y5
+	VMOVUPS     64(CX)(R12*4), Y8
+	VFMADD231PS 64(AX)(R12*4), Y8, Y2
+	VFMADD231PS Y8, Y8, Y6
+	VMOVUPS     96(CX)(R12*4), Y8
+	VFMADD231PS 96(AX)(R12*4), Y8, Y3
+	VFMADD231PS Y8, Y8, Y7
+	ADDQ        $0x00000020, R12
+	JMP         dotNormSeqAVX2_big
+
+dotNormSeqAVX2_vec:
+	CMPQ        R12, R10
+	JAE         dotNormSeqAVX2_tail
+	VMOVUPS     (CX)(R12*4), Y8
+	VFMADD231PS (AX)(R12*4), Y8, Y0
+	VFMADD231PS Y8, Y8, Y4
+	ADDQ        $0x00000008, R12
+	JMP         dotNormSeqAVX2_vec
+
+dotNormSeqAVX2_tail:
+	MOVQ        DX, R11
+	SHRQ        $0x02, R11
+	SUBQ        R12, R11
+	JZ          dotNormSeqAVX2_reduce
+	MOVQ        $0x00000008, R13
+	SUBQ        R11, R13
+	LEAQ        tailmask<>+0(SB), R11
+	VMOVUPS     (R11)(R13*4), Y8
+	VMASKMOVPS  (CX)(R12*4), Y8, Y9
+	VMASKMOVPS  (AX)(R12*4), Y8, Y8
+	VFMADD231PS Y8, Y9, Y1
+	VFMADD231PS Y9, Y9, Y5
+
+dotNormSeqAVX2_reduce:
+	VADDPS       Y1, Y0, Y0
+	VADDPS       Y2, Y0, Y0
+	VADDPS       Y3, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, (SI)
+	VADDPS       Y5, Y4, Y4
+	VADDPS       Y6, Y4, Y4
+	VADDPS       Y7, Y4, Y4
+	VEXTRACTF128 $0x01, Y4, X0
+	VADDPS       X0, X4, X4
+	VMOVHLPS     X4, X4, X0
+	VADDPS       X0, X4, X4
+	VMOVSHDUP    X4, X0
+	VADDSS       X0, X4, X4
+	VMOVSS       X4, (DI)
+	ADDQ         $0x04, SI
+	ADDQ         $0x04, DI
+	ADDQ         DX, CX
+	DECQ         BX
+	JMP          dotNormSeqAVX2_row
+
+dotNormSeqAVX2_done:
+	VZEROUPPER
+	RET
+
 // func dotNormRows3AVX2(q *float32, v *float32, d int, n int, ab *float32, bb *float32, pfs int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·dotNormRows3AVX2(SB), NOSPLIT, $0-56
@@ -2101,6 +2206,116 @@ dotNormPFAVX512_reduce:
 	VMOVSHDUP     X4, X0
 	VADDSS        X0, X4, X4
 	MOVSS         X4, bb+36(FP)
+	VZEROUPPER
+	RET
+
+// func dotNormSeqAVX512(q *float32, v *float32, d int, n int, ab *float32, bb *float32, pfs int)
+// Requires: AVX, AVX512F, AVX512VL, BMI2, MMX+
+TEXT ·dotNormSeqAVX512(SB), NOSPLIT, $0-56
+	MOVQ q+0(FP), AX
+	MOVQ v+8(FP), CX
+	MOVQ d+16(FP), DX
+	MOVQ n+24(FP), BX
+	MOVQ ab+32(FP), SI
+	MOVQ bb+40(FP), DI
+	MOVQ pfs+48(FP), R8
+	MOVQ DX, R9
+	ANDQ $-64, R9
+	MOVQ DX, R10
+	ANDQ $-16, R10
+	SHLQ $0x02, DX
+
+dotNormSeqAVX512_row:
+	TESTQ  BX, BX
+	JZ     dotNormSeqAVX512_done
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	LEAQ   (CX)(R8*1), R11
+	XORQ   R12, R12
+
+dotNormSeqAVX512_big:
+	CMPQ        R12, R9
+	JAE         dotNormSeqAVX512_vec
+	PREFETCHT0  (R11)
+	PREFETCHT0  64(R11)
+	PREFETCHT0  128(R11)
+	PREFETCHT0  192(R11)
+	ADDQ        $0x00000100, R11
+	VMOVUPS     (CX)(R12*4), Z8
+	VFMADD231PS (AX)(R12*4), Z8, Z0
+	VFMADD231PS Z8, Z8, Z4
+	VMOVUPS     64(CX)(R12*4), Z8
+	VFMADD231PS 64(AX)(R12*4), Z8, Z1
+	VFMADD231PS Z8, Z8, Z5
+	VMOVUPS     128(CX)(R12*4), Z8
+	VFMADD231PS 128(AX)(R12*4), Z8, Z2
+	VFMADD231PS Z8, Z8, Z6
+	VMOVUPS     192(CX)(R12*4), Z8
+	VFMADD231PS 192(AX)(R12*4), Z8, Z3
+	VFMADD231PS Z8, Z8, Z7
+	ADDQ        $0x00000040, R12
+	JMP         dotNormSeqAVX512_big
+
+dotNormSeqAVX512_vec:
+	CMPQ        R12, R10
+	JAE         dotNormSeqAVX512_tail
+	VMOVUPS     (CX)(R12*4), Z8
+	VFMADD231PS (AX)(R12*4), Z8, Z0
+	VFMADD231PS Z8, Z8, Z4
+	ADDQ        $0x00000010, R12
+	JMP         dotNormSeqAVX512_vec
+
+dotNormSeqAVX512_tail:
+	MOVQ        DX, R11
+	SHRQ        $0x02, R11
+	SUBQ        R12, R11
+	JZ          dotNormSeqAVX512_reduce
+	MOVL        $0x0000ffff, R13
+	BZHIL       R11, R13, R11
+	KMOVW       R11, K1
+	VMOVUPS.Z   (CX)(R12*4), K1, Z8
+	VMOVUPS.Z   (AX)(R12*4), K1, Z9
+	VFMADD231PS Z9, Z8, Z1
+	VFMADD231PS Z8, Z8, Z5
+
+dotNormSeqAVX512_reduce:
+	VADDPS        Z1, Z0, Z0
+	VADDPS        Z2, Z0, Z0
+	VADDPS        Z3, Z0, Z0
+	VEXTRACTF64X4 $0x01, Z0, Y8
+	VADDPS        Y8, Y0, Y0
+	VEXTRACTF32X4 $0x01, Y0, X8
+	VADDPS        X8, X0, X0
+	VMOVHLPS      X0, X0, X8
+	VADDPS        X8, X0, X0
+	VMOVSHDUP     X0, X8
+	VADDSS        X8, X0, X0
+	VMOVSS        X0, (SI)
+	VADDPS        Z5, Z4, Z4
+	VADDPS        Z6, Z4, Z4
+	VADDPS        Z7, Z4, Z4
+	VEXTRACTF64X4 $0x01, Z4, Y8
+	VADDPS        Y8, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X8
+	VADDPS        X8, X4, X4
+	VMOVHLPS      X4, X4, X8
+	VADDPS        X8, X4, X4
+	VMOVSHDUP     X4, X8
+	VADDSS        X8, X4, X4
+	VMOVSS        X4, (DI)
+	ADDQ          $0x04, SI
+	ADDQ          $0x04, DI
+	ADDQ          DX, CX
+	DECQ          BX
+	JMP           dotNormSeqAVX512_row
+
+dotNormSeqAVX512_done:
 	VZEROUPPER
 	RET
 

@@ -63,6 +63,10 @@ type kernels struct {
 	// Levels without it (nil) run dotNorm per row.
 	dotNormRows func(q, v []float32, d, n int, ab, bb []float32, pfs int)
 	rowsExact   bool
+	// dotNormSeq, where a level has it, has dotNormRows's contract and is
+	// always bit-identical to dotNorm: it reads the n rows one after the
+	// other (one stream) in one call.
+	dotNormSeq func(q, v []float32, d, n int, ab, bb []float32, pfs int)
 	// dotTile4 writes out[i*4+j] = q_j·v_i for 4 queries packed by
 	// packQueries4 with width tileW and the n rows in v (len n*d).
 	dotTile4 func(q, v []float32, d, n int, out []float32)

@@ -36,6 +36,9 @@ func avx2Kernels() *kernels {
 			return dotNormPFAVX2(ptr(a), ptr(b), len(a), pfs)
 		},
 		dotNormRows: dotNormRowsAVX2,
+		dotNormSeq: func(q, v []float32, d, n int, ab, bb []float32, pfs int) {
+			dotNormSeq(dotNormSeqAVX2, q, v, d, n, ab, bb, pfs)
+		},
 		dotNormF16: func(a []float32, b []uint16) (float32, float32) {
 			n := len(a) &^ 7
 			ab, bb := dotNormF16AVX2(ptr(a), unsafe.SliceData(b), n)
@@ -94,17 +97,20 @@ func avx512Kernels() *kernels {
 		cosTile8:    cosTile8AVX512,
 		dotNormRows: dotNormRowsAVX512,
 		rowsExact:   true,
-		sum:         func(a []float32) float32 { return sumAVX512(ptr(a), len(a)) },
-		sumPF:       func(a []float32, pfs int) float32 { return sumPFAVX512(ptr(a), len(a), pfs) },
-		sum2:        func(a []float32) float32 { return sum2AVX512(ptr(a), len(a)) },
-		fillNT:      func(p []float32, v float32) { fillNTAVX512(ptr(p), len(p), v) },
-		copyNT:      func(dst, src []float32) { copyNTAVX512(ptr(dst), ptr(src), len(dst)) },
-		triadNT:     func(a, b, c []float32, s float32) { triadNTAVX512(ptr(a), ptr(b), ptr(c), len(a), s) },
-		fmaPeak:     fmaPeakAVX512,
-		fmaLanes:    24 * 16,
-		ntAlign:     16,
-		ntBlock:     64,
-		nonTempSt:   true,
+		dotNormSeq: func(q, v []float32, d, n int, ab, bb []float32, pfs int) {
+			dotNormSeq(dotNormSeqAVX512, q, v, d, n, ab, bb, pfs)
+		},
+		sum:       func(a []float32) float32 { return sumAVX512(ptr(a), len(a)) },
+		sumPF:     func(a []float32, pfs int) float32 { return sumPFAVX512(ptr(a), len(a), pfs) },
+		sum2:      func(a []float32) float32 { return sum2AVX512(ptr(a), len(a)) },
+		fillNT:    func(p []float32, v float32) { fillNTAVX512(ptr(p), len(p), v) },
+		copyNT:    func(dst, src []float32) { copyNTAVX512(ptr(dst), ptr(src), len(dst)) },
+		triadNT:   func(a, b, c []float32, s float32) { triadNTAVX512(ptr(a), ptr(b), ptr(c), len(a), s) },
+		fmaPeak:   fmaPeakAVX512,
+		fmaLanes:  24 * 16,
+		ntAlign:   16,
+		ntBlock:   64,
+		nonTempSt: true,
 	}
 }
 
@@ -188,5 +194,31 @@ func dotNormRows3(rows3 func(q, v *float32, d, n int, ab, bb *float32, pfs int),
 	}
 	for i := n3; i < n; i++ {
 		ab[i], bb[i] = one(ptr(q), ptr(v[i*d:]), d)
+	}
+}
+
+// dotNormSeq runs the first n rows of v through seq: the rows whose
+// prefetches (pfs bytes past the end of the row at most) stay inside v with
+// pfs, the others with pfs = 0, so the assembly never touches memory
+// outside v.
+func dotNormSeq(seq func(q, v *float32, d, n int, ab, bb *float32, pfs int), q, v []float32, d, n int, ab, bb []float32, pfs int) {
+	if n <= 0 {
+		return
+	}
+	_ = q[d-1]
+	_ = v[n*d-1]
+	_ = ab[n-1]
+	_ = bb[n-1]
+	pfs = max(pfs, 0)
+	// Row i may prefetch when (i+1)*d*4 + pfs <= len(v)*4.
+	safe := 0
+	if lim := len(v)*4 - pfs; lim > 0 {
+		safe = min(n, lim/(4*d))
+	}
+	if safe > 0 {
+		seq(ptr(q), ptr(v), d, safe, ptr(ab), ptr(bb), pfs)
+	}
+	if safe < n {
+		seq(ptr(q), ptr(v[safe*d:]), d, n-safe, ptr(ab[safe:]), ptr(bb[safe:]), 0)
 	}
 }

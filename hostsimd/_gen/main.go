@@ -976,6 +976,117 @@ func genDotNormRows(s isa, name string, rows, unroll int) {
 	RET()
 }
 
+// genDotNormSeq generates dotNormSeq: dotNorm of n consecutive rows in one
+// call, one row after the other, so the rows stay one contiguous stream for
+// the hardware prefetchers (dotNormRows walks 3 rows side by side: three
+// streams), with no Go call per row. Each row runs exactly dotNorm's loop
+// (same accumulators, order and tail), so the results are bit-identical.
+// pfs > 0 prefetches (PREFETCHT0) that many bytes ahead of the read
+// position, into the rows that follow.
+func genDotNormSeq(s isa, name string) {
+	sp := reds[kDotNorm]
+	unroll := sp.unroll
+	TEXT(name, NOSPLIT, "func(q, v *float32, d, n int, ab, bb *float32, pfs int)")
+	Pragma("noescape")
+	Doc(name+" writes ab[i] = q·v_i and bb[i] = v_i·v_i for n consecutive rows of v",
+		"(stride d), bit-identical to dotNorm"+s.name+" per row, reading the rows one after the other",
+		"in one call. It prefetches pfs bytes ahead of the row it reads (see genDotNormSeq in _gen).")
+	qp := Load(Param("q"), GP64())
+	vp := Load(Param("v"), GP64())
+	d := Load(Param("d"), GP64())
+	n := Load(Param("n"), GP64())
+	abp := Load(Param("ab"), GP64())
+	bbp := Load(Param("bb"), GP64())
+	pfs := Load(Param("pfs"), GP64())
+
+	big := GP64()
+	MOVQ(d, big)
+	ANDQ(I32(-(unroll * s.w)), big)
+	vecEnd := GP64()
+	MOVQ(d, vecEnd)
+	ANDQ(I32(-s.w), vecEnd)
+	d4 := d // d's bytes from here on
+	SHLQ(U8(2), d4)
+
+	Label(name + "_row")
+	TESTQ(n, n)
+	JZ(LabelRef(name + "_done"))
+	acc := make([][]VecVirtual, 2)
+	for p := range acc {
+		acc[p] = make([]VecVirtual, unroll)
+		for u := range acc[p] {
+			acc[p][u] = s.vec()
+			s.zero(acc[p][u])
+		}
+	}
+	pf := GP64()
+	LEAQ(Mem{Base: vp, Index: pfs, Scale: 1}, pf)
+	i := GP64()
+	XORQ(i, i)
+	step := func(u, off int, mk *mask) {
+		am := Mem{Base: qp, Index: i, Scale: 4, Disp: off * 4}
+		bm := Mem{Base: vp, Index: i, Scale: 4, Disp: off * 4}
+		vb := s.loadF32(bm, mk)
+		if mk == nil {
+			VFMADD231PS(am, vb, acc[0][u])
+		} else {
+			va := s.loadF32(am, mk)
+			VFMADD231PS(va, vb, acc[0][u])
+		}
+		VFMADD231PS(vb, vb, acc[1][u])
+	}
+	lines := unroll * s.w * 4 / 64
+	Label(name + "_big")
+	CMPQ(i, big)
+	JAE(LabelRef(name + "_vec"))
+	for l := 0; l < lines; l++ {
+		PREFETCHT0(Mem{Base: pf, Disp: 64 * l})
+	}
+	ADDQ(U32(64*lines), pf)
+	for u := 0; u < unroll; u++ {
+		step(u, u*s.w, nil)
+	}
+	ADDQ(U32(unroll*s.w), i)
+	JMP(LabelRef(name + "_big"))
+
+	Label(name + "_vec")
+	CMPQ(i, vecEnd)
+	JAE(LabelRef(name + "_tail"))
+	step(0, 0, nil)
+	ADDQ(U32(s.w), i)
+	JMP(LabelRef(name + "_vec"))
+
+	Label(name + "_tail")
+	rem := GP64()
+	MOVQ(d4, rem)
+	SHRQ(U8(2), rem)
+	SUBQ(i, rem)
+	JZ(LabelRef(name + "_reduce"))
+	mk := s.makeMask(rem)
+	step(1%unroll, 0, &mk)
+
+	Label(name + "_reduce")
+	for p := range acc {
+		for u := 1; u < unroll; u++ {
+			VADDPS(acc[p][u], acc[p][0], acc[p][0])
+		}
+		x := s.hsum(acc[p][0])
+		if p == 0 {
+			VMOVSS(x, Mem{Base: abp})
+		} else {
+			VMOVSS(x, Mem{Base: bbp})
+		}
+	}
+	ADDQ(U8(4), abp)
+	ADDQ(U8(4), bbp)
+	ADDQ(d4, vp)
+	DECQ(n)
+	JMP(LabelRef(name + "_row"))
+	Label(name + "_done")
+	VZEROUPPER()
+	RET()
+}
+
 // --- bandwidth / peak kernels ----------------------------------------------
 
 func genStores(s isa) {
@@ -1138,6 +1249,7 @@ func main() {
 		genReduce(s, kSumPF)
 		genReduce(s, kSum2)
 		genReduce(s, kDotNormPF)
+		genDotNormSeq(s, "dotNormSeq"+s.name)
 		if s.avx5 {
 			genTile(s, "dotTile4x4"+s.name, []int{4})
 			genCosTile8(s, "cosTile8x3"+s.name, 3, false, true)
