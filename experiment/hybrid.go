@@ -246,7 +246,24 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 	// same chunk in a rotating order, so a load that comes and goes falls
 	// on all of them alike; each strategy's total is summarized over the
 	// repeats (median and CI: one pass's total on a shared machine swings
-	// with a few preempted calls).
+	// with a few preempted calls). Each chunk starts warm: one untimed call
+	// of every side the strategy may use, at the chunk's first size, so a
+	// strategy does not pay for the state the previous one left (host
+	// workers parked while another strategy ran on one thread, a GPU queue
+	// left idle) — in a program that runs one strategy, that state is its
+	// own.
+	warm := func(k int, n int) error {
+		sides := []int{0, 1}
+		if k < 2 { // the single-side strategies
+			sides = []int{k}
+		}
+		for _, i := range sides {
+			if _, err := built[i][n].Run(); err != nil {
+				return fmt.Errorf("hybrid: warm-up of %s n=%d: %w", names[i], n, err)
+			}
+		}
+		return nil
+	}
 	const chunk = 25
 	repeats := hc.Repeats
 	if repeats <= 0 {
@@ -261,6 +278,9 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 			for j := range strats {
 				k := (j + round) % len(strats)
 				st := strats[k]
+				if err := warm(k, stream[c0]); err != nil {
+					return err
+				}
 				for i := c0; i < min(c0+chunk, len(stream)); i++ {
 					req = i
 					side, took, recovered, probe, err := st.do(stream[i])

@@ -84,8 +84,11 @@ func (s *split) wait() {
 }
 
 // spinWait is how long a worker polls for its next range, and a caller
-// for its workers to finish, before parking.
-const spinWait = 200 * time.Microsecond
+// for its workers to finish, before parking: 1 ms (LLVM's OpenMP spins
+// 200 ms by default). With 200 µs, a stream that ran a few hundred small
+// calls on one thread found the workers parked at its next parallel call,
+// and a dispatcher learned the parallel side was slow from those wake-ups.
+const spinWait = time.Millisecond
 
 // receive returns ch's next task, polling for spinWait before it blocks;
 // ok is false once ch is closed.
