@@ -24,7 +24,8 @@ import (
 // Until SetLevel forces a level, CosineSingle runs, for each shape class
 // (cache-resident or DRAM), the level and row walk that measured fastest
 // on this CPU: every level this CPU has, with each row walk that level has
-// (dotNormRows and dotNormSeq with and without software prefetch, dotNorm
+// (dotNormRows and dotNormSeq where a level has them, with and without
+// software prefetch; dotNorm
 // per row with and without), timed
 // interleaved on one cache-resident and one DRAM-sized buffer. The same
 // calibration measures the break-even between one thread and all threads
@@ -36,7 +37,7 @@ import (
 
 // calibVersion changes whenever the candidates or the method change, so
 // stale cache files are not used.
-const calibVersion = 5
+const calibVersion = 6
 
 // Class names of CosineSingle shapes.
 const (

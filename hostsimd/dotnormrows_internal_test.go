@@ -8,10 +8,7 @@ import (
 
 // TestDotNormRowsShapes calls the dotNormRows and dotNormSeq kernels of
 // the levels that have them directly and checks them against dotNorm per
-// row (bit-identical
-// for dotNormSeq and where the level says so for dotNormRows, rowsExact,
-// else within the rounding bound of
-// two float32 sums of d terms, rowsClose), on
+// row, bit-identical, on
 // every tail shape: n%3 (3-row blocks plus a 1- or 2-row rest), d below,
 // at and past multiples of 16 and 64 (the unrolled loop, single steps and
 // the masked tail), rows starting off a 64-byte boundary, v longer than n
@@ -22,17 +19,16 @@ func TestDotNormRowsShapes(t *testing.T) {
 	const sentinel = float32(-7.25)
 	const guard = 16
 	type rowKernel struct {
-		name  string
-		fn    func(q, v []float32, d, n int, ab, bb []float32, pfs int)
-		exact bool
+		name string
+		fn   func(q, v []float32, d, n int, ab, bb []float32, pfs int)
 	}
 	for _, l := range Available() {
 		lk := tables[l]
-		for _, rk := range []rowKernel{{"dotNormRows", lk.dotNormRows, lk.rowsExact}, {"dotNormSeq", lk.dotNormSeq, true}} {
+		for _, rk := range []rowKernel{{"dotNormRows", lk.dotNormRows}, {"dotNormSeq", lk.dotNormSeq}} {
 			if rk.fn == nil {
 				continue
 			}
-			k := &kernels{dotNorm: lk.dotNorm, rowsExact: rk.exact}
+			k := lk
 			for _, d := range []int{1, 3, 15, 16, 17, 31, 47, 63, 64, 65, 100, 129, 768, 770} {
 				for n := 0; n <= 10; n++ {
 					for _, extra := range []int{0, 2} { // rows of v past n
@@ -56,7 +52,7 @@ func TestDotNormRowsShapes(t *testing.T) {
 								rk.fn(q, v, d, n, abBuf[:n], bbBuf[:n], pfs)
 								for i := 0; i < n; i++ {
 									wab, wbb := k.dotNorm(q, v[i*d:(i+1)*d])
-									if !rowsClose(k, abBuf[i], wab, q, v[i*d:(i+1)*d]) || !rowsClose(k, bbBuf[i], wbb, v[i*d:(i+1)*d], v[i*d:(i+1)*d]) {
+									if !same32(abBuf[i], wab) || !same32(bbBuf[i], wbb) {
 										t.Fatalf("%v %s d=%d n=%d extra=%d pfs=%d off=%d row %d: got (%v, %v), dotNorm (%v, %v)",
 											l, rk.name, d, n, extra, pfs, off, i, abBuf[i], bbBuf[i], wab, wbb)
 									}
@@ -80,21 +76,6 @@ func TestDotNormRowsShapes(t *testing.T) {
 	}
 }
 
-// rowsClose reports whether got (a dotNormRows result) matches want (the
-// same level's dotNorm of a and b): bit-identical where k.rowsExact, else
-// within 2·d·eps32·Σ|a_i·b_i| (each float32 sum is within d·eps32·Σ|a_i·b_i|
-// of the exact one, whatever the order), NaN only where want is NaN.
-func rowsClose(k *kernels, got, want float32, a, b []float32) bool {
-	if k.rowsExact || want != want || got != got {
-		return same32(got, want)
-	}
-	var abs float64
-	for i := range a {
-		abs += math.Abs(float64(a[i]) * float64(b[i]))
-	}
-	return math.Abs(float64(got)-float64(want)) <= 2*float64(len(a))*0x1p-24*abs
-}
-
 // same32 reports whether a and b have the same bits, or are both NaN.
 func same32(a, b float32) bool {
 	return math.Float32bits(a) == math.Float32bits(b) || (a != a && b != b)
@@ -103,9 +84,8 @@ func same32(a, b float32) bool {
 // TestCosineSingleRowsPath runs every row walk of every level
 // (cosineSingleWith, as the calibration's choice would) on 1, 2 and 3
 // threads, with the thread split forced on small inputs, over rows starting
-// off a 64-byte boundary, and checks each output against dotNorm per row of
-// the same level (bit-identical where the row walk is, else within the
-// rounding bound of the two sums, cosClose), a zero row 0, a NaN row NaN, and the guard
+// off a 64-byte boundary, and checks each output bit-identical to dotNorm
+// per row of the same level, a zero row 0, a NaN row NaN, and the guard
 // floats after out untouched.
 func TestCosineSingleRowsPath(t *testing.T) {
 	defer SetThreads(0)
@@ -139,7 +119,7 @@ func TestCosineSingleRowsPath(t *testing.T) {
 							}
 							for i := 0; i < n; i++ {
 								ab, vv := k.dotNorm(q, v[i*d:(i+1)*d])
-								if want := cosineFinish(ab, qq, vv); !cosClose(k, path, out[i], want, d) {
+								if want := cosineFinish(ab, qq, vv); !same32(out[i], want) {
 									t.Fatalf("%v/%v d=%d n=%d threads=%d row %d: %v, per-row %v", l, path, d, n, th, i, out[i], want)
 								}
 							}
@@ -152,19 +132,6 @@ func TestCosineSingleRowsPath(t *testing.T) {
 			}
 		}
 	}
-}
-
-// cosClose reports whether a cosine from row walk path of level k matches
-// want, the same level's per-row result: bit-identical when the walk is
-// per row or the level's dotNormRows is exact; else within 4·d·eps32 (the
-// numerator's rounding is at most 2·d·eps32·|q|·|v| by Cauchy–Schwarz, the
-// norm's relative error about d·eps32), NaN only where want is NaN.
-func cosClose(k *kernels, path singlePath, got, want float32, d int) bool {
-	exact := k.rowsExact || (path != pathRows && path != pathRowsPF)
-	if exact || want != want || got != got {
-		return same32(got, want)
-	}
-	return math.Abs(float64(got)-float64(want)) <= 4*float64(d)*0x1p-24
 }
 
 // TestSplitBounds checks the per-thread row ranges: contiguous, covering

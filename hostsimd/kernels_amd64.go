@@ -62,13 +62,6 @@ func dotNormPFAVX2(a *float32, b *float32, n int, pfs int) (ab float32, bb float
 //go:noescape
 func dotNormSeqAVX2(q *float32, v *float32, d int, n int, ab *float32, bb *float32, pfs int)
 
-// dotNormRows3AVX2 writes ab[i] = q·v_i and bb[i] = v_i·v_i for n rows of v with stride d,
-// equal to dotNormAVX2 up to rounding (2 accumulators per sum instead of 4: 3 rows × 2 sums fit the 16 ymm registers); n must be a multiple of 3. It prefetches pfs bytes ahead
-// of the rows it reads (see genDotNormRows in _gen).
-//
-//go:noescape
-func dotNormRows3AVX2(q *float32, v *float32, d int, n int, ab *float32, bb *float32, pfs int)
-
 // fillNTAVX2 sets p[:n] to v with non-temporal stores.
 // p must be 32-byte aligned and n a multiple of 32.
 //

@@ -56,16 +56,13 @@ type kernels struct {
 	dotNormF16 func(a []float32, b []uint16) (ab, bb float32)
 	// dotNormRows, where a level has it, writes ab[i] = q·v_i and
 	// bb[i] = v_i·v_i for the first n rows of v (stride d, len(q) = d),
-	// bit-identical to dotNorm per row where rowsExact is set, else equal
-	// up to rounding (another number of partial sums). While it runs it may prefetch up
+	// bit-identical to dotNorm per row. While it runs it may prefetch up
 	// to pfs bytes past the row it reads, but never past the end of v, so
 	// v may be longer than n rows to let it prefetch the rows that follow.
 	// Levels without it (nil) run dotNorm per row.
 	dotNormRows func(q, v []float32, d, n int, ab, bb []float32, pfs int)
-	rowsExact   bool
-	// dotNormSeq, where a level has it, has dotNormRows's contract and is
-	// always bit-identical to dotNorm: it reads the n rows one after the
-	// other (one stream) in one call.
+	// dotNormSeq, where a level has it, has dotNormRows's contract; it
+	// reads the n rows one after the other (one stream) in one call.
 	dotNormSeq func(q, v []float32, d, n int, ab, bb []float32, pfs int)
 	// dotTile4 writes out[i*4+j] = q_j·v_i for 4 queries packed by
 	// packQueries4 with width tileW and the n rows in v (len n*d).

@@ -35,7 +35,6 @@ func avx2Kernels() *kernels {
 		dotNormPF: func(a, b []float32, pfs int) (float32, float32) {
 			return dotNormPFAVX2(ptr(a), ptr(b), len(a), pfs)
 		},
-		dotNormRows: dotNormRowsAVX2,
 		dotNormSeq: func(q, v []float32, d, n int, ab, bb []float32, pfs int) {
 			dotNormSeq(dotNormSeqAVX2, q, v, d, n, ab, bb, pfs)
 		},
@@ -96,7 +95,6 @@ func avx512Kernels() *kernels {
 		tileW:       16,
 		cosTile8:    cosTile8AVX512,
 		dotNormRows: dotNormRowsAVX512,
-		rowsExact:   true,
 		dotNormSeq: func(q, v []float32, d, n int, ab, bb []float32, pfs int) {
 			dotNormSeq(dotNormSeqAVX512, q, v, d, n, ab, bb, pfs)
 		},
@@ -155,15 +153,10 @@ func cosTile8AVX512(q, v []float32, d, n int, out []float32, ldo int, iqs, iv []
 	}
 }
 
-// dotNormRowsAVX512 and dotNormRowsAVX2 run blocks of 3 rows through
-// their level's dotNormRows3 kernel and the last n%3 rows through its
-// dotNorm.
+// dotNormRowsAVX512 runs blocks of 3 rows through dotNormRows3AVX512 and
+// the last n%3 rows through dotNormAVX512.
 func dotNormRowsAVX512(q, v []float32, d, n int, ab, bb []float32, pfs int) {
 	dotNormRows3(dotNormRows3AVX512, dotNormAVX512, q, v, d, n, ab, bb, pfs)
-}
-
-func dotNormRowsAVX2(q, v []float32, d, n int, ab, bb []float32, pfs int) {
-	dotNormRows3(dotNormRows3AVX2, dotNormAVX2, q, v, d, n, ab, bb, pfs)
 }
 
 // dotNormRows3 runs blocks of 3 rows through rows3 and the last n%3 rows

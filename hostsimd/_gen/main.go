@@ -838,16 +838,12 @@ func genCosTile8(s isa, name string, rows int, norms, prefetch bool) {
 // starts pfs bytes after the block and advances by rows·unroll lines, so
 // a block's lines are covered by its own steps when d is a multiple of
 // unroll·w. pfs = 0 prefetches lines the kernel reads anyway.
-func genDotNormRows(s isa, name string, rows, unroll int) {
+func genDotNormRows(s isa, name string, rows int) {
+	const unroll = 4
 	TEXT(name, NOSPLIT, "func(q, v *float32, d, n int, ab, bb *float32, pfs int)")
 	Pragma("noescape")
-	same := fmt.Sprintf("bit-identical to dotNorm%s", s.name)
-	if unroll != reds[kDotNorm].unroll {
-		same = fmt.Sprintf("equal to dotNorm%s up to rounding (%d accumulators per sum instead of %d: %d rows × 2 sums fit the 16 ymm registers)",
-			s.name, unroll, reds[kDotNorm].unroll, rows)
-	}
 	Doc(name+" writes ab[i] = q·v_i and bb[i] = v_i·v_i for n rows of v with stride d,",
-		fmt.Sprintf("%s; n must be a multiple of %d. It prefetches pfs bytes ahead", same, rows),
+		fmt.Sprintf("bit-identical to dotNorm%s; n must be a multiple of %d. It prefetches pfs bytes ahead", s.name, rows),
 		"of the rows it reads (see genDotNormRows in _gen).")
 	vp := Load(Param("v"), GP64())
 	d := Load(Param("d"), GP64())
@@ -858,13 +854,10 @@ func genDotNormRows(s isa, name string, rows, unroll int) {
 	d4 := GP64()
 	MOVQ(d, d4)
 	SHLQ(U8(2), d4)
-	var kmask mask
-	if s.avx5 {
-		rem := GP64()
-		MOVQ(d, rem)
-		ANDQ(I32(s.w-1), rem)
-		kmask = s.makeMask(rem)
-	}
+	rem := GP64()
+	MOVQ(d, rem)
+	ANDQ(I32(s.w-1), rem)
+	kmask := s.makeMask(rem)
 	dvec := GP64()
 	MOVQ(d, dvec)
 	ANDQ(I32(-s.w), dvec)
@@ -890,10 +883,9 @@ func genDotNormRows(s isa, name string, rows, unroll int) {
 	MOVQ(addr("pfs"), pf)
 	ADDQ(vp, pf)
 	// acc[r][p][u]: row r, p = 0 for q·v, 1 for v·v, column u.
-	acc := make([][2][]VecVirtual, rows)
+	acc := make([][2][unroll]VecVirtual, rows)
 	for r := range acc {
 		for p := 0; p < 2; p++ {
-			acc[r][p] = make([]VecVirtual, unroll)
 			for u := 0; u < unroll; u++ {
 				acc[r][p][u] = s.vec()
 				s.zero(acc[r][p][u])
@@ -903,23 +895,33 @@ func genDotNormRows(s isa, name string, rows, unroll int) {
 	qk := Load(Param("q"), GP64())
 	i := GP64()
 	XORQ(i, i)
+	qv := s.vec()
+	vv := s.vec()
 	step := func(u, off int, mk *mask) {
-		qv := s.loadF32(Mem{Base: qk, Index: i, Scale: 4, Disp: 4 * off}, mk)
+		qm := Mem{Base: qk, Index: i, Scale: 4, Disp: 4 * off}
+		if mk == nil {
+			VMOVUPS(qm, qv)
+		} else {
+			VMOVUPS_Z(qm, mk.k, qv)
+		}
 		for r := 0; r < rows; r++ {
-			vv := s.loadF32(Mem{Base: vrow[r], Index: i, Scale: 4, Disp: 4 * off}, mk)
+			rm := Mem{Base: vrow[r], Index: i, Scale: 4, Disp: 4 * off}
+			if mk == nil {
+				VMOVUPS(rm, vv)
+			} else {
+				VMOVUPS_Z(rm, mk.k, vv)
+			}
 			VFMADD231PS(qv, vv, acc[r][0][u])
 			VFMADD231PS(vv, vv, acc[r][1][u])
 		}
 	}
-	// Lines of v read per unrolled step, prefetched pfs bytes ahead.
-	lines := rows * unroll * s.w * 4 / 64
 	Label(name + "_big")
 	CMPQ(i, dbig)
 	JAE(LabelRef(name + "_vec"))
-	for l := 0; l < lines; l++ {
+	for l := 0; l < rows*unroll; l++ {
 		PREFETCHT0(Mem{Base: pf, Disp: 64 * l})
 	}
-	ADDQ(U32(64*lines), pf)
+	ADDQ(U32(64*rows*unroll), pf)
 	for u := 0; u < unroll; u++ {
 		step(u, u*s.w, nil)
 	}
@@ -934,20 +936,9 @@ func genDotNormRows(s isa, name string, rows, unroll int) {
 	JMP(LabelRef(name + "_vec"))
 
 	Label(name + "_tail")
-	if s.avx5 {
-		KORTESTW(kmask.k, kmask.k)
-		JZ(LabelRef(name + "_reduce"))
-		step(1%unroll, 0, &kmask)
-	} else {
-		// The AVX2 lane mask is built here, for the d%8 rest only, so it
-		// holds no register in the loops.
-		rem := GP64()
-		MOVQ(addr("d"), rem)
-		ANDQ(I32(s.w-1), rem)
-		JZ(LabelRef(name + "_reduce"))
-		mk := s.makeMask(rem)
-		step(1%unroll, 0, &mk)
-	}
+	KORTESTW(kmask.k, kmask.k)
+	JZ(LabelRef(name + "_reduce"))
+	step(1%unroll, 0, &kmask)
 
 	Label(name + "_reduce")
 	for r := 0; r < rows; r++ {
@@ -1256,9 +1247,7 @@ func main() {
 			genCosTile8(s, "cosTile8x3n"+s.name, 3, true, true)
 			genCosTile8(s, "cosTile8x2"+s.name, 2, false, false)
 			genCosTile8(s, "cosTile8x1"+s.name, 1, false, false)
-			genDotNormRows(s, "dotNormRows3"+s.name, 3, 4)
-		} else {
-			genDotNormRows(s, "dotNormRows3"+s.name, 3, 2)
+			genDotNormRows(s, "dotNormRows3"+s.name, 3)
 		}
 		genStores(s)
 		genFMAPeak(s)
