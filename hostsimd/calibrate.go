@@ -24,10 +24,9 @@ import (
 // Until SetLevel forces a level, CosineSingle runs, for each shape class
 // (cache-resident or DRAM), the level and row walk that measured fastest
 // on this CPU: every level this CPU has, with each row walk that level has
-// (dotNormRows and dotNormSeq where a level has them, with and without
-// software prefetch; dotNorm
-// per row with and without), timed
-// interleaved on one cache-resident and one DRAM-sized buffer. The same
+// (dotNormRows and dotNormSeq where a level has them, and dotNorm per row,
+// each with and without software prefetch), timed interleaved on one
+// cache-resident and one DRAM-sized buffer. The same
 // calibration measures the break-even between one thread and all threads
 // (MinBytesPerThread). The result is cached per CPU model, thread count
 // and calibration version in os.UserCacheDir()/wgpu-prof/, so only the
