@@ -28,7 +28,11 @@ var HNSW = &Descriptor{
 	rank:       60,
 	MemCompute: kernels.MemComputeStream,
 	Host: func(h HostSizes) []HostShape {
-		return []HostShape{{Cache: "dram", Config: Config{Dim: h.Dim, N: 65536, Q: h.Q, C: 32, Seed: h.Seed}, Batch: h.Q}}
+		// A call gathers the same q·c rows every time (64 × 32 of 65,536
+		// at the defaults: 6.3 MB of a 201 MB set), so from the second
+		// call on they are in cache: the row is judged against the
+		// cache-resident ceiling (against DRAM it read at 121%).
+		return []HostShape{{Cache: "resident", Config: Config{Dim: h.Dim, N: 65536, Q: h.Q, C: 32, Seed: h.Seed}, Batch: h.Q}}
 	},
 	Prepare: func(c Config) (*Prepared, error) {
 		h, err := newHNSWData(c)
