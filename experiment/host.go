@@ -117,6 +117,7 @@ func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {
 	cacheRoofs := roofs
 	if all.CacheReadGBs > 0 {
 		cacheRoofs.CPU.BandwidthGBs = all.CacheReadGBs
+		cacheRoofs.Key = "cache_read_gbs"
 	}
 	rep.Summary = append(rep.Summary, fmt.Sprintf("%sread ceiling %.1f GB/s (%s), cache-resident %.1f GB/s over %d B (%s); one-vs-all-threads break-even: %s (%s)",
 		LevelChoicePrefix, all.ReadGBs, all.ReadKernel, all.CacheReadGBs, all.CacheBytes, all.CacheReadKernel, calib.Crossover, calib.Source))

@@ -54,6 +54,9 @@ func (e *Env) gpu() workload.GPU {
 // Ceilings of both sides, as roofs.
 type Roofs struct {
 	GPU, CPU timing.Roof
+	// Key names the DRAM roofs' read ceiling in the report's Ceilings
+	// ("": read_gbs).
+	Key string
 	// Levels are roofs measured at smaller working sets (cache-resident),
 	// ascending by Bytes (half of the cache each is named after); a
 	// kernel whose working set is at most levelReach × a level's Bytes is
@@ -77,9 +80,10 @@ type RoofLevel struct {
 // 16 MB).
 const levelReach = 4
 
-// forBytes returns the roof of side for a kernel moving bytes, and the
-// level's name ("dram" for the largest).
-func (r Roofs) forBytes(side string, bytes float64) (timing.Roof, string) {
+// forBytes returns the roof of side for a kernel moving bytes, the
+// level's name ("dram" for the largest) and the key of its read ceiling in
+// the report's Ceilings.
+func (r Roofs) forBytes(side string, bytes float64) (timing.Roof, string, string) {
 	for _, l := range r.Levels {
 		if bytes <= levelReach*l.Bytes {
 			roof := l.CPU
@@ -87,11 +91,15 @@ func (r Roofs) forBytes(side string, bytes float64) (timing.Roof, string) {
 				roof = l.GPU
 			}
 			if roof.BandwidthGBs > 0 {
-				return roof, l.Name
+				return roof, l.Name, "read_gbs_" + l.Name
 			}
 		}
 	}
-	return r.of(side), "dram"
+	key := r.Key
+	if key == "" {
+		key = "read_gbs"
+	}
+	return r.of(side), "dram", key
 }
 
 func (r Roofs) of(side string) timing.Roof {
@@ -118,10 +126,13 @@ func measurement(workload, side, variant string, params []report.Param, res timi
 	if t > 0 {
 		m.GBs = bytes / t / 1e9
 		m.GFLOPs = flops / t / 1e9
-		roof, level := roofs.forBytes(side, bytes)
+		roof, level, key := roofs.forBytes(side, bytes)
 		if pl, err := timing.Place(roof, timing.Point{Flops: flops, Bytes: bytes, Seconds: t}); err == nil {
 			m.CeilingFrac = pl.Efficiency
 			m.Bound = pl.Bound
+			if key != "read_gbs" {
+				m.ReadCeiling = key
+			}
 			if len(roofs.Levels) > 0 {
 				m.Warnings = append(m.Warnings, fmt.Sprintf("judged against the %s ceilings (working set %.3g MB)", level, bytes/1e6))
 			}

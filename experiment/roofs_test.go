@@ -30,12 +30,16 @@ func TestRoofsForBytes(t *testing.T) {
 		{64 << 20, "llc", 70},       // 4× the LLC level's 16 MiB
 		{64<<20 + 4096, "dram", 25}, // past every level's reach
 	} {
-		got, level := r.forBytes(report.SideCPU, c.bytes)
-		if level != c.level || got.BandwidthGBs != c.gbs {
+		got, level, key := r.forBytes(report.SideCPU, c.bytes)
+		wantKey := "read_gbs_" + c.level
+		if c.level == "dram" {
+			wantKey = "read_gbs"
+		}
+		if level != c.level || got.BandwidthGBs != c.gbs || key != wantKey {
 			t.Errorf("%.0f bytes: %s %.0f GB/s, want %s %.0f", c.bytes, level, got.BandwidthGBs, c.level, c.gbs)
 		}
 	}
-	if got, level := r.forBytes(report.SideGPU, 25e6); level != "llc" || got.BandwidthGBs != 2 {
+	if got, level, _ := r.forBytes(report.SideGPU, 25e6); level != "llc" || got.BandwidthGBs != 2 {
 		t.Errorf("GPU 25 MB: %s %v", level, got.BandwidthGBs)
 	}
 }

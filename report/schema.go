@@ -105,13 +105,17 @@ type Measurement struct {
 	Samples       []float64 `json:"samples,omitempty"`
 	KernelSamples []float64 `json:"kernel_samples,omitempty"`
 
-	Bytes       float64  `json:"bytes"`        // minimum traffic: inputs read once, outputs written once
-	Flops       float64  `json:"flops"`        // floating-point operations
-	GBs         float64  `json:"gbs"`          // Bytes over the best available time (kernel, else end-to-end)
-	GFLOPs      float64  `json:"gflops"`       // Flops over the same time
-	CeilingFrac float64  `json:"ceiling_frac"` // fraction of the limiting measured ceiling
-	Bound       string   `json:"bound"`        // "memory" or "compute" (roofline), "" if unknown
-	Verified    bool     `json:"verified"`     // output matched the reference
+	Bytes       float64 `json:"bytes"`        // minimum traffic: inputs read once, outputs written once
+	Flops       float64 `json:"flops"`        // floating-point operations
+	GBs         float64 `json:"gbs"`          // Bytes over the best available time (kernel, else end-to-end)
+	GFLOPs      float64 `json:"gflops"`       // Flops over the same time
+	CeilingFrac float64 `json:"ceiling_frac"` // fraction of the limiting measured ceiling
+	// ReadCeiling is the key, in the side's Ceilings map, of the read
+	// bandwidth a memory-bound row is judged against ("read_gbs" for
+	// DRAM, "read_gbs_llc", "cache_read_gbs", ...); "" means "read_gbs".
+	ReadCeiling string   `json:"read_ceiling,omitempty"`
+	Bound       string   `json:"bound"`    // "memory" or "compute" (roofline), "" if unknown
+	Verified    bool     `json:"verified"` // output matched the reference
 	Warnings    []string `json:"warnings,omitempty"`
 }
 

@@ -184,8 +184,12 @@ func CeilingOf(r *Report, m *Measurement) string {
 	}
 	switch m.Bound {
 	case "memory":
-		if v, ok := cs["read_gbs"]; ok {
-			return fmt.Sprintf("%s read %s", side, FormatRate(v))
+		key := m.ReadCeiling
+		if key == "" {
+			key = "read_gbs"
+		}
+		if v, ok := cs[key]; ok {
+			return fmt.Sprintf("%s %s %s", side, readCeilingName(key), FormatRate(v))
 		}
 	case "compute":
 		if v, ok := cs["fma_gflops"]; ok {
@@ -193,6 +197,20 @@ func CeilingOf(r *Report, m *Measurement) string {
 		}
 	}
 	return ""
+}
+
+// readCeilingName names a read-bandwidth ceiling key: "read" (DRAM),
+// "read (llc)", "cache-resident read".
+func readCeilingName(key string) string {
+	switch {
+	case key == "read_gbs":
+		return "read"
+	case key == "cache_read_gbs":
+		return "cache-resident read"
+	case strings.HasPrefix(key, "read_gbs_"):
+		return "read (" + strings.TrimPrefix(key, "read_gbs_") + ")"
+	}
+	return key
 }
 
 // FormatDuration prints a duration with three significant digits: 1.43ms.
