@@ -85,8 +85,8 @@ func (e *Env) searchOne(w *workload.Descriptor, cfg RunConfig, sc SearchConfig, 
 	// measurePair builds both sides at n, verifies each on poisoned
 	// outputs, measures them side by side (interleaved calls, so a load
 	// that comes and goes falls on both alike), and verifies again.
-	measurePair := func(n int, tight bool) ([2]sideRun, error) {
-		key := fmt.Sprintf("%s|%s|%d|%v", sides[0].Label, sides[1].Label, n, tight)
+	measurePair := func(n, tight int) ([2]sideRun, error) {
+		key := fmt.Sprintf("%s|%s|%d|%d", sides[0].Label, sides[1].Label, n, tight)
 		if r, ok := cache[key]; ok {
 			return [2]sideRun{r, cache[key+"|b"]}, nil
 		}
@@ -123,7 +123,7 @@ func (e *Env) searchOne(w *workload.Descriptor, cfg RunConfig, sc SearchConfig, 
 			logs[i].upload = nil
 		}
 		mo := e.Measure
-		if tight {
+		for range tight {
 			mo = tighter(mo)
 		}
 		ra, rb, err := timing.MeasurePair(mo, ss[0].Run, ss[1].Run)
@@ -150,18 +150,16 @@ func (e *Env) searchOne(w *workload.Descriptor, cfg RunConfig, sc SearchConfig, 
 			return nil, nil, fmt.Errorf("--batches: %d is past the largest size %s can run (%s)", n, w.Name, why)
 		}
 	}
-	probe := func(tight bool) func(n int) (timing.Summary, timing.Summary, error) {
-		return func(n int) (timing.Summary, timing.Summary, error) {
-			r, err := measurePair(n, tight)
-			if err != nil {
-				return timing.Summary{}, timing.Summary{}, err
-			}
-			runs[n] = r
-			return r[0].res.Host, r[1].res.Host, nil
+	probe := func(n, tight int) (timing.Summary, timing.Summary, error) {
+		r, err := measurePair(n, tight)
+		if err != nil {
+			return timing.Summary{}, timing.Summary{}, err
 		}
+		runs[n] = r
+		return r[0].res.Host, r[1].res.Host, nil
 	}
-	opts.Refine = probe(true)
-	res, err := timing.SearchCrossover(opts, sides[0].Label, sides[1].Label, probe(false))
+	opts.Refine = probe
+	res, err := timing.SearchCrossover(opts, sides[0].Label, sides[1].Label, func(n int) (timing.Summary, timing.Summary, error) { return probe(n, 0) })
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s %s vs %s: %w", w.Name, sides[0].Label, sides[1].Label, err)
 	}
@@ -237,8 +235,9 @@ func (e *Env) searchOne(w *workload.Descriptor, cfg RunConfig, sc SearchConfig, 
 	return out, ms, nil
 }
 
-// tighter is the measurement a crossover search refines a tie with: CIs
-// half as wide (±1% by default), four times the runs and twice the budget.
+// tighter is the measurement a crossover search refines a tie with, one
+// refinement round further: CIs half as wide (±1%, then ±0.5% by
+// default), four times the runs and twice the budget.
 func tighter(o timing.MeasureOpts) timing.MeasureOpts {
 	o.TargetRel = or(o.TargetRel, timing.DefaultTargetRel) / 2
 	o.MinRuns = 2 * or(o.MinRuns, timing.DefaultMinRuns)

@@ -77,11 +77,13 @@ type SearchOpts struct {
 	// Now is the clock (nil: time.Now), for tests.
 	Now func() time.Time
 	// Refine, when set, measures both sides at n again with tighter CIs
-	// (more samples). The search calls it once for every size whose probe
-	// came out a tie, before it takes the sides for indistinguishable
-	// there: near a crossover the two sides differ by a few per cent, less
-	// than a probe's CIs resolve.
-	Refine func(n int) (a, b Summary, err error)
+	// (more samples; round 1, 2, … tighter each time). The search calls it
+	// for every size whose probe came out a tie, round after round while
+	// it stays a tie, up to Refines rounds, before it takes the sides for
+	// indistinguishable there: near a crossover the two sides differ by a
+	// few per cent, less than a probe's CIs resolve.
+	Refine  func(n, round int) (a, b Summary, err error)
+	Refines int // rounds of Refine (default 2)
 	// RunsPerProbe is about how many calls of each side one probe makes
 	// (default 12: 10 samples and 2 warm-ups); a size whose predicted cost
 	// (the largest measured size's times scaled linearly) would overrun the
@@ -94,6 +96,7 @@ const (
 	DefaultSearchGrow      = 4
 	DefaultSearchRatio     = 1.2
 	DefaultSearchMaxProbes = 40
+	DefaultSearchRefines   = 2
 )
 
 // SearchResult is the measured crossover: where the faster side changes,
@@ -144,6 +147,9 @@ func SearchCrossover(o SearchOpts, sideA, sideB string, probe func(n int) (a, b 
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.Refines == 0 {
+		o.Refines = DefaultSearchRefines
+	}
 	if o.RunsPerProbe == 0 {
 		o.RunsPerProbe = 12
 	}
@@ -192,9 +198,10 @@ func SearchCrossover(o SearchOpts, sideA, sideB string, probe func(n int) (a, b 
 		if err != nil {
 			return fmt.Errorf("timing: crossover search at n=%d: %w", n, err)
 		}
-		if Faster(a, b) == Tie && o.Refine != nil {
-			if a, b, err = o.Refine(n); err != nil {
-				return fmt.Errorf("timing: crossover search at n=%d (refined): %w", n, err)
+		// A refinement round is not started past the deadline.
+		for round := 1; Faster(a, b) == Tie && o.Refine != nil && round <= o.Refines && (o.Deadline.IsZero() || o.Now().Before(o.Deadline)); round++ {
+			if a, b, err = o.Refine(n, round); err != nil {
+				return fmt.Errorf("timing: crossover search at n=%d (refined, round %d): %w", n, round, err)
 			}
 		}
 		pts[n] = SearchPoint{N: n, A: a, B: b, Faster: Faster(a, b)}

@@ -301,7 +301,10 @@ func TestSearchRefinesTies(t *testing.T) {
 	}
 	refined := 0
 	fine := mk(8, 0.005)
-	opts.Refine = func(n int) (timing.Summary, timing.Summary, error) {
+	opts.Refine = func(n, round int) (timing.Summary, timing.Summary, error) {
+		if round != 1 {
+			t.Errorf("round %d at n=%d: the first refinement already separates the sides", round, n)
+		}
 		refined++
 		return fine(n)
 	}
@@ -322,5 +325,28 @@ func TestSearchRefinesTies(t *testing.T) {
 	}
 	if refined != ties || ties == 0 {
 		t.Errorf("Refine called %d times for %d ties", refined, ties)
+	}
+}
+
+// A tie that stays a tie is refined round after round, up to Refines.
+func TestSearchRefineRounds(t *testing.T) {
+	rounds := map[int][]int{}
+	r := rand.New(rand.NewPCG(9, 10))
+	same := lines(r, 1e-6, 10e-9, 1e-6, 10e-9, 0.2)
+	_, err := timing.SearchCrossover(timing.SearchOpts{Sizes: []int{1, 4, 16}, Max: 64, Refines: 3,
+		Refine: func(n, round int) (timing.Summary, timing.Summary, error) {
+			rounds[n] = append(rounds[n], round)
+			return same(n)
+		}}, "A", "B", same)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n, rs := range rounds {
+		if len(rs) > 3 || rs[0] != 1 || rs[len(rs)-1] != len(rs) {
+			t.Errorf("n=%d refined in rounds %v; want 1, 2, … at most 3", n, rs)
+		}
+	}
+	if len(rounds) == 0 {
+		t.Error("identical sides were never refined")
 	}
 }
