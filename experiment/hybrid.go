@@ -246,21 +246,24 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 	// same chunk in a rotating order, so a load that comes and goes falls
 	// on all of them alike; each strategy's total is summarized over the
 	// repeats (median and CI: one pass's total on a shared machine swings
-	// with a few preempted calls). Each chunk starts warm: one untimed call
-	// of every side the strategy may use, at the chunk's first size, so a
-	// strategy does not pay for the state the previous one left (host
-	// workers parked while another strategy ran on one thread, a GPU queue
-	// left idle) — in a program that runs one strategy, that state is its
-	// own.
+	// with a few preempted calls). Each chunk starts warm: one untimed call,
+	// at the chunk's first size, of the side the strategy sends that
+	// request to (the dispatcher's choice without probing), so a strategy
+	// does not pay for the state the previous one left (host workers
+	// parked while another strategy ran on one thread, a GPU queue left
+	// idle) — in a program that runs one strategy, that state is its own.
+	// Only that side: a call of the other would leave its own wake behind
+	// (lavapipe's threads on the cores the CPU side needs).
 	warm := func(k int, n int) error {
-		sides := []int{0, 1}
-		if k < 2 { // the single-side strategies
-			sides = []int{k}
+		i := k // the single-side strategies
+		switch k {
+		case 2:
+			i = static.Side(n)
+		case 3:
+			i = d.Choose(n)
 		}
-		for _, i := range sides {
-			if _, err := built[i][n].Run(); err != nil {
-				return fmt.Errorf("hybrid: warm-up of %s n=%d: %w", names[i], n, err)
-			}
+		if _, err := built[i][n].Run(); err != nil {
+			return fmt.Errorf("hybrid: warm-up of %s n=%d: %w", names[i], n, err)
 		}
 		return nil
 	}
