@@ -90,6 +90,9 @@ func (e *Env) searchOne(w *workload.Descriptor, cfg RunConfig, sc SearchConfig, 
 		if r, ok := cache[key]; ok {
 			return [2]sideRun{r, cache[key+"|b"]}, nil
 		}
+		if e.interrupted.Load() {
+			return [2]sideRun{}, fmt.Errorf("%s vs %s %s n=%d: %w", sides[0].Label, sides[1].Label, w.Name, n, ErrInterrupted)
+		}
 		p, err := prFor(n)
 		if err != nil {
 			return [2]sideRun{}, err

@@ -281,6 +281,9 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 			for j := range strats {
 				k := (j + round) % len(strats)
 				st := strats[k]
+				if e.interrupted.Load() {
+					return fmt.Errorf("hybrid: replay %d, request %d: %w", rp+1, c0, ErrInterrupted)
+				}
 				if err := warm(k, stream[c0]); err != nil {
 					return err
 				}

@@ -179,3 +179,21 @@ func TestCompareDefaultThreshold(t *testing.T) {
 		t.Errorf("the 3%% slowdown is not shown as significant:\n%s", out)
 	}
 }
+
+// SIGTERM during hybrid's replay stops it at the next chunk with status
+// 130 and no report (the replay loop checks the interrupt; it used to run
+// every replay to the end, minutes on lavapipe, and then report).
+func TestHybridStopsOnSIGTERM(t *testing.T) {
+	testHookOpened = func(env *experiment.Env) {
+		env.Progress = &trigger{on: "hybrid: building", fn: func() {
+			syscall.Kill(os.Getpid(), syscall.SIGTERM)
+			time.Sleep(20 * time.Millisecond)
+		}}
+	}
+	defer func() { testHookOpened = nil }()
+	_, _, err := runCmd("hybrid", "--kernel", "cosine-single", "--sides", "cpu:threads=1,cpu:threads=2",
+		"--quick", "--requests", "20000", "--search-budget", "5s", "--format", "json")
+	if code, msg := exitStatus(err); code != 130 || !strings.Contains(msg, "interrupted") {
+		t.Fatalf("exit %d %q, want 130 and a message with \"interrupted\"", code, msg)
+	}
+}
