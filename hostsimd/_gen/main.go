@@ -823,6 +823,32 @@ func genCosTile8(s isa, name string, rows int, norms, prefetch bool) {
 
 // --- q against several rows at once ------------------------------------------
 
+// rowLoops emits the loops over one row's elements that genDotNormRows and
+// genDotNormSeq share: while i < big, lines prefetches at pf (which then
+// moves on) and unroll steps of w floats; then single steps while
+// i < vecEnd; it ends by jumping to name+"_tail".
+func rowLoops(name string, i, big, vecEnd, pf Register, lines, unroll, w int, step func(u, off int, mk *mask)) {
+	Label(name + "_big")
+	CMPQ(i, big)
+	JAE(LabelRef(name + "_vec"))
+	for l := 0; l < lines; l++ {
+		PREFETCHT0(Mem{Base: pf, Disp: 64 * l})
+	}
+	ADDQ(U32(64*lines), pf)
+	for u := 0; u < unroll; u++ {
+		step(u, u*w, nil)
+	}
+	ADDQ(U32(unroll*w), i)
+	JMP(LabelRef(name + "_big"))
+
+	Label(name + "_vec")
+	CMPQ(i, vecEnd)
+	JAE(LabelRef(name + "_tail"))
+	step(0, 0, nil)
+	ADDQ(U32(w), i)
+	JMP(LabelRef(name + "_vec"))
+}
+
 // genDotNormRows generates a kernel that writes ab[i] = q·v_i and
 // bb[i] = v_i·v_i for n rows of v with stride d, rows at a time (n must be
 // a multiple of rows). Each step of w elements loads the query chunk once
@@ -915,25 +941,7 @@ func genDotNormRows(s isa, name string, rows int) {
 			VFMADD231PS(vv, vv, acc[r][1][u])
 		}
 	}
-	Label(name + "_big")
-	CMPQ(i, dbig)
-	JAE(LabelRef(name + "_vec"))
-	for l := 0; l < rows*unroll; l++ {
-		PREFETCHT0(Mem{Base: pf, Disp: 64 * l})
-	}
-	ADDQ(U32(64*rows*unroll), pf)
-	for u := 0; u < unroll; u++ {
-		step(u, u*s.w, nil)
-	}
-	ADDQ(U32(unroll*s.w), i)
-	JMP(LabelRef(name + "_big"))
-
-	Label(name + "_vec")
-	CMPQ(i, dvec)
-	JAE(LabelRef(name + "_tail"))
-	step(0, 0, nil)
-	ADDQ(U32(s.w), i)
-	JMP(LabelRef(name + "_vec"))
+	rowLoops(name, i, dbig, dvec, pf, rows*unroll*s.w*4/64, unroll, s.w, step)
 
 	Label(name + "_tail")
 	KORTESTW(kmask.k, kmask.k)
@@ -1026,26 +1034,7 @@ func genDotNormSeq(s isa, name string) {
 		}
 		VFMADD231PS(vb, vb, acc[1][u])
 	}
-	lines := unroll * s.w * 4 / 64
-	Label(name + "_big")
-	CMPQ(i, big)
-	JAE(LabelRef(name + "_vec"))
-	for l := 0; l < lines; l++ {
-		PREFETCHT0(Mem{Base: pf, Disp: 64 * l})
-	}
-	ADDQ(U32(64*lines), pf)
-	for u := 0; u < unroll; u++ {
-		step(u, u*s.w, nil)
-	}
-	ADDQ(U32(unroll*s.w), i)
-	JMP(LabelRef(name + "_big"))
-
-	Label(name + "_vec")
-	CMPQ(i, vecEnd)
-	JAE(LabelRef(name + "_tail"))
-	step(0, 0, nil)
-	ADDQ(U32(s.w), i)
-	JMP(LabelRef(name + "_vec"))
+	rowLoops(name, i, big, vecEnd, pf, unroll*s.w*4/64, unroll, s.w, step)
 
 	Label(name + "_tail")
 	rem := GP64()
