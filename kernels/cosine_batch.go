@@ -34,6 +34,12 @@ type CosineBatchOptions struct {
 	// invocation: 16 (0) or 8 (wgsl/cosine_batch_reg8.wgsl, half the
 	// accumulators).
 	RegisterQueries int
+	// Broadcast, with Register and 16 queries, shares the queries through
+	// the subgroup (wgsl/cosine_batch_regbc.wgsl: two query loads per lane
+	// and subgroupBroadcast instead of sixteen loads); ErrUnsupported
+	// where the device has no subgroup operations or its subgroups may
+	// have fewer than 8 lanes.
+	Broadcast bool
 }
 
 // BatchRegQueries is the queries per invocation of the register-blocked
@@ -130,6 +136,17 @@ func NewCosineBatch(d *gpu.Device, v []float32, dim int, opts CosineBatchOptions
 			return nil, fmt.Errorf("%s: RegisterQueries %d: must be 8 or 16", op, opts.RegisterQueries)
 		}
 	}
+	if opts.Broadcast {
+		if !opts.Register || opts.RegisterQueries != BatchRegQueries {
+			return nil, fmt.Errorf("%s: Broadcast needs Register with %d queries", op, BatchRegQueries)
+		}
+		if !d.HasFeature(gpu.FeatureSubgroups) && !d.HasFeature(gpu.FeatureNativeSubgroup) {
+			return nil, fmt.Errorf("%s: queries shared through the subgroup: %s has no subgroup operations: %w", op, d.Info.Name, ErrUnsupported)
+		}
+		if m := d.Info.SubgroupMin; m > 0 && m < 8 {
+			return nil, fmt.Errorf("%s: queries shared through the subgroup: %s has subgroups of %d lanes, fewer than the 8 the kernel broadcasts from: %w", op, d.Info.Name, m, ErrUnsupported)
+		}
+	}
 	if opts.Tiled {
 		if opts.Tile, err = checkTile(d, opts.Tile, opts.Workgroup); err != nil {
 			return nil, fmt.Errorf("%s: %w", op, err)
@@ -190,8 +207,11 @@ func (c *CosineBatch) init(v []float32) error {
 	}
 	if c.opts.Register {
 		name := "cosine_batch_reg"
-		if c.opts.RegisterQueries == 8 {
+		switch {
+		case c.opts.RegisterQueries == 8:
 			name = "cosine_batch_reg8"
+		case c.opts.Broadcast:
+			name = "cosine_batch_regbc"
 		}
 		c.pipe, err = d.Pipeline(name, wgsl.MustSource(name), "main", gpu.Constants{"WG": float64(c.opts.Workgroup)})
 	} else if c.opts.Tiled {

@@ -41,7 +41,24 @@ func batchVariants() []kernels.CosineBatchOptions {
 		{Register: true},
 		{Register: true, Workgroup: 16},
 		{Register: true, RegisterQueries: 8},
+		{Register: true, Broadcast: true},
+		{Register: true, Broadcast: true, Workgroup: 16},
 	}
+}
+
+// newBatch is NewCosineBatch for a test, skipping a design the device does
+// not support (the subgroup broadcast without subgroups).
+func newBatch(t *testing.T, d *gpu.Device, v []float32, dim int, o kernels.CosineBatchOptions) (*kernels.CosineBatch, bool) {
+	t.Helper()
+	cb, err := kernels.NewCosineBatch(d, v, dim, o)
+	if errors.Is(err, kernels.ErrUnsupported) && o.Broadcast {
+		t.Logf("%+v: %v", o, err)
+		return nil, false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cb, true
 }
 
 func TestCosineBatchConformance(t *testing.T) {
@@ -60,9 +77,9 @@ func TestCosineBatchConformance(t *testing.T) {
 				if dim == 768 && n == 300 && o.Tiled && o.Tile <= 16 {
 					continue // slow on a CPU adapter; covered at D=128
 				}
-				cb, err := kernels.NewCosineBatch(d, v, dim, o)
-				if err != nil {
-					t.Fatal(err)
+				cb, ok := newBatch(t, d, v, dim, o)
+				if !ok {
+					continue
 				}
 				for _, nq := range []int{1, 3, 64} {
 					qs := randFloats(r, nq*dim)
@@ -95,10 +112,10 @@ func TestCosineBatchQueryGroupsAndGrowth(t *testing.T) {
 	// (and V, 256 KB, is split into chunks of 128 rows).
 	d.Limits.MaxStorageBufferBindingSize = 4 * 10 * n
 	v := randFloats(r, n*dim)
-	for _, tiled := range []bool{false, true} {
-		cb, err := kernels.NewCosineBatch(d, v, dim, kernels.CosineBatchOptions{Tiled: tiled, Tile: 16})
-		if err != nil {
-			t.Fatal(err)
+	for _, o := range []kernels.CosineBatchOptions{{}, {Tiled: true, Tile: 16}, {Register: true}, {Register: true, Broadcast: true}} {
+		cb, ok := newBatch(t, d, v, dim, o)
+		if !ok {
+			continue
 		}
 		if cb.Chunks() < 2 || cb.MaxQueriesPerSubmission() != 10 {
 			t.Fatalf("chunks %d, queries per submission %d: want ≥ 2 and 10", cb.Chunks(), cb.MaxQueriesPerSubmission())
@@ -109,7 +126,7 @@ func TestCosineBatchQueryGroupsAndGrowth(t *testing.T) {
 			if _, err := cb.Run(qs, out, nil); err != nil {
 				t.Fatal(err)
 			}
-			checkBatch(t, fmt.Sprintf("tiled=%v Q=%d", tiled, nq), qs, v, dim, out)
+			checkBatch(t, fmt.Sprintf("%+v Q=%d", o, nq), qs, v, dim, out)
 		}
 		cb.Release()
 	}
@@ -181,7 +198,10 @@ func TestCosineBatchLoopBudget(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(6, uint64(time.Now().UnixNano())))
 	const n, nq = 3, 2
-	for _, o := range []kernels.CosineBatchOptions{{Tiled: false}, {Tiled: true, Tile: 32}, {Tiled: true, Tile: 8}, {Register: true}, {Register: true, RegisterQueries: 8}} {
+	for _, o := range []kernels.CosineBatchOptions{{Tiled: false}, {Tiled: true, Tile: 32}, {Tiled: true, Tile: 8}, {Register: true}, {Register: true, RegisterQueries: 8}, {Register: true, Broadcast: true}} {
+		if !d.HasFeature(gpu.FeatureSubgroups) && !d.HasFeature(gpu.FeatureNativeSubgroup) && o.Broadcast {
+			continue
+		}
 		accepted := func(dim int) bool {
 			cb, err := kernels.NewCosineBatch(d, make([]float32, n*dim), dim, o)
 			if err != nil {

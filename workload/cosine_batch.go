@@ -24,7 +24,7 @@ var CosineBatch = &Descriptor{
 	BatchDoc: "queries per call",
 	// The tiled kernel's workgroup is (tile/4)² threads: no "wg" knob.
 	Uses:       []string{"d", "n", "q", "tile"},
-	Variants:   []string{"tiled", "naive", "reg16x4", "reg8x4"},
+	Variants:   []string{"tiled", "naive", "reg16x4", "reg8x4", "reg16x4-bcast"},
 	rank:       20,
 	MemCompute: kernels.MemComputeStream,
 	Idle: func(c Config, k Knobs) string {
@@ -101,6 +101,9 @@ func cosineBatchCase(b *batchData, q int, k Knobs) Case {
 	case "reg8x4":
 		opts = kernels.CosineBatchOptions{Register: true, RegisterQueries: 8, Workgroup: k.Workgroup}
 		label = fmt.Sprintf("reg8x4-wg%d", k.wg())
+	case "reg16x4-bcast":
+		opts = kernels.CosineBatchOptions{Register: true, Broadcast: true, Workgroup: k.Workgroup}
+		label = fmt.Sprintf("reg16x4-bcast-wg%d", k.wg())
 	}
 	w := Case{
 		Name: "cosine-batch", Variant: label,
