@@ -42,7 +42,7 @@ func (e *Env) BreakEvenSearch(cfg RunConfig, sc SearchConfig, rep *report.Report
 	for _, w := range ds {
 		cache, emitted := map[string]sideRun{}, map[string]bool{}
 		for _, pair := range comps {
-			bes, ms, err := e.searchOne(w, cfg, sc, pair, Roofs{}, cache, emitted)
+			bes, ms, err := e.searchOne(w, cfg, sc, pair, Roofs{}, cache, emitted, rep)
 			if err != nil {
 				return err
 			}

@@ -51,10 +51,14 @@ type sideRun struct {
 // cache holds the sides already measured on this workload (by label and
 // size), so a side two comparisons share is measured and reported once;
 // emitted marks the ones already returned as measurements.
-func (e *Env) searchOne(w *workload.Descriptor, cfg RunConfig, sc SearchConfig, sides [2]SideSpec, roofs Roofs, cache map[string]sideRun, emitted map[string]bool) ([]report.BreakEven, []report.Measurement, error) {
+func (e *Env) searchOne(w *workload.Descriptor, cfg RunConfig, sc SearchConfig, sides [2]SideSpec, roofs Roofs, cache map[string]sideRun, emitted map[string]bool, rep *report.Report) ([]report.BreakEven, []report.Measurement, error) {
 	pr, err := w.Prepare(cfg.Config)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", w.Name, err)
+	}
+	sk, err := e.sideKnobs(w, pr, cfg, sides, rep)
+	if err != nil {
+		return nil, nil, err
 	}
 	maxN, why := e.extensionLimit(w, cfg, pr, sc.MaxGrow)
 	prs := []*workload.Prepared{pr}
@@ -74,13 +78,7 @@ func (e *Env) searchOne(w *workload.Descriptor, cfg RunConfig, sc SearchConfig, 
 		prs = []*workload.Prepared{prs[0], p}
 		return p, nil
 	}
-	knobs := func(sp SideSpec) workload.Knobs {
-		k := workload.Knobs{Workgroup: cfg.Workgroup, Tile: cfg.Tile}
-		if sp.Workgroup > 0 {
-			k.Workgroup = sp.Workgroup
-		}
-		return k
-	}
+	knobs := func(i int) workload.Knobs { return sk[i] }
 	runs := map[int][2]sideRun{}
 	// measurePair builds both sides at n, verifies each on poisoned
 	// outputs, measures them side by side (interleaved calls, so a load
@@ -106,7 +104,7 @@ func (e *Env) searchOne(w *workload.Descriptor, cfg RunConfig, sc SearchConfig, 
 			}
 		}()
 		for i, sp := range sides {
-			c := p.At(n, knobs(sp))
+			c := p.At(n, knobs(i))
 			s, err := e.buildSide(sp, c, &logs[i])
 			if err != nil {
 				return out, fmt.Errorf("%s %s n=%d: %w", sp.Label, w.Name, n, err)
@@ -236,6 +234,33 @@ func (e *Env) searchOne(w *workload.Descriptor, cfg RunConfig, sc SearchConfig, 
 		out = append(out, bk)
 	}
 	return out, ms, nil
+}
+
+// sideKnobs returns each side's knobs: cfg's workgroup and tile, the
+// side's forced workgroup (gpu:wg=N), and for a GPU side the fastest
+// verified variant on this adapter at the default size, as run chooses it
+// (SelectVariant, cached per adapter; the choice goes to rep's summary), so
+// a break-even or a hybrid replay is against the GPU's best design.
+func (e *Env) sideKnobs(w *workload.Descriptor, pr *workload.Prepared, cfg RunConfig, sides [2]SideSpec, rep *report.Report) ([2]workload.Knobs, error) {
+	var out [2]workload.Knobs
+	for i, sp := range sides {
+		k := workload.Knobs{Workgroup: cfg.Workgroup, Tile: cfg.Tile}
+		if sp.Workgroup > 0 {
+			k.Workgroup = sp.Workgroup
+		}
+		if sp.IsGPU() {
+			kv, choice, err := e.SelectVariant(w, pr, pr.Size, k, cfg.Retune, rep)
+			if err != nil {
+				return out, fmt.Errorf("%s %s: %w", sp.Label, w.Name, err)
+			}
+			k = kv
+			if choice.Chosen != "" && rep != nil {
+				rep.Summary = append(rep.Summary, choice.Summary())
+			}
+		}
+		out[i] = k
+	}
+	return out, nil
 }
 
 // tighter is the measurement a crossover search refines a tie with, one

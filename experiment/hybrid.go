@@ -123,7 +123,7 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", w.Name, err)
 	}
-	be, err := e.hybridProfile(w, cfg, hc)
+	be, err := e.hybridProfile(w, cfg, hc, rep)
 	if err != nil {
 		return err
 	}
@@ -141,12 +141,11 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 	if len(distinct) > 512 {
 		return fmt.Errorf("hybrid: the stream has %d distinct sizes; at most 512 (each needs its sides built in advance)", len(distinct))
 	}
-	knobs := func(sp SideSpec) workload.Knobs {
-		k := workload.Knobs{Workgroup: cfg.Workgroup, Tile: cfg.Tile}
-		if sp.Workgroup > 0 {
-			k.Workgroup = sp.Workgroup
-		}
-		return k
+	// The same knobs the profile's search used: a GPU side runs the
+	// variant selected on this adapter (cached, so not measured twice).
+	sk, err := e.sideKnobs(w, pr, cfg, hc.Sides, nil)
+	if err != nil {
+		return err
 	}
 	built := [2]map[int]workload.Side{{}, {}}
 	defer func() {
@@ -159,7 +158,7 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 	e.progress("hybrid: building %s and %s at %d sizes", hc.Sides[0].Label, hc.Sides[1].Label, len(distinct))
 	for n := range distinct {
 		for i, sp := range hc.Sides {
-			s, err := e.buildSide(sp, pr.At(n, knobs(sp)), nil)
+			s, err := e.buildSide(sp, pr.At(n, sk[i]), nil)
 			if err != nil {
 				return fmt.Errorf("hybrid: %s n=%d: %w", sp.Label, n, err)
 			}
@@ -361,7 +360,7 @@ func quantile(sorted []float64, p float64) float64 {
 
 // hybridProfile takes the two sides' break-even from the given report, or
 // measures it now.
-func (e *Env) hybridProfile(w *workload.Descriptor, cfg RunConfig, hc HybridConfig) (*report.BreakEven, error) {
+func (e *Env) hybridProfile(w *workload.Descriptor, cfg RunConfig, hc HybridConfig, rep *report.Report) (*report.BreakEven, error) {
 	if hc.Profile != nil {
 		for i := range hc.Profile.BreakEvens {
 			be := hc.Profile.BreakEvens[i]
@@ -377,7 +376,7 @@ func (e *Env) hybridProfile(w *workload.Descriptor, cfg RunConfig, hc HybridConf
 	if budget <= 0 {
 		budget = time.Minute
 	}
-	bes, _, err := e.searchOne(w, cfg, SearchConfig{Budget: budget}, hc.Sides, Roofs{}, map[string]sideRun{}, map[string]bool{})
+	bes, _, err := e.searchOne(w, cfg, SearchConfig{Budget: budget}, hc.Sides, Roofs{}, map[string]sideRun{}, map[string]bool{}, rep)
 	if err != nil {
 		return nil, err
 	}

@@ -32,6 +32,7 @@ func runBreakEven(stdout, stderr io.Writer, args []string) error {
 	return measureCommand(stdout, stderr, args, "breakeven", usage, examples, true, func(fs *pflag.FlagSet) measureHooks {
 		amdahl := fs.Float64("amdahl", -1, "share (0..1) of an application's time this operation takes: print the end-to-end application speedup the measurement allows")
 		sides := fs.String("sides", "", "the two sides to compare, e.g. cpu:threads=1,cpu:threads=2 (default: cpu,gpu and cpu,gpu:data=shipped)")
+		retune := retuneFlag(fs)
 		budget := fs.Duration("search-budget", experiment.DefaultSearchBudget, "time budget of each crossover search (the first three sizes are always measured; 20s with --quick)")
 		var pair [2]experiment.SideSpec
 		return measureHooks{ready: func(*outputFlags) error {
@@ -53,6 +54,7 @@ func runBreakEven(stdout, stderr io.Writer, args []string) error {
 			return nil
 		}, run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
 			withAmdahl := fs.Changed("amdahl")
+			cfg.Retune = *retune
 			sc := experiment.SearchConfig{Budget: *budget}
 			if q, _ := fs.GetBool("quick"); q && !fs.Changed("search-budget") {
 				sc.Budget = quickSearchBudget

@@ -28,6 +28,7 @@ func runHybrid(stdout, stderr io.Writer, args []string) error {
 		maxN := fs.Int("max", 0, "largest size of a generated stream (0: 16× the measured crossover, at most the workload's size)")
 		sizesFile := fs.String("sizes-file", "", "replay the sizes in this file (integers separated by spaces, commas or lines) instead")
 		faults := fs.StringArray("fault", nil, "inject a fault: a:slow=F@FROM-TO (side a F× slower for requests FROM..TO-1) or b:fail@FROM-TO; repeatable")
+		retune := retuneFlag(fs)
 		budget := fs.Duration("search-budget", 0, "time budget of the start-up crossover search (default 1m)")
 		return measureHooks{
 			ready: func(*outputFlags) error {
@@ -47,6 +48,7 @@ func runHybrid(stdout, stderr io.Writer, args []string) error {
 				if err != nil {
 					return err
 				}
+				cfg.Retune = *retune
 				hc := experiment.HybridConfig{Sides: pair, Requests: *requests, Min: *minN, Max: *maxN, Seed: cfg.Seed, SearchBudget: *budget}
 				for _, f := range *faults {
 					ft, err := experiment.ParseFault(f)

@@ -100,7 +100,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
   wgpu-prof run --quick --format json > r.json          # progress stays on stderr`
 	return measureCommand(stdout, stderr, args, "run", usage, examples, false, func(fs *pflag.FlagSet) measureHooks {
 		trace := fs.Bool("trace", false, "with --out: write trace.json (Chrome trace of every GPU call; open in Perfetto)")
-		retune := fs.Bool("retune", false, "re-measure which GPU variant of each workload is fastest on this adapter instead of reading the cached choice")
+		retune := retuneFlag(fs)
 		return measureHooks{
 			ready: func(o *outputFlags) error {
 				if *trace && o.out == "" {
@@ -127,4 +127,10 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 			},
 		}
 	})
+}
+
+// retuneFlag defines --retune on a command whose GPU sides run the variant
+// selected by measurement (run, breakeven, hybrid).
+func retuneFlag(fs *pflag.FlagSet) *bool {
+	return fs.Bool("retune", false, "re-measure which GPU variant of each workload is fastest on this adapter instead of reading the cached choice")
 }
