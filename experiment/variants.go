@@ -234,7 +234,9 @@ func (e *Env) SelectVariant(w *workload.Descriptor, pr *workload.Prepared, n int
 		return k, VariantChoice{}, nil
 	}
 	shape := paramLabel(pr.At(n, k).Params)
-	key := fmt.Sprintf("%s|%s|%s|wg=%d|tile=%d", e.adapterKey(), w.Name, shape, k.Workgroup, k.Tile)
+	// The key names the variants tried, so a family that gains a design
+	// is measured again rather than served a choice made without it.
+	key := fmt.Sprintf("%s|%s|%s|wg=%d|tile=%d|%s", e.adapterKey(), w.Name, shape, k.Workgroup, k.Tile, strings.Join(w.Variants, ","))
 	cache := loadVariantCache()
 	if ch, ok := cache[key]; ok && !retune && w.CheckVariant(ch.Chosen) == nil {
 		ch.Cached = true
