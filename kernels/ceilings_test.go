@@ -6,6 +6,7 @@ package kernels
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -191,6 +192,36 @@ func TestCeilingVerifiers(t *testing.T) {
 	}
 	if err := checkSum("t", []float32{1, 2}, 3.001, 3, 1); !errors.Is(err, ErrVerify) {
 		t.Errorf("checkSum off by 1e-3: %v", err)
+	}
+
+	// Every other read design, the repeated passes over this 1 MiB buffer
+	// among them: real output accepted (a rep design that read the buffer
+	// once would miss copies×Σsrc), poisoned output refused.
+	designs, err := b.readDesigns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	reps := 0
+	for _, k := range designs {
+		run(k, 0)
+		if err := k.verify(0); err != nil {
+			t.Errorf("%s: real output rejected: %v", k.name, err)
+		}
+		if err := k.prepare(1); err != nil {
+			t.Fatal(err)
+		}
+		if err := k.verify(1); !errors.Is(err, ErrVerify) {
+			t.Errorf("%s: poisoned partial sums accepted (err %v)", k.name, err)
+		}
+		if strings.Contains(k.name, "passes over the buffer") {
+			reps++
+			if want := float64(repReadBytes); k.bytes != want {
+				t.Errorf("%s: %v bytes per run, want %v (64 passes over 1 MiB)", k.name, k.bytes, want)
+			}
+		}
+	}
+	if reps == 0 {
+		t.Errorf("no repeated-pass read design for a 1 MiB buffer (designs: %d)", len(designs))
 	}
 
 	fk, err := b.fillKernel()

@@ -11,6 +11,8 @@
 //                its own partial: no workgroup memory, no barrier.
 //   main_stride  grid stride as main, but each invocation writes its own
 //                partial: no workgroup memory, no barrier.
+//   main_chunk_rep  main_chunk over REPS copies of src (cache-resident
+//                working sets; see below).
 // Both write partial[global invocation index]; dispatch a 1-D grid.
 
 override WG: u32 = 256; // threads per workgroup, power of two
@@ -66,6 +68,28 @@ fn main_stride(@builtin(global_invocation_id) gid: vec3<u32>,
     let stride = WG * nwg.x;
     var acc = vec4<f32>(0.0);
     for (var i = gid.x; i < n4; i += stride) {
+        acc += src[i];
+    }
+    partial[gid.x] = (acc.x + acc.y) + (acc.z + acc.w);
+}
+
+// main_chunk_rep: main_chunk over REPS back-to-back copies of src, for a
+// cache-resident working set: invocation g sums chunk g mod ⌈N4/CHUNK⌉, so
+// one dispatch reads src REPS times while the data it touches stays the
+// size of src (a small buffer read once is dominated by the dispatch's own
+// start-up, which is not a bandwidth). Invocations past REPS copies write 0.
+override REPS: u32 = 1u;
+
+@compute @workgroup_size(WG)
+fn main_chunk_rep(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let n4 = arrayLength(&src);
+    let chunks = (n4 + CHUNK - 1u) / CHUNK;
+    let i0 = (gid.x % chunks) * CHUNK;
+    // No branch around the loop (lavapipe masks a loop under an if):
+    // invocations past the copies get an empty range.
+    let i1 = select(i0, min(i0 + CHUNK, n4), gid.x < chunks * REPS);
+    var acc = vec4<f32>(0.0);
+    for (var i = i0; i < i1; i++) {
         acc += src[i];
     }
     partial[gid.x] = (acc.x + acc.y) + (acc.z + acc.w);
