@@ -79,6 +79,18 @@ func topkQueueSlice(k int) int {
 	return ch
 }
 
+// topkQueueRegs is the largest k of the register queue (topk_queue_r16).
+const topkQueueRegs = 16
+
+// topkQueueShader is the queue design's shader for k: the register queue
+// of 16 entries up to 16, else the shifting queue of MaxTopK.
+func topkQueueShader(k int) string {
+	if k <= topkQueueRegs {
+		return "topk_queue_r16"
+	}
+	return "topk_queue"
+}
+
 // topkQueueMaxSlice is the longest slice of the queue design.
 const topkQueueMaxSlice = 1024
 
@@ -90,6 +102,9 @@ func topkQueueLoops(k int) uint64 { return topkQueueLoopsAt(topkQueueSlice(k), k
 // initialisation, the slice, an insertion of up to k shifts for every
 // input in the worst case (inputs in ascending order), the output.
 func topkQueueLoopsAt(ch, k int) uint64 {
+	if k <= topkQueueRegs {
+		k = topkQueueRegs // the register queue's loops run to 16
+	}
 	return uint64(k+1) + uint64(ch+1) + uint64(ch)*uint64(k+1) + uint64(k+1)
 }
 
@@ -128,8 +143,9 @@ func newTopKQueuePlan(d *gpu.Device, scores *gpu.Buffer, stride, n, qcap, k int)
 	}
 	ch := topkQueueSlice(k)
 	wg := DefaultWorkgroup
+	shader := topkQueueShader(k)
 	return buildTopKPlan(d, scores, stride, n, qcap, k, "topk queue round", func(entry string, m int) (*gpu.Pipeline, int, int, error) {
-		pipe, err := d.Pipeline("topk_queue", wgsl.MustSource("topk_queue"), entry, gpu.Constants{"WG": float64(wg), "CH": float64(ch)})
+		pipe, err := d.Pipeline(shader, wgsl.MustSource(shader), entry, gpu.Constants{"WG": float64(wg), "CH": float64(ch)})
 		return pipe, (m + ch - 1) / ch, wg, err
 	})
 }

@@ -279,7 +279,9 @@ func TestTopKQueue(t *testing.T) {
 	}
 	// 126 is the largest k lavapipe's loop budget lets through (a slice of
 	// 4k inputs, each shifting up to k entries); 127 is refused there.
-	ks := []int{1, 10, 126, 127}
+	// 4, 5, 16 and 17 sit at the register queue's edges (vec4 blocks, its
+	// 16 entries; 17 takes the shifting queue).
+	ks := []int{1, 4, 5, 10, 16, 17, 126, 127}
 	for name, scores := range inputs {
 		buf := upload(t, d, "scores", scores, 0)
 		for _, k := range ks {
@@ -298,6 +300,38 @@ func TestTopKQueue(t *testing.T) {
 				want := hostTopK(scores[row*n:(row+1)*n], k)
 				if g := got[row*k : (row+1)*k]; !slices.Equal(g, want) {
 					t.Fatalf("queue %s k=%d row %d: got %v\nwant %v", name, k, row, headPairs(g), headPairs(want))
+				}
+			}
+			tk.Release()
+		}
+		buf.Release()
+	}
+	// One slice per row (one round): the output is one invocation's queue
+	// as it stands, so every entry of it, the 16th included, must be right;
+	// descending scores bring each entry in after all the better ones (a
+	// threshold one place too high would drop the 16th).
+	for _, m := range []int{40, 700, -700} {
+		scores := randFloats(r, q*abs(m))
+		if m < 0 {
+			m = -m
+			for row := 0; row < q; row++ {
+				slices.Sort(scores[row*m : (row+1)*m])
+				slices.Reverse(scores[row*m : (row+1)*m])
+			}
+		}
+		buf := upload(t, d, "scores", scores, 0)
+		for _, k := range []int{10, 15, 16} {
+			tk, err := kernels.NewTopKWith(d, buf, q, m, k, kernels.TopKOptions{Queue: true})
+			if err != nil {
+				t.Fatalf("one slice m=%d k=%d: %v", m, k, err)
+			}
+			got := poisonedPairs(q * k)
+			if _, err := tk.Run(got, nil); err != nil {
+				t.Fatal(err)
+			}
+			for row := 0; row < q; row++ {
+				if want, g := hostTopK(scores[row*m:(row+1)*m], k), got[row*k:(row+1)*k]; !slices.Equal(g, want) {
+					t.Fatalf("queue one slice m=%d k=%d row %d: got %v\nwant %v", m, k, row, headPairs(g), headPairs(want))
 				}
 			}
 			tk.Release()
@@ -343,4 +377,11 @@ func TestTopKQueue(t *testing.T) {
 	if want := hostTopK(all, 10); !slices.Equal(got, want) {
 		t.Fatalf("TopKSingle queue: got %v\nwant %v", got, want)
 	}
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }

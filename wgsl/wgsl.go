@@ -2,8 +2,9 @@
 // file, embedded in the binary. Every binding is commented with its shape
 // and layout; workgroup and tile sizes are `override` constants set at
 // pipeline creation, never spliced into the text. Variants that differ
-// only in a storage type (f32 or f16) are one `.wgsl.tmpl` file rendered
-// with text/template (missingkey=error) under one name per variant.
+// only in a storage type (f32 or f16) or a queue's capacity are one
+// `.wgsl.tmpl` file rendered with text/template (missingkey=error) under
+// one name per variant.
 //
 // The package only serves source text: compiling and running belong to
 // package compute.
@@ -31,6 +32,8 @@ type variant struct {
 var variants = map[string]variant{
 	"cosine_single":     {"cosine_single.wgsl.tmpl", map[string]string{"Elem": "f32"}},
 	"cosine_single_f16": {"cosine_single.wgsl.tmpl", map[string]string{"Elem": "f16"}},
+	"topk_queue":        {"topk_queue.wgsl.tmpl", map[string]string{"KQ": "256", "Regs": ""}},
+	"topk_queue_r16":    {"topk_queue.wgsl.tmpl", map[string]string{"KQ": "16", "Regs": "yes"}},
 }
 
 // Source returns the text of the shader name (e.g. "cosine_single").
