@@ -24,19 +24,43 @@ import (
 // the survivors a few calls each, and keeps the fastest. No vendor-name
 // rule is involved: the adapter's own timings decide. The choice is cached
 // in the user cache directory keyed by adapter, driver and wgpu-native
-// version (and the shape and knobs), and re-measured on demand.
+// version (and the shape and knobs), and re-measured on demand. Unless a
+// workgroup size is forced (--wg, gpu:wg=N), each variant is tried at
+// every size of tuneWorkgroups the adapter allows: the best size is a
+// property of the design on this adapter, like the design itself.
 
 // autotuneCalls is how many timed calls each verified variant gets: the
 // selection needs an order, not a confidence interval (the measurement
 // that is reported afterwards takes the full n ≥ 10).
 const autotuneCalls = 5
 
+// tuneWorkgroups are the workgroup sizes each variant is tried at when
+// none is forced; the default (kernels.DefaultWorkgroup, 64) first, so a
+// sweep's first point is the variant's default configuration.
+var tuneWorkgroups = []int{64, 32, 128, 256}
+
+// workgroupsToTry is forced alone when set, else the tuneWorkgroups this
+// adapter allows.
+func (e *Env) workgroupsToTry(forced int) []int {
+	if forced != 0 {
+		return []int{forced}
+	}
+	var out []int
+	for _, wg := range tuneWorkgroups {
+		if e.Device == nil || e.Device.CheckWorkgroup(wg) == nil {
+			out = append(out, wg)
+		}
+	}
+	return out
+}
+
 // VariantTime is one variant's result in an autotune.
 type VariantTime struct {
-	Variant string  `json:"variant"`           // the design (Knobs.Variant)
-	Label   string  `json:"label"`             // the case's variant label
-	Seconds float64 `json:"seconds,omitempty"` // median call (kernel time when timestamps work)
-	Skipped string  `json:"skipped,omitempty"` // why it was not timed
+	Variant   string  `json:"variant"`             // the design (Knobs.Variant)
+	Workgroup int     `json:"workgroup,omitempty"` // the workgroup size tried (0: the kernel's default)
+	Label     string  `json:"label"`               // the case's variant label
+	Seconds   float64 `json:"seconds,omitempty"`   // median call (kernel time when timestamps work)
+	Skipped   string  `json:"skipped,omitempty"`   // why it was not timed
 }
 
 // VariantChoice is the outcome of selecting a variant for one workload at
@@ -45,7 +69,10 @@ type VariantChoice struct {
 	Workload string `json:"workload"`
 	Shape    string `json:"shape"`
 	Chosen   string `json:"chosen"`
-	RunnerUp string `json:"runner_up,omitempty"`
+	// Workgroup is the chosen variant's workgroup size (0: the kernel's
+	// default, when no size was tried).
+	Workgroup int    `json:"workgroup,omitempty"`
+	RunnerUp  string `json:"runner_up,omitempty"`
 	// Margin is the runner-up's time over the chosen one's (≥ 1); 0 when
 	// only one variant was timed.
 	Margin float64       `json:"margin,omitempty"`
@@ -57,7 +84,7 @@ type VariantChoice struct {
 func (c VariantChoice) Summary() string {
 	var chosen VariantTime
 	for _, t := range c.Times {
-		if t.Variant == c.Chosen {
+		if t.Variant == c.Chosen && t.Workgroup == c.Workgroup {
 			chosen = t
 		}
 	}
@@ -77,7 +104,11 @@ func (c VariantChoice) Summary() string {
 // how to build its GPU side.
 type variantCandidate struct {
 	name, label string
+	wg          int // workgroup size (0: the kernel's default)
 	build       func() (workload.Side, error)
+	// quiet: a failure is recorded in the choice but not warned about
+	// (a workgroup size the design does not take).
+	quiet bool
 }
 
 // autotune verifies each candidate once and times the ones that pass.
@@ -87,11 +118,12 @@ func autotune(what string, cands []variantCandidate, calls int, warn func(string
 	ch := VariantChoice{}
 	type timed struct {
 		name, label string
+		wg          int
 		sec         float64
 	}
 	var ok []timed
 	for _, c := range cands {
-		vt := VariantTime{Variant: c.name, Label: c.label}
+		vt := VariantTime{Variant: c.name, Workgroup: c.wg, Label: c.label}
 		sec, err := tuneOne(c, calls)
 		if errors.Is(err, gpu.ErrDeviceLost) || errors.Is(err, ErrInterrupted) {
 			// Not the variant's fault: the whole run stops.
@@ -99,10 +131,12 @@ func autotune(what string, cands []variantCandidate, calls int, warn func(string
 		}
 		if err != nil {
 			vt.Skipped = err.Error()
-			warn(fmt.Sprintf("%s: GPU variant %s skipped: %v", what, c.label, err))
+			if !c.quiet {
+				warn(fmt.Sprintf("%s: GPU variant %s skipped: %v", what, c.label, err))
+			}
 		} else {
 			vt.Seconds = sec
-			ok = append(ok, timed{c.name, c.label, sec})
+			ok = append(ok, timed{c.name, c.label, c.wg, sec})
 		}
 		ch.Times = append(ch.Times, vt)
 	}
@@ -110,7 +144,7 @@ func autotune(what string, cands []variantCandidate, calls int, warn func(string
 		return ch, fmt.Errorf("%s: no GPU variant passed verification: %w", what, ErrWrongResult)
 	}
 	sort.SliceStable(ok, func(i, j int) bool { return ok[i].sec < ok[j].sec })
-	ch.Chosen = ok[0].name
+	ch.Chosen, ch.Workgroup = ok[0].name, ok[0].wg
 	if len(ok) > 1 {
 		ch.RunnerUp, ch.Margin = ok[1].label, ok[1].sec/ok[0].sec
 	}
@@ -236,22 +270,19 @@ func (e *Env) SelectVariant(w *workload.Descriptor, pr *workload.Prepared, n int
 	shape := paramLabel(pr.At(n, k).Params)
 	// The key names the variants tried, so a family that gains a design
 	// is measured again rather than served a choice made without it.
-	key := fmt.Sprintf("%s|%s|%s|wg=%d|tile=%d|%s", e.adapterKey(), w.Name, shape, k.Workgroup, k.Tile, strings.Join(w.Variants, ","))
+	wgs := e.workgroupsToTry(k.Workgroup)
+	key := fmt.Sprintf("%s|%s|%s|wg=%d|tile=%d|%s|wgs=%v", e.adapterKey(), w.Name, shape, k.Workgroup, k.Tile, strings.Join(w.Variants, ","), wgs)
 	cache := loadVariantCache()
 	if ch, ok := cache[key]; ok && !retune && w.CheckVariant(ch.Chosen) == nil {
 		ch.Cached = true
 		k.Variant = ch.Chosen
+		if ch.Workgroup != 0 {
+			k.Workgroup = ch.Workgroup
+		}
 		return k, ch, nil
 	}
-	e.progress("gpu  %s %s: selecting among %d variants", w.Name, shape, len(w.Variants))
-	var cands []variantCandidate
-	for _, v := range w.Variants {
-		kv := k
-		kv.Variant = v
-		c := pr.At(n, kv)
-		g := e.gpu()
-		cands = append(cands, variantCandidate{name: v, label: c.Variant, build: func() (workload.Side, error) { return c.GPU(g) }})
-	}
+	cands := e.variantCandidates(w, pr, n, k, wgs)
+	e.progress("gpu  %s %s: selecting among %d variants (%d configurations)", w.Name, shape, len(w.Variants), len(cands))
 	ch, err := autotune(w.Name+" "+shape, cands, autotuneCalls, func(s string) {
 		if rep != nil {
 			rep.Warnings = append(rep.Warnings, s)
@@ -266,7 +297,35 @@ func (e *Env) SelectVariant(w *workload.Descriptor, pr *workload.Prepared, n int
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("variant cache not saved: %v", err))
 	}
 	k.Variant = ch.Chosen
+	if ch.Workgroup != 0 {
+		k.Workgroup = ch.Workgroup
+	}
 	return k, ch, nil
+}
+
+// variantCandidates are w's variants at each workgroup size of wgs, one
+// candidate per distinct configuration (a design whose label does not
+// change with the size, e.g. one sized by its tile, is tried once). Only
+// the first size's failures are warned about: another size a design does
+// not take is recorded, not reported.
+func (e *Env) variantCandidates(w *workload.Descriptor, pr *workload.Prepared, n int, k workload.Knobs, wgs []int) []variantCandidate {
+	var cands []variantCandidate
+	seen := map[string]bool{}
+	for _, v := range w.Variants {
+		for i, wg := range wgs {
+			kv := k
+			kv.Variant, kv.Workgroup = v, wg
+			c := pr.At(n, kv)
+			if seen[c.Variant] {
+				continue
+			}
+			seen[c.Variant] = true
+			g := e.gpu()
+			cands = append(cands, variantCandidate{name: v, label: c.Variant, wg: wg, quiet: i > 0,
+				build: func() (workload.Side, error) { return c.GPU(g) }})
+		}
+	}
+	return cands
 }
 
 // VariantSweep measures every GPU variant of kernel side by side at its
@@ -289,28 +348,39 @@ func (e *Env) VariantSweep(kernel string, cfg RunConfig, rep *report.Report) err
 	}
 	s := report.Sweep{Name: "variant", Workload: kernel, Side: report.SideGPU}
 	best, def := 0.0, 0.0
-	for i, v := range w.Variants {
-		c := pr.At(pr.Size, workload.Knobs{Workgroup: cfg.Workgroup, Tile: cfg.Tile, Variant: v})
-		c.CPU = nil
-		ms, err := e.measureCase(c, Roofs{})
-		if err != nil {
-			var ge *gpu.GPUError
-			if errors.Is(err, gpu.ErrLimit) || errors.As(err, &ge) || errors.Is(err, ErrWrongResult) || errors.Is(err, kernels.ErrUnsupported) {
-				s.Rejected = append(s.Rejected, report.Rejection{Label: c.Variant, Reason: err.Error()})
-				rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s variant %s skipped: %v", kernel, c.Variant, err))
+	seen := map[string]bool{}
+	i := -1
+	for _, v := range w.Variants {
+		for j, wg := range e.workgroupsToTry(cfg.Workgroup) {
+			c := pr.At(pr.Size, workload.Knobs{Workgroup: wg, Tile: cfg.Tile, Variant: v})
+			if seen[c.Variant] {
 				continue
 			}
-			return err
-		}
-		m := ms[0]
-		t := m.Time()
-		s.Points = append(s.Points, report.SweepPoint{Label: c.Variant, Params: append(m.Params, p("variant", m.Variant)), Time: t, GBs: m.GBs})
-		rep.Measurements = append(rep.Measurements, m)
-		if i == 0 {
-			def = t.Median
-		}
-		if best == 0 || t.Median < best {
-			best, s.Best = t.Median, c.Variant
+			seen[c.Variant] = true
+			i++
+			c.CPU = nil
+			ms, err := e.measureCase(c, Roofs{})
+			if err != nil {
+				var ge *gpu.GPUError
+				if errors.Is(err, gpu.ErrLimit) || errors.As(err, &ge) || errors.Is(err, ErrWrongResult) || errors.Is(err, kernels.ErrUnsupported) {
+					s.Rejected = append(s.Rejected, report.Rejection{Label: c.Variant, Reason: err.Error()})
+					if j == 0 {
+						rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s variant %s skipped: %v", kernel, c.Variant, err))
+					}
+					continue
+				}
+				return err
+			}
+			m := ms[0]
+			t := m.Time()
+			s.Points = append(s.Points, report.SweepPoint{Label: c.Variant, Params: append(m.Params, p("variant", m.Variant)), Time: t, GBs: m.GBs})
+			rep.Measurements = append(rep.Measurements, m)
+			if i == 0 {
+				def = t.Median
+			}
+			if best == 0 || t.Median < best {
+				best, s.Best = t.Median, c.Variant
+			}
 		}
 	}
 	if len(s.Points) == 0 {

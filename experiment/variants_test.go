@@ -110,3 +110,32 @@ func TestCheckUnderCeiling(t *testing.T) {
 		t.Fatalf("at 106%%: summary %q", s)
 	}
 }
+
+// One design at several workgroup sizes: the faster size is chosen with
+// the design, a size the design refuses is recorded but not warned about
+// (quiet), and the summary names the chosen configuration.
+func TestAutotuneChoosesWorkgroup(t *testing.T) {
+	var a, b, c int
+	cands := []variantCandidate{
+		{name: "rows", label: "rows-wg64", wg: 64, build: plantedSide(3*time.Millisecond, false, &a)},
+		{name: "rows", label: "rows-wg128", wg: 128, build: plantedSide(time.Millisecond, false, &b)},
+		{name: "rows", label: "rows-wg256", wg: 256, quiet: true, build: plantedSide(time.Microsecond, true, &c)},
+	}
+	var warns []string
+	ch, err := autotune("planted", cands, autotuneCalls, func(s string) { warns = append(warns, s) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch.Chosen != "rows" || ch.Workgroup != 128 || ch.RunnerUp != "rows-wg64" {
+		t.Fatalf("chose %q wg %d, runner-up %q; want rows wg 128, rows-wg64", ch.Chosen, ch.Workgroup, ch.RunnerUp)
+	}
+	if len(warns) != 0 {
+		t.Fatalf("a quiet candidate's failure was warned about: %q", warns)
+	}
+	if len(ch.Times) != 3 || ch.Times[2].Skipped == "" || ch.Times[2].Workgroup != 256 {
+		t.Fatalf("times %+v: want all three, the wg256 one skipped", ch.Times)
+	}
+	if s := ch.Summary(); !strings.Contains(s, "rows-wg128 chosen") {
+		t.Fatalf("summary %q must name the chosen configuration", s)
+	}
+}
