@@ -303,13 +303,21 @@ func (e *Env) SelectVariant(w *workload.Descriptor, pr *workload.Prepared, n int
 	return k, ch, nil
 }
 
-// variantCandidates are w's variants at each workgroup size of wgs, one
-// candidate per distinct configuration (a design whose label does not
-// change with the size, e.g. one sized by its tile, is tried once). Only
-// the first size's failures are warned about: another size a design does
-// not take is recorded, not reported.
-func (e *Env) variantCandidates(w *workload.Descriptor, pr *workload.Prepared, n int, k workload.Knobs, wgs []int) []variantCandidate {
-	var cands []variantCandidate
+// variantConfig is one GPU design at one workgroup size.
+type variantConfig struct {
+	variant string
+	wg      int
+	c       workload.Case
+	// quiet: not the design's first size; a failure there is recorded,
+	// not warned about (a size the design does not take).
+	quiet bool
+}
+
+// variantConfigs are w's variants at each workgroup size of wgs, one per
+// distinct configuration (a design whose label does not change with the
+// size, e.g. one sized by its tile, is listed once), designs in order.
+func variantConfigs(w *workload.Descriptor, pr *workload.Prepared, n int, k workload.Knobs, wgs []int) []variantConfig {
+	var out []variantConfig
 	seen := map[string]bool{}
 	for _, v := range w.Variants {
 		for i, wg := range wgs {
@@ -320,10 +328,20 @@ func (e *Env) variantCandidates(w *workload.Descriptor, pr *workload.Prepared, n
 				continue
 			}
 			seen[c.Variant] = true
-			g := e.gpu()
-			cands = append(cands, variantCandidate{name: v, label: c.Variant, wg: wg, quiet: i > 0,
-				build: func() (workload.Side, error) { return c.GPU(g) }})
+			out = append(out, variantConfig{variant: v, wg: wg, c: c, quiet: i > 0})
 		}
+	}
+	return out
+}
+
+// variantCandidates are the autotune's candidates: variantConfigs with
+// their GPU sides.
+func (e *Env) variantCandidates(w *workload.Descriptor, pr *workload.Prepared, n int, k workload.Knobs, wgs []int) []variantCandidate {
+	var cands []variantCandidate
+	for _, vc := range variantConfigs(w, pr, n, k, wgs) {
+		c, g := vc.c, e.gpu()
+		cands = append(cands, variantCandidate{name: vc.variant, label: c.Variant, wg: vc.wg, quiet: vc.quiet,
+			build: func() (workload.Side, error) { return c.GPU(g) }})
 	}
 	return cands
 }
@@ -348,39 +366,31 @@ func (e *Env) VariantSweep(kernel string, cfg RunConfig, rep *report.Report) err
 	}
 	s := report.Sweep{Name: "variant", Workload: kernel, Side: report.SideGPU}
 	best, def := 0.0, 0.0
-	seen := map[string]bool{}
-	i := -1
-	for _, v := range w.Variants {
-		for j, wg := range e.workgroupsToTry(cfg.Workgroup) {
-			c := pr.At(pr.Size, workload.Knobs{Workgroup: wg, Tile: cfg.Tile, Variant: v})
-			if seen[c.Variant] {
+	configs := variantConfigs(w, pr, pr.Size, workload.Knobs{Tile: cfg.Tile}, e.workgroupsToTry(cfg.Workgroup))
+	for i, vc := range configs {
+		c := vc.c
+		c.CPU = nil
+		ms, err := e.measureCase(c, Roofs{})
+		if err != nil {
+			var ge *gpu.GPUError
+			if errors.Is(err, gpu.ErrLimit) || errors.As(err, &ge) || errors.Is(err, ErrWrongResult) || errors.Is(err, kernels.ErrUnsupported) {
+				s.Rejected = append(s.Rejected, report.Rejection{Label: c.Variant, Reason: err.Error()})
+				if !vc.quiet {
+					rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s variant %s skipped: %v", kernel, c.Variant, err))
+				}
 				continue
 			}
-			seen[c.Variant] = true
-			i++
-			c.CPU = nil
-			ms, err := e.measureCase(c, Roofs{})
-			if err != nil {
-				var ge *gpu.GPUError
-				if errors.Is(err, gpu.ErrLimit) || errors.As(err, &ge) || errors.Is(err, ErrWrongResult) || errors.Is(err, kernels.ErrUnsupported) {
-					s.Rejected = append(s.Rejected, report.Rejection{Label: c.Variant, Reason: err.Error()})
-					if j == 0 {
-						rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s variant %s skipped: %v", kernel, c.Variant, err))
-					}
-					continue
-				}
-				return err
-			}
-			m := ms[0]
-			t := m.Time()
-			s.Points = append(s.Points, report.SweepPoint{Label: c.Variant, Params: append(m.Params, p("variant", m.Variant)), Time: t, GBs: m.GBs})
-			rep.Measurements = append(rep.Measurements, m)
-			if i == 0 {
-				def = t.Median
-			}
-			if best == 0 || t.Median < best {
-				best, s.Best = t.Median, c.Variant
-			}
+			return err
+		}
+		m := ms[0]
+		t := m.Time()
+		s.Points = append(s.Points, report.SweepPoint{Label: c.Variant, Params: append(m.Params, p("variant", m.Variant)), Time: t, GBs: m.GBs})
+		rep.Measurements = append(rep.Measurements, m)
+		if i == 0 {
+			def = t.Median
+		}
+		if best == 0 || t.Median < best {
+			best, s.Best = t.Median, c.Variant
 		}
 	}
 	if len(s.Points) == 0 {
