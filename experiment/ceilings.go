@@ -71,3 +71,104 @@ func CeilingCheck(rep *report.Report) (warnings []string, ok string) {
 	}
 	return warnings, ok
 }
+
+// recheckCPUReadCeilings measures again, after the kernels, each CPU read
+// ceiling that a memory-bound CPU row ran above. The ceilings are measured
+// before the kernels, and a virtual machine's DRAM bandwidth moves by up
+// to 1.5× over seconds (a 2-vCPU Zen 4 guest read 31.8 GB/s at the start
+// of a run whose cosine then streamed 34.4 GB/s from DRAM); a row above
+// its ceiling means the ceiling missed the machine's best, so that
+// ceiling is read again right away and the better of the two passes is
+// kept, every CPU row judged against it placed again, and the summary
+// says so. A row still above 105% after that is left to CeilingCheck.
+// dramBytes is the DRAM ceiling's working set (0: the default).
+func recheckCPUReadCeilings(rep *report.Report, dramBytes int64, progress func(string, ...any)) ([]string, error) {
+	cs := rep.Ceilings.CPU
+	if cs == nil {
+		return nil, nil
+	}
+	keyOf := func(m *report.Measurement) string {
+		if m.ReadCeiling != "" {
+			return m.ReadCeiling
+		}
+		return "read_gbs"
+	}
+	var keys []string
+	worst := map[string]*report.Measurement{}
+	for i := range rep.Measurements {
+		m := &rep.Measurements[i]
+		if m.Side != report.SideCPU || m.Bound != timing.BoundMemory || m.CeilingFrac <= 1 {
+			continue
+		}
+		k := keyOf(m)
+		if w, ok := worst[k]; !ok || m.CeilingFrac > w.CeilingFrac {
+			if !ok {
+				keys = append(keys, k)
+			}
+			worst[k] = m
+		}
+	}
+	var lines []string
+	for _, k := range keys {
+		old := cs[k]
+		var bytes int64
+		switch {
+		case k == "read_gbs":
+			bytes = dramBytes
+			if bytes <= 0 {
+				bytes = hostsimd.DefaultCeilingBytes()
+			}
+		case k == "cache_read_gbs":
+			bytes = int64(cs["cache_read_bytes"])
+		case len(k) > len("read_gbs_"):
+			bytes = int64(cs["bytes_"+k[len("read_gbs_"):]])
+		}
+		if bytes <= 0 || !(old > 0) {
+			continue
+		}
+		if progress != nil {
+			progress("cpu %s ceiling again (a row ran above it)", readCeilingLabel(k))
+		}
+		rc, err := hostsimd.MeasureRead(bytes, 0, 0)
+		if err != nil {
+			return lines, fmt.Errorf("cpu %s ceiling, measured again: %w", readCeilingLabel(k), err)
+		}
+		w := worst[k]
+		line := fmt.Sprintf("CPU %s ceiling measured again after the kernels, as %s %s ran at %.0f%% of %.1f GB/s: %.1f GB/s (%s)",
+			readCeilingLabel(k), w.Workload, w.Variant, 100*w.CeilingFrac, old, rc.GBs, rc.Kernel)
+		if rc.GBs <= old {
+			lines = append(lines, line+"; the first pass stands")
+			continue
+		}
+		cs[k] = rc.GBs
+		lines = append(lines, line+"; the rows are judged against the better pass (this machine's bandwidth moved during the run)")
+		roof := timing.Roof{PeakGFLOPs: cs["fma_gflops"], BandwidthGBs: rc.GBs}
+		for i := range rep.Measurements {
+			m := &rep.Measurements[i]
+			if m.Side != report.SideCPU || keyOf(m) != k || m.Bound == "" {
+				continue
+			}
+			t := m.Time().Median
+			if !(t > 0) {
+				continue
+			}
+			if pl, err := timing.Place(roof, timing.Point{Flops: m.Flops, Bytes: m.Bytes, Seconds: t}); err == nil {
+				m.CeilingFrac, m.Bound = pl.Efficiency, pl.Bound
+			}
+		}
+	}
+	return lines, nil
+}
+
+// readCeilingLabel names a read-ceiling key for the summary.
+func readCeilingLabel(key string) string {
+	switch {
+	case key == "read_gbs":
+		return "read (DRAM)"
+	case key == "cache_read_gbs":
+		return "cache-resident read"
+	case len(key) > len("read_gbs_"):
+		return "read (" + key[len("read_gbs_"):] + ")"
+	}
+	return key
+}

@@ -183,6 +183,11 @@ func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {
 			rep.Measurements = append(rep.Measurements, measurement(c.Name, report.SideCPU, variant, params, res, c.Bytes, c.Flops, rf))
 		}
 	}
+	lines, err := recheckCPUReadCeilings(rep, cfg.Ceiling.Bytes, say)
+	rep.Summary = append(rep.Summary, lines...)
+	if err != nil {
+		return err
+	}
 	return nil
 }
 

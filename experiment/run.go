@@ -230,6 +230,11 @@ func (e *Env) RunSuite(cfg RunConfig, rep *report.Report) error {
 			return err
 		}
 	}
+	lines, err := recheckCPUReadCeilings(rep, int64(cfg.CeilingBytes), e.progress)
+	rep.Summary = append(rep.Summary, lines...)
+	if err != nil {
+		return err
+	}
 	rep.Summary = append(rep.Summary, checkUnderCeiling(rep, roofs.GPU.BandwidthGBs)...)
 	// The answer per workload first, then the details (timestamp cost).
 	rep.Summary = append(Summarize(rep), rep.Summary...)

@@ -161,7 +161,7 @@ func ceilingCell(r *Report, m *Measurement) string {
 	}
 	out := fmt.Sprintf("%.0f%% of %s", 100*m.CeilingFrac, c)
 	if m.CeilingFrac > 1 {
-		out += " (above: data in cache)"
+		out += " (above it: see warnings)"
 	}
 	return out
 }
