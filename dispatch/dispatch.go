@@ -4,18 +4,29 @@
 // machine changes.
 //
 // It starts from a Profile (a time model per side, from a break-even run's
-// fits or measured at start-up) and keeps, per size bucket (powers of two)
-// and per side, an online estimate of the time per item from the calls it
-// makes. It re-probes the side it is not using at a bounded rate: at most
-// one probe per ProbeEvery calls, and only while the probes' predicted
-// extra time stays within ProbeShare of the time spent so far, so probing
-// a much slower side costs little. A bucket switches sides only when the
-// other side's estimate is better by the Hysteresis factor (no flapping).
-// A sudden change seen on one side (two consecutive calls off their
-// estimate by more than ShockRatio) rescales that side's estimates in every
-// bucket, because contention, clocks or a lost device are not
-// size-specific; this makes the dispatcher move quickly when a side slows
-// down and move back quickly when it recovers.
+// fits or measured at start-up; where a measured crossover is given, the
+// models are scaled to cross there) and keeps, per size bucket (powers of
+// two) and per side, an online estimate of the time relative to the model:
+// the median of the bucket's last calls on that side. It re-probes the
+// side it is not using at a bounded rate: at most one probe per ProbeEvery
+// calls, and only while the probes' extra time stays within ProbeShare of
+// the time spent so far, so probing a much slower side costs little. A
+// side that was idle pays a wake-up on its next call (parked worker
+// threads, an idle GPU queue) that it would not pay if it took the
+// bucket's calls, so a probe of an idle side is two calls in a row and
+// only the second enters the estimates. A bucket switches sides only when
+// the estimates' ratio moves by more than the Hysteresis factor (no
+// flapping).
+//
+// A change seen on one side in every bucket rescales that side's
+// estimates everywhere, because contention, clocks or a lost device are
+// not size-specific: a slow-down when all but two of its last 9 calls ran
+// ShockRatio× slower than their estimates (a few preempted calls cannot
+// fake one), a recovery when each of its last 4 calls ran ShockRatio×
+// faster (a shared machine makes calls slower, not faster, so fewer calls
+// prove it, and a probe's wake-up call counts here). This makes the
+// dispatcher move quickly when a side slows down and move back quickly
+// when it recovers.
 //
 // A call that fails on one side is run on the other (no request is lost)
 // and the error is reported in the Outcome; the failed side is then
@@ -56,7 +67,12 @@ func Linear(a, b float64) Model { return func(n float64) float64 { return a + b*
 type Profile struct {
 	// Models predict each side's time; both required.
 	Models [2]Model
-	// Crossover is the measured crossover (0: unknown); informational.
+	// Crossover is the measured crossover (0: unknown). When set, side 1's
+	// model is scaled so the two models cross there: where the fits and
+	// the measurement disagree, the measurement wins (a fit over the
+	// whole range can miss the crossover by a third, and the routing
+	// would send the sizes in between to the slower side until the
+	// estimates corrected it).
 	Crossover float64
 }
 
@@ -71,11 +87,14 @@ type Config struct {
 	// ProbeEvery is the fewest calls between two probes (default 8).
 	ProbeEvery int
 	// ProbeShare bounds the predicted extra time of probes to this share
-	// of the time spent (default 0.01); the probes' measured extra time
-	// (over the estimate of the side they replaced) is what is charged.
+	// of the time spent (default 0.03: a side found slower must be probed
+	// often enough to see it recover within tens of calls); the probes'
+	// measured extra time (over the estimate of the side they replaced)
+	// is what is charged.
 	ProbeShare float64
-	// ShockRatio: two consecutive calls of one side off their estimate by
-	// more than this factor rescale that side everywhere (default 1.6).
+	// ShockRatio: a side whose latest calls run this factor slower (all
+	// but two of 9) or faster (all of 4) than their estimates is rescaled
+	// everywhere (default 1.6).
 	ShockRatio float64
 	// RetryAfter is the number of calls after a failure before the failed
 	// side is tried again (default 50; doubles on each further failure,
@@ -94,7 +113,7 @@ func (c *Config) defaults() {
 		c.ProbeEvery = 8
 	}
 	if c.ProbeShare == 0 {
-		c.ProbeShare = 0.01
+		c.ProbeShare = 0.03
 	}
 	if c.ShockRatio == 0 {
 		c.ShockRatio = 1.6
@@ -141,9 +160,16 @@ type Dispatcher struct {
 	spent   float64 // seconds of every call
 	probeX  float64 // predicted extra seconds of the probes made
 	lastPrb int
+	// lastUse is the index of each side's latest call (-1: none yet);
+	// follow is the side the next call continues a probe on (-1: none).
+	lastUse [2]int
+	follow  int
 
-	recent   [2]ring // each side's last calls: observed over estimated time
-	failed   [2]int  // call index before which the side is avoided (0: healthy)
+	recent [2]ring // each side's last calls: observed over estimated time
+	// fast is recent with the probes' wake-up calls too: a wake-up can
+	// make a call slower, never faster, so these prove a recovery.
+	fast     [2]ring
+	failed   [2]int // call index before which the side is avoided (0: healthy)
 	failures [2]int
 	switches []Switch
 	share    [2]int
@@ -169,7 +195,7 @@ type ring struct {
 	n, i int
 }
 
-const ringSize = 9
+const ringSize = 25
 
 func (r *ring) add(x float64) {
 	r.v[r.i] = x
@@ -188,6 +214,16 @@ func (r *ring) median() float64 {
 
 func (r *ring) reset() { r.n, r.i = 0, 0 }
 
+// last returns the latest k values (k ≤ r.n), sorted.
+func (r *ring) last(k int) []float64 {
+	out := make([]float64, k)
+	for j := range out {
+		out[j] = r.v[(r.i-1-j+2*len(r.v))%len(r.v)]
+	}
+	sort.Float64s(out)
+	return out
+}
+
 // New returns a dispatcher over two executors named names.
 func New(a, b Executor, names [2]string, prof Profile, cfg Config) (*Dispatcher, error) {
 	if a == nil || b == nil {
@@ -197,10 +233,18 @@ func New(a, b Executor, names [2]string, prof Profile, cfg Config) (*Dispatcher,
 		return nil, fmt.Errorf("dispatch: the profile needs a model for both sides")
 	}
 	cfg.defaults()
+	if c := prof.Crossover; c > 0 && !math.IsInf(c, 0) {
+		m0, m1 := prof.Models[0](c), prof.Models[1](c)
+		if k := m1 / m0; k > 0 && !math.IsInf(k, 0) && !math.IsNaN(k) {
+			inner := prof.Models[1]
+			prof.Models[1] = func(n float64) float64 { return inner(n) / k }
+		}
+	}
 	if cfg.Hysteresis < 1 || cfg.Alpha <= 0 || cfg.Alpha > 1 || cfg.ProbeEvery < 1 || cfg.ProbeShare < 0 || cfg.ShockRatio <= 1 || cfg.RetryAfter < 1 {
 		return nil, fmt.Errorf("dispatch: invalid config %+v", cfg)
 	}
-	return &Dispatcher{ex: [2]Executor{a, b}, names: names, prof: prof, cfg: cfg, buckets: map[int]*bucket{}, lastPrb: -cfg.ProbeEvery}, nil
+	return &Dispatcher{ex: [2]Executor{a, b}, names: names, prof: prof, cfg: cfg, buckets: map[int]*bucket{}, lastPrb: -cfg.ProbeEvery,
+		lastUse: [2]int{-1, -1}, follow: -1}, nil
 }
 
 // bucketOf is ⌊log₂ n⌋.
@@ -244,6 +288,13 @@ func (d *Dispatcher) Choose(n int) int {
 
 func (d *Dispatcher) avoid(s int) bool { return d.failed[s] > d.calls }
 
+// idle reports whether side s answered none of the last idleCalls calls.
+func (d *Dispatcher) idle(s int) bool { return d.lastUse[s] < d.calls-idleCalls }
+
+// idleCalls is the number of calls without side s after which its next
+// call counts as a wake-up.
+const idleCalls = 2
+
 // Do routes one call of size n and runs it; the error is non-nil only when
 // both sides failed (ErrBothFailed wrapping both errors).
 func (d *Dispatcher) Do(n int) (Outcome, error) {
@@ -258,13 +309,31 @@ func (d *Dispatcher) Do(n int) (Outcome, error) {
 	case d.failed[other] != 0 && !d.avoid(other):
 		// The failed side's time-out is over: retry it as a probe.
 		side, out.Probe = other, true
+	case d.follow == other:
+		// The second call of a probe of a side that was idle: part of
+		// the probe the budget admitted, so not checked again (the
+		// first call's wake-up alone may have spent the budget).
+		side, out.Probe = other, true
 	case d.calls-d.lastPrb >= d.cfg.ProbeEvery:
 		extra := math.Max(0, d.est(b, other, n)-d.est(b, side, n))
 		if d.probeX+extra <= d.cfg.ProbeShare*d.spent {
 			side, out.Probe = other, true
 			d.lastPrb = d.calls
+			if d.idle(other) {
+				d.follow = other
+			}
 		}
 	}
+	if d.follow >= 0 && !(out.Probe && d.follow == side && d.lastPrb == d.calls) {
+		d.follow = -1
+	}
+	// A probe's call on a side that was idle pays that side's wake-up
+	// (parked host workers, an idle GPU queue), which the side would not
+	// pay if it took the bucket's calls: it answers the request and can
+	// show the side recovered (a wake-up makes a call slower, not
+	// faster), but does not enter the estimates; the probe's next call,
+	// right after it, does.
+	wake := out.Probe && d.idle(side)
 	took, err := d.ex[side].Run(n)
 	if err != nil {
 		out.Err, out.Failed = err, side
@@ -278,15 +347,16 @@ func (d *Dispatcher) Do(n int) (Outcome, error) {
 			return out, fmt.Errorf("%w: %s: %v; %s: %v", ErrBothFailed, d.names[side], err, d.names[1-side], err2)
 		}
 		side = 1 - side
-		d.observe(side, n, took2)
+		d.observe(side, n, took2, d.idle(side))
 	} else {
 		if d.failed[side] != 0 {
 			d.failed[side], d.failures[side] = 0, 0
 			d.switches = append(d.switches, Switch{Call: d.calls, Bucket: bucketName(k), From: d.names[1-side], To: d.names[side],
 				Reason: fmt.Sprintf("%s answered again after failing", d.names[side])})
 		}
-		d.observe(side, n, took)
+		d.observe(side, n, took, wake)
 	}
+	d.lastUse[side] = d.calls
 	if out.Probe {
 		d.probeX += math.Max(0, took.Seconds()-d.est(b, 1-side, n))
 	}
@@ -308,7 +378,7 @@ func (d *Dispatcher) fail(s, k int, err error) {
 
 // observe folds a successful call of side s into the estimates, detects a
 // shock, and updates the routing when the estimates say so.
-func (d *Dispatcher) observe(s, n int, took time.Duration) {
+func (d *Dispatcher) observe(s, n int, took time.Duration, wake bool) {
 	k := bucketOf(n)
 	b := d.bucket(k)
 	obs := took.Seconds() / math.Max(d.prof.Models[s](float64(n)), 1e-12)
@@ -318,42 +388,52 @@ func (d *Dispatcher) observe(s, n int, took time.Duration) {
 	// Shock: the median of the side's last shockCalls calls, anywhere,
 	// off its estimates by ShockRatio. Contention, clocks or a lost device
 	// are not size-specific: rescale the side in every bucket.
-	rc := &d.recent[s]
-	rc.add(obs / b.q[s])
-	if rc.n >= shockCalls {
-		last := make([]float64, shockCalls)
-		for j := range last {
-			last[j] = rc.v[(rc.i-1-j+2*len(rc.v))%len(rc.v)]
-		}
-		sort.Float64s(last)
-		// All but shockSpare of the calls off the same way: a few
-		// preempted calls cannot fake a shock.
-		f := 1.0
-		switch lo, hi := last[shockSpare], last[shockCalls-1-shockSpare]; {
-		case lo > d.cfg.ShockRatio:
-			f = last[shockCalls/2]
-		case hi < 1/d.cfg.ShockRatio:
+	rc, fc := &d.recent[s], &d.fast[s]
+	fc.add(obs / b.q[s])
+	if !wake {
+		rc.add(obs / b.q[s])
+	}
+	f := 1.0
+	if !wake && rc.n >= shockCalls {
+		last := rc.last(shockCalls)
+		// All but shockSpare of the calls slower by ShockRatio: a few
+		// preempted calls cannot fake a slow-down.
+		if last[shockSpare] > d.cfg.ShockRatio {
 			f = last[shockCalls/2]
 		}
-		if f != 1 {
-			for _, bb := range d.buckets {
-				bb.q[s] *= f
-				for j := 0; j < bb.obs[s].n; j++ {
-					bb.obs[s].v[j] *= f
-				}
-			}
-			rc.reset()
-			verb := "slower"
-			if f < 1 {
-				verb = "faster"
-			}
-			why := fmt.Sprintf("%s ran %.2f× its estimates (median of its last %d calls) (%s), rescaled in every bucket", d.names[s], f, shockCalls, verb)
-			for kk, bb := range d.buckets {
-				d.reconsider(kk, bb, why)
-			}
-			b.seen[s]++
-			return
+	}
+	if fc.n >= fastCalls {
+		// Every one of the last fastCalls calls faster by ShockRatio: a
+		// shared machine makes calls slower, not faster, so fewer calls
+		// prove a recovery than a slow-down (the side taking few calls
+		// once it was found slow, its recovery is seen through probes).
+		if last := fc.last(fastCalls); last[fastCalls-1] < 1/d.cfg.ShockRatio {
+			f = last[fastCalls/2]
 		}
+	}
+	if f == 1 && wake {
+		return
+	}
+	if f != 1 {
+		for _, bb := range d.buckets {
+			bb.q[s] *= f
+			for j := 0; j < bb.obs[s].n; j++ {
+				bb.obs[s].v[j] *= f
+			}
+		}
+		calls := shockCalls
+		verb := "slower"
+		if f < 1 {
+			calls, verb = fastCalls, "faster"
+		}
+		rc.reset()
+		fc.reset()
+		why := fmt.Sprintf("%s ran %.2f× its estimates (median of its last %d calls) (%s), rescaled in every bucket", d.names[s], f, calls, verb)
+		for kk, bb := range d.buckets {
+			d.reconsider(kk, bb, why)
+		}
+		b.seen[s]++
+		return
 	}
 	b.obs[s].add(obs)
 	if b.obs[s].n >= minObs {
@@ -373,6 +453,7 @@ const minObs = 3
 const (
 	shockCalls = 9
 	shockSpare = 2
+	fastCalls  = 4
 )
 
 // reconsider moves bucket k's applied ratio to the estimates' when they

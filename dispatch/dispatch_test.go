@@ -223,3 +223,80 @@ func TestOutliersDoNotFlap(t *testing.T) {
 		t.Errorf("%d switches, %d sizes routed to the slower side", sw, wrong)
 	}
 }
+
+// A measured crossover outranks fits that cross elsewhere: the routing
+// follows the measurement from the first call.
+func TestMeasuredCrossoverOutranksFits(t *testing.T) {
+	a, b := pair(7) // the sides cross at 200
+	// B's fitted overhead 38 µs instead of 20: the fits cross at 400.
+	prof := dispatch.Profile{Models: [2]dispatch.Model{a.model(), dispatch.Linear(38e-6, b.b)}}
+	d, err := dispatch.New(a, b, [2]string{"A", "B"}, prof, dispatch.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Choose(300); got != 0 {
+		t.Fatalf("fits alone: n=300 → side %d, want 0 (the fits cross at 400)", got)
+	}
+	prof.Crossover = 200
+	if d, err = dispatch.New(a, b, [2]string{"A", "B"}, prof, dispatch.Config{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ n, want int }{{100, 0}, {180, 0}, {230, 1}, {300, 1}, {5000, 1}} {
+		if got := d.Choose(c.n); got != c.want {
+			t.Errorf("measured crossover 200: n=%d → side %d, want %d", c.n, got, c.want)
+		}
+	}
+}
+
+// wakeSim pays a wake-up on a call that follows at least two calls of the
+// other side (a parked worker thread, an idle GPU): 20× its time.
+type wakeSim struct {
+	*sim
+	clock *int // calls of both sides so far
+	last  int  // clock at this side's latest call
+}
+
+func (w *wakeSim) Run(n int) (time.Duration, error) {
+	*w.clock++
+	idle := *w.clock-w.last > 2
+	w.last = *w.clock
+	t, err := w.sim.Run(n)
+	if idle {
+		t *= 20
+	}
+	return t, err
+}
+
+// A side whose probes find it idle pays a wake-up it would not pay if it
+// took the calls: the dispatcher still learns it is faster (a probe's
+// next call, right after it, is the one that counts) and moves to it.
+func TestWakeUpDoesNotHideTheFasterSide(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	clock := 0
+	a := &wakeSim{sim: &sim{a: 1e-6, b: 100e-9, noise: 0.05, r: r}, clock: &clock, last: -100}
+	b := &wakeSim{sim: &sim{a: 1e-6, b: 50e-9, noise: 0.05, r: r}, clock: &clock, last: -100}
+	// The profile says B is 1.6× slower than A everywhere; warm, it is
+	// 2× faster at these sizes.
+	prof := dispatch.Profile{Models: [2]dispatch.Model{dispatch.Linear(1e-6, 100e-9), dispatch.Linear(1.6e-6, 160e-9)}}
+	d, err := dispatch.New(a, b, [2]string{"A", "B"}, prof, dispatch.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2 := rand.New(rand.NewPCG(8, 9))
+	var total, aOnly float64
+	for i := 0; i < 4000; i++ {
+		n := 400 + r2.IntN(400)
+		o, err := d.Do(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += o.Took.Seconds()
+		aOnly += 1e-6 + 100e-9*float64(n)
+	}
+	if d.Choose(600) != 1 {
+		t.Errorf("still on A after 4000 calls; switches %+v", d.Switches())
+	}
+	if total > 0.8*aOnly {
+		t.Errorf("total %.4gs, A alone %.4gs: B's speed not used", total, aOnly)
+	}
+}

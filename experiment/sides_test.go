@@ -43,3 +43,25 @@ func TestParseFaultAndSizes(t *testing.T) {
 		t.Error("negative size accepted")
 	}
 }
+
+// perRequest sums each request's median over the replays, and the oracle
+// takes, request by request, the lower of the two single sides.
+func TestHybridPerRequest(t *testing.T) {
+	// 2 requests, 3 replays; strategies 0 and 1 are the single sides.
+	times := [][]float64{
+		{1, 10, 1, 10, 100, 10}, // side A: medians 1, 10 (one preempted call)
+		{5, 2, 5, 2, 5, 2},      // side B: medians 5, 2
+		{1, 2, 1, 2, 1, 2},      // static
+		{1, 10, 1, 2, 1, 2},     // adaptive: medians 1, 2
+	}
+	p := perRequest(2, 3, func(k int) []float64 { return times[k] }, 4)
+	want := []float64{11, 7, 3, 3}
+	for k, w := range want {
+		if p.Sums[k] != w {
+			t.Errorf("strategy %d: sum %g, want %g", k, p.Sums[k], w)
+		}
+	}
+	if p.Oracle != 3 {
+		t.Errorf("oracle %g, want 3 (1 from A, 2 from B)", p.Oracle)
+	}
+}

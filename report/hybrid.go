@@ -24,6 +24,20 @@ type Hybrid struct {
 	Switches []HybridSwitch `json:"switches,omitempty"`
 	// Timed says what one request's time covers.
 	Timed string `json:"timed"`
+	// PerRequest compares the strategies on per-request medians: each
+	// request's time is its median over the replays (no total carries a
+	// preempted call), summed over the stream; Oracle is the sum of the
+	// lower of the two single sides' medians, request by request: the
+	// total of a router that knew every request's faster side, the most
+	// any routing can gain on this stream.
+	PerRequest *HybridPerRequest `json:"per_request,omitempty"`
+}
+
+// HybridPerRequest is the strategies' sums of per-request medians
+// (seconds), in the order of Strategies, and the oracle's.
+type HybridPerRequest struct {
+	Sums   []float64 `json:"sums"`
+	Oracle float64   `json:"oracle"`
 }
 
 // HybridStrategy is one strategy's outcome over the whole stream.
