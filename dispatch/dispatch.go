@@ -315,8 +315,13 @@ func (d *Dispatcher) Do(n int) (Outcome, error) {
 		// first call's wake-up alone may have spent the budget).
 		side, out.Probe = other, true
 	case d.calls-d.lastPrb >= d.cfg.ProbeEvery:
+		// Probes go to requests that are cheap on the probed side (at
+		// most the mean call so far), so the budget buys many of them;
+		// after 4×ProbeEvery calls without one, any request will do, so
+		// buckets of large requests are probed too.
 		extra := math.Max(0, d.est(b, other, n)-d.est(b, side, n))
-		if d.probeX+extra <= d.cfg.ProbeShare*d.spent {
+		cheap := d.calls == 0 || d.est(b, other, n) <= d.spent/float64(d.calls) || d.calls-d.lastPrb >= 4*d.cfg.ProbeEvery
+		if cheap && d.probeX+extra <= d.cfg.ProbeShare*d.spent {
 			side, out.Probe = other, true
 			d.lastPrb = d.calls
 			if d.idle(other) {
@@ -389,7 +394,11 @@ func (d *Dispatcher) observe(s, n int, took time.Duration, wake bool) {
 	// off its estimates by ShockRatio. Contention, clocks or a lost device
 	// are not size-specific: rescale the side in every bucket.
 	rc, fc := &d.recent[s], &d.fast[s]
-	fc.add(obs / b.q[s])
+	// A wake-up call is slow for its own reasons: it shows a recovery
+	// when it is fast, nothing when it is slow.
+	if r := obs / b.q[s]; !wake || r < 1/d.cfg.ShockRatio {
+		fc.add(r)
+	}
 	if !wake {
 		rc.add(obs / b.q[s])
 	}

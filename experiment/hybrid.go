@@ -242,7 +242,7 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 		}},
 	}
 	// Replay the stream Repeats times, in chunks, every strategy over the
-	// same chunk in a rotating order, so a load that comes and goes falls
+	// same chunk in a balanced order (williams), so a load that comes and goes falls
 	// on all of them alike; each strategy's total is summarized over the
 	// repeats (median and CI: one pass's total on a shared machine swings
 	// with a few preempted calls). Each chunk starts warm: one untimed call,
@@ -278,7 +278,7 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 		}
 		for c0, round := 0, rp; c0 < len(stream); c0, round = c0+chunk, round+1 {
 			for j := range strats {
-				k := (j + round) % len(strats)
+				k := williams(len(strats), round, j)
 				st := strats[k]
 				if e.interrupted.Load() {
 					return fmt.Errorf("hybrid: replay %d, request %d: %w", rp+1, c0, ErrInterrupted)
@@ -366,6 +366,27 @@ func perRequest(length, repeats int, times func(k int) []float64, strategies int
 		pr.Oracle += math.Min(med[0], med[1])
 	}
 	return pr
+}
+
+// williams is the j-th strategy of chunk round r in a Williams design of
+// n strategies (n even): over n rounds each runs once in each position and
+// right after each other strategy once. A plain rotation (j + r) mod n
+// runs every strategy after the same one: on lavapipe the static threshold
+// always followed the GPU-only chunk, whose driver threads were still
+// winding down, and measured 1.08× CPU-only while routing every call to
+// the CPU.
+func williams(n, r, j int) int {
+	// Row 0: 0, 1, n−1, 2, n−2, …; row r adds r.
+	var k int
+	switch {
+	case j == 0:
+		k = 0
+	case j%2 == 1:
+		k = (j + 1) / 2
+	default:
+		k = n - j/2
+	}
+	return (k + r) % n
 }
 
 // delay waits d: sleeping for long waits, spinning for short ones (the

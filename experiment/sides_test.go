@@ -65,3 +65,36 @@ func TestHybridPerRequest(t *testing.T) {
 		t.Errorf("oracle %g, want 3 (1 from A, 2 from B)", p.Oracle)
 	}
 }
+
+// The replay's chunk order is a Williams design: over n rounds each
+// strategy runs once in each position and right after each other once.
+func TestWilliamsOrder(t *testing.T) {
+	for _, n := range []int{2, 4, 6} {
+		pos := map[[2]int]int{}
+		after := map[[2]int]int{}
+		for r := 0; r < n; r++ {
+			seen := map[int]bool{}
+			for j := 0; j < n; j++ {
+				k := williams(n, r, j)
+				if seen[k] {
+					t.Fatalf("n=%d round %d: strategy %d twice", n, r, k)
+				}
+				seen[k] = true
+				pos[[2]int{k, j}]++
+				if j > 0 {
+					after[[2]int{williams(n, r, j-1), k}]++
+				}
+			}
+		}
+		for a := 0; a < n; a++ {
+			for b := 0; b < n; b++ {
+				if pos[[2]int{a, b}] != 1 {
+					t.Errorf("n=%d: strategy %d in position %d %d times", n, a, b, pos[[2]int{a, b}])
+				}
+				if a != b && after[[2]int{a, b}] != 1 {
+					t.Errorf("n=%d: %d right after %d %d times", n, b, a, after[[2]int{a, b}])
+				}
+			}
+		}
+	}
+}
