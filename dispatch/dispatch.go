@@ -22,11 +22,13 @@
 // estimates everywhere, because contention, clocks or a lost device are
 // not size-specific: a slow-down when all but two of its last 9 calls ran
 // ShockRatio× slower than their estimates (a few preempted calls cannot
-// fake one), a recovery when each of its last 4 calls ran ShockRatio×
+// fake one), a recovery when 3 of its last 4 calls ran ShockRatio×
 // faster (a shared machine makes calls slower, not faster, so fewer calls
-// prove it, and a probe's wake-up call counts here). This makes the
-// dispatcher move quickly when a side slows down and move back quickly
-// when it recovers.
+// prove it, and a probe's wake-up call counts here when it is fast); a
+// recovery undoes the slow-downs, no more. While a side is marked slower
+// it is probed on its own budget (RecoveryShare of the time since), so
+// the dispatcher moves quickly when a side slows down and moves back
+// quickly when it recovers.
 //
 // A call that fails on one side is run on the other (no request is lost)
 // and the error is reported in the Outcome; the failed side is then
@@ -87,11 +89,13 @@ type Config struct {
 	// ProbeEvery is the fewest calls between two probes (default 8).
 	ProbeEvery int
 	// ProbeShare bounds the predicted extra time of probes to this share
-	// of the time spent (default 0.03: a side found slower must be probed
-	// often enough to see it recover within tens of calls); the probes'
-	// measured extra time (over the estimate of the side they replaced)
-	// is what is charged.
+	// of the time spent (default 0.03); the probes' measured extra time
+	// (over the estimate of the side they replaced) is what is charged.
 	ProbeShare float64
+	// RecoveryShare bounds the extra time of the probes that watch a
+	// side found slower for its recovery, as a share of the time spent
+	// since (default 0.1); these do not count against ProbeShare.
+	RecoveryShare float64
 	// ShockRatio: a side whose latest calls run this factor slower (all
 	// but two of 9) or faster (all of 4) than their estimates is rescaled
 	// everywhere (default 1.6).
@@ -114,6 +118,9 @@ func (c *Config) defaults() {
 	}
 	if c.ProbeShare == 0 {
 		c.ProbeShare = 0.03
+	}
+	if c.RecoveryShare == 0 {
+		c.RecoveryShare = 0.1
 	}
 	if c.ShockRatio == 0 {
 		c.ShockRatio = 1.6
@@ -164,6 +171,14 @@ type Dispatcher struct {
 	// follow is the side the next call continues a probe on (-1: none).
 	lastUse [2]int
 	follow  int
+	// slowF is the factor a side was rescaled by for slow-downs not yet
+	// undone by a recovery (1: none); slowAt is the time spent when it
+	// was found slower, recX its recovery probes' extra time since, and
+	// recoveredAt the call that found it recovered.
+	slowF       [2]float64
+	slowAt      [2]float64
+	recX        [2]float64
+	recoveredAt [2]int
 
 	recent [2]ring // each side's last calls: observed over estimated time
 	// fast is recent with the probes' wake-up calls too: a wake-up can
@@ -240,11 +255,11 @@ func New(a, b Executor, names [2]string, prof Profile, cfg Config) (*Dispatcher,
 			prof.Models[1] = func(n float64) float64 { return inner(n) / k }
 		}
 	}
-	if cfg.Hysteresis < 1 || cfg.Alpha <= 0 || cfg.Alpha > 1 || cfg.ProbeEvery < 1 || cfg.ProbeShare < 0 || cfg.ShockRatio <= 1 || cfg.RetryAfter < 1 {
+	if cfg.Hysteresis < 1 || cfg.Alpha <= 0 || cfg.Alpha > 1 || cfg.ProbeEvery < 1 || cfg.ProbeShare < 0 || cfg.RecoveryShare < 0 || cfg.ShockRatio <= 1 || cfg.RetryAfter < 1 {
 		return nil, fmt.Errorf("dispatch: invalid config %+v", cfg)
 	}
 	return &Dispatcher{ex: [2]Executor{a, b}, names: names, prof: prof, cfg: cfg, buckets: map[int]*bucket{}, lastPrb: -cfg.ProbeEvery,
-		lastUse: [2]int{-1, -1}, follow: -1}, nil
+		lastUse: [2]int{-1, -1}, follow: -1, slowF: [2]float64{1, 1}}, nil
 }
 
 // bucketOf is ⌊log₂ n⌋.
@@ -288,6 +303,18 @@ func (d *Dispatcher) Choose(n int) int {
 
 func (d *Dispatcher) avoid(s int) bool { return d.failed[s] > d.calls }
 
+// slowed reports whether side s was found slower and has not recovered.
+func (d *Dispatcher) slowed(s int) bool { return d.slowF[s] > 1.0001 }
+
+// recoveryFits reports whether probing side s (found slower) with a call
+// of size n in bucket b fits its recovery budget: the predicted extra
+// time of its recovery probes within RecoveryShare of the time spent
+// since it was found slower.
+func (d *Dispatcher) recoveryFits(s int, b *bucket, n int) bool {
+	extra := math.Max(0, d.est(b, s, n)-d.est(b, 1-s, n))
+	return d.recX[s]+extra <= d.cfg.RecoveryShare*(d.spent-d.slowAt[s])
+}
+
 // idle reports whether side s answered none of the last idleCalls calls.
 func (d *Dispatcher) idle(s int) bool { return d.lastUse[s] < d.calls-idleCalls }
 
@@ -312,16 +339,29 @@ func (d *Dispatcher) Do(n int) (Outcome, error) {
 	case d.follow == other:
 		// The second call of a probe of a side that was idle: part of
 		// the probe the budget admitted, so not checked again (the
-		// first call's wake-up alone may have spent the budget).
+		// first call's wake-up alone may have spent the budget), except
+		// a recovery probe's, which keeps to the recovery budget.
+		if !d.slowed(other) || d.recoveryFits(other, b, n) {
+			side, out.Probe = other, true
+		}
+	case d.slowed(other) && d.calls-d.lastPrb >= max(d.cfg.ProbeEvery/4, 1) && d.recoveryFits(other, b, n):
+		// A side found slower is probed to see it recover, whatever the
+		// probe budget, within its own: RecoveryShare of the time spent
+		// since it was found slower.
 		side, out.Probe = other, true
+		d.lastPrb = d.calls
+		if d.idle(other) {
+			d.follow = other
+		}
 	case d.calls-d.lastPrb >= d.cfg.ProbeEvery:
 		// Probes go to requests that are cheap on the probed side (at
 		// most the mean call so far), so the budget buys many of them;
 		// after 4×ProbeEvery calls without one, any request will do, so
 		// buckets of large requests are probed too.
 		extra := math.Max(0, d.est(b, other, n)-d.est(b, side, n))
-		cheap := d.calls == 0 || d.est(b, other, n) <= d.spent/float64(d.calls) || d.calls-d.lastPrb >= 4*d.cfg.ProbeEvery
-		if cheap && d.probeX+extra <= d.cfg.ProbeShare*d.spent {
+		mean := d.spent / float64(max(d.calls, 1))
+		cheap := d.calls == 0 || d.est(b, other, n) <= mean || d.calls-d.lastPrb >= 4*d.cfg.ProbeEvery
+		if cheap && !d.slowed(other) && d.probeX+extra <= d.cfg.ProbeShare*d.spent {
 			side, out.Probe = other, true
 			d.lastPrb = d.calls
 			if d.idle(other) {
@@ -363,7 +403,12 @@ func (d *Dispatcher) Do(n int) (Outcome, error) {
 	}
 	d.lastUse[side] = d.calls
 	if out.Probe {
-		d.probeX += math.Max(0, took.Seconds()-d.est(b, 1-side, n))
+		x := math.Max(0, took.Seconds()-d.est(b, 1-side, n))
+		if d.slowed(side) || d.recoveredAt[side] == d.calls {
+			d.recX[side] += x
+		} else {
+			d.probeX += x
+		}
 	}
 	out.Side, out.Took = side, took
 	d.share[side]++
@@ -412,12 +457,14 @@ func (d *Dispatcher) observe(s, n int, took time.Duration, wake bool) {
 		}
 	}
 	if fc.n >= fastCalls {
-		// Every one of the last fastCalls calls faster by ShockRatio: a
-		// shared machine makes calls slower, not faster, so fewer calls
+		// All but one of the last fastCalls calls faster by ShockRatio:
+		// a shared machine makes calls slower, not faster, so fewer calls
 		// prove a recovery than a slow-down (the side taking few calls
 		// once it was found slow, its recovery is seen through probes).
-		if last := fc.last(fastCalls); last[fastCalls-1] < 1/d.cfg.ShockRatio {
-			f = last[fastCalls/2]
+		// A recovery undoes slow-downs, no more: the calls that show it
+		// are the cheapest (probes), whose ratio need not hold for all.
+		if last := fc.last(fastCalls); d.slowed(s) && last[fastCalls-2] < 1/d.cfg.ShockRatio {
+			f = math.Max(last[fastCalls/2], 1/d.slowF[s])
 		}
 	}
 	if f == 1 && wake {
@@ -434,6 +481,17 @@ func (d *Dispatcher) observe(s, n int, took time.Duration, wake bool) {
 		verb := "slower"
 		if f < 1 {
 			calls, verb = fastCalls, "faster"
+		}
+		if !d.slowed(s) && f > 1 {
+			d.slowAt[s], d.recX[s] = d.spent, 0
+		}
+		d.slowF[s] *= f
+		if f < 1 {
+			d.recoveredAt[s] = d.calls
+			if d.slowF[s] < d.cfg.ShockRatio {
+				// What is left is below what a shock can show: back.
+				d.slowF[s] = 1
+			}
 		}
 		rc.reset()
 		fc.reset()

@@ -248,17 +248,19 @@ func TestMeasuredCrossoverOutranksFits(t *testing.T) {
 	}
 }
 
-// wakeSim pays a wake-up on a call that follows at least two calls of the
-// other side (a parked worker thread, an idle GPU): 20× its time.
+// wakeSim pays a wake-up on a call that follows more than after (default
+// 2) calls of the other side (a parked worker thread, an idle GPU): 20×
+// its time.
 type wakeSim struct {
 	*sim
 	clock *int // calls of both sides so far
 	last  int  // clock at this side's latest call
+	after int
 }
 
 func (w *wakeSim) Run(n int) (time.Duration, error) {
 	*w.clock++
-	idle := *w.clock-w.last > 2
+	idle := *w.clock-w.last > max(w.after, 2)
 	w.last = *w.clock
 	t, err := w.sim.Run(n)
 	if idle {
@@ -298,5 +300,56 @@ func TestWakeUpDoesNotHideTheFasterSide(t *testing.T) {
 	}
 	if total > 0.8*aOnly {
 		t.Errorf("total %.4gs, A alone %.4gs: B's speed not used", total, aOnly)
+	}
+}
+
+// Either side slowed 3× and then back, on a stream like hybrid's (sizes
+// log-uniform over [1, 300] around a crossover at 17, every call a few
+// hundred ns to µs, so probes of the slowed side soon spend the probe
+// budget): the dispatcher moves off it and back within 50 calls each way.
+func TestRecoveryWithinFiftyCalls(t *testing.T) {
+	for slowed := 0; slowed < 2; slowed++ {
+		for seed := uint64(20); seed < 24; seed++ {
+			r := rand.New(rand.NewPCG(seed, 1))
+			clock := 0
+			// A parked side wakes (20×) after 30 calls of the other.
+			sides := [2]*wakeSim{
+				{sim: &sim{a: 0.3e-6, b: 40e-9, noise: 0.05, r: r}, clock: &clock, last: -100, after: 30},
+				{sim: &sim{a: 0.6e-6, b: 22e-9, noise: 0.05, r: r}, clock: &clock, last: -100, after: 30},
+			}
+			prof := dispatch.Profile{Models: [2]dispatch.Model{sides[0].model(), sides[1].model()}, Crossover: 17}
+			d, err := dispatch.New(sides[0], sides[1], [2]string{"A", "B"}, prof, dispatch.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The size whose side the slowed one is: A below 17, B above.
+			probe := map[int]int{0: 4, 1: 150}[slowed]
+			rs := rand.New(rand.NewPCG(seed, 2))
+			moved, back := -1, -1
+			for i := 0; i < 3000; i++ {
+				switch i {
+				case 1000:
+					sides[slowed].factor = 3
+				case 2000:
+					sides[slowed].factor = 1
+				}
+				n := int(math.Round(math.Exp(rs.Float64() * math.Log(300))))
+				if _, err := d.Do(n); err != nil {
+					t.Fatal(err)
+				}
+				if i == 999 && d.Choose(probe) != slowed {
+					t.Fatalf("slowed %d seed %d: before the slow-down n=%d goes to %d", slowed, seed, probe, d.Choose(probe))
+				}
+				if i >= 1000 && i < 2000 && moved < 0 && d.Choose(probe) != slowed {
+					moved = i - 1000
+				}
+				if i >= 2000 && back < 0 && d.Choose(probe) == slowed {
+					back = i - 2000
+				}
+			}
+			if moved < 0 || moved > 50 || back < 0 || back > 50 {
+				t.Errorf("side %d slowed, seed %d: moved off %d calls after the slow-down began, back %d calls after it ended (want ≤ 50 each)", slowed, seed, moved, back)
+			}
+		}
 	}
 }

@@ -534,6 +534,7 @@ func faultResponse(name string, hc HybridConfig, sw []dispatch.Switch, length, r
 	for _, f := range hc.Faults {
 		side := hc.Sides[f.Side].Label
 		worstOff, worstBack, never, stuck := -1, -1, 0, 0
+		var offs, backs []int
 		for rp := 0; rp < repeats; rp++ {
 			base := rp * length
 			off, back := -1, -1
@@ -550,15 +551,19 @@ func faultResponse(name string, hc HybridConfig, sw []dispatch.Switch, length, r
 			}
 			if off < 0 {
 				never++
+			} else {
+				offs = append(offs, off)
 			}
 			if back < 0 {
 				stuck++
+			} else {
+				backs = append(backs, back)
 			}
 			worstOff, worstBack = max(worstOff, off), max(worstBack, back)
 		}
 		txt := fmt.Sprintf("hybrid %s: fault %s, in each of %d replays: ", name, f.String(hc.Sides), repeats)
-		txt += fmt.Sprintf("the dispatcher moved calls off %s at most %d requests after it began (%d replays without a move)", side, worstOff, never)
-		txt += fmt.Sprintf(", and back at most %d requests after it ended (%d replays without a move back)", worstBack, stuck)
+		txt += fmt.Sprintf("the dispatcher moved calls off %s at most %d requests after it began (each replay: %v; %d replays without a move)", side, worstOff, offs, never)
+		txt += fmt.Sprintf(", and back at most %d requests after it ended (each: %v; %d replays without a move back)", worstBack, backs, stuck)
 		out = append(out, txt)
 	}
 	return out
