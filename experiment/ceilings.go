@@ -134,7 +134,7 @@ func recheckCPUReadCeilings(rep *report.Report, dramBytes int64, progress func(s
 			return lines, fmt.Errorf("cpu %s ceiling, measured again: %w", readCeilingLabel(k), err)
 		}
 		w := worst[k]
-		line := fmt.Sprintf("CPU %s ceiling measured again after the kernels, as %s %s ran at %.0f%% of %.1f GB/s: %.1f GB/s (%s)",
+		line := fmt.Sprintf("%sCPU %s ceiling measured again after the kernels, as %s %s ran at %.0f%% of %.1f GB/s: %.1f GB/s (%s)", RecheckPrefix,
 			readCeilingLabel(k), w.Workload, w.Variant, 100*w.CeilingFrac, old, rc.GBs, rc.Kernel)
 		if rc.GBs <= old {
 			lines = append(lines, line+"; the first pass stands")
@@ -159,6 +159,10 @@ func recheckCPUReadCeilings(rep *report.Report, dramBytes int64, progress func(s
 	}
 	return lines, nil
 }
+
+// RecheckPrefix starts the summary lines of recheckCPUReadCeilings;
+// HostSummary keeps them.
+const RecheckPrefix = "ceiling recheck: "
 
 // readCeilingLabel names a read-ceiling key for the summary.
 func readCeilingLabel(key string) string {

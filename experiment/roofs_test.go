@@ -76,6 +76,10 @@ func TestRecheckCPUReadCeilings(t *testing.T) {
 	if rep.Measurements[1].CeilingFrac != 0.5 {
 		t.Errorf("GPU row changed: %g", rep.Measurements[1].CeilingFrac)
 	}
+	rep.Summary = lines
+	if hs := HostSummary(rep); len(hs) == 0 || hs[0] != lines[0] {
+		t.Errorf("wgpu-prof host's summary drops the recheck: %q", hs)
+	}
 	// A ceiling no pass reaches stands, and rows under theirs trigger nothing.
 	rep = mk(1e6)
 	rep.Measurements[0].CeilingFrac = 1.2

@@ -14,7 +14,7 @@ import (
 func HostSummary(r *report.Report) []string {
 	var out []string
 	for _, l := range r.Summary {
-		if strings.HasPrefix(l, LevelChoicePrefix) {
+		if strings.HasPrefix(l, LevelChoicePrefix) || strings.HasPrefix(l, RecheckPrefix) {
 			out = append(out, l)
 		}
 	}
