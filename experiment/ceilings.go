@@ -127,15 +127,15 @@ func recheckCPUReadCeilings(rep *report.Report, dramBytes int64, progress func(s
 			continue
 		}
 		if progress != nil {
-			progress("cpu %s ceiling again (a row ran above it)", readCeilingLabel(k))
+			progress("cpu %s ceiling again (a row ran above it)", report.ReadCeilingName(k))
 		}
 		rc, err := hostsimd.MeasureRead(bytes, 0, 0)
 		if err != nil {
-			return lines, fmt.Errorf("cpu %s ceiling, measured again: %w", readCeilingLabel(k), err)
+			return lines, fmt.Errorf("cpu %s ceiling, measured again: %w", report.ReadCeilingName(k), err)
 		}
 		w := worst[k]
 		line := fmt.Sprintf("%sCPU %s ceiling measured again after the kernels, as %s %s ran at %.0f%% of %.1f GB/s: %.1f GB/s (%s)", RecheckPrefix,
-			readCeilingLabel(k), w.Workload, w.Variant, 100*w.CeilingFrac, old, rc.GBs, rc.Kernel)
+			report.ReadCeilingName(k), w.Workload, w.Variant, 100*w.CeilingFrac, old, rc.GBs, rc.Kernel)
 		if rc.GBs <= old {
 			lines = append(lines, line+"; the first pass stands")
 			continue
@@ -163,16 +163,3 @@ func recheckCPUReadCeilings(rep *report.Report, dramBytes int64, progress func(s
 // RecheckPrefix starts the summary lines of recheckCPUReadCeilings;
 // HostSummary keeps them.
 const RecheckPrefix = "ceiling recheck: "
-
-// readCeilingLabel names a read-ceiling key for the summary.
-func readCeilingLabel(key string) string {
-	switch {
-	case key == "read_gbs":
-		return "read (DRAM)"
-	case key == "cache_read_gbs":
-		return "cache-resident read"
-	case len(key) > len("read_gbs_"):
-		return "read (" + key[len("read_gbs_"):] + ")"
-	}
-	return key
-}

@@ -189,7 +189,7 @@ func CeilingOf(r *Report, m *Measurement) string {
 			key = "read_gbs"
 		}
 		if v, ok := cs[key]; ok {
-			return fmt.Sprintf("%s %s %s", side, readCeilingName(key), FormatRate(v))
+			return fmt.Sprintf("%s %s %s", side, ReadCeilingName(key), FormatRate(v))
 		}
 	case "compute":
 		if v, ok := cs["fma_gflops"]; ok {
@@ -199,9 +199,9 @@ func CeilingOf(r *Report, m *Measurement) string {
 	return ""
 }
 
-// readCeilingName names a read-bandwidth ceiling key: "read" (DRAM),
+// ReadCeilingName names a read-bandwidth ceiling key: "read" (DRAM),
 // "read (llc)", "cache-resident read".
-func readCeilingName(key string) string {
+func ReadCeilingName(key string) string {
 	switch {
 	case key == "read_gbs":
 		return "read"
