@@ -166,6 +166,20 @@ func SearchCrossover(o SearchOpts, sideA, sideB string, probe func(n int) (a, b 
 	}
 	pts := map[int]SearchPoint{}
 	stopWhy := ""
+	// at probes both sides at n, refining a tie.
+	at := func(n int) (a, b Summary, err error) {
+		a, b, err = probe(n)
+		if err != nil {
+			return a, b, fmt.Errorf("timing: crossover search at n=%d: %w", n, err)
+		}
+		// A refinement round is not started past the deadline.
+		for round := 1; Faster(a, b) == Tie && o.Refine != nil && round <= o.Refines && (o.Deadline.IsZero() || o.Now().Before(o.Deadline)); round++ {
+			if a, b, err = o.Refine(n, round); err != nil {
+				return a, b, fmt.Errorf("timing: crossover search at n=%d (refined, round %d): %w", n, round, err)
+			}
+		}
+		return a, b, nil
+	}
 	measure := func(n int, force bool) error {
 		if _, ok := pts[n]; ok {
 			return nil
@@ -194,15 +208,9 @@ func SearchCrossover(o SearchOpts, sideA, sideB string, probe func(n int) (a, b 
 				return errStop
 			}
 		}
-		a, b, err := probe(n)
+		a, b, err := at(n)
 		if err != nil {
-			return fmt.Errorf("timing: crossover search at n=%d: %w", n, err)
-		}
-		// A refinement round is not started past the deadline.
-		for round := 1; Faster(a, b) == Tie && o.Refine != nil && round <= o.Refines && (o.Deadline.IsZero() || o.Now().Before(o.Deadline)); round++ {
-			if a, b, err = o.Refine(n, round); err != nil {
-				return fmt.Errorf("timing: crossover search at n=%d (refined, round %d): %w", n, round, err)
-			}
+			return err
 		}
 		pts[n] = SearchPoint{N: n, A: a, B: b, Faster: Faster(a, b)}
 		return nil
@@ -280,11 +288,54 @@ func SearchCrossover(o SearchOpts, sideA, sideB string, probe func(n int) (a, b 
 		return finish(status, fmt.Sprintf("%s slower at every size up to %d (%s)", name(-w), last.N, limit))
 	}
 	res.Found = true
+	confirms := 0
+	// confirm measures both ends of a located bracket again, later than
+	// they were first measured: on a shared machine a side can run slow
+	// for a second or two (a vCPU taken away), enough to make one size's
+	// winner wrong (two threads measured 1.6× slower than one at 64 rows,
+	// faster at 16 and 76). An end whose winner changes is a tie (two
+	// measurements disagree), and the search goes on from the new
+	// bracket; ok is false when no bracket is left.
+	confirm := func() (again, ok bool, err error) {
+		if confirms >= maxConfirms || (!o.Deadline.IsZero() && !o.Now().Before(o.Deadline)) {
+			return false, true, nil
+		}
+		confirms++
+		for _, p := range []SearchPoint{lo, hi} {
+			a, b, err := at(p.N)
+			if err != nil {
+				return false, false, err
+			}
+			if Faster(a, b) != p.Faster {
+				pts[p.N] = SearchPoint{N: p.N, A: a, B: b, Faster: Tie}
+				again = true
+			}
+		}
+		if !again {
+			return false, true, nil
+		}
+		lo, hi, ok = bracket(pts)
+		return true, ok, nil
+	}
 	// Bisect.
 	for {
 		res.Lo, res.Hi = lo.N, hi.N
 		res.AtLo, res.AtHi, res.Before = lo, hi, lo.Faster
 		change := fmt.Sprintf("%s faster at %d, %s faster at %d", name(lo.Faster), lo.N, name(hi.Faster), hi.N)
+		if float64(hi.N) <= o.Ratio*float64(lo.N) || hi.N-lo.N <= 1 {
+			again, ok, err := confirm()
+			if err != nil {
+				return SearchResult{}, err
+			}
+			if !ok {
+				res.Found, res.Lo, res.Hi = false, 0, 0
+				return finish(SearchIndistinguishable, fmt.Sprintf(
+					"%s and %s: measured again, the winners at %d and %d changed, and no change of the faster side is left", sideA, sideB, res.AtLo.N, res.AtHi.N))
+			}
+			if again {
+				continue
+			}
+		}
 		if float64(hi.N) <= o.Ratio*float64(lo.N) {
 			ties := ""
 			for _, p := range sortedPoints(pts) {
@@ -342,6 +393,10 @@ func SearchCrossover(o SearchOpts, sideA, sideB string, probe func(n int) (a, b 
 		lo, hi, _ = bracket(pts)
 	}
 }
+
+// maxConfirms is how many times a located bracket's ends are measured
+// again (each time one of them changes winner, the search goes on).
+const maxConfirms = 3
 
 // bracket finds, in ascending order, the first change of the faster side:
 // lo is the last distinguishable point won by the side that wins first, hi

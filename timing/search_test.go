@@ -350,3 +350,31 @@ func TestSearchRefineRounds(t *testing.T) {
 		t.Error("identical sides were never refined")
 	}
 }
+
+// One size measured while a side ran slow (a vCPU taken away for a second)
+// gets the wrong winner; the located bracket's ends are measured again, the
+// wrong end turns into a tie, and the search finds the true crossover.
+func TestSearchConfirmsEnds(t *testing.T) {
+	// A: 1µs + 100ns·n; B: 3µs flat: B faster above n = 20.
+	r := rand.New(rand.NewPCG(11, 12))
+	good := lines(r, 1e-6, 100e-9, 3e-6, 0, 0.01)
+	seen := map[int]int{}
+	probe := func(n int) (timing.Summary, timing.Summary, error) {
+		seen[n]++
+		a, b, err := good(n)
+		if n == 64 && seen[n] == 1 {
+			b = noisy(r, 20e-6, 0.01) // B ran slow while 64 was first measured
+		}
+		return a, b, err
+	}
+	res, err := timing.SearchCrossover(timing.SearchOpts{Sizes: []int{1, 4, 16, 64, 256}, Max: 1 << 16}, "A", "B", probe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Found || res.Lo > 20 || res.Hi < 20 || float64(res.Hi) > 1.2*float64(res.Lo) {
+		t.Fatalf("got %s [%d, %d]: %s", res.Status, res.Lo, res.Hi, res.Reason)
+	}
+	if seen[64] < 2 {
+		t.Errorf("the end at 64 was not measured again: %v", seen)
+	}
+}
