@@ -44,7 +44,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"sort"
+	"slices"
 	"time"
 )
 
@@ -99,7 +99,7 @@ type Config struct {
 	// count against ProbeShare.
 	RecoveryShare float64
 	// ShockRatio: a side whose latest calls run this factor slower (all
-	// but two of 9) or faster (all of 4) than their estimates is rescaled
+	// but two of 9) or faster (3 of 4) than their estimates is rescaled
 	// everywhere (default 1.6).
 	ShockRatio float64
 	// RetryAfter is the number of calls after a failure before the failed
@@ -183,8 +183,9 @@ type Dispatcher struct {
 	recoveredAt [2]int
 
 	recent [2]ring // each side's last calls: observed over estimated time
-	// fast is recent with the probes' wake-up calls too: a wake-up can
-	// make a call slower, never faster, so these prove a recovery.
+	// fast is recent plus the probes' wake-up calls that ran fast: a
+	// wake-up can make a call slower, never faster, so these prove a
+	// recovery.
 	fast     [2]ring
 	failed   [2]int // call index before which the side is avoided (0: healthy)
 	failures [2]int
@@ -221,8 +222,10 @@ func (r *ring) add(x float64) {
 }
 
 func (r *ring) median() float64 {
-	s := append([]float64(nil), r.v[:r.n]...)
-	sort.Float64s(s)
+	var buf [ringSize]float64
+	s := buf[:r.n]
+	copy(s, r.v[:r.n])
+	slices.Sort(s)
 	if r.n%2 == 1 {
 		return s[r.n/2]
 	}
@@ -231,14 +234,14 @@ func (r *ring) median() float64 {
 
 func (r *ring) reset() { r.n, r.i = 0, 0 }
 
-// last returns the latest k values (k ≤ r.n), sorted.
-func (r *ring) last(k int) []float64 {
-	out := make([]float64, k)
-	for j := range out {
-		out[j] = r.v[(r.i-1-j+2*len(r.v))%len(r.v)]
+// last fills dst with the latest len(dst) values (len(dst) ≤ r.n), sorted,
+// and returns it (the caller's array: no allocation per call).
+func (r *ring) last(dst []float64) []float64 {
+	for j := range dst {
+		dst[j] = r.v[(r.i-1-j+2*len(r.v))%len(r.v)]
 	}
-	sort.Float64s(out)
-	return out
+	slices.Sort(dst)
+	return dst
 }
 
 // New returns a dispatcher over two executors named names.
@@ -443,15 +446,17 @@ func (d *Dispatcher) observe(s, n int, took time.Duration, wake bool) {
 	rc, fc := &d.recent[s], &d.fast[s]
 	// A wake-up call is slow for its own reasons: it shows a recovery
 	// when it is fast, nothing when it is slow.
-	if r := obs / b.q[s]; !wake || r < 1/d.cfg.ShockRatio {
+	r := obs / b.q[s]
+	if !wake || r < 1/d.cfg.ShockRatio {
 		fc.add(r)
 	}
 	if !wake {
-		rc.add(obs / b.q[s])
+		rc.add(r)
 	}
 	f := 1.0
 	if !wake && rc.n >= shockCalls {
-		last := rc.last(shockCalls)
+		var buf [shockCalls]float64
+		last := rc.last(buf[:])
 		// All but shockSpare of the calls slower by ShockRatio: a few
 		// preempted calls cannot fake a slow-down.
 		if last[shockSpare] > d.cfg.ShockRatio {
@@ -465,7 +470,8 @@ func (d *Dispatcher) observe(s, n int, took time.Duration, wake bool) {
 		// once it was found slow, its recovery is seen through probes).
 		// A recovery undoes slow-downs, no more: the calls that show it
 		// are the cheapest (probes), whose ratio need not hold for all.
-		if last := fc.last(fastCalls); d.slowed(s) && last[fastCalls-2] < 1/d.cfg.ShockRatio {
+		var buf [fastCalls]float64
+		if last := fc.last(buf[:]); d.slowed(s) && last[fastCalls-2] < 1/d.cfg.ShockRatio {
 			f = math.Max(last[fastCalls/2], 1/d.slowF[s])
 		}
 	}
