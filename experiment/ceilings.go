@@ -148,13 +148,7 @@ func recheckCPUReadCeilings(rep *report.Report, dramBytes int64, progress func(s
 			if m.Side != report.SideCPU || keyOf(m) != k || m.Bound == "" {
 				continue
 			}
-			t := m.Time().Median
-			if !(t > 0) {
-				continue
-			}
-			if pl, err := timing.Place(roof, timing.Point{Flops: m.Flops, Bytes: m.Bytes, Seconds: t}); err == nil {
-				m.CeilingFrac, m.Bound = pl.Efficiency, pl.Bound
-			}
+			place(m, roof, m.Time().Median)
 		}
 	}
 	return lines, nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -326,7 +327,11 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 			Share: []int{st.share[0], st.share[1]}, Lost: st.lost, Recovered: st.rec, Probes: st.probe,
 		})
 	}
-	h.PerRequest = perRequest(len(stream), repeats, func(k int) []float64 { return strats[k].times }, len(strats))
+	times := make([][]float64, len(strats))
+	for k, st := range strats {
+		times[k] = st.times
+	}
+	h.PerRequest = perRequest(len(stream), repeats, times)
 	for _, s := range d.Switches() {
 		h.Switches = append(h.Switches, report.HybridSwitch{Request: s.Call, Bucket: s.Bucket, From: s.From, To: s.To, Reason: s.Reason})
 	}
@@ -337,19 +342,18 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 }
 
 // perRequest sums each strategy's per-request medians over the replays
-// (times(k) holds strategy k's times, replay after replay, in stream
+// (times[k] holds strategy k's times, replay after replay, in stream
 // order) and the oracle's: request by request, the lower of the two
 // single sides' (strategies 0 and 1) medians.
-func perRequest(length, repeats int, times func(k int) []float64, strategies int) *report.HybridPerRequest {
-	if length == 0 || repeats == 0 {
+func perRequest(length, repeats int, times [][]float64) *report.HybridPerRequest {
+	if length == 0 || repeats == 0 || len(times) < 2 {
 		return nil
 	}
-	pr := &report.HybridPerRequest{Sums: make([]float64, strategies)}
-	med := make([]float64, strategies)
+	pr := &report.HybridPerRequest{Sums: make([]float64, len(times))}
+	med := make([]float64, len(times))
 	buf := make([]float64, 0, repeats)
 	for i := 0; i < length; i++ {
-		for k := 0; k < strategies; k++ {
-			t := times(k)
+		for k, t := range times {
 			buf = buf[:0]
 			for rp := 0; rp < repeats; rp++ {
 				if j := rp*length + i; j < len(t) {
@@ -533,8 +537,7 @@ func faultResponse(name string, hc HybridConfig, sw []dispatch.Switch, length, r
 	var out []string
 	for _, f := range hc.Faults {
 		side := hc.Sides[f.Side].Label
-		worstOff, worstBack, never, stuck := -1, -1, 0, 0
-		var offs, backs []int
+		var offs, backs []int // per replay, where a move happened
 		for rp := 0; rp < repeats; rp++ {
 			base := rp * length
 			off, back := -1, -1
@@ -549,18 +552,21 @@ func faultResponse(name string, hc HybridConfig, sw []dispatch.Switch, length, r
 					back = s.Call - base - f.To
 				}
 			}
-			if off < 0 {
-				never++
-			} else {
+			if off >= 0 {
 				offs = append(offs, off)
 			}
-			if back < 0 {
-				stuck++
-			} else {
+			if back >= 0 {
 				backs = append(backs, back)
 			}
-			worstOff, worstBack = max(worstOff, off), max(worstBack, back)
 		}
+		worst := func(v []int) int {
+			if len(v) == 0 {
+				return -1
+			}
+			return slices.Max(v)
+		}
+		worstOff, worstBack := worst(offs), worst(backs)
+		never, stuck := repeats-len(offs), repeats-len(backs)
 		txt := fmt.Sprintf("hybrid %s: fault %s, in each of %d replays: ", name, f.String(hc.Sides), repeats)
 		txt += fmt.Sprintf("the dispatcher moved calls off %s at most %d requests after it began (each replay: %v; %d replays without a move)", side, worstOff, offs, never)
 		txt += fmt.Sprintf(", and back at most %d requests after it ended (each: %v; %d replays without a move back)", worstBack, backs, stuck)

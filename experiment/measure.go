@@ -127,9 +127,7 @@ func measurement(workload, side, variant string, params []report.Param, res timi
 		m.GBs = bytes / t / 1e9
 		m.GFLOPs = flops / t / 1e9
 		roof, level, key := roofs.forBytes(side, bytes)
-		if pl, err := timing.Place(roof, timing.Point{Flops: flops, Bytes: bytes, Seconds: t}); err == nil {
-			m.CeilingFrac = pl.Efficiency
-			m.Bound = pl.Bound
+		if place(&m, roof, t) {
 			if key != "read_gbs" {
 				m.ReadCeiling = key
 			}
@@ -139,6 +137,17 @@ func measurement(workload, side, variant string, params []report.Param, res timi
 		}
 	}
 	return m
+}
+
+// place sets m's bound and fraction of the ceiling from its rate at t
+// seconds a call on roof; false when either is unusable.
+func place(m *report.Measurement, roof timing.Roof, t float64) bool {
+	pl, err := timing.Place(roof, timing.Point{Flops: m.Flops, Bytes: m.Bytes, Seconds: t})
+	if err != nil {
+		return false
+	}
+	m.CeilingFrac, m.Bound = pl.Efficiency, pl.Bound
+	return true
 }
 
 func p(key string, v any) report.Param { return report.Param{Key: key, Value: fmt.Sprint(v)} }

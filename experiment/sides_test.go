@@ -54,7 +54,7 @@ func TestHybridPerRequest(t *testing.T) {
 		{1, 2, 1, 2, 1, 2},      // static
 		{1, 10, 1, 2, 1, 2},     // adaptive: medians 1, 2
 	}
-	p := perRequest(2, 3, func(k int) []float64 { return times[k] }, 4)
+	p := perRequest(2, 3, times)
 	want := []float64{11, 7, 3, 3}
 	for k, w := range want {
 		if p.Sums[k] != w {
