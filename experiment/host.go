@@ -188,6 +188,9 @@ func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {
 	if err != nil {
 		return err
 	}
+	// A row still above its ceiling is flagged "see warnings": say why.
+	warns, _ := CeilingCheck(rep)
+	rep.Warnings = append(rep.Warnings, warns...)
 	return nil
 }
 
