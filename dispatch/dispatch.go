@@ -25,10 +25,13 @@
 // fake one), a recovery when 3 of its last 4 calls ran ShockRatio×
 // faster (a shared machine makes calls slower, not faster, so fewer calls
 // prove it, and a probe's wake-up call counts here when it is fast); a
-// recovery undoes the slow-downs, no more. While a side is marked slower
-// it is probed on its own budget (RecoveryShare of the time since), so
-// the dispatcher moves quickly when a side slows down and moves back
-// quickly when it recovers.
+// recovery restores the side's estimates from before it was found slower.
+// While a side is marked slower it is probed on its own budget
+// (RecoveryShare of the time since), so the dispatcher moves quickly when
+// a side slows down and moves back quickly when it recovers. A probe is
+// charged its time over the other side's estimate, counting the call at
+// most twice its own estimate (a wake-up call: the median wake-up), so
+// one preempted call cannot stop the probes for hundreds of calls.
 //
 // A call that fails on one side is run on the other (no request is lost)
 // and the error is reported in the Outcome; the failed side is then
@@ -187,7 +190,8 @@ type Dispatcher struct {
 	// wake-up can make a call slower, never faster, so these prove a
 	// recovery.
 	fast     [2]ring
-	failed   [2]int // call index before which the side is avoided (0: healthy)
+	wakeR    [2]ring // each side's probe wake-up calls: time over estimate
+	failed   [2]int  // call index before which the side is avoided (0: healthy)
 	failures [2]int
 	switches []Switch
 	share    [2]int
@@ -203,6 +207,15 @@ type bucket struct {
 	obs  [2]ring
 	rho  float64
 	seen [2]int
+	// pre is each side's estimate from before it was found slower,
+	// restored when it recovers.
+	pre [2]estimate
+}
+
+// estimate is a side's state in a bucket.
+type estimate struct {
+	q   float64
+	obs ring
 }
 
 // ring keeps the last ringSize values; its median is robust to the
@@ -275,7 +288,11 @@ func bucketName(k int) string { return fmt.Sprintf("[%d, %d]", 1<<k, 1<<(k+1)-1)
 func (d *Dispatcher) bucket(k int) *bucket {
 	b := d.buckets[k]
 	if b == nil {
-		b = &bucket{q: [2]float64{1, 1}, rho: 1}
+		// A bucket first seen while a side is marked slower starts from
+		// the profile scaled by the slow-down, and returns to the
+		// profile when the side recovers.
+		b = &bucket{q: [2]float64{d.slowF[0], d.slowF[1]}, rho: 1, pre: [2]estimate{{q: 1}, {q: 1}}}
+		b.rho = b.q[1] / b.q[0]
 		d.buckets[k] = b
 	}
 	return b
@@ -384,6 +401,13 @@ func (d *Dispatcher) Do(n int) (Outcome, error) {
 	// faster), but does not enter the estimates; the probe's next call,
 	// right after it, does.
 	wake := out.Probe && d.idle(side)
+	// A probe is charged its extra time over the other side's estimate,
+	// counting the call at most twice its own estimate, or for a wake-up
+	// call the median wake-up's ratio to the estimate: a longer call is
+	// an outlier (a preempted call), and one outlier charged in full
+	// would silence the probes for hundreds of calls, while wake-ups are
+	// paid on every probe of an idle side and charged as they run.
+	ownEst, otherEst := d.est(b, side, n), d.est(b, 1-side, n)
 	took, err := d.ex[side].Run(n)
 	if err != nil {
 		out.Err, out.Failed = err, side
@@ -407,8 +431,13 @@ func (d *Dispatcher) Do(n int) (Outcome, error) {
 		d.observe(side, n, took, wake)
 	}
 	d.lastUse[side] = d.calls
-	if out.Probe {
-		x := math.Max(0, took.Seconds()-d.est(b, 1-side, n))
+	if out.Probe && out.Failed < 0 {
+		limit := 2.0
+		if wake {
+			d.wakeR[side].add(took.Seconds() / ownEst)
+			limit = math.Max(limit, d.wakeR[side].median())
+		}
+		x := math.Max(0, math.Min(took.Seconds(), limit*ownEst)-otherEst)
 		if d.slowed(side) || d.recoveredAt[side] == d.calls {
 			d.recX[side] += x
 		} else {
@@ -453,7 +482,7 @@ func (d *Dispatcher) observe(s, n int, took time.Duration, wake bool) {
 	if !wake {
 		rc.add(r)
 	}
-	f := 1.0
+	f, recovered := 1.0, false
 	if !wake && rc.n >= shockCalls {
 		var buf [shockCalls]float64
 		last := rc.last(buf[:])
@@ -468,42 +497,49 @@ func (d *Dispatcher) observe(s, n int, took time.Duration, wake bool) {
 		// a shared machine makes calls slower, not faster, so fewer calls
 		// prove a recovery than a slow-down (the side taking few calls
 		// once it was found slow, its recovery is seen through probes).
-		// A recovery undoes slow-downs, no more: the calls that show it
-		// are the cheapest (probes), whose ratio need not hold for all.
+		// A recovery restores the estimates from before the side was
+		// found slower, no more and no less: the calls that show it are
+		// the cheapest (probes), whose ratio need not hold for all, and
+		// the buckets the side kept serving while slower had learnt the
+		// slow-down on top of the rescaling (restoring only the rescaling
+		// left it looking 1.6× slower than it was, below what a shock
+		// shows, for hundreds of calls).
 		var buf [fastCalls]float64
 		if last := fc.last(buf[:]); d.slowed(s) && last[fastCalls-2] < 1/d.cfg.ShockRatio {
-			f = math.Max(last[fastCalls/2], 1/d.slowF[s])
+			f = last[fastCalls/2]
+			recovered = true
 		}
 	}
 	if f == 1 && wake {
 		return
 	}
 	if f != 1 {
-		for _, bb := range d.buckets {
-			bb.q[s] *= f
-			for j := 0; j < bb.obs[s].n; j++ {
-				bb.obs[s].v[j] *= f
+		var why string
+		if recovered {
+			for _, bb := range d.buckets {
+				bb.q[s], bb.obs[s] = bb.pre[s].q, bb.pre[s].obs
 			}
-		}
-		calls := shockCalls
-		verb := "slower"
-		if f < 1 {
-			calls, verb = fastCalls, "faster"
-		}
-		if !d.slowed(s) && f > 1 {
-			d.slowAt[s], d.recX[s] = d.spent, 0
-		}
-		d.slowF[s] *= f
-		if f < 1 {
+			d.slowF[s] = 1
 			d.recoveredAt[s] = d.calls
-			if d.slowF[s] < d.cfg.ShockRatio {
-				// What is left is below what a shock can show: back.
-				d.slowF[s] = 1
+			why = fmt.Sprintf("%s ran %.2f× its estimates (median of its last %d calls) (faster): its estimates from before it was found slower restored in every bucket", d.names[s], f, fastCalls)
+		} else {
+			if !d.slowed(s) {
+				d.slowAt[s], d.recX[s] = d.spent, 0
+				for _, bb := range d.buckets {
+					bb.pre[s] = estimate{q: bb.q[s], obs: bb.obs[s]}
+				}
 			}
+			for _, bb := range d.buckets {
+				bb.q[s] *= f
+				for j := 0; j < bb.obs[s].n; j++ {
+					bb.obs[s].v[j] *= f
+				}
+			}
+			d.slowF[s] *= f
+			why = fmt.Sprintf("%s ran %.2f× its estimates (median of its last %d calls) (slower), rescaled in every bucket", d.names[s], f, shockCalls)
 		}
 		rc.reset()
 		fc.reset()
-		why := fmt.Sprintf("%s ran %.2f× its estimates (median of its last %d calls) (%s), rescaled in every bucket", d.names[s], f, calls, verb)
 		for kk, bb := range d.buckets {
 			d.reconsider(kk, bb, why)
 		}
