@@ -121,6 +121,25 @@ func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {
 	}
 	rep.Summary = append(rep.Summary, fmt.Sprintf("%sread ceiling %.1f GB/s (%s), cache-resident %.1f GB/s over %d B (%s); one-vs-all-threads break-even: %s (%s)",
 		LevelChoicePrefix, all.ReadGBs, all.ReadKernel, all.CacheReadGBs, all.CacheBytes, all.CacheReadKernel, calib.Crossover, calib.Source))
+	// The out-of-cache rows are judged by their working set, as in run: a
+	// --n small enough to sit partly in the last-level cache (20,000 rows:
+	// 61 MB against a 32 MB L3) read at up to 1.7× the DRAM ceiling and
+	// was labelled dram. The read ceilings at half the L2 and half the
+	// last-level cache judge working sets up to levelReach times theirs.
+	dramBytes := float64(all.Bytes)
+	levels := cacheLevels(dramBytes)
+	for i := range levels {
+		l := &levels[i]
+		say("cpu read ceiling at the %s working set (%.3g MB)", l.Name, l.Bytes/1e6)
+		rc, err := hostsimd.MeasureRead(int64(l.Bytes), hostsimd.Threads(), 0)
+		if err != nil {
+			return fmt.Errorf("cpu read ceiling (%s working set): %w", l.Name, err)
+		}
+		l.CPU = timing.Roof{PeakGFLOPs: all.FMAGFLOPs, BandwidthGBs: rc.GBs}
+		rep.Ceilings.CPU["read_gbs_"+l.Name] = rc.GBs
+		rep.Ceilings.CPU["bytes_"+l.Name] = l.Bytes
+	}
+	roofs.Levels = levels
 
 	// Generate each shape's data once; every level runs the same bytes.
 	type shape struct {
@@ -175,11 +194,13 @@ func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {
 			if err != nil {
 				return err
 			}
-			params := append(c.Params, p("cache", sh.cache))
-			rf := roofs
+			cache, rf := sh.cache, roofs
 			if sh.cache == "resident" {
 				rf = cacheRoofs
+			} else if _, lvl, _ := roofs.forBytes(report.SideCPU, c.Bytes); lvl != "dram" {
+				cache = lvl // the working set fits a cache level's reach
 			}
+			params := append(c.Params, p("cache", cache))
 			rep.Measurements = append(rep.Measurements, measurement(c.Name, report.SideCPU, variant, params, res, c.Bytes, c.Flops, rf))
 		}
 	}

@@ -131,7 +131,7 @@ func measurement(workload, side, variant string, params []report.Param, res timi
 			if key != "read_gbs" {
 				m.ReadCeiling = key
 			}
-			if len(roofs.Levels) > 0 {
+			if len(roofs.Levels) > 0 && level != "dram" {
 				m.Warnings = append(m.Warnings, fmt.Sprintf("judged against the %s ceilings (working set %.3g MB)", level, bytes/1e6))
 			}
 		}

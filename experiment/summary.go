@@ -33,10 +33,12 @@ func HostSummary(r *report.Report) []string {
 		var s string
 		switch {
 		case m.Bound == "memory" && readBW > 0:
-			bw, what := readBW, "read bandwidth"
-			if paramValue(m.Params, "cache") == "resident" && r.Ceilings.CPU["cache_read_gbs"] > 0 {
-				bw, what = r.Ceilings.CPU["cache_read_gbs"], "cache-resident read bandwidth"
+			// The ceiling the row was placed against: its working set's.
+			key := m.ReadCeiling
+			if key == "" || !(r.Ceilings.CPU[key] > 0) {
+				key = "read_gbs"
 			}
+			bw, what := r.Ceilings.CPU[key], report.ReadCeilingName(key)+" bandwidth"
 			s = fmt.Sprintf("%s %s %s: %.1f GB/s = %.0f%% of the %.1f GB/s %s measured in this run%s",
 				m.Variant, m.Workload, where, m.GBs, 100*m.GBs/bw, bw, what, aboveRoof(&m))
 			if fma > 0 {
