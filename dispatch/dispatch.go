@@ -47,7 +47,6 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"slices"
 	"time"
 )
 
@@ -171,7 +170,7 @@ type Dispatcher struct {
 	prof  Profile
 	cfg   Config
 
-	buckets map[int]*bucket
+	buckets [64]*bucket // by ⌊log₂ n⌋
 	calls   int
 	spent   float64 // seconds of every call
 	probeX  float64 // predicted extra seconds of the probes made
@@ -222,44 +221,70 @@ type estimate struct {
 	obs ring
 }
 
-// ring keeps the last ringSize values; its median is robust to the
+// ring keeps the last cap values (ringSize when cap is 0) in arrival
+// order and sorted, so its median and order statistics cost no sort per
+// call (Do runs between a caller's calls, some of which take 300 ns: a
+// sort of 25 values per call, and the branch mispredictions it leaves
+// behind, cost more than the routing gains). Its median is robust to the
 // outliers a shared machine produces (a preempted call can take 100× its
 // time).
 type ring struct {
-	v    [ringSize]float64
+	v, s [ringSize]float64 // v: arrival order (v[:n] when not full); s[:n] sorted
 	n, i int
+	cap  int
 }
 
 const ringSize = 25
 
+func (r *ring) size() int {
+	if r.cap > 0 {
+		return r.cap
+	}
+	return ringSize
+}
+
 func (r *ring) add(x float64) {
+	c := r.size()
+	if r.n == c {
+		// Drop the oldest value from the sorted copy.
+		old := r.v[r.i]
+		j := 0
+		for j < r.n-1 && r.s[j] != old {
+			j++
+		}
+		copy(r.s[j:r.n-1], r.s[j+1:r.n])
+		r.n--
+	}
 	r.v[r.i] = x
-	r.i = (r.i + 1) % len(r.v)
-	r.n = min(r.n+1, len(r.v))
+	r.i = (r.i + 1) % c
+	j := r.n
+	for j > 0 && r.s[j-1] > x {
+		r.s[j] = r.s[j-1]
+		j--
+	}
+	r.s[j] = x
+	r.n++
 }
 
 func (r *ring) median() float64 {
-	var buf [ringSize]float64
-	s := buf[:r.n]
-	copy(s, r.v[:r.n])
-	slices.Sort(s)
 	if r.n%2 == 1 {
-		return s[r.n/2]
+		return r.s[r.n/2]
 	}
-	return (s[r.n/2-1] + s[r.n/2]) / 2
+	return (r.s[r.n/2-1] + r.s[r.n/2]) / 2
+}
+
+// nth is the k-th smallest value held (0-based; k < r.n).
+func (r *ring) nth(k int) float64 { return r.s[k] }
+
+// scale multiplies every value by f > 0 (the order is kept).
+func (r *ring) scale(f float64) {
+	for j := 0; j < r.n; j++ {
+		r.v[j] *= f
+		r.s[j] *= f
+	}
 }
 
 func (r *ring) reset() { r.n, r.i = 0, 0 }
-
-// last fills dst with the latest len(dst) values (len(dst) ≤ r.n), sorted,
-// and returns it (the caller's array: no allocation per call).
-func (r *ring) last(dst []float64) []float64 {
-	for j := range dst {
-		dst[j] = r.v[(r.i-1-j+2*len(r.v))%len(r.v)]
-	}
-	slices.Sort(dst)
-	return dst
-}
 
 // New returns a dispatcher over two executors named names.
 func New(a, b Executor, names [2]string, prof Profile, cfg Config) (*Dispatcher, error) {
@@ -280,8 +305,12 @@ func New(a, b Executor, names [2]string, prof Profile, cfg Config) (*Dispatcher,
 	if cfg.Hysteresis < 1 || cfg.Alpha <= 0 || cfg.Alpha > 1 || cfg.ProbeEvery < 1 || cfg.ProbeShare < 0 || cfg.RecoveryShare < 0 || cfg.ShockRatio <= 1 || cfg.RetryAfter < 1 {
 		return nil, fmt.Errorf("dispatch: invalid config %+v", cfg)
 	}
-	return &Dispatcher{ex: [2]Executor{a, b}, names: names, prof: prof, cfg: cfg, buckets: map[int]*bucket{}, lastPrb: -cfg.ProbeEvery,
-		lastUse: [2]int{-1, -1}, follow: -1, slowF: [2]float64{1, 1}}, nil
+	d := &Dispatcher{ex: [2]Executor{a, b}, names: names, prof: prof, cfg: cfg, lastPrb: -cfg.ProbeEvery,
+		lastUse: [2]int{-1, -1}, follow: -1, slowF: [2]float64{1, 1}}
+	for s := range d.recent {
+		d.recent[s].cap, d.fast[s].cap = shockCalls, fastCalls
+	}
+	return d, nil
 }
 
 // bucketOf is ⌊log₂ n⌋.
@@ -302,16 +331,20 @@ func (d *Dispatcher) bucket(k int) *bucket {
 	return b
 }
 
-// est is the current estimate of side s's time (seconds) at n.
-func (d *Dispatcher) est(b *bucket, s, n int) float64 {
-	return math.Max(d.prof.Models[s](float64(n)), 1e-12) * b.q[s]
+// models evaluates both sides' models at n (at least 1 ps each): once per
+// call, as a fitted model can cost 50 ns.
+func (d *Dispatcher) models(n int) [2]float64 {
+	return [2]float64{math.Max(d.prof.Models[0](float64(n)), 1e-12), math.Max(d.prof.Models[1](float64(n)), 1e-12)}
 }
 
-// pick is the side the routing applies for n in bucket b.
-func (d *Dispatcher) pick(b *bucket, n int) int {
-	m0 := math.Max(d.prof.Models[0](float64(n)), 1e-12)
-	m1 := math.Max(d.prof.Models[1](float64(n)), 1e-12)
-	if m1*b.rho < m0 {
+// est is the current estimate of side s's time (seconds) for a call whose
+// models evaluate to m.
+func (d *Dispatcher) est(b *bucket, s int, m [2]float64) float64 { return m[s] * b.q[s] }
+
+// pick is the side the routing applies in bucket b to a call whose
+// models evaluate to m.
+func (d *Dispatcher) pick(b *bucket, m [2]float64) int {
+	if m[1]*b.rho < m[0] {
 		return 1
 	}
 	return 0
@@ -320,7 +353,7 @@ func (d *Dispatcher) pick(b *bucket, n int) int {
 // Choose returns the side the next call of size n would go to without
 // probing (for inspection and tests).
 func (d *Dispatcher) Choose(n int) int {
-	s := d.pick(d.bucket(bucketOf(n)), n)
+	s := d.pick(d.bucket(bucketOf(n)), d.models(n))
 	if d.avoid(s) {
 		return 1 - s
 	}
@@ -336,8 +369,8 @@ func (d *Dispatcher) slowed(s int) bool { return d.slowF[s] > 1.0001 }
 // of size n in bucket b fits its recovery budget: the predicted extra
 // time of its recovery probes within RecoveryShare of the time spent
 // since it was found slower.
-func (d *Dispatcher) recoveryFits(s int, b *bucket, n int) bool {
-	extra := math.Max(0, d.est(b, s, n)-d.est(b, 1-s, n))
+func (d *Dispatcher) recoveryFits(s int, b *bucket, m [2]float64) bool {
+	extra := math.Max(0, d.est(b, s, m)-d.est(b, 1-s, m))
 	return d.recX[s]+extra <= d.cfg.RecoveryShare*(d.spent-d.slowAt[s])
 }
 
@@ -353,7 +386,8 @@ const idleCalls = 2
 func (d *Dispatcher) Do(n int) (Outcome, error) {
 	k := bucketOf(n)
 	b := d.bucket(k)
-	side := d.pick(b, n)
+	m := d.models(n)
+	side := d.pick(b, m)
 	other := 1 - side
 	out := Outcome{Failed: -1}
 	switch {
@@ -367,10 +401,10 @@ func (d *Dispatcher) Do(n int) (Outcome, error) {
 		// the probe the budget admitted, so not checked again (the
 		// first call's wake-up alone may have spent the budget), except
 		// a recovery probe's, which keeps to the recovery budget.
-		if !d.slowed(other) || d.recoveryFits(other, b, n) {
+		if !d.slowed(other) || d.recoveryFits(other, b, m) {
 			side, out.Probe = other, true
 		}
-	case d.slowed(other) && d.calls-d.lastPrb >= max(d.cfg.ProbeEvery/4, 1) && d.recoveryFits(other, b, n):
+	case d.slowed(other) && d.calls-d.lastPrb >= max(d.cfg.ProbeEvery/4, 1) && d.recoveryFits(other, b, m):
 		// A side found slower is probed to see it recover, whatever the
 		// probe budget, within its own: RecoveryShare of the time spent
 		// since it was found slower.
@@ -384,9 +418,9 @@ func (d *Dispatcher) Do(n int) (Outcome, error) {
 		// most the mean call so far), so the budget buys many of them;
 		// after 4×ProbeEvery calls without one, any request will do, so
 		// buckets of large requests are probed too.
-		extra := math.Max(0, d.est(b, other, n)-d.est(b, side, n))
+		extra := math.Max(0, d.est(b, other, m)-d.est(b, side, m))
 		mean := d.spent / float64(max(d.calls, 1))
-		cheap := d.calls == 0 || d.est(b, other, n) <= mean || d.calls-d.lastPrb >= 4*d.cfg.ProbeEvery
+		cheap := d.calls == 0 || d.est(b, other, m) <= mean || d.calls-d.lastPrb >= 4*d.cfg.ProbeEvery
 		if cheap && !d.slowed(other) && d.probeX+extra <= d.cfg.ProbeShare*d.spent {
 			side, out.Probe = other, true
 			d.lastPrb = d.calls
@@ -411,7 +445,7 @@ func (d *Dispatcher) Do(n int) (Outcome, error) {
 	// an outlier (a preempted call), and one outlier charged in full
 	// would silence the probes for hundreds of calls, while wake-ups are
 	// paid on every probe of an idle side and charged as they run.
-	ownEst, otherEst := d.est(b, side, n), d.est(b, 1-side, n)
+	ownEst, otherEst := d.est(b, side, m), d.est(b, 1-side, m)
 	took, err := d.ex[side].Run(n)
 	if err != nil {
 		out.Err, out.Failed = err, side
@@ -425,14 +459,14 @@ func (d *Dispatcher) Do(n int) (Outcome, error) {
 			return out, fmt.Errorf("%w: %s: %v; %s: %v", ErrBothFailed, d.names[side], err, d.names[1-side], err2)
 		}
 		side = 1 - side
-		d.observe(side, n, took2, d.idle(side))
+		d.observe(side, n, m, took2, d.idle(side))
 	} else {
 		if d.failed[side] != 0 {
 			d.failed[side], d.failures[side] = 0, 0
 			d.switches = append(d.switches, Switch{Call: d.calls, Bucket: bucketName(k), From: d.names[1-side], To: d.names[side],
 				Reason: fmt.Sprintf("%s answered again after failing", d.names[side])})
 		}
-		d.observe(side, n, took, wake)
+		d.observe(side, n, m, took, wake)
 	}
 	d.lastUse[side] = d.calls
 	if out.Probe && out.Failed < 0 {
@@ -466,10 +500,10 @@ func (d *Dispatcher) fail(s, k int, err error) {
 
 // observe folds a successful call of side s into the estimates, detects a
 // shock, and updates the routing when the estimates say so.
-func (d *Dispatcher) observe(s, n int, took time.Duration, wake bool) {
+func (d *Dispatcher) observe(s, n int, m [2]float64, took time.Duration, wake bool) {
 	k := bucketOf(n)
 	b := d.bucket(k)
-	obs := took.Seconds() / math.Max(d.prof.Models[s](float64(n)), 1e-12)
+	obs := took.Seconds() / m[s]
 	if !(obs > 0) || math.IsInf(obs, 0) {
 		return
 	}
@@ -488,12 +522,10 @@ func (d *Dispatcher) observe(s, n int, took time.Duration, wake bool) {
 	}
 	f, recovered := 1.0, false
 	if !wake && rc.n >= shockCalls {
-		var buf [shockCalls]float64
-		last := rc.last(buf[:])
 		// All but shockSpare of the calls slower by ShockRatio: a few
 		// preempted calls cannot fake a slow-down.
-		if last[shockSpare] > d.cfg.ShockRatio {
-			f = last[shockCalls/2]
+		if rc.nth(shockSpare) > d.cfg.ShockRatio {
+			f = rc.nth(shockCalls / 2)
 		}
 	}
 	if fc.n >= fastCalls {
@@ -508,9 +540,8 @@ func (d *Dispatcher) observe(s, n int, took time.Duration, wake bool) {
 		// slow-down on top of the rescaling (restoring only the rescaling
 		// left it looking 1.6× slower than it was, below what a shock
 		// shows, for hundreds of calls).
-		var buf [fastCalls]float64
-		if last := fc.last(buf[:]); d.slowed(s) && last[fastCalls-2] < 1/d.cfg.ShockRatio {
-			f = last[fastCalls/2]
+		if d.slowed(s) && fc.nth(fastCalls-2) < 1/d.cfg.ShockRatio {
+			f = fc.nth(fastCalls / 2)
 			recovered = true
 		}
 	}
@@ -521,6 +552,9 @@ func (d *Dispatcher) observe(s, n int, took time.Duration, wake bool) {
 		var why string
 		if recovered {
 			for _, bb := range d.buckets {
+				if bb == nil {
+					continue
+				}
 				bb.q[s], bb.obs[s] = bb.pre[s].q, bb.pre[s].obs
 			}
 			d.slowF[s] = 1
@@ -530,14 +564,18 @@ func (d *Dispatcher) observe(s, n int, took time.Duration, wake bool) {
 			if !d.slowed(s) {
 				d.slowAt[s], d.recX[s] = d.spent, 0
 				for _, bb := range d.buckets {
+					if bb == nil {
+						continue
+					}
 					bb.pre[s] = estimate{q: bb.q[s], obs: bb.obs[s]}
 				}
 			}
 			for _, bb := range d.buckets {
-				bb.q[s] *= f
-				for j := 0; j < bb.obs[s].n; j++ {
-					bb.obs[s].v[j] *= f
+				if bb == nil {
+					continue
 				}
+				bb.q[s] *= f
+				bb.obs[s].scale(f)
 			}
 			d.slowF[s] *= f
 			why = fmt.Sprintf("%s ran %.2f× its estimates (median of its last %d calls) (slower), rescaled in every bucket", d.names[s], f, shockCalls)
@@ -545,6 +583,9 @@ func (d *Dispatcher) observe(s, n int, took time.Duration, wake bool) {
 		rc.reset()
 		fc.reset()
 		for kk, bb := range d.buckets {
+			if bb == nil {
+				continue
+			}
 			d.reconsider(kk, bb, why)
 		}
 		b.seen[s]++
@@ -583,9 +624,10 @@ func (d *Dispatcher) reconsider(k int, b *bucket, why string) {
 	lo, hi := 1<<k, 1<<(k+1)-1
 	changed := false
 	for _, n := range []int{lo, (lo + hi) / 2, hi} {
-		p0 := d.pick(b, n)
+		mn := d.models(n)
+		p0 := d.pick(b, mn)
 		b.rho = r
-		p1 := d.pick(b, n)
+		p1 := d.pick(b, mn)
 		b.rho = old
 		changed = changed || p0 != p1
 	}

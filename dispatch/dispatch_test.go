@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/dispatch"
+	"github.com/wgpu-prof/wgpu-prof/timing"
 )
 
 // sim is a simulated executor: a + b·n seconds, times a factor, with
@@ -357,5 +358,54 @@ func TestRecoveryWithinFiftyCalls(t *testing.T) {
 				t.Errorf("side %d slowed, seed %d: moved off %d calls after the slow-down began, back %d calls after it ended (want ≤ 50 each)", slowed, seed, moved, back)
 			}
 		}
+	}
+}
+
+// BenchmarkDo is the dispatcher's own time per call, with two-segment
+// fitted models as hybrid uses and executors that cost nothing; /evicted
+// streams 4 MB between calls, as a kernel does, so the dispatcher's state
+// comes from L3 or memory (ns-do/op: its time alone).
+func BenchmarkDo(b *testing.B) {
+	seg := func(a0, b0, a1, b1 float64) timing.Model {
+		return timing.Model{Knee: 4096, Segments: []timing.Segment{
+			{From: 1, To: 4096, Fit: timing.LinearFit{Overhead: a0, PerItem: b0}},
+			{From: 4096, To: 65536, Origin: 4096, Fit: timing.LinearFit{Overhead: a1, PerItem: b1}}}}
+	}
+	ma, mb := seg(249e-9, 42e-9, 173e-6, 128e-9), seg(415e-9, 23.6e-9, 97e-6, 85.7e-9)
+	r := rand.New(rand.NewPCG(1, 2))
+	ns := make([]int, 4096)
+	for i := range ns {
+		ns[i] = int(math.Exp(r.Float64() * math.Log(300)))
+	}
+	for _, evict := range []bool{false, true} {
+		name := "warm"
+		if evict {
+			name = "evicted"
+		}
+		b.Run(name, func(b *testing.B) {
+			fa := dispatch.Func(func(n int) (time.Duration, error) { return time.Duration(ma.At(float64(n)) * 1e9), nil })
+			fb := dispatch.Func(func(n int) (time.Duration, error) { return time.Duration(mb.At(float64(n)) * 1e9), nil })
+			d, err := dispatch.New(fa, fb, [2]string{"A", "B"}, dispatch.Profile{Models: [2]dispatch.Model{ma.At, mb.At}, Crossover: 17}, dispatch.Config{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			junk := make([]float32, 1<<20)
+			var sink float32
+			var outside time.Duration
+			for i := 0; b.Loop(); i++ {
+				if evict {
+					t0 := time.Now()
+					for j := 0; j < len(junk); j += 16 {
+						sink += junk[j]
+					}
+					outside += time.Since(t0)
+				}
+				if _, err := d.Do(ns[i%len(ns)]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64((b.Elapsed()-outside).Nanoseconds())/float64(b.N), "ns-do/op")
+			_ = sink
+		})
 	}
 }

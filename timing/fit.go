@@ -145,7 +145,16 @@ type Model struct {
 
 // At evaluates the model at n with the segment whose range holds n (the
 // first below the range, the last above it).
-func (m Model) At(n float64) float64 { return m.segment(n).At(n) }
+func (m Model) At(n float64) float64 {
+	// Indexing, not copying Segments: the dispatcher evaluates models on
+	// every call it routes.
+	for i := range m.Segments {
+		if s := &m.Segments[i]; n <= s.To || i == len(m.Segments)-1 {
+			return s.Fit.Overhead + s.Fit.PerItem*(n-s.Origin)
+		}
+	}
+	return math.NaN()
+}
 
 func (m Model) segment(n float64) Segment {
 	for _, s := range m.Segments {
