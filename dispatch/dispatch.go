@@ -245,25 +245,43 @@ func (r *ring) size() int {
 
 func (r *ring) add(x float64) {
 	c := r.size()
-	if r.n == c {
-		// Drop the oldest value from the sorted copy.
-		old := r.v[r.i]
-		j := 0
-		for j < r.n-1 && r.s[j] != old {
-			j++
-		}
-		copy(r.s[j:r.n-1], r.s[j+1:r.n])
-		r.n--
-	}
+	old, full := r.v[r.i], r.n == c
 	r.v[r.i] = x
 	r.i = (r.i + 1) % c
-	j := r.n
-	for j > 0 && r.s[j-1] > x {
-		r.s[j] = r.s[j-1]
-		j--
+	if !full {
+		j := r.n
+		for j > 0 && r.s[j-1] > x {
+			r.s[j] = r.s[j-1]
+			j--
+		}
+		r.s[j] = x
+		r.n++
+		return
 	}
-	r.s[j] = x
-	r.n++
+	// Replace the oldest value in the sorted copy: find it (binary
+	// search), then slide it to x's place.
+	s := r.s[:r.n]
+	lo, hi := 0, len(s)
+	for lo < hi {
+		if h := (lo + hi) / 2; s[h] < old {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	p := min(lo, len(s)-1)
+	if x >= old {
+		for p+1 < len(s) && s[p+1] < x {
+			s[p] = s[p+1]
+			p++
+		}
+	} else {
+		for p > 0 && s[p-1] > x {
+			s[p] = s[p-1]
+			p--
+		}
+	}
+	s[p] = x
 }
 
 func (r *ring) median() float64 {

@@ -145,7 +145,7 @@ type Model struct {
 
 // At evaluates the model at n with the segment whose range holds n (the
 // first below the range, the last above it).
-func (m Model) At(n float64) float64 {
+func (m *Model) At(n float64) float64 {
 	// Indexing, not copying Segments: the dispatcher evaluates models on
 	// every call it routes.
 	for i := range m.Segments {
