@@ -56,6 +56,9 @@ type HybridStrategy struct {
 	Recovered int `json:"recovered"`
 	// Probes counts calls the dispatcher spent probing the side not in use.
 	Probes int `json:"probes,omitempty"`
+	// Routing is the median per request of the strategy's own time outside
+	// the sides' calls (seconds; included in the times above).
+	Routing float64 `json:"routing"`
 }
 
 // HybridSwitch is one switch of the adaptive dispatcher.
