@@ -47,6 +47,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"time"
 )
 
@@ -188,13 +189,13 @@ type Dispatcher struct {
 	recX        [2]float64
 	recoveredAt [2]int
 
-	recent [2]ring // each side's last calls: observed over estimated time
-	// fast is recent plus the probes' wake-up calls that ran fast: a
-	// wake-up can make a call slower, never faster, so these prove a
-	// recovery.
-	fast     [2]ring
-	wakeR    [2]ring // each side's probe wake-up calls: time over estimate
-	failed   [2]int  // call index before which the side is avoided (0: healthy)
+	// win holds each side's last calls for the shock tests; its fast
+	// half also takes the probes' wake-up calls that ran fast: a wake-up
+	// can make a call slower, never faster, so these prove a recovery.
+	win      [2]window
+	mcache   [64]modelEntry // the models at recent sizes
+	wakeR    [2]ring        // each side's probe wake-up calls: time over estimate
+	failed   [2]int         // call index before which the side is avoided (0: healthy)
 	failures [2]int
 	switches []Switch
 	share    [2]int
@@ -221,33 +222,24 @@ type estimate struct {
 	obs ring
 }
 
-// ring keeps the last cap values (ringSize when cap is 0) in arrival
-// order and sorted, so its median and order statistics cost no sort per
-// call (Do runs between a caller's calls, some of which take 300 ns: a
-// sort of 25 values per call, and the branch mispredictions it leaves
-// behind, cost more than the routing gains). Its median is robust to the
-// outliers a shared machine produces (a preempted call can take 100× its
-// time).
+// ring keeps the last ringSize values (float32: ratios near 1) in arrival
+// order and sorted, so its median costs no sort per call (Do runs between
+// a caller's calls, some of which take 300 ns: a sort of 25 values per
+// call, and the branch mispredictions it leaves behind, cost more than
+// the routing gains). Its median is robust to the outliers a shared
+// machine produces (a preempted call can take 100× its time).
 type ring struct {
-	v, s [ringSize]float64 // v: arrival order (v[:n] when not full); s[:n] sorted
-	n, i int
-	cap  int
+	v, s [ringSize]float32 // v: arrival order (v[:n] when not full); s[:n] sorted
+	n, i uint8
 }
 
 const ringSize = 25
 
-func (r *ring) size() int {
-	if r.cap > 0 {
-		return r.cap
-	}
-	return ringSize
-}
-
-func (r *ring) add(x float64) {
-	c := r.size()
-	old, full := r.v[r.i], r.n == c
+func (r *ring) add(x64 float64) {
+	x := float32(x64)
+	old, full := r.v[r.i], r.n == ringSize
 	r.v[r.i] = x
-	r.i = (r.i + 1) % c
+	r.i = (r.i + 1) % ringSize
 	if !full {
 		j := r.n
 		for j > 0 && r.s[j-1] > x {
@@ -286,19 +278,16 @@ func (r *ring) add(x float64) {
 
 func (r *ring) median() float64 {
 	if r.n%2 == 1 {
-		return r.s[r.n/2]
+		return float64(r.s[r.n/2])
 	}
-	return (r.s[r.n/2-1] + r.s[r.n/2]) / 2
+	return (float64(r.s[r.n/2-1]) + float64(r.s[r.n/2])) / 2
 }
-
-// nth is the k-th smallest value held (0-based; k < r.n).
-func (r *ring) nth(k int) float64 { return r.s[k] }
 
 // scale multiplies every value by f > 0 (the order is kept).
 func (r *ring) scale(f float64) {
-	for j := 0; j < r.n; j++ {
-		r.v[j] *= f
-		r.s[j] *= f
+	for j := range r.n {
+		r.v[j] = float32(float64(r.v[j]) * f)
+		r.s[j] = float32(float64(r.s[j]) * f)
 	}
 }
 
@@ -325,9 +314,6 @@ func New(a, b Executor, names [2]string, prof Profile, cfg Config) (*Dispatcher,
 	}
 	d := &Dispatcher{ex: [2]Executor{a, b}, names: names, prof: prof, cfg: cfg, lastPrb: -cfg.ProbeEvery,
 		lastUse: [2]int{-1, -1}, follow: -1, slowF: [2]float64{1, 1}}
-	for s := range d.recent {
-		d.recent[s].cap, d.fast[s].cap = shockCalls, fastCalls
-	}
 	return d, nil
 }
 
@@ -349,10 +335,77 @@ func (d *Dispatcher) bucket(k int) *bucket {
 	return b
 }
 
-// models evaluates both sides' models at n (at least 1 ps each): once per
-// call, as a fitted model can cost 50 ns.
+// modelEntry is both models at one size.
+type modelEntry struct {
+	n  int
+	ok bool
+	m  [2]float64
+}
+
+// models evaluates both sides' models at n (at least 1 ps each), from a
+// small cache of recent sizes: a fitted model is a closure over a slice of
+// segments, three dependent loads that miss the cache after a kernel ran.
 func (d *Dispatcher) models(n int) [2]float64 {
-	return [2]float64{math.Max(d.prof.Models[0](float64(n)), 1e-12), math.Max(d.prof.Models[1](float64(n)), 1e-12)}
+	e := &d.mcache[(uint64(n)*0x9e3779b97f4a7c15)>>58]
+	if !e.ok || e.n != n {
+		*e = modelEntry{n: n, ok: true, m: [2]float64{math.Max(d.prof.Models[0](float64(n)), 1e-12), math.Max(d.prof.Models[1](float64(n)), 1e-12)}}
+	}
+	return e.m
+}
+
+// window holds a side's latest ratios of observed to estimated time for
+// the shock tests, in one cache line: the last shockCalls and fastCalls
+// ratios, and bit registers of which ran ShockRatio× slower and faster,
+// so a call costs a shift and a store and the ratios are sorted only
+// when a test fires.
+type window struct {
+	slow               [shockCalls]float32
+	fast               [fastCalls]float32
+	slowBits, fastBits uint16
+	ns, nf, is, jf     uint8
+}
+
+func b2u(b bool) uint16 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (w *window) addSlow(r float64, slower bool) {
+	w.slow[w.is] = float32(r)
+	w.is = (w.is + 1) % shockCalls
+	w.ns = min(w.ns+1, shockCalls)
+	w.slowBits = (w.slowBits<<1 | b2u(slower)) & (1<<shockCalls - 1)
+}
+
+func (w *window) addFast(r float64, faster bool) {
+	w.fast[w.jf] = float32(r)
+	w.jf = (w.jf + 1) % fastCalls
+	w.nf = min(w.nf+1, fastCalls)
+	w.fastBits = (w.fastBits<<1 | b2u(faster)) & (1<<fastCalls - 1)
+}
+
+// slowDown reports whether all but shockSpare of the last shockCalls
+// calls ran slower, and their median.
+func (w *window) slowDown() (bool, float64) {
+	if int(w.ns) < shockCalls || bits.OnesCount16(w.slowBits) < shockCalls-shockSpare {
+		return false, 1
+	}
+	v := w.slow
+	slices.Sort(v[:])
+	return true, float64(v[shockCalls/2])
+}
+
+// recovery reports whether all but one of the last fastCalls calls ran
+// faster, and the ratio the slow-down test's median would give.
+func (w *window) recovery() (bool, float64) {
+	if int(w.nf) < fastCalls || bits.OnesCount16(w.fastBits) < fastCalls-1 {
+		return false, 1
+	}
+	v := w.fast
+	slices.Sort(v[:])
+	return true, float64(v[fastCalls/2])
 }
 
 // est is the current estimate of side s's time (seconds) for a call whose
@@ -528,25 +581,25 @@ func (d *Dispatcher) observe(s, n int, m [2]float64, took time.Duration, wake bo
 	// Shock: the median of the side's last shockCalls calls, anywhere,
 	// off its estimates by ShockRatio. Contention, clocks or a lost device
 	// are not size-specific: rescale the side in every bucket.
-	rc, fc := &d.recent[s], &d.fast[s]
+	w := &d.win[s]
 	// A wake-up call is slow for its own reasons: it shows a recovery
 	// when it is fast, nothing when it is slow.
 	r := obs / b.q[s]
-	if !wake || r < 1/d.cfg.ShockRatio {
-		fc.add(r)
+	if faster := r < 1/d.cfg.ShockRatio; !wake || faster {
+		w.addFast(r, faster)
 	}
 	if !wake {
-		rc.add(r)
+		w.addSlow(r, r > d.cfg.ShockRatio)
 	}
 	f, recovered := 1.0, false
-	if !wake && rc.n >= shockCalls {
+	if !wake {
 		// All but shockSpare of the calls slower by ShockRatio: a few
 		// preempted calls cannot fake a slow-down.
-		if rc.nth(shockSpare) > d.cfg.ShockRatio {
-			f = rc.nth(shockCalls / 2)
+		if ok, med := w.slowDown(); ok {
+			f = med
 		}
 	}
-	if fc.n >= fastCalls {
+	{
 		// All but one of the last fastCalls calls faster by ShockRatio:
 		// a shared machine makes calls slower, not faster, so fewer calls
 		// prove a recovery than a slow-down (the side taking few calls
@@ -558,9 +611,8 @@ func (d *Dispatcher) observe(s, n int, m [2]float64, took time.Duration, wake bo
 		// slow-down on top of the rescaling (restoring only the rescaling
 		// left it looking 1.6× slower than it was, below what a shock
 		// shows, for hundreds of calls).
-		if d.slowed(s) && fc.nth(fastCalls-2) < 1/d.cfg.ShockRatio {
-			f = fc.nth(fastCalls / 2)
-			recovered = true
+		if ok, med := w.recovery(); ok && d.slowed(s) {
+			f, recovered = med, true
 		}
 	}
 	if f == 1 && wake {
@@ -598,8 +650,7 @@ func (d *Dispatcher) observe(s, n int, m [2]float64, took time.Duration, wake bo
 			d.slowF[s] *= f
 			why = fmt.Sprintf("%s ran %.2f× its estimates (median of its last %d calls) (slower), rescaled in every bucket", d.names[s], f, shockCalls)
 		}
-		rc.reset()
-		fc.reset()
+		*w = window{}
 		for kk, bb := range d.buckets {
 			if bb == nil {
 				continue
