@@ -30,8 +30,9 @@
 // (RecoveryShare of the time since), so the dispatcher moves quickly when
 // a side slows down and moves back quickly when it recovers. A probe is
 // charged its time over the other side's estimate, counting the call at
-// most twice its own estimate (a wake-up call: the median wake-up), so
-// one preempted call cannot stop the probes for hundreds of calls.
+// most twice its own estimate (a wake-up call: at most the larger of that
+// and the side's median wake-up), so one preempted call cannot stop the
+// probes for hundreds of calls.
 //
 // A call that fails on one side is run on the other (no request is lost)
 // and the error is reported in the Outcome; the failed side is then
@@ -86,9 +87,6 @@ type Config struct {
 	// Hysteresis: a bucket switches when the other side's estimate is
 	// below the current side's divided by this (default 1.15).
 	Hysteresis float64
-	// Alpha is the weight of a new observation in a bucket's estimate
-	// (default 0.3).
-	Alpha float64
 	// ProbeEvery is the fewest calls between two probes (default 8).
 	ProbeEvery int
 	// ProbeShare bounds the predicted extra time of probes to this share
@@ -118,9 +116,6 @@ type Config struct {
 func (c *Config) defaults() {
 	if c.Hysteresis == 0 {
 		c.Hysteresis = 1.15
-	}
-	if c.Alpha == 0 {
-		c.Alpha = 0.3
 	}
 	if c.ProbeEvery == 0 {
 		c.ProbeEvery = 8
@@ -174,7 +169,7 @@ type Dispatcher struct {
 	buckets [64]*bucket // by ⌊log₂ n⌋
 	calls   int
 	spent   float64 // seconds of every call
-	probeX  float64 // predicted extra seconds of the probes made
+	probeX  float64 // extra seconds charged to the probes made (see Do)
 	lastPrb int
 	// lastUse is the index of each side's latest call (-1: none yet);
 	// follow is the side the next call continues a probe on (-1: none).
@@ -201,16 +196,15 @@ type Dispatcher struct {
 	share    [2]int
 }
 
-// bucket holds, per side, the EWMA of observed time over the profile's
-// prediction (1 = as profiled), and the ratio rho = q[1]/q[0] the routing
+// bucket holds, per side, the median of its last calls' observed time over
+// the profile's prediction (1 = as profiled), and the ratio rho = q[1]/q[0] the routing
 // applies: a call of size n goes to side 1 when model₁(n)·rho <
 // model₀(n). rho follows q[1]/q[0] only when that moves by more than the
 // hysteresis factor, so noise never flips a decision back and forth.
 type bucket struct {
-	q    [2]float64
-	obs  [2]ring
-	rho  float64
-	seen [2]int
+	q   [2]float64
+	obs [2]ring
+	rho float64
 	// pre is each side's estimate from before it was found slower,
 	// restored when it recovers.
 	pre [2]estimate
@@ -291,8 +285,6 @@ func (r *ring) scale(f float64) {
 	}
 }
 
-func (r *ring) reset() { r.n, r.i = 0, 0 }
-
 // New returns a dispatcher over two executors named names.
 func New(a, b Executor, names [2]string, prof Profile, cfg Config) (*Dispatcher, error) {
 	if a == nil || b == nil {
@@ -300,6 +292,13 @@ func New(a, b Executor, names [2]string, prof Profile, cfg Config) (*Dispatcher,
 	}
 	if prof.Models[0] == nil || prof.Models[1] == nil {
 		return nil, fmt.Errorf("dispatch: the profile needs a model for both sides")
+	}
+	for s, m := range prof.Models {
+		// A model that is not a time (NaN: a fit with no segments) would
+		// route every call to side 0 and drop every observation.
+		if v := m(1); !(v >= 0) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("dispatch: the model of %s gives %v s at n=1; want a time", names[s], v)
+		}
 	}
 	cfg.defaults()
 	if c := prof.Crossover; c > 0 && !math.IsInf(c, 0) {
@@ -309,7 +308,7 @@ func New(a, b Executor, names [2]string, prof Profile, cfg Config) (*Dispatcher,
 			prof.Models[1] = func(n float64) float64 { return inner(n) / k }
 		}
 	}
-	if cfg.Hysteresis < 1 || cfg.Alpha <= 0 || cfg.Alpha > 1 || cfg.ProbeEvery < 1 || cfg.ProbeShare < 0 || cfg.RecoveryShare < 0 || cfg.ShockRatio <= 1 || cfg.RetryAfter < 1 {
+	if cfg.Hysteresis < 1 || cfg.ProbeEvery < 1 || cfg.ProbeShare < 0 || cfg.RecoveryShare < 0 || cfg.ShockRatio <= 1 || cfg.RetryAfter < 1 {
 		return nil, fmt.Errorf("dispatch: invalid config %+v", cfg)
 	}
 	d := &Dispatcher{ex: [2]Executor{a, b}, names: names, prof: prof, cfg: cfg, lastPrb: -cfg.ProbeEvery,
@@ -398,7 +397,8 @@ func (w *window) slowDown() (bool, float64) {
 }
 
 // recovery reports whether all but one of the last fastCalls calls ran
-// faster, and the ratio the slow-down test's median would give.
+// faster, and the third smallest of the last fastCalls ratios (the
+// largest of the faster ones when exactly three are).
 func (w *window) recovery() (bool, float64) {
 	if int(w.nf) < fastCalls || bits.OnesCount16(w.fastBits) < fastCalls-1 {
 		return false, 1
@@ -467,6 +467,10 @@ func (d *Dispatcher) Do(n int) (Outcome, error) {
 	case d.failed[other] != 0 && !d.avoid(other):
 		// The failed side's time-out is over: retry it as a probe.
 		side, out.Probe = other, true
+	case d.avoid(other):
+		// A failed side is not called before its time-out is over, not
+		// even as a probe (they went on at the probe rate, each failure
+		// doubling the time-out).
 	case d.follow == other:
 		// The second call of a probe of a side that was idle: part of
 		// the probe the budget admitted, so not checked again (the
@@ -512,7 +516,8 @@ func (d *Dispatcher) Do(n int) (Outcome, error) {
 	wake := out.Probe && d.idle(side)
 	// A probe is charged its extra time over the other side's estimate,
 	// counting the call at most twice its own estimate, or for a wake-up
-	// call the median wake-up's ratio to the estimate: a longer call is
+	// call the larger of that and the side's median wake-up's ratio to
+	// its estimate: a longer call is
 	// an outlier (a preempted call), and one outlier charged in full
 	// would silence the probes for hundreds of calls, while wake-ups are
 	// paid on every probe of an idle side and charged as they run.
@@ -565,6 +570,9 @@ func (d *Dispatcher) fail(s, k int, err error) {
 	d.failures[s]++
 	wait := d.cfg.RetryAfter << min(d.failures[s]-1, 6)
 	d.failed[s] = d.calls + wait
+	if d.follow == s {
+		d.follow = -1 // no second call of a probe of a failed side
+	}
 	d.switches = append(d.switches, Switch{Call: d.calls, Bucket: bucketName(k), From: d.names[s], To: d.names[1-s],
 		Reason: fmt.Sprintf("%s failed (%v): falling back to %s, retrying in %d calls", d.names[s], err, d.names[1-s], wait)})
 }
@@ -610,7 +618,10 @@ func (d *Dispatcher) observe(s, n int, m [2]float64, took time.Duration, wake bo
 		// the buckets the side kept serving while slower had learnt the
 		// slow-down on top of the rescaling (restoring only the rescaling
 		// left it looking 1.6× slower than it was, below what a shock
-		// shows, for hundreds of calls).
+		// shows, for hundreds of calls). A partial recovery (slowed 9×,
+		// back to 3×) is taken as a full one: the side's next calls, still
+		// slower than the restored estimates, show a new slow-down within
+		// shockCalls of them (TestPartialRecoveryCorrects).
 		if ok, med := w.recovery(); ok && d.slowed(s) {
 			f, recovered = med, true
 		}
@@ -657,14 +668,12 @@ func (d *Dispatcher) observe(s, n int, m [2]float64, took time.Duration, wake bo
 			}
 			d.reconsider(kk, bb, why)
 		}
-		b.seen[s]++
 		return
 	}
 	b.obs[s].add(obs)
 	if b.obs[s].n >= minObs {
 		b.q[s] = b.obs[s].median()
 	}
-	b.seen[s]++
 	d.reconsider(k, b, "")
 }
 
@@ -721,16 +730,6 @@ func (d *Dispatcher) Switches() []Switch { return append([]Switch(nil), d.switch
 
 // Share returns how many calls each side answered.
 func (d *Dispatcher) Share() [2]int { return d.share }
-
-func fmtSec(s float64) string {
-	switch {
-	case s >= 1e-3:
-		return fmt.Sprintf("%.3gms", s*1e3)
-	case s >= 1e-6:
-		return fmt.Sprintf("%.3gµs", s*1e6)
-	}
-	return fmt.Sprintf("%.3gns", s*1e9)
-}
 
 // Static routes by a fixed threshold: side above for n ≥ at, the other
 // below (the usual design, for comparison).

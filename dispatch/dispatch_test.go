@@ -409,3 +409,78 @@ func BenchmarkDo(b *testing.B) {
 		})
 	}
 }
+
+// A side that fails is left alone for RetryAfter calls, even when it
+// failed on the first call of a probe pair (whose second call would
+// otherwise go to it at once).
+func TestFailedSideNotCalledBeforeRetry(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	clock := 0
+	// B idle (the profile sends every call to A), so its probes are pairs.
+	a := &wakeSim{sim: &sim{a: 1e-6, b: 10e-9, noise: 0.05, r: r}, clock: &clock, last: -100}
+	b := &wakeSim{sim: &sim{a: 2e-6, b: 20e-9, noise: 0.05, r: r}, clock: &clock, last: -100}
+	d, err := dispatch.New(a, b, [2]string{"A", "B"}, dispatch.Profile{Models: [2]dispatch.Model{a.model(), b.model()}}, dispatch.Config{RetryAfter: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.fail = true
+	firstFail, callsAfter := -1, 0
+	for i := 0; i < 400; i++ {
+		before := b.calls
+		o, err := d.Do(100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.calls > before && firstFail >= 0 && i < firstFail+50 {
+			callsAfter++
+		}
+		if o.Failed == 1 && firstFail < 0 {
+			firstFail = i
+		}
+	}
+	if firstFail < 0 {
+		t.Fatal("B never probed")
+	}
+	if callsAfter > 0 {
+		t.Errorf("B failed at call %d and was called %d times in the next 50", firstFail, callsAfter)
+	}
+}
+
+// A side slowed 3×, then 9×, that comes back only to 3× shows a recovery
+// (its calls run 3× faster than the 9× estimates), which restores its
+// estimates from before the slow-downs; its next calls, still 3× slower,
+// show a new slow-down, and the routing leaves it again within 50 calls.
+func TestPartialRecoveryCorrects(t *testing.T) {
+	r := rand.New(rand.NewPCG(10, 1))
+	clock := 0
+	sides := [2]*wakeSim{
+		{sim: &sim{a: 0.3e-6, b: 40e-9, noise: 0.05, r: r}, clock: &clock, last: -100, after: 30},
+		{sim: &sim{a: 0.6e-6, b: 22e-9, noise: 0.05, r: r}, clock: &clock, last: -100, after: 30},
+	}
+	d, err := dispatch.New(sides[0], sides[1], [2]string{"A", "B"}, dispatch.Profile{Models: [2]dispatch.Model{sides[0].model(), sides[1].model()}, Crossover: 17}, dispatch.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := rand.New(rand.NewPCG(10, 2))
+	wrong := 0 // calls after the partial recovery's first 50 with n=4 routed to A
+	for i := 0; i < 4000; i++ {
+		switch i {
+		case 1000:
+			sides[0].factor = 3
+		case 1500:
+			sides[0].factor = 9
+		case 2500:
+			sides[0].factor = 3 // back from 9×, not to 1×: A still loses at n=4
+		}
+		n := int(math.Round(math.Exp(rs.Float64() * math.Log(300))))
+		if _, err := d.Do(n); err != nil {
+			t.Fatal(err)
+		}
+		if i >= 2550 && d.Choose(4) == 0 {
+			wrong++
+		}
+	}
+	if wrong > 0 {
+		t.Errorf("A at 3× its profile (B faster at n=4): n=4 routed to A at %d of the 1450 calls from 50 after it came back from 9×", wrong)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 )
 
 // The ring's sorted copy always holds exactly its last values, sorted.
@@ -50,5 +51,99 @@ func TestWindowTests(t *testing.T) {
 	}
 	if _, med := w.recovery(); med != 0.5 {
 		t.Errorf("third smallest %v, want 0.5", med)
+	}
+}
+
+// Old flags slide out of the windows: a slow-down needs 7 of the last 9.
+func TestWindowSlides(t *testing.T) {
+	var w window
+	seq := []bool{true, true, true, true, true, true, false, false, false, true, true, true, true, true}
+	for i, slow := range seq {
+		r := 1.0
+		if slow {
+			r = 2
+		}
+		w.addSlow(r, slow)
+		last := seq[max(0, i-8) : i+1]
+		n := 0
+		for _, x := range last {
+			if x {
+				n++
+			}
+		}
+		want := len(last) == 9 && n >= 7
+		if ok, _ := w.slowDown(); ok != want {
+			t.Fatalf("after %d calls (%d of the last %d slow): slow-down %v, want %v", i+1, n, len(last), ok, want)
+		}
+	}
+	w = window{}
+	fseq := []bool{true, true, true, false, false, true, true, false, true, true}
+	for i, fast := range fseq {
+		r := 1.0
+		if fast {
+			r = 0.3
+		}
+		w.addFast(r, fast)
+		last := fseq[max(0, i-3) : i+1]
+		n := 0
+		for _, x := range last {
+			if x {
+				n++
+			}
+		}
+		want := len(last) == 4 && n >= 3
+		if ok, _ := w.recovery(); ok != want {
+			t.Fatalf("after %d calls: recovery %v, want %v", i+1, ok, want)
+		}
+	}
+}
+
+// A slow-down rescales every bucket of the side and saves its estimates;
+// a bucket first seen while the side is slower starts slowed; a recovery
+// restores the saved estimates exactly, and the new bucket's profile.
+func TestRecoveryRestoresEstimates(t *testing.T) {
+	factor := 1.0
+	a := Func(func(n int) (time.Duration, error) {
+		return time.Duration(factor * (300 + 40*float64(n))), nil
+	})
+	b := Func(func(n int) (time.Duration, error) { return time.Duration(600 + 22*float64(n)), nil })
+	d, err := New(a, b, [2]string{"A", "B"}, Profile{Models: [2]Model{Linear(300e-9, 40e-9), Linear(600e-9, 22e-9)}}, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 300; i++ {
+		d.Do(2 + i%6) // buckets [2,3] and [4,7]: A's
+	}
+	before := *d.buckets[2]
+	factor = 3
+	for i := 0; i < 40 && !d.slowed(0); i++ {
+		d.Do(2 + i%6)
+	}
+	if !d.slowed(0) {
+		t.Fatal("A slowed 3× was not found slower")
+	}
+	if got := d.buckets[2].q[0] / before.q[0]; got < 2 || got > 4 {
+		t.Errorf("bucket [4,7]: A's estimate moved %.2f×, want about 3×", got)
+	}
+	d.Do(1000) // a new bucket while A is slower
+	nb := d.buckets[bucketOf(1000)]
+	if nb.q[0] != d.slowF[0] {
+		t.Errorf("new bucket: A's estimate %.3g, want the slow-down %.3g", nb.q[0], d.slowF[0])
+	}
+	factor = 1
+	for i := 0; i < 400 && d.slowed(0); i++ {
+		d.Do(2 + i%6)
+	}
+	if d.slowed(0) {
+		t.Fatal("A back to its speed was not found recovered within 400 calls")
+	}
+	// The estimate, not the ring: the estimates are saved when the
+	// slow-down is found, and the ring then holds the few slower calls
+	// that showed it, which its median outvotes.
+	if got := d.buckets[2]; got.q[0] != before.q[0] {
+		t.Errorf("bucket [4,7] after the recovery: q %.4g, want %.4g as before the slow-down", got.q[0], before.q[0])
+	}
+	if nb.q[0] != 1 || nb.obs[0].n != 0 {
+		t.Errorf("new bucket after the recovery: q %.3g with %d observations, want the profile (1, none)", nb.q[0], nb.obs[0].n)
 	}
 }
