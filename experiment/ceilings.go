@@ -129,7 +129,9 @@ func recheckCPUReadCeilings(rep *report.Report, dramBytes int64, progress func(s
 		if progress != nil {
 			progress("cpu %s ceiling again (a row ran above it)", report.ReadCeilingName(k))
 		}
-		rc, err := hostsimd.MeasureRead(bytes, 0, 0)
+		// On the threads the rows ran on (host --threads), as the first
+		// pass was.
+		rc, err := hostsimd.MeasureRead(bytes, hostsimd.Threads(), 0)
 		if err != nil {
 			return lines, fmt.Errorf("cpu %s ceiling, measured again: %w", report.ReadCeilingName(k), err)
 		}

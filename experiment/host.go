@@ -88,6 +88,10 @@ func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {
 			progress(fmt.Sprintf(f, a...))
 		}
 	}
+	if cfg.Ceiling.Threads == 0 {
+		// The ceilings of the threads the rows run on (--threads).
+		cfg.Ceiling.Threads = hostsimd.Threads()
+	}
 	say("cpu ceilings (%d threads)", hostsimd.Threads())
 	if cfg.Ceiling.Budget == 0 {
 		cfg.Ceiling.Budget = ceilingBudget(cfg.Measure)

@@ -322,7 +322,8 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 	// The routing's own time is part of each request's: the dispatcher
 	// runs between the caller's calls. What a single side measures there
 	// (the clock reads around the call, ~80 ns) is the measurement's
-	// floor, taken off every strategy's.
+	// floor, taken off every strategy's (clamped at zero, so each keeps
+	// the upper half of the clock reads' noise, alike for all).
 	floor := math.Inf(1)
 	for k := range 2 {
 		rt := append([]float64(nil), strats[k].routing...)
@@ -338,7 +339,7 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 	}
 	h := &report.Hybrid{
 		Workload: w.Name, Sides: names[:], Requests: len(stream), Stream: desc, Threshold: static.At,
-		Crossover: staticDesc, Timed: "each request: the side's own host-clock time of one call (" + hc.Sides[0].Timed("end-to-end") + "; " + hc.Sides[1].Timed("end-to-end") + "), plus any injected delay, plus the strategy's own routing time (its wall time outside the sides' calls, less the median of the same on a single side, the clock reads: the dispatcher's bookkeeping runs between the caller's calls); outputs poisoned before and verified after every request, untimed",
+		Crossover: staticDesc, Timed: "each request: the side's own host-clock time of one call (" + hc.Sides[0].Timed("end-to-end") + "; " + hc.Sides[1].Timed("end-to-end") + "), plus any injected delay, plus the strategy's own routing time (its wall time outside the sides' calls, less the lower of the two single sides' medians of the same, the clock reads: the dispatcher's bookkeeping runs between the caller's calls); outputs poisoned before and verified after every request, untimed",
 	}
 	if math.IsInf(h.Threshold, 0) {
 		h.Threshold = 0
@@ -455,6 +456,9 @@ func (e *Env) hybridProfile(w *workload.Descriptor, cfg RunConfig, hc HybridConf
 			be := hc.Profile.BreakEvens[i]
 			if be.Workload == w.Name && be.Clock == "end-to-end" && len(be.Sides) == 2 &&
 				be.Sides[0] == hc.Sides[0].Label && be.Sides[1] == hc.Sides[1].Label && be.ModelA != nil && be.ModelB != nil {
+				if len(be.ModelA.Segments) == 0 || len(be.ModelB.Segments) == 0 {
+					return nil, fmt.Errorf("--profile: the break-even of %s with sides %s,%s has a model with no segments", w.Name, hc.Sides[0].Label, hc.Sides[1].Label)
+				}
 				return &be, nil
 			}
 		}
