@@ -54,46 +54,38 @@ func TestWindowTests(t *testing.T) {
 	}
 }
 
-// Old flags slide out of the windows: a slow-down needs 7 of the last 9.
+// Old flags slide out of the windows: a slow-down needs 7 of the last 9
+// calls slower, a recovery 3 of the last 4 faster.
 func TestWindowSlides(t *testing.T) {
-	var w window
-	seq := []bool{true, true, true, true, true, true, false, false, false, true, true, true, true, true}
-	for i, slow := range seq {
-		r := 1.0
-		if slow {
-			r = 2
-		}
-		w.addSlow(r, slow)
-		last := seq[max(0, i-8) : i+1]
-		n := 0
-		for _, x := range last {
-			if x {
-				n++
-			}
-		}
-		want := len(last) == 9 && n >= 7
-		if ok, _ := w.slowDown(); ok != want {
-			t.Fatalf("after %d calls (%d of the last %d slow): slow-down %v, want %v", i+1, n, len(last), ok, want)
-		}
+	cases := []struct {
+		name       string
+		size, need int
+		seq        []bool
+		add        func(w *window, flag bool)
+		test       func(w *window) (bool, float64)
+	}{
+		{"slow-down", shockCalls, shockCalls - shockSpare,
+			[]bool{true, true, true, true, true, true, false, false, false, true, true, true, true, true},
+			func(w *window, f bool) { w.addSlow(map[bool]float64{true: 2, false: 1}[f], f) }, (*window).slowDown},
+		{"recovery", fastCalls, fastCalls - 1,
+			[]bool{true, true, true, false, false, true, true, false, true, true},
+			func(w *window, f bool) { w.addFast(map[bool]float64{true: 0.3, false: 1}[f], f) }, (*window).recovery},
 	}
-	w = window{}
-	fseq := []bool{true, true, true, false, false, true, true, false, true, true}
-	for i, fast := range fseq {
-		r := 1.0
-		if fast {
-			r = 0.3
-		}
-		w.addFast(r, fast)
-		last := fseq[max(0, i-3) : i+1]
-		n := 0
-		for _, x := range last {
-			if x {
-				n++
+	for _, c := range cases {
+		var w window
+		for i, flag := range c.seq {
+			c.add(&w, flag)
+			last := c.seq[max(0, i-c.size+1) : i+1]
+			n := 0
+			for _, x := range last {
+				if x {
+					n++
+				}
 			}
-		}
-		want := len(last) == 4 && n >= 3
-		if ok, _ := w.recovery(); ok != want {
-			t.Fatalf("after %d calls: recovery %v, want %v", i+1, ok, want)
+			want := len(last) == c.size && n >= c.need
+			if ok, _ := c.test(&w); ok != want {
+				t.Fatalf("%s after %d calls (%d of the last %d flagged): %v, want %v", c.name, i+1, n, len(last), ok, want)
+			}
 		}
 	}
 }
