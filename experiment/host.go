@@ -123,8 +123,8 @@ func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {
 		cacheRoofs.CPU.BandwidthGBs = all.CacheReadGBs
 		cacheRoofs.Key = "cache_read_gbs"
 	}
-	rep.Summary = append(rep.Summary, fmt.Sprintf("%sread ceiling %.1f GB/s (%s), cache-resident %.1f GB/s over %d B (%s); one-vs-all-threads break-even: %s (%s)",
-		LevelChoicePrefix, all.ReadGBs, all.ReadKernel, all.CacheReadGBs, all.CacheBytes, all.CacheReadKernel, calib.Crossover, calib.Source))
+	rep.Summary = append(rep.Summary, fmt.Sprintf("%sread ceiling %.1f GB/s on %d threads (%s), cache-resident %.1f GB/s over %d B (%s); one-vs-all-threads break-even: %s (%s)",
+		LevelChoicePrefix, all.ReadGBs, all.Threads, all.ReadKernel, all.CacheReadGBs, all.CacheBytes, all.CacheReadKernel, calib.Crossover, calib.Source))
 	// The out-of-cache rows are judged by their working set, as in run: a
 	// --n small enough to sit partly in the last-level cache (20,000 rows:
 	// 61 MB against a 32 MB L3) read at up to 1.7× the DRAM ceiling and

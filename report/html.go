@@ -124,7 +124,7 @@ func (h *htmlWriter) ceilings(r *Report) {
 	if len(rows) == 0 {
 		return
 	}
-	h.p("<h2 id=\"ceilings\">Measured ceilings</h2>\n<p class=\"note\">Measured in this run, grouped by kind; the CPU on all cores and on one.</p>\n")
+	h.p("<h2 id=\"ceilings\">Measured ceilings</h2>\n<p class=\"note\">Measured in this run, grouped by kind; the CPU on the run's threads (all cores unless limited) and on one core.</p>\n")
 	var out [][]cell
 	last := ""
 	for _, c := range rows {

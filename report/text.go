@@ -104,7 +104,7 @@ func (t *textWriter) ceilings(r *Report) {
 	if len(rows) == 0 {
 		return
 	}
-	t.section("Measured ceilings (this run; grouped by kind; CPU on all cores and on one)")
+	t.section("Measured ceilings (this run; grouped by kind; CPU on the run's threads and on one core)")
 	out := [][]string{{"kind", "ceiling", "GPU", "CPU", "CPU 1 core"}}
 	last := ""
 	for _, c := range rows {
