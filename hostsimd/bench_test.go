@@ -23,7 +23,7 @@ var (
 func bigRows(n int) []float32 {
 	bigOnce.Do(func() {
 		const rows = 200_000
-		bigV = make([]float32, rows*benchD)
+		bigV = hostsimd.HugeFloats(rows * benchD)
 		// First touch by the thread that reads each range later.
 		hostsimd.SplitRows(rows, benchD, func(lo, hi int) {
 			rng := rand.New(rand.NewPCG(uint64(lo), 99))

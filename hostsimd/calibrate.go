@@ -36,7 +36,7 @@ import (
 
 // calibVersion changes whenever the candidates or the method change, so
 // stale cache files are not used.
-const calibVersion = 6
+const calibVersion = 7 // 7: DRAM candidates on huge pages (HugeFloats)
 
 // Class names of CosineSingle shapes.
 const (
@@ -310,7 +310,7 @@ func measureCalibration() *Calibration {
 	}
 	rows := func(bytes int64) []float32 {
 		n := int(bytes / (4 * d))
-		v := make([]float32, n*d)
+		v := HugeFloats(n * d)
 		SplitRows(n, d, func(lo, hi int) {
 			r := rand.New(rand.NewPCG(uint64(lo), 3))
 			for i := lo * d; i < hi*d; i++ {

@@ -124,7 +124,7 @@ func MeasureCeilings(opts CeilingOpts) (Ceilings, error) {
 	n := part * t
 	res := Ceilings{Threads: t, Bytes: int64(n) * 4, Level: k.level}
 	start := time.Now()
-	a, b, c := alignedFloats(n), alignedFloats(n), alignedFloats(n)
+	a, b, c := HugeFloats(n), HugeFloats(n), HugeFloats(n)
 	var sinkMu sync.Mutex
 
 	// par runs fn on every thread's part and returns the wall time.
@@ -248,7 +248,7 @@ func MeasureRead(bytes int64, threads, runs int) (ReadCeiling, error) {
 	if n == 0 {
 		return ReadCeiling{}, fmt.Errorf("hostsimd.MeasureRead: bytes=%d too small for %d threads", bytes, threads)
 	}
-	a := alignedFloats(n)
+	a := HugeFloats(n)
 	part := n / threads
 	var wg sync.WaitGroup
 	for th := 0; th < threads; th++ {

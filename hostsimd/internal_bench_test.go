@@ -163,7 +163,7 @@ func BenchmarkCosineSinglePaths(b *testing.B) {
 	defer SetThreads(0)
 	rng := rand.New(rand.NewPCG(1, 2))
 	q := ctVec(rng, d)
-	v := make([]float32, 200_000*d)
+	v := HugeFloats(200_000 * d)
 	SplitRows(200_000, d, func(lo, hi int) {
 		r := rand.New(rand.NewPCG(uint64(lo), 5))
 		for i := lo * d; i < hi*d; i++ {

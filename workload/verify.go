@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/ops"
 )
 
@@ -22,7 +23,10 @@ func DotTol(dim int, absSum float64) float64 {
 }
 
 func randVectors(r *rand.Rand, n int) []float32 {
-	s := make([]float32, n)
+	// Huge pages for the large sets the host kernels stream from DRAM
+	// (hostsimd.HugeFloats), as numpy arrays get: the CPU side is what
+	// every GPU figure is compared with.
+	s := hostsimd.HugeFloats(n)
 	for i := range s {
 		s[i] = float32(r.NormFloat64())
 	}

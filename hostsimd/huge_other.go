@@ -1,0 +1,5 @@
+//go:build !linux
+
+package hostsimd
+
+func adviseHuge([]byte) {}
