@@ -87,12 +87,6 @@ func recheckCPUReadCeilings(rep *report.Report, dramBytes int64, progress func(s
 	if cs == nil {
 		return nil, nil
 	}
-	keyOf := func(m *report.Measurement) string {
-		if m.ReadCeiling != "" {
-			return m.ReadCeiling
-		}
-		return "read_gbs"
-	}
 	var keys []string
 	worst := map[string]*report.Measurement{}
 	for i := range rep.Measurements {
@@ -100,7 +94,7 @@ func recheckCPUReadCeilings(rep *report.Report, dramBytes int64, progress func(s
 		if m.Side != report.SideCPU || m.Bound != timing.BoundMemory || m.CeilingFrac <= 1 {
 			continue
 		}
-		k := keyOf(m)
+		k := m.ReadCeilingKey()
 		if w, ok := worst[k]; !ok || m.CeilingFrac > w.CeilingFrac {
 			if !ok {
 				keys = append(keys, k)
@@ -147,7 +141,7 @@ func recheckCPUReadCeilings(rep *report.Report, dramBytes int64, progress func(s
 		roof := timing.Roof{PeakGFLOPs: cs["fma_gflops"], BandwidthGBs: rc.GBs}
 		for i := range rep.Measurements {
 			m := &rep.Measurements[i]
-			if m.Side != report.SideCPU || keyOf(m) != k || m.Bound == "" {
+			if m.Side != report.SideCPU || m.ReadCeilingKey() != k || m.Bound == "" {
 				continue
 			}
 			place(m, roof, m.Time().Median)

@@ -34,8 +34,8 @@ func HostSummary(r *report.Report) []string {
 		switch {
 		case m.Bound == "memory" && readBW > 0:
 			// The ceiling the row was placed against: its working set's.
-			key := m.ReadCeiling
-			if key == "" || !(r.Ceilings.CPU[key] > 0) {
+			key := m.ReadCeilingKey()
+			if !(r.Ceilings.CPU[key] > 0) {
 				key = "read_gbs"
 			}
 			bw, what := r.Ceilings.CPU[key], report.ReadCeilingName(key)+" bandwidth"

@@ -184,10 +184,7 @@ func CeilingOf(r *Report, m *Measurement) string {
 	}
 	switch m.Bound {
 	case "memory":
-		key := m.ReadCeiling
-		if key == "" {
-			key = "read_gbs"
-		}
+		key := m.ReadCeilingKey()
 		if v, ok := cs[key]; ok {
 			return fmt.Sprintf("%s %s %s", side, ReadCeilingName(key), FormatRate(v))
 		}
@@ -197,6 +194,15 @@ func CeilingOf(r *Report, m *Measurement) string {
 		}
 	}
 	return ""
+}
+
+// ReadCeilingKey is the key of the read ceiling a memory-bound row is
+// judged against: ReadCeiling, "read_gbs" (DRAM) when empty.
+func (m *Measurement) ReadCeilingKey() string {
+	if m.ReadCeiling != "" {
+		return m.ReadCeiling
+	}
+	return "read_gbs"
 }
 
 // ReadCeilingName names a read-bandwidth ceiling key: "read" (DRAM),
