@@ -112,7 +112,7 @@ type Segment struct {
 }
 
 // At evaluates the segment at n.
-func (s *Segment) At(n float64) float64 { return s.Fit.At(n - s.Origin) }
+func (s Segment) At(n float64) float64 { return s.Fit.At(n - s.Origin) }
 
 // global returns the segment's line in t = a + b·n form (a may be negative
 // for a segment past a knee; only used to intersect lines).
@@ -144,24 +144,25 @@ type Model struct {
 }
 
 // At evaluates the model at n with the segment whose range holds n (the
-// first below the range, the last above it); NaN without segments.
+// first below the range, the last above it).
 func (m *Model) At(n float64) float64 {
-	if s := m.segment(n); s != nil {
-		return s.At(n)
+	// Indexing, not copying Segments: the dispatcher evaluates models on
+	// every call it routes.
+	for i := range m.Segments {
+		if s := &m.Segments[i]; n <= s.To || i == len(m.Segments)-1 {
+			return s.Fit.Overhead + s.Fit.PerItem*(n-s.Origin)
+		}
 	}
 	return math.NaN()
 }
 
-// segment is the segment At uses for n, in place (the dispatcher
-// evaluates models on every call it routes: no copy of a Segment per
-// call); nil without segments.
-func (m *Model) segment(n float64) *Segment {
-	for i := range m.Segments {
-		if s := &m.Segments[i]; n <= s.To || i == len(m.Segments)-1 {
+func (m Model) segment(n float64) Segment {
+	for _, s := range m.Segments {
+		if n <= s.To {
 			return s
 		}
 	}
-	return nil
+	return m.Segments[len(m.Segments)-1]
 }
 
 // Range is the measured batch range the model was fitted on.
