@@ -196,9 +196,9 @@ type Dispatcher struct {
 	share    [2]int
 }
 
-// bucket holds, per side, the median of its last calls' observed time over
-// the profile's prediction (1 = as profiled), and the ratio rho = q[1]/q[0] the routing
-// applies: a call of size n goes to side 1 when model₁(n)·rho <
+// bucket holds, per side, the median of its last calls' observed time
+// over the profile's prediction (1 = as profiled), and the ratio rho =
+// q[1]/q[0] the routing applies: a call of size n goes to side 1 when model₁(n)·rho <
 // model₀(n). rho follows q[1]/q[0] only when that moves by more than the
 // hysteresis factor, so noise never flips a decision back and forth.
 type bucket struct {
@@ -327,11 +327,20 @@ func (d *Dispatcher) bucket(k int) *bucket {
 		// A bucket first seen while a side is marked slower starts from
 		// the profile scaled by the slow-down, and returns to the
 		// profile when the side recovers.
-		b = &bucket{q: [2]float64{d.slowF[0], d.slowF[1]}, rho: 1, pre: [2]estimate{{q: 1}, {q: 1}}}
+		b = &bucket{q: [2]float64{d.slowF[0], d.slowF[1]}, pre: [2]estimate{{q: 1}, {q: 1}}}
 		b.rho = b.q[1] / b.q[0]
 		d.buckets[k] = b
 	}
 	return b
+}
+
+// each calls fn on every bucket seen so far.
+func (d *Dispatcher) each(fn func(k int, b *bucket)) {
+	for k, b := range d.buckets {
+		if b != nil {
+			fn(k, b)
+		}
+	}
 }
 
 // modelEntry is both models at one size.
@@ -517,10 +526,10 @@ func (d *Dispatcher) Do(n int) (Outcome, error) {
 	// A probe is charged its extra time over the other side's estimate,
 	// counting the call at most twice its own estimate, or for a wake-up
 	// call the larger of that and the side's median wake-up's ratio to
-	// its estimate: a longer call is
-	// an outlier (a preempted call), and one outlier charged in full
-	// would silence the probes for hundreds of calls, while wake-ups are
-	// paid on every probe of an idle side and charged as they run.
+	// its estimate: a longer call is an outlier (a preempted call), and
+	// one outlier charged in full would silence the probes for hundreds
+	// of calls, while wake-ups are paid on every probe of an idle side
+	// and charged as they run.
 	ownEst, otherEst := d.est(b, side, m), d.est(b, 1-side, m)
 	took, err := d.ex[side].Run(n)
 	if err != nil {
@@ -535,14 +544,14 @@ func (d *Dispatcher) Do(n int) (Outcome, error) {
 			return out, fmt.Errorf("%w: %s: %v; %s: %v", ErrBothFailed, d.names[side], err, d.names[1-side], err2)
 		}
 		side = 1 - side
-		d.observe(side, n, m, took2, d.idle(side))
+		d.observe(side, k, b, m, took2, d.idle(side))
 	} else {
 		if d.failed[side] != 0 {
 			d.failed[side], d.failures[side] = 0, 0
 			d.switches = append(d.switches, Switch{Call: d.calls, Bucket: bucketName(k), From: d.names[1-side], To: d.names[side],
 				Reason: fmt.Sprintf("%s answered again after failing", d.names[side])})
 		}
-		d.observe(side, n, m, took, wake)
+		d.observe(side, k, b, m, took, wake)
 	}
 	d.lastUse[side] = d.calls
 	if out.Probe && out.Failed < 0 {
@@ -577,11 +586,10 @@ func (d *Dispatcher) fail(s, k int, err error) {
 		Reason: fmt.Sprintf("%s failed (%v): falling back to %s, retrying in %d calls", d.names[s], err, d.names[1-s], wait)})
 }
 
-// observe folds a successful call of side s into the estimates, detects a
-// shock, and updates the routing when the estimates say so.
-func (d *Dispatcher) observe(s, n int, m [2]float64, took time.Duration, wake bool) {
-	k := bucketOf(n)
-	b := d.bucket(k)
+// observe folds a successful call of side s in bucket b (number k), whose
+// models evaluate to m, into the estimates, detects a shock, and updates
+// the routing when the estimates say so.
+func (d *Dispatcher) observe(s, k int, b *bucket, m [2]float64, took time.Duration, wake bool) {
 	obs := took.Seconds() / m[s]
 	if !(obs > 0) || math.IsInf(obs, 0) {
 		return
@@ -607,24 +615,22 @@ func (d *Dispatcher) observe(s, n int, m [2]float64, took time.Duration, wake bo
 			f = med
 		}
 	}
-	{
-		// All but one of the last fastCalls calls faster by ShockRatio:
-		// a shared machine makes calls slower, not faster, so fewer calls
-		// prove a recovery than a slow-down (the side taking few calls
-		// once it was found slow, its recovery is seen through probes).
-		// A recovery restores the estimates from before the side was
-		// found slower, no more and no less: the calls that show it are
-		// the cheapest (probes), whose ratio need not hold for all, and
-		// the buckets the side kept serving while slower had learnt the
-		// slow-down on top of the rescaling (restoring only the rescaling
-		// left it looking 1.6× slower than it was, below what a shock
-		// shows, for hundreds of calls). A partial recovery (slowed 9×,
-		// back to 3×) is taken as a full one: the side's next calls, still
-		// slower than the restored estimates, show a new slow-down within
-		// shockCalls of them (TestPartialRecoveryCorrects).
-		if ok, med := w.recovery(); ok && d.slowed(s) {
-			f, recovered = med, true
-		}
+	// All but one of the last fastCalls calls faster by ShockRatio:
+	// a shared machine makes calls slower, not faster, so fewer calls
+	// prove a recovery than a slow-down (the side taking few calls
+	// once it was found slow, its recovery is seen through probes).
+	// A recovery restores the estimates from before the side was
+	// found slower, no more and no less: the calls that show it are
+	// the cheapest (probes), whose ratio need not hold for all, and
+	// the buckets the side kept serving while slower had learnt the
+	// slow-down on top of the rescaling (restoring only the rescaling
+	// left it looking 1.6× slower than it was, below what a shock
+	// shows, for hundreds of calls). A partial recovery (slowed 9×,
+	// back to 3×) is taken as a full one: the side's next calls, still
+	// slower than the restored estimates, show a new slow-down within
+	// shockCalls of them (TestPartialRecoveryCorrects).
+	if ok, med := w.recovery(); ok && d.slowed(s) {
+		f, recovered = med, true
 	}
 	if f == 1 && wake {
 		return
@@ -632,42 +638,24 @@ func (d *Dispatcher) observe(s, n int, m [2]float64, took time.Duration, wake bo
 	if f != 1 {
 		var why string
 		if recovered {
-			for _, bb := range d.buckets {
-				if bb == nil {
-					continue
-				}
-				bb.q[s], bb.obs[s] = bb.pre[s].q, bb.pre[s].obs
-			}
+			d.each(func(_ int, bb *bucket) { bb.q[s], bb.obs[s] = bb.pre[s].q, bb.pre[s].obs })
 			d.slowF[s] = 1
 			d.recoveredAt[s] = d.calls
 			why = fmt.Sprintf("%s ran %.2f× its estimates (median of its last %d calls) (faster): its estimates from before it was found slower restored in every bucket", d.names[s], f, fastCalls)
 		} else {
 			if !d.slowed(s) {
 				d.slowAt[s], d.recX[s] = d.spent, 0
-				for _, bb := range d.buckets {
-					if bb == nil {
-						continue
-					}
-					bb.pre[s] = estimate{q: bb.q[s], obs: bb.obs[s]}
-				}
+				d.each(func(_ int, bb *bucket) { bb.pre[s] = estimate{q: bb.q[s], obs: bb.obs[s]} })
 			}
-			for _, bb := range d.buckets {
-				if bb == nil {
-					continue
-				}
+			d.each(func(_ int, bb *bucket) {
 				bb.q[s] *= f
 				bb.obs[s].scale(f)
-			}
+			})
 			d.slowF[s] *= f
 			why = fmt.Sprintf("%s ran %.2f× its estimates (median of its last %d calls) (slower), rescaled in every bucket", d.names[s], f, shockCalls)
 		}
 		*w = window{}
-		for kk, bb := range d.buckets {
-			if bb == nil {
-				continue
-			}
-			d.reconsider(kk, bb, why)
-		}
+		d.each(func(kk int, bb *bucket) { d.reconsider(kk, bb, why) })
 		return
 	}
 	b.obs[s].add(obs)
