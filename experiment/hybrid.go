@@ -326,9 +326,7 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 	// the upper half of the clock reads' noise, alike for all).
 	floor := math.Inf(1)
 	for k := range 2 {
-		rt := append([]float64(nil), strats[k].routing...)
-		sort.Float64s(rt)
-		floor = min(floor, quantile(rt, 0.5))
+		floor = min(floor, median(strats[k].routing))
 	}
 	for k, st := range strats {
 		for j, r := range st.routing {
@@ -352,11 +350,9 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 		sorted := append([]float64(nil), st.times...)
 		sort.Float64s(sorted)
 		tot := timing.Summarize(totals[k])
-		rt := append([]float64(nil), st.routing...)
-		sort.Float64s(rt)
 		h.Strategies = append(h.Strategies, report.HybridStrategy{
 			Name: st.name, Total: tot.Median, TotalSummary: tot, P50: quantile(sorted, 0.5), P99: quantile(sorted, 0.99),
-			Share: []int{st.share[0], st.share[1]}, Lost: st.lost, Recovered: st.rec, Probes: st.probe, Routing: quantile(rt, 0.5),
+			Share: []int{st.share[0], st.share[1]}, Lost: st.lost, Recovered: st.rec, Probes: st.probe, Routing: median(st.routing),
 		})
 	}
 	times := make([][]float64, len(strats))
