@@ -39,6 +39,11 @@
 // avoided, and retried after RetryAfter calls (doubling while it keeps
 // failing).
 //
+// Not every call is observed: while a side runs as estimated, one in
+// sampleEvery of its calls enters the estimates and the shock tests, and
+// every call after one that ran ShockRatio× off its estimate does, so a
+// slow-down is observed from its first call on (see Dispatcher for why).
+//
 // The package measures nothing itself: executors report how long each call
 // took, so simulated executors give deterministic tests.
 package dispatch
@@ -87,7 +92,12 @@ type Config struct {
 	// Hysteresis: a bucket switches when the other side's estimate is
 	// below the current side's divided by this (default 1.15).
 	Hysteresis float64
-	// ProbeEvery is the fewest calls between two probes (default 8).
+	// ProbeEvery is the fewest calls between two probes (default 32; a
+	// side found slower is probed for its recovery every other call, on
+	// its own budget). Each probe takes Do's full path, which costs
+	// 200–300 ns more than its short path in hybrid (the dispatcher's
+	// state comes from L3 after a kernel): at 8, a probe every 11 calls
+	// cost more than the probes' budget.
 	ProbeEvery int
 	// ProbeShare bounds the predicted extra time of probes to this share
 	// of the time spent (default 0.015); the probes' measured extra time
@@ -118,7 +128,7 @@ func (c *Config) defaults() {
 		c.Hysteresis = 1.15
 	}
 	if c.ProbeEvery == 0 {
-		c.ProbeEvery = 8
+		c.ProbeEvery = 32
 	}
 	if c.ProbeShare == 0 {
 		c.ProbeShare = 0.015
@@ -160,40 +170,65 @@ type Switch struct {
 var ErrBothFailed = errors.New("dispatch: both sides failed")
 
 // Dispatcher routes calls; not safe for concurrent use.
+//
+// Its layout is part of its cost. Do runs between a caller's calls, after
+// a kernel has streamed its data through the caches, so each cache line
+// it touches is likely a miss (15–20 ns from L3). In hybrid (calls of
+// 0.3–10 µs), a dispatcher that touched a dozen lines on every call cost
+// 140–170 ns per call, more than routing gained. Most calls now take
+// Do's short path, which touches the first line below, the executors'
+// line and the size's model cache entry (a line, holding the routing
+// decision): about 20–40 ns. Probes, sampled calls and calls after one
+// that ran off its estimate take the full path (200–300 ns). A
+// Dispatcher is larger than 32 KiB, so Go allocates it page-aligned and
+// these offsets are cache-line offsets (TestLayout).
 type Dispatcher struct {
-	ex    [2]Executor
-	names [2]string
-	prof  Profile
+	// Line 0: what Do's short path reads and writes.
+	calls int
+	// nextCheck is the first call that takes Do's full path (schedule).
+	nextCheck int
+	spent     float64 // seconds of every call
+	// lastUse is the index of each side's latest call (-1: none yet).
+	lastUse [2]int
+	share   [2]int
+	// skip counts each side's calls left before the next one sampled
+	// (observed): see observe.
+	skip [2]int32
+
+	// Line 1: the executors, and the cache entries' generation: gen
+	// counts the changes of what the model cache entries hold of the
+	// buckets, and an entry's decision holds while its gen is current.
+	ex      [2]Executor
+	gen     uint32
+	follow  int32 // the side the next call continues a probe on (-1: none)
+	lastPrb int
+	probeX  float64 // extra seconds charged to the probes made (see route)
+
+	failed [2]int // call index before which the side is avoided (0: healthy)
+	// slowF is the factor a side was rescaled by for slow-downs not yet
+	// undone by a recovery (1: none).
+	slowF [2]float64
 	cfg   Config
 
-	buckets [64]*bucket // by ⌊log₂ n⌋
-	calls   int
-	spent   float64 // seconds of every call
-	probeX  float64 // extra seconds charged to the probes made (see Do)
-	lastPrb int
-	// lastUse is the index of each side's latest call (-1: none yet);
-	// follow is the side the next call continues a probe on (-1: none).
-	lastUse [2]int
-	follow  int
-	// slowF is the factor a side was rescaled by for slow-downs not yet
-	// undone by a recovery (1: none); slowAt is the time spent when it
-	// was found slower, recX its recovery probes' extra time since, and
-	// recoveredAt the call that found it recovered.
-	slowF       [2]float64
+	// win holds each side's last calls for the shock tests (a line
+	// each); its fast half also takes the probes' wake-up calls that ran
+	// fast: a wake-up can make a call slower, never faster, so these
+	// prove a recovery.
+	win     [2]window
+	mcache  [1 << mcacheBits]modelEntry // the models and the decision at recent sizes
+	buckets [64]bucket                  // by ⌊log₂ n⌋
+
+	// slowAt is the time spent when a side was found slower, recX its
+	// recovery probes' extra time since, and recoveredAt the call that
+	// found it recovered.
 	slowAt      [2]float64
 	recX        [2]float64
 	recoveredAt [2]int
-
-	// win holds each side's last calls for the shock tests; its fast
-	// half also takes the probes' wake-up calls that ran fast: a wake-up
-	// can make a call slower, never faster, so these prove a recovery.
-	win      [2]window
-	mcache   [64]modelEntry // the models at recent sizes
-	wakeR    [2]ring        // each side's probe wake-up calls: time over estimate
-	failed   [2]int         // call index before which the side is avoided (0: healthy)
-	failures [2]int
-	switches []Switch
-	share    [2]int
+	names       [2]string
+	prof        Profile
+	wakeR       [2]ring // each side's probe wake-up calls: time over estimate
+	failures    [2]int
+	switches    []Switch
 }
 
 // bucket holds, per side, the median of its last calls' observed time
@@ -201,13 +236,18 @@ type Dispatcher struct {
 // q[1]/q[0] the routing applies: a call of size n goes to side 1 when model₁(n)·rho <
 // model₀(n). rho follows q[1]/q[0] only when that moves by more than the
 // hysteresis factor, so noise never flips a decision back and forth.
+// What every call reads comes first; the size is a multiple of a cache
+// line (TestLayout), so that head is one line.
 type bucket struct {
-	q   [2]float64
-	obs [2]ring
-	rho float64
+	rho  float64
+	q    [2]float64
+	cnt  [2]uint32 // the side's calls observed in the bucket
+	seen bool
+	obs  [2]ring
 	// pre is each side's estimate from before it was found slower,
 	// restored when it recovers.
 	pre [2]estimate
+	_   [16]byte
 }
 
 // estimate is a side's state in a bucket.
@@ -312,9 +352,15 @@ func New(a, b Executor, names [2]string, prof Profile, cfg Config) (*Dispatcher,
 		return nil, fmt.Errorf("dispatch: invalid config %+v", cfg)
 	}
 	d := &Dispatcher{ex: [2]Executor{a, b}, names: names, prof: prof, cfg: cfg, lastPrb: -cfg.ProbeEvery,
-		lastUse: [2]int{-1, -1}, follow: -1, slowF: [2]float64{1, 1}}
+		lastUse: [2]int{-1, -1}, follow: -1, slowF: [2]float64{1, 1}, gen: 1}
 	return d, nil
 }
+
+// sampleEvery: while a side runs as estimated, one in sampleEvery of its
+// calls is observed (enters its ring and its shock window; see observe);
+// a probe, a wake-up and a call in a bucket whose ring is not full always
+// are.
+const sampleEvery = 16
 
 // bucketOf is ⌊log₂ n⌋.
 func bucketOf(n int) int { return bits.Len(uint(max(n, 1))) - 1 }
@@ -322,43 +368,73 @@ func bucketOf(n int) int { return bits.Len(uint(max(n, 1))) - 1 }
 func bucketName(k int) string { return fmt.Sprintf("[%d, %d]", 1<<k, 1<<(k+1)-1) }
 
 func (d *Dispatcher) bucket(k int) *bucket {
-	b := d.buckets[k]
-	if b == nil {
+	b := &d.buckets[k]
+	if !b.seen {
 		// A bucket first seen while a side is marked slower starts from
 		// the profile scaled by the slow-down, and returns to the
 		// profile when the side recovers.
-		b = &bucket{q: [2]float64{d.slowF[0], d.slowF[1]}, pre: [2]estimate{{q: 1}, {q: 1}}}
+		*b = bucket{q: [2]float64{d.slowF[0], d.slowF[1]}, seen: true, pre: [2]estimate{{q: 1}, {q: 1}}}
 		b.rho = b.q[1] / b.q[0]
-		d.buckets[k] = b
 	}
 	return b
 }
 
 // each calls fn on every bucket seen so far.
 func (d *Dispatcher) each(fn func(k int, b *bucket)) {
-	for k, b := range d.buckets {
-		if b != nil {
+	for k := range d.buckets {
+		if b := &d.buckets[k]; b.seen {
 			fn(k, b)
 		}
 	}
 }
 
-// modelEntry is both models at one size.
+// modelEntry is both models at one size, and what Do's short path needs
+// of its bucket while gen is the dispatcher's: the side the routing
+// applies, and whether that side's ring there is full (warm).
 type modelEntry struct {
-	n  int
-	ok bool
-	m  [2]float64
+	n    int
+	m    [2]float64
+	gen  uint32 // 0: empty
+	side int8
+	warm bool
+	// lo and hi bound the side's calls that run as estimated (within
+	// ShockRatio); a call outside has the side's next call observed.
+	lo, hi time.Duration
+	_      [16]byte // a line each
 }
 
-// models evaluates both sides' models at n (at least 1 ps each), from a
-// small cache of recent sizes: a fitted model is a closure over a slice of
-// segments, three dependent loads that miss the cache after a kernel ran.
-func (d *Dispatcher) models(n int) [2]float64 {
-	e := &d.mcache[(uint64(n)*0x9e3779b97f4a7c15)>>58]
-	if !e.ok || e.n != n {
-		*e = modelEntry{n: n, ok: true, m: [2]float64{math.Max(d.prof.Models[0](float64(n)), 1e-12), math.Max(d.prof.Models[1](float64(n)), 1e-12)}}
+// entry returns the model cache entry of size n, its models evaluated (at
+// least 1 ps each) and its decision current. A fitted model is a closure
+// over a slice of segments, three dependent loads that miss the cache
+// after a kernel ran; the entry is half a line.
+func (d *Dispatcher) entry(n int) *modelEntry {
+	e := &d.mcache[(uint64(n)*0x9e3779b97f4a7c15)>>(64-mcacheBits)]
+	if e.gen == 0 || e.n != n {
+		*e = modelEntry{n: n, m: [2]float64{math.Max(d.prof.Models[0](float64(n)), 1e-12), math.Max(d.prof.Models[1](float64(n)), 1e-12)}}
 	}
-	return e.m
+	if e.gen != d.gen {
+		b := d.bucket(bucketOf(n))
+		s := d.pick(b, e.m)
+		e.gen, e.side, e.warm = d.gen, int8(s), b.cnt[s] > ringSize
+		est := d.est(b, s, e.m) * 1e9 // ns
+		e.lo, e.hi = time.Duration(est/d.cfg.ShockRatio), time.Duration(math.Min(est*d.cfg.ShockRatio, math.MaxInt64/2))
+	}
+	return e
+}
+
+// mcacheBits: the model cache has 1<<mcacheBits entries (a stream of a
+// few dozen sizes rarely shares one).
+const mcacheBits = 8
+
+// models evaluates both sides' models at n, through the cache.
+func (d *Dispatcher) models(n int) [2]float64 { return d.entry(n).m }
+
+// invalidate marks every cache entry's decision stale.
+func (d *Dispatcher) invalidate() {
+	d.gen++
+	if d.gen == 0 {
+		d.gen = 1 // 0 marks an empty entry
+	}
 }
 
 // window holds a side's latest ratios of observed to estimated time for
@@ -433,7 +509,7 @@ func (d *Dispatcher) pick(b *bucket, m [2]float64) int {
 // Choose returns the side the next call of size n would go to without
 // probing (for inspection and tests).
 func (d *Dispatcher) Choose(n int) int {
-	s := d.pick(d.bucket(bucketOf(n)), d.models(n))
+	s := int(d.entry(n).side)
 	if d.avoid(s) {
 		return 1 - s
 	}
@@ -463,13 +539,39 @@ const idleCalls = 2
 
 // Do routes one call of size n and runs it; the error is non-nil only when
 // both sides failed (ErrBothFailed wrapping both errors).
+//
+// Most calls take a short path: the size's cache entry holds the routing
+// decision, no probe is due before nextCheck, and the side's call is not
+// sampled (skip), so the call costs the entry's line and the hot fields.
 func (d *Dispatcher) Do(n int) (Outcome, error) {
+	e := d.entry(n)
+	if side := int(e.side); d.calls < d.nextCheck && e.warm && d.skip[side] > 0 {
+		d.skip[side]--
+		took, err := d.ex[side].Run(n)
+		if err == nil {
+			if took < e.lo || took > e.hi {
+				d.skip[side] = 0 // off its estimate: observe what follows
+			}
+			d.lastUse[side] = d.calls
+			d.share[side]++
+			d.calls++
+			d.spent += took.Seconds()
+			return Outcome{Side: side, Took: took, Failed: -1}, nil
+		}
+		k := bucketOf(n)
+		return d.finish(n, k, d.bucket(k), e, side, Outcome{Failed: -1}, false, took, err)
+	}
+	return d.route(n, e)
+}
+
+// route is Do's full path: failures, probes, sampled calls.
+func (d *Dispatcher) route(n int, e *modelEntry) (Outcome, error) {
 	k := bucketOf(n)
 	b := d.bucket(k)
-	m := d.models(n)
-	side := d.pick(b, m)
+	m, side := e.m, int(e.side)
 	other := 1 - side
 	out := Outcome{Failed: -1}
+	retry := 0 // a probe was due but not admitted: check again this many calls on
 	switch {
 	case d.avoid(side):
 		side = other
@@ -480,7 +582,7 @@ func (d *Dispatcher) Do(n int) (Outcome, error) {
 		// A failed side is not called before its time-out is over, not
 		// even as a probe (they went on at the probe rate, each failure
 		// doubling the time-out).
-	case d.follow == other:
+	case int(d.follow) == other:
 		// The second call of a probe of a side that was idle: part of
 		// the probe the budget admitted, so not checked again (the
 		// first call's wake-up alone may have spent the budget), except
@@ -488,14 +590,18 @@ func (d *Dispatcher) Do(n int) (Outcome, error) {
 		if !d.slowed(other) || d.recoveryFits(other, b, m) {
 			side, out.Probe = other, true
 		}
-	case d.slowed(other) && d.calls-d.lastPrb >= max(d.cfg.ProbeEvery/4, 1) && d.recoveryFits(other, b, m):
+	case d.slowed(other) && d.calls-d.lastPrb >= d.recoveryGap():
 		// A side found slower is probed to see it recover, whatever the
 		// probe budget, within its own: RecoveryShare of the time spent
 		// since it was found slower.
-		side, out.Probe = other, true
-		d.lastPrb = d.calls
-		if d.idle(other) {
-			d.follow = other
+		if d.recoveryFits(other, b, m) {
+			side, out.Probe = other, true
+			d.lastPrb = d.calls
+			if d.idle(other) {
+				d.follow = int32(other)
+			}
+		} else {
+			retry = 2
 		}
 	case d.calls-d.lastPrb >= d.cfg.ProbeEvery:
 		// Probes go to requests that are cheap on the probed side (at
@@ -505,15 +611,23 @@ func (d *Dispatcher) Do(n int) (Outcome, error) {
 		extra := math.Max(0, d.est(b, other, m)-d.est(b, side, m))
 		mean := d.spent / float64(max(d.calls, 1))
 		cheap := d.calls == 0 || d.est(b, other, m) <= mean || d.calls-d.lastPrb >= 4*d.cfg.ProbeEvery
-		if cheap && !d.slowed(other) && d.probeX+extra <= d.cfg.ProbeShare*d.spent {
+		switch deficit := d.probeX + extra - d.cfg.ProbeShare*d.spent; {
+		case !cheap || d.slowed(other):
+			retry = 2
+		case deficit <= 0:
 			side, out.Probe = other, true
 			d.lastPrb = d.calls
 			if d.idle(other) {
-				d.follow = other
+				d.follow = int32(other)
 			}
+		default:
+			// The budget grows by ProbeShare of each call: check again
+			// when the calls so far, at their mean, would have paid the
+			// deficit (at most ProbeEvery calls on).
+			retry = int(min(math.Ceil(deficit/(d.cfg.ProbeShare*mean)), float64(d.cfg.ProbeEvery)))
 		}
 	}
-	if d.follow >= 0 && !(out.Probe && d.follow == side && d.lastPrb == d.calls) {
+	if d.follow >= 0 && !(out.Probe && int(d.follow) == side && d.lastPrb == d.calls) {
 		d.follow = -1
 	}
 	// A probe's call on a side that was idle pays that side's wake-up
@@ -530,8 +644,35 @@ func (d *Dispatcher) Do(n int) (Outcome, error) {
 	// one outlier charged in full would silence the probes for hundreds
 	// of calls, while wake-ups are paid on every probe of an idle side
 	// and charged as they run.
-	ownEst, otherEst := d.est(b, side, m), d.est(b, 1-side, m)
+	var ownEst, otherEst float64
+	if out.Probe {
+		ownEst, otherEst = d.est(b, side, m), d.est(b, 1-side, m)
+	}
 	took, err := d.ex[side].Run(n)
+	out, err = d.finish(n, k, b, e, side, out, wake, took, err)
+	if err == nil && out.Probe && out.Failed < 0 {
+		limit := 2.0
+		if wake {
+			d.wakeR[side].add(took.Seconds() / ownEst)
+			limit = math.Max(limit, d.wakeR[side].median())
+		}
+		x := math.Max(0, math.Min(took.Seconds(), limit*ownEst)-otherEst)
+		if d.slowed(side) || d.recoveredAt[side] == d.calls-1 {
+			d.recX[side] += x
+		} else {
+			d.probeX += x
+		}
+	}
+	d.schedule(retry)
+	return out, err
+}
+
+// finish accounts for a call of side s that returned (took, err): on an
+// error it falls back to the other side; it observes the call when it is
+// sampled (a probe, a wake-up, a bucket still filling its ring, or the
+// side's turn) and counts it.
+func (d *Dispatcher) finish(n, k int, b *bucket, e *modelEntry, side int, out Outcome, wake bool, took time.Duration, err error) (Outcome, error) {
+	m := e.m
 	if err != nil {
 		out.Err, out.Failed = err, side
 		d.fail(side, k, err)
@@ -544,29 +685,20 @@ func (d *Dispatcher) Do(n int) (Outcome, error) {
 			return out, fmt.Errorf("%w: %s: %v; %s: %v", ErrBothFailed, d.names[side], err, d.names[1-side], err2)
 		}
 		side = 1 - side
-		d.observe(side, k, b, m, took2, d.idle(side))
+		d.observe(side, k, b, m, took2, d.idle(side), false)
 	} else {
 		if d.failed[side] != 0 {
 			d.failed[side], d.failures[side] = 0, 0
 			d.switches = append(d.switches, Switch{Call: d.calls, Bucket: bucketName(k), From: d.names[1-side], To: d.names[side],
 				Reason: fmt.Sprintf("%s answered again after failing", d.names[side])})
 		}
-		d.observe(side, k, b, m, took, wake)
+		if out.Probe || wake || !e.warm || side != int(e.side) || d.skip[side] == 0 {
+			d.observe(side, k, b, m, took, wake, out.Probe)
+		} else {
+			d.skip[side]--
+		}
 	}
 	d.lastUse[side] = d.calls
-	if out.Probe && out.Failed < 0 {
-		limit := 2.0
-		if wake {
-			d.wakeR[side].add(took.Seconds() / ownEst)
-			limit = math.Max(limit, d.wakeR[side].median())
-		}
-		x := math.Max(0, math.Min(took.Seconds(), limit*ownEst)-otherEst)
-		if d.slowed(side) || d.recoveredAt[side] == d.calls {
-			d.recX[side] += x
-		} else {
-			d.probeX += x
-		}
-	}
 	out.Side, out.Took = side, took
 	d.share[side]++
 	d.calls++
@@ -574,12 +706,34 @@ func (d *Dispatcher) Do(n int) (Outcome, error) {
 	return out, nil
 }
 
+// recoveryGap is the fewest calls between two probes of a side found
+// slower.
+func (d *Dispatcher) recoveryGap() int { return min(d.cfg.ProbeEvery, 2) }
+
+// schedule sets nextCheck, the first call that must take Do's full path:
+// the next one while a probe continues or a side is failed, retry calls
+// on when a due probe was not admitted (the call's size not cheap, or the
+// budget short), else the next probe's.
+func (d *Dispatcher) schedule(retry int) {
+	switch {
+	case d.follow >= 0 || d.failed[0] != 0 || d.failed[1] != 0:
+		d.nextCheck = d.calls
+	case retry > 0:
+		d.nextCheck = d.calls - 1 + retry
+	case d.slowed(0) || d.slowed(1):
+		d.nextCheck = d.lastPrb + d.recoveryGap()
+	default:
+		d.nextCheck = d.lastPrb + d.cfg.ProbeEvery
+	}
+}
+
 // fail marks side s failed for RetryAfter calls (doubling).
 func (d *Dispatcher) fail(s, k int, err error) {
 	d.failures[s]++
 	wait := d.cfg.RetryAfter << min(d.failures[s]-1, 6)
 	d.failed[s] = d.calls + wait
-	if d.follow == s {
+	d.nextCheck = 0 // every call takes the full path while a side is failed
+	if int(d.follow) == s {
 		d.follow = -1 // no second call of a probe of a failed side
 	}
 	d.switches = append(d.switches, Switch{Call: d.calls, Bucket: bucketName(k), From: d.names[s], To: d.names[1-s],
@@ -589,7 +743,7 @@ func (d *Dispatcher) fail(s, k int, err error) {
 // observe folds a successful call of side s in bucket b (number k), whose
 // models evaluate to m, into the estimates, detects a shock, and updates
 // the routing when the estimates say so.
-func (d *Dispatcher) observe(s, k int, b *bucket, m [2]float64, took time.Duration, wake bool) {
+func (d *Dispatcher) observe(s, k int, b *bucket, m [2]float64, took time.Duration, wake, probe bool) {
 	obs := took.Seconds() / m[s]
 	if !(obs > 0) || math.IsInf(obs, 0) {
 		return
@@ -606,6 +760,16 @@ func (d *Dispatcher) observe(s, k int, b *bucket, m [2]float64, took time.Durati
 	}
 	if !wake {
 		w.addSlow(r, r > d.cfg.ShockRatio)
+	}
+	// The side's next sampleEvery-1 calls go unobserved unless this one
+	// ran off its estimate by ShockRatio or the side's window is not
+	// full: then the next call is observed too (and Do's short path
+	// has the call after any such call observed). A call is chosen on
+	// the calls before it, not on its own time, so outliers are not
+	// over-sampled; a slow-down has every call observed from its first.
+	d.skip[s] = sampleEvery - 1
+	if int(w.ns) < shockCalls || r > d.cfg.ShockRatio || r < 1/d.cfg.ShockRatio {
+		d.skip[s] = 0
 	}
 	f, recovered := 1.0, false
 	if !wake {
@@ -655,12 +819,16 @@ func (d *Dispatcher) observe(s, k int, b *bucket, m [2]float64, took time.Durati
 			why = fmt.Sprintf("%s ran %.2f× its estimates (median of its last %d calls) (slower), rescaled in every bucket", d.names[s], f, shockCalls)
 		}
 		*w = window{}
+		d.invalidate() // the cache entries' bounds
 		d.each(func(kk int, bb *bucket) { d.reconsider(kk, bb, why) })
 		return
 	}
 	b.obs[s].add(obs)
 	if b.obs[s].n >= minObs {
 		b.q[s] = b.obs[s].median()
+	}
+	if b.cnt[s]++; b.cnt[s] == ringSize+1 {
+		d.invalidate() // the bucket's calls on s are sampled from now on
 	}
 	d.reconsider(k, b, "")
 }
@@ -698,6 +866,7 @@ func (d *Dispatcher) reconsider(k int, b *bucket, why string) {
 		changed = changed || p0 != p1
 	}
 	b.rho = r
+	d.invalidate()
 	if !changed {
 		return
 	}

@@ -377,11 +377,8 @@ func BenchmarkDo(b *testing.B) {
 	for i := range ns {
 		ns[i] = int(math.Exp(r.Float64() * math.Log(300)))
 	}
-	for _, evict := range []bool{false, true} {
-		name := "warm"
-		if evict {
-			name = "evicted"
-		}
+	for _, evict := range []int{0, 192 << 10, 1 << 20} {
+		name := map[int]string{0: "warm", 192 << 10: "evicted-768KB", 1 << 20: "evicted"}[evict]
 		b.Run(name, func(b *testing.B) {
 			fa := dispatch.Func(func(n int) (time.Duration, error) { return time.Duration(ma.At(float64(n)) * 1e9), nil })
 			fb := dispatch.Func(func(n int) (time.Duration, error) { return time.Duration(mb.At(float64(n)) * 1e9), nil })
@@ -389,11 +386,11 @@ func BenchmarkDo(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			junk := make([]float32, 1<<20)
+			junk := make([]float32, evict)
 			var sink float32
 			var outside time.Duration
 			for i := 0; b.Loop(); i++ {
-				if evict {
+				if evict > 0 {
 					t0 := time.Now()
 					for j := 0; j < len(junk); j += 16 {
 						sink += junk[j]

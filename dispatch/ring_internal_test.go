@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // The ring's sorted copy always holds exactly its last values, sorted.
@@ -106,7 +107,7 @@ func TestRecoveryRestoresEstimates(t *testing.T) {
 	for i := 0; i < 300; i++ {
 		d.Do(2 + i%6) // buckets [2,3] and [4,7]: A's
 	}
-	before := *d.buckets[2]
+	before := d.buckets[2]
 	factor = 3
 	for i := 0; i < 40 && !d.slowed(0); i++ {
 		d.Do(2 + i%6)
@@ -118,7 +119,7 @@ func TestRecoveryRestoresEstimates(t *testing.T) {
 		t.Errorf("bucket [4,7]: A's estimate moved %.2f×, want about 3×", got)
 	}
 	d.Do(1000) // a new bucket while A is slower
-	nb := d.buckets[bucketOf(1000)]
+	nb := &d.buckets[bucketOf(1000)]
 	if nb.q[0] != d.slowF[0] {
 		t.Errorf("new bucket: A's estimate %.3g, want the slow-down %.3g", nb.q[0], d.slowF[0])
 	}
@@ -137,5 +138,32 @@ func TestRecoveryRestoresEstimates(t *testing.T) {
 	}
 	if nb.q[0] != 1 || nb.obs[0].n != 0 {
 		t.Errorf("new bucket after the recovery: q %.3g with %d observations, want the profile (1, none)", nb.q[0], nb.obs[0].n)
+	}
+}
+
+// The layout the short path of Do relies on (see Dispatcher): its fields
+// in the first line, the executors in the second, a model cache entry a
+// line, buckets starting on a line, and the whole page-aligned.
+func TestLayout(t *testing.T) {
+	var d Dispatcher
+	var e modelEntry
+	checks := []struct {
+		what      string
+		got, want uintptr
+	}{
+		{"offset of ex", unsafe.Offsetof(d.ex), 64},
+		{"offset of skip + its size", unsafe.Offsetof(d.skip) + unsafe.Sizeof(d.skip), 64},
+		{"model cache entry size", unsafe.Sizeof(e), 64},
+		{"offset of mcache mod 64", unsafe.Offsetof(d.mcache) % 64, 0},
+		{"offset of buckets mod 64", unsafe.Offsetof(d.buckets) % 64, 0},
+		{"bucket size mod 64", unsafe.Sizeof(bucket{}) % 64, 0},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("%s: %d, want %d", c.what, c.got, c.want)
+		}
+	}
+	if unsafe.Sizeof(d) <= 32<<10 {
+		t.Errorf("Dispatcher is %d bytes: at most 32 KiB, Go does not allocate it page-aligned", unsafe.Sizeof(d))
 	}
 }
