@@ -183,41 +183,47 @@ var ErrBothFailed = errors.New("dispatch: both sides failed")
 // Dispatcher is larger than 32 KiB, so Go allocates it page-aligned and
 // these offsets are cache-line offsets (TestLayout).
 type Dispatcher struct {
-	// Line 0: what Do's short path reads and writes.
+	// Line 0: what Do's short path reads and writes (with the size's
+	// model cache entry, its only other line).
 	calls int
 	// nextCheck is the first call that takes Do's full path (schedule).
 	nextCheck int
 	spent     float64 // seconds of every call
 	// lastUse is the index of each side's latest call (-1: none yet).
 	lastUse [2]int
-	share   [2]int
+	// answered1 counts the calls side 1 answered (side 0's are the rest
+	// of those not lost: see Share).
+	answered1 int
 	// skip counts each side's calls left before the next one sampled
 	// (observed): see observe.
 	skip [2]int32
+	// gen counts the changes of what the model cache entries hold of
+	// the buckets: an entry's decision holds while its gen is current.
+	gen    uint32
+	follow int32 // the side the next call continues a probe on (-1: none)
 
-	// Line 1: the executors, and the cache entries' generation: gen
-	// counts the changes of what the model cache entries hold of the
-	// buckets, and an entry's decision holds while its gen is current.
-	ex      [2]Executor
-	gen     uint32
-	follow  int32 // the side the next call continues a probe on (-1: none)
+	// Line 1: the full path's state.
+	lost    int // calls both sides failed
 	lastPrb int
 	probeX  float64 // extra seconds charged to the probes made (see route)
-
-	failed [2]int // call index before which the side is avoided (0: healthy)
+	failed  [2]int  // call index before which the side is avoided (0: healthy)
 	// slowF is the factor a side was rescaled by for slow-downs not yet
 	// undone by a recovery (1: none).
 	slowF [2]float64
-	cfg   Config
+	_     [8]byte
 
-	// win holds each side's last calls for the shock tests (a line
-	// each); its fast half also takes the probes' wake-up calls that ran
-	// fast: a wake-up can make a call slower, never faster, so these
-	// prove a recovery.
+	cfg Config // line 2
+	_   [16]byte
+
+	// Lines 3 and 4: each side's last calls for the shock tests; the
+	// fast half also takes the probes' wake-up calls that ran fast: a
+	// wake-up can make a call slower, never faster, so these prove a
+	// recovery.
 	win     [2]window
 	mcache  [1 << mcacheBits]modelEntry // the models and the decision at recent sizes
 	buckets [64]bucket                  // by ⌊log₂ n⌋
 
+	ex [2]Executor
 	// slowAt is the time spent when a side was found slower, recX its
 	// recovery probes' extra time since, and recoveredAt the call that
 	// found it recovered.
@@ -243,11 +249,12 @@ type bucket struct {
 	q    [2]float64
 	cnt  [2]uint32 // the side's calls observed in the bucket
 	seen bool
-	obs  [2]ring
+	_    [31]byte
+	obs  [2]ring // two lines each
 	// pre is each side's estimate from before it was found slower,
 	// restored when it recovers.
 	pre [2]estimate
-	_   [16]byte
+	_   [48]byte
 }
 
 // estimate is a side's state in a bucket.
@@ -256,21 +263,36 @@ type estimate struct {
 	obs ring
 }
 
-// ring keeps the last ringSize values (float32: ratios near 1) in arrival
-// order and sorted, so its median costs no sort per call (Do runs between
-// a caller's calls, some of which take 300 ns: a sort of 25 values per
-// call, and the branch mispredictions it leaves behind, cost more than
-// the routing gains). Its median is robust to the outliers a shared
-// machine produces (a preempted call can take 100× its time).
+// ring keeps the last ringSize values in arrival order and sorted, so
+// its median costs no sort per call (Do runs between a caller's calls,
+// some of which take 300 ns: a sort of 25 values per call, and the
+// branch mispredictions it leaves behind, cost more than the routing
+// gains). Its median is robust to the outliers a shared machine produces
+// (a preempted call can take 100× its time). Values are ratios, kept as
+// the upper half of their float32 (8 bits of mantissa: within 0.4%),
+// which orders positive values as the floats do, so a ring is two cache
+// lines.
 type ring struct {
-	v, s [ringSize]float32 // v: arrival order (v[:n] when not full); s[:n] sorted
 	n, i uint8
+	v, s [ringSize]uint16 // v: arrival order (v[:n] when not full); s[:n] sorted
+	_    [26]byte
 }
 
 const ringSize = 25
 
+// enc and dec convert a ratio (≥ 0) to the ring's 16 bits and back.
+func enc(x float64) uint16 {
+	b := math.Float32bits(float32(x))
+	if b < 0x7f7f8000 {
+		b += 0x8000 // round to nearest (not into the infinities)
+	}
+	return uint16(b >> 16)
+}
+
+func dec(u uint16) float64 { return float64(math.Float32frombits(uint32(u) << 16)) }
+
 func (r *ring) add(x64 float64) {
-	x := float32(x64)
+	x := enc(x64)
 	old, full := r.v[r.i], r.n == ringSize
 	r.v[r.i] = x
 	r.i = (r.i + 1) % ringSize
@@ -312,16 +334,17 @@ func (r *ring) add(x64 float64) {
 
 func (r *ring) median() float64 {
 	if r.n%2 == 1 {
-		return float64(r.s[r.n/2])
+		return dec(r.s[r.n/2])
 	}
-	return (float64(r.s[r.n/2-1]) + float64(r.s[r.n/2])) / 2
+	return (dec(r.s[r.n/2-1]) + dec(r.s[r.n/2])) / 2
 }
 
-// scale multiplies every value by f > 0 (the order is kept).
+// scale multiplies every value by f > 0 (the order is kept: enc is
+// monotone).
 func (r *ring) scale(f float64) {
 	for j := range r.n {
-		r.v[j] = float32(float64(r.v[j]) * f)
-		r.s[j] = float32(float64(r.s[j]) * f)
+		r.v[j] = enc(dec(r.v[j]) * f)
+		r.s[j] = enc(dec(r.s[j]) * f)
 	}
 }
 
@@ -400,7 +423,7 @@ type modelEntry struct {
 	// lo and hi bound the side's calls that run as estimated (within
 	// ShockRatio); a call outside has the side's next call observed.
 	lo, hi time.Duration
-	_      [16]byte // a line each
+	ex     Executor // the side's
 }
 
 // entry returns the model cache entry of size n, its models evaluated (at
@@ -415,7 +438,7 @@ func (d *Dispatcher) entry(n int) *modelEntry {
 	if e.gen != d.gen {
 		b := d.bucket(bucketOf(n))
 		s := d.pick(b, e.m)
-		e.gen, e.side, e.warm = d.gen, int8(s), b.cnt[s] > ringSize
+		e.gen, e.side, e.warm, e.ex = d.gen, int8(s), b.cnt[s] > ringSize, d.ex[s]
 		est := d.est(b, s, e.m) * 1e9 // ns
 		e.lo, e.hi = time.Duration(est/d.cfg.ShockRatio), time.Duration(math.Min(est*d.cfg.ShockRatio, math.MaxInt64/2))
 	}
@@ -447,6 +470,7 @@ type window struct {
 	fast               [fastCalls]float32
 	slowBits, fastBits uint16
 	ns, nf, is, jf     uint8
+	_                  [4]byte
 }
 
 func b2u(b bool) uint16 {
@@ -547,13 +571,13 @@ func (d *Dispatcher) Do(n int) (Outcome, error) {
 	e := d.entry(n)
 	if side := int(e.side); d.calls < d.nextCheck && e.warm && d.skip[side] > 0 {
 		d.skip[side]--
-		took, err := d.ex[side].Run(n)
+		took, err := e.ex.Run(n)
 		if err == nil {
 			if took < e.lo || took > e.hi {
 				d.skip[side] = 0 // off its estimate: observe what follows
 			}
 			d.lastUse[side] = d.calls
-			d.share[side]++
+			d.answered1 += side
 			d.calls++
 			d.spent += took.Seconds()
 			return Outcome{Side: side, Took: took, Failed: -1}, nil
@@ -680,6 +704,7 @@ func (d *Dispatcher) finish(n, k int, b *bucket, e *modelEntry, side int, out Ou
 		took += took2
 		if err2 != nil {
 			d.fail(1-side, k, err2)
+			d.lost++
 			d.calls++
 			d.spent += took.Seconds()
 			return out, fmt.Errorf("%w: %s: %v; %s: %v", ErrBothFailed, d.names[side], err, d.names[1-side], err2)
@@ -700,7 +725,7 @@ func (d *Dispatcher) finish(n, k int, b *bucket, e *modelEntry, side int, out Ou
 	}
 	d.lastUse[side] = d.calls
 	out.Side, out.Took = side, took
-	d.share[side]++
+	d.answered1 += side
 	d.calls++
 	d.spent += took.Seconds()
 	return out, nil
@@ -886,7 +911,7 @@ func (d *Dispatcher) reconsider(k int, b *bucket, why string) {
 func (d *Dispatcher) Switches() []Switch { return append([]Switch(nil), d.switches...) }
 
 // Share returns how many calls each side answered.
-func (d *Dispatcher) Share() [2]int { return d.share }
+func (d *Dispatcher) Share() [2]int { return [2]int{d.calls - d.lost - d.answered1, d.answered1} }
 
 // Static routes by a fixed threshold: side above for n ≥ at, the other
 // below (the usual design, for comparison).

@@ -1,6 +1,7 @@
 package dispatch
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -8,26 +9,45 @@ import (
 	"unsafe"
 )
 
-// The ring's sorted copy always holds exactly its last values, sorted.
+// The ring's sorted copy always holds exactly its last values, sorted,
+// each within the 16-bit encoding's rounding (0.4% each time it is
+// stored: when added, and again when scaled) of the value added.
 func TestRingSortedCopy(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	var w ring
-	var all []float32
+	var all []float64
 	for i := 0; i < 500; i++ {
-		x := float32(r.IntN(7)) // repeats on purpose
+		x := float64(r.IntN(7)) * (1 + r.Float64()/10) // repeats of the integer part on purpose
 		if i%50 == 49 {
 			w.scale(1.5)
 			for j := range all {
-				all[j] = float32(float64(all[j]) * 1.5)
+				all[j] *= 1.5
 			}
 		}
-		w.add(float64(x))
+		w.add(x)
 		all = append(all, x)
-		last := append([]float32(nil), all[max(0, len(all)-ringSize):]...)
-		slices.Sort(last)
-		if !slices.Equal(last, w.s[:w.n]) {
-			t.Fatalf("after %d adds: sorted copy %v, want %v", i+1, w.s[:w.n], last)
+		last := all[max(0, len(all)-ringSize):]
+		sorted := slices.Clone(w.v[:w.n])
+		slices.Sort(sorted)
+		if !slices.Equal(sorted, w.s[:w.n]) {
+			t.Fatalf("after %d adds: sorted copy %v, want %v", i+1, w.s[:w.n], sorted)
 		}
+		if int(w.n) != len(last) {
+			t.Fatalf("after %d adds: %d values, want %d", i+1, w.n, len(last))
+		}
+		for j, want := range last {
+			// v is a ring: the oldest of the last values is at w.i when full.
+			got := dec(w.v[(int(w.i)+j)%ringSize])
+			if w.n < ringSize {
+				got = dec(w.v[j])
+			}
+			if math.Abs(got-want) > 0.008*want { // added, and scaled at most once since
+				t.Fatalf("after %d adds: value %d is %v, want %v", i+1, j, got, want)
+			}
+		}
+	}
+	if m, want := w.median(), 0.0; m < want {
+		t.Fatalf("median %v", m)
 	}
 }
 
@@ -141,9 +161,10 @@ func TestRecoveryRestoresEstimates(t *testing.T) {
 	}
 }
 
-// The layout the short path of Do relies on (see Dispatcher): its fields
-// in the first line, the executors in the second, a model cache entry a
-// line, buckets starting on a line, and the whole page-aligned.
+// The layout Do relies on (see Dispatcher): the short path's fields in the
+// first line, the full path's in the next three, a model cache entry a
+// line, a bucket's head a line and each of its rings two, and the whole
+// page-aligned.
 func TestLayout(t *testing.T) {
 	var d Dispatcher
 	var e modelEntry
@@ -151,12 +172,18 @@ func TestLayout(t *testing.T) {
 		what      string
 		got, want uintptr
 	}{
-		{"offset of ex", unsafe.Offsetof(d.ex), 64},
-		{"offset of skip + its size", unsafe.Offsetof(d.skip) + unsafe.Sizeof(d.skip), 64},
+		{"offset of skip + its size", unsafe.Offsetof(d.skip) + unsafe.Sizeof(d.skip), 56},
+		{"offset of gen + its size", unsafe.Offsetof(d.gen) + unsafe.Sizeof(d.gen), 60},
+		{"offset of slowF + its size", unsafe.Offsetof(d.slowF) + unsafe.Sizeof(d.slowF), 120},
+		{"offset of cfg", unsafe.Offsetof(d.cfg), 128},
+		{"offset of win", unsafe.Offsetof(d.win), 192},
+		{"window size", unsafe.Sizeof(window{}), 64},
 		{"model cache entry size", unsafe.Sizeof(e), 64},
 		{"offset of mcache mod 64", unsafe.Offsetof(d.mcache) % 64, 0},
 		{"offset of buckets mod 64", unsafe.Offsetof(d.buckets) % 64, 0},
 		{"bucket size mod 64", unsafe.Sizeof(bucket{}) % 64, 0},
+		{"offset of a bucket's rings", unsafe.Offsetof(bucket{}.obs), 64},
+		{"ring size", unsafe.Sizeof(ring{}), 128},
 	}
 	for _, c := range checks {
 		if c.got != c.want {
