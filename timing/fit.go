@@ -153,13 +153,17 @@ func (m *Model) At(n float64) float64 {
 	return m.segment(n).At(n)
 }
 
-func (m Model) segment(n float64) Segment {
-	for _, s := range m.Segments {
-		if n <= s.To {
-			return s
+// segment is the segment whose range holds n (the first below the range,
+// the last above it), in place: a Segment is 15 floats, and copying each
+// one the loop passes made Model.At cost twice BenchmarkDo/warm's whole
+// call (whose executors evaluate models).
+func (m *Model) segment(n float64) *Segment {
+	for i := range m.Segments {
+		if n <= m.Segments[i].To {
+			return &m.Segments[i]
 		}
 	}
-	return m.Segments[len(m.Segments)-1]
+	return &m.Segments[len(m.Segments)-1]
 }
 
 // Range is the measured batch range the model was fitted on.
