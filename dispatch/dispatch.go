@@ -576,10 +576,7 @@ func (d *Dispatcher) Do(n int) (Outcome, error) {
 			if took < e.lo || took > e.hi {
 				d.skip[side] = 0 // off its estimate: observe what follows
 			}
-			d.lastUse[side] = d.calls
-			d.answered1 += side
-			d.calls++
-			d.spent += took.Seconds()
+			d.answered(side, took)
 			return Outcome{Side: side, Took: took, Failed: -1}, nil
 		}
 		k := bucketOf(n)
@@ -723,12 +720,17 @@ func (d *Dispatcher) finish(n, k int, b *bucket, e *modelEntry, side int, out Ou
 			d.skip[side]--
 		}
 	}
-	d.lastUse[side] = d.calls
+	d.answered(side, took)
 	out.Side, out.Took = side, took
+	return out, nil
+}
+
+// answered counts a call that side answered in took.
+func (d *Dispatcher) answered(side int, took time.Duration) {
+	d.lastUse[side] = d.calls
 	d.answered1 += side
 	d.calls++
 	d.spent += took.Seconds()
-	return out, nil
 }
 
 // recoveryGap is the fewest calls between two probes of a side found
