@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/klauspost/cpuid/v2"
 
@@ -26,6 +27,13 @@ func cacheLevels(dram float64) []RoofLevel {
 	return out
 }
 
+// levelKeys are the report's Ceilings keys of a cache level's read
+// ceiling and of the working set it was measured at; levelOf is the
+// level a read ceiling key names, if any.
+func levelKeys(level string) (read, bytes string) { return "read_gbs_" + level, "bytes_" + level }
+
+func levelOf(readKey string) (string, bool) { return strings.CutPrefix(readKey, "read_gbs_") }
+
 // cacheCeilings measures the read ceilings at each cache-resident working
 // set on both sides (FMA peaks do not depend on the working set: the DRAM
 // run's are kept) and records them as read_gbs_<level> keys.
@@ -48,9 +56,10 @@ func (e *Env) cacheCeilings(cfg RunConfig, dram Roofs, rep *report.Report) ([]Ro
 		}
 		l.GPU = timing.Roof{PeakGFLOPs: dram.GPU.PeakGFLOPs, BandwidthGBs: gc.ReadGBs}
 		l.CPU = timing.Roof{PeakGFLOPs: dram.CPU.PeakGFLOPs, BandwidthGBs: cc.ReadGBs}
-		rep.Ceilings.GPU["read_gbs_"+l.Name] = gc.ReadGBs
-		rep.Ceilings.CPU["read_gbs_"+l.Name] = cc.ReadGBs
-		rep.Ceilings.CPU["bytes_"+l.Name] = l.Bytes
+		rk, bk := levelKeys(l.Name)
+		rep.Ceilings.GPU[rk] = gc.ReadGBs
+		rep.Ceilings.CPU[rk] = cc.ReadGBs
+		rep.Ceilings.CPU[bk] = l.Bytes
 	}
 	return levels, nil
 }
@@ -106,16 +115,16 @@ func recheckCPUReadCeilings(rep *report.Report, dramBytes int64, progress func(s
 	for _, k := range keys {
 		old := cs[k]
 		var bytes int64
-		switch {
-		case k == "read_gbs":
+		if lvl, ok := levelOf(k); ok {
+			_, bk := levelKeys(lvl)
+			bytes = int64(cs[bk])
+		} else if k == "read_gbs" {
 			bytes = dramBytes
 			if bytes <= 0 {
 				bytes = hostsimd.DefaultCeilingBytes()
 			}
-		case k == "cache_read_gbs":
+		} else if k == "cache_read_gbs" {
 			bytes = int64(cs["cache_read_bytes"])
-		case len(k) > len("read_gbs_"):
-			bytes = int64(cs["bytes_"+k[len("read_gbs_"):]])
 		}
 		if bytes <= 0 || !(old > 0) {
 			continue

@@ -140,8 +140,9 @@ func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {
 			return fmt.Errorf("cpu read ceiling (%s working set): %w", l.Name, err)
 		}
 		l.CPU = timing.Roof{PeakGFLOPs: all.FMAGFLOPs, BandwidthGBs: rc.GBs}
-		rep.Ceilings.CPU["read_gbs_"+l.Name] = rc.GBs
-		rep.Ceilings.CPU["bytes_"+l.Name] = l.Bytes
+		rk, bk := levelKeys(l.Name)
+		rep.Ceilings.CPU[rk] = rc.GBs
+		rep.Ceilings.CPU[bk] = l.Bytes
 	}
 	roofs.Levels = levels
 

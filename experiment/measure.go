@@ -91,7 +91,8 @@ func (r Roofs) forBytes(side string, bytes float64) (timing.Roof, string, string
 				roof = l.GPU
 			}
 			if roof.BandwidthGBs > 0 {
-				return roof, l.Name, "read_gbs_" + l.Name
+				rk, _ := levelKeys(l.Name)
+				return roof, l.Name, rk
 			}
 		}
 	}
