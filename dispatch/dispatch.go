@@ -196,7 +196,12 @@ type Dispatcher struct {
 	answered1 int
 	// skip counts each side's calls left before the next one sampled
 	// (observed): see observe.
-	skip [2]int32
+	skip [2]int16
+	// off counts each side's latest calls in a row that ran off their
+	// estimate (outside the entry's bounds) unobserved: offRun of them
+	// have the side's next call observed.
+	off [2]uint8
+	_   [2]byte
 	// gen counts the changes of what the model cache entries hold of
 	// the buckets: an entry's decision holds while its gen is current.
 	gen    uint32
@@ -384,6 +389,15 @@ func New(a, b Executor, names [2]string, prof Profile, cfg Config) (*Dispatcher,
 // a probe, a wake-up and a call in a bucket whose ring is not full always
 // are.
 const sampleEvery = 16
+
+// offRun is the number of a side's unobserved calls in a row off their
+// estimate by ShockRatio that have its next call observed. On a shared
+// machine one call in ten of a few hundred ns runs 1.6× off its size's
+// median (hybrid, cosine-single): with one such call enough, the calls
+// after them made half the sampled calls, each on Do's full path; two in
+// a row are one call in a hundred, and a slow-down, every call off, is
+// observed from its third call.
+const offRun = 2
 
 // bucketOf is ⌊log₂ n⌋.
 func bucketOf(n int) int { return bits.Len(uint(max(n, 1))) - 1 }
@@ -574,7 +588,11 @@ func (d *Dispatcher) Do(n int) (Outcome, error) {
 		took, err := e.ex.Run(n)
 		if err == nil {
 			if took < e.lo || took > e.hi {
-				d.skip[side] = 0 // off its estimate: observe what follows
+				if d.off[side]++; d.off[side] >= offRun {
+					d.skip[side] = 0 // off its estimate: observe what follows
+				}
+			} else {
+				d.off[side] = 0
 			}
 			d.answered(side, took)
 			return Outcome{Side: side, Took: took, Failed: -1}, nil
@@ -794,7 +812,7 @@ func (d *Dispatcher) observe(s, k int, b *bucket, m [2]float64, took time.Durati
 	// has the call after any such call observed). A call is chosen on
 	// the calls before it, not on its own time, so outliers are not
 	// over-sampled; a slow-down has every call observed from its first.
-	d.skip[s] = sampleEvery - 1
+	d.skip[s], d.off[s] = sampleEvery-1, 0
 	if int(w.ns) < shockCalls || r > d.cfg.ShockRatio || r < 1/d.cfg.ShockRatio {
 		d.skip[s] = 0
 	}

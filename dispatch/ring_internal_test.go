@@ -172,7 +172,7 @@ func TestLayout(t *testing.T) {
 		what      string
 		got, want uintptr
 	}{
-		{"offset of skip + its size", unsafe.Offsetof(d.skip) + unsafe.Sizeof(d.skip), 56},
+		{"offset of off + its size", unsafe.Offsetof(d.off) + unsafe.Sizeof(d.off), 54},
 		{"offset of gen + its size", unsafe.Offsetof(d.gen) + unsafe.Sizeof(d.gen), 60},
 		{"offset of slowF + its size", unsafe.Offsetof(d.slowF) + unsafe.Sizeof(d.slowF), 120},
 		{"offset of cfg", unsafe.Offsetof(d.cfg), 128},
