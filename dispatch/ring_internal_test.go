@@ -194,3 +194,66 @@ func TestLayout(t *testing.T) {
 		t.Errorf("Dispatcher is %d bytes: at most 32 KiB, Go does not allocate it page-aligned", unsafe.Sizeof(d))
 	}
 }
+
+// dropLast takes out the latest value, full ring or not; values added
+// after it take the freed slots, so the oldest is still replaced next.
+func TestRingDropLast(t *testing.T) {
+	var r ring
+	var want []float64 // arrival order
+	r2 := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 400; i++ {
+		if len(want) > 0 && r2.IntN(3) == 0 {
+			r.dropLast()
+			want = want[:len(want)-1]
+		} else {
+			x := dec(enc(0.5 + r2.Float64()))
+			r.add(x)
+			want = append(want, x)
+			if len(want) > ringSize {
+				want = want[1:]
+			}
+		}
+		sorted := slices.Clone(want)
+		slices.Sort(sorted)
+		got := make([]float64, r.n)
+		for j := range got {
+			got[j] = dec(r.s[j])
+		}
+		if !slices.Equal(got, sorted) {
+			t.Fatalf("step %d: ring holds %v, want %v", i, got, sorted)
+		}
+	}
+}
+
+// The calls that show a slow-down entered their bucket's ring before it
+// was found: they are taken out again, so the estimate saved (and restored
+// at the recovery) is the one from before the slow-down, even in a bucket
+// that had few calls (the slow calls there outnumbering them).
+func TestSlowCallsBeforeTheShockNotSaved(t *testing.T) {
+	factor := 1.0
+	a := Func(func(n int) (time.Duration, error) { return time.Duration(factor * (300 + 40*float64(n))), nil })
+	b := Func(func(n int) (time.Duration, error) { return time.Duration(600 + 22*float64(n)), nil })
+	d, err := New(a, b, [2]string{"A", "B"}, Profile{Models: [2]Model{Linear(300e-9, 40e-9), Linear(600e-9, 22e-9)}}, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 300; i++ {
+		d.Do(2 + i%2) // bucket [2,3], A's: its ring full
+	}
+	for i := 0; i < 3; i++ {
+		d.Do(4 + i%4) // bucket [4,7], A's: 3 calls as profiled
+	}
+	factor = 3
+	for i := 0; i < 40 && !d.slowed(0); i++ {
+		d.Do([]int{4, 5, 2, 6, 7, 3}[i%6])
+	}
+	if !d.slowed(0) {
+		t.Fatal("A slowed 3× was not found slower")
+	}
+	if got := d.buckets[2].pre[0].q; math.Abs(got-1) > 0.02 {
+		t.Errorf("A's estimate saved in bucket [4,7]: %.3f× the profile, want 1 (its calls before the slow-down)", got)
+	}
+	if got := d.buckets[2].q[0]; got < 2.8 || got > 3.2 {
+		t.Errorf("A's estimate in bucket [4,7] while slower: %.3f× the profile, want about 3", got)
+	}
+}
