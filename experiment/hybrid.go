@@ -571,22 +571,33 @@ func faultResponse(name string, hc HybridConfig, sw []dispatch.Switch, length, r
 		var offs, backs []int // per replay, where a move happened
 		for rp := 0; rp < repeats; rp++ {
 			base := rp * length
-			off, back := -1, -1
+			// off: the first move off the side once the fault began;
+			// back: the first move to it after the last move off that
+			// came before the fault ended (negative when the dispatcher
+			// was back before the end: probes showed the side fast
+			// again on a noisy machine, and nothing moved it off since).
+			off, lastOff, back := -1, -1, math.MinInt
 			for _, s := range sw {
 				if s.Call >= base+length {
 					break
 				}
-				if off < 0 && s.Call >= base+f.From && s.From == side {
-					off = s.Call - base - f.From
+				if s.Call < base+f.From {
+					continue
 				}
-				if back < 0 && s.Call >= base+f.To && s.To == side {
+				if s.From == side && s.Call < base+f.To {
+					if off < 0 {
+						off = s.Call - base - f.From
+					}
+					lastOff, back = s.Call, math.MinInt
+				}
+				if back == math.MinInt && lastOff >= 0 && s.Call > lastOff && s.To == side {
 					back = s.Call - base - f.To
 				}
 			}
 			if off >= 0 {
 				offs = append(offs, off)
 			}
-			if back >= 0 {
+			if back != math.MinInt {
 				backs = append(backs, back)
 			}
 		}
@@ -600,7 +611,7 @@ func faultResponse(name string, hc HybridConfig, sw []dispatch.Switch, length, r
 		never, stuck := repeats-len(offs), repeats-len(backs)
 		txt := fmt.Sprintf("hybrid %s: fault %s, in each of %d replays: ", name, f.String(hc.Sides), repeats)
 		txt += fmt.Sprintf("the dispatcher moved calls off %s at most %d requests after it began (each replay: %v; %d replays without a move)", side, worstOff, offs, never)
-		txt += fmt.Sprintf(", and back at most %d requests after it ended (each: %v; %d replays without a move back)", worstBack, backs, stuck)
+		txt += fmt.Sprintf(", and back at most %d requests after it ended (each: %v, negative: back before it ended; %d replays without a move back)", worstBack, backs, stuck)
 		out = append(out, txt)
 	}
 	return out

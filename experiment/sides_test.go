@@ -3,6 +3,8 @@ package experiment
 import (
 	"strings"
 	"testing"
+
+	"github.com/wgpu-prof/wgpu-prof/dispatch"
 )
 
 func TestParseSides(t *testing.T) {
@@ -95,6 +97,41 @@ func TestWilliamsOrder(t *testing.T) {
 					t.Errorf("n=%d: %d right after %d %d times", n, b, a, after[[2]int{a, b}])
 				}
 			}
+		}
+	}
+}
+
+// faultResponse reads each replay's moves off the faulty side and back,
+// including a replay where probes brought the calls back before the fault
+// ended (reported negative) and one that moved off again and then back.
+func TestFaultResponse(t *testing.T) {
+	sides, err := ParseSides("cpu:threads=1,cpu:threads=2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := sides[0].Label, sides[1].Label
+	hc := HybridConfig{Sides: sides, Faults: []Fault{{Side: 1, Slow: 3, From: 100, To: 200}}}
+	sw := []dispatch.Switch{
+		{Call: 50, From: b, To: a},   // before the fault: not a response
+		{Call: 60, From: a, To: b},   // (back before it: neither)
+		{Call: 112, From: b, To: a},  // replay 0: off at 12,
+		{Call: 207, From: a, To: b},  // back at 7
+		{Call: 410, From: b, To: a},  // replay 1: off at 10,
+		{Call: 490, From: a, To: b},  // back before the end (a false recovery?)
+		{Call: 495, From: b, To: a},  // off again,
+		{Call: 504, From: a, To: b},  // back at 4
+		{Call: 715, From: b, To: a},  // replay 2: off at 15,
+		{Call: 792, From: a, To: b},  // back 8 requests before the end
+		{Call: 1015, From: b, To: a}, // replay 3: off at 15, never back
+	}
+	got := faultResponse("w", hc, sw, 300, 4)
+	if len(got) != 1 {
+		t.Fatalf("%d lines, want 1: %q", len(got), got)
+	}
+	for _, want := range []string{"at most 15 requests after it began (each replay: [12 10 15 15]; 0 replays without a move)",
+		"back at most 7 requests after it ended (each: [7 4 -8], negative: back before it ended; 1 replays without a move back)"} {
+		if !strings.Contains(got[0], want) {
+			t.Errorf("%s\nwant it to contain %q", got[0], want)
 		}
 	}
 }
