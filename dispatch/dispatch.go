@@ -41,8 +41,9 @@
 //
 // Not every call is observed: while a side runs as estimated, one in
 // sampleEvery of its calls enters the estimates and the shock tests, and
-// every call after one that ran ShockRatio× off its estimate does, so a
-// slow-down is observed from its first call on (see Dispatcher for why).
+// every call after offRun in a row that ran ShockRatio× off their
+// estimate does, so a slow-down is observed from its third call on (see
+// Dispatcher for why).
 //
 // The package measures nothing itself: executors report how long each call
 // took, so simulated executors give deterministic tests.
@@ -176,10 +177,11 @@ var ErrBothFailed = errors.New("dispatch: both sides failed")
 // it touches is likely a miss (15–20 ns from L3). In hybrid (calls of
 // 0.3–10 µs), a dispatcher that touched a dozen lines on every call cost
 // 140–170 ns per call, more than routing gained. Most calls now take
-// Do's short path, which touches the first line below, the executors'
-// line and the size's model cache entry (a line, holding the routing
-// decision): about 20–40 ns. Probes, sampled calls and calls after one
-// that ran off its estimate take the full path (200–300 ns). A
+// Do's short path, which touches the first line below and the size's
+// model cache entry (a line, holding the routing decision and the side's
+// executor): about 20–40 ns. Probes, sampled calls and calls after
+// offRun in a row that ran off their estimate take the full path
+// (200–400 ns). A
 // Dispatcher is larger than 32 KiB, so Go allocates it page-aligned and
 // these offsets are cache-line offsets (TestLayout).
 type Dispatcher struct {
@@ -279,7 +281,7 @@ type estimate struct {
 // lines.
 type ring struct {
 	n, i uint8
-	v, s [ringSize]uint16 // v: arrival order (v[:n] when not full); s[:n] sorted
+	v, s [ringSize]uint16 // v: arrival order, oldest at i once full (dropLast frees slots before i); s[:n] sorted
 	_    [26]byte
 }
 
@@ -462,7 +464,7 @@ type modelEntry struct {
 // entry returns the model cache entry of size n, its models evaluated (at
 // least 1 ps each) and its decision current. A fitted model is a closure
 // over a slice of segments, three dependent loads that miss the cache
-// after a kernel ran; the entry is half a line.
+// after a kernel ran; the entry is one line.
 func (d *Dispatcher) entry(n int) *modelEntry {
 	e := &d.mcache[(uint64(n)*0x9e3779b97f4a7c15)>>(64-mcacheBits)]
 	if e.gen == 0 || e.n != n {
@@ -835,7 +837,7 @@ func (d *Dispatcher) observe(s, k int, b *bucket, m [2]float64, took time.Durati
 	// The side's next sampleEvery-1 calls go unobserved unless this one
 	// ran off its estimate by ShockRatio or the side's window is not
 	// full: then the next call is observed too (and Do's short path
-	// has the call after any such call observed). A call is chosen on
+	// has the call after offRun such calls in a row observed). A call is chosen on
 	// the calls before it, not on its own time, so outliers are not
 	// over-sampled; a slow-down has every call observed from its first.
 	d.skip[s], d.off[s] = sampleEvery-1, 0
