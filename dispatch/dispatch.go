@@ -281,7 +281,7 @@ type estimate struct {
 // lines.
 type ring struct {
 	n, i uint8
-	v, s [ringSize]uint16 // v: arrival order, oldest at i once full (dropLast frees slots before i); s[:n] sorted
+	v, s [ringSize]uint16 // v: arrival order (v[:n] when not full); s[:n] sorted
 	_    [26]byte
 }
 
@@ -339,23 +339,6 @@ func (r *ring) add(x64 float64) {
 	s[p] = x
 }
 
-// dropLast removes the latest value added. Added again, values take the
-// freed slots, so the oldest is still the next one replaced.
-func (r *ring) dropLast() {
-	if r.n == 0 {
-		return
-	}
-	r.i = (r.i + ringSize - 1) % ringSize
-	x := r.v[r.i]
-	s := r.s[:r.n]
-	p := 0
-	for p < len(s)-1 && s[p] != x {
-		p++
-	}
-	copy(s[p:], s[p+1:])
-	r.n--
-}
-
 func (r *ring) median() float64 {
 	if r.n%2 == 1 {
 		return dec(r.s[r.n/2])
@@ -366,10 +349,8 @@ func (r *ring) median() float64 {
 // scale multiplies every value by f > 0 (the order is kept: enc is
 // monotone).
 func (r *ring) scale(f float64) {
-	for j := range r.v { // every slot: after dropLast the values need not be v[:n]
-		r.v[j] = enc(dec(r.v[j]) * f)
-	}
 	for j := range r.n {
+		r.v[j] = enc(dec(r.v[j]) * f)
 		r.s[j] = enc(dec(r.s[j]) * f)
 	}
 }
@@ -501,18 +482,12 @@ func (d *Dispatcher) invalidate() {
 // so a call costs a shift and a store and the ratios are sorted only
 // when a test fires.
 type window struct {
-	slow [shockCalls]float32
-	fast [fastCalls]uint16 // enc
-	// in is the bucket each slow entry's call entered (noBucket: none),
-	// for dropOut.
-	in                 [shockCalls]uint8
+	slow               [shockCalls]float32
+	fast               [fastCalls]float32
 	slowBits, fastBits uint16
 	ns, nf, is, jf     uint8
-	_                  [2]byte
+	_                  [4]byte
 }
-
-// noBucket marks a window entry whose call entered no bucket's ring.
-const noBucket = 0xff
 
 func b2u(b bool) uint16 {
 	if b {
@@ -523,14 +498,13 @@ func b2u(b bool) uint16 {
 
 func (w *window) addSlow(r float64, slower bool) {
 	w.slow[w.is] = float32(r)
-	w.in[w.is] = noBucket
 	w.is = (w.is + 1) % shockCalls
 	w.ns = min(w.ns+1, shockCalls)
 	w.slowBits = (w.slowBits<<1 | b2u(slower)) & (1<<shockCalls - 1)
 }
 
 func (w *window) addFast(r float64, faster bool) {
-	w.fast[w.jf] = enc(r)
+	w.fast[w.jf] = float32(r)
 	w.jf = (w.jf + 1) % fastCalls
 	w.nf = min(w.nf+1, fastCalls)
 	w.fastBits = (w.fastBits<<1 | b2u(faster)) & (1<<fastCalls - 1)
@@ -555,8 +529,8 @@ func (w *window) recovery() (bool, float64) {
 		return false, 1
 	}
 	v := w.fast
-	slices.Sort(v[:]) // enc keeps the order
-	return true, dec(v[fastCalls/2])
+	slices.Sort(v[:])
+	return true, float64(v[fastCalls/2])
 }
 
 // est is the current estimate of side s's time (seconds) for a call whose
@@ -880,7 +854,6 @@ func (d *Dispatcher) observe(s, k int, b *bucket, m [2]float64, took time.Durati
 			d.recoveredAt[s] = d.calls
 			why = fmt.Sprintf("%s ran %.2f× its estimates (median of its last %d calls) (faster): its estimates from before it was found slower restored in every bucket", d.names[s], f, fastCalls)
 		} else {
-			d.dropOut(s, w)
 			if !d.slowed(s) {
 				d.slowAt[s], d.recX[s] = d.spent, 0
 				d.each(func(_ int, bb *bucket) { bb.pre[s] = estimate{q: bb.q[s], obs: bb.obs[s]} })
@@ -898,7 +871,6 @@ func (d *Dispatcher) observe(s, k int, b *bucket, m [2]float64, took time.Durati
 		return
 	}
 	b.obs[s].add(obs)
-	w.in[(int(w.is)+shockCalls-1)%shockCalls] = uint8(k) // the entry addSlow made
 	if b.obs[s].n >= minObs {
 		b.q[s] = b.obs[s].median()
 	}
@@ -906,36 +878,6 @@ func (d *Dispatcher) observe(s, k int, b *bucket, m [2]float64, took time.Durati
 		d.invalidate() // the bucket's calls on s are sampled from now on
 	}
 	d.reconsider(k, b, "")
-}
-
-// dropOut takes out of side s's rings the calls of its window w that ran
-// slower: those that showed the slow-down had entered their buckets' rings
-// before it was found, and left there they were saved with the estimates
-// from before it (restored at the recovery, a bucket still looked 2×
-// slower and kept its calls off the side for hundreds of calls) and
-// counted twice once the rings were rescaled. In each bucket, newest first,
-// up to its latest call that did not run slower.
-func (d *Dispatcher) dropOut(s int, w *window) {
-	var stop, touched uint64
-	for j := 0; j < int(w.ns); j++ {
-		k := w.in[(int(w.is)+shockCalls-1-j)%shockCalls]
-		switch {
-		case k == noBucket || stop>>k&1 == 1:
-		case w.slowBits>>j&1 == 0:
-			stop |= 1 << k
-		default:
-			d.buckets[k].obs[s].dropLast()
-			touched |= 1 << k
-		}
-	}
-	for ; touched != 0; touched &= touched - 1 {
-		bb := &d.buckets[bits.TrailingZeros64(touched)]
-		if bb.obs[s].n >= minObs {
-			bb.q[s] = bb.obs[s].median()
-		} else {
-			bb.q[s] = d.slowF[s] // as a bucket first seen now
-		}
-	}
 }
 
 // minObs is the number of a side's calls in a bucket before their median
