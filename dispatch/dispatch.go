@@ -566,8 +566,13 @@ func (d *Dispatcher) slowed(s int) bool { return d.slowF[s] > 1.0001 }
 // time of its recovery probes within RecoveryShare of the time spent
 // since it was found slower.
 func (d *Dispatcher) recoveryFits(s int, b *bucket, m [2]float64) bool {
-	extra := math.Max(0, d.est(b, s, m)-d.est(b, 1-s, m))
-	return d.recX[s]+extra <= d.cfg.RecoveryShare*(d.spent-d.slowAt[s])
+	return d.recX[s]+d.extra(b, s, m) <= d.cfg.RecoveryShare*(d.spent-d.slowAt[s])
+}
+
+// extra is the predicted extra time of running on side s, in bucket b, a
+// call whose models evaluate to m, instead of on the other side.
+func (d *Dispatcher) extra(b *bucket, s int, m [2]float64) float64 {
+	return math.Max(0, d.est(b, s, m)-d.est(b, 1-s, m))
 }
 
 // idle reports whether side s answered none of the last idleCalls calls.
@@ -649,10 +654,9 @@ func (d *Dispatcher) route(n int, e *modelEntry) (Outcome, error) {
 		// most the mean call so far), so the budget buys many of them;
 		// after 4×ProbeEvery calls without one, any request will do, so
 		// buckets of large requests are probed too.
-		extra := math.Max(0, d.est(b, other, m)-d.est(b, side, m))
 		mean := d.spent / float64(max(d.calls, 1))
 		cheap := d.calls == 0 || d.est(b, other, m) <= mean || d.calls-d.lastPrb >= 4*d.cfg.ProbeEvery
-		switch deficit := d.probeX + extra - d.cfg.ProbeShare*d.spent; {
+		switch deficit := d.probeX + d.extra(b, other, m) - d.cfg.ProbeShare*d.spent; {
 		case !cheap || d.slowed(other):
 			retry = 2
 		case deficit <= 0:
