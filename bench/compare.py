@@ -80,10 +80,10 @@ def main():
     pairs = a.pairs or ["read-dram", "read-cache", "single-dram", "scaling", "single-resident", "batch", "topk", "hnsw"]
     ratios = {}
 
-    def note(name, ours, peer, what):
+    def note(name, ours, peer, what, who="wgpu-prof"):
         r = ours / peer
         ratios.setdefault(name, []).append(r)
-        print(f"  {name:16s} wgpu-prof {ours:8.2f}  {what} {peer:8.2f}  ratio {r:.3f}", flush=True)
+        print(f"  {name:16s} {who} {ours:8.2f}  {what} {peer:8.2f}  ratio {r:.3f}", flush=True)
 
     for rnd in range(a.rounds):
         print(f"round {rnd + 1}", flush=True)
@@ -106,10 +106,10 @@ def main():
                 r = gobench("CosineSingle$/level=auto/threads=(1|2)$/N=200000", "1x")
                 one_t = [v for k, v in r.items() if "/threads=1/" in k][0]
                 two_t = [v for k, v in r.items() if "/threads=2/" in k][0]
-                note("scaling-1to2", two_t, one_t, "(1 thread GB/s)")
+                note("scaling-1to2", two_t, one_t, "1 thread GB/s", who="wgpu-prof 2 threads GB/s")
                 c1 = peerrate(run([PEER, "cosine", "200000", "768", "10"], {"OMP_NUM_THREADS": "1"}))
                 c2 = peerrate(run([PEER, "cosine", "200000", "768", "10"], {"OMP_NUM_THREADS": "2"}))
-                note("C-scaling-1to2", c2, c1, "(C 1 thread GB/s)")
+                note("C-scaling-1to2", c2, c1, "C 1 thread GB/s", who="C 2 threads GB/s")
             elif p == "single-resident":
                 g = one(gobench(f"CosineSingle$/level=auto/threads={T}$/N=2000$", "200x"))
                 n = peerrate(run([PY, os.path.join(HERE, "peers.py"), "--runs", "11", "--threads", T, "cosine-single-resident"]))
