@@ -7,16 +7,19 @@
 // fits or measured at start-up; where a measured crossover is given, the
 // models are scaled to cross there) and keeps, per size bucket (powers of
 // two) and per side, an online estimate of the time relative to the model:
-// the median of the bucket's last calls on that side. It re-probes the
-// side it is not using at a bounded rate: at most one probe per ProbeEvery
-// calls, and only while the probes' extra time stays within ProbeShare of
-// the time spent so far, so probing a much slower side costs little. A
-// side that was idle pays a wake-up on its next call (parked worker
-// threads, an idle GPU queue) that it would not pay if it took the
-// bucket's calls, so a probe of an idle side is two calls in a row and
-// only the second enters the estimates. A bucket switches sides only when
-// the estimates' ratio moves by more than the Hysteresis factor (no
-// flapping).
+// the median of the bucket's last calls on that side (in a bucket where
+// the side has made too few calls, the profile, or the side's median over
+// all buckets where that is off the profile by more than ShockRatio). It
+// re-probes the side it is not using at a bounded rate: at most one probe
+// per ProbeEvery calls (half and a quarter as often once probes in a row
+// confirm the routing, back to the full rate when an estimate moves), and
+// only while the probes' extra time stays within ProbeShare of the time
+// spent so far, so probing a much slower side costs little. A side that
+// was idle pays a wake-up on its next call (parked worker threads, an idle
+// GPU queue) that it would not pay if it took the bucket's calls, so a
+// probe of an idle side is two calls in a row and only the second enters
+// the estimates. A bucket switches sides only when the estimates' ratio
+// moves by more than the Hysteresis factor (no flapping).
 //
 // A change seen on one side in every bucket rescales that side's
 // estimates everywhere, because contention, clocks or a lost device are
@@ -40,7 +43,9 @@
 // failing).
 //
 // Not every call is observed: while a side runs as estimated, one in
-// sampleEvery of its calls enters the estimates and the shock tests, and
+// sampleEvery of its calls enters the estimates and the shock tests (one
+// in 2× and 4× that once the routing held for ringSize and 2×ringSize of
+// them), and
 // every call after offRun in a row that ran ShockRatio× off their
 // estimate does, so a slow-down is observed from its third call on (see
 // Dispatcher for why).
@@ -217,7 +222,13 @@ type Dispatcher struct {
 	// slowF is the factor a side was rescaled by for slow-downs not yet
 	// undone by a recovery (1: none).
 	slowF [2]float64
-	_     [8]byte
+	// probeOK counts the probes since the last change of the estimates'
+	// ratios that confirmed the routing, sampleOK each side's sampled
+	// calls since then: the longer the routing holds, the fewer calls it
+	// probes and samples (probeGap, sampleGap).
+	probeOK  uint16
+	sampleOK [2]uint16
+	_        [2]byte
 
 	cfg Config // line 2
 	_   [16]byte
@@ -240,8 +251,14 @@ type Dispatcher struct {
 	names       [2]string
 	prof        Profile
 	wakeR       [2]ring // each side's probe wake-up calls: time over estimate
-	failures    [2]int
-	switches    []Switch
+	// sideR is each side's last observed calls in any bucket (time over
+	// the profile), sidePre that from before the side was found slower;
+	// young marks the buckets where a side has fewer than minObs calls,
+	// whose estimate for it is sideR's median (see prior).
+	sideR, sidePre [2]ring
+	young          [2]uint64
+	failures       [2]int
+	switches       []Switch
 }
 
 // bucket holds, per side, the median of its last calls' observed time
@@ -412,10 +429,32 @@ func (d *Dispatcher) bucket(k int) *bucket {
 		// A bucket first seen while a side is marked slower starts from
 		// the profile scaled by the slow-down, and returns to the
 		// profile when the side recovers.
-		*b = bucket{q: [2]float64{d.slowF[0], d.slowF[1]}, seen: true, pre: [2]estimate{{q: 1}, {q: 1}}}
+		*b = bucket{q: [2]float64{d.prior(0), d.prior(1)}, seen: true, pre: [2]estimate{{q: 1}, {q: 1}}}
 		b.rho = b.q[1] / b.q[0]
+		d.young[0] |= 1 << k
+		d.young[1] |= 1 << k
 	}
 	return b
+}
+
+// prior is side s's estimate in a bucket where it has fewer than minObs
+// calls: the profile (scaled by any slow-down), unless the median of the
+// side's last calls in any bucket (at least minObs of them) is off it by
+// more than ShockRatio, then that median. A profile taken with the
+// machine in another state is off the same way at every size, so the
+// side's calls in one bucket say more about the next than the profile
+// does: a side probed rarely (its probes pay a wake-up) would otherwise
+// need minObs probes in each bucket before any of its speed was used.
+// Within ShockRatio, the profile's shape across sizes is worth more than
+// a median over sizes whose times are off the profile differently (and
+// a side's first calls, cold, are off it by more).
+func (d *Dispatcher) prior(s int) float64 {
+	if d.sideR[s].n >= minObs {
+		if m := d.sideR[s].median(); m > d.slowF[s]*d.cfg.ShockRatio || m*d.cfg.ShockRatio < d.slowF[s] {
+			return m
+		}
+	}
+	return d.slowF[s]
 }
 
 // each calls fn on every bucket seen so far.
@@ -649,13 +688,13 @@ func (d *Dispatcher) route(n int, e *modelEntry) (Outcome, error) {
 		} else {
 			retry = 2
 		}
-	case d.calls-d.lastPrb >= d.cfg.ProbeEvery:
+	case d.calls-d.lastPrb >= d.probeGap():
 		// Probes go to requests that are cheap on the probed side (at
 		// most the mean call so far), so the budget buys many of them;
-		// after 4×ProbeEvery calls without one, any request will do, so
-		// buckets of large requests are probed too.
+		// after 4 gaps without one, any request will do, so buckets of
+		// large requests are probed too.
 		mean := d.spent / float64(max(d.calls, 1))
-		cheap := d.calls == 0 || d.est(b, other, m) <= mean || d.calls-d.lastPrb >= 4*d.cfg.ProbeEvery
+		cheap := d.calls == 0 || d.est(b, other, m) <= mean || d.calls-d.lastPrb >= 4*d.probeGap()
 		switch deficit := d.probeX + d.extra(b, other, m) - d.cfg.ProbeShare*d.spent; {
 		case !cheap || d.slowed(other):
 			retry = 2
@@ -669,7 +708,7 @@ func (d *Dispatcher) route(n int, e *modelEntry) (Outcome, error) {
 			// The budget grows by ProbeShare of each call: check again
 			// when the calls so far, at their mean, would have paid the
 			// deficit (at most ProbeEvery calls on).
-			retry = int(min(math.Ceil(deficit/(d.cfg.ProbeShare*mean)), float64(d.cfg.ProbeEvery)))
+			retry = int(min(math.Ceil(deficit/(d.cfg.ProbeShare*mean)), float64(d.probeGap())))
 		}
 	}
 	if d.follow >= 0 && !(out.Probe && int(d.follow) == side && d.lastPrb == d.calls) {
@@ -761,6 +800,28 @@ func (d *Dispatcher) answered(side int, took time.Duration) {
 // slower.
 func (d *Dispatcher) recoveryGap() int { return min(d.cfg.ProbeEvery, 2) }
 
+// probeGap is the fewest calls between two probes: ProbeEvery, doubled
+// after probeSteady probes in a row confirmed the routing and doubled
+// again after twice as many (see steady).
+func (d *Dispatcher) probeGap() int { return d.cfg.ProbeEvery << min(d.probeOK/probeSteady, 2) }
+
+// sampleGap is the number of side s's calls per sampled one while it
+// runs as estimated: sampleEvery, doubled after ringSize sampled calls
+// in a row left the routing as it was and doubled again after twice as
+// many.
+func (d *Dispatcher) sampleGap(s int) int16 { return sampleEvery << min(d.sampleOK[s]/ringSize, 2) }
+
+// unsteady restarts the probing and sampling at their full rates: an
+// estimates' ratio moved (a switch, a shock, a recovery) or a side
+// failed.
+func (d *Dispatcher) unsteady() { d.probeOK, d.sampleOK = 0, [2]uint16{} }
+
+// probeSteady is the number of probes in a row that confirm the routing
+// (leave the estimates' ratio as it was, in a bucket whose probed side
+// had its minObs calls) after which probes come half as often; as many
+// again halve it again.
+const probeSteady = 4
+
 // schedule sets nextCheck, the first call that must take Do's full path:
 // the next one while a probe continues or a side is failed, retry calls
 // on when a due probe was not admitted (the call's size not cheap, or the
@@ -774,12 +835,13 @@ func (d *Dispatcher) schedule(retry int) {
 	case d.slowed(0) || d.slowed(1):
 		d.nextCheck = d.lastPrb + d.recoveryGap()
 	default:
-		d.nextCheck = d.lastPrb + d.cfg.ProbeEvery
+		d.nextCheck = d.lastPrb + d.probeGap()
 	}
 }
 
 // fail marks side s failed for RetryAfter calls (doubling).
 func (d *Dispatcher) fail(s, k int, err error) {
+	d.unsteady()
 	d.failures[s]++
 	wait := d.cfg.RetryAfter << min(d.failures[s]-1, 6)
 	d.failed[s] = d.calls + wait
@@ -818,7 +880,7 @@ func (d *Dispatcher) observe(s, k int, b *bucket, m [2]float64, took time.Durati
 	// has the call after offRun such calls in a row observed). A call is chosen on
 	// the calls before it, not on its own time, so outliers are not
 	// over-sampled; a slow-down has every call observed from its first.
-	d.skip[s], d.off[s] = sampleEvery-1, 0
+	d.skip[s], d.off[s] = d.sampleGap(s)-1, 0
 	if int(w.ns) < shockCalls || r > d.cfg.ShockRatio || r < 1/d.cfg.ShockRatio {
 		d.skip[s] = 0
 	}
@@ -854,6 +916,7 @@ func (d *Dispatcher) observe(s, k int, b *bucket, m [2]float64, took time.Durati
 		var why string
 		if recovered {
 			d.each(func(_ int, bb *bucket) { bb.q[s], bb.obs[s] = bb.pre[s].q, bb.pre[s].obs })
+			d.sideR[s] = d.sidePre[s]
 			d.slowF[s] = 1
 			d.recoveredAt[s] = d.calls
 			why = fmt.Sprintf("%s ran %.2f× its estimates (median of its last %d calls) (faster): its estimates from before it was found slower restored in every bucket", d.names[s], f, fastCalls)
@@ -861,7 +924,9 @@ func (d *Dispatcher) observe(s, k int, b *bucket, m [2]float64, took time.Durati
 			if !d.slowed(s) {
 				d.slowAt[s], d.recX[s] = d.spent, 0
 				d.each(func(_ int, bb *bucket) { bb.pre[s] = estimate{q: bb.q[s], obs: bb.obs[s]} })
+				d.sidePre[s] = d.sideR[s]
 			}
+			d.sideR[s].scale(f)
 			d.each(func(_ int, bb *bucket) {
 				bb.q[s] *= f
 				bb.obs[s].scale(f)
@@ -870,18 +935,43 @@ func (d *Dispatcher) observe(s, k int, b *bucket, m [2]float64, took time.Durati
 			why = fmt.Sprintf("%s ran %.2f× its estimates (median of its last %d calls) (slower), rescaled in every bucket", d.names[s], f, shockCalls)
 		}
 		*w = window{}
+		d.unsteady()
 		d.invalidate() // the cache entries' bounds
 		d.each(func(kk int, bb *bucket) { d.reconsider(kk, bb, why) })
 		return
 	}
+	known := b.cnt[s] >= minObs
 	b.obs[s].add(obs)
 	if b.obs[s].n >= minObs {
 		b.q[s] = b.obs[s].median()
+		d.young[s] &^= 1 << k
+	}
+	old := d.prior(s)
+	if d.sideR[s].add(obs); d.young[s] != 0 && d.prior(s) != old {
+		// The buckets where the side is young take its new prior.
+		p := d.prior(s)
+		for y := d.young[s]; y != 0; y &= y - 1 {
+			kk := bits.TrailingZeros64(y)
+			if bb := &d.buckets[kk]; bb.obs[s].n < minObs {
+				bb.q[s] = p
+				d.reconsider(kk, bb, fmt.Sprintf("%s's last %d calls in any bucket ran %.2f× its profile (median), taken where it has fewer than %d", d.names[s], d.sideR[s].n, p, minObs))
+			}
+		}
 	}
 	if b.cnt[s]++; b.cnt[s] == ringSize+1 {
 		d.invalidate() // the bucket's calls on s are sampled from now on
 	}
-	d.reconsider(k, b, "")
+	if d.reconsider(k, b, "") {
+		return
+	}
+	// The routing held: count a probe of a side known in the bucket, or a
+	// call sampled from a warm bucket, towards the lower rates.
+	switch {
+	case probe && known:
+		d.probeOK = min(d.probeOK+1, math.MaxUint16)
+	case !probe && b.cnt[s] > ringSize:
+		d.sampleOK[s] = min(d.sampleOK[s]+1, math.MaxUint16)
+	}
 }
 
 // minObs is the number of a side's calls in a bucket before their median
@@ -898,12 +988,14 @@ const (
 )
 
 // reconsider moves bucket k's applied ratio to the estimates' when they
-// differ by more than the hysteresis factor, and records the switch.
-func (d *Dispatcher) reconsider(k int, b *bucket, why string) {
+// differ by more than the hysteresis factor, records the switch, and
+// reports whether the ratio moved.
+func (d *Dispatcher) reconsider(k int, b *bucket, why string) bool {
 	r := b.q[1] / b.q[0]
 	if r <= b.rho*d.cfg.Hysteresis && r >= b.rho/d.cfg.Hysteresis {
-		return
+		return false
 	}
+	d.unsteady()
 	old := b.rho
 	// Does the new ratio route any size of the bucket differently?
 	lo, hi := 1<<k, 1<<(k+1)-1
@@ -919,7 +1011,7 @@ func (d *Dispatcher) reconsider(k int, b *bucket, why string) {
 	b.rho = r
 	d.invalidate()
 	if !changed {
-		return
+		return true
 	}
 	to, from := 1, 0
 	if r > old {
@@ -931,6 +1023,7 @@ func (d *Dispatcher) reconsider(k int, b *bucket, why string) {
 		txt = why + "; " + txt
 	}
 	d.switches = append(d.switches, Switch{Call: d.calls, Bucket: bucketName(k), From: d.names[from], To: d.names[to], Reason: txt})
+	return true
 }
 
 // Switches returns every switch so far, in order.
