@@ -45,10 +45,9 @@
 // Not every call is observed: while a side runs as estimated, one in
 // sampleEvery of its calls enters the estimates and the shock tests (one
 // in 2× and 4× that once the routing held for ringSize and 2×ringSize of
-// them), and
-// every call after offRun in a row that ran ShockRatio× off their
-// estimate does, so a slow-down is observed from its third call on (see
-// Dispatcher for why).
+// them), and every call after offRun in a row that ran ShockRatio× off
+// their estimate does, so a slow-down is observed from its third call on
+// (see Dispatcher for why).
 //
 // The package measures nothing itself: executors report how long each call
 // took, so simulated executors give deterministic tests.
@@ -178,15 +177,14 @@ var ErrBothFailed = errors.New("dispatch: both sides failed")
 // Dispatcher routes calls; not safe for concurrent use.
 //
 // Its layout is part of its cost. Do runs between a caller's calls, after
-// a kernel has streamed its data through the caches, so each cache line
-// it touches is likely a miss (15–20 ns from L3). In hybrid (calls of
+// a kernel has streamed its data through the caches, so each cache line it
+// touches is likely a miss (15–20 ns from L3). In hybrid (calls of
 // 0.3–10 µs), a dispatcher that touched a dozen lines on every call cost
-// 140–170 ns per call, more than routing gained. Most calls now take
-// Do's short path, which touches the first line below and the size's
-// model cache entry (a line, holding the routing decision and the side's
-// executor): about 20–40 ns. Probes, sampled calls and calls after
-// offRun in a row that ran off their estimate take the full path
-// (200–400 ns). A
+// 140–170 ns per call, more than routing gained. Most calls now take Do's
+// short path, which touches the first line below and the size's model
+// cache entry (a line, holding the routing decision and the side's
+// executor): about 20–40 ns. Probes, sampled calls and calls after offRun
+// in a row that ran off their estimate take the full path (200–400 ns). A
 // Dispatcher is larger than 32 KiB, so Go allocates it page-aligned and
 // these offsets are cache-line offsets (TestLayout).
 type Dispatcher struct {
@@ -404,9 +402,9 @@ func New(a, b Executor, names [2]string, prof Profile, cfg Config) (*Dispatcher,
 }
 
 // sampleEvery: while a side runs as estimated, one in sampleEvery of its
-// calls is observed (enters its ring and its shock window; see observe);
-// a probe, a wake-up and a call in a bucket whose ring is not full always
-// are.
+// calls is observed (enters its ring and its shock window; see observe),
+// fewer once the routing holds (sampleGap); a probe, a wake-up and a call
+// in a bucket whose ring is not full always are.
 const sampleEvery = 16
 
 // offRun is the number of a side's unobserved calls in a row off their
@@ -707,7 +705,7 @@ func (d *Dispatcher) route(n int, e *modelEntry) (Outcome, error) {
 		default:
 			// The budget grows by ProbeShare of each call: check again
 			// when the calls so far, at their mean, would have paid the
-			// deficit (at most ProbeEvery calls on).
+			// deficit (at most probeGap calls on).
 			retry = int(min(math.Ceil(deficit/(d.cfg.ProbeShare*mean)), float64(d.probeGap())))
 		}
 	}
@@ -802,7 +800,7 @@ func (d *Dispatcher) recoveryGap() int { return min(d.cfg.ProbeEvery, 2) }
 
 // probeGap is the fewest calls between two probes: ProbeEvery, doubled
 // after probeSteady probes in a row confirmed the routing and doubled
-// again after twice as many (see steady).
+// again after twice as many (back to ProbeEvery: unsteady).
 func (d *Dispatcher) probeGap() int { return d.cfg.ProbeEvery << min(d.probeOK/probeSteady, 2) }
 
 // sampleGap is the number of side s's calls per sampled one while it
@@ -874,7 +872,7 @@ func (d *Dispatcher) observe(s, k int, b *bucket, m [2]float64, took time.Durati
 	if !wake {
 		w.addSlow(r, r > d.cfg.ShockRatio)
 	}
-	// The side's next sampleEvery-1 calls go unobserved unless this one
+	// The side's next sampleGap-1 calls go unobserved unless this one
 	// ran off its estimate by ShockRatio or the side's window is not
 	// full: then the next call is observed too (and Do's short path
 	// has the call after offRun such calls in a row observed). A call is chosen on
@@ -947,14 +945,15 @@ func (d *Dispatcher) observe(s, k int, b *bucket, m [2]float64, took time.Durati
 		d.young[s] &^= 1 << k
 	}
 	old := d.prior(s)
-	if d.sideR[s].add(obs); d.young[s] != 0 && d.prior(s) != old {
+	d.sideR[s].add(obs)
+	if p := d.prior(s); d.young[s] != 0 && p != old {
 		// The buckets where the side is young take its new prior.
-		p := d.prior(s)
+		why := fmt.Sprintf("%s's last %d calls in any bucket ran %.2f× its profile (median), taken where it has fewer than %d", d.names[s], d.sideR[s].n, p, minObs)
 		for y := d.young[s]; y != 0; y &= y - 1 {
 			kk := bits.TrailingZeros64(y)
 			if bb := &d.buckets[kk]; bb.obs[s].n < minObs {
 				bb.q[s] = p
-				d.reconsider(kk, bb, fmt.Sprintf("%s's last %d calls in any bucket ran %.2f× its profile (median), taken where it has fewer than %d", d.names[s], d.sideR[s].n, p, minObs))
+				d.reconsider(kk, bb, why)
 			}
 		}
 	}
