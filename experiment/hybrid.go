@@ -3,6 +3,7 @@ package experiment
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -84,9 +85,10 @@ type HybridConfig struct {
 	Sides [2]SideSpec
 	// Requests is the stream's length when generated (default 2000).
 	Requests int
-	// Min and Max bound the log-uniform sizes (0: a range straddling the
-	// measured crossover: 1/16 of its low end to 16× its high end, within
-	// [1, the workload's size]).
+	// Min and Max bound the log-uniform sizes. Both 0 with a measured
+	// crossover: the pilot's range (hybridPilot, balancedRange). Otherwise
+	// 0 is 1/16 of the crossover's low end (Min) or 16× its high end
+	// (Max), within [1, the workload's size].
 	Min, Max int
 	// Sizes, when set, is the stream (e.g. read from a file).
 	Sizes []int
@@ -103,6 +105,9 @@ type HybridConfig struct {
 	// Grid is the number of distinct log-spaced sizes a generated stream
 	// uses (each needs its side built in advance; default 48).
 	Grid int
+	// points, when set, are the sizes a generated stream draws from,
+	// uniformly (log-spaced, so log-uniform): the pilot's range.
+	points []int
 }
 
 // Hybrid replays a stream of mixed sizes through side A only, side B only,
@@ -130,18 +135,6 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 	}
 	rep.BreakEvens = append(rep.BreakEvens, *be)
 	rep.Summary = append(rep.Summary, crossoverLines(*be)...)
-	stream, desc, err := hybridStream(hc, be, pr.Size)
-	if err != nil {
-		return err
-	}
-	// Build both sides at every distinct size, verified once.
-	distinct := map[int]bool{}
-	for _, n := range stream {
-		distinct[n] = true
-	}
-	if len(distinct) > 512 {
-		return fmt.Errorf("hybrid: the stream has %d distinct sizes; at most 512 (each needs its sides built in advance)", len(distinct))
-	}
 	// The same knobs the profile's search used: a GPU side runs the
 	// variant selected on this adapter (cached, so not measured twice).
 	sk, err := e.sideKnobs(w, pr, cfg, hc.Sides, nil)
@@ -156,22 +149,65 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 			}
 		}
 	}()
-	e.progress("hybrid: building %s and %s at %d sizes", hc.Sides[0].Label, hc.Sides[1].Label, len(distinct))
-	for n := range distinct {
-		for i, sp := range hc.Sides {
-			s, err := e.buildSide(sp, pr.At(n, sk[i]), nil)
-			if err != nil {
-				return fmt.Errorf("hybrid: %s n=%d: %w", sp.Label, n, err)
-			}
-			built[i][n] = s
-			s.Poison()
-			if _, err := s.Run(); err != nil {
-				return fmt.Errorf("hybrid: %s n=%d: %w", sp.Label, n, err)
-			}
-			if err := s.Verify(); err != nil {
-				return fmt.Errorf("hybrid: %s n=%d: %w: %v", sp.Label, n, ErrWrongResult, err)
+	// build builds both sides at every size of ns not built yet, each
+	// verified once.
+	build := func(ns []int) error {
+		distinct := map[int]bool{}
+		for _, n := range ns {
+			if _, ok := built[0][n]; !ok {
+				distinct[n] = true
 			}
 		}
+		if len(distinct)+len(built[0]) > 512 {
+			return fmt.Errorf("hybrid: the stream has %d distinct sizes; at most 512 (each needs its sides built in advance)", len(distinct)+len(built[0]))
+		}
+		if len(distinct) == 0 {
+			return nil
+		}
+		e.progress("hybrid: building %s and %s at %d sizes", hc.Sides[0].Label, hc.Sides[1].Label, len(distinct))
+		for _, n := range slices.Sorted(maps.Keys(distinct)) {
+			for i, sp := range hc.Sides {
+				s, err := e.buildSide(sp, pr.At(n, sk[i]), nil)
+				if err != nil {
+					return fmt.Errorf("hybrid: %s n=%d: %w", sp.Label, n, err)
+				}
+				built[i][n] = s
+				s.Poison()
+				if _, err := s.Run(); err != nil {
+					return fmt.Errorf("hybrid: %s n=%d: %w", sp.Label, n, err)
+				}
+				if err := s.Verify(); err != nil {
+					return fmt.Errorf("hybrid: %s n=%d: %w: %v", sp.Label, n, ErrWrongResult, err)
+				}
+			}
+		}
+		return nil
+	}
+	var pilotNote string
+	if len(hc.Sizes) == 0 && hc.Min == 0 && hc.Max == 0 && be.Search != nil && be.Search.Found {
+		// The default stream: a range where neither side alone is the
+		// answer, found by a pilot in the replay's own context.
+		grid := hybridCandidates(be, pr.Size)
+		if err := build(grid); err != nil {
+			return err
+		}
+		med, err := e.hybridPilot(hc, built, grid)
+		if err != nil {
+			return err
+		}
+		bal := balancedRange(grid, med)
+		if bal.OK {
+			hc.points = grid[:bal.Hi+1]
+		}
+		pilotNote = bal.describe(grid, hc.Sides, be)
+	}
+	stream, desc, err := hybridStream(hc, be, pr.Size)
+	if err != nil {
+		return err
+	}
+	desc += pilotNote
+	if err := build(stream); err != nil {
+		return err
 	}
 	req := 0 // index of the request being replayed (for the faults)
 	// inSides is the wall time spent inside the sides' calls (poisoning,
@@ -505,38 +541,204 @@ func hybridStream(hc HybridConfig, be *report.BreakEven, size int) ([]int, strin
 		}
 		return hc.Sizes, fmt.Sprintf("%d sizes from a file", len(hc.Sizes)), nil
 	}
-	lo, hi := hc.Min, hc.Max
-	if lo == 0 || hi == 0 {
-		clo, chi := 1, size
-		if be.Search != nil && be.Search.Found {
-			clo, chi = max(1, be.Search.Lo/16), min(size, be.Search.Hi*16)
+	points := hc.points
+	if len(points) == 0 {
+		lo, hi := hc.Min, hc.Max
+		if lo == 0 || hi == 0 {
+			clo, chi := 1, size
+			if be.Search != nil && be.Search.Found {
+				clo, chi = max(1, be.Search.Lo/16), min(size, be.Search.Hi*16)
+			}
+			if lo == 0 {
+				lo = clo
+			}
+			if hi == 0 {
+				hi = chi
+			}
 		}
-		if lo == 0 {
-			lo = clo
+		if lo < 1 || hi > size || lo > hi {
+			return nil, "", fmt.Errorf("--min %d --max %d: want 1 ≤ min ≤ max ≤ %d (the workload's size)", lo, hi, size)
 		}
-		if hi == 0 {
-			hi = chi
+		grid := hc.Grid
+		if grid <= 0 {
+			grid = 48
 		}
-	}
-	if lo < 1 || hi > size || lo > hi {
-		return nil, "", fmt.Errorf("--min %d --max %d: want 1 ≤ min ≤ max ≤ %d (the workload's size)", lo, hi, size)
+		points = logGrid(lo, hi, grid)
 	}
 	count := hc.Requests
 	if count <= 0 {
 		count = 2000
 	}
-	grid := hc.Grid
-	if grid <= 0 {
-		grid = 48
-	}
 	r := rand.New(rand.NewPCG(hc.Seed, 0x9e3779b97f4a7c15))
 	out := make([]int, count)
-	steps := float64(grid - 1)
 	for i := range out {
-		u := math.Floor(r.Float64()*float64(grid)) / math.Max(steps, 1)
-		out[i] = int(math.Round(float64(lo) * math.Pow(float64(hi)/float64(lo), math.Min(u, 1))))
+		out[i] = points[int(r.Float64()*float64(len(points)))]
 	}
-	return out, fmt.Sprintf("%d requests, log-uniform over [%d, %d] on %d log-spaced sizes, seed %d", count, lo, hi, grid, hc.Seed), nil
+	return out, fmt.Sprintf("%d requests, log-uniform over [%d, %d] on %d log-spaced sizes, seed %d", count, points[0], points[len(points)-1], len(points), hc.Seed), nil
+}
+
+// logGrid is k sizes log-spaced over [lo, hi], rounded (small sizes
+// repeat, so each keeps its share of the log scale).
+func logGrid(lo, hi, k int) []int {
+	out := make([]int, k)
+	steps := math.Max(float64(k-1), 1)
+	for i := range out {
+		out[i] = int(math.Round(float64(lo) * math.Pow(float64(hi)/float64(lo), float64(i)/steps)))
+	}
+	return out
+}
+
+// pilotCalls is how many calls of each size each side makes in the pilot.
+const pilotCalls = 7
+
+// hybridCandidates are the sizes the pilot measures: 64 log-spaced over
+// 1/16 of the measured crossover's low end to 64× its high end (within
+// the workload's size). The range is wider above the crossover than the
+// ×16 of a stream without a pilot: in the replay's context a side can
+// lose far more of its advantage than the profile says (threads=2 paying
+// a microsecond per call for data its worker last saw in the caller's
+// cache).
+func hybridCandidates(be *report.BreakEven, size int) []int {
+	lo, hi := max(1, be.Search.Lo/16), min(size, be.Search.Hi*64)
+	return logGrid(lo, max(hi, lo), 64)
+}
+
+// hybridPilot measures both sides at every size of grid in the replay's
+// context: each request poisoned before and verified after its call, one
+// side's calls in a row (a round of every size, in a shuffled order, then
+// the other side's), pilotCalls rounds, the sides' order alternating. It
+// returns each side's median at each grid point.
+func (e *Env) hybridPilot(hc HybridConfig, built [2]map[int]workload.Side, grid []int) ([2][]float64, error) {
+	sizes := slices.Compact(slices.Clone(grid))
+	times := [2]map[int][]float64{{}, {}}
+	r := rand.New(rand.NewPCG(hc.Seed, 0x5851f42d4c957f2d))
+	e.progress("hybrid: pilot of %s and %s at %d sizes", hc.Sides[0].Label, hc.Sides[1].Label, len(sizes))
+	call := func(i, n int) (time.Duration, error) {
+		s := built[i][n]
+		s.Poison()
+		smp, err := s.Run()
+		if err != nil {
+			return 0, fmt.Errorf("hybrid: pilot: %s n=%d: %w", hc.Sides[i].Label, n, err)
+		}
+		if err := s.Verify(); err != nil {
+			return 0, fmt.Errorf("hybrid: pilot: %s n=%d: %w: %v", hc.Sides[i].Label, n, ErrWrongResult, err)
+		}
+		return smp.Host, nil
+	}
+	for round := range pilotCalls {
+		for j := range 2 {
+			i := (round + j) % 2
+			if e.interrupted.Load() {
+				return [2][]float64{}, fmt.Errorf("hybrid: pilot: %w", ErrInterrupted)
+			}
+			r.Shuffle(len(sizes), func(a, b int) { sizes[a], sizes[b] = sizes[b], sizes[a] })
+			if _, err := call(i, sizes[0]); err != nil { // warm, untimed
+				return [2][]float64{}, err
+			}
+			for _, n := range sizes {
+				t, err := call(i, n)
+				if err != nil {
+					return [2][]float64{}, err
+				}
+				times[i][n] = append(times[i][n], t.Seconds())
+			}
+		}
+	}
+	var med [2][]float64
+	for i := range med {
+		med[i] = make([]float64, len(grid))
+		for j, n := range grid {
+			med[i][j] = median(times[i][n])
+		}
+	}
+	return med, nil
+}
+
+// balance is the pilot's range for the stream: grid points 0..Hi.
+type balance struct {
+	OK bool // the sides cross within the grid
+	Hi int  // the range's last grid point
+	// Small is the side faster below the crossover, which lies between
+	// grid points Cross−1 and Cross; Wrong counts the grid points on the
+	// wrong side of it (noise near the crossover).
+	Small, Cross, Wrong int
+	// Totals are each side's sum of medians over the range's points (its
+	// expected total on a log-uniform stream over them, per request),
+	// Oracle the sum of the lower of the two.
+	Totals [2]float64
+	Oracle float64
+}
+
+// balancedRange finds where the sides cross in the pilot's medians (the
+// split of the grid that leaves the fewest points on the wrong side) and,
+// among the ranges from the first grid point to a point at or past the
+// crossover, the one over which the two sides' totals are closest (ties:
+// the widest). On such a stream neither side alone is the answer: each is
+// faster for about half of the time. Past it the side faster at large
+// sizes takes a growing share of the time, before it the other; either
+// way routing has less to gain (for linear costs the balanced range is
+// the one whose mean size is the crossover).
+func balancedRange(grid []int, med [2][]float64) balance {
+	m := len(grid)
+	best := balance{Wrong: m + 1}
+	for small := range 2 {
+		for cut := 1; cut < m; cut++ {
+			wrong := 0
+			for j := range m {
+				faster := med[small][j] < med[1-small][j]
+				if faster != (j < cut) {
+					wrong++
+				}
+			}
+			if wrong < best.Wrong {
+				best = balance{Small: small, Cross: cut, Wrong: wrong}
+			}
+		}
+	}
+	// A side faster at every point (or at all but a few near an end) is
+	// no crossover: the split must beat calling every point one side's.
+	for s := range 2 {
+		n := 0
+		for j := range m {
+			if med[s][j] < med[1-s][j] {
+				n++
+			}
+		}
+		if m-n <= best.Wrong {
+			return balance{Small: s}
+		}
+	}
+	bestImb := math.Inf(1)
+	var t [2]float64
+	oracle := 0.0
+	for j := range m {
+		t[0] += med[0][j]
+		t[1] += med[1][j]
+		oracle += math.Min(med[0][j], med[1][j])
+		if j < best.Cross {
+			continue
+		}
+		if imb := math.Abs(t[0]-t[1]) / math.Min(t[0], t[1]); imb <= bestImb {
+			bestImb = imb
+			best.OK, best.Hi, best.Totals, best.Oracle = true, j, t, oracle
+		}
+	}
+	return best
+}
+
+// describe says how the pilot chose the stream's range.
+func (b balance) describe(grid []int, sides [2]SideSpec, be *report.BreakEven) string {
+	calls := fmt.Sprintf("a pilot (%d calls per size and side over %d log-spaced sizes in [%d, %d], in the replay's context: poisoned and verified around each call, one side's calls in a row)",
+		pilotCalls, len(grid), grid[0], grid[len(grid)-1])
+	if !b.OK {
+		return fmt.Sprintf("; %s found no crossover: %s was faster at every size but a few, so the range is break-even's crossover [%d, %d] /16 to ×16",
+			calls, sides[b.Small].Label, be.Search.Lo, be.Search.Hi)
+	}
+	bs := math.Min(b.Totals[0], b.Totals[1])
+	return fmt.Sprintf("; the range is where neither side alone is the answer: %s put the crossover in that context between n=%d and n=%d (%s faster below, %d of %d sizes on the other side of it; break-even's, calls back to back: [%d, %d]), "+
+		"and over [%d, %d] the two sides' totals come closest, %s %s and %s %s per request, an oracle %.3f× the better",
+		calls, grid[b.Cross-1], grid[b.Cross], sides[b.Small].Label, b.Wrong, len(grid), be.Search.Lo, be.Search.Hi,
+		grid[0], grid[b.Hi], sides[0].Label, timing.FormatSeconds(b.Totals[0]/float64(b.Hi+1)), sides[1].Label, timing.FormatSeconds(b.Totals[1]/float64(b.Hi+1)), b.Oracle/bs)
 }
 
 // ParseSizes parses a file of sizes: integers separated by white space or

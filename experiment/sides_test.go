@@ -1,10 +1,13 @@
 package experiment
 
 import (
+	"math"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/wgpu-prof/wgpu-prof/dispatch"
+	"github.com/wgpu-prof/wgpu-prof/report"
 )
 
 func TestParseSides(t *testing.T) {
@@ -133,5 +136,104 @@ func TestFaultResponse(t *testing.T) {
 		if !strings.Contains(got[0], want) {
 			t.Errorf("%s\nwant it to contain %q", got[0], want)
 		}
+	}
+}
+
+// The pilot's range: for linear costs the sides' totals over a
+// log-uniform stream from the grid's first point balance where the mean
+// size is the crossover; a side faster everywhere is no crossover.
+func TestBalancedRange(t *testing.T) {
+	grid := logGrid(1, 640, 64)
+	lin := func(a, b float64) []float64 {
+		out := make([]float64, len(grid))
+		for j, n := range grid {
+			out[j] = a + b*float64(n)
+		}
+		return out
+	}
+	t1, t2 := lin(300e-9, 40e-9), lin(500e-9, 20e-9) // cross at n = 10
+	bal := balancedRange(grid, [2][]float64{t1, t2})
+	if !bal.OK || bal.Small != 0 || bal.Wrong != 0 || grid[bal.Cross-1] > 10 || grid[bal.Cross] < 10 {
+		t.Fatalf("crossover: %+v (grid %v)", bal, grid)
+	}
+	if d := math.Abs(bal.Totals[0]-bal.Totals[1]) / bal.Totals[0]; d > 0.03 {
+		t.Errorf("totals %v differ by %.1f%%", bal.Totals, 100*d)
+	}
+	mean := 0.0
+	for _, n := range grid[:bal.Hi+1] {
+		mean += float64(n)
+	}
+	mean /= float64(bal.Hi + 1)
+	if mean < 8 || mean > 12.5 {
+		t.Errorf("range [1, %d]: mean size %.1f, want about the crossover 10", grid[bal.Hi], mean)
+	}
+	if r := bal.Oracle / bal.Totals[0]; r > 0.92 || r < 0.7 {
+		t.Errorf("oracle %.3f× the better side", r)
+	}
+	// The sides swapped: side 1 is the small one, same range.
+	sw := balancedRange(grid, [2][]float64{t2, t1})
+	if !sw.OK || sw.Small != 1 || sw.Hi != bal.Hi {
+		t.Errorf("swapped: %+v, want small 1 and Hi %d", sw, bal.Hi)
+	}
+	// One noisy point near the crossover does not move it.
+	noisy := slices.Clone(t2)
+	j := slices.Index(grid, 8)
+	noisy[j] = t1[j] * 0.9
+	if nb := balancedRange(grid, [2][]float64{t1, noisy}); !nb.OK || nb.Wrong != 1 || nb.Cross < j || nb.Cross > bal.Cross || nb.Hi != bal.Hi {
+		t.Errorf("noisy: %+v, want the crossover between grid points %d and %d with 1 point wrong, the range to %d", nb, j, bal.Cross, bal.Hi)
+	}
+	// A side faster everywhere: no range.
+	if nb := balancedRange(grid, [2][]float64{t1, lin(600e-9, 80e-9)}); nb.OK || nb.Small != 0 {
+		t.Errorf("no crossover: %+v", nb)
+	}
+}
+
+// A stream drawn from the pilot's points uses only them, each about
+// equally often; one from --min/--max spans the range log-uniformly.
+func TestHybridStreamPoints(t *testing.T) {
+	pts := logGrid(1, 53, 37)
+	s, desc, err := hybridStream(HybridConfig{Requests: 20000, points: pts}, &report.BreakEven{}, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[int]int{}
+	for _, n := range s {
+		count[n]++
+	}
+	for n, c := range count {
+		k := 0
+		for _, p := range pts {
+			if p == n {
+				k++
+			}
+		}
+		if k == 0 {
+			t.Fatalf("size %d is not a point", n)
+		}
+		if want := 20000 * k / len(pts); math.Abs(float64(c-want)) > 0.25*float64(want) {
+			t.Errorf("size %d: %d requests, want about %d", n, c, want)
+		}
+	}
+	if !strings.Contains(desc, "over [1, 53] on 37 log-spaced sizes") {
+		t.Errorf("description %q", desc)
+	}
+	s, _, err = hybridStream(HybridConfig{Requests: 5000, Min: 4, Max: 400}, &report.BreakEven{}, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	below := 0
+	for _, n := range s {
+		if n < 4 || n > 400 {
+			t.Fatalf("size %d outside [4, 400]", n)
+		}
+		if n < 40 {
+			below++
+		}
+	}
+	if f := float64(below) / 5000; f < 0.4 || f > 0.6 {
+		t.Errorf("%.2f of the sizes below 40 (the range's log midpoint), want about half", f)
+	}
+	if _, _, err := hybridStream(HybridConfig{Min: 0, Max: 2000}, &report.BreakEven{}, 1000); err == nil {
+		t.Error("--max above the workload's size accepted")
 	}
 }

@@ -17,15 +17,20 @@ func runHybrid(stdout, stderr io.Writer, args []string) error {
 		"static threshold at the measured crossover, and the adaptive dispatcher (package\n" +
 		"dispatch), every output verified; reports total time, per-request p50/p99, the\n" +
 		"share of each side and every switch with its reason. The profiles come from a\n" +
-		"break-even report (--profile) or are measured at start-up. Default sides: cpu,gpu."
+		"break-even report (--profile) or are measured at start-up. Default sides: cpu,gpu.\n" +
+		"Without --min, --max or --sizes-file the stream is log-uniform over the range\n" +
+		"where neither side alone is the answer: a pilot times both sides at 64 sizes\n" +
+		"around the crossover in the replay's own context (each call poisoned and\n" +
+		"verified), and the range runs from the smallest of them to where the two\n" +
+		"sides' totals come closest (no crossover in the pilot: 1/16 to 16× break-even's)."
 	examples := `  wgpu-prof hybrid --kernel cosine-single --sides cpu:threads=1,cpu:threads=2
   wgpu-prof hybrid --kernel cosine-single --sides cpu:threads=1,cpu:threads=2 --fault b:slow=3@700-1300`
 	return measureCommand(stdout, stderr, args, "hybrid", usage, examples, true, func(fs *pflag.FlagSet) measureHooks {
 		sides := fs.String("sides", "cpu,gpu", "the two sides, as for breakeven (e.g. cpu:threads=1,cpu:threads=2)")
 		profile := fs.String("profile", "", "break-even report (JSON) to take the two sides' profiles from (default: measure them at start-up)")
 		requests := fs.Int("requests", 2000, "requests in a generated stream")
-		minN := fs.Int("min", 0, "smallest size of a generated stream (0: 1/16 of the measured crossover)")
-		maxN := fs.Int("max", 0, "largest size of a generated stream (0: 16× the measured crossover, at most the workload's size)")
+		minN := fs.Int("min", 0, "smallest size of a generated stream (both 0: the pilot's range, see above; 0: 1/16 of the measured crossover)")
+		maxN := fs.Int("max", 0, "largest size of a generated stream (both 0: the pilot's range; 0: 16× the measured crossover, at most the workload's size)")
 		sizesFile := fs.String("sizes-file", "", "replay the sizes in this file (integers separated by spaces, commas or lines) instead")
 		faults := fs.StringArray("fault", nil, "inject a fault: a:slow=F@FROM-TO (side a F× slower for requests FROM..TO-1) or b:fail@FROM-TO; repeatable")
 		retune := retuneFlag(fs)
