@@ -913,7 +913,12 @@ func (d *Dispatcher) observe(s, k int, b *bucket, m [2]float64, took time.Durati
 	if f != 1 {
 		var why string
 		if recovered {
-			d.each(func(_ int, bb *bucket) { bb.q[s], bb.obs[s] = bb.pre[s].q, bb.pre[s].obs })
+			d.each(func(kk int, bb *bucket) {
+				bb.q[s], bb.obs[s] = bb.pre[s].q, bb.pre[s].obs
+				if bb.obs[s].n < minObs {
+					d.young[s] |= 1 << kk // filled while slower: young again
+				}
+			})
 			d.sideR[s] = d.sidePre[s]
 			d.slowF[s] = 1
 			d.recoveredAt[s] = d.calls

@@ -194,3 +194,57 @@ func TestLayout(t *testing.T) {
 		t.Errorf("Dispatcher is %d bytes: at most 32 KiB, Go does not allocate it page-aligned", unsafe.Sizeof(d))
 	}
 }
+
+// young marks exactly the buckets where a side has fewer than minObs
+// calls, also after a recovery restored a bucket that filled while the
+// side was slower (it is young again and takes the side's prior).
+func TestRecoveryKeepsYoungBits(t *testing.T) {
+	factor := 1.0
+	a := Func(func(n int) (time.Duration, error) {
+		return time.Duration(factor * (300 + 40*float64(n))), nil
+	})
+	b := Func(func(n int) (time.Duration, error) { return time.Duration(600 + 22*float64(n)), nil })
+	d, err := New(a, b, [2]string{"A", "B"}, Profile{Models: [2]Model{Linear(300e-9, 40e-9), Linear(600e-9, 22e-9)}}, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		t.Helper()
+		d.each(func(k int, bb *bucket) {
+			for s := range 2 {
+				if young := d.young[s]&(1<<k) != 0; young != (bb.obs[s].n < minObs) {
+					t.Errorf("%s: bucket %s side %d: young bit %v with %d observations", when, bucketName(k), s, young, bb.obs[s].n)
+				}
+			}
+		})
+	}
+	for i := 0; i < 300; i++ {
+		d.Do(2 + i%6)
+	}
+	check("warm")
+	factor = 1.8 // slower than ShockRatio, still faster than B at n = 1
+	for i := 0; i < 40 && !d.slowed(0); i++ {
+		d.Do(2 + i%6)
+	}
+	if !d.slowed(0) {
+		t.Fatal("A slowed 1.8× was not found slower")
+	}
+	for range 10 {
+		d.Do(1) // a new bucket, A's even slowed: it fills there
+	}
+	if n := d.buckets[0].obs[0].n; n < minObs {
+		t.Fatalf("bucket [1, 1]: A has %d observations while slower, want at least %d", n, minObs)
+	}
+	check("slower")
+	factor = 1
+	for i := 0; i < 400 && d.slowed(0); i++ {
+		d.Do(2 + i%6)
+	}
+	if d.slowed(0) {
+		t.Fatal("A back to its speed was not found recovered within 400 calls")
+	}
+	if n := d.buckets[0].obs[0].n; n != 0 {
+		t.Fatalf("bucket [1, 1]: %d observations of A after the recovery, want none (restored)", n)
+	}
+	check("recovered")
+}
