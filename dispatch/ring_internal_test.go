@@ -111,19 +111,27 @@ func TestWindowSlides(t *testing.T) {
 	}
 }
 
-// A slow-down rescales every bucket of the side and saves its estimates;
-// a bucket first seen while the side is slower starts slowed; a recovery
-// restores the saved estimates exactly, and the new bucket's profile.
-func TestRecoveryRestoresEstimates(t *testing.T) {
-	factor := 1.0
+// slowableA is a dispatcher of side A (300 ns + 40 ns per item, times
+// *factor) and side B (600 ns + 22 ns per item), with those profiles.
+func slowableA(t *testing.T, factor *float64) *Dispatcher {
+	t.Helper()
 	a := Func(func(n int) (time.Duration, error) {
-		return time.Duration(factor * (300 + 40*float64(n))), nil
+		return time.Duration(*factor * (300 + 40*float64(n))), nil
 	})
 	b := Func(func(n int) (time.Duration, error) { return time.Duration(600 + 22*float64(n)), nil })
 	d, err := New(a, b, [2]string{"A", "B"}, Profile{Models: [2]Model{Linear(300e-9, 40e-9), Linear(600e-9, 22e-9)}}, Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return d
+}
+
+// A slow-down rescales every bucket of the side and saves its estimates;
+// a bucket first seen while the side is slower starts slowed; a recovery
+// restores the saved estimates exactly, and the new bucket's profile.
+func TestRecoveryRestoresEstimates(t *testing.T) {
+	factor := 1.0
+	d := slowableA(t, &factor)
 	for i := 0; i < 300; i++ {
 		d.Do(2 + i%6) // buckets [2,3] and [4,7]: A's
 	}
@@ -200,14 +208,7 @@ func TestLayout(t *testing.T) {
 // side was slower (it is young again and takes the side's prior).
 func TestRecoveryKeepsYoungBits(t *testing.T) {
 	factor := 1.0
-	a := Func(func(n int) (time.Duration, error) {
-		return time.Duration(factor * (300 + 40*float64(n))), nil
-	})
-	b := Func(func(n int) (time.Duration, error) { return time.Duration(600 + 22*float64(n)), nil })
-	d, err := New(a, b, [2]string{"A", "B"}, Profile{Models: [2]Model{Linear(300e-9, 40e-9), Linear(600e-9, 22e-9)}}, Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := slowableA(t, &factor)
 	check := func(when string) {
 		t.Helper()
 		d.each(func(k int, bb *bucket) {
