@@ -111,12 +111,8 @@ func (e *Env) searchOne(w *workload.Descriptor, cfg RunConfig, sc SearchConfig, 
 			}
 			ss[i], out[i].c = s, c
 			what := sp.Label + " " + w.Name + " " + paramLabel(c.Params)
-			s.Poison()
-			if _, err := s.Run(); err != nil {
-				return out, fmt.Errorf("%s: %w", what, err)
-			}
-			if err := s.Verify(); err != nil {
-				return out, fmt.Errorf("%s: %w: %v", what, ErrWrongResult, err)
+			if _, err := verifiedRun(what, s); err != nil {
+				return out, err
 			}
 		}
 		e.progress("%s vs %s  %s %s=%d", sides[0].Label, sides[1].Label, w.Name, w.Batch, n)

@@ -172,12 +172,8 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 					return fmt.Errorf("hybrid: %s n=%d: %w", sp.Label, n, err)
 				}
 				built[i][n] = s
-				s.Poison()
-				if _, err := s.Run(); err != nil {
-					return fmt.Errorf("hybrid: %s n=%d: %w", sp.Label, n, err)
-				}
-				if err := s.Verify(); err != nil {
-					return fmt.Errorf("hybrid: %s n=%d: %w: %v", sp.Label, n, ErrWrongResult, err)
+				if _, err := verifiedRun(fmt.Sprintf("hybrid: %s n=%d", sp.Label, n), s); err != nil {
+					return err
 				}
 			}
 		}
@@ -614,16 +610,8 @@ func (e *Env) hybridPilot(hc HybridConfig, built [2]map[int]workload.Side, grid 
 	r := rand.New(rand.NewPCG(hc.Seed, 0x5851f42d4c957f2d))
 	e.progress("hybrid: pilot of %s and %s at %d sizes", hc.Sides[0].Label, hc.Sides[1].Label, len(sizes))
 	call := func(i, n int) (time.Duration, error) {
-		s := built[i][n]
-		s.Poison()
-		smp, err := s.Run()
-		if err != nil {
-			return 0, fmt.Errorf("hybrid: pilot: %s n=%d: %w", hc.Sides[i].Label, n, err)
-		}
-		if err := s.Verify(); err != nil {
-			return 0, fmt.Errorf("hybrid: pilot: %s n=%d: %w: %v", hc.Sides[i].Label, n, ErrWrongResult, err)
-		}
-		return smp.Host, nil
+		smp, err := verifiedRun(fmt.Sprintf("hybrid: pilot: %s n=%d", hc.Sides[i].Label, n), built[i][n])
+		return smp.Host, err
 	}
 	for round := range pilotCalls {
 		for j := range 2 {

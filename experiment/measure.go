@@ -16,15 +16,25 @@ import (
 // never reported.
 var ErrWrongResult = fmt.Errorf("result failed verification")
 
+// verifiedRun poisons s's outputs, runs it once and verifies them; errors
+// are prefixed with what (a wrong result wraps ErrWrongResult).
+func verifiedRun(what string, s workload.Side) (timing.Sample, error) {
+	s.Poison()
+	smp, err := s.Run()
+	if err != nil {
+		return smp, fmt.Errorf("%s: %w", what, err)
+	}
+	if err := s.Verify(); err != nil {
+		return smp, fmt.Errorf("%s: %w: %v", what, ErrWrongResult, err)
+	}
+	return smp, nil
+}
+
 // measureSide verifies a poisoned run, measures, then verifies the last
 // measured run's output again: no timing of a wrong result is reported.
 func measureSide(what string, s workload.Side, opts timing.MeasureOpts) (timing.Result, error) {
-	s.Poison()
-	if _, err := s.Run(); err != nil {
-		return timing.Result{}, fmt.Errorf("%s: %w", what, err)
-	}
-	if err := s.Verify(); err != nil {
-		return timing.Result{}, fmt.Errorf("%s: %w: %v", what, ErrWrongResult, err)
+	if _, err := verifiedRun(what, s); err != nil {
+		return timing.Result{}, err
 	}
 	res, err := timing.Measure(opts, s.Run)
 	if err != nil {
