@@ -29,9 +29,11 @@
 // faster (a shared machine makes calls slower, not faster, so fewer calls
 // prove it, and a probe's wake-up call counts here when it is fast); a
 // recovery restores the side's estimates from before it was found slower.
-// While a side is marked slower it is probed on its own budget
-// (RecoveryShare of the time since), so the dispatcher moves quickly when
-// a side slows down and moves back quickly when it recovers. A probe is
+// While a side is marked slower and the routing gives it no calls, it is
+// probed on its own budget (RecoveryShare of the time since), so the
+// dispatcher moves quickly when a side slows down and moves back quickly
+// when it recovers; a side marked slower that still serves some sizes
+// shows a recovery in its own calls and is probed on the ordinary budget. A probe is
 // charged its time over the other side's estimate, counting the call at
 // most twice its own estimate (a wake-up call: at most the larger of that
 // and the side's median wake-up), so one preempted call cannot stop the
@@ -194,7 +196,8 @@ type Dispatcher struct {
 	// nextCheck is the first call that takes Do's full path (schedule).
 	nextCheck int
 	spent     float64 // seconds of every call
-	// lastUse is the index of each side's latest call (-1: none yet).
+	// lastUse is the index of each side's latest call other than a probe
+	// (-1: none yet).
 	lastUse [2]int
 	// answered1 counts the calls side 1 answered (side 0's are the rest
 	// of those not lost: see Share).
@@ -229,7 +232,8 @@ type Dispatcher struct {
 	_        [2]byte
 
 	cfg Config // line 2
-	_   [16]byte
+	// probed is the index of each side's latest probe call (-1: none).
+	probed [2]int
 
 	// Lines 3 and 4: each side's last calls for the shock tests; the
 	// fast half also takes the probes' wake-up calls that ran fast: a
@@ -255,8 +259,11 @@ type Dispatcher struct {
 	// whose estimate for it is sideR's median (see prior).
 	sideR, sidePre [2]ring
 	young          [2]uint64
-	failures       [2]int
-	switches       []Switch
+	// serves marks the buckets where the routing gives a side some sizes
+	// (mark).
+	serves   [2]uint64
+	failures [2]int
+	switches []Switch
 }
 
 // bucket holds, per side, the median of its last calls' observed time
@@ -397,7 +404,7 @@ func New(a, b Executor, names [2]string, prof Profile, cfg Config) (*Dispatcher,
 		return nil, fmt.Errorf("dispatch: invalid config %+v", cfg)
 	}
 	d := &Dispatcher{ex: [2]Executor{a, b}, names: names, prof: prof, cfg: cfg, lastPrb: -cfg.ProbeEvery,
-		lastUse: [2]int{-1, -1}, follow: -1, slowF: [2]float64{1, 1}, gen: 1}
+		lastUse: [2]int{-1, -1}, probed: [2]int{-1, -1}, follow: -1, slowF: [2]float64{1, 1}, gen: 1}
 	return d, nil
 }
 
@@ -429,6 +436,7 @@ func (d *Dispatcher) bucket(k int) *bucket {
 		// profile when the side recovers.
 		*b = bucket{q: [2]float64{d.prior(0), d.prior(1)}, seen: true, pre: [2]estimate{{q: 1}, {q: 1}}}
 		b.rho = b.q[1] / b.q[0]
+		d.mark(k, b)
 		d.young[0] |= 1 << k
 		d.young[1] |= 1 << k
 	}
@@ -613,7 +621,48 @@ func (d *Dispatcher) extra(b *bucket, s int, m [2]float64) float64 {
 }
 
 // idle reports whether side s answered none of the last idleCalls calls.
-func (d *Dispatcher) idle(s int) bool { return d.lastUse[s] < d.calls-idleCalls }
+func (d *Dispatcher) idle(s int) bool { return max(d.lastUse[s], d.probed[s]) < d.calls-idleCalls }
+
+// serving reports whether the routing gives side s some sizes of a bucket
+// seen so far and the side answered, other than as a probe, one of the
+// last serveCalls calls. A side found slower that is serving needs no
+// recovery probes: a recovery shows in its own calls, which then run
+// faster than their estimates and are observed (see Do). Probing it at
+// RecoveryShare would cost up to a fifth of the time for as long as the
+// slow-down lasts (a side that stays slower is never found recovered:
+// on a shared machine, a burst of contention can leave one side's
+// estimates 2× off for good); it is probed on the ordinary budget
+// instead. A side the routing gives nothing is probed for its recovery
+// from the start, which also keeps it from parking (a probe of a parked
+// side pays its wake-up).
+func (d *Dispatcher) serving(s int) bool {
+	return d.serves[s] != 0 && d.lastUse[s] >= d.calls-serveCalls
+}
+
+// serveCalls: a side that answered none of this many calls is not serving
+// (the buckets the routing gives it are no longer called).
+const serveCalls = 512
+
+// mark records which sides the routing gives some sizes of bucket k
+// (checked at its ends and middle, as reconsider does).
+func (d *Dispatcher) mark(k int, b *bucket) {
+	lo, hi := 1<<k, 1<<(k+1)-1
+	var got [2]bool
+	for _, n := range []int{lo, (lo + hi) / 2, hi} {
+		m := [2]float64{d.prof.Models[0](float64(n)), d.prof.Models[1](float64(n))}
+		got[d.pick(b, m)] = true
+	}
+	for s := range 2 {
+		d.serves[s] &^= 1 << k
+		if got[s] {
+			d.serves[s] |= 1 << k
+		}
+	}
+}
+
+// watched reports whether side s is found slower and not serving: it is
+// probed for its recovery on its own budget.
+func (d *Dispatcher) watched(s int) bool { return d.slowed(s) && !d.serving(s) }
 
 // idleCalls is the number of calls without side s after which its next
 // call counts as a wake-up.
@@ -670,13 +719,13 @@ func (d *Dispatcher) route(n int, e *modelEntry) (Outcome, error) {
 		// the probe the budget admitted, so not checked again (the
 		// first call's wake-up alone may have spent the budget), except
 		// a recovery probe's, which keeps to the recovery budget.
-		if !d.slowed(other) || d.recoveryFits(other, b, m) {
+		if !d.watched(other) || d.recoveryFits(other, b, m) {
 			side, out.Probe = other, true
 		}
-	case d.slowed(other) && d.calls-d.lastPrb >= d.recoveryGap():
-		// A side found slower is probed to see it recover, whatever the
-		// probe budget, within its own: RecoveryShare of the time spent
-		// since it was found slower.
+	case d.watched(other) && d.calls-d.lastPrb >= d.recoveryGap():
+		// A side found slower and given no calls is probed to see it
+		// recover, whatever the probe budget, within its own:
+		// RecoveryShare of the time spent since it was found slower.
 		if d.recoveryFits(other, b, m) {
 			side, out.Probe = other, true
 			d.lastPrb = d.calls
@@ -694,7 +743,7 @@ func (d *Dispatcher) route(n int, e *modelEntry) (Outcome, error) {
 		mean := d.spent / float64(max(d.calls, 1))
 		cheap := d.calls == 0 || d.est(b, other, m) <= mean || d.calls-d.lastPrb >= 4*d.probeGap()
 		switch deficit := d.probeX + d.extra(b, other, m) - d.cfg.ProbeShare*d.spent; {
-		case !cheap || d.slowed(other):
+		case !cheap || d.watched(other):
 			retry = 2
 		case deficit <= 0:
 			side, out.Probe = other, true
@@ -727,6 +776,7 @@ func (d *Dispatcher) route(n int, e *modelEntry) (Outcome, error) {
 	// of calls, while wake-ups are paid on every probe of an idle side
 	// and charged as they run.
 	var ownEst, otherEst float64
+	recovery := out.Probe && d.watched(side) // charged to the recovery budget
 	if out.Probe {
 		ownEst, otherEst = d.est(b, side, m), d.est(b, 1-side, m)
 	}
@@ -739,7 +789,7 @@ func (d *Dispatcher) route(n int, e *modelEntry) (Outcome, error) {
 			limit = math.Max(limit, d.wakeR[side].median())
 		}
 		x := math.Max(0, math.Min(took.Seconds(), limit*ownEst)-otherEst)
-		if d.slowed(side) || d.recoveredAt[side] == d.calls-1 {
+		if recovery || d.recoveredAt[side] == d.calls-1 {
 			d.recX[side] += x
 		} else {
 			d.probeX += x
@@ -781,14 +831,24 @@ func (d *Dispatcher) finish(n, k int, b *bucket, e *modelEntry, side int, out Ou
 			d.skip[side]--
 		}
 	}
-	d.answered(side, took)
+	if out.Probe && out.Failed < 0 {
+		d.probed[side] = d.calls
+		d.count(side, took)
+	} else {
+		d.answered(side, took)
+	}
 	out.Side, out.Took = side, took
 	return out, nil
 }
 
-// answered counts a call that side answered in took.
+// answered counts a call that side answered in took, not as a probe.
 func (d *Dispatcher) answered(side int, took time.Duration) {
 	d.lastUse[side] = d.calls
+	d.count(side, took)
+}
+
+// count counts a call that side answered in took.
+func (d *Dispatcher) count(side int, took time.Duration) {
 	d.answered1 += side
 	d.calls++
 	d.spent += took.Seconds()
@@ -1013,6 +1073,7 @@ func (d *Dispatcher) reconsider(k int, b *bucket, why string) bool {
 		changed = changed || p0 != p1
 	}
 	b.rho = r
+	d.mark(k, b)
 	d.invalidate()
 	if !changed {
 		return true

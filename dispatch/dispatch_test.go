@@ -489,8 +489,9 @@ func TestPartialRecoveryCorrects(t *testing.T) {
 
 // Two sides that do not change: once probes and sampled calls keep
 // confirming the routing, the dispatcher probes less often than at the
-// start (down to one in 4×ProbeEvery calls), and a slow-down brings the
-// full rate back (the side slowed is probed for its recovery).
+// start (down to one in 4×ProbeEvery calls), and a slow-down that leaves
+// the slowed side no calls brings the full rate back (the side is probed
+// for its recovery).
 func TestProbesBackOffWhileRoutingHolds(t *testing.T) {
 	a, b := pair(5)
 	d, err := dispatch.New(a, b, [2]string{"A", "B"}, dispatch.Profile{Models: [2]dispatch.Model{a.model(), b.model()}}, dispatch.Config{})
@@ -518,12 +519,58 @@ func TestProbesBackOffWhileRoutingHolds(t *testing.T) {
 	if first < 2000/64 || later > 200 {
 		t.Errorf("probes: %d in the first 2000 calls, %d in the next 18000; want ≥ 31, then ≤ 200", first, later)
 	}
-	b.factor = 3
+	// Slowed 30×, B is slower than A at every size up to 20,000.
+	b.factor = 30
 	if slowed := probes(ns[20000:]); slowed < 2*later*4000/18000+10 {
-		t.Errorf("probes: %d in 4000 calls with B slowed 3×, %d in the 18000 before; want the full rate back", slowed, later)
+		t.Errorf("probes: %d in 4000 calls with B slowed 30×, %d in the 18000 before; want the full rate back", slowed, later)
 	}
-	// Slowed 3×, B is slower up to n = 829 (the crossover was 200).
-	if got := d.Choose(500); got != 0 {
-		t.Errorf("n=500 goes to side %d with B slowed 3×, want A", got)
+	if got := d.Choose(10000); got != 0 {
+		t.Errorf("n=10000 goes to side %d with B slowed 30×, want A", got)
+	}
+}
+
+// A side found slower that the routing still gives calls (B slowed 3×
+// keeps the sizes above 829) is not probed at the recovery rate: a
+// recovery would show in its own calls, and a slow-down that lasts would
+// otherwise cost up to RecoveryShare of the time for as long as it lasts.
+// Its probes' extra time stays near ProbeShare's, and when it recovers its
+// own calls bring the sizes between 200 and 829 back within 50 calls.
+func TestSlowedSideThatServesIsNotWatched(t *testing.T) {
+	a, b := pair(6)
+	d := newD(t, a, b)
+	ns := sizes(6, 22000)
+	var total, extra float64
+	for i, n := range ns {
+		if i == 2000 {
+			b.factor = 3
+		}
+		o, err := d.Do(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i >= 2000 {
+			total += o.Took.Seconds()
+			if o.Probe {
+				extra += math.Max(0, o.Took.Seconds()-(2e-6+100e-9*float64(n)))
+			}
+		}
+	}
+	share := extra / total
+	t.Logf("probes' extra time: %.2f%% of the time while B was slowed", 100*share)
+	if share > 2*0.015 {
+		t.Errorf("B slowed 3× for 20000 calls, still given the sizes above 829: its probes cost %.1f%% of the time (want ≤ 3%%: ProbeShare, not RecoveryShare)", 100*share)
+	}
+	b.factor = 1
+	back := -1
+	for i, n := range sizes(7, 200) {
+		if _, err := d.Do(n); err != nil {
+			t.Fatal(err)
+		}
+		if back < 0 && d.Choose(500) == 1 {
+			back = i
+		}
+	}
+	if back < 0 || back > 50 {
+		t.Errorf("B back to its profile: n=500 routed to B after %d calls (want ≤ 50)", back)
 	}
 }
