@@ -39,10 +39,10 @@
 // and the side's median wake-up), so one preempted call cannot stop the
 // probes for hundreds of calls.
 //
-// A call that fails on one side is run on the other (no request is lost)
-// and the error is reported in the Outcome; the failed side is then
-// avoided, and retried after RetryAfter calls (doubling while it keeps
-// failing).
+// A call that fails on one side is run on the other (no request is lost);
+// its Outcome names the failed side, LastError gives the error, and the
+// switch list records it. The failed side is then avoided, and retried
+// after RetryAfter calls (doubling while it keeps failing).
 //
 // Not every call is observed: while a side runs as estimated, one in
 // sampleEvery of its calls enters the estimates and the shock tests (one
@@ -156,10 +156,11 @@ type Outcome struct {
 	Side  int           // the side whose result the caller got (0 or 1)
 	Took  time.Duration // time of the call, a failed attempt included
 	Probe bool          // the call probed the side not in use
-	// Err is a side's error that the call fell back from; nil when the
-	// first side tried succeeded.
-	Err error
-	// Failed names the side that failed (-1: none).
+	// Failed names the side whose error the call fell back from (-1:
+	// none); LastError gives the error. Outcome holds no error itself:
+	// Do is on the path of every call, and in hybrid (calls of 0.3–2 µs)
+	// returning the two words of an error in it cost 10–14 ns per call
+	// (measured side by side with this layout in one run).
 	Failed int
 }
 
@@ -263,6 +264,7 @@ type Dispatcher struct {
 	// (mark).
 	serves   [2]uint64
 	failures [2]int
+	lastErr  [2]error // each side's latest error (LastError)
 	switches []Switch
 }
 
@@ -806,7 +808,7 @@ func (d *Dispatcher) route(n int, e *modelEntry) (Outcome, error) {
 func (d *Dispatcher) finish(n, k int, b *bucket, e *modelEntry, side int, out Outcome, wake bool, took time.Duration, err error) (Outcome, error) {
 	m := e.m
 	if err != nil {
-		out.Err, out.Failed = err, side
+		out.Failed = side
 		d.fail(side, k, err)
 		took2, err2 := d.ex[1-side].Run(n)
 		took += took2
@@ -897,8 +899,18 @@ func (d *Dispatcher) schedule(retry int) {
 	}
 }
 
+// LastError returns the latest error side s (0 or 1) failed with: the
+// error behind an Outcome's Failed (nil: none yet, or s out of range).
+func (d *Dispatcher) LastError(s int) error {
+	if s < 0 || s > 1 {
+		return nil
+	}
+	return d.lastErr[s]
+}
+
 // fail marks side s failed for RetryAfter calls (doubling).
 func (d *Dispatcher) fail(s, k int, err error) {
+	d.lastErr[s] = err
 	d.unsteady()
 	d.failures[s]++
 	wait := d.cfg.RetryAfter << min(d.failures[s]-1, 6)

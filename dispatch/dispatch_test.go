@@ -153,10 +153,13 @@ func TestFallbackLosesNoRequest(t *testing.T) {
 			t.Fatalf("request %d lost: %v", i, err)
 		}
 		answered++
-		if o.Err != nil {
+		if o.Failed >= 0 {
 			errs++
 			if o.Side != 0 || o.Failed != 1 {
 				t.Errorf("request %d: fell back to side %d, failed %d", i, o.Side, o.Failed)
+			}
+			if err := d.LastError(o.Failed); err == nil || err.Error() != "device lost" {
+				t.Errorf("request %d: LastError(%d) = %v, want the executor's error", i, o.Failed, err)
 			}
 		}
 	}

@@ -280,7 +280,7 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 		}},
 		{name: "adaptive", do: func(n int) (int, time.Duration, bool, bool, error) {
 			o, err := d.Do(n)
-			return o.Side, o.Took, o.Err != nil, o.Probe, err
+			return o.Side, o.Took, o.Failed >= 0, o.Probe, err
 		}},
 	}
 	// Replay the stream Repeats times, in chunks, every strategy over the
