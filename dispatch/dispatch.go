@@ -438,7 +438,14 @@ func (d *Dispatcher) bucket(k int) *bucket {
 		// profile when the side recovers.
 		*b = bucket{q: [2]float64{d.prior(0), d.prior(1)}, seen: true, pre: [2]estimate{{q: 1}, {q: 1}}}
 		b.rho = b.q[1] / b.q[0]
-		d.mark(k, b)
+		// The models are evaluated here, not through the model cache:
+		// entry, which calls bucket, holds a cache slot that another size
+		// could take.
+		var picked [3]int
+		for i, n := range checked(k) {
+			picked[i] = d.pick(b, [2]float64{d.prof.Models[0](float64(n)), d.prof.Models[1](float64(n))})
+		}
+		d.mark(k, picked)
 		d.young[0] |= 1 << k
 		d.young[1] |= 1 << k
 	}
@@ -645,18 +652,19 @@ func (d *Dispatcher) serving(s int) bool {
 // (the buckets the routing gives it are no longer called).
 const serveCalls = 512
 
-// mark records which sides the routing gives some sizes of bucket k
-// (checked at its ends and middle, as reconsider does).
-func (d *Dispatcher) mark(k int, b *bucket) {
+// checked are the sizes of bucket k at which the routing of the whole
+// bucket is judged: its ends and middle.
+func checked(k int) [3]int {
 	lo, hi := 1<<k, 1<<(k+1)-1
-	var got [2]bool
-	for _, n := range []int{lo, (lo + hi) / 2, hi} {
-		m := [2]float64{d.prof.Models[0](float64(n)), d.prof.Models[1](float64(n))}
-		got[d.pick(b, m)] = true
-	}
+	return [3]int{lo, (lo + hi) / 2, hi}
+}
+
+// mark records which sides bucket k's routing gives some sizes, from the
+// sides it picks at checked(k).
+func (d *Dispatcher) mark(k int, picked [3]int) {
 	for s := range 2 {
 		d.serves[s] &^= 1 << k
-		if got[s] {
+		if slices.Contains(picked[:], s) {
 			d.serves[s] |= 1 << k
 		}
 	}
@@ -1074,18 +1082,18 @@ func (d *Dispatcher) reconsider(k int, b *bucket, why string) bool {
 	d.unsteady()
 	old := b.rho
 	// Does the new ratio route any size of the bucket differently?
-	lo, hi := 1<<k, 1<<(k+1)-1
 	changed := false
-	for _, n := range []int{lo, (lo + hi) / 2, hi} {
+	var picked [3]int
+	for i, n := range checked(k) {
 		mn := d.models(n)
 		p0 := d.pick(b, mn)
 		b.rho = r
-		p1 := d.pick(b, mn)
+		picked[i] = d.pick(b, mn)
 		b.rho = old
-		changed = changed || p0 != p1
+		changed = changed || p0 != picked[i]
 	}
 	b.rho = r
-	d.mark(k, b)
+	d.mark(k, picked)
 	d.invalidate()
 	if !changed {
 		return true
