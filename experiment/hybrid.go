@@ -187,11 +187,11 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 		if err := build(grid); err != nil {
 			return err
 		}
-		med, err := e.hybridPilot(hc, built, grid)
+		pl, err := e.hybridPilot(hc, built, grid)
 		if err != nil {
 			return err
 		}
-		bal := balancedRange(grid, med)
+		bal := balancedRange(grid, pl.med, pl.mean)
 		if bal.OK {
 			hc.points = grid[:bal.Hi+1]
 		}
@@ -585,7 +585,20 @@ func logGrid(lo, hi, k int) []int {
 }
 
 // pilotCalls is how many calls of each size each side makes in the pilot.
-const pilotCalls = 7
+// The pilot's means decide the stream's range, and a side's mean is its
+// median plus its tail. In a hybrid run's single-side replays (Zen 4, 2
+// vCPUs) threads=2's mean was 1.16× its median and threads=1's 1.09×:
+// mostly calls 1.2-3× their median, and 0.4-0.6% of calls over 3×, half
+// of those 13-20× (threads=2 waiting on its worker's core). Those few
+// weigh in its mean, and need this many calls per size to show in the
+// sum over a range's 30-50 sizes.
+const pilotCalls = 25
+
+// pilotClip is the most a pilot call counts for in its size's mean, as a
+// multiple of the size's median: a side's tail (above) reaches 20×, a
+// call preempted for 100 µs is the machine's, not the side's, and one
+// among a size's calls would weigh as much as all the rest.
+const pilotClip = 20
 
 // hybridCandidates are the sizes the pilot measures: 64 log-spaced over
 // 1/16 of the measured crossover's low end to 64× its high end (within
@@ -599,12 +612,17 @@ func hybridCandidates(be *report.BreakEven, size int) []int {
 	return logGrid(lo, max(hi, lo), 64)
 }
 
+// pilot is each side's median and mean at each grid point (means with
+// each call clipped at pilotClip× its size's median).
+type pilot struct {
+	med, mean [2][]float64
+}
+
 // hybridPilot measures both sides at every size of grid in the replay's
 // context: each request poisoned before and verified after its call, one
 // side's calls in a row (a round of every size, in a shuffled order, then
-// the other side's), pilotCalls rounds, the sides' order alternating. It
-// returns each side's median at each grid point.
-func (e *Env) hybridPilot(hc HybridConfig, built [2]map[int]workload.Side, grid []int) ([2][]float64, error) {
+// the other side's), pilotCalls rounds, the sides' order alternating.
+func (e *Env) hybridPilot(hc HybridConfig, built [2]map[int]workload.Side, grid []int) (pilot, error) {
 	sizes := slices.Compact(slices.Clone(grid))
 	times := [2]map[int][]float64{{}, {}}
 	r := rand.New(rand.NewPCG(hc.Seed, 0x5851f42d4c957f2d))
@@ -617,29 +635,40 @@ func (e *Env) hybridPilot(hc HybridConfig, built [2]map[int]workload.Side, grid 
 		for j := range 2 {
 			i := (round + j) % 2
 			if e.interrupted.Load() {
-				return [2][]float64{}, fmt.Errorf("hybrid: pilot: %w", ErrInterrupted)
+				return pilot{}, fmt.Errorf("hybrid: pilot: %w", ErrInterrupted)
 			}
 			r.Shuffle(len(sizes), func(a, b int) { sizes[a], sizes[b] = sizes[b], sizes[a] })
 			if _, err := call(i, sizes[0]); err != nil { // warm, untimed
-				return [2][]float64{}, err
+				return pilot{}, err
 			}
 			for _, n := range sizes {
 				t, err := call(i, n)
 				if err != nil {
-					return [2][]float64{}, err
+					return pilot{}, err
 				}
 				times[i][n] = append(times[i][n], t.Seconds())
 			}
 		}
 	}
-	var med [2][]float64
-	for i := range med {
-		med[i] = make([]float64, len(grid))
+	var p pilot
+	for i := range 2 {
+		p.med[i] = make([]float64, len(grid))
+		p.mean[i] = make([]float64, len(grid))
 		for j, n := range grid {
-			med[i][j] = median(times[i][n])
+			p.med[i][j], p.mean[i][j] = clippedMean(times[i][n], pilotClip)
 		}
 	}
-	return med, nil
+	return p, nil
+}
+
+// clippedMean returns the median of xs and their mean with each value
+// counted at most clip× the median.
+func clippedMean(xs []float64, clip float64) (med, mean float64) {
+	med = median(xs)
+	for _, x := range xs {
+		mean += math.Min(x, clip*med)
+	}
+	return med, mean / float64(max(len(xs), 1))
 }
 
 // balance is the pilot's range for the stream: grid points 0..Hi.
@@ -650,7 +679,7 @@ type balance struct {
 	// grid points Cross−1 and Cross; Wrong counts the grid points on the
 	// wrong side of it (noise near the crossover).
 	Small, Cross, Wrong int
-	// Totals are each side's sum of medians over the range's points (its
+	// Totals are each side's sum of means over the range's points (its
 	// expected total on a log-uniform stream over them, per request),
 	// Oracle the sum of the lower of the two.
 	Totals [2]float64
@@ -660,13 +689,21 @@ type balance struct {
 // balancedRange finds where the sides cross in the pilot's medians (the
 // split of the grid that leaves the fewest points on the wrong side) and,
 // among the ranges from the first grid point to a point at or past the
-// crossover, the one over which the two sides' totals are closest (ties:
-// the widest). On such a stream neither side alone is the answer: each is
-// faster for about half of the time. Past it the side faster at large
-// sizes takes a growing share of the time, before it the other; either
-// way routing has less to gain (for linear costs the balanced range is
-// the one whose mean size is the crossover).
-func balancedRange(grid []int, med [2][]float64) balance {
+// crossover, the one over which the two sides' totals of means are
+// closest (ties: the widest). On such a stream neither side alone is the
+// answer: each is faster for about half of the time. Past it the side
+// faster at large sizes takes a growing share of the time, before it the
+// other; either way routing has less to gain (for linear costs the
+// balanced range is the one whose mean size is the crossover).
+//
+// The crossover is the medians' (the typical call's), the balance the
+// means': a stream's total is the sum of its calls, tails included, and
+// a side with the heavier tail (threads=2, which needs both cores) costs
+// more per call on the total than its median says. Balanced on medians,
+// the range came out anywhere from [1, 38] to [1, 67] from run to run;
+// on the means of one run's replays, an oracle gained 6% over the
+// better side on [1, 38] and 13% on [1, 60], where the means balance.
+func balancedRange(grid []int, med, mean [2][]float64) balance {
 	m := len(grid)
 	best := balance{Wrong: m + 1}
 	for small := range 2 {
@@ -700,9 +737,9 @@ func balancedRange(grid []int, med [2][]float64) balance {
 	var t [2]float64
 	oracle := 0.0
 	for j := range m {
-		t[0] += med[0][j]
-		t[1] += med[1][j]
-		oracle += math.Min(med[0][j], med[1][j])
+		t[0] += mean[0][j]
+		t[1] += mean[1][j]
+		oracle += math.Min(mean[0][j], mean[1][j])
 		if j < best.Cross {
 			continue
 		}
@@ -724,9 +761,9 @@ func (b balance) describe(grid []int, sides [2]SideSpec, be *report.BreakEven) s
 	}
 	bs := math.Min(b.Totals[0], b.Totals[1])
 	return fmt.Sprintf("; the range is where neither side alone is the answer: %s put the crossover in that context between n=%d and n=%d (%s faster below, %d of %d sizes on the other side of it; break-even's, calls back to back: [%d, %d]), "+
-		"and over [%d, %d] the two sides' totals come closest, %s %s and %s %s per request, an oracle %.3f× the better",
+		"and over [%d, %d] the two sides' totals come closest, %s %s and %s %s per request (means, each call counted at most %d× its size's median), an oracle %.3f× the better",
 		calls, grid[b.Cross-1], grid[b.Cross], sides[b.Small].Label, b.Wrong, len(grid), be.Search.Lo, be.Search.Hi,
-		grid[0], grid[b.Hi], sides[0].Label, timing.FormatSeconds(b.Totals[0]/float64(b.Hi+1)), sides[1].Label, timing.FormatSeconds(b.Totals[1]/float64(b.Hi+1)), b.Oracle/bs)
+		grid[0], grid[b.Hi], sides[0].Label, timing.FormatSeconds(b.Totals[0]/float64(b.Hi+1)), sides[1].Label, timing.FormatSeconds(b.Totals[1]/float64(b.Hi+1)), pilotClip, b.Oracle/bs)
 }
 
 // ParseSizes parses a file of sizes: integers separated by white space or

@@ -152,7 +152,7 @@ func TestBalancedRange(t *testing.T) {
 		return out
 	}
 	t1, t2 := lin(300e-9, 40e-9), lin(500e-9, 20e-9) // cross at n = 10
-	bal := balancedRange(grid, [2][]float64{t1, t2})
+	bal := balancedRange(grid, [2][]float64{t1, t2}, [2][]float64{t1, t2})
 	if !bal.OK || bal.Small != 0 || bal.Wrong != 0 || grid[bal.Cross-1] > 10 || grid[bal.Cross] < 10 {
 		t.Fatalf("crossover: %+v (grid %v)", bal, grid)
 	}
@@ -171,7 +171,7 @@ func TestBalancedRange(t *testing.T) {
 		t.Errorf("oracle %.3f× the better side", r)
 	}
 	// The sides swapped: side 1 is the small one, same range.
-	sw := balancedRange(grid, [2][]float64{t2, t1})
+	sw := balancedRange(grid, [2][]float64{t2, t1}, [2][]float64{t2, t1})
 	if !sw.OK || sw.Small != 1 || sw.Hi != bal.Hi {
 		t.Errorf("swapped: %+v, want small 1 and Hi %d", sw, bal.Hi)
 	}
@@ -179,11 +179,23 @@ func TestBalancedRange(t *testing.T) {
 	noisy := slices.Clone(t2)
 	j := slices.Index(grid, 8)
 	noisy[j] = t1[j] * 0.9
-	if nb := balancedRange(grid, [2][]float64{t1, noisy}); !nb.OK || nb.Wrong != 1 || nb.Cross < j || nb.Cross > bal.Cross || nb.Hi != bal.Hi {
+	if nb := balancedRange(grid, [2][]float64{t1, noisy}, [2][]float64{t1, noisy}); !nb.OK || nb.Wrong != 1 || nb.Cross < j || nb.Cross > bal.Cross || nb.Hi != bal.Hi {
 		t.Errorf("noisy: %+v, want the crossover between grid points %d and %d with 1 point wrong, the range to %d", nb, j, bal.Cross, bal.Hi)
 	}
+	// Side 1's calls have a tail that adds 15% to its mean, not to its
+	// median: the crossover stays, the range balances the means and so
+	// reaches further up (side 1, faster at large sizes, must make up
+	// its tail there).
+	tail := lin(500e-9*1.15, 20e-9*1.15)
+	tb := balancedRange(grid, [2][]float64{t1, t2}, [2][]float64{t1, tail})
+	if !tb.OK || tb.Cross != bal.Cross || tb.Hi <= bal.Hi {
+		t.Errorf("tail: %+v, want the crossover at grid point %d and the range past %d", tb, bal.Cross, grid[bal.Hi])
+	}
+	if d := math.Abs(tb.Totals[0]-tb.Totals[1]) / tb.Totals[0]; d > 0.03 {
+		t.Errorf("tail: totals %v differ by %.1f%%", tb.Totals, 100*d)
+	}
 	// A side faster everywhere: no range.
-	if nb := balancedRange(grid, [2][]float64{t1, lin(600e-9, 80e-9)}); nb.OK || nb.Small != 0 {
+	if nb := balancedRange(grid, [2][]float64{t1, lin(600e-9, 80e-9)}, [2][]float64{t1, lin(600e-9, 80e-9)}); nb.OK || nb.Small != 0 {
 		t.Errorf("no crossover: %+v", nb)
 	}
 }
@@ -235,5 +247,13 @@ func TestHybridStreamPoints(t *testing.T) {
 	}
 	if _, _, err := hybridStream(HybridConfig{Min: 0, Max: 2000}, &report.BreakEven{}, 1000); err == nil {
 		t.Error("--max above the workload's size accepted")
+	}
+}
+
+// A pilot size's mean counts each call at most clip× the median.
+func TestClippedMean(t *testing.T) {
+	med, mean := clippedMean([]float64{1, 2, 2, 3, 1000}, 10)
+	if med != 2 || mean != (1+2+2+3+20)/5.0 {
+		t.Errorf("clippedMean: median %v mean %v, want 2 and %v", med, mean, (1+2+2+3+20)/5.0)
 	}
 }
