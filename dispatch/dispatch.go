@@ -230,7 +230,10 @@ type Dispatcher struct {
 	// probes and samples (probeGap, sampleGap).
 	probeOK  uint16
 	sampleOK [2]uint16
-	_        [2]byte
+	// suspect marks a side found slower whose latest observed call ran
+	// faster than its estimate by ShockRatio: a recovery may have begun,
+	// so it is probed for it even while it serves (watched).
+	suspect [2]bool
 
 	cfg Config // line 2
 	// probed is the index of each side's latest probe call (-1: none).
@@ -649,8 +652,11 @@ func (d *Dispatcher) serving(s int) bool {
 }
 
 // serveCalls: a side that answered none of this many calls is not serving
-// (the buckets the routing gives it are no longer called).
-const serveCalls = 512
+// (the buckets the routing gives it are no longer called, or so rarely
+// that its own calls would show a recovery hundreds of calls late: at
+// 512, threads=1 slowed 3× and given a sliver of one bucket moved back
+// 53-146 calls after the slow-down ended in 18 of 150 hybrid replays).
+const serveCalls = 32
 
 // checked are the sizes of bucket k at which the routing of the whole
 // bucket is judged: its ends and middle.
@@ -670,9 +676,17 @@ func (d *Dispatcher) mark(k int, picked [3]int) {
 	}
 }
 
-// watched reports whether side s is found slower and not serving: it is
-// probed for its recovery on its own budget.
-func (d *Dispatcher) watched(s int) bool { return d.slowed(s) && !d.serving(s) }
+// watched reports whether side s is found slower and either not serving
+// or suspected recovered: it is probed for its recovery on its own
+// budget. A side that serves a small share (threads=1 slowed 3× and
+// still given 2-3 rows, a call in 5-7) shows its recovery in its own
+// calls too slowly: 3 of its last 4 observed calls must run fast, and
+// they came 20-80 calls after the slow-down ended; once one has run
+// fast, probes of it between them confirm or refute the recovery within
+// a few calls.
+func (d *Dispatcher) watched(s int) bool {
+	return d.slowed(s) && (!d.serving(s) || d.suspect[s])
+}
 
 // idleCalls is the number of calls without side s after which its next
 // call counts as a wake-up.
@@ -690,13 +704,7 @@ func (d *Dispatcher) Do(n int) (Outcome, error) {
 		d.skip[side]--
 		took, err := e.ex.Run(n)
 		if err == nil {
-			if took < e.lo || took > e.hi {
-				if d.off[side]++; d.off[side] >= offRun {
-					d.skip[side] = 0 // off its estimate: observe what follows
-				}
-			} else {
-				d.off[side] = 0
-			}
+			d.offEstimate(side, e, took)
 			d.answered(side, took)
 			return Outcome{Side: side, Took: took, Failed: -1}, nil
 		}
@@ -704,6 +712,25 @@ func (d *Dispatcher) Do(n int) (Outcome, error) {
 		return d.finish(n, k, d.bucket(k), e, side, Outcome{Failed: -1}, false, took, err)
 	}
 	return d.route(n, e)
+}
+
+// offEstimate counts an unobserved call of side that ran in took off the
+// entry's bounds: after offRun in a row, the side's next call is
+// observed. On the full path too: while a side is found slower, every
+// call takes it (a probe may be due), and a side that kept some sizes
+// showed its recovery only in its sampled calls, one in 16-64 (threads=1
+// slowed 3× and still given 4-11 rows: back 64-100 calls after the
+// slow-down ended, against 5-14 when it was given none).
+func (d *Dispatcher) offEstimate(side int, e *modelEntry, took time.Duration) {
+	if took < e.lo || took > e.hi {
+		// While the side is found slower, one such call is enough (it
+		// may be recovering; see watched).
+		if d.off[side]++; d.off[side] >= offRun || d.slowed(side) {
+			d.skip[side] = 0 // off its estimate: observe what follows
+		}
+	} else {
+		d.off[side] = 0
+	}
 }
 
 // route is Do's full path: failures, probes, sampled calls.
@@ -839,6 +866,7 @@ func (d *Dispatcher) finish(n, k int, b *bucket, e *modelEntry, side int, out Ou
 			d.observe(side, k, b, m, took, wake, out.Probe)
 		} else {
 			d.skip[side]--
+			d.offEstimate(side, e, took)
 		}
 	}
 	if out.Probe && out.Failed < 0 {
@@ -962,6 +990,9 @@ func (d *Dispatcher) observe(s, k int, b *bucket, m [2]float64, took time.Durati
 	if int(w.ns) < shockCalls || r > d.cfg.ShockRatio || r < 1/d.cfg.ShockRatio {
 		d.skip[s] = 0
 	}
+	if d.slowed(s) && (r < 1/d.cfg.ShockRatio || !wake) {
+		d.suspect[s] = r < 1/d.cfg.ShockRatio
+	}
 	f, recovered := 1.0, false
 	if !wake {
 		// All but shockSpare of the calls slower by ShockRatio: a few
@@ -1018,6 +1049,7 @@ func (d *Dispatcher) observe(s, k int, b *bucket, m [2]float64, took time.Durati
 			why = fmt.Sprintf("%s ran %.2f× its estimates (median of its last %d calls) (slower), rescaled in every bucket", d.names[s], f, shockCalls)
 		}
 		*w = window{}
+		d.suspect[s] = false
 		d.unsteady()
 		d.invalidate() // the cache entries' bounds
 		d.each(func(kk int, bb *bucket) { d.reconsider(kk, bb, why) })

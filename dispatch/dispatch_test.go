@@ -577,3 +577,63 @@ func TestSlowedSideThatServesIsNotWatched(t *testing.T) {
 		t.Errorf("B back to its profile: n=500 routed to B after %d calls (want ≤ 50)", back)
 	}
 }
+
+// A side slowed 3× that the routing still gives its smallest sizes keeps
+// serving (no recovery probes); its recovery must show in its own calls,
+// which take Do's full path while it is found slower (a probe may be
+// due) and were observed there only when sampled, one in 16-64: back
+// 64-100 calls after the slow-down ended in hybrid. After a long steady
+// run (sampling at its lowest rate), the routing must be back within 50
+// calls, and soon on average.
+func TestSlowedSideServingSmallSizesRecovers(t *testing.T) {
+	// B's overhead: 1.5 µs puts the crossover at n = 67 and leaves A
+	// slowed 3× the sizes below 6 (a call in 3); 1.2 µs, at n = 50 and
+	// n ≤ 3 (a call in 5).
+	sum, count := 0, 0
+	for _, ob := range []float64{1.5e-6, 1.2e-6} {
+		for seed := uint64(40); seed < 56; seed++ {
+			r := rand.New(rand.NewPCG(seed, 1))
+			a := &sim{a: 0.3e-6, b: 40e-9, noise: 0.3, r: r, spike: 0.005}
+			b := &sim{a: ob, b: 22e-9, noise: 0.05, r: r, spike: 0.005}
+			d := newD(t, a, b)
+			rs := rand.New(rand.NewPCG(seed, 2))
+			const probe = 20 // A's, B's while A is slowed
+			moved, back := -1, -1
+			for i := 0; i < 9000; i++ {
+				switch i {
+				case 5000:
+					a.factor = 3
+				case 8000:
+					a.factor = 1
+				}
+				n := int(math.Round(math.Exp(rs.Float64() * math.Log(300))))
+				if _, err := d.Do(n); err != nil {
+					t.Fatal(err)
+				}
+				if i == 4999 && (d.Choose(probe) != 0 || d.Choose(2) != 0) {
+					t.Fatalf("B's overhead %v, seed %d: before the slow-down n=%d goes to %d, n=2 to %d", ob, seed, probe, d.Choose(probe), d.Choose(2))
+				}
+				if i >= 5000 && i < 8000 && moved < 0 && d.Choose(probe) != 0 {
+					moved = i - 5000
+				}
+				if i == 7999 && d.Choose(2) != 0 {
+					t.Fatalf("B's overhead %v, seed %d: A slowed 3× lost n=2 too (the test needs it serving)", ob, seed)
+				}
+				if i >= 8000 && back < 0 && d.Choose(probe) == 0 {
+					back = i - 8000
+				}
+			}
+			sum, count = sum+back, count+1
+			if moved < 0 || moved > 50 || back < 0 || back > 50 {
+				t.Errorf("B's overhead %v, seed %d: moved off %d calls after the slow-down began, back %d calls after it ended (want ≤ 50 each)", ob, seed, moved, back)
+			}
+		}
+	}
+	// A's calls vary by ±30%, so some of its first fast calls after the
+	// slow-down fall short of ShockRatio and restart the count: probing
+	// it once one ran fast (suspect) brought it back after 9 calls on
+	// average, against 15 without.
+	if mean := float64(sum) / float64(count); mean > 12 {
+		t.Errorf("back %.1f calls after the slow-down ended on average (want ≤ 12)", mean)
+	}
+}
