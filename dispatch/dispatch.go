@@ -263,6 +263,7 @@ type Dispatcher struct {
 	// whose estimate for it is sideR's median (see prior).
 	sideR, sidePre [2]ring
 	young          [2]uint64
+	priorOn        [2]bool // the side's prior is sideR's median (prior)
 	// serves marks the buckets where the routing gives a side some sizes
 	// (mark).
 	serves   [2]uint64
@@ -466,13 +467,33 @@ func (d *Dispatcher) bucket(k int) *bucket {
 // Within ShockRatio, the profile's shape across sizes is worth more than
 // a median over sizes whose times are off the profile differently (and
 // a side's first calls, cold, are off it by more).
+//
+// Once taken, the median stays the prior until it comes back within
+// ShockRatio/Hysteresis of the profile: a median hovering at the
+// threshold (threads=2's first calls at 0.61-0.62× its profile, the
+// threshold 1/1.6) otherwise flipped every young bucket at each call,
+// ten switches in the first 150 calls.
 func (d *Dispatcher) prior(s int) float64 {
-	if d.sideR[s].n >= minObs {
-		if m := d.sideR[s].median(); m > d.slowF[s]*d.cfg.ShockRatio || m*d.cfg.ShockRatio < d.slowF[s] {
-			return m
-		}
+	if d.priorOn[s] {
+		return d.sideR[s].median()
 	}
 	return d.slowF[s]
+}
+
+// updatePrior decides whether side s's prior is the median of its last
+// calls (see prior).
+func (d *Dispatcher) updatePrior(s int) {
+	if d.sideR[s].n < minObs {
+		d.priorOn[s] = false
+		return
+	}
+	m := d.sideR[s].median()
+	off := math.Max(m/d.slowF[s], d.slowF[s]/m)
+	if d.priorOn[s] {
+		d.priorOn[s] = off > d.cfg.ShockRatio/d.cfg.Hysteresis
+	} else {
+		d.priorOn[s] = off > d.cfg.ShockRatio
+	}
 }
 
 // each calls fn on every bucket seen so far.
@@ -543,7 +564,12 @@ type window struct {
 	fast               [fastCalls]float32
 	slowBits, fastBits uint16
 	ns, nf, is, jf     uint8
-	_                  [4]byte
+	// backBits marks which of a slowed side's last nb calls (in buckets
+	// with an estimate from before it was found slower) ran within the
+	// hysteresis of that estimate: see back.
+	backBits uint8
+	nb       uint8
+	_        [2]byte
 }
 
 func b2u(b bool) uint16 {
@@ -588,6 +614,19 @@ func (w *window) recovery() (bool, float64) {
 	v := w.fast
 	slices.Sort(v[:])
 	return true, float64(v[fastCalls/2])
+}
+
+// addBack records whether a slowed side's call ran as fast as before the
+// side was found slower.
+func (w *window) addBack(ok bool) {
+	w.backBits = w.backBits<<1 | uint8(b2u(ok))
+	w.nb = min(w.nb+1, 8)
+}
+
+// back reports whether all but one of the last backCalls calls ran as
+// fast as before the side was found slower.
+func (w *window) back() bool {
+	return int(w.nb) >= backCalls && bits.OnesCount8(w.backBits&(1<<backCalls-1)) >= backCalls-1
 }
 
 // est is the current estimate of side s's time (seconds) for a call whose
@@ -1018,10 +1057,27 @@ func (d *Dispatcher) observe(s, k int, b *bucket, m [2]float64, took time.Durati
 	if ok, med := w.recovery(); ok && d.slowed(s) {
 		f, recovered = med, true
 	}
-	if f == 1 && wake {
+	// A recovery can also be gradual (contention fading): then no call
+	// runs ShockRatio faster than the estimates, which follow it in the
+	// buckets the side is called in, while the others keep the rescaling
+	// (a side slowed 2×, back over 500 calls, stayed off the sizes it had
+	// lost for hundreds to thousands of calls). So a slowed side's calls
+	// are also compared with its estimates from before it was found
+	// slower, which do not move: all but one of the last backCalls
+	// within the hysteresis of those is a recovery.
+	again := false
+	if pre := &b.pre[s]; !recovered && f == 1 && d.slowed(s) && pre.obs.n >= minObs {
+		if ok := obs <= pre.q*d.cfg.Hysteresis; ok || !wake {
+			w.addBack(ok)
+		}
+		if w.back() {
+			recovered, again = true, true
+		}
+	}
+	if f == 1 && !recovered && wake {
 		return
 	}
-	if f != 1 {
+	if f != 1 || recovered {
 		var why string
 		if recovered {
 			d.each(func(kk int, bb *bucket) {
@@ -1032,8 +1088,12 @@ func (d *Dispatcher) observe(s, k int, b *bucket, m [2]float64, took time.Durati
 			})
 			d.sideR[s] = d.sidePre[s]
 			d.slowF[s] = 1
+			d.updatePrior(s)
 			d.recoveredAt[s] = d.calls
 			why = fmt.Sprintf("%s ran %.2f× its estimates (median of its last %d calls) (faster): its estimates from before it was found slower restored in every bucket", d.names[s], f, fastCalls)
+			if again {
+				why = fmt.Sprintf("%s ran within %.2f× its estimates from before it was found slower (%d of its last %d calls): those restored in every bucket", d.names[s], d.cfg.Hysteresis, backCalls-1, backCalls)
+			}
 		} else {
 			if !d.slowed(s) {
 				d.slowAt[s], d.recX[s] = d.spent, 0
@@ -1063,6 +1123,7 @@ func (d *Dispatcher) observe(s, k int, b *bucket, m [2]float64, took time.Durati
 	}
 	old := d.prior(s)
 	d.sideR[s].add(obs)
+	d.updatePrior(s)
 	if p := d.prior(s); d.young[s] != 0 && p != old {
 		// The buckets where the side is young take its new prior.
 		why := fmt.Sprintf("%s's last %d calls in any bucket ran %.2f× its profile (median), taken where it has fewer than %d", d.names[s], d.sideR[s].n, p, minObs)
@@ -1101,6 +1162,7 @@ const (
 	shockCalls = 9
 	shockSpare = 2
 	fastCalls  = 4
+	backCalls  = 5
 )
 
 // reconsider moves bucket k's applied ratio to the estimates' when they
