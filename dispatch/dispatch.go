@@ -1173,7 +1173,6 @@ func (d *Dispatcher) reconsider(k int, b *bucket, why string) bool {
 	if r <= b.rho*d.cfg.Hysteresis && r >= b.rho/d.cfg.Hysteresis {
 		return false
 	}
-	d.unsteady()
 	old := b.rho
 	// Does the new ratio route any size of the bucket differently?
 	changed := false
@@ -1192,6 +1191,7 @@ func (d *Dispatcher) reconsider(k int, b *bucket, why string) bool {
 	if !changed {
 		return true
 	}
+	d.unsteady()
 	to, from := 1, 0
 	if r > old {
 		to, from = 0, 1
