@@ -946,9 +946,11 @@ func (d *Dispatcher) probeGap() int { return d.cfg.ProbeEvery << min(d.probeOK/p
 // many.
 func (d *Dispatcher) sampleGap(s int) int16 { return sampleEvery << min(d.sampleOK[s]/ringSize, 2) }
 
-// unsteady restarts the probing and sampling at their full rates: an
-// estimates' ratio moved (a switch, a shock, a recovery) or a side
-// failed.
+// unsteady restarts the probing and sampling at their full rates: a
+// bucket switched a size to the other side, a side was found slower or
+// recovered, or a side failed. A bucket's ratio that moved without
+// changing any size's side does not (on a shared machine it moved every
+// few hundred calls, and the sampling stayed at its full rate).
 func (d *Dispatcher) unsteady() { d.probeOK, d.sampleOK = 0, [2]uint16{} }
 
 // probeSteady is the number of probes in a row that confirm the routing
