@@ -266,10 +266,15 @@ type Dispatcher struct {
 	priorOn        [2]bool // the side's prior is sideR's median (prior)
 	// serves marks the buckets where the routing gives a side some sizes
 	// (mark).
-	serves   [2]uint64
-	failures [2]int
-	lastErr  [2]error // each side's latest error (LastError)
-	switches []Switch
+	serves [2]uint64
+	// filling marks the buckets where a side has made fewer than
+	// ringSize observed calls (see route's probes).
+	// against marks the buckets where the profile gives a side some
+	// sizes and the routing none.
+	filling, against [2]uint64
+	failures         [2]int
+	lastErr          [2]error // each side's latest error (LastError)
+	switches         []Switch
 }
 
 // bucket holds, per side, the median of its last calls' observed time
@@ -445,13 +450,16 @@ func (d *Dispatcher) bucket(k int) *bucket {
 		// The models are evaluated here, not through the model cache:
 		// entry, which calls bucket, holds a cache slot that another size
 		// could take.
-		var picked [3]int
+		var picked, prof [3]int
 		for i, n := range checked(k) {
-			picked[i] = d.pick(b, [2]float64{d.prof.Models[0](float64(n)), d.prof.Models[1](float64(n))})
+			m := [2]float64{d.prof.Models[0](float64(n)), d.prof.Models[1](float64(n))}
+			picked[i], prof[i] = d.pick(b, m), profiled(m)
 		}
-		d.mark(k, picked)
+		d.mark(k, picked, prof)
 		d.young[0] |= 1 << k
 		d.young[1] |= 1 << k
+		d.filling[0] |= 1 << k
+		d.filling[1] |= 1 << k
 	}
 	return b
 }
@@ -706,13 +714,24 @@ func checked(k int) [3]int {
 
 // mark records which sides bucket k's routing gives some sizes, from the
 // sides it picks at checked(k).
-func (d *Dispatcher) mark(k int, picked [3]int) {
+func (d *Dispatcher) mark(k int, picked, profiled [3]int) {
 	for s := range 2 {
 		d.serves[s] &^= 1 << k
+		d.against[s] &^= 1 << k
 		if slices.Contains(picked[:], s) {
 			d.serves[s] |= 1 << k
+		} else if slices.Contains(profiled[:], s) {
+			d.against[s] |= 1 << k
 		}
 	}
+}
+
+// profiled is the side the profile alone (a ratio of 1) picks for models m.
+func profiled(m [2]float64) int {
+	if m[1] < m[0] {
+		return 1
+	}
+	return 0
 }
 
 // watched reports whether side s is found slower and either not serving
@@ -816,9 +835,22 @@ func (d *Dispatcher) route(n int, e *modelEntry) (Outcome, error) {
 		// most the mean call so far), so the budget buys many of them;
 		// after 4 gaps without one, any request will do, so buckets of
 		// large requests are probed too.
+		//
+		// Buckets where the probed side has few calls and, against its
+		// profile, no sizes (needy) come first, whatever their requests cost: its first
+		// calls there may have run cold (threads=2's first calls at
+		// 64-127 rows ran 2.6× its profile in one hybrid run), and
+		// while its estimate held them, probes went to cheaper requests
+		// and the bucket stayed on the slower side for the whole run. A
+		// probe due waits up to two gaps for a needy bucket's request.
 		mean := d.spent / float64(max(d.calls, 1))
-		cheap := d.calls == 0 || d.est(b, other, m) <= mean || d.calls-d.lastPrb >= 4*d.probeGap()
+		needy := d.filling[other] & d.against[other]
+		here := needy>>k&1 == 1
+		wait := !here && needy != 0 && d.calls-d.lastPrb < 2*d.probeGap()
+		cheap := d.calls == 0 || d.est(b, other, m) <= mean || here || d.calls-d.lastPrb >= 4*d.probeGap()
 		switch deficit := d.probeX + d.extra(b, other, m) - d.cfg.ProbeShare*d.spent; {
+		case wait:
+			retry = 1
 		case !cheap || d.watched(other):
 			retry = 2
 		case deficit <= 0:
@@ -1137,6 +1169,9 @@ func (d *Dispatcher) observe(s, k int, b *bucket, m [2]float64, took time.Durati
 			}
 		}
 	}
+	if b.cnt[s] >= ringSize {
+		d.filling[s] &^= 1 << k
+	}
 	if b.cnt[s]++; b.cnt[s] == ringSize+1 {
 		d.invalidate() // the bucket's calls on s are sampled from now on
 	}
@@ -1178,17 +1213,17 @@ func (d *Dispatcher) reconsider(k int, b *bucket, why string) bool {
 	old := b.rho
 	// Does the new ratio route any size of the bucket differently?
 	changed := false
-	var picked [3]int
+	var picked, prof [3]int
 	for i, n := range checked(k) {
 		mn := d.models(n)
 		p0 := d.pick(b, mn)
 		b.rho = r
-		picked[i] = d.pick(b, mn)
+		picked[i], prof[i] = d.pick(b, mn), profiled(mn)
 		b.rho = old
 		changed = changed || p0 != picked[i]
 	}
 	b.rho = r
-	d.mark(k, picked)
+	d.mark(k, picked, prof)
 	d.invalidate()
 	if !changed {
 		return true
