@@ -497,9 +497,19 @@ func (d *Dispatcher) updatePrior(s int) {
 	}
 	m := d.sideR[s].median()
 	off := math.Max(m/d.slowF[s], d.slowF[s]/m)
-	if d.priorOn[s] {
+	switch {
+	case d.priorOn[s]:
 		d.priorOn[s] = off > d.cfg.ShockRatio/d.cfg.Hysteresis
-	} else {
+	case m > d.slowF[s] && d.sideR[s].n < shockCalls:
+		// Slower than the profile: only on as many calls as a shock
+		// needs. A run's first calls can be cold (threads=2's first
+		// three in hybrid ran 3.12× its profile, which sent every
+		// bucket to threads=1 for 1,300 requests), and a shared
+		// machine makes calls slower, never faster, so a faster median
+		// is taken on minObs calls (a side probed rarely would
+		// otherwise need that many probes in each bucket).
+		d.priorOn[s] = false
+	default:
 		d.priorOn[s] = off > d.cfg.ShockRatio
 	}
 }
