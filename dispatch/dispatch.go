@@ -275,6 +275,8 @@ type Dispatcher struct {
 	failures         [2]int
 	lastErr          [2]error // each side's latest error (LastError)
 	switches         []Switch
+	// winK is the bucket of each entry of a side's slow window (win).
+	winK [2][shockCalls]int8
 }
 
 // bucket holds, per side, the median of its last calls' observed time
@@ -382,10 +384,31 @@ func (r *ring) median() float64 {
 // scale multiplies every value by f > 0 (the order is kept: enc is
 // monotone).
 func (r *ring) scale(f float64) {
-	for j := range r.n {
+	for j := range r.v {
+		// Every slot: after dropNewest a ring's values need not be v[:n].
 		r.v[j] = enc(dec(r.v[j]) * f)
+	}
+	for j := range r.n {
 		r.s[j] = enc(dec(r.s[j]) * f)
 	}
+}
+
+// dropNewest removes the value added last (none: no-op). The next add
+// takes its slot, so the arrival order stays a circle from r.i.
+func (r *ring) dropNewest() {
+	if r.n == 0 {
+		return
+	}
+	j := (int(r.i) + ringSize - 1) % ringSize
+	x := r.v[j]
+	s := r.s[:r.n]
+	p := slices.Index(s, x)
+	if p < 0 {
+		return // not reached: every value of v in use is in s
+	}
+	copy(s[p:], s[p+1:])
+	r.n--
+	r.i = uint8(j)
 }
 
 // New returns a dispatcher over two executors named names.
@@ -1061,6 +1084,7 @@ func (d *Dispatcher) observe(s, k int, b *bucket, m [2]float64, took time.Durati
 		w.addFast(r, faster)
 	}
 	if !wake {
+		d.winK[s][w.is] = int8(k)
 		w.addSlow(r, r > d.cfg.ShockRatio)
 	}
 	// The side's next sampleGap-1 calls go unobserved unless this one
@@ -1143,6 +1167,21 @@ func (d *Dispatcher) observe(s, k int, b *bucket, m [2]float64, took time.Durati
 				d.slowAt[s], d.recX[s] = d.spent, 0
 				d.each(func(_ int, bb *bucket) { bb.pre[s] = estimate{q: bb.q[s], obs: bb.obs[s]} })
 				d.sidePre[s] = d.sideR[s]
+				// The estimates from before the slow-down leave out the
+				// calls that showed it (the window's, all but this one
+				// already in their buckets' rings, newest last): restored
+				// with them, a bucket whose ring they made up half of kept
+				// the slow-down after the recovery (threads=2's 32-63 rows
+				// stayed on threads=1 for two replays in hybrid).
+				for j := 1; j < int(w.ns); j++ {
+					kk := d.winK[s][(int(w.is)+shockCalls-1-j)%shockCalls]
+					pre := &d.buckets[kk].pre[s]
+					pre.obs.dropNewest()
+					if pre.obs.n >= minObs {
+						pre.q = pre.obs.median()
+					}
+					d.sidePre[s].dropNewest()
+				}
 			}
 			d.sideR[s].scale(f)
 			d.each(func(_ int, bb *bucket) {

@@ -249,3 +249,43 @@ func TestRecoveryKeepsYoungBits(t *testing.T) {
 	}
 	check("recovered")
 }
+
+// dropNewest undoes the last add, and the ring stays consistent through
+// any mix of adds, drops and scalings: the same values (as encoded) as a
+// plain list of the last ringSize adds less the drops, sorted in s.
+func TestRingDropNewest(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var w ring
+	var ref []uint16 // arrival order
+	for i := 0; i < 5000; i++ {
+		switch op := r.IntN(20); {
+		case op < 3:
+			w.dropNewest()
+			if len(ref) > 0 {
+				ref = ref[:len(ref)-1]
+			}
+		case op < 4:
+			f := 0.5 + r.Float64()
+			w.scale(f)
+			for j := range ref {
+				ref[j] = enc(dec(ref[j]) * f)
+			}
+		default:
+			x := 0.1 + 3*r.Float64()
+			w.add(x)
+			ref = append(ref, enc(x))
+			if len(ref) > ringSize {
+				ref = ref[1:]
+			}
+		}
+		want := slices.Sorted(slices.Values(ref))
+		if !slices.Equal(w.s[:w.n], want) {
+			t.Fatalf("after %d operations: sorted %v, want %v", i+1, w.s[:w.n], want)
+		}
+		for j := range ref {
+			if got := w.v[(int(w.i)+ringSize-len(ref)+j)%ringSize]; got != ref[j] {
+				t.Fatalf("after %d operations: value %d in arrival order is %v, want %v", i+1, j, got, ref[j])
+			}
+		}
+	}
+}
