@@ -58,7 +58,19 @@ func sizes(seed uint64, count int) []int {
 	return out
 }
 
-func newD(t *testing.T, a, b *sim) *dispatch.Dispatcher {
+// logSize draws a size log-uniform over [1, 300].
+func logSize(r *rand.Rand) int { return int(math.Round(math.Exp(r.Float64() * math.Log(300)))) }
+
+// modeled is a simulated side with the model it is profiled by.
+type modeled interface {
+	dispatch.Executor
+	model() dispatch.Model
+}
+
+// newD returns a dispatcher over a and b profiled by their models, with
+// the default configuration.
+func newD(t *testing.T, a, b modeled) *dispatch.Dispatcher {
+	t.Helper()
 	d, err := dispatch.New(a, b, [2]string{"A", "B"}, dispatch.Profile{Models: [2]dispatch.Model{a.model(), b.model()}}, dispatch.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -344,7 +356,7 @@ func TestRecoveryWithinFiftyCalls(t *testing.T) {
 				case 2000:
 					sides[slowed].factor = 1
 				}
-				n := int(math.Round(math.Exp(rs.Float64() * math.Log(300))))
+				n := logSize(rs)
 				if _, err := d.Do(n); err != nil {
 					t.Fatal(err)
 				}
@@ -478,7 +490,7 @@ func TestPartialRecoveryCorrects(t *testing.T) {
 		case 2500:
 			sides[0].factor = 3 // back from 9×, not to 1×: A still loses at n=4
 		}
-		n := int(math.Round(math.Exp(rs.Float64() * math.Log(300))))
+		n := logSize(rs)
 		if _, err := d.Do(n); err != nil {
 			t.Fatal(err)
 		}
@@ -498,10 +510,7 @@ func TestPartialRecoveryCorrects(t *testing.T) {
 // for its recovery).
 func TestProbesBackOffWhileRoutingHolds(t *testing.T) {
 	a, b := pair(5)
-	d, err := dispatch.New(a, b, [2]string{"A", "B"}, dispatch.Profile{Models: [2]dispatch.Model{a.model(), b.model()}}, dispatch.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := newD(t, a, b)
 	probes := func(ns []int) int {
 		p := 0
 		for _, n := range ns {
@@ -607,7 +616,7 @@ func TestSlowedSideServingSmallSizesRecovers(t *testing.T) {
 				case 8000:
 					a.factor = 1
 				}
-				n := int(math.Round(math.Exp(rs.Float64() * math.Log(300))))
+				n := logSize(rs)
 				if _, err := d.Do(n); err != nil {
 					t.Fatal(err)
 				}
@@ -662,7 +671,7 @@ func TestGradualRecovery(t *testing.T) {
 			case i >= 3800:
 				b.factor = 1
 			}
-			n := int(math.Round(math.Exp(rs.Float64() * math.Log(300))))
+			n := logSize(rs)
 			if _, err := d.Do(n); err != nil {
 				t.Fatal(err)
 			}
@@ -695,7 +704,7 @@ func TestPriorDoesNotFlap(t *testing.T) {
 		}
 		rs := rand.New(rand.NewPCG(seed, 2))
 		for range 500 {
-			if _, err := d.Do(int(math.Round(math.Exp(rs.Float64() * math.Log(300))))); err != nil {
+			if _, err := d.Do(logSize(rs)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -743,14 +752,11 @@ func TestColdStartCorrects(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 1))
 		a := &sim{a: 0.3e-6, b: 40e-9, noise: 0.05, r: r}
 		b := &coldSim{sim: &sim{a: 0.6e-6, b: 22e-9, noise: 0.05, r: r}, from: 64, cold: 3, factor: 3}
-		d, err := dispatch.New(a, b, [2]string{"A", "B"}, dispatch.Profile{Models: [2]dispatch.Model{a.model(), b.model()}}, dispatch.Config{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		d := newD(t, a, b)
 		rs := rand.New(rand.NewPCG(seed, 2))
 		lost, back := -1, -1
 		for i := 0; i < 4000 && back < 0; i++ {
-			if _, err := d.Do(int(math.Round(math.Exp(rs.Float64() * math.Log(300))))); err != nil {
+			if _, err := d.Do(logSize(rs)); err != nil {
 				t.Fatal(err)
 			}
 			if lost < 0 && d.Choose(100) == 0 {
@@ -783,13 +789,10 @@ func TestColdFirstCallsDoNotSetThePrior(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 1))
 		a := &sim{a: 0.3e-6, b: 40e-9, noise: 0.05, r: r}
 		b := &coldSim{sim: &sim{a: 0.6e-6, b: 22e-9, noise: 0.05, r: r}, from: 1, cold: 3, factor: 3}
-		d, err := dispatch.New(a, b, [2]string{"A", "B"}, dispatch.Profile{Models: [2]dispatch.Model{a.model(), b.model()}}, dispatch.Config{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		d := newD(t, a, b)
 		rs := rand.New(rand.NewPCG(seed, 2))
 		for range 300 {
-			if _, err := d.Do(int(math.Round(math.Exp(rs.Float64() * math.Log(300))))); err != nil {
+			if _, err := d.Do(logSize(rs)); err != nil {
 				t.Fatal(err)
 			}
 		}
