@@ -738,6 +738,13 @@ func (c *coldSim) Run(n int) (time.Duration, error) {
 	return t, err
 }
 
+// coldPair: A threads=1-like, B threads=2-like (crossover near 17
+// items), B's first 3 calls at sizes from `from` up 3× their time.
+func coldPair(seed uint64, from int) (*sim, *coldSim) {
+	r := rand.New(rand.NewPCG(seed, 1))
+	return &sim{a: 0.3e-6, b: 40e-9, noise: 0.05, r: r}, &coldSim{sim: &sim{a: 0.6e-6, b: 22e-9, noise: 0.05, r: r}, from: from, cold: 3, factor: 3}
+}
+
 // A side whose first calls in a bucket of large sizes ran cold (3× its
 // time) loses the bucket; probes, which go to requests cheap on the
 // probed side, never went there while its estimate held the cold calls,
@@ -749,9 +756,7 @@ func (c *coldSim) Run(n int) (time.Duration, error) {
 func TestColdStartCorrects(t *testing.T) {
 	losses := 0
 	for seed := uint64(90); seed < 106; seed++ {
-		r := rand.New(rand.NewPCG(seed, 1))
-		a := &sim{a: 0.3e-6, b: 40e-9, noise: 0.05, r: r}
-		b := &coldSim{sim: &sim{a: 0.6e-6, b: 22e-9, noise: 0.05, r: r}, from: 64, cold: 3, factor: 3}
+		a, b := coldPair(seed, 64)
 		d := newD(t, a, b)
 		rs := rand.New(rand.NewPCG(seed, 2))
 		lost, back := -1, -1
@@ -786,9 +791,7 @@ func TestColdStartCorrects(t *testing.T) {
 // on as many calls as a shock needs.
 func TestColdFirstCallsDoNotSetThePrior(t *testing.T) {
 	for seed := uint64(100); seed < 108; seed++ {
-		r := rand.New(rand.NewPCG(seed, 1))
-		a := &sim{a: 0.3e-6, b: 40e-9, noise: 0.05, r: r}
-		b := &coldSim{sim: &sim{a: 0.6e-6, b: 22e-9, noise: 0.05, r: r}, from: 1, cold: 3, factor: 3}
+		a, b := coldPair(seed, 1)
 		d := newD(t, a, b)
 		rs := rand.New(rand.NewPCG(seed, 2))
 		for range 300 {
