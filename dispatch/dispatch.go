@@ -30,10 +30,13 @@
 // prove it, and a probe's wake-up call counts here when it is fast); a
 // recovery restores the side's estimates from before it was found slower.
 // While a side is marked slower and the routing gives it no calls, it is
-// probed on its own budget (RecoveryShare of the time since), so the
-// dispatcher moves quickly when a side slows down and moves back quickly
-// when it recovers; a side marked slower that still serves some sizes
-// shows a recovery in its own calls and is probed on the ordinary budget. A probe is
+// probed on its own budget (RecoveryShare of the time since), every
+// other call at first and less often the longer the slow-down lasts (a
+// gap of 1/64 of the calls since, at most 256 calls), so the dispatcher
+// moves quickly when a side slows down, moves back quickly when it
+// recovers, and pays little for a side that stays slower; a side marked
+// slower that still serves some sizes shows a recovery in its own calls
+// and is probed on the ordinary budget. A probe is
 // charged its time over the other side's estimate, counting the call at
 // most twice its own estimate (a wake-up call: at most the larger of that
 // and the side's median wake-up), so one preempted call cannot stop the
@@ -100,8 +103,8 @@ type Config struct {
 	// below the current side's divided by this (default 1.15).
 	Hysteresis float64
 	// ProbeEvery is the fewest calls between two probes (default 32; a
-	// side found slower is probed for its recovery every other call, on
-	// its own budget). Each probe takes Do's full path, which costs
+	// side found slower is probed for its recovery on its own budget and
+	// gaps: see recoveryGap). Each probe takes Do's full path, which costs
 	// 200–300 ns more than its short path in hybrid (the dispatcher's
 	// state comes from L3 after a kernel): at 8, a probe every 11 calls
 	// cost more than the probes' budget.
@@ -232,7 +235,8 @@ type Dispatcher struct {
 	sampleOK [2]uint16
 	// suspect marks a side found slower whose latest observed call ran
 	// faster than its estimate by ShockRatio: a recovery may have begun,
-	// so it is probed for it even while it serves (watched).
+	// so it is probed for it even while it serves (watched), at the
+	// shortest gap (recoveryGap).
 	suspect [2]bool
 
 	cfg Config // line 2
@@ -254,9 +258,11 @@ type Dispatcher struct {
 	slowAt      [2]float64
 	recX        [2]float64
 	recoveredAt [2]int
-	names       [2]string
-	prof        Profile
-	wakeR       [2]ring // each side's probe wake-up calls: time over estimate
+	// slowCall is the call that found each side slower (recoveryGap).
+	slowCall [2]int
+	names    [2]string
+	prof     Profile
+	wakeR    [2]ring // each side's probe wake-up calls: time over estimate
 	// sideR is each side's last observed calls in any bucket (time over
 	// the profile), sidePre that from before the side was found slower;
 	// young marks the buckets where a side has fewer than minObs calls,
@@ -850,7 +856,7 @@ func (d *Dispatcher) route(n int, e *modelEntry) (Outcome, error) {
 		if !d.watched(other) || d.recoveryFits(other, b, m) {
 			side, out.Probe = other, true
 		}
-	case d.watched(other) && d.calls-d.lastPrb >= d.recoveryGap():
+	case d.watched(other) && d.calls-d.lastPrb >= d.recoveryGap(other):
 		// A side found slower and given no calls is probed to see it
 		// recover, whatever the probe budget, within its own:
 		// RecoveryShare of the time spent since it was found slower.
@@ -996,9 +1002,28 @@ func (d *Dispatcher) count(side int, took time.Duration) {
 	d.spent += took.Seconds()
 }
 
-// recoveryGap is the fewest calls between two probes of a side found
-// slower.
-func (d *Dispatcher) recoveryGap() int { return min(d.cfg.ProbeEvery, 2) }
+// recoveryGap is the fewest calls between two probes of side s, found
+// slower: 2 at first and while a recovery is suspected, then one
+// recoveryPatience-th of the calls since it was found slower, at most
+// maxRecoveryGap. The longer a slow-down has lasted, the less likely it
+// ends in the next calls: probed every other call for as long as it
+// lasted, a side that stayed slower took the whole recovery budget
+// (threads=2 on a busy host, 2-3× its estimates for a whole run, took
+// half of the calls as probes and the adaptive total ran 1.86×
+// threads=1's). A side that recovers is caught by its first probe
+// after, then confirmed at gap 2 (suspect).
+func (d *Dispatcher) recoveryGap(s int) int {
+	g := min(d.cfg.ProbeEvery, 2)
+	if d.suspect[s] {
+		return g
+	}
+	return min(max(g, (d.calls-d.slowCall[s])/recoveryPatience), maxRecoveryGap)
+}
+
+const (
+	recoveryPatience = 64
+	maxRecoveryGap   = 256
+)
 
 // probeGap is the fewest calls between two probes: ProbeEvery, doubled
 // after probeSteady probes in a row confirmed the routing and doubled
@@ -1035,7 +1060,13 @@ func (d *Dispatcher) schedule(retry int) {
 	case retry > 0:
 		d.nextCheck = d.calls - 1 + retry
 	case d.slowed(0) || d.slowed(1):
-		d.nextCheck = d.lastPrb + d.recoveryGap()
+		gap := math.MaxInt32
+		for s := range 2 {
+			if d.slowed(s) {
+				gap = min(gap, d.recoveryGap(s))
+			}
+		}
+		d.nextCheck = d.lastPrb + gap
 	default:
 		d.nextCheck = d.lastPrb + d.probeGap()
 	}
@@ -1164,7 +1195,7 @@ func (d *Dispatcher) observe(s, k int, b *bucket, m [2]float64, took time.Durati
 			}
 		} else {
 			if !d.slowed(s) {
-				d.slowAt[s], d.recX[s] = d.spent, 0
+				d.slowAt[s], d.recX[s], d.slowCall[s] = d.spent, 0, d.calls
 				d.each(func(_ int, bb *bucket) { bb.pre[s] = estimate{q: bb.q[s], obs: bb.obs[s]} })
 				d.sidePre[s] = d.sideR[s]
 				// The estimates from before the slow-down leave out the

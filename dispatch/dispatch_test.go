@@ -806,3 +806,50 @@ func TestColdFirstCallsDoNotSetThePrior(t *testing.T) {
 		}
 	}
 }
+
+// A side that stays slower for a whole run (threads=2 on a busy host,
+// 2-3× its estimates) is probed for its recovery less and less often:
+// every other call at first, then one in (calls since it was found
+// slower)/64, at most one in 256 calls. At RecoveryShare of the time for
+// as long as it lasted, such probes took half of the calls and the
+// adaptive total ran 1.86× the faster side's. It still moves back once
+// the side recovers, within the probe gap and a few calls.
+func TestLastingSlowDownProbedLess(t *testing.T) {
+	for seed := uint64(40); seed < 44; seed++ {
+		r := rand.New(rand.NewPCG(seed, 1))
+		a := &sim{a: 0.3e-6, b: 40e-9, noise: 0.05, r: r}
+		b := &sim{a: 0.6e-6, b: 22e-9, noise: 0.05, r: r}
+		d := newD(t, a, b)
+		rs := rand.New(rand.NewPCG(seed, 2))
+		const from, to, end = 1000, 29000, 30000
+		var total, best float64
+		onB, back := 0, -1
+		for i := range end {
+			switch i {
+			case from:
+				b.factor = 2.5
+			case to:
+				b.factor = 1
+			}
+			n := logSize(rs)
+			o, err := d.Do(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i >= from+4000 && i < to {
+				total += o.Took.Seconds()
+				best += 0.3e-6 + 40e-9*float64(n)
+				onB += o.Side
+			}
+			if i >= to && back < 0 && d.Choose(150) == 1 {
+				back = i - to
+			}
+		}
+		if share := float64(onB) / (to - from - 4000); share > 0.02 || total > 1.03*best {
+			t.Errorf("seed %d: from 4000 calls into the slow-down on, %.1f%% of the calls on the slowed side, total %.3f× the other side's", seed, 100*share, total/best)
+		}
+		if back < 0 || back > 256+50 {
+			t.Errorf("seed %d: back %d calls after the slow-down ended (want ≤ 306: the longest probe gap and a few calls)", seed, back)
+		}
+	}
+}
