@@ -263,7 +263,11 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 		// routing is the strategy's own time, per request: its wall time
 		// outside the sides' calls (the dispatcher's bookkeeping).
 		routing []float64
-		do      func(n int) (int, time.Duration, bool, bool, error) // side, took, recovered, probe, err
+		// side and flag, per request as times: the side that answered
+		// (-1: lost), and flagProbe, flagRecovered.
+		side []int8
+		flag []uint8
+		do   func(n int) (int, time.Duration, bool, bool, error) // side, took, recovered, probe, err
 	}
 	single := func(i int) func(n int) (int, time.Duration, bool, bool, error) {
 		return func(n int) (int, time.Duration, bool, bool, error) {
@@ -351,15 +355,20 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 					totals[k][rp] += took.Seconds()
 					if err != nil {
 						st.lost++
+						st.side, st.flag = append(st.side, -1), append(st.flag, 0)
 						continue
 					}
 					st.share[side]++
+					var fl uint8
 					if recovered {
 						st.rec++
+						fl |= flagRecovered
 					}
 					if probe {
 						st.probe++
+						fl |= flagProbe
 					}
+					st.side, st.flag = append(st.side, int8(side)), append(st.flag, fl)
 				}
 			}
 		}
@@ -405,6 +414,12 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 		times[k] = st.times
 	}
 	h.PerRequest = perRequest(len(stream), repeats, times)
+	for k, st := range strats {
+		for j, t := range st.times {
+			h.Rows = append(h.Rows, report.HybridRequest{Strategy: k, Replay: j / len(stream), Index: j % len(stream), N: stream[j%len(stream)],
+				Side: int(st.side[j]), Seconds: t, Routing: st.routing[j], Probe: st.flag[j]&flagProbe != 0, Recovered: st.flag[j]&flagRecovered != 0})
+		}
+	}
 	for _, s := range d.Switches() {
 		h.Switches = append(h.Switches, report.HybridSwitch{Request: s.Call, Bucket: s.Bucket, From: s.From, To: s.To, Reason: s.Reason})
 	}
@@ -413,6 +428,12 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 	rep.Summary = append(rep.Summary, faultResponse(w.Name, hc, d.Switches(), len(stream), repeats)...)
 	return nil
 }
+
+// A request's flags in the replay's record.
+const (
+	flagProbe uint8 = 1 << iota
+	flagRecovered
+)
 
 // Replays of the stream: at least minReplays, more up to maxReplays while
 // all of them would take at most replayBudget.

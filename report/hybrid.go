@@ -1,6 +1,13 @@
 package report
 
-import "github.com/wgpu-prof/wgpu-prof/timing"
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/wgpu-prof/wgpu-prof/timing"
+)
 
 // Hybrid is a replay of a stream of calls of mixed sizes through two sides
 // under several routing strategies (wgpu-prof hybrid).
@@ -31,6 +38,23 @@ type Hybrid struct {
 	// total of a router that knew every request's faster side, the most
 	// any routing can gain on this stream.
 	PerRequest *HybridPerRequest `json:"per_request,omitempty"`
+	// Rows are every request of every replay and strategy, in the
+	// order of Strategies, then replay, then the stream's order (for
+	// --out's requests.csv: WriteHybridRequests); not in the JSON, where
+	// it would be most of the report.
+	Rows []HybridRequest `json:"-"`
+}
+
+// HybridRequest is one request of one replay through one strategy.
+type HybridRequest struct {
+	Strategy, Replay, Index, N int
+	// Side is the side that answered (index as Sides; -1: lost).
+	Side int
+	// Seconds is the request's time, Routing included (as in the totals).
+	Seconds, Routing float64
+	// Probe: the dispatcher's call of the side not in use; Recovered:
+	// answered by the other side after an error.
+	Probe, Recovered bool
 }
 
 // HybridPerRequest is the strategies' sums of per-request medians
@@ -68,4 +92,31 @@ type HybridSwitch struct {
 	From    string `json:"from"`
 	To      string `json:"to"`
 	Reason  string `json:"reason"`
+}
+
+// WriteHybridRequests writes h's rows as CSV, one per request of each
+// replay and strategy: strategy (its index in h.Strategies), replay,
+// request (its index in the stream), n, side (its index in h.Sides; -1:
+// lost), seconds (routing included), routing seconds, and 1 if it was a
+// probe or recovered from an error (else 0). A strategy's seconds summed
+// over one replay are that replay's total. Names stay in the report
+// (report.json): a default stream's 240,000 rows take about 7 MB.
+func WriteHybridRequests(w io.Writer, h *Hybrid) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"strategy", "replay", "request", "n", "side", "seconds", "routing_seconds", "probe", "recovered"})
+	b01 := func(b bool) string {
+		if b {
+			return "1"
+		}
+		return "0"
+	}
+	for _, r := range h.Rows {
+		if r.Strategy < 0 || r.Strategy >= len(h.Strategies) || r.Side < -1 || r.Side >= len(h.Sides) {
+			return fmt.Errorf("report: hybrid request %+v: strategy or side out of range", r)
+		}
+		cw.Write([]string{strconv.Itoa(r.Strategy), strconv.Itoa(r.Replay), strconv.Itoa(r.Index), strconv.Itoa(r.N), strconv.Itoa(r.Side),
+			strconv.FormatFloat(r.Seconds, 'g', 6, 64), strconv.FormatFloat(r.Routing, 'g', 4, 64), b01(r.Probe), b01(r.Recovered)})
+	}
+	cw.Flush()
+	return cw.Error()
 }

@@ -256,3 +256,29 @@ func TestCrossoverJSON(t *testing.T) {
 		t.Errorf("String = %q", s)
 	}
 }
+
+// WriteHybridRequests writes one CSV row per request, sides and
+// strategies as indexes (a lost request's side -1), and refuses a row
+// whose strategy or side the report does not have.
+func TestWriteHybridRequests(t *testing.T) {
+	h := &report.Hybrid{Sides: []string{"a", "b"}, Strategies: []report.HybridStrategy{{Name: "a only"}, {Name: "adaptive, x"}}, Rows: []report.HybridRequest{
+		{Strategy: 0, Replay: 0, Index: 0, N: 7, Side: 0, Seconds: 1.5e-6, Routing: 0},
+		{Strategy: 1, Replay: 2, Index: 5, N: 300, Side: 1, Seconds: 2.25e-6, Routing: 4e-8, Probe: true},
+		{Strategy: 1, Replay: 2, Index: 6, N: 3, Side: -1, Seconds: 1e-5, Routing: 0, Recovered: true},
+	}}
+	var b strings.Builder
+	if err := report.WriteHybridRequests(&b, h); err != nil {
+		t.Fatal(err)
+	}
+	want := "strategy,replay,request,n,side,seconds,routing_seconds,probe,recovered\n" +
+		"0,0,0,7,0,1.5e-06,0,0,0\n1,2,5,300,1,2.25e-06,4e-08,1,0\n1,2,6,3,-1,1e-05,0,0,1\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	for _, bad := range []report.HybridRequest{{Strategy: 2}, {Strategy: -1}, {Side: 2}, {Side: -2}} {
+		h.Rows = []report.HybridRequest{bad}
+		if err := report.WriteHybridRequests(io.Discard, h); err == nil {
+			t.Errorf("%+v: no error", bad)
+		}
+	}
+}

@@ -101,6 +101,15 @@ func TestCLIBadInputs(t *testing.T) {
 		{k("--sweep", "WG"), `--sweep "WG"`},
 		{k("--bytes", "-1"), "--bytes -1"},
 		{k("--entry", "nosuch"), "--entry nosuch"},
+		{[]string{"hybrid", "--kernel", "cosine-single", "--requests", "0", "--out", "{out}"}, "--requests 0"},
+		{[]string{"hybrid", "--kernel", "cosine-single", "--min", "5", "--max", "2"}, "--min 5 --max 2"},
+		{[]string{"hybrid", "--kernel", "cosine-single", "--fault", "b:slow=0.5@1-2", "--out", "{out}"}, `--fault "b:slow=0.5@1-2"`},
+		{[]string{"hybrid", "--kernel", "cosine-single", "--fault", "c:fail@1-2"}, `--fault "c:fail@1-2"`},
+		{[]string{"hybrid", "--kernel", "cosine-single", "--sides", "cpu", "--out", "{out}"}, `--sides "cpu"`},
+		{[]string{"hybrid", "--kernel", "cosine-single", "--sizes-file", "{dir}/missing.txt", "--out", "{out}"}, "--sizes-file"},
+		{[]string{"hybrid", "--kernel", "cosine-single", "--sizes-file", "{file}"}, "--sizes-file"},
+		{[]string{"hybrid", "--kernel", "cosine-single", "--profile", "{corrupt}", "--out", "{out}"}, "--profile"},
+		{[]string{"hybrid", "--kernel", "cosine-single", "--requests-csv"}, "--requests-csv needs --out"},
 	}
 	if len(cases) < 40 {
 		t.Fatalf("%d cases; the table must hold at least 40", len(cases))

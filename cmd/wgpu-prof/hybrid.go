@@ -22,7 +22,9 @@ func runHybrid(stdout, stderr io.Writer, args []string) error {
 		"where neither side alone is the answer: a pilot times both sides at 64 sizes\n" +
 		"around the crossover in the replay's own context (each call poisoned and\n" +
 		"verified), and the range runs from the smallest of them to where the two\n" +
-		"sides' totals come closest (no crossover in the pilot: 1/16 to 16× break-even's)."
+		"sides' totals come closest (no crossover in the pilot: 1/16 to 16× break-even's).\n" +
+		"With --out DIR --requests-csv it also writes requests.csv: every request of\n" +
+		"every replay and strategy (size, side, time, routing time, probe)."
 	examples := `  wgpu-prof hybrid --kernel cosine-single --sides cpu:threads=1,cpu:threads=2
   wgpu-prof hybrid --kernel cosine-single --sides cpu:threads=1,cpu:threads=2 --fault b:slow=3@700-1300`
 	return measureCommand(stdout, stderr, args, "hybrid", usage, examples, true, func(fs *pflag.FlagSet) measureHooks {
@@ -35,8 +37,22 @@ func runHybrid(stdout, stderr io.Writer, args []string) error {
 		faults := fs.StringArray("fault", nil, "inject a fault: a:slow=F@FROM-TO (side a F× slower for requests FROM..TO-1) or b:fail@FROM-TO; repeatable")
 		retune := retuneFlag(fs)
 		budget := fs.Duration("search-budget", 0, "time budget of the start-up crossover search (default 1m)")
+		rows := fs.Bool("requests-csv", false, "with --out: also write requests.csv, every request of every replay and strategy (about 7 MB for the default stream)")
+		var hc experiment.HybridConfig // from the flags (ready)
+		var hy *report.Hybrid          // the replay, for requests.csv
 		return measureHooks{
-			ready: func(*outputFlags) error {
+			files: func(*experiment.Env) []report.DirFile {
+				if !*rows || hy == nil || len(hy.Rows) == 0 {
+					return nil
+				}
+				return []report.DirFile{{Name: "requests.csv", Write: func(w io.Writer) error { return report.WriteHybridRequests(w, hy) }}}
+			},
+			// Every input is read and checked here, before the device
+			// opens: a bad one exits 2 and nothing is measured.
+			ready: func(o *outputFlags) error {
+				if *rows && o.out == "" {
+					return fmt.Errorf("--requests-csv needs --out DIR")
+				}
 				if *requests <= 0 {
 					return fmt.Errorf("--requests %d: must be positive", *requests)
 				}
@@ -46,15 +62,11 @@ func runHybrid(stdout, stderr io.Writer, args []string) error {
 				if *budget < 0 {
 					return fmt.Errorf("--search-budget %v: must be positive", *budget)
 				}
-				return nil
-			},
-			run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
 				pair, err := experiment.ParseSides(*sides)
 				if err != nil {
 					return err
 				}
-				cfg.Retune = *retune
-				hc := experiment.HybridConfig{Sides: pair, Requests: *requests, Min: *minN, Max: *maxN, Seed: cfg.Seed, SearchBudget: *budget}
+				hc = experiment.HybridConfig{Sides: pair, Requests: *requests, Min: *minN, Max: *maxN, SearchBudget: *budget}
 				for _, f := range *faults {
 					ft, err := experiment.ParseFault(f)
 					if err != nil {
@@ -76,7 +88,14 @@ func runHybrid(stdout, stderr io.Writer, args []string) error {
 						return fmt.Errorf("--profile: %w", err)
 					}
 				}
-				return env.Hybrid(cfg, hc, rep)
+				return nil
+			},
+			run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
+				cfg.Retune = *retune
+				hc.Seed = cfg.Seed
+				err := env.Hybrid(cfg, hc, rep)
+				hy = rep.Hybrid
+				return err
 			},
 		}
 	})

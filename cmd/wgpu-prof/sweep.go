@@ -22,7 +22,8 @@ type measureHooks struct {
 	opened func(env *experiment.Env)
 	// run measures into the report.
 	run func(*experiment.Env, experiment.RunConfig, *report.Report) error
-	// files, if set, are extra files for --out.
+	// files, if set, are extra files for --out (asked for once run
+	// returned, so they can depend on what it measured).
 	files func(env *experiment.Env) []report.DirFile
 }
 
@@ -92,12 +93,12 @@ func measureCommand(stdout, stderr io.Writer, args []string, name, usage, exampl
 		testHookOpened(env)
 	}
 	rep := env.NewReport(versionString())
+	err = h.run(env, cfg, rep)
+	prog.finish()
 	var files []report.DirFile
 	if h.files != nil {
 		files = h.files(env)
 	}
-	err = h.run(env, cfg, rep)
-	prog.finish()
 	if err != nil {
 		return reportPartial(stdout, &o, rep, err, files...)
 	}
