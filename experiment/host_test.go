@@ -34,7 +34,11 @@ func TestHostJudgesRowsByTheirWorkingSet(t *testing.T) {
 	}
 	seen := 0
 	for _, m := range rep.Measurements {
-		if m.Bound != timing.BoundMemory || paramValue(m.Params, "cache") == "resident" {
+		// Every out-of-cache row, whatever its bound: cosine's 1 flop per
+		// byte sits at the ridge of this CPU's FMA peak over its llc read
+		// ceiling (0.8-1.5 flop/byte from run to run), so on a loaded host
+		// none was memory-bound in 2 runs of 5 and the test found no row.
+		if m.Side != report.SideCPU || paramValue(m.Params, "cache") == "resident" {
 			continue
 		}
 		seen++
@@ -43,10 +47,12 @@ func TestHostJudgesRowsByTheirWorkingSet(t *testing.T) {
 		}
 	}
 	if seen == 0 {
-		t.Fatal("no memory-bound out-of-cache row")
+		t.Fatal("no out-of-cache row")
 	}
 	for _, l := range HostSummary(&rep) {
-		if contains(l, "n=") && contains(l, "cache=llc") && !contains(l, "read (llc) bandwidth") {
+		// A memory-bound llc row is judged against the llc read ceiling
+		// (a compute-bound one, against the FMA peak, names no bandwidth).
+		if contains(l, "n=") && contains(l, "cache=llc") && contains(l, "bandwidth") && !contains(l, "read (llc) bandwidth") {
 			t.Errorf("summary judges an llc row against another ceiling: %s", l)
 		}
 	}
