@@ -106,6 +106,9 @@ type HybridConfig struct {
 	// Grid is the number of distinct log-spaced sizes a generated stream
 	// uses (each needs its side built in advance; default 48).
 	Grid int
+	// Rows keeps every request of every replay and strategy in the
+	// report (report.Hybrid.Rows, for requests.csv).
+	Rows bool
 	// points, when set, are the sizes a generated stream draws from,
 	// uniformly (log-spaced, so log-uniform): the pilot's range.
 	points []int
@@ -159,8 +162,8 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 				distinct[n] = true
 			}
 		}
-		if len(distinct)+len(built[0]) > 512 {
-			return fmt.Errorf("hybrid: the stream has %d distinct sizes; at most 512 (each needs its sides built in advance)", len(distinct)+len(built[0]))
+		if len(distinct)+len(built[0]) > MaxHybridSizes {
+			return fmt.Errorf("hybrid: the stream has %d distinct sizes; at most %d (each needs its sides built in advance)", len(distinct)+len(built[0]), MaxHybridSizes)
 		}
 		if len(distinct) == 0 {
 			return nil
@@ -415,6 +418,9 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 	}
 	h.PerRequest = perRequest(len(stream), repeats, times)
 	for k, st := range strats {
+		if !hc.Rows {
+			break
+		}
 		for j, t := range st.times {
 			h.Rows = append(h.Rows, report.HybridRequest{Strategy: k, Replay: j / len(stream), Index: j % len(stream), N: stream[j%len(stream)],
 				Side: int(st.side[j]), Seconds: t, Routing: st.routing[j], Probe: st.flag[j]&flagProbe != 0, Recovered: st.flag[j]&flagRecovered != 0})
@@ -522,18 +528,7 @@ func quantile(sorted []float64, p float64) float64 {
 // measures it now.
 func (e *Env) hybridProfile(w *workload.Descriptor, cfg RunConfig, hc HybridConfig, rep *report.Report) (*report.BreakEven, error) {
 	if hc.Profile != nil {
-		for i := range hc.Profile.BreakEvens {
-			be := hc.Profile.BreakEvens[i]
-			if be.Workload == w.Name && be.Clock == "end-to-end" && len(be.Sides) == 2 &&
-				be.Sides[0] == hc.Sides[0].Label && be.Sides[1] == hc.Sides[1].Label && be.ModelA != nil && be.ModelB != nil {
-				if len(be.ModelA.Segments) == 0 || len(be.ModelB.Segments) == 0 {
-					return nil, fmt.Errorf("--profile: the break-even of %s with sides %s,%s has a model with no segments", w.Name, hc.Sides[0].Label, hc.Sides[1].Label)
-				}
-				return &be, nil
-			}
-		}
-		return nil, fmt.Errorf("--profile: no end-to-end break-even of %s with sides %s,%s in the report (run wgpu-prof breakeven --kernel %s --sides %s,%s --format json)",
-			w.Name, hc.Sides[0].Label, hc.Sides[1].Label, w.Name, hc.Sides[0].Label, hc.Sides[1].Label)
+		return HybridProfile(hc.Profile, w.Name, hc.Sides)
 	}
 	budget := hc.SearchBudget
 	if budget <= 0 {
@@ -545,6 +540,28 @@ func (e *Env) hybridProfile(w *workload.Descriptor, cfg RunConfig, hc HybridConf
 	}
 	return &bes[0], nil
 }
+
+// HybridProfile returns the end-to-end break-even of workload between
+// sides in a report (hybrid's --profile), or an error that says how to
+// make one.
+func HybridProfile(r *report.Report, workload string, sides [2]SideSpec) (*report.BreakEven, error) {
+	for i := range r.BreakEvens {
+		be := r.BreakEvens[i]
+		if be.Workload == workload && be.Clock == "end-to-end" && len(be.Sides) == 2 &&
+			be.Sides[0] == sides[0].Label && be.Sides[1] == sides[1].Label && be.ModelA != nil && be.ModelB != nil {
+			if len(be.ModelA.Segments) == 0 || len(be.ModelB.Segments) == 0 {
+				return nil, fmt.Errorf("--profile: the break-even of %s with sides %s,%s has a model with no segments", workload, sides[0].Label, sides[1].Label)
+			}
+			return &be, nil
+		}
+	}
+	return nil, fmt.Errorf("--profile: no end-to-end break-even of %s with sides %s,%s in the report (run wgpu-prof breakeven --kernel %s --sides %s,%s --format json)",
+		workload, sides[0].Label, sides[1].Label, workload, sides[0].Label, sides[1].Label)
+}
+
+// MaxHybridSizes is the most distinct sizes a hybrid stream may have:
+// each needs both sides built in advance.
+const MaxHybridSizes = 512
 
 // staticOf is the static threshold at the measured crossover: the side
 // faster above it takes the calls from there on. Without a measured

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -110,6 +111,8 @@ func TestCLIBadInputs(t *testing.T) {
 		{[]string{"hybrid", "--kernel", "cosine-single", "--sizes-file", "{file}"}, "--sizes-file"},
 		{[]string{"hybrid", "--kernel", "cosine-single", "--profile", "{corrupt}", "--out", "{out}"}, "--profile"},
 		{[]string{"hybrid", "--kernel", "cosine-single", "--requests-csv"}, "--requests-csv needs --out"},
+		{[]string{"hybrid", "--kernel", "cosine-single", "--profile", "{good}", "--out", "{out}"}, "--profile: no end-to-end break-even of cosine-single"},
+		{[]string{"hybrid", "--kernel", "cosine-single", "--sizes-file", "{many}"}, "600 distinct sizes; at most 512"},
 	}
 	if len(cases) < 40 {
 		t.Fatalf("%d cases; the table must hold at least 40", len(cases))
@@ -126,8 +129,14 @@ func TestCLIBadInputs(t *testing.T) {
 			os.WriteFile(corrupt, []byte(`{"schema": "wgpu-prof/v1", "measurements": [`), 0o644)
 			file := filepath.Join(dir, "file")
 			os.WriteFile(file, []byte("x"), 0o644)
+			var sizes strings.Builder
+			for n := 1; n <= 600; n++ {
+				fmt.Fprintln(&sizes, n)
+			}
+			many := filepath.Join(dir, "many")
+			os.WriteFile(many, []byte(sizes.String()), 0o644)
 			before := listAll(t, dir)
-			r := strings.NewReplacer("{out}", filepath.Join(dir, "out"), "{good}", good, "{corrupt}", corrupt, "{file}", file, "{dir}", dir)
+			r := strings.NewReplacer("{out}", filepath.Join(dir, "out"), "{good}", good, "{corrupt}", corrupt, "{file}", file, "{many}", many, "{dir}", dir)
 			args := make([]string, len(c.args))
 			for i, a := range c.args {
 				args[i] = r.Replace(a)

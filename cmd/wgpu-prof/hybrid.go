@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/spf13/pflag"
 
@@ -66,7 +67,7 @@ func runHybrid(stdout, stderr io.Writer, args []string) error {
 				if err != nil {
 					return err
 				}
-				hc = experiment.HybridConfig{Sides: pair, Requests: *requests, Min: *minN, Max: *maxN, SearchBudget: *budget}
+				hc = experiment.HybridConfig{Sides: pair, Requests: *requests, Min: *minN, Max: *maxN, SearchBudget: *budget, Rows: *rows}
 				for _, f := range *faults {
 					ft, err := experiment.ParseFault(f)
 					if err != nil {
@@ -82,10 +83,20 @@ func runHybrid(stdout, stderr io.Writer, args []string) error {
 					if hc.Sizes, err = experiment.ParseSizes(string(data)); err != nil {
 						return fmt.Errorf("--sizes-file %s: %w", *sizesFile, err)
 					}
+					if d := len(slices.Compact(slices.Sorted(slices.Values(hc.Sizes)))); d > experiment.MaxHybridSizes {
+						return fmt.Errorf("--sizes-file %s: %d distinct sizes; at most %d (each needs both sides built in advance)", *sizesFile, d, experiment.MaxHybridSizes)
+					}
 				}
 				if *profile != "" {
 					if hc.Profile, err = report.Read(*profile); err != nil {
 						return fmt.Errorf("--profile: %w", err)
+					}
+					// The kernel's name is checked later with the others;
+					// a profile must hold its break-even for these sides.
+					if k := fs.Lookup("kernel"); k != nil && k.Value.String() != "" {
+						if _, err := experiment.HybridProfile(hc.Profile, k.Value.String(), pair); err != nil {
+							return err
+						}
 					}
 				}
 				return nil
