@@ -103,8 +103,10 @@ type Config struct {
 	// below the current side's divided by this (default 1.15).
 	Hysteresis float64
 	// ProbeEvery is the fewest calls between two probes (default 32; a
-	// side found slower is probed for its recovery on its own budget and
-	// gaps: see recoveryGap). Each probe takes Do's full path, which costs
+	// side found slower and given no sizes is probed for its recovery on
+	// its own budget: every min(ProbeEvery, 2) calls at first and while a
+	// recovery is suspected, else every 1/64 of the calls since it was
+	// found slower, at most every 256). Each probe takes Do's full path, which costs
 	// 200–300 ns more than its short path in hybrid (the dispatcher's
 	// state comes from L3 after a kernel): at 8, a probe every 11 calls
 	// cost more than the probes' budget.
@@ -813,8 +815,9 @@ func (d *Dispatcher) Do(n int) (Outcome, error) {
 
 // offEstimate counts an unobserved call of side that ran in took off the
 // entry's bounds: after offRun in a row, the side's next call is
-// observed. On the full path too: while a side is found slower, every
-// call takes it (a probe may be due), and a side that kept some sizes
+// observed. On the full path too: while a side is found slower, calls
+// take it whenever a recovery probe may be due (every other call at
+// first, see recoveryGap), and a side that kept some sizes
 // showed its recovery only in its sampled calls, one in 16-64 (threads=1
 // slowed 3× and still given 4-11 rows: back 64-100 calls after the
 // slow-down ended, against 5-14 when it was given none).
@@ -1060,7 +1063,10 @@ func (d *Dispatcher) schedule(retry int) {
 	case retry > 0:
 		d.nextCheck = d.calls - 1 + retry
 	case d.slowed(0) || d.slowed(1):
-		gap := math.MaxInt32
+		// The sooner of the ordinary probes' gap (a slowed side that
+		// still serves is probed on that) and the slowed sides' recovery
+		// gaps.
+		gap := d.probeGap()
 		for s := range 2 {
 			if d.slowed(s) {
 				gap = min(gap, d.recoveryGap(s))
