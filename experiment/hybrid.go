@@ -316,6 +316,20 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 		}
 		return nil
 	}
+	// alreadyOff[f][j] records, at the j-th start of slow-down f in the
+	// adaptive replays, whether the dispatcher gave the side no size of
+	// the stream (found slower from the host's own noise, say): there it
+	// has nothing to move off.
+	alreadyOff := make([][]bool, len(hc.Faults))
+	sizes := slices.Compact(slices.Sorted(slices.Values(stream)))
+	serves := func(side int) bool {
+		for _, n := range sizes {
+			if d.Choose(n) == side {
+				return true
+			}
+		}
+		return false
+	}
 	const chunk = 25
 	// At least minReplays replays, and more, up to maxReplays, while they
 	// fit in replayBudget: where the calls are cheap (host sides: 30
@@ -350,6 +364,13 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 				}
 				for i := c0; i < min(c0+chunk, len(stream)); i++ {
 					req = i
+					if k == 3 {
+						for fi, f := range hc.Faults {
+							if i == f.From && !f.Fail {
+								alreadyOff[fi] = append(alreadyOff[fi], !serves(f.Side))
+							}
+						}
+					}
 					inSides = 0
 					t0 := time.Now()
 					side, took, recovered, probe, err := st.do(stream[i])
@@ -431,7 +452,7 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 	}
 	rep.Hybrid = h
 	rep.Summary = append(rep.Summary, hybridLines(h)...)
-	rep.Summary = append(rep.Summary, faultResponse(w.Name, hc, d.Switches(), len(stream), repeats)...)
+	rep.Summary = append(rep.Summary, faultResponse(w.Name, hc, d.Switches(), len(stream), repeats, alreadyOff)...)
 	return nil
 }
 
@@ -850,13 +871,18 @@ func ParseSizes(text string) ([]int, error) {
 // faultResponse says, for each injected slow-down or failure, how many
 // requests after its start the dispatcher moved off the side and how many
 // after its end it moved back.
-func faultResponse(name string, hc HybridConfig, sw []dispatch.Switch, length, repeats int) []string {
+func faultResponse(name string, hc HybridConfig, sw []dispatch.Switch, length, repeats int, alreadyOff [][]bool) []string {
 	var out []string
-	for _, f := range hc.Faults {
+	for fi, f := range hc.Faults {
 		side := hc.Sides[f.Side].Label
 		var offs, backs []int // per replay, where a move happened
+		off0 := 0             // replays where the side had no size when the slow-down began
 		for rp := 0; rp < repeats; rp++ {
 			base := rp * length
+			wasOff := fi < len(alreadyOff) && rp < len(alreadyOff[fi]) && alreadyOff[fi][rp]
+			if wasOff {
+				off0++
+			}
 			// off: the first move off the side once the fault began;
 			// back: the first move to it after the last move off that
 			// came before the fault ended (negative when the dispatcher
@@ -880,7 +906,7 @@ func faultResponse(name string, hc HybridConfig, sw []dispatch.Switch, length, r
 					back = s.Call - base - f.To
 				}
 			}
-			if off >= 0 {
+			if off >= 0 && !wasOff {
 				offs = append(offs, off)
 			}
 			if back != math.MinInt {
@@ -894,9 +920,13 @@ func faultResponse(name string, hc HybridConfig, sw []dispatch.Switch, length, r
 			return slices.Max(v)
 		}
 		worstOff, worstBack := worst(offs), worst(backs)
-		never, stuck := repeats-len(offs), repeats-len(backs)
+		never, stuck := repeats-off0-len(offs), repeats-len(backs)
 		txt := fmt.Sprintf("hybrid %s: fault %s, in each of %d replays: ", name, f.String(hc.Sides), repeats)
-		txt += fmt.Sprintf("the dispatcher moved calls off %s at most %d requests after it began (each replay: %v; %d replays without a move)", side, worstOff, offs, never)
+		txt += fmt.Sprintf("the dispatcher moved calls off %s at most %d requests after it began (each replay: %v; %d replays without a move", side, worstOff, offs, never)
+		if off0 > 0 {
+			txt += fmt.Sprintf("; %d replays where it had given %s no size before it began, nothing to move", off0, side)
+		}
+		txt += ")"
 		txt += fmt.Sprintf(", and back at most %d requests after it ended (each: %v, negative: back before it ended; %d replays without a move back)", worstBack, backs, stuck)
 		out = append(out, txt)
 	}

@@ -127,12 +127,22 @@ func TestFaultResponse(t *testing.T) {
 		{Call: 792, From: a, To: b},  // back 8 requests before the end
 		{Call: 1015, From: b, To: a}, // replay 3: off at 15, never back
 	}
-	got := faultResponse("w", hc, sw, 300, 4)
+	got := faultResponse("w", hc, sw, 300, 4, nil)
 	if len(got) != 1 {
 		t.Fatalf("%d lines, want 1: %q", len(got), got)
 	}
 	for _, want := range []string{"at most 15 requests after it began (each replay: [12 10 15 15]; 0 replays without a move)",
 		"back at most 7 requests after it ended (each: [7 4 -8], negative: back before it ended; 1 replays without a move back)"} {
+		if !strings.Contains(got[0], want) {
+			t.Errorf("%s\nwant it to contain %q", got[0], want)
+		}
+	}
+	// Replays 2 and 3 began with the side already given no size (from
+	// the host's own noise): their moves off are not responses to the
+	// fault.
+	got = faultResponse("w", hc, sw, 300, 4, [][]bool{{false, false, true, true}})
+	for _, want := range []string{"at most 12 requests after it began (each replay: [12 10]; 0 replays without a move; 2 replays where it had given " + b + " no size before it began, nothing to move)",
+		"back at most 7 requests after it ended (each: [7 4 -8]"} {
 		if !strings.Contains(got[0], want) {
 			t.Errorf("%s\nwant it to contain %q", got[0], want)
 		}
