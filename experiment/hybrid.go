@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -191,6 +192,7 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 		if err := build(grid); err != nil {
 			return err
 		}
+		settleHeap()
 		pl, err := e.hybridPilot(hc, built, grid)
 		if err != nil {
 			return err
@@ -342,6 +344,7 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 		minRep, maxRep = minReplays, maxReplays
 	}
 	repeats := 0
+	settleHeap()
 	replayStart := time.Now()
 	totals := make([][]float64, len(strats))
 	for rp := 0; rp < maxRep; rp++ {
@@ -455,6 +458,18 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 	rep.Summary = append(rep.Summary, faultResponse(w.Name, hc, d.Switches(), len(stream), repeats, alreadyOff)...)
 	return nil
 }
+
+// settleHeap collects the garbage of what ran before (building the
+// sides, the start-up search, the pilot) so that the timed calls that
+// follow allocate from memory the process has already touched. Without
+// it, in about half of the processes the heap grew into fresh pages
+// during the replay: a kernel call that allocated (CosineSingle's
+// closure and row scratch) then paid a page fault, 6-7% of
+// cosine-single's calls at every size took about 5 µs more, 9,700 page
+// faults in 60,000 calls against 100-300 after a collection, and on
+// streams of sub-microsecond calls those stalls were a third to a half
+// of every strategy's total (docs/METHOD.md, "Totals").
+func settleHeap() { runtime.GC() }
 
 // A request's flags in the replay's record.
 const (
