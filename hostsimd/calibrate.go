@@ -235,8 +235,8 @@ func (ch Choice) impl() (*kernels, singlePath, error) {
 	if !ok {
 		return nil, 0, errors.New("level not available")
 	}
-	for _, p := range singlePaths(k) {
-		if p.String() == ch.Path {
+	for p := range singlePath(len(singlePathNames)) {
+		if hasSinglePath(k, p) && p.String() == ch.Path {
 			return k, p, nil
 		}
 	}
@@ -251,23 +251,23 @@ func singleImplFor(bytes int64) singleImpl {
 	if forced.Load() {
 		if c := calibCur.Load(); c != nil {
 			best := -1.0
-			path := singlePaths(k)[0]
+			path := firstSinglePath(k)
 			for _, cd := range c.Single[ClassOf(bytes)].Candidates {
-				for _, p := range singlePaths(k) {
-					if cd.Level == k.level.String() && cd.Path == p.String() && cd.GBs > best {
+				for p := range singlePath(len(singlePathNames)) {
+					if hasSinglePath(k, p) && cd.Level == k.level.String() && cd.Path == p.String() && cd.GBs > best {
 						best, path = cd.GBs, p
 					}
 				}
 			}
 			return singleImpl{k, path}
 		}
-		return singleImpl{k, singlePaths(k)[0]}
+		return singleImpl{k, firstSinglePath(k)}
 	}
 	c := CurrentCalibration()
 	if kk, p, err := c.Single[ClassOf(bytes)].impl(); err == nil {
 		return singleImpl{kk, p}
 	}
-	return singleImpl{k, singlePaths(k)[0]}
+	return singleImpl{k, firstSinglePath(k)}
 }
 
 // SingleChoice says which level and row walk CosineSingle runs over bytes

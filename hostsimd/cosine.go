@@ -3,6 +3,7 @@ package hostsimd
 import (
 	"fmt"
 	"math"
+	"sync"
 )
 
 // rowCount checks that a length-n buffer holds whole rows of d elements.
@@ -101,6 +102,30 @@ type singleImpl struct {
 	path singlePath
 }
 
+// hasSinglePath reports whether level k has row walk p (singlePaths,
+// without building the list: CosineSingle asks on every call).
+func hasSinglePath(k *kernels, p singlePath) bool {
+	switch p {
+	case pathRowsPF, pathRows:
+		return k.dotNormRows != nil
+	case pathPerRow:
+		return true
+	case pathPerRowPF:
+		return k.dotNormPF != nil
+	case pathSeqPF, pathSeq:
+		return k.dotNormSeq != nil
+	}
+	return false
+}
+
+// firstSinglePath is singlePaths(k)[0].
+func firstSinglePath(k *kernels) singlePath {
+	if k.dotNormRows != nil {
+		return pathRowsPF
+	}
+	return pathPerRow
+}
+
 // singlePaths lists the row walks level k has.
 func singlePaths(k *kernels) []singlePath {
 	var ps []singlePath
@@ -119,52 +144,82 @@ func singlePaths(k *kernels) []singlePath {
 
 func cosineSingleWith(im singleImpl, q, v []float32, d, n int, out []float32) {
 	k := im.k
-	qq := k.dot(q, q)
-	var rows func(q, v []float32, d, n int, ab, bb []float32, pfs int)
-	pfs := 0
+	c := singleCall{k: k, q: q, v: v, d: d, out: out, qq: k.dot(q, q)}
 	switch im.path {
 	case pathRowsPF, pathRows:
-		rows = k.dotNormRows
+		c.rows = k.dotNormRows
 		if im.path == pathRowsPF {
-			pfs = singlePrefetch
+			c.pfs = singlePrefetch
 		}
 	case pathSeqPF, pathSeq:
-		rows = k.dotNormSeq
+		c.rows = k.dotNormSeq
 		if im.path == pathSeqPF {
-			pfs = perRowPrefetch
+			c.pfs = perRowPrefetch
 		}
+	case pathPerRowPF:
+		c.perRowPF = k.dotNormPF != nil
 	}
-	if rows != nil {
-		parallelRows(n, 4*d, func(lo, hi int) {
-			var ab, bb [singleRowBlock]float32
-			for i := lo; i < hi; i += singleRowBlock {
-				m := min(singleRowBlock, hi-i)
-				// v runs to the end of this range so the kernel may
-				// prefetch the next block's rows.
-				rows(q, v[i*d:hi*d], d, m, ab[:m], bb[:m], pfs)
-				for j, x := range ab[:m] {
-					out[i+j] = cosineFinish(x, qq, bb[j])
-				}
-			}
-		})
+	// On one thread the rows run here, with no closure to allocate: a
+	// timed call that allocates can pay a page fault where the heap grows
+	// into fresh pages (docs/METHOD.md, "Totals").
+	if rowThreads(n, 4*d) <= 1 {
+		c.run(0, n)
 		return
 	}
-	if im.path == pathPerRowPF && k.dotNormPF != nil {
-		parallelRows(n, 4*d, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				ab, vv := k.dotNormPF(q, v[i*d:(i+1)*d], perRowPrefetch)
-				out[i] = cosineFinish(ab, qq, vv)
+	cc := c // only this branch's copy escapes (to the workers)
+	parallelRows(n, 4*d, func(lo, hi int) { cc.run(lo, hi) })
+}
+
+// singleCall is one CosineSingle call's arguments and row walk.
+type singleCall struct {
+	k         *kernels
+	q, v, out []float32
+	d         int
+	qq        float32
+	// rows is the block walk (dotNormRows or dotNormSeq) with its
+	// prefetch distance pfs; nil: one row at a time, with dotNormPF when
+	// perRowPF, else dotNorm.
+	rows     func(q, v []float32, d, n int, ab, bb []float32, pfs int)
+	pfs      int
+	perRowPF bool
+}
+
+// run computes out[lo:hi].
+func (c *singleCall) run(lo, hi int) {
+	q, v, d, out, qq := c.q, c.v, c.d, c.out, c.qq
+	if c.rows != nil {
+		// The blocks' dot products and norms: pooled, since a slice
+		// passed to a kernel through a func value escapes (two heap
+		// allocations per call otherwise).
+		sc := rowScratch.Get().(*[2][singleRowBlock]float32)
+		ab, bb := &sc[0], &sc[1]
+		for i := lo; i < hi; i += singleRowBlock {
+			m := min(singleRowBlock, hi-i)
+			// v runs to the end of this range so the kernel may
+			// prefetch the next block's rows.
+			c.rows(q, v[i*d:hi*d], d, m, ab[:m], bb[:m], c.pfs)
+			for j, x := range ab[:m] {
+				out[i+j] = cosineFinish(x, qq, bb[j])
 			}
-		})
+		}
+		rowScratch.Put(sc)
 		return
 	}
-	parallelRows(n, 4*d, func(lo, hi int) {
+	if c.perRowPF {
 		for i := lo; i < hi; i++ {
-			ab, vv := k.dotNorm(q, v[i*d:(i+1)*d])
+			ab, vv := c.k.dotNormPF(q, v[i*d:(i+1)*d], perRowPrefetch)
 			out[i] = cosineFinish(ab, qq, vv)
 		}
-	})
+		return
+	}
+	for i := lo; i < hi; i++ {
+		ab, vv := c.k.dotNorm(q, v[i*d:(i+1)*d])
+		out[i] = cosineFinish(ab, qq, vv)
+	}
 }
+
+// rowScratch holds the row blocks' scratch of CosineSingle's ranges.
+var rowScratch = sync.Pool{New: func() any { return new([2][singleRowBlock]float32) }}
 
 // perRowPrefetch is how far ahead (bytes) the per-row+prefetch walk
 // prefetches the rows it streams.

@@ -305,6 +305,16 @@ func parallelRows(n, rowBytes int, fn func(lo, hi int)) {
 	runSplit(splitBounds(n, t), fn)
 }
 
+// rowThreads is the number of threads parallelRows(n, rowBytes, …) runs
+// its ranges on (1: fn(0, n) on the caller, nothing else), so a kernel can
+// run a one-thread call without building the closure parallelRows needs.
+func rowThreads(n, rowBytes int) int {
+	if f := int(forcedThreads.Load()); f > 0 {
+		return min(f, n)
+	}
+	return min(ThreadsFor(int64(n)*int64(rowBytes)), (n+rowAlign-1)/rowAlign)
+}
+
 func runSplit(b []int, fn func(lo, hi int)) {
 	t := len(b) - 1
 	ws := *pool.workers.Load()
