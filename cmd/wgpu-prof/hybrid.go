@@ -21,7 +21,7 @@ func runHybrid(stdout, stderr io.Writer, args []string) error {
 		"break-even report (--profile) or are measured at start-up. Default sides: cpu,gpu.\n" +
 		"Without --min, --max or --sizes-file the stream is log-uniform over the range\n" +
 		"where neither side alone is the answer: a pilot times both sides at 64 sizes\n" +
-		"around the crossover in the replay's own context (each call poisoned and\n" +
+		"from 1 to 64× the crossover in the replay's own context (each call poisoned and\n" +
 		"verified), and the range runs from the smallest of them to where the two\n" +
 		"sides' totals come closest (no crossover in the pilot: 1/16 to 16× break-even's).\n" +
 		"With --out DIR --requests-csv it also writes requests.csv: every request of\n" +
