@@ -1,6 +1,7 @@
 package hostsimd
 
 import (
+	"fmt"
 	"math"
 	"sync"
 	"testing"
@@ -104,4 +105,53 @@ func cosineRef64(q, v []float32) float64 {
 		bb += float64(v[i]) * float64(v[i])
 	}
 	return ab / math.Sqrt(aa*bb)
+}
+
+// Concurrent CosineSingle calls (one thread and two each) share the pooled
+// row scratch and the workers and still each get their own rows right.
+func TestCosineSingleConcurrentCallers(t *testing.T) {
+	defer ForceThreads(0)
+	const d = 64
+	q := make([]float32, d)
+	v := make([]float32, 300*d)
+	for i := range v {
+		v[i] = float32(i%11) + 1
+	}
+	for i := range q {
+		q[i] = float32(i%3) + 1
+	}
+	want := make([]float64, 300)
+	for i := range want {
+		want[i] = cosineRef64(q, v[i*d:(i+1)*d])
+	}
+	for _, f := range []int{0, 1, 2} {
+		ForceThreads(f)
+		var wg sync.WaitGroup
+		errs := make(chan string, 4)
+		for g := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				out := make([]float32, 300)
+				for c := range 200 {
+					n := 1 + (c*37+g*101)%300
+					if err := CosineSingle(q, v[:n*d], d, out[:n]); err != nil {
+						errs <- err.Error()
+						return
+					}
+					for i := range n {
+						if diff := math.Abs(float64(out[i]) - want[i]); !(diff <= 1e-5) {
+							errs <- fmt.Sprintf("forced %d, caller %d, n=%d: out[%d] = %v, want %v", f, g, n, i, out[i], want[i])
+							return
+						}
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for e := range errs {
+			t.Error(e)
+		}
+	}
 }
