@@ -102,8 +102,7 @@ type singleImpl struct {
 	path singlePath
 }
 
-// hasSinglePath reports whether level k has row walk p (singlePaths,
-// without building the list: CosineSingle asks on every call).
+// hasSinglePath reports whether level k has row walk p.
 func hasSinglePath(k *kernels, p singlePath) bool {
 	switch p {
 	case pathRowsPF, pathRows:
@@ -118,26 +117,26 @@ func hasSinglePath(k *kernels, p singlePath) bool {
 	return false
 }
 
-// firstSinglePath is singlePaths(k)[0].
+// firstSinglePath is the first walk level k has, in the order of the
+// singlePath constants (singlePaths(k)[0], without building the list:
+// CosineSingle asks on every call).
 func firstSinglePath(k *kernels) singlePath {
-	if k.dotNormRows != nil {
-		return pathRowsPF
+	for p := range singlePath(len(singlePathNames)) {
+		if hasSinglePath(k, p) {
+			return p
+		}
 	}
-	return pathPerRow
+	return pathPerRow // every level has it
 }
 
-// singlePaths lists the row walks level k has.
+// singlePaths lists the row walks level k has, in the order of the
+// singlePath constants.
 func singlePaths(k *kernels) []singlePath {
 	var ps []singlePath
-	if k.dotNormRows != nil {
-		ps = append(ps, pathRowsPF, pathRows)
-	}
-	ps = append(ps, pathPerRow)
-	if k.dotNormPF != nil {
-		ps = append(ps, pathPerRowPF)
-	}
-	if k.dotNormSeq != nil {
-		ps = append(ps, pathSeqPF, pathSeq)
+	for p := range singlePath(len(singlePathNames)) {
+		if hasSinglePath(k, p) {
+			ps = append(ps, p)
+		}
 	}
 	return ps
 }

@@ -37,14 +37,7 @@ func TestCosineSingleOneThreadAllocatesNothing(t *testing.T) {
 	defer ForceThreads(0)
 	defer SetAuto()
 	const d = 96
-	q := make([]float32, d)
-	v := make([]float32, 200*d)
-	for i := range v {
-		v[i] = float32(i%7) + 1
-	}
-	for i := range q {
-		q[i] = float32(i%5) + 1
-	}
+	q, v := cosineInputs(d, 200, 5, 7)
 	out := make([]float32, 200)
 	for _, l := range Available() {
 		k := tables[l]
@@ -96,6 +89,19 @@ func TestCosineSingleOneThreadAllocatesNothing(t *testing.T) {
 	}
 }
 
+// cosineInputs is a query of d values and rows of d, repeating the
+// values 1..qPeriod and 1..vPeriod (no zero row).
+func cosineInputs(d, rows, qPeriod, vPeriod int) (q, v []float32) {
+	q, v = make([]float32, d), make([]float32, rows*d)
+	for i := range q {
+		q[i] = float32(i%qPeriod) + 1
+	}
+	for i := range v {
+		v[i] = float32(i%vPeriod) + 1
+	}
+	return q, v
+}
+
 // cosineRef64 is q·v/(‖q‖‖v‖) in float64.
 func cosineRef64(q, v []float32) float64 {
 	var ab, aa, bb float64
@@ -112,14 +118,7 @@ func cosineRef64(q, v []float32) float64 {
 func TestCosineSingleConcurrentCallers(t *testing.T) {
 	defer ForceThreads(0)
 	const d = 64
-	q := make([]float32, d)
-	v := make([]float32, 300*d)
-	for i := range v {
-		v[i] = float32(i%11) + 1
-	}
-	for i := range q {
-		q[i] = float32(i%3) + 1
-	}
+	q, v := cosineInputs(d, 300, 3, 11)
 	want := make([]float64, 300)
 	for i := range want {
 		want[i] = cosineRef64(q, v[i*d:(i+1)*d])

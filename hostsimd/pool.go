@@ -294,25 +294,32 @@ func parallelRows(n, rowBytes int, fn func(lo, hi int)) {
 	if n <= 0 {
 		return
 	}
-	if runForced(n, fn) {
-		return
-	}
-	t := min(ThreadsFor(int64(n)*int64(rowBytes)), (n+rowAlign-1)/rowAlign)
-	if t <= 1 {
+	switch t, forced := rowPlan(n, rowBytes); {
+	case t <= 1:
 		fn(0, n)
-		return
+	case forced:
+		runSplit(evenBounds(n, t), fn)
+	default:
+		runSplit(splitBounds(n, t), fn)
 	}
-	runSplit(splitBounds(n, t), fn)
 }
 
-// rowThreads is the number of threads parallelRows(n, rowBytes, …) runs
-// its ranges on (1: fn(0, n) on the caller, nothing else), so a kernel can
-// run a one-thread call without building the closure parallelRows needs.
-func rowThreads(n, rowBytes int) int {
+// rowPlan is the number of threads parallelRows(n, rowBytes, …) runs its
+// ranges on, and whether ForceThreads set it (even ranges) rather than
+// the size (ranges aligned to rowAlign).
+func rowPlan(n, rowBytes int) (threads int, forced bool) {
 	if f := int(forcedThreads.Load()); f > 0 {
-		return min(f, n)
+		return min(f, n), true
 	}
-	return min(ThreadsFor(int64(n)*int64(rowBytes)), (n+rowAlign-1)/rowAlign)
+	return min(ThreadsFor(int64(n)*int64(rowBytes)), (n+rowAlign-1)/rowAlign), false
+}
+
+// rowThreads is rowPlan's thread count (1: parallelRows runs fn(0, n) on
+// the caller, nothing else), so a kernel can run a one-thread call without
+// building the closure parallelRows needs.
+func rowThreads(n, rowBytes int) int {
+	t, _ := rowPlan(n, rowBytes)
+	return t
 }
 
 func runSplit(b []int, fn func(lo, hi int)) {
