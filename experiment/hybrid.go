@@ -441,13 +441,12 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 		times[k] = st.times
 	}
 	h.PerRequest = perRequest(len(stream), repeats, times)
-	for k, st := range strats {
-		if !hc.Rows {
-			break
-		}
-		for j, t := range st.times {
-			h.Rows = append(h.Rows, report.HybridRequest{Strategy: k, Replay: j / len(stream), Index: j % len(stream), N: stream[j%len(stream)],
-				Side: int(st.side[j]), Seconds: t, Routing: st.routing[j], Probe: st.flag[j]&flagProbe != 0, Recovered: st.flag[j]&flagRecovered != 0})
+	if hc.Rows {
+		for k, st := range strats {
+			for j, t := range st.times {
+				h.Rows = append(h.Rows, report.HybridRequest{Strategy: k, Replay: j / len(stream), Index: j % len(stream), N: stream[j%len(stream)],
+					Side: int(st.side[j]), Seconds: t, Routing: st.routing[j], Probe: st.flag[j]&flagProbe != 0, Recovered: st.flag[j]&flagRecovered != 0})
+			}
 		}
 	}
 	for _, s := range d.Switches() {
@@ -866,7 +865,7 @@ func (b balance) describe(grid []int, sides [2]SideSpec, be *report.BreakEven) s
 }
 
 // ParseSizes parses a file of sizes: integers separated by white space or
-// commas; # starts a comment.
+// commas; # starts a comment. At most MaxHybridSizes of them may differ.
 func ParseSizes(text string) ([]int, error) {
 	var out []int
 	for ln, line := range strings.Split(text, "\n") {
@@ -883,6 +882,9 @@ func ParseSizes(text string) ([]int, error) {
 	}
 	if len(out) == 0 {
 		return nil, errors.New("no sizes")
+	}
+	if d := len(slices.Compact(slices.Sorted(slices.Values(out)))); d > MaxHybridSizes {
+		return nil, fmt.Errorf("%d distinct sizes; at most %d (each needs both sides built in advance)", d, MaxHybridSizes)
 	}
 	return out, nil
 }

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -43,6 +44,16 @@ func TestParseFaultAndSizes(t *testing.T) {
 	ns, err := ParseSizes("1, 2 3\n# comment\n40\n")
 	if err != nil || len(ns) != 4 || ns[3] != 40 {
 		t.Fatalf("%v %v", ns, err)
+	}
+	var many strings.Builder
+	for n := 1; n <= MaxHybridSizes+1; n++ {
+		fmt.Fprintln(&many, n, n) // each twice: 513 distinct
+	}
+	if _, err := ParseSizes(many.String()); err == nil || !strings.Contains(err.Error(), "513 distinct sizes; at most 512") {
+		t.Errorf("513 distinct sizes: %v", err)
+	}
+	if _, err := ParseSizes(strings.Repeat("7 ", 1000)); err != nil {
+		t.Errorf("1,000 requests of one size: %v", err)
 	}
 	if _, err := ParseSizes("1 -2"); err == nil {
 		t.Error("negative size accepted")

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 
 	"github.com/spf13/pflag"
 
@@ -82,9 +81,6 @@ func runHybrid(stdout, stderr io.Writer, args []string) error {
 					}
 					if hc.Sizes, err = experiment.ParseSizes(string(data)); err != nil {
 						return fmt.Errorf("--sizes-file %s: %w", *sizesFile, err)
-					}
-					if d := len(slices.Compact(slices.Sorted(slices.Values(hc.Sizes)))); d > experiment.MaxHybridSizes {
-						return fmt.Errorf("--sizes-file %s: %d distinct sizes; at most %d (each needs both sides built in advance)", *sizesFile, d, experiment.MaxHybridSizes)
 					}
 				}
 				if *profile != "" {
