@@ -4,20 +4,20 @@
 # is in place. `eval "$(scripts/setup.sh --env)"` also sets the environment
 # it describes.
 #
-# wgpu-prof loads libwgpu_native at run time (gpu/library.go); building
+# wgpu-prof loads libwgpu_native at run time (compute/wgpu/library.go); building
 # needs none of this. The pinned build goes to two places:
 #   - the user cache folder, where the binaries look for it:
 #     $XDG_CACHE_HOME or ~/.cache (Linux), ~/Library/Caches (macOS),
 #     %LocalAppData% (Windows), then wgpu-prof/wgpu-native/<version>/;
 #   - third_party/wgpu-native (git-ignored), with webgpu.h and wgpu.h, which
-#     gpu/abi_test.go checks gpu/wgpu_abi.h against.
+#     compute/wgpu/abi_test.go checks compute/wgpu/wgpu_abi.h against.
 #
 # Overrides (they never change the pinned install; unset them and the
 # pinned build is used again):
 #   WGPU_NATIVE_LIB      path to a libwgpu_native of your own; wgpu-prof
 #                        loads it instead (here it is only checked to exist)
 #   WGPU_NATIVE_INCLUDE  folder with the webgpu.h and wgpu.h matching it;
-#                        gpu/abi_test.go then checks against those
+#                        compute/wgpu/abi_test.go then checks against those
 #   WGPU_PROF_NO_APT=1   never call apt-get (only say what to install)
 set -euo pipefail
 
@@ -44,7 +44,7 @@ platform_tag() {
   esac
 }
 
-# The library's file name as gpu/library.go looks for it.
+# The library's file name as compute/wgpu/library.go looks for it.
 lib_file_name() {
   case "$(uname -s)" in
     Darwin) echo libwgpu_native.dylib ;;
@@ -158,7 +158,7 @@ if found != {"lib", "include"}:
 PY
   local f
   (cd "$dest.new" && for f in lib/* include/*; do echo "$(sha256_of "$f") $f"; done) > "$dest.new/MANIFEST"
-  # The stable name gpu/library.go looks for, next to the wheel's file.
+  # The stable name compute/wgpu/library.go looks for, next to the wheel's file.
   (cd "$dest.new/lib" && for f in *wgpu_native-release.so *wgpu_native-release.dylib *wgpu_native-release.dll; do
      [ -e "$f" ] && [ "$f" != "$(lib_file_name)" ] && ln -sf "$f" "$(lib_file_name)"; done; true)
   echo "$native_version" > "$dest.new/VERSION"

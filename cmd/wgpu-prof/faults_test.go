@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wgpu-prof/wgpu-prof/experiment"
-	"github.com/wgpu-prof/wgpu-prof/report"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
 // trigger is a progress writer that calls fn once, on the first line

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wgpu-prof/wgpu-prof/report"
+	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
 // chromium finds Debian's chromium (scripts/setup.sh installs it).

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/wgpu-prof/wgpu-prof/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 )
 
 const kernelUsage = `usage: wgpu-prof kernel FILE.wgsl --buffer NAME=TYPE:COUNT[:INIT]... --dispatch X[,Y,Z] [flags]

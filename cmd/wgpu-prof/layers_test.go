@@ -17,7 +17,7 @@ func TestCLIImportsOnlyExperimentAndReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	const mod = "github.com/wgpu-prof/wgpu-prof/"
-	allowed := map[string]bool{mod + "experiment": true, mod + "report": true}
+	allowed := map[string]bool{mod + "internal/experiment": true, mod + "internal/report": true}
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {
 			continue

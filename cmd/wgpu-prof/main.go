@@ -10,7 +10,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/wgpu-prof/wgpu-prof/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 )
 
 func main() {

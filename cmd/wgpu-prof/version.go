@@ -7,7 +7,7 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/wgpu-prof/wgpu-prof/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 )
 
 // toolVersion is the version of wgpu-prof itself when the build carries no

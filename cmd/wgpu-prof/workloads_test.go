@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wgpu-prof/wgpu-prof/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 )
 
 func lines(s string) []string {

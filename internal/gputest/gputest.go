@@ -6,20 +6,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wgpu-prof/wgpu-prof/gpu"
+	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
 )
 
 // Open opens the default adapter's device with a one-minute wait timeout
 // and releases it (and its adapters and instance) when the test ends.
-func Open(t testing.TB) *gpu.Device {
+func Open(t testing.TB) *wgpu.Device {
 	t.Helper()
-	return OpenWith(t, gpu.DeviceOptions{WaitTimeout: time.Minute})
+	return OpenWith(t, wgpu.DeviceOptions{WaitTimeout: time.Minute})
 }
 
 // OpenWith is Open with explicit device options.
-func OpenWith(t testing.TB, opts gpu.DeviceOptions) *gpu.Device {
+func OpenWith(t testing.TB, opts wgpu.DeviceOptions) *wgpu.Device {
 	t.Helper()
-	inst, err := gpu.NewInstance(gpu.BackendUndefined)
+	inst, err := wgpu.NewInstance(wgpu.BackendUndefined)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func OpenWith(t testing.TB, opts gpu.DeviceOptions) *gpu.Device {
 		}
 		inst.Release()
 	}
-	a, err := gpu.SelectAdapter(adapters, gpu.AdapterQuery{Index: -1})
+	a, err := wgpu.SelectAdapter(adapters, wgpu.AdapterQuery{Index: -1})
 	if err != nil {
 		release()
 		t.Fatalf("%v (run scripts/setup.sh to install wgpu-native and Mesa lavapipe)", err)

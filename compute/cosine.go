@@ -1,0 +1,291 @@
+package compute
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
+
+	"github.com/wgpu-prof/wgpu-prof/wgsl"
+)
+
+// CosineOptions configures a cosine runner.
+type CosineOptions struct {
+	// Workgroup is the number of threads per workgroup (a power of two;
+	// 0: DefaultWorkgroup).
+	Workgroup int
+	// PrecomputedNorms stores ‖V[i]‖ at creation and skips v·v per call.
+	PrecomputedNorms bool
+	// RowPerInvocation selects the design with one row per invocation
+	// (vec4 loads, no workgroup memory, no barrier) instead of one
+	// workgroup per row with a tree reduction. Not with PrecomputedNorms.
+	RowPerInvocation bool
+	// Subgroup selects the design with one subgroup per row, reduced with
+	// subgroupAdd (no workgroup memory, no barrier); ErrUnsupported where
+	// the device has no subgroup operations. f32 storage only.
+	Subgroup bool
+}
+
+// ErrUnsupported reports a kernel design the device cannot run (a
+// missing feature); a variant selection skips it.
+var ErrUnsupported = errors.New("not supported by this device")
+
+// CosineSingle scores one query against N stored vectors resident on the
+// GPU. V is split into chunks that each fit one storage binding.
+type CosineSingle struct {
+	d      *wgpu.Device
+	N, D   int
+	opts   CosineOptions
+	pipe   *wgpu.Pipeline
+	q      *wgpu.Buffer
+	out    *wgpu.Buffer
+	params *wgpu.Buffer
+	vbufs  []*wgpu.Buffer
+	nbufs  []*wgpu.Buffer
+	groups []*wgpu.BindGroup
+	passes []wgpu.Pass
+	chunks []uint64 // rows per chunk
+	// InputBytes is the size of V on the GPU.
+	InputBytes uint64
+}
+
+func validWorkgroup(d *wgpu.Device, wg int) (int, error) {
+	if wg == 0 {
+		wg = DefaultWorkgroup
+	}
+	return wg, d.CheckWorkgroup(wg)
+}
+
+// NewCosineSingle uploads V (N rows of D floats, row-major) to the GPU.
+// D must be a multiple of 4 (vec4 loads); values must be finite.
+func NewCosineSingle(d *wgpu.Device, v []float32, dim int, opts CosineOptions) (*CosineSingle, error) {
+	op := "compute: NewCosineSingle"
+	c, err := newCosineSingle(op, d, v, dim, opts)
+	if err != nil {
+		return nil, err
+	}
+	err = c.init(rowStore{
+		shader:   "cosine_single",
+		label:    "V",
+		rowBytes: uint64(4 * dim),
+		rows:     func(from, to uint64) []byte { return wgpu.Bytes(v[from*uint64(dim) : to*uint64(dim)]) },
+		value:    func(k uint64) float64 { return float64(v[k]) },
+	})
+	if err != nil {
+		c.Release()
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	return c, nil
+}
+
+// newCosineSingle validates the inputs shared by every storage variant
+// and returns the runner to initialise.
+func newCosineSingle(op string, d *wgpu.Device, v []float32, dim int, opts CosineOptions) (*CosineSingle, error) {
+	if err := checkRows(v, dim); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	if err := checkFinite("V", v); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	wg, err := validWorkgroup(d, opts.Workgroup)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	opts.Workgroup = wg
+	if opts.Subgroup {
+		if opts.PrecomputedNorms || opts.RowPerInvocation {
+			return nil, fmt.Errorf("%s: Subgroup with PrecomputedNorms or RowPerInvocation: choose one design", op)
+		}
+		if !d.HasFeature(wgpu.FeatureSubgroups) && !d.HasFeature(wgpu.FeatureNativeSubgroup) {
+			return nil, fmt.Errorf("%s: a subgroup per row: %s has no subgroup operations: %w", op, d.Info.Name, ErrUnsupported)
+		}
+		// Per invocation at most: the rows of its subgroup (a workgroup
+		// takes about 8 rows, a subgroup at most all of them), each the
+		// loop over D/4 (a subgroup of one lane walks it all).
+		if err := wgpu.CheckLoopBudget(d, 9*(uint64(dim/4)+1)+10, fmt.Sprintf("dimension %d", dim)); err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+	}
+	if opts.RowPerInvocation {
+		if opts.PrecomputedNorms {
+			return nil, fmt.Errorf("%s: RowPerInvocation and PrecomputedNorms: the row-per-invocation design computes its norms", op)
+		}
+		if err := wgpu.CheckLoopBudget(d, uint64(dim/4)+1, fmt.Sprintf("dimension %d", dim)); err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+	}
+	return &CosineSingle{d: d, N: len(v) / dim, D: dim, opts: opts}, nil
+}
+
+// rowStore is how V's rows are stored on the GPU: the shader that reads
+// them, their bytes, and the values they hold (for precomputed norms).
+type rowStore struct {
+	shader   string // wgsl file, also the pass label
+	label    string // buffer label prefix
+	rowBytes uint64
+	rows     func(from, to uint64) []byte // stored bytes of rows [from, to)
+	value    func(k uint64) float64       // the stored value of element k of V
+}
+
+// init splits V into chunks that each fit one storage binding, uploads
+// them (with their norms when precomputed) and records one dispatch per
+// chunk in a single pass.
+func (c *CosineSingle) init(st rowStore) error {
+	d, dim := c.d, c.D
+	per, err := chunkRows(d, st.rowBytes)
+	if err != nil {
+		return err
+	}
+	entry := "main"
+	if c.opts.PrecomputedNorms {
+		entry = "main_norms"
+	}
+	if c.opts.RowPerInvocation {
+		entry = "main_rows"
+	}
+	if c.opts.Subgroup {
+		entry = "main_subgroup"
+	}
+	c.pipe, err = d.Pipeline(st.shader, wgsl.MustSource(st.shader), entry, wgpu.Constants{"WG": float64(c.opts.Workgroup)})
+	if err != nil {
+		return err
+	}
+	if c.q, err = d.CreateBuffer("q", uint64(4*dim), wgpu.UsageStorage|wgpu.UsageCopyDst); err != nil {
+		return err
+	}
+	if c.out, err = d.CreateBuffer("scores", uint64(4*c.N), wgpu.UsageStorage|wgpu.UsageCopySrc|wgpu.UsageCopyDst); err != nil {
+		return err
+	}
+	for start := uint64(0); start < uint64(c.N); start += per {
+		c.chunks = append(c.chunks, min(per, uint64(c.N)-start))
+	}
+	if c.params, err = d.CreateBuffer("params", uint64(uniformStride*len(c.chunks)), wgpu.UsageUniform|wgpu.UsageCopyDst); err != nil {
+		return err
+	}
+	var dispatches []wgpu.Dispatch
+	row := uint64(0)
+	for i, rows := range c.chunks {
+		vb, err := d.CreateBuffer(fmt.Sprintf("%s[%d]", st.label, i), rows*st.rowBytes, wgpu.UsageStorage|wgpu.UsageCopyDst)
+		if err != nil {
+			return err
+		}
+		c.vbufs = append(c.vbufs, vb)
+		c.InputBytes += vb.Size
+		if err := d.Write(vb, 0, st.rows(row, row+rows)); err != nil {
+			return err
+		}
+		bindings := []wgpu.BufferBinding{
+			{Binding: 0, Buffer: c.params, Offset: uint64(i * uniformStride), Size: 16},
+			{Binding: 1, Buffer: c.q},
+			{Binding: 2, Buffer: vb},
+			{Binding: 3, Buffer: c.out, Offset: 4 * row, Size: 4 * rows},
+		}
+		if c.opts.PrecomputedNorms { // automatic layouts hold only the bindings an entry point uses
+			norms := make([]float32, rows)
+			for r := range norms {
+				var s float64
+				base := (row + uint64(r)) * uint64(dim)
+				for k := base; k < base+uint64(dim); k++ {
+					x := st.value(k)
+					s += x * x
+				}
+				norms[r] = float32(math.Sqrt(s))
+			}
+			nb, err := d.CreateBuffer(fmt.Sprintf("norms[%d]", i), 4*rows, wgpu.UsageStorage|wgpu.UsageCopyDst)
+			if err != nil {
+				return err
+			}
+			c.nbufs = append(c.nbufs, nb)
+			if err := d.Write(nb, 0, wgpu.Bytes(norms)); err != nil {
+				return err
+			}
+			bindings = append(bindings, wgpu.BufferBinding{Binding: 4, Buffer: nb})
+		}
+		bg, err := d.CreateBindGroup(c.pipe, 0, bindings)
+		if err != nil {
+			return err
+		}
+		c.groups = append(c.groups, bg)
+		groups := uint32(rows)
+		if c.opts.Subgroup {
+			// about 8 rows per workgroup; subgroups stride over the rest
+			groups = uint32(max(1, (rows+7)/8))
+		}
+		if c.opts.RowPerInvocation {
+			groups = uint32((rows + uint64(c.opts.Workgroup) - 1) / uint64(c.opts.Workgroup))
+		}
+		gx, gy := grid2D(groups, d.Limits.MaxComputeWorkgroupsPerDimension)
+		var blk [16]byte
+		binary.LittleEndian.PutUint32(blk[0:], uint32(rows))
+		binary.LittleEndian.PutUint32(blk[4:], uint32(dim/4))
+		binary.LittleEndian.PutUint32(blk[8:], gx)
+		if err := d.Write(c.params, uint64(i*uniformStride), blk[:]); err != nil {
+			return err
+		}
+		dispatches = append(dispatches, wgpu.Dispatch{Pipeline: c.pipe, BindGroups: []*wgpu.BindGroup{bg}, X: gx, Y: gy, Z: 1})
+		row += rows
+	}
+	c.passes = []wgpu.Pass{{Label: st.shader, Dispatches: dispatches}}
+	return nil
+}
+
+// Run scores q against V into out (len N). With a timer, the pass is timed
+// by timestamps. out is poisoned by nothing here: callers that verify
+// should poison it first.
+func (c *CosineSingle) Run(q, out []float32, t *wgpu.Timer) (Timing, error) {
+	if c == nil || c.groups == nil {
+		return Timing{}, fmt.Errorf("compute: CosineSingle.Run: %w", wgpu.ErrReleased)
+	}
+	if len(q) != c.D {
+		return Timing{}, fmt.Errorf("compute: CosineSingle.Run: len(q) = %d, want dimension %d", len(q), c.D)
+	}
+	if len(out) != c.N {
+		return Timing{}, fmt.Errorf("compute: CosineSingle.Run: len(out) = %d, want N = %d", len(out), c.N)
+	}
+	if err := checkFinite("q", q); err != nil {
+		return Timing{}, fmt.Errorf("compute: CosineSingle.Run: %w", err)
+	}
+	start := time.Now()
+	var qn float64
+	for _, x := range q {
+		qn += float64(x) * float64(x)
+	}
+	var norm [4]byte
+	binary.LittleEndian.PutUint32(norm[:], math.Float32bits(float32(math.Sqrt(qn))))
+	for i := range c.chunks {
+		if err := c.d.Write(c.params, uint64(i*uniformStride+12), norm[:]); err != nil {
+			return Timing{}, err
+		}
+	}
+	if err := c.d.Write(c.q, 0, wgpu.Bytes(q)); err != nil {
+		return Timing{}, err
+	}
+	passes, err := c.d.Submit(c.passes, nil, t)
+	if err != nil {
+		return Timing{}, err
+	}
+	if err := c.d.Read(c.out, 0, wgpu.Bytes(out)); err != nil {
+		return Timing{}, err
+	}
+	return timingFrom(passes, start), nil
+}
+
+// Chunks reports how many storage-binding chunks V was split into.
+func (c *CosineSingle) Chunks() int { return len(c.chunks) }
+
+// Release frees the runner's GPU memory; idempotent.
+func (c *CosineSingle) Release() {
+	if c == nil {
+		return
+	}
+	releaseAll(c.groups)
+	releaseAll(c.vbufs)
+	releaseAll(c.nbufs)
+	c.q.Release()
+	c.out.Release()
+	c.params.Release()
+	c.groups, c.vbufs, c.nbufs = nil, nil, nil
+}

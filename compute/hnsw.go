@@ -1,0 +1,397 @@
+package compute
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
+
+	"github.com/wgpu-prof/wgpu-prof/ops"
+	"github.com/wgpu-prof/wgpu-prof/wgsl"
+)
+
+// GatherOptions configures a Gather runner.
+type GatherOptions struct {
+	Metric ops.Metric
+	// Workgroup is the number of threads per workgroup (a power of two;
+	// 0: DefaultWorkgroup).
+	Workgroup int
+	// Lanes is the number of threads that share one (query, candidate)
+	// pair (a power of two ≤ Workgroup; 0: min(16, Workgroup, D/4 rounded
+	// up to a power of two)).
+	Lanes int
+	// PerPair selects the design with one invocation per pair (vec4 loads
+	// in order, no workgroup memory, no barrier); Lanes must be 0 or 1.
+	PerPair bool
+}
+
+// Gather computes HNSW candidate distances: for Q queries with C candidate
+// ids each, the metric between the query and the gathered rows of a base
+// set V[N][D] resident on the GPU. V larger than one storage binding is
+// split by rows into chunks (see NewGather).
+type Gather struct {
+	d    *wgpu.Device
+	N, D int
+	opts GatherOptions
+	pipe *wgpu.Pipeline
+	// vbufs[k] holds rows [k·per, min((k+1)·per, N)) of V; one buffer
+	// (per = N) when V fits one binding.
+	vbufs []*wgpu.Buffer
+	per   int
+	// param holds one 32-byte uniform block per chunk at k·uniformStride.
+	param *wgpu.Buffer
+	// per-call buffers, grown to the largest call so far; perm only when
+	// V is chunked
+	q, ids, perm, out, qnorm *wgpu.Buffer
+	pairCap, queryCap        int
+	groups                   []*wgpu.BindGroup // groups[k] binds chunk k
+	// host scratch of the chunked path, reused across calls: the counting
+	// sort's per-chunk starts and cursors, and the sorted local rows and
+	// pairs uploaded to ids and perm
+	starts, next      []int
+	slotRow, slotPair []uint32
+	// InputBytes is the size of V on the GPU.
+	InputBytes uint64
+}
+
+// NewGather uploads V (N rows of dim floats, row-major). dim must be a
+// multiple of 4 (vec4 loads); values must be finite.
+//
+// V that fits one storage binding (maxStorageBufferBindingSize, and
+// maxBufferSize) is one buffer and each Run is one dispatch reading the
+// ids as given. Larger V is split by rows into chunks that each fit one
+// binding; each Run then sorts its pairs by chunk on the host (a counting
+// sort, O(Q·C + chunks)), uploads the sorted chunk-local rows with the
+// pair each belongs to, and records one dispatch per chunk that has pairs,
+// all in one pass (so a timer measures them together). A pair is computed
+// exactly once, by the chunk that holds its row.
+func NewGather(d *wgpu.Device, v []float32, dim int, opts GatherOptions) (*Gather, error) {
+	op := "compute: NewGather"
+	if err := checkRows(v, dim); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	if n := len(v) / dim; n > math.MaxInt32 {
+		return nil, fmt.Errorf("%s: N = %d rows: ids are int32", op, n)
+	}
+	if !opts.Metric.Valid() {
+		return nil, fmt.Errorf("%s: unknown metric %d", op, int(opts.Metric))
+	}
+	if err := checkFinite("V", v); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	wg, err := validWorkgroup(d, opts.Workgroup)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	opts.Workgroup = wg
+	if opts.PerPair {
+		if opts.Lanes > 1 {
+			return nil, fmt.Errorf("%s: lanes %d with PerPair: one invocation per pair has 1 lane", op, opts.Lanes)
+		}
+		opts.Lanes = 1
+		if err := wgpu.CheckLoopBudget(d, uint64(dim/4)+1, fmt.Sprintf("dimension %d", dim)); err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+	}
+	if opts.Lanes == 0 {
+		opts.Lanes = 1
+		for opts.Lanes < dim/4 && opts.Lanes < 16 {
+			opts.Lanes *= 2
+		}
+		opts.Lanes = min(opts.Lanes, wg)
+	}
+	if l := opts.Lanes; l < 1 || l&(l-1) != 0 || l > wg {
+		return nil, fmt.Errorf("%s: lanes %d: must be a power of two ≤ workgroup size %d", op, l, wg)
+	}
+	g := &Gather{d: d, N: len(v) / dim, D: dim, opts: opts, per: len(v) / dim}
+	if b := 4 * uint64(len(v)); b > d.Limits.MaxStorageBufferBindingSize || b > d.Limits.MaxBufferSize {
+		per, err := chunkRows(d, 4*uint64(dim))
+		if err != nil {
+			return nil, fmt.Errorf("%s: V of %d bytes needs chunks: %w", op, b, err)
+		}
+		g.per = int(per)
+	}
+	if err := g.init(v); err != nil {
+		g.Release()
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	return g, nil
+}
+
+func (g *Gather) init(v []float32) error {
+	d := g.d
+	var err error
+	consts := wgpu.Constants{"WG": float64(g.opts.Workgroup), "LANES": float64(g.opts.Lanes), "METRIC": float64(g.opts.Metric)}
+	entry := "main"
+	if g.per < g.N {
+		entry = "main_chunked"
+	}
+	if g.opts.PerPair {
+		entry = strings.Replace(entry, "main", "main_pair", 1)
+	}
+	if g.pipe, err = d.Pipeline("hnsw_distances", wgsl.MustSource("hnsw_distances"), entry, consts); err != nil {
+		return err
+	}
+	for row := 0; row < g.N; row += g.per {
+		rows := min(g.per, g.N-row)
+		label := "V"
+		if g.per < g.N {
+			label = fmt.Sprintf("V[%d]", len(g.vbufs))
+		}
+		vb, err := d.CreateBuffer(label, 4*uint64(rows*g.D), wgpu.UsageStorage|wgpu.UsageCopyDst)
+		if err != nil {
+			return err
+		}
+		g.vbufs = append(g.vbufs, vb)
+		g.InputBytes += vb.Size
+		if err := d.Write(vb, 0, wgpu.Bytes(v[row*g.D:(row+rows)*g.D])); err != nil {
+			return err
+		}
+	}
+	if g.param, err = d.CreateBuffer("gather params", uint64(uniformStride*len(g.vbufs)), wgpu.UsageUniform|wgpu.UsageCopyDst); err != nil {
+		return err
+	}
+	return g.grow(1, 16)
+}
+
+// Chunks reports how many storage-binding chunks V was split into (1: V
+// fits one binding and each Run is a single dispatch).
+func (g *Gather) Chunks() int { return len(g.vbufs) }
+
+// releaseCall frees the per-call buffers and the bind groups.
+func (g *Gather) releaseCall() {
+	releaseAll(g.groups)
+	g.groups = nil
+	for _, b := range []*wgpu.Buffer{g.q, g.ids, g.perm, g.out, g.qnorm} {
+		b.Release()
+	}
+	g.q, g.ids, g.perm, g.out, g.qnorm = nil, nil, nil, nil, nil
+	g.queryCap, g.pairCap = 0, 0
+}
+
+// grow makes the per-call buffers hold at least queries queries and pairs
+// pairs (capacities rounded up to powers of two) and rebinds them.
+func (g *Gather) grow(queries, pairs int) error {
+	if queries <= g.queryCap && pairs <= g.pairCap {
+		return nil
+	}
+	d := g.d
+	pow2 := func(n, at int) int {
+		c := at
+		for c < n {
+			c *= 2
+		}
+		return c
+	}
+	qc, pc := pow2(queries, max(1, g.queryCap)), pow2(pairs, max(16, g.pairCap))
+	lim := d.Limits.MaxStorageBufferBindingSize
+	if b := uint64(4 * g.D * qc); b > lim {
+		qc = queries // exact size where the power of two does not fit
+	}
+	if b := uint64(4 * pc); b > lim {
+		pc = pairs
+	}
+	for _, c := range []struct {
+		what  string
+		bytes uint64
+	}{{"queries", uint64(4 * g.D * qc)}, {"ids", uint64(4 * pc)}} {
+		if c.bytes > lim {
+			return fmt.Errorf("%s of %d bytes > maxStorageBufferBindingSize %d: %w", c.what, c.bytes, lim, wgpu.ErrLimit)
+		}
+	}
+	g.releaseCall()
+	chunked := len(g.vbufs) > 1
+	var err error
+	if g.q, err = d.CreateBuffer("queries", uint64(4*g.D*qc), wgpu.UsageStorage|wgpu.UsageCopyDst); err != nil {
+		return err
+	}
+	if g.qnorm, err = d.CreateBuffer("query norms", uint64(4*qc), wgpu.UsageStorage|wgpu.UsageCopyDst); err != nil {
+		return err
+	}
+	if g.ids, err = d.CreateBuffer("ids", uint64(4*pc), wgpu.UsageStorage|wgpu.UsageCopyDst); err != nil {
+		return err
+	}
+	if chunked {
+		if g.perm, err = d.CreateBuffer("pair of slot", uint64(4*pc), wgpu.UsageStorage|wgpu.UsageCopyDst); err != nil {
+			return err
+		}
+	}
+	if g.out, err = d.CreateBuffer("distances", uint64(4*pc), wgpu.UsageStorage|wgpu.UsageCopySrc|wgpu.UsageCopyDst); err != nil {
+		return err
+	}
+	for k, vb := range g.vbufs {
+		bindings := []wgpu.BufferBinding{
+			{Binding: 0, Buffer: g.param, Offset: uint64(k * uniformStride), Size: 32},
+			{Binding: 1, Buffer: g.q},
+			{Binding: 2, Buffer: g.ids},
+			{Binding: 3, Buffer: vb},
+			{Binding: 4, Buffer: g.out},
+			{Binding: 5, Buffer: g.qnorm},
+		}
+		if chunked { // only main_chunked's automatic layout has perm
+			bindings = append(bindings, wgpu.BufferBinding{Binding: 6, Buffer: g.perm})
+		}
+		bg, err := d.CreateBindGroup(g.pipe, 0, bindings)
+		if err != nil {
+			return err
+		}
+		g.groups = append(g.groups, bg)
+	}
+	g.queryCap, g.pairCap = qc, pc
+	return nil
+}
+
+// Run computes out[j*c+k] = metric(q_j, V[ids[j*c+k]]) for the
+// Q = len(q)/D queries and their c candidates each. Every id is checked
+// against [0,N) before any GPU work; the error names the first bad
+// position and value.
+func (g *Gather) Run(q []float32, ids []int32, c int, out []float32, t *wgpu.Timer) (Timing, error) {
+	op := "compute: Gather.Run"
+	if g == nil || g.vbufs == nil {
+		return Timing{}, fmt.Errorf("%s: %w", op, wgpu.ErrReleased)
+	}
+	if len(q) == 0 || len(q)%g.D != 0 {
+		return Timing{}, fmt.Errorf("%s: len(q) = %d is not a positive multiple of dimension %d", op, len(q), g.D)
+	}
+	nq := len(q) / g.D
+	if c < 1 {
+		return Timing{}, fmt.Errorf("%s: c = %d candidates per query: must be ≥ 1", op, c)
+	}
+	if len(ids) != nq*c {
+		return Timing{}, fmt.Errorf("%s: len(ids) = %d, want Q·C = %d·%d = %d", op, len(ids), nq, c, nq*c)
+	}
+	if len(out) != nq*c {
+		return Timing{}, fmt.Errorf("%s: len(out) = %d, want Q·C = %d", op, len(out), nq*c)
+	}
+	for i, id := range ids {
+		if id < 0 || int(id) >= g.N {
+			return Timing{}, fmt.Errorf("%s: ids[%d] = %d (query %d, candidate %d) out of range [0,%d)", op, i, id, i/c, i%c, g.N)
+		}
+	}
+	if err := checkFinite("q", q); err != nil {
+		return Timing{}, fmt.Errorf("%s: %w", op, err)
+	}
+	pairs := nq * c
+	perGroup := g.opts.Workgroup / g.opts.Lanes
+	groups := (pairs + perGroup - 1) / perGroup
+	maxDim := int(g.d.Limits.MaxComputeWorkgroupsPerDimension)
+	// A chunk's dispatch covers at most all pairs, so this bounds every
+	// dispatch's grid.
+	if uint64(groups) > uint64(maxDim)*uint64(maxDim) || uint64(pairs) > math.MaxUint32 {
+		return Timing{}, fmt.Errorf("%s: %d pairs need %d workgroups > %d²: %w", op, pairs, groups, maxDim, wgpu.ErrLimit)
+	}
+	if err := g.grow(nq, pairs); err != nil {
+		return Timing{}, fmt.Errorf("%s: %w", op, err)
+	}
+	start := time.Now()
+	// starts[k] … starts[k+1] are chunk k's slots (one chunk: all pairs,
+	// in ids order).
+	starts := []int{0, pairs}
+	if len(g.vbufs) > 1 {
+		starts = g.sortByChunk(ids)
+		if err := g.d.Write(g.ids, 0, wgpu.Bytes(g.slotRow[:pairs])); err != nil {
+			return Timing{}, err
+		}
+		if err := g.d.Write(g.perm, 0, wgpu.Bytes(g.slotPair[:pairs])); err != nil {
+			return Timing{}, err
+		}
+	} else if err := g.d.Write(g.ids, 0, wgpu.Bytes(ids)); err != nil {
+		return Timing{}, err
+	}
+	var dispatches []wgpu.Dispatch
+	blocks := make([]byte, uniformStride*(len(g.vbufs)-1)+32)
+	for k := range g.vbufs {
+		n := starts[k+1] - starts[k]
+		if n == 0 { // no candidate in this chunk (zero workgroups is not a dispatch)
+			continue
+		}
+		gx, gy := grid2D(uint32((n+perGroup-1)/perGroup), uint32(maxDim))
+		b := blocks[k*uniformStride:]
+		binary.LittleEndian.PutUint32(b[0:], uint32(n))
+		binary.LittleEndian.PutUint32(b[4:], uint32(c))
+		binary.LittleEndian.PutUint32(b[8:], uint32(g.D/4))
+		binary.LittleEndian.PutUint32(b[12:], gx)
+		binary.LittleEndian.PutUint32(b[16:], uint32(starts[k]))
+		dispatches = append(dispatches, wgpu.Dispatch{Pipeline: g.pipe, BindGroups: []*wgpu.BindGroup{g.groups[k]}, X: gx, Y: gy, Z: 1})
+	}
+	if err := g.d.Write(g.param, 0, blocks); err != nil {
+		return Timing{}, err
+	}
+	if err := g.d.Write(g.q, 0, wgpu.Bytes(q)); err != nil {
+		return Timing{}, err
+	}
+	if g.opts.Metric == ops.Cosine {
+		norms := make([]float32, nq)
+		for j := range norms {
+			var s float64
+			for _, x := range q[j*g.D : (j+1)*g.D] {
+				s += float64(x) * float64(x)
+			}
+			norms[j] = float32(math.Sqrt(s))
+		}
+		if err := g.d.Write(g.qnorm, 0, wgpu.Bytes(norms)); err != nil {
+			return Timing{}, err
+		}
+	}
+	pass := wgpu.Pass{Label: "hnsw_distances " + g.opts.Metric.String(), Dispatches: dispatches}
+	passes, err := g.d.Submit([]wgpu.Pass{pass}, nil, t)
+	if err != nil {
+		return Timing{}, err
+	}
+	if err := g.d.Read(g.out, 0, wgpu.Bytes(out)); err != nil {
+		return Timing{}, err
+	}
+	return timingFrom(passes, start), nil
+}
+
+// sortByChunk buckets the pairs of ids (validated in [0,N)) by the chunk
+// holding their row, a stable counting sort: slot s of chunk k holds
+// g.slotRow[s] = row − k·per and g.slotPair[s] = the pair's index in ids. It
+// returns the chunks' slot ranges, starts[k] … starts[k+1].
+func (g *Gather) sortByChunk(ids []int32) []int {
+	k := len(g.vbufs)
+	g.starts = resize(g.starts, k+1)
+	clear(g.starts)
+	g.slotRow, g.slotPair = resize(g.slotRow, len(ids)), resize(g.slotPair, len(ids))
+	for _, id := range ids {
+		g.starts[int(id)/g.per+1]++
+	}
+	for i := 1; i <= k; i++ {
+		g.starts[i] += g.starts[i-1]
+	}
+	g.next = append(resize(g.next, 0), g.starts[:k]...)
+	for i, id := range ids {
+		ch := int(id) / g.per
+		s := g.next[ch]
+		g.next[ch]++
+		g.slotRow[s] = uint32(int(id) - ch*g.per)
+		g.slotPair[s] = uint32(i)
+	}
+	return g.starts
+}
+
+// Lanes reports the threads per (query, candidate) pair in use.
+func (g *Gather) Lanes() int { return g.opts.Lanes }
+
+// Release frees the runner's GPU memory; idempotent.
+func (g *Gather) Release() {
+	if g == nil {
+		return
+	}
+	g.releaseCall()
+	releaseAll(g.vbufs)
+	g.vbufs = nil
+	g.param.Release()
+}
+
+// resize returns s with length n, reusing its array when it is large
+// enough (the contents are then stale).
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}

@@ -1,0 +1,5 @@
+package wgpu_test
+
+import "fmt"
+
+func fmtSscan(s string, a ...any) (int, error) { return fmt.Sscan(s, a...) }

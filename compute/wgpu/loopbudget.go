@@ -1,0 +1,40 @@
+package wgpu
+
+import (
+	"fmt"
+	"strings"
+)
+
+// llvmpipeLoopBudget is what Mesa's llvmpipe (lavapipe, the Vulkan
+// adapter of the test machines) lets one shader invocation spend on loops,
+// over all its loops together (LP_MAX_TGSI_LOOP_ITERATIONS in Mesa 22):
+// every loop it runs costs its iterations plus one (the test that ends
+// it), and once 65,536 are spent every loop exits at its next back edge,
+// silently. Measured here: one loop of 70,000 iterations ran 65,535; after
+// a first loop of 40,000, a second of 40,000 ran 25,534. A
+// spreading-activation row of 70,000 edges summed on one thread came out
+// as the sum of its first 65,535. TestLoopBudget checks the model against
+// the driver, and the runners' own tests check their counts at the largest
+// size they let through.
+const llvmpipeLoopBudget = 65536
+
+// LoopBudget is what one invocation may spend on loops before the driver
+// silently ends them, counting each loop run as its iterations plus one;
+// 0 when the adapter is not known to have such a limit.
+func (d *Device) LoopBudget() uint64 {
+	id := strings.ToLower(d.Info.Name + " " + d.Info.Vendor + " " + d.Info.Driver)
+	if strings.Contains(id, "llvmpipe") {
+		return llvmpipeLoopBudget
+	}
+	return 0
+}
+
+// CheckLoopBudget refuses, with ErrLimit, a kernel whose invocations
+// would spend more on loops than the adapter's budget (iterations counted
+// as LoopBudget counts them; what says which input needs them).
+func CheckLoopBudget(d *Device, iterations uint64, what string) error {
+	if b := d.LoopBudget(); b > 0 && iterations > b {
+		return fmt.Errorf("%s: one invocation would run %d loop iterations (each loop counted as its iterations + 1) > %d, after which %s silently ends a shader's loops: %w", what, iterations, b, d.Info.Name, ErrLimit)
+	}
+	return nil
+}

@@ -1,5 +1,0 @@
-package gpu_test
-
-import "fmt"
-
-func fmtSscan(s string, a ...any) (int, error) { return fmt.Sscan(s, a...) }

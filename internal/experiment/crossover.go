@@ -1,0 +1,596 @@
+package experiment
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/report"
+	"github.com/wgpu-prof/wgpu-prof/internal/workload"
+	"github.com/wgpu-prof/wgpu-prof/timing"
+)
+
+// DefaultSearchBudget is the time budget of one crossover search (one pair
+// of sides on one workload).
+const DefaultSearchBudget = 2 * time.Minute
+
+// SearchConfig configures the adaptive crossover search of BreakEven.
+type SearchConfig struct {
+	// Comparisons are the pairs of sides to compare; nil: gpu vs cpu with
+	// V resident, and with V shipped per call.
+	Comparisons [][2]SideSpec
+	// Budget bounds each search (0: DefaultSearchBudget); the coarse
+	// sweep's first three sizes are always measured.
+	Budget time.Duration
+	// MaxGrow caps the extension past the default size (0: 64×).
+	MaxGrow int
+}
+
+// DefaultComparisons are gpu (resident) vs cpu and gpu (shipped) vs cpu,
+// the CPU as side A so that a crossover is where the GPU becomes faster.
+func DefaultComparisons() [][2]SideSpec {
+	cpu, _ := ParseSide("cpu")
+	gpu, _ := ParseSide("gpu")
+	ship, _ := ParseSide("gpu:data=shipped")
+	return [][2]SideSpec{{cpu, gpu}, {cpu, ship}}
+}
+
+// sideRun is one side measured at one size.
+type sideRun struct {
+	res    timing.Result
+	upload []time.Duration // shipped GPU side: per-call upload times
+	c      workload.Case
+}
+
+// searchOne runs the adaptive search for one workload and one pair of
+// sides and returns its break-evens (end-to-end; kernel clock too when a
+// resident GPU side has timestamps) and the measurements at every size.
+//
+// cache holds the sides already measured on this workload (by label and
+// size), so a side two comparisons share is measured and reported once;
+// emitted marks the ones already returned as measurements.
+func (e *Env) searchOne(w *workload.Descriptor, cfg RunConfig, sc SearchConfig, sides [2]SideSpec, roofs Roofs, cache map[string]sideRun, emitted map[string]bool, rep *report.Report) ([]report.BreakEven, []report.Measurement, error) {
+	pr, err := w.Prepare(cfg.Config)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", w.Name, err)
+	}
+	sk, err := e.sideKnobs(w, pr, cfg, sides, rep)
+	if err != nil {
+		return nil, nil, err
+	}
+	maxN, why := e.extensionLimit(w, cfg, pr, sc.MaxGrow)
+	prs := []*workload.Prepared{pr}
+	prFor := func(n int) (*workload.Prepared, error) {
+		for _, p := range prs {
+			if p.Size >= n {
+				return p, nil
+			}
+		}
+		c := cfg.Config
+		*batchField(w, &c) = n
+		p, err := w.Prepare(c)
+		if err != nil {
+			return nil, fmt.Errorf("%s at %s=%d: %w", w.Name, w.Batch, n, err)
+		}
+		// Keep the default-size data and the largest only.
+		prs = []*workload.Prepared{prs[0], p}
+		return p, nil
+	}
+	knobs := func(i int) workload.Knobs { return sk[i] }
+	runs := map[int][2]sideRun{}
+	// measurePair builds both sides at n, verifies each on poisoned
+	// outputs, measures them side by side (interleaved calls, so a load
+	// that comes and goes falls on both alike), and verifies again.
+	measurePair := func(n, tight int) ([2]sideRun, error) {
+		key := fmt.Sprintf("%s|%s|%d|%d", sides[0].Label, sides[1].Label, n, tight)
+		if r, ok := cache[key]; ok {
+			return [2]sideRun{r, cache[key+"|b"]}, nil
+		}
+		if e.interrupted.Load() {
+			return [2]sideRun{}, fmt.Errorf("%s vs %s %s n=%d: %w", sides[0].Label, sides[1].Label, w.Name, n, ErrInterrupted)
+		}
+		p, err := prFor(n)
+		if err != nil {
+			return [2]sideRun{}, err
+		}
+		var out [2]sideRun
+		var ss [2]workload.Side
+		var logs [2]shippedLog
+		defer func() {
+			for _, s := range ss {
+				s.Close()
+			}
+		}()
+		for i, sp := range sides {
+			c := p.At(n, knobs(i))
+			s, err := e.buildSide(sp, c, &logs[i])
+			if err != nil {
+				return out, fmt.Errorf("%s %s n=%d: %w", sp.Label, w.Name, n, err)
+			}
+			ss[i], out[i].c = s, c
+			what := sp.Label + " " + w.Name + " " + paramLabel(c.Params)
+			if _, err := verifiedRun(what, s); err != nil {
+				return out, err
+			}
+		}
+		e.progress("%s vs %s  %s %s=%d", sides[0].Label, sides[1].Label, w.Name, w.Batch, n)
+		for i := range logs {
+			logs[i].upload = nil
+		}
+		mo := e.Measure
+		for range tight {
+			mo = tighter(mo)
+		}
+		ra, rb, err := timing.MeasurePair(mo, ss[0].Run, ss[1].Run)
+		if err != nil {
+			return out, fmt.Errorf("%s vs %s %s n=%d: %w", sides[0].Label, sides[1].Label, w.Name, n, err)
+		}
+		for i, s := range ss {
+			if err := s.Verify(); err != nil {
+				return out, fmt.Errorf("%s %s n=%d (after timing): %w: %v", sides[i].Label, w.Name, n, ErrWrongResult, err)
+			}
+		}
+		out[0].res, out[1].res = ra, rb
+		out[0].upload, out[1].upload = logs[0].upload, logs[1].upload
+		cache[key], cache[key+"|b"] = out[0], out[1]
+		return out, nil
+	}
+	budget := sc.Budget
+	if budget <= 0 {
+		budget = DefaultSearchBudget
+	}
+	opts := timing.SearchOpts{Sizes: batchesFor(cfg, pr), Max: maxN, MaxReason: why, Deadline: time.Now().Add(budget)}
+	for _, n := range opts.Sizes {
+		if n > maxN {
+			return nil, nil, fmt.Errorf("--batches: %d is past the largest size %s can run (%s)", n, w.Name, why)
+		}
+	}
+	probe := func(n, tight int) (timing.Summary, timing.Summary, error) {
+		r, err := measurePair(n, tight)
+		if err != nil {
+			return timing.Summary{}, timing.Summary{}, err
+		}
+		runs[n] = r
+		return r[0].res.Host, r[1].res.Host, nil
+	}
+	opts.Refine = probe
+	res, err := timing.SearchCrossover(opts, sides[0].Label, sides[1].Label, func(n int) (timing.Summary, timing.Summary, error) { return probe(n, 0) })
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s %s vs %s: %w", w.Name, sides[0].Label, sides[1].Label, err)
+	}
+	ns := make([]int, 0, len(runs))
+	for n := range runs {
+		ns = append(ns, n)
+	}
+	sort.Ints(ns)
+	var ms []report.Measurement
+	for _, n := range ns {
+		for i, sp := range sides {
+			key := fmt.Sprintf("%s|%d", sp.Label, n)
+			if emitted[key] {
+				continue
+			}
+			emitted[key] = true
+			r := runs[n][i]
+			side, variant := report.SideCPU, sp.Label
+			if sp.IsGPU() {
+				side = report.SideGPU
+				variant = r.c.Variant + " " + sp.Label
+			}
+			ms = append(ms, measurement(w.Name, side, variant, r.c.Params, r.res, r.c.Bytes, r.c.Flops, roofs))
+		}
+	}
+	summ := func(i int, kernel bool) ([]timing.Summary, bool) {
+		out := make([]timing.Summary, len(ns))
+		for j, n := range ns {
+			r := runs[n][i].res
+			if kernel {
+				if r.Kernel == nil {
+					return nil, false
+				}
+				out[j] = *r.Kernel
+			} else {
+				out[j] = r.Host
+			}
+		}
+		return out, true
+	}
+	a, _ := summ(0, false)
+	b, _ := summ(1, false)
+	be, err := crossoverBreakEven(w, pr.Fixed, sides, "end-to-end", ns, a, b, &res)
+	if err != nil {
+		return nil, nil, err
+	}
+	last := runs[ns[len(ns)-1]]
+	be.Parts = parts(sides, last)
+	theorySpeedup(&be, last[0].c, sides, roofs)
+	out := []report.BreakEven{be}
+	// Kernel clock: the GPU side's timestamps against the other side's
+	// end-to-end time, on the same points.
+	for i, sp := range sides {
+		if !sp.IsGPU() || sp.Shipped || sides[1-i].IsGPU() {
+			continue
+		}
+		k, ok := summ(i, true)
+		if !ok {
+			break
+		}
+		ka, kb := a, b
+		if i == 0 {
+			ka = k
+		} else {
+			kb = k
+		}
+		bk, err := crossoverBreakEven(w, pr.Fixed, sides, "kernel", ns, ka, kb, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, bk)
+	}
+	return out, ms, nil
+}
+
+// sideKnobs returns each side's knobs: cfg's workgroup and tile, the
+// side's forced workgroup (gpu:wg=N), and for a GPU side the fastest
+// verified variant on this adapter at the default size, as run chooses it
+// (SelectVariant, cached per adapter; the choice goes to rep's summary), so
+// a break-even or a hybrid replay is against the GPU's best design.
+func (e *Env) sideKnobs(w *workload.Descriptor, pr *workload.Prepared, cfg RunConfig, sides [2]SideSpec, rep *report.Report) ([2]workload.Knobs, error) {
+	var out [2]workload.Knobs
+	for i, sp := range sides {
+		k := workload.Knobs{Workgroup: cfg.Workgroup, Tile: cfg.Tile}
+		if sp.Workgroup > 0 {
+			k.Workgroup = sp.Workgroup
+		}
+		if sp.IsGPU() {
+			kv, choice, err := e.SelectVariant(w, pr, pr.Size, k, cfg.Retune, rep)
+			if err != nil {
+				return out, fmt.Errorf("%s %s: %w", sp.Label, w.Name, err)
+			}
+			k = kv
+			if choice.Chosen != "" && rep != nil {
+				rep.Summary = append(rep.Summary, choice.Summary())
+			}
+		}
+		out[i] = k
+	}
+	return out, nil
+}
+
+// tighter is the measurement a crossover search refines a tie with, one
+// refinement round further: CIs half as wide (±1%, then ±0.5% by
+// default), four times the runs and twice the budget.
+func tighter(o timing.MeasureOpts) timing.MeasureOpts {
+	o.TargetRel = or(o.TargetRel, timing.DefaultTargetRel) / 2
+	o.MinRuns = 2 * or(o.MinRuns, timing.DefaultMinRuns)
+	o.MaxRuns = 4 * or(o.MaxRuns, timing.DefaultMaxRuns)
+	o.Budget = 2 * or(o.Budget, timing.DefaultBudget)
+	return o
+}
+
+// or returns v, or def where v is zero.
+func or[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// crossoverBreakEven fits both sides' models, predicts the crossover, and
+// fills a report.BreakEven. res is the search's measured crossover; nil:
+// derived from the points' first change (no bisection on this clock).
+func crossoverBreakEven(w *workload.Descriptor, fixed []report.Param, sides [2]SideSpec, clock string, ns []int, a, b []timing.Summary, res *timing.SearchResult) (report.BreakEven, error) {
+	x := make([]float64, len(ns))
+	ta := make([]float64, len(ns))
+	tb := make([]float64, len(ns))
+	pts := make([]timing.SearchPoint, len(ns))
+	for i, n := range ns {
+		x[i], ta[i], tb[i] = float64(n), a[i].Median, b[i].Median
+		pts[i] = timing.SearchPoint{N: n, A: a[i], B: b[i], Faster: timing.Faster(a[i], b[i])}
+	}
+	if len(ns) < 3 {
+		return report.BreakEven{}, fmt.Errorf("break-even %s (%s vs %s): a fit needs at least 3 sizes, measured %v", w.Name, sides[0].Label, sides[1].Label, ns)
+	}
+	ma, err := timing.FitModel(x, ta)
+	if err != nil {
+		return report.BreakEven{}, fmt.Errorf("break-even %s (%s): %w", w.Name, sides[0].Label, err)
+	}
+	mb, err := timing.FitModel(x, tb)
+	if err != nil {
+		return report.BreakEven{}, fmt.Errorf("break-even %s (%s, %s): %w", w.Name, sides[1].Label, clock, err)
+	}
+	if res == nil {
+		r := timing.SearchResult{Points: pts, Status: timing.SearchNoCrossover,
+			Reason: "measured on the end-to-end search's sizes (no bisection on this clock)"}
+		if lo, hi, ok := timing.Bracket(pts); ok {
+			r.Found, r.Lo, r.Hi, r.AtLo, r.AtHi, r.Before = true, lo.N, hi.N, lo, hi, lo.Faster
+			r.Status = timing.SearchResolution
+			r.Reason = fmt.Sprintf("%s faster at %d, %s faster at %d; ", sideName(sides, lo.Faster), lo.N, sideName(sides, hi.Faster), hi.N) + r.Reason
+		}
+		res = &r
+	}
+	pred := timing.PredictCrossover(ma, mb)
+	basis := "the models over the whole measured range"
+	if res.Found {
+		if lp, ok := localPrediction(x, ta, tb, res.Lo, res.Hi); ok {
+			pred = lp
+			basis = fmt.Sprintf("the regime around the measured crossover (%.0f–%.0f)", lp.ValidFrom, lp.ValidTo)
+		}
+	}
+	timedA, timedB := sides[0].Timed("end-to-end"), sides[1].Timed(clock)
+	if clock == "kernel" && sides[0].IsGPU() {
+		timedA, timedB = sides[0].Timed(clock), sides[1].Timed("end-to-end")
+	}
+	be := report.BreakEven{
+		Workload: w.Name, Batch: w.Batch, Params: fixed, Clock: clock, Batches: ns, CPU: a, GPU: b,
+		CPUFit: ma.Single, GPUFit: mb.Single, Fitted: report.NewCrossover(pred.Crossover),
+		Sides: []string{sides[0].Label, sides[1].Label}, Timed: timedA + "; " + timedB,
+		Search: res, ModelA: &ma, ModelB: &mb, Predicted: report.NewPredicted(pred),
+	}
+	be.Predicted.Basis = basis
+	if res.Found {
+		be.Measured, be.MeasuredFound = res.Hi, true
+		if pred.Kind == timing.CrossAt || pred.Kind == timing.CrossBelow {
+			e := timing.IntervalError(pred.N, float64(res.Lo), float64(res.Hi))
+			be.PredictedError = &e
+			be.RelError = e
+		}
+	}
+	last := len(ns) - 1
+	if b[last].Median > 0 {
+		be.MeasuredSpeedup = a[last].Median / b[last].Median
+	}
+	return be, nil
+}
+
+// localPrediction fits each side on the regime around a measured
+// crossover [lo, hi] (the sizes within a factor 2 of it, widened to 4 and 8
+// until each side has 3 points), t = t₀ + b·(n − n₀) with t₀, b ≥ 0, and
+// intersects the two lines; ok is false when no crossover comes out.
+func localPrediction(n, ta, tb []float64, lo, hi int) (timing.Prediction, bool) {
+	for _, f := range []float64{2, 4, 8} {
+		var x, a, b []float64
+		for i, v := range n {
+			if v >= float64(lo)/f && v <= float64(hi)*f {
+				x, a, b = append(x, v), append(a, ta[i]), append(b, tb[i])
+			}
+		}
+		if len(x) < 3 {
+			continue
+		}
+		origin := x[0]
+		for _, v := range x {
+			origin = math.Min(origin, v)
+		}
+		la, err := timing.FitLocal(x, a, origin)
+		if err != nil {
+			continue
+		}
+		lb, err := timing.FitLocal(x, b, origin)
+		if err != nil {
+			continue
+		}
+		p := timing.PredictCrossover(la, lb)
+		if p.Kind == timing.CrossAt || p.Kind == timing.CrossBelow {
+			return p, true
+		}
+		return timing.Prediction{}, false
+	}
+	return timing.Prediction{}, false
+}
+
+func sideName(sides [2]SideSpec, faster int) string {
+	if faster == timing.FasterA {
+		return sides[0].Label
+	}
+	return sides[1].Label
+}
+
+// parts breaks the GPU side's end-to-end time at the largest size into
+// upload (host clock around buffer creation and upload, shipped sides),
+// kernel (timestamps) and dispatch + wait + readback (the rest).
+func parts(sides [2]SideSpec, last [2]sideRun) []report.TimePart {
+	for i, sp := range sides {
+		if !sp.IsGPU() {
+			continue
+		}
+		r := last[i]
+		total := r.res.Host.Median
+		if total <= 0 {
+			return nil
+		}
+		var out []report.TimePart
+		rest := total
+		if len(r.upload) > 0 {
+			up := timing.Summarize(timing.Seconds(r.upload)).Median
+			out = append(out, report.TimePart{Name: "upload", Seconds: up, How: "host clock around buffer creation and the upload of V"})
+			rest -= up
+		}
+		if r.res.Kernel != nil {
+			k := r.res.Kernel.Median
+			out = append(out, report.TimePart{Name: "kernel", Seconds: k, How: "GPU timestamps"})
+			rest -= k
+		}
+		out = append(out, report.TimePart{Name: "submit + wait + readback", Seconds: math.Max(0, rest), How: "host clock minus the other parts"})
+		for j := range out {
+			out[j].Share = out[j].Seconds / total
+		}
+		return out
+	}
+	return nil
+}
+
+// theorySpeedup sets the roofline speedup of side B over side A at the
+// largest batch: the ratio of each side's ceiling-bound time, when both
+// roofs are known.
+func theorySpeedup(be *report.BreakEven, c workload.Case, sides [2]SideSpec, roofs Roofs) {
+	bound := func(sp SideSpec) float64 {
+		r := roofs.CPU
+		if sp.IsGPU() {
+			r = roofs.GPU
+		}
+		if r.BandwidthGBs <= 0 || r.PeakGFLOPs <= 0 {
+			return 0
+		}
+		return math.Max(c.Bytes/(r.BandwidthGBs*1e9), c.Flops/(r.PeakGFLOPs*1e9))
+	}
+	ta, tb := bound(sides[0]), bound(sides[1])
+	if ta > 0 && tb > 0 {
+		be.TheorySpeedup = ta / tb
+	}
+}
+
+// batchField is the Config field a workload's batch size counts.
+func batchField(w *workload.Descriptor, c *workload.Config) *int {
+	switch w.Batch {
+	case "q":
+		return &c.Q
+	case "nodes":
+		return &c.Nodes
+	}
+	return &c.N
+}
+
+// extensionLimit is the largest batch size the search may extend to past
+// the default size, and what stops it there: the adapter's limits
+// (Config.Validate), the workload's own checks, a share of the host's
+// available memory, or the cap of maxGrow (default 64) × the default size.
+func (e *Env) extensionLimit(w *workload.Descriptor, cfg RunConfig, pr *workload.Prepared, maxGrow int) (int, string) {
+	if maxGrow <= 0 {
+		maxGrow = 64
+	}
+	switch w.Batch {
+	case "n", "q", "nodes":
+	default:
+		return pr.Size, "the workload's data are generated up to its default size"
+	}
+	availU, _ := memAvailable()
+	avail := int64(availU)
+	c0 := pr.At(pr.Size, workload.Knobs{})
+	perItem := c0.Bytes / float64(pr.Size)
+	size := pr.Size
+	for size < pr.Size*maxGrow {
+		next := size * 2
+		c := cfg.Config
+		*batchField(w, &c) = next
+		if err := c.Validate(e.Device.Limits, e.Device.Info.Name); err != nil {
+			return size, "adapter limit: " + err.Error()
+		}
+		if w.Check != nil {
+			if err := w.Check(c); err != nil {
+				return size, "workload limit: " + err.Error()
+			}
+		}
+		// Data, reference and the GPU's copy: about 3× the bytes one call
+		// reads; keep within a quarter of the available host memory.
+		if avail > 0 && 3*perItem*float64(next) > float64(avail)/4 {
+			return size, fmt.Sprintf("host RAM: %s=%d would need about %.1f GiB, a quarter of the %.1f GiB available",
+				w.Batch, next, 3*perItem*float64(next)/(1<<30), float64(avail)/(1<<30))
+		}
+		size = next
+	}
+	return size, fmt.Sprintf("search cap: %d× the default size %d", maxGrow, pr.Size)
+}
+
+// crossoverLines says in words what a break-even found.
+func crossoverLines(be report.BreakEven) []string {
+	if len(be.Sides) != 2 || be.Search == nil {
+		return nil
+	}
+	a, b := be.Sides[0], be.Sides[1]
+	head := fmt.Sprintf("%s %s vs %s (%s)", be.Workload, a, b, be.Clock)
+	var out []string
+	s := be.Search
+	if s.Found {
+		out = append(out, fmt.Sprintf("%s: measured crossover in [%d, %d] %s (%s): at %d %s %s vs %s %s; at %d %s %s vs %s %s",
+			head, s.Lo, s.Hi, be.Batch, s.Status, s.AtLo.N, a, s.AtLo.A, b, s.AtLo.B, s.AtHi.N, a, s.AtHi.A, b, s.AtHi.B))
+		out = append(out, fmt.Sprintf("%s: search stopped: %s", head, s.Reason))
+	} else {
+		out = append(out, fmt.Sprintf("%s: no measured crossover (%s): %s", head, s.Status, s.Reason))
+	}
+	if p := be.Predicted; p != nil {
+		var pl string
+		switch p.Kind {
+		case timing.CrossAt, timing.CrossBelow:
+			hi := "∞"
+			if p.CIHi != nil {
+				hi = fmt.Sprintf("%.0f", *p.CIHi)
+			}
+			dir := "above"
+			if p.Kind == timing.CrossBelow {
+				dir = "below"
+			}
+			pl = fmt.Sprintf("models predict %s faster %s %.0f [95%% CI %.0f, %s]", b, dir, p.Value, p.CILo, hi)
+			if p.Extrapolated {
+				pl += fmt.Sprintf(", extrapolated (fitted on %.0f–%.0f)", p.ValidFrom, p.ValidTo)
+			} else {
+				pl += fmt.Sprintf(", valid over %.0f–%.0f", p.ValidFrom, p.ValidTo)
+			}
+			pl += " (from " + p.Basis + ")"
+			if be.PredictedError != nil {
+				pl += fmt.Sprintf("; error against the measured interval %+.1f%%", 100**be.PredictedError)
+			}
+		case timing.CrossAlways:
+			pl = fmt.Sprintf("models predict %s faster at every size (fitted on %.0f–%.0f)", b, p.ValidFrom, p.ValidTo)
+		default:
+			pl = fmt.Sprintf("models predict %s never faster (fitted on %.0f–%.0f)", b, p.ValidFrom, p.ValidTo)
+		}
+		out = append(out, head+": "+pl)
+	}
+	for _, m := range []struct {
+		side string
+		m    *timing.Model
+	}{{a, be.ModelA}, {b, be.ModelB}} {
+		if m.m == nil {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s: %s t(n) = %s", head, m.side, modelString(*m.m)))
+	}
+	if be.TheorySpeedup > 0 {
+		out = append(out, fmt.Sprintf("%s: at %s=%d %s is %.2f× %s measured, %.2f× by the rooflines", head, be.Batch,
+			be.Batches[len(be.Batches)-1], b, be.MeasuredSpeedup, a, be.TheorySpeedup))
+	}
+	if len(be.Parts) > 0 {
+		big := be.Parts[0]
+		var ps []string
+		for _, p := range be.Parts {
+			ps = append(ps, fmt.Sprintf("%s %s (%.0f%%)", p.Name, timing.FormatSeconds(p.Seconds), 100*p.Share))
+			if p.Share > big.Share {
+				big = p
+			}
+		}
+		out = append(out, fmt.Sprintf("%s: GPU time at %s=%d: %s; %s decides (%.0f%%)", head, be.Batch, be.Batches[len(be.Batches)-1],
+			strings.Join(ps, ", "), big.Name, 100*big.Share))
+	}
+	out = append(out, head+": timed: "+be.Timed)
+	return out
+}
+
+// modelString prints a model: "1.2µs + 95ns·n (R² 0.99)" or its two
+// regimes split at the knee.
+func modelString(m timing.Model) string {
+	var parts []string
+	for i, s := range m.Segments {
+		f := s.Fit
+		x := "n"
+		if s.Origin > 0 {
+			x = fmt.Sprintf("(n − %.0f)", s.Origin)
+		}
+		txt := fmt.Sprintf("%s + %s·%s (R² %.2f", timing.FormatSeconds(f.Overhead), timing.FormatSeconds(f.PerItem), x, s.R2)
+		if f.Constrained != "" {
+			txt += ", " + f.Constrained + " by constraint"
+		}
+		txt += ")"
+		if len(m.Segments) > 1 {
+			txt = fmt.Sprintf("[%.0f, %.0f] %s", s.From, s.To, txt)
+			if i == 0 {
+				txt = "knee at " + fmt.Sprintf("%.0f: ", m.Knee) + txt
+			}
+		}
+		parts = append(parts, txt)
+	}
+	return strings.Join(parts, "; ")
+}

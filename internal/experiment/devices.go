@@ -1,0 +1,89 @@
+package experiment
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
+)
+
+// DeviceReport describes one adapter for wgpu-prof devices.
+type DeviceReport struct {
+	Index      int                 `json:"index"`
+	Name       string              `json:"name"`
+	Vendor     string              `json:"vendor"`
+	VendorID   string              `json:"vendor_id"`
+	DeviceID   string              `json:"device_id"`
+	Backend    string              `json:"backend"`
+	DeviceType string              `json:"device_type"`
+	Driver     string              `json:"driver"`
+	Features   []string            `json:"features"`
+	Limits     wgpu.Limits         `json:"limits"`
+	Timestamps wgpu.TimestampProbe `json:"timestamps"`
+	Error      string              `json:"error,omitempty"`
+}
+
+// DevicesReport is every adapter of one backend.
+type DevicesReport struct {
+	Tool              string         `json:"tool"`
+	WgpuNativeVersion string         `json:"wgpu_native_version"`
+	Adapters          []DeviceReport `json:"adapters"`
+}
+
+// Devices lists every adapter of backend ("any" for all) with its limits
+// and features, and probes each one's timestamps with a tiny dispatch.
+func Devices(backend, tool string) (DevicesReport, error) {
+	b, err := wgpu.ParseBackend(backend)
+	if err != nil {
+		return DevicesReport{}, err
+	}
+	inst, err := wgpu.NewInstance(b)
+	if err != nil {
+		return DevicesReport{}, err
+	}
+	defer inst.Release()
+	adapters, err := inst.Adapters()
+	if err != nil {
+		return DevicesReport{}, err
+	}
+	defer func() {
+		for _, a := range adapters {
+			a.Release()
+		}
+	}()
+	if len(adapters) == 0 {
+		_, err := wgpu.SelectAdapter(nil, wgpu.AdapterQuery{Backend: b, Index: -1})
+		return DevicesReport{}, err
+	}
+	out := DevicesReport{Tool: tool, WgpuNativeVersion: wgpu.Version()}
+	for _, a := range adapters {
+		out.Adapters = append(out.Adapters, describeAdapter(a))
+	}
+	return out, nil
+}
+
+func describeAdapter(a *wgpu.Adapter) DeviceReport {
+	r := DeviceReport{
+		Index: a.Index, Name: a.Info.Name, Vendor: a.Info.Vendor,
+		VendorID: fmt.Sprintf("0x%04x", a.Info.VendorID), DeviceID: fmt.Sprintf("0x%04x", a.Info.DeviceID),
+		Backend: a.Info.Backend.String(), DeviceType: a.Info.Type.String(), Driver: a.Info.Driver,
+		Limits: a.Limits,
+	}
+	for _, f := range a.Features {
+		r.Features = append(r.Features, f.String())
+	}
+	d, err := a.RequestDevice(wgpu.DeviceOptions{WaitTimeout: 30 * time.Second})
+	if err != nil {
+		r.Error = err.Error()
+		r.Timestamps.Reason = "no device: " + err.Error()
+		return r
+	}
+	defer d.Release()
+	probe, err := d.ProbeTimestamps()
+	if err != nil {
+		r.Timestamps.Reason = "probe dispatch failed: " + err.Error()
+		return r
+	}
+	r.Timestamps = probe
+	return r
+}

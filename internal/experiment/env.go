@@ -1,0 +1,162 @@
+// Package experiment runs wgpu-prof's measurements: it sets up data,
+// runs each workload on the GPU (packages kernels and gpu) and the CPU (package
+// hostsimd), verifies every result before timing it, measures with package
+// timing, and fills a report.Report. It decides nothing about output
+// formats (package report) or flags (the CLI).
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
+
+	"github.com/klauspost/cpuid/v2"
+
+	"github.com/wgpu-prof/wgpu-prof/hostsimd"
+	"github.com/wgpu-prof/wgpu-prof/internal/report"
+	"github.com/wgpu-prof/wgpu-prof/timing"
+)
+
+// AdapterSelect picks the adapter to run on.
+type AdapterSelect struct {
+	Backend string // vulkan, metal, d3d12, gl or any ("")
+	Index   int    // -1: default
+	Name    string // substring of the adapter name
+}
+
+// Env is an open GPU device with its timer, plus the measurement options.
+type Env struct {
+	inst     *wgpu.Instance
+	adapters []*wgpu.Adapter
+	Device   *wgpu.Device
+	// Timer is nil when the device has no timestamp queries; kernel times
+	// are then absent and the report says so.
+	Timer    *wgpu.Timer
+	Measure  timing.MeasureOpts
+	Progress io.Writer // nil: silent
+	// TimestampsOK is the outcome of the timestamp probe.
+	TimestampsOK     bool
+	TimestampProblem string
+
+	interrupted atomic.Bool
+
+	tracing    bool
+	traceStart time.Time
+	traceCalls []tracedCall
+	traceCount int      // events recorded
+	traceDrop  int      // calls not recorded past maxTraceEvents
+	traceCtx   traceCtx // what the GPU calls now being made belong to
+}
+
+// Open opens the selected adapter's device and probes its timestamps.
+func Open(sel AdapterSelect, opts timing.MeasureOpts, noTimestamps bool) (*Env, error) {
+	backend, err := wgpu.ParseBackend(sel.Backend)
+	if err != nil {
+		return nil, err
+	}
+	inst, err := wgpu.NewInstance(backend)
+	if err != nil {
+		return nil, err
+	}
+	e := &Env{inst: inst, Measure: opts}
+	e.adapters, err = inst.Adapters()
+	if err != nil {
+		e.Close()
+		return nil, err
+	}
+	a, err := wgpu.SelectAdapter(e.adapters, wgpu.AdapterQuery{Backend: backend, Index: sel.Index, Name: sel.Name})
+	if err != nil {
+		e.Close()
+		return nil, err
+	}
+	e.Device, err = a.RequestDevice(wgpu.DeviceOptions{NoTimestamps: noTimestamps})
+	if err != nil {
+		e.Close()
+		return nil, err
+	}
+	probe, err := e.Device.ProbeTimestamps()
+	if err != nil {
+		e.Close()
+		return nil, fmt.Errorf("experiment: a probe dispatch failed on %q: %w", a.Info.Name, err)
+	}
+	e.TimestampsOK = probe.OK
+	e.TimestampProblem = probe.Reason
+	if probe.OK {
+		if e.Timer, err = e.Device.NewTimer(64); err != nil {
+			e.Close()
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// Close releases everything; idempotent.
+func (e *Env) Close() {
+	if e == nil {
+		return
+	}
+	e.Timer.Release()
+	e.Timer = nil
+	if e.Device != nil {
+		e.Device.Release()
+		e.Device = nil
+	}
+	for _, a := range e.adapters {
+		a.Release()
+	}
+	e.adapters = nil
+	e.inst.Release()
+	e.inst = nil
+}
+
+// ErrInterrupted is returned by a run stopped by Interrupt.
+var ErrInterrupted = errors.New("interrupted")
+
+// Interrupt asks the running measurement to stop before its next case
+// (safe from any goroutine, e.g. a signal handler); the run returns an
+// error wrapping ErrInterrupted and keeps the rows it finished.
+func (e *Env) Interrupt() { e.interrupted.Store(true) }
+
+func (e *Env) progress(format string, args ...any) {
+	if e.Progress != nil {
+		fmt.Fprintf(e.Progress, format+"\n", args...)
+	}
+}
+
+// AdapterInfo describes the device for the report.
+func (e *Env) AdapterInfo() report.AdapterInfo {
+	i := e.Device.Info
+	return report.AdapterInfo{
+		Name: i.Name, Vendor: i.Vendor, Backend: i.Backend.String(), DeviceType: i.Type.String(),
+		Driver: i.Driver, TimestampsOK: e.TimestampsOK,
+	}
+}
+
+// HostInfo describes the CPU side for the report.
+func HostInfo() report.HostInfo {
+	return report.HostInfo{
+		CPU:       fmt.Sprintf("%s (%d logical cores)", cpuid.CPU.BrandName, runtime.NumCPU()),
+		Cores:     hostsimd.Threads(),
+		SIMDLevel: hostsimd.CurrentLevel().String(),
+	}
+}
+
+// NewReport starts a report for this environment.
+func (e *Env) NewReport(tool string) *report.Report {
+	r := report.New(tool, time.Now().UTC())
+	r.WgpuNativeVersion = wgpu.Version()
+	r.Adapter = e.AdapterInfo()
+	r.Host = HostInfo()
+	if !e.TimestampsOK {
+		r.Warnings = append(r.Warnings, "GPU timestamps unavailable ("+e.TimestampProblem+"): kernel times absent, end-to-end host-clock times only")
+	}
+	if e.Device.Info.Type == wgpu.DeviceCPU {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("the adapter %q is a CPU implementation of the GPU API: its 'GPU' numbers measure this CPU, not a GPU", e.Device.Info.Name))
+	}
+	return r
+}

@@ -1,0 +1,289 @@
+package experiment
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/compute"
+	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/report"
+	"github.com/wgpu-prof/wgpu-prof/internal/workload"
+	"github.com/wgpu-prof/wgpu-prof/timing"
+)
+
+// KernelConfig describes a user's WGSL compute shader to profile
+// (wgpu-prof kernel).
+type KernelConfig struct {
+	File    string // shown in the report; the source is Source
+	Source  string
+	Entry   string // "" : the only @compute entry point
+	Buffers []compute.BufferSpec
+	// Dispatch holds the workgroup counts X[, Y, Z] as integer expressions
+	// that may name the shader's override constants ("4194304/WG").
+	Dispatch  []string
+	Constants map[string]float64
+	// Bytes and Flops are what one dispatch moves and computes; Bytes 0:
+	// every bound buffer read once and every read_write one written once.
+	Bytes, Flops float64
+	// SweepName, SweepValues sweep one override constant.
+	SweepName   string
+	SweepValues []float64
+	// NoCheck skips the repeatability check (for kernels whose outputs
+	// legitimately vary between runs, e.g. float atomics).
+	NoCheck      bool
+	CeilingBytes uint64
+	Seed         uint64
+}
+
+// kernelPoint is one configuration of a kernel run: its constants and
+// evaluated dispatch.
+type kernelPoint struct {
+	consts   wgpu.Constants
+	dispatch [3]uint32
+	label    string
+}
+
+// points checks the configuration against the shader and evaluates the
+// dispatch of every sweep point, before anything is measured.
+func (c KernelConfig) points() ([]kernelPoint, *wgpu.WGSLModuleInfo, error) {
+	info, err := wgpu.ScanWGSL(c.Source)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(c.Dispatch) == 0 || len(c.Dispatch) > 3 {
+		return nil, nil, fmt.Errorf("--dispatch: want X[,Y[,Z]], got %d values", len(c.Dispatch))
+	}
+	values := []float64{0}
+	if c.SweepName != "" {
+		if _, ok := info.Overrides[c.SweepName]; !ok {
+			return nil, nil, fmt.Errorf("--sweep %s: the shader has no override constant %s", c.SweepName, c.SweepName)
+		}
+		if _, clash := c.Constants[c.SweepName]; clash {
+			return nil, nil, fmt.Errorf("--sweep %s and --const %s: name it once", c.SweepName, c.SweepName)
+		}
+		if len(c.SweepValues) == 0 {
+			return nil, nil, fmt.Errorf("--sweep %s: no values", c.SweepName)
+		}
+		values = c.SweepValues
+	}
+	var out []kernelPoint
+	for _, v := range values {
+		kp := kernelPoint{consts: wgpu.Constants{}}
+		set := map[string]int64{}
+		for k, x := range c.Constants {
+			kp.consts[k] = x
+			if x == float64(int64(x)) {
+				set[k] = int64(x)
+			}
+		}
+		if c.SweepName != "" {
+			kp.consts[c.SweepName] = v
+			set[c.SweepName] = int64(v)
+			kp.label = fmt.Sprintf("%s=%s", c.SweepName, strconv.FormatFloat(v, 'g', -1, 64))
+		}
+		for i := range kp.dispatch {
+			kp.dispatch[i] = 1
+		}
+		for i, expr := range c.Dispatch {
+			n, err := info.EvalInt(expr, set)
+			if err != nil {
+				return nil, nil, fmt.Errorf("--dispatch %s: %w", strings.Join(c.Dispatch, ","), err)
+			}
+			if n < 1 || n > 1<<32-1 {
+				return nil, nil, fmt.Errorf("--dispatch %s: %c = %d at %s: must be ≥ 1", strings.Join(c.Dispatch, ","), "XYZ"[i], n, kp.label)
+			}
+			kp.dispatch[i] = uint32(n)
+		}
+		out = append(out, kp)
+	}
+	return out, info, nil
+}
+
+// Kernel profiles a user's compute shader: the GPU ceilings of this run,
+// then each configuration (one, or one per swept constant value) checked
+// for repeatable, finite output, timed, and placed against the ceilings.
+func (e *Env) Kernel(cfg KernelConfig, rep *report.Report) error {
+	pts, _, err := cfg.points()
+	if err != nil {
+		return err
+	}
+	// Build (and so compile and check) every configuration before the
+	// ceilings spend any time.
+	uks := make([]*compute.UserKernel, len(pts))
+	defer func() {
+		for _, k := range uks {
+			if k != nil {
+				k.Release()
+			}
+		}
+	}()
+	for i, pt := range pts {
+		uks[i], err = compute.NewUserKernel(e.Device, compute.UserKernelOptions{
+			Label: filepath.Base(cfg.File), Source: cfg.Source, Entry: cfg.Entry, Buffers: cfg.Buffers,
+			Dispatch: pt.dispatch, Constants: pt.consts, Seed: cfg.Seed,
+		})
+		if err != nil {
+			return err
+		}
+	}
+	e.progress("gpu ceilings (read, write, copy, FMA intensities)")
+	gc, err := compute.MeasureCeilings(e.Device, compute.CeilingOptions{Bytes: cfg.CeilingBytes})
+	if err != nil {
+		return fmt.Errorf("gpu ceilings: %w", err)
+	}
+	rep.Ceilings.GPU = map[string]float64{"read_gbs": gc.ReadGBs, "write_gbs": gc.WriteGBs, "copy_gbs": gc.CopyGBs, "fma_gflops": gc.PeakGFLOPs}
+	roofs := Roofs{GPU: timing.Roof{PeakGFLOPs: gc.PeakGFLOPs, BandwidthGBs: gc.ReadGBs}}
+
+	name := "kernel:" + filepath.Base(cfg.File)
+	sw := report.Sweep{Name: cfg.SweepName, Workload: name, Side: report.SideGPU}
+	bestT := 0.0
+	for i, k := range uks {
+		pt := pts[i]
+		bytes, estimated := cfg.Bytes, false
+		if bytes == 0 {
+			bytes, estimated = k.DeclaredBytes(), true
+		}
+		params := []report.Param{p("entry", k.Entry()), p("dispatch", fmt.Sprintf("%d,%d,%d", pt.dispatch[0], pt.dispatch[1], pt.dispatch[2]))}
+		for _, c := range sortedConsts(pt.consts) {
+			params = append(params, p(c, pt.consts[c]))
+		}
+		e.progress("gpu  %s %s", name, paramLabel(params))
+		side := workload.Side{
+			Poison: func() {},
+			Run: func() (timing.Sample, error) {
+				start := time.Now()
+				t, err := k.Run(e.Timer)
+				return e.gpuSample(name, start, t, err)
+			},
+			Verify: func() error {
+				if cfg.NoCheck {
+					return nil
+				}
+				return k.Check()
+			},
+		}
+		res, err := measureSide("gpu "+name, side, e.Measure)
+		if err != nil {
+			return err
+		}
+		m := measurement(name, report.SideGPU, variantLabel(pt.label), params, res, bytes, cfg.Flops, roofs)
+		if cfg.NoCheck {
+			m.Verified = false
+			m.Warnings = append(m.Warnings, "not verified (--no-check): a user kernel has no reference, and the repeatability check was skipped")
+		} else {
+			m.Warnings = append(m.Warnings, "user kernel: verified as repeatable (bit-identical read_write buffers from identical inputs, twice, before and after timing) and finite; there is no reference result")
+		}
+		if estimated {
+			m.Warnings = append(m.Warnings, fmt.Sprintf("bytes estimated as %.0f (each bound buffer read once, each read_write one also written once); pass --bytes for the kernel's real traffic", bytes))
+		}
+		rep.Measurements = append(rep.Measurements, m)
+		t := m.Time().Median
+		if cfg.SweepName != "" {
+			sw.Points = append(sw.Points, report.SweepPoint{Label: pt.label, Params: params, Time: m.Time(), GBs: m.GBs})
+			if bestT == 0 || t < bestT {
+				bestT, sw.Best = t, pt.label
+			}
+		}
+		rep.Summary = append(rep.Summary, fmt.Sprintf("%s %s: %s per dispatch, %s = %.0f%% of the %s GPU read ceiling measured in this run",
+			name, variantLabel(pt.label), timing.FormatSeconds(t), formatRate(m.GBs), 100*m.GBs/gc.ReadGBs, formatRate(gc.ReadGBs)))
+	}
+	if cfg.SweepName != "" {
+		rep.Sweeps = append(rep.Sweeps, sw)
+		rep.Summary = append(rep.Summary, fmt.Sprintf("%s %s sweep: best %s at %s", name, cfg.SweepName, sw.Best, timing.FormatSeconds(bestT)))
+	}
+	return nil
+}
+
+func variantLabel(l string) string {
+	if l == "" {
+		return "user"
+	}
+	return l
+}
+
+func formatRate(gbs float64) string {
+	if gbs >= 1000 {
+		return fmt.Sprintf("%.2f TB/s", gbs/1000)
+	}
+	if gbs >= 1 {
+		return fmt.Sprintf("%.1f GB/s", gbs)
+	}
+	return fmt.Sprintf("%.1f MB/s", gbs*1000)
+}
+
+func sortedConsts(c wgpu.Constants) []string {
+	out := make([]string, 0, len(c))
+	for k := range c {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ParseBufferSpec parses NAME=TYPE:COUNT[:INIT] (wgpu-prof kernel
+// --buffer).
+func ParseBufferSpec(s string) (compute.BufferSpec, error) {
+	bad := func(why string) (compute.BufferSpec, error) {
+		return compute.BufferSpec{}, fmt.Errorf("--buffer %q: %s (want NAME=TYPE:COUNT[:INIT], e.g. x=f32:1048576:rand)", s, why)
+	}
+	name, rest, ok := strings.Cut(s, "=")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" {
+		return bad("no NAME=")
+	}
+	parts := strings.Split(rest, ":")
+	if len(parts) < 2 || len(parts) > 3 {
+		return bad("want TYPE:COUNT or TYPE:COUNT:INIT after =")
+	}
+	spec := compute.BufferSpec{Name: name, Type: strings.TrimSpace(parts[0]), Init: "zero"}
+	switch spec.Type {
+	case "f32", "u32", "i32", "f16":
+	default:
+		return bad(fmt.Sprintf("type %q: want f32, u32, i32 or f16", spec.Type))
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(parts[1]), 10, 64)
+	if err != nil || n <= 0 || n > 1<<40 {
+		return bad(fmt.Sprintf("count %q: want a positive integer", parts[1]))
+	}
+	spec.Count = int(n)
+	if len(parts) == 3 {
+		spec.Init = strings.TrimSpace(parts[2])
+		switch spec.Init {
+		case "zero", "rand", "iota":
+		default:
+			return bad(fmt.Sprintf("init %q: want zero, rand or iota", spec.Init))
+		}
+	}
+	return spec, nil
+}
+
+// CheckKernelConfig checks what can be checked before a device opens:
+// the shader's entry points and constants, and every dispatch expression.
+func CheckKernelConfig(c KernelConfig) error {
+	_, info, err := c.points()
+	if err != nil {
+		return err
+	}
+	if c.Entry != "" {
+		found := false
+		for _, e := range info.Entries {
+			found = found || e == c.Entry
+		}
+		if !found {
+			return fmt.Errorf("--entry %s: the shader has no @compute entry point %s (have %s)", c.Entry, c.Entry, strings.Join(info.Entries, ", "))
+		}
+	} else if len(info.Entries) != 1 {
+		return fmt.Errorf("the shader has %d @compute entry points (%s): name one with --entry", len(info.Entries), strings.Join(info.Entries, ", "))
+	}
+	for k := range c.Constants {
+		if _, ok := info.Overrides[k]; !ok {
+			return fmt.Errorf("--const %s: the shader has no override constant %s", k, k)
+		}
+	}
+	return nil
+}

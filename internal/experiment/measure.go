@@ -1,0 +1,180 @@
+package experiment
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/compute"
+
+	"github.com/wgpu-prof/wgpu-prof/hostsimd"
+	"github.com/wgpu-prof/wgpu-prof/internal/report"
+	"github.com/wgpu-prof/wgpu-prof/internal/workload"
+	"github.com/wgpu-prof/wgpu-prof/timing"
+)
+
+// ErrWrongResult marks a result that failed verification: its timings are
+// never reported.
+var ErrWrongResult = fmt.Errorf("result failed verification")
+
+// verifiedRun poisons s's outputs, runs it once and verifies them; errors
+// are prefixed with what (a wrong result wraps ErrWrongResult).
+func verifiedRun(what string, s workload.Side) (timing.Sample, error) {
+	s.Poison()
+	smp, err := s.Run()
+	if err != nil {
+		return smp, fmt.Errorf("%s: %w", what, err)
+	}
+	if err := s.Verify(); err != nil {
+		return smp, fmt.Errorf("%s: %w: %v", what, ErrWrongResult, err)
+	}
+	return smp, nil
+}
+
+// measureSide verifies a poisoned run, measures, then verifies the last
+// measured run's output again: no timing of a wrong result is reported.
+func measureSide(what string, s workload.Side, opts timing.MeasureOpts) (timing.Result, error) {
+	if _, err := verifiedRun(what, s); err != nil {
+		return timing.Result{}, err
+	}
+	res, err := timing.Measure(opts, s.Run)
+	if err != nil {
+		return timing.Result{}, fmt.Errorf("%s: %w", what, err)
+	}
+	if err := s.Verify(); err != nil {
+		return timing.Result{}, fmt.Errorf("%s (after timing): %w: %v", what, ErrWrongResult, err)
+	}
+	return res, nil
+}
+
+// gpuSample converts a runner's Timing into a timing.Sample and, when
+// tracing, records the call (host clock) and its passes (GPU ticks; placed
+// on the host clock when the trace is read, see Trace).
+func (e *Env) gpuSample(name string, start time.Time, t compute.Timing, err error) (timing.Sample, error) {
+	if e.tracing && err == nil {
+		e.recordCall(name, start, t)
+	}
+	return workload.SampleOf(t, err)
+}
+
+// gpu is what the workloads' GPU sides run with on this environment.
+func (e *Env) gpu() workload.GPU {
+	return workload.GPU{Device: e.Device, Timer: e.Timer, Sample: e.gpuSample}
+}
+
+// Ceilings of both sides, as roofs.
+type Roofs struct {
+	GPU, CPU timing.Roof
+	// Key names the DRAM roofs' read ceiling in the report's Ceilings
+	// ("": read_gbs).
+	Key string
+	// Levels are roofs measured at smaller working sets (cache-resident),
+	// ascending by Bytes (half of the cache each is named after); a
+	// kernel whose working set is at most levelReach × a level's Bytes is
+	// judged against that level's roof, else against GPU/CPU (DRAM).
+	Levels []RoofLevel
+}
+
+// RoofLevel is the pair of roofs measured at one working-set size.
+type RoofLevel struct {
+	Name     string
+	Bytes    float64
+	GPU, CPU timing.Roof
+}
+
+// levelReach: a level's roof (measured at half its cache) judges working
+// sets up to twice the cache. Read bandwidth does not grow with the working
+// set, so for a set larger than the level's own it is still an upper bound;
+// and a set that overflows the cache by less than that still hits it for a
+// good part of its reads (a CPU cosine over 25 MB, in a 32 MB L3, read at
+// 1.37× the DRAM ceiling it was judged against when the level ended at
+// 16 MB).
+const levelReach = 4
+
+// forBytes returns the roof of side for a kernel moving bytes, the
+// level's name ("dram" for the largest) and the key of its read ceiling in
+// the report's Ceilings.
+func (r Roofs) forBytes(side string, bytes float64) (timing.Roof, string, string) {
+	for _, l := range r.Levels {
+		if bytes <= levelReach*l.Bytes {
+			roof := l.CPU
+			if side == report.SideGPU {
+				roof = l.GPU
+			}
+			if roof.BandwidthGBs > 0 {
+				rk, _ := levelKeys(l.Name)
+				return roof, l.Name, rk
+			}
+		}
+	}
+	key := r.Key
+	if key == "" {
+		key = "read_gbs"
+	}
+	return r.of(side), "dram", key
+}
+
+func (r Roofs) of(side string) timing.Roof {
+	if side == report.SideGPU {
+		return r.GPU
+	}
+	return r.CPU
+}
+
+// measurement fills a report.Measurement from a timing.Result.
+func measurement(workload, side, variant string, params []report.Param, res timing.Result, bytes, flops float64, roofs Roofs) report.Measurement {
+	m := report.Measurement{
+		Workload: workload, Side: side, Variant: variant, Params: params,
+		Kernel: res.Kernel, EndToEnd: res.Host, Bytes: bytes, Flops: flops, Verified: true,
+		Warnings: append([]string(nil), res.Warnings...),
+	}
+	for _, s := range res.Samples {
+		m.Samples = append(m.Samples, s.Host.Seconds())
+		if s.HasKernel && m.Kernel != nil {
+			m.KernelSamples = append(m.KernelSamples, s.Kernel.Seconds())
+		}
+	}
+	t := m.Time().Median
+	if t > 0 {
+		m.GBs = bytes / t / 1e9
+		m.GFLOPs = flops / t / 1e9
+		roof, level, key := roofs.forBytes(side, bytes)
+		if place(&m, roof, t) {
+			if key != "read_gbs" {
+				m.ReadCeiling = key
+			}
+			if len(roofs.Levels) > 0 && level != "dram" {
+				m.Warnings = append(m.Warnings, fmt.Sprintf("judged against the %s ceilings (working set %.3g MB)", level, bytes/1e6))
+			}
+		}
+	}
+	return m
+}
+
+// place sets m's bound and fraction of the ceiling from its rate at t
+// seconds a call on roof; false when either is unusable.
+func place(m *report.Measurement, roof timing.Roof, t float64) bool {
+	pl, err := timing.Place(roof, timing.Point{Flops: m.Flops, Bytes: m.Bytes, Seconds: t})
+	if err != nil {
+		return false
+	}
+	m.CeilingFrac, m.Bound = pl.Efficiency, pl.Bound
+	return true
+}
+
+func p(key string, v any) report.Param { return report.Param{Key: key, Value: fmt.Sprint(v)} }
+
+func paramLabel(ps []report.Param) string {
+	s := ""
+	for i, x := range ps {
+		if i > 0 {
+			s += " "
+		}
+		s += x.Key + "=" + x.Value
+	}
+	return s
+}
+
+// cpuVariant names the host kernels in use: SIMD level and threads.
+func cpuVariant() string {
+	return fmt.Sprintf("%s-t%d", hostsimd.CurrentLevel(), hostsimd.Threads())
+}

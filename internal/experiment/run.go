@@ -1,0 +1,314 @@
+package experiment
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/wgpu-prof/wgpu-prof/compute"
+	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
+
+	"github.com/wgpu-prof/wgpu-prof/hostsimd"
+	"github.com/wgpu-prof/wgpu-prof/internal/report"
+	"github.com/wgpu-prof/wgpu-prof/internal/workload"
+	"github.com/wgpu-prof/wgpu-prof/timing"
+)
+
+// AllWorkloads lists every workload of the default suite, in run order.
+func AllWorkloads() []string { return workload.Names() }
+
+// ParseWorkloads parses a comma-separated list ("all" for every one).
+func ParseWorkloads(s string) ([]string, error) {
+	ds, err := workload.Parse(s)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = d.Name
+	}
+	return out, nil
+}
+
+// RunConfig sizes the default suite.
+type RunConfig struct {
+	Workloads []string
+	workload.Config
+	// Batches for the break-even sweeps; nil: powers of 4 up to the size.
+	Batches      []int
+	CeilingBytes uint64
+	// Retune re-measures the GPU variant selection instead of reading the
+	// cache (see SelectVariant).
+	Retune bool
+}
+
+// Defaults fills zero fields with the suite's default sizes.
+func (c *RunConfig) Defaults() {
+	if len(c.Workloads) == 0 {
+		c.Workloads = workload.Names()
+	}
+	c.Config.Defaults()
+}
+
+// descriptors resolves the configured workload names.
+func (c *RunConfig) descriptors() ([]*workload.Descriptor, error) {
+	out := make([]*workload.Descriptor, 0, len(c.Workloads))
+	for _, name := range c.Workloads {
+		d, err := workload.Lookup(name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// Validate checks the sizes against each other, the host's memory and
+// the device's limits before anything runs, and returns the workloads'
+// descriptors. Its errors are UsageErrors.
+func (c *RunConfig) Validate(d *wgpu.Device) ([]*workload.Descriptor, error) {
+	ds, err := c.validate(d)
+	return ds, usage(err)
+}
+
+func (c *RunConfig) validate(d *wgpu.Device) ([]*workload.Descriptor, error) {
+	if d == nil {
+		return nil, fmt.Errorf("experiment: no device")
+	}
+	ds, err := c.descriptors()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Config.Validate(d.Limits, d.Info.Name); err != nil {
+		return nil, err
+	}
+	if c.Precision != "" && c.Precision != "f32" && c.Precision != "f16" {
+		return nil, fmt.Errorf("--precision %q: want f32 or f16", c.Precision)
+	}
+	for _, w := range ds {
+		if c.Precision == "f16" && !w.Has("precision") {
+			var have []string
+			for _, d := range workload.All() {
+				if d.Has("precision") {
+					have = append(have, d.Name)
+				}
+			}
+			return nil, fmt.Errorf("--precision f16: %s has no f16 variant (have %v; pick them with --workloads/--kernel)", w.Name, have)
+		}
+		if w.Check != nil {
+			if err := w.Check(c.Config); err != nil {
+				return nil, fmt.Errorf("%s: %w", w.Name, err)
+			}
+		}
+	}
+	if c.Workgroup != 0 {
+		if err := d.CheckWorkgroup(c.Workgroup); err != nil {
+			return nil, fmt.Errorf("--wg: %w", err)
+		}
+	}
+	if c.Tile != 0 {
+		if err := compute.CheckTile(d, c.Tile); err != nil {
+			return nil, fmt.Errorf("--tile: %w", err)
+		}
+	}
+	if err := c.checkBatches(ds); err != nil {
+		return nil, err
+	}
+	what := ""
+	for _, f := range []string{"d", "n", "q", "c", "nodes", "degree"} {
+		for _, w := range ds {
+			if w.Has(f) {
+				v, _ := configValue(c.Config, f)
+				what += fmt.Sprintf(" --%s %d", f, v)
+				break
+			}
+		}
+	}
+	what = strings.TrimSpace(what)
+	if err := CheckHostMemory(what, dataBytes(c.Config, ds)); err != nil {
+		return nil, err
+	}
+	return ds, nil
+}
+
+// powersOf4 returns from, 4·from, 16·from, … up to and including max
+// (from 0 means 1).
+func powersOf4(from, to int) []int {
+	var out []int
+	for b := max(from, 1); b < to; b *= 4 {
+		out = append(out, b)
+	}
+	return append(out, to)
+}
+
+// Ceilings measures the GPU and CPU ceilings and records them.
+func (e *Env) Ceilings(cfg RunConfig, rep *report.Report) (Roofs, error) {
+	e.progress("gpu ceilings (read, write, copy, FMA intensities)")
+	gc, err := compute.MeasureCeilings(e.Device, compute.CeilingOptions{Bytes: cfg.CeilingBytes})
+	if err != nil {
+		return Roofs{}, fmt.Errorf("gpu ceilings: %w", err)
+	}
+	rep.Ceilings.GPU = map[string]float64{
+		"read_gbs": gc.ReadGBs, "write_gbs": gc.WriteGBs, "copy_gbs": gc.CopyGBs, "fma_gflops": gc.PeakGFLOPs,
+	}
+	for _, pt := range gc.FMA {
+		rep.Ceilings.GPU[fmt.Sprintf("fma_gflops_at_%g", pt.Intensity)] = pt.GFLOPs
+	}
+	rep.Summary = append(rep.Summary, readCeilingSummary(gc))
+	if gc.Timed != "timestamps" {
+		rep.Warnings = append(rep.Warnings, "GPU ceilings timed by the host clock ("+gc.Timed+"): they include submission overhead")
+	}
+	e.progress("cpu ceilings (read, write, copy, triad, FMA; all cores and one)")
+	all, _, keys, err := CPUCeilings(hostsimd.CeilingOpts{Bytes: int64(cfg.CeilingBytes), Budget: ceilingBudget(e.Measure)})
+	if err != nil {
+		return Roofs{}, err
+	}
+	rep.Ceilings.CPU = keys
+	roofs := Roofs{
+		GPU: timing.Roof{PeakGFLOPs: gc.PeakGFLOPs, BandwidthGBs: gc.ReadGBs},
+		CPU: timing.Roof{PeakGFLOPs: all.FMAGFLOPs, BandwidthGBs: all.ReadGBs},
+	}
+	levels, err := e.cacheCeilings(cfg, roofs, rep)
+	if err != nil {
+		return Roofs{}, err
+	}
+	roofs.Levels = levels
+	return roofs, nil
+}
+
+// RunSuite runs the default suite: ceilings, then each workload at its
+// default size on both sides, then its break-even sweep, then the summary.
+func (e *Env) RunSuite(cfg RunConfig, rep *report.Report) error {
+	cfg.Defaults()
+	ds, err := cfg.Validate(e.Device)
+	if err != nil {
+		return err
+	}
+	roofs, err := e.Ceilings(cfg, rep)
+	if err != nil {
+		return err
+	}
+	if err := e.runnerOverhead(rep); err != nil {
+		return err
+	}
+	knobs := workload.Knobs{Workgroup: cfg.Workgroup, Tile: cfg.Tile}
+	for _, w := range ds {
+		pr, err := w.Prepare(cfg.Config)
+		if err != nil {
+			return fmt.Errorf("%s: %w", w.Name, err)
+		}
+		batches := batchesFor(cfg, pr)
+		kv, choice, err := e.SelectVariant(w, pr, pr.Size, knobs, cfg.Retune, rep)
+		if err != nil {
+			return err
+		}
+		if choice.Chosen != "" {
+			rep.Summary = append(rep.Summary, choice.Summary())
+		}
+		at := func(n int) workload.Case { return pr.At(n, kv) }
+		bes, sweep, err := e.breakEven(w, pr.Fixed, batches, at, roofs)
+		if err != nil {
+			return err
+		}
+		// The default size is a point of the sweep unless --batches left it
+		// out: reuse its measurements rather than measure it twice. The
+		// other points are summarized by the break-even, not repeated as rows.
+		ms := atBatch(sweep, batches, pr.Size)
+		if ms == nil {
+			if ms, err = e.measureCase(at(pr.Size), roofs); err != nil {
+				return err
+			}
+		}
+		rep.Measurements = append(rep.Measurements, ms...)
+		rep.BreakEvens = append(rep.BreakEvens, bes...)
+		for _, be := range bes {
+			rep.Summary = append(rep.Summary, crossoverLines(be)...)
+		}
+		if s := outsideKernel(ms[0]); s != "" {
+			rep.Summary = append(rep.Summary, s)
+		}
+		if err := e.timestampOverhead(at(pr.Size), ms[0], rep); err != nil {
+			return err
+		}
+	}
+	lines, err := recheckCPUReadCeilings(rep, int64(cfg.CeilingBytes), e.progress)
+	rep.Summary = append(rep.Summary, lines...)
+	if err != nil {
+		return err
+	}
+	rep.Summary = append(rep.Summary, checkUnderCeiling(rep, roofs.GPU.BandwidthGBs)...)
+	// The answer per workload first, then the details (timestamp cost).
+	rep.Summary = append(Summarize(rep), rep.Summary...)
+	warns, ok := CeilingCheck(rep)
+	rep.Warnings = append(rep.Warnings, warns...)
+	if ok != "" {
+		rep.Summary = append(rep.Summary, ok)
+	}
+	return nil
+}
+
+// batchesFor is --batches, or powers of 4 from the workload's smallest
+// batch up to its default size.
+func batchesFor(cfg RunConfig, pr *workload.Prepared) []int {
+	if len(cfg.Batches) > 0 {
+		return cfg.Batches
+	}
+	return powersOf4(pr.MinBatch, pr.Size)
+}
+
+// atBatch returns the GPU and CPU measurements a break-even sweep made at
+// batch n (the sweep holds a GPU, CPU pair per batch), or nil.
+func atBatch(sweep []report.Measurement, batches []int, n int) []report.Measurement {
+	for i, b := range batches {
+		if b == n && 2*i+1 < len(sweep) {
+			return sweep[2*i : 2*i+2]
+		}
+	}
+	return nil
+}
+
+// timestampOverhead measures the GPU side of c end to end with timestamp
+// writes and without, back to back (the earlier measurement withTimer is
+// not reused: the machine may have changed since), and reports the cost as
+// a ratio with its 95% interval (timing.Ratio). An overhead whose interval
+// lies wholly above TimestampOverheadLimit is flagged in the warnings.
+// METHOD.md, "Profiling overhead".
+func (e *Env) timestampOverhead(c workload.Case, withTimer report.Measurement, rep *report.Report) error {
+	if e.Timer == nil || c.GPU == nil {
+		return nil
+	}
+	measure := func(g workload.GPU, what string) (timing.Summary, error) {
+		s, err := c.GPU(g)
+		if err != nil {
+			return timing.Summary{}, fmt.Errorf("%s (%s): %w", c.Name, what, err)
+		}
+		defer s.Close()
+		res, err := measureSide("gpu "+c.Name+" ("+what+")", s, e.Measure)
+		return res.Host, err
+	}
+	e.progress("gpu  %s timestamp overhead (timestamps on)", c.Name)
+	on, err := measure(workload.GPU{Device: e.Device, Timer: e.Timer}, "timestamps on")
+	if err != nil {
+		return err
+	}
+	e.progress("gpu  %s timestamp overhead (timestamps off)", c.Name)
+	off, err := measure(workload.GPU{Device: e.Device}, "timestamps off")
+	if err != nil {
+		return err
+	}
+	r := timing.Ratio(on, off)
+	line := fmt.Sprintf("%s: timestamp queries cost %+.1f%% end to end (95%% CI %+.1f%% … %+.1f%%) at %s (on %s, off %s)",
+		c.Name, 100*(r.Median-1), 100*(r.Lo-1), 100*(r.Hi-1), paramLabel(c.Params), on, off)
+	switch {
+	case r.Lo > 1+TimestampOverheadLimit:
+		line += fmt.Sprintf(": significantly above %.0f%%", 100*TimestampOverheadLimit)
+		rep.Warnings = append(rep.Warnings, line)
+	case r.Lo <= 1 && r.Hi >= 1:
+		line += ": not distinguishable from zero"
+	}
+	rep.Summary = append(rep.Summary, line)
+	return nil
+}
+
+// TimestampOverheadLimit is the timestamp overhead (relative, end to end)
+// above which a run is flagged when the whole 95% interval exceeds it.
+const TimestampOverheadLimit = 0.05

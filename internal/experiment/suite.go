@@ -1,0 +1,98 @@
+package experiment
+
+import (
+	"fmt"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/report"
+	"github.com/wgpu-prof/wgpu-prof/internal/workload"
+	"github.com/wgpu-prof/wgpu-prof/timing"
+)
+
+// measureCase measures both sides of w and returns their measurements
+// (GPU first). A side whose result fails verification is an error: no
+// timing of a wrong result is reported.
+func (e *Env) measureCase(w workload.Case, roofs Roofs) ([]report.Measurement, error) {
+	var out []report.Measurement
+	label := fmt.Sprintf("%s %s", w.Name, paramLabel(w.Params))
+	if e.interrupted.Load() {
+		return nil, fmt.Errorf("before %s: %w", label, ErrInterrupted)
+	}
+	if w.GPU != nil {
+		e.progress("gpu  %s", label)
+		g, err := w.GPU(e.gpu())
+		if err != nil {
+			return nil, fmt.Errorf("gpu %s: %w", label, err)
+		}
+		res, err := measureSide("gpu "+label, e.traced(w, g), e.Measure)
+		e.traceCtx = traceCtx{}
+		g.Close()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, measurement(w.Name, report.SideGPU, w.Variant, w.Params, res, w.Bytes, w.Flops, roofs))
+	}
+	if w.CPU != nil {
+		e.progress("cpu  %s", label)
+		c, err := w.CPU()
+		if err != nil {
+			return nil, fmt.Errorf("cpu %s: %w", label, err)
+		}
+		res, err := measureSide("cpu "+label, c, e.Measure)
+		c.Close()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, measurement(w.Name, report.SideCPU, cpuVariant(), w.Params, res, w.Bytes, w.Flops, roofs))
+	}
+	return out, nil
+}
+
+// breakEven sweeps batch sizes and fits both sides, on end-to-end time
+// and (when timestamps work) on kernel time.
+func (e *Env) breakEven(w *workload.Descriptor, fixed []report.Param, batches []int, at func(n int) workload.Case, roofs Roofs) ([]report.BreakEven, []report.Measurement, error) {
+	var all []report.Measurement
+	var gpuE2E, gpuKernel, cpu []timing.Summary
+	kernelOK := e.Timer != nil
+	for _, n := range batches {
+		ms, err := e.measureCase(at(n), roofs)
+		if err != nil {
+			return nil, nil, err
+		}
+		all = append(all, ms...)
+		g, c := ms[0], ms[1]
+		gpuE2E = append(gpuE2E, g.EndToEnd)
+		cpu = append(cpu, c.EndToEnd)
+		if g.Kernel != nil {
+			gpuKernel = append(gpuKernel, *g.Kernel)
+		} else {
+			kernelOK = false
+		}
+	}
+	var out []report.BreakEven
+	cpuSide, _ := ParseSide("cpu")
+	gpuSide, _ := ParseSide("gpu")
+	sides := [2]SideSpec{cpuSide, gpuSide}
+	be, err := crossoverBreakEven(w, fixed, sides, "end-to-end", batches, cpu, gpuE2E, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	largest := at(batches[len(batches)-1])
+	theorySpeedup(&be, largest, sides, roofs)
+	if g := all[len(all)-2]; g.Kernel != nil && g.EndToEnd.Median > 0 {
+		k, t := g.Kernel.Median, g.EndToEnd.Median
+		be.Parts = []report.TimePart{
+			{Name: "kernel", Seconds: k, Share: k / t, How: "GPU timestamps"},
+			{Name: "upload q + submit + wait + readback", Seconds: max(0, t-k), Share: max(0, t-k) / t, How: "host clock minus the kernel"},
+		}
+	}
+	out = append(out, be)
+	if kernelOK {
+		bk, err := crossoverBreakEven(w, fixed, sides, "kernel", batches, cpu, gpuKernel, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		theorySpeedup(&bk, largest, sides, roofs)
+		out = append(out, bk)
+	}
+	return out, all, nil
+}

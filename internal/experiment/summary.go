@@ -1,0 +1,131 @@
+package experiment
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/report"
+)
+
+// HostSummary states the host results in plain language: each
+// memory-bound row against the run's read bandwidth, each compute-bound
+// row against its FMA peak, and each row's speed-up over the generic Go
+// level at the same workload and parameters.
+func HostSummary(r *report.Report) []string {
+	var out []string
+	for _, l := range r.Summary {
+		if strings.HasPrefix(l, LevelChoicePrefix) || strings.HasPrefix(l, RecheckPrefix) {
+			out = append(out, l)
+		}
+	}
+	readBW, fma := r.Ceilings.CPU["read_gbs"], r.Ceilings.CPU["fma_gflops"]
+	generic := map[string]float64{} // workload + params → generic level's median
+	for _, m := range r.Measurements {
+		if strings.HasPrefix(m.Variant, "generic") {
+			generic[m.Workload+" "+paramLabel(m.Params)] = m.Time().Median
+		}
+	}
+	for _, m := range r.Measurements {
+		if m.Side != report.SideCPU {
+			continue
+		}
+		where := paramLabel(m.Params)
+		var s string
+		switch {
+		case m.Bound == "memory" && readBW > 0:
+			// The ceiling the row was placed against: its working set's.
+			key := m.ReadCeilingKey()
+			if !(r.Ceilings.CPU[key] > 0) {
+				key = "read_gbs"
+			}
+			bw, what := r.Ceilings.CPU[key], report.ReadCeilingName(key)+" bandwidth"
+			s = fmt.Sprintf("%s %s %s: %.1f GB/s = %.0f%% of the %.1f GB/s %s measured in this run%s",
+				m.Variant, m.Workload, where, m.GBs, 100*m.GBs/bw, bw, what, aboveRoof(&m))
+			if fma > 0 {
+				s += fmt.Sprintf(", %.0f%% of the FMA peak", 100*m.GFLOPs/fma)
+			}
+		case m.Bound == "compute" && fma > 0:
+			s = fmt.Sprintf("%s %s %s: %.1f GFLOP/s = %.0f%% of the %.1f GFLOP/s FMA peak measured in this run",
+				m.Variant, m.Workload, where, m.GFLOPs, 100*m.GFLOPs/fma, fma)
+		default:
+			continue
+		}
+		if g := generic[m.Workload+" "+where]; g > 0 && !strings.HasPrefix(m.Variant, "generic") {
+			s += fmt.Sprintf(", %.1f× the generic Go level", g/m.Time().Median)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func paramValue(ps []report.Param, key string) string {
+	for _, x := range ps {
+		if x.Key == key {
+			return x.Value
+		}
+	}
+	return ""
+}
+
+// Summarize states each workload's outcome in one plain sentence: where
+// the GPU wins end to end, how close each side runs to its measured
+// ceiling, and what bounds it. Every figure comes from the report.
+func Summarize(r *report.Report) []string {
+	var out []string
+	for _, be := range r.BreakEvens {
+		if be.Clock != "end-to-end" || (len(be.Sides) == 2 && !(be.Sides[0] == "cpu" && strings.HasPrefix(be.Sides[1], "gpu"))) {
+			continue
+		}
+		fitted := be.Fitted.String()
+		if be.Predicted != nil && be.Predicted.Extrapolated {
+			fitted += fmt.Sprintf(", extrapolated beyond the measured %.0f–%.0f", be.Predicted.ValidFrom, be.Predicted.ValidTo)
+		}
+		var gpu, cpu *report.Measurement
+		for i := range r.Measurements {
+			m := &r.Measurements[i]
+			if m.Workload != be.Workload {
+				continue
+			}
+			if m.Side == report.SideGPU && gpu == nil {
+				gpu = m
+			}
+			if m.Side == report.SideCPU && cpu == nil {
+				cpu = m
+			}
+		}
+		batch := be.Batch
+		if batch == "" {
+			batch = "batch"
+		}
+		s := be.Workload + ": " + report.Answer(be)
+		if gpu != nil && gpu.Bound != "" {
+			s += fmt.Sprintf("; GPU %s at %.0f%% of the %s ceiling (%s-bound%s)", timeLabel(gpu), 100*gpu.CeilingFrac, report.CeilingOf(r, gpu), gpu.Bound, aboveRoof(gpu))
+		}
+		if cpu != nil && cpu.Bound != "" {
+			s += fmt.Sprintf("; CPU at %.0f%% of the %s ceiling (%s-bound%s)", 100*cpu.CeilingFrac, report.CeilingOf(r, cpu), cpu.Bound, aboveRoof(cpu))
+		}
+		out = append(out, s)
+	}
+	if r.Adapter.DeviceType == "cpu" {
+		out = append(out, fmt.Sprintf("the adapter %q runs on this CPU: these results say where the WebGPU path stands here, not what a GPU would do", r.Adapter.Name))
+	}
+	return out
+}
+
+func timeLabel(m *report.Measurement) string {
+	if m.Kernel != nil {
+		return "kernel"
+	}
+	return "end to end"
+}
+
+// aboveRoof flags a fraction above 1. Each row is judged against the
+// ceiling of its own working set, so a row above it means that ceiling is
+// not the machine's best (CeilingCheck warns above 105%), not that the
+// data was in cache.
+func aboveRoof(m *report.Measurement) string {
+	if m.CeilingFrac > 1 {
+		return "; above that ceiling, see warnings"
+	}
+	return ""
+}

@@ -1,0 +1,370 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/wgpu-prof/wgpu-prof/compute"
+	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/report"
+	"github.com/wgpu-prof/wgpu-prof/internal/workload"
+	"github.com/wgpu-prof/wgpu-prof/timing"
+)
+
+// maxSweepExtension bounds how many points a sweep adds past an edge
+// winner (each doubles or halves the knob).
+const maxSweepExtension = 4
+
+// Sweep times the GPU side of kernel at each workgroup size (tiles nil) or
+// each tile size, at the workload's default size. Configurations the
+// adapter rejects are listed with the reason; a wrong result is an error,
+// never a point. The winner is reported with its margin over the runner-up
+// and whether the difference is significant (timing.Compare: disjoint
+// 95% CIs; else "tie"). A winner at an edge of the range extends the sweep
+// (halving down to the subgroup size, doubling up to the adapter's limit)
+// until it is inside the range or no further point can run; a winner left
+// at an edge is flagged. Points where part of a workgroup or tile idles
+// carry the workload's explanation (Descriptor.Idle). METHOD.md, "Sweeps".
+func (e *Env) Sweep(kernel string, cfg RunConfig, sizes, tiles []int, rep *report.Report) error {
+	cfg.Defaults()
+	cfg.Workloads = []string{kernel}
+	ds, err := cfg.Validate(e.Device)
+	if err != nil {
+		return err
+	}
+	w := ds[0]
+	knob, values := "wg", sizes
+	if len(tiles) > 0 {
+		knob, values = "tile", tiles
+	}
+	if !w.Has(knob) {
+		var have []string
+		for _, d := range workload.All() {
+			if d.Has(knob) {
+				have = append(have, d.Name)
+			}
+		}
+		return usage(fmt.Errorf("kernel %q has no %s knob to sweep; the %s sweep applies to %v", kernel, knob, knob, have))
+	}
+	if len(values) == 0 {
+		return fmt.Errorf("sweep %s: no %s values to sweep", kernel, knob)
+	}
+	pr, err := w.Prepare(cfg.Config)
+	if err != nil {
+		return fmt.Errorf("%s: %w", w.Name, err)
+	}
+	s := report.Sweep{Name: "workgroup size", Workload: kernel, Side: report.SideGPU}
+	if knob == "tile" {
+		s.Name = "tile size"
+	}
+	knobsOf := func(v int) workload.Knobs {
+		k := workload.Knobs{Workgroup: cfg.Workgroup, Tile: cfg.Tile}
+		if knob == "tile" {
+			k.Tile = v
+		} else {
+			k.Workgroup = v
+		}
+		return k
+	}
+	labelOf := func(v int) string {
+		if knob == "tile" {
+			return fmt.Sprintf("tile=%d (wg=%d)", v, (v/4)*(v/4))
+		}
+		return fmt.Sprintf("wg=%d", v)
+	}
+	check := e.Device.CheckWorkgroup
+	if knob == "tile" {
+		check = func(t int) error { return compute.CheckTile(e.Device, t) }
+	}
+	// The smallest knob value an extension goes down to.
+	floor := 4
+	if knob == "wg" {
+		floor = max(1, int(e.Device.Info.SubgroupMin))
+	}
+	type point struct {
+		v   int
+		sum timing.Summary
+	}
+	var pts []point
+	done := map[int]bool{}
+	// measure runs value v; ok false when the adapter refused it.
+	measure := func(v int) (ok bool, err error) {
+		done[v] = true
+		label := labelOf(v)
+		if err := check(v); err != nil {
+			s.Rejected = append(s.Rejected, report.Rejection{Label: label, Reason: err.Error()})
+			return false, nil
+		}
+		c := pr.At(pr.Size, knobsOf(v))
+		c.CPU = nil
+		ms, err := e.measureCase(c, Roofs{})
+		if err != nil {
+			if errors.Is(err, ErrWrongResult) {
+				return false, err
+			}
+			var ge *wgpu.GPUError
+			if errors.Is(err, wgpu.ErrLimit) || errors.As(err, &ge) {
+				s.Rejected = append(s.Rejected, report.Rejection{Label: label, Reason: err.Error()})
+				return false, nil
+			}
+			return false, err
+		}
+		m := ms[0]
+		t := m.Time()
+		sp := report.SweepPoint{Label: label, Params: append(m.Params, p("variant", m.Variant)), Time: t, GBs: m.GBs}
+		if w.Idle != nil {
+			if msg := w.Idle(cfg.Config, knobsOf(v)); msg != "" {
+				sp.Params = append(sp.Params, p("idle", msg))
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s sweep %s: %s", kernel, label, msg))
+			}
+		}
+		if t.N < timing.DefaultMinRuns {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s sweep %s: only %d samples (< %d)", kernel, label, t.N, timing.DefaultMinRuns))
+		}
+		s.Points = append(s.Points, sp)
+		rep.Measurements = append(rep.Measurements, m)
+		pts = append(pts, point{v, t})
+		return true, nil
+	}
+	for _, v := range values {
+		if done[v] {
+			continue
+		}
+		if _, err := measure(v); err != nil {
+			return err
+		}
+	}
+	if len(pts) == 0 {
+		return fmt.Errorf("sweep %s: the adapter rejected every configuration: %v", kernel, s.Rejected)
+	}
+	best := func() point {
+		b := pts[0]
+		for _, x := range pts[1:] {
+			if x.sum.Median < b.sum.Median {
+				b = x
+			}
+		}
+		return b
+	}
+	lo, hi := values[0], values[0]
+	for _, v := range values {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	var notes []string
+	for i := 0; i < maxSweepExtension; i++ {
+		b := best()
+		var next int
+		switch {
+		case b.v == lo && lo/2 >= floor && !done[lo/2]:
+			next = lo / 2
+			lo = next
+		case b.v == hi && !done[hi*2] && check(hi*2) == nil:
+			next = hi * 2
+			hi = next
+		default:
+			i = maxSweepExtension
+			continue
+		}
+		notes = append(notes, fmt.Sprintf("winner %s at the edge of the range: extended to %s", labelOf(b.v), labelOf(next)))
+		if ok, err := measure(next); err != nil {
+			return err
+		} else if !ok {
+			break
+		}
+	}
+	b := best()
+	var runner *point
+	for i := range pts {
+		if pts[i].v != b.v && (runner == nil || pts[i].sum.Median < runner.sum.Median) {
+			runner = &pts[i]
+		}
+	}
+	s.Best = labelOf(b.v)
+	verdict := fmt.Sprintf("best %s at %s", s.Best, timing.FormatSeconds(b.sum.Median))
+	if runner != nil {
+		cmp := timing.Compare(b.sum, runner.sum)
+		if cmp.Significant {
+			verdict += fmt.Sprintf(", beats the runner-up %s (%s) %s", labelOf(runner.v), timing.FormatSeconds(runner.sum.Median), cmp)
+		} else {
+			var tied []string
+			for _, x := range pts {
+				if x.v != b.v && !timing.Compare(b.sum, x.sum).Significant {
+					tied = append(tied, labelOf(x.v))
+				}
+			}
+			verdict = fmt.Sprintf("tie: the fastest, %s (%s), is not significantly faster than %s (95%% CIs overlap; the runner-up %s is %.1f%% slower)",
+				s.Best, timing.FormatSeconds(b.sum.Median), strings.Join(tied, ", "), labelOf(runner.v), 100*cmp.Margin)
+		}
+	}
+	if b.v == lo && lo > 1 {
+		reason := "the sweep cannot go lower"
+		if lo/2 < floor {
+			reason = fmt.Sprintf("the next value %d is below the floor %d", lo/2, floor)
+		}
+		notes = append(notes, fmt.Sprintf("winner %s is at the low edge of the range (%s): a smaller value may be faster still", s.Best, reason))
+	}
+	if b.v == hi {
+		notes = append(notes, fmt.Sprintf("winner %s is at the high edge of the range (the next value %d does not run here): a larger value may be faster still", s.Best, hi*2))
+	}
+	sort.Slice(s.Points, func(i, j int) bool { return sweepValue(s.Points[i].Label) < sweepValue(s.Points[j].Label) })
+	s.Verdict, s.Notes = verdict, notes
+	rep.Sweeps = append(rep.Sweeps, s)
+	rep.Summary = append(rep.Summary, fmt.Sprintf("%s %s sweep: %s", kernel, s.Name, verdict))
+	for _, n := range notes {
+		rep.Summary = append(rep.Summary, fmt.Sprintf("%s %s sweep: %s", kernel, s.Name, n))
+	}
+	return nil
+}
+
+// sweepValue is the knob value of a sweep label ("wg=64", "tile=32 (…)").
+func sweepValue(label string) int {
+	var v int
+	if i := strings.IndexByte(label, '='); i >= 0 {
+		fmt.Sscanf(label[i+1:], "%d", &v)
+	}
+	return v
+}
+
+// memComputeWorkgroups are the workgroup sizes memory-compute reports a
+// verdict at when --wg is not given (for kernels with a wg knob).
+var memComputeWorkgroups = []int{64, 256}
+
+// MemCompute runs the memory-vs-compute experiment of docs/METHOD.md
+// ("Memory-vs-compute") on the GPU side of any workload with a probe
+// family: C is the workload's own kernel (verified), A reads exactly C's
+// bytes with one add per loaded vec4, B performs C's arithmetic as FMAs
+// on registers, E is the skeleton they share (launch, reduction,
+// write-back); E's time is subtracted from A, B and C before classifying,
+// and the verdict is checked against the roofline position A−E vs B−E.
+// Without --wg the experiment runs at each of memComputeWorkgroups and
+// says whether the verdict changes with the workgroup size.
+func (e *Env) MemCompute(kernel string, cfg RunConfig, rep *report.Report) error {
+	cfg.Defaults()
+	cfg.Workloads = []string{kernel}
+	ds, err := cfg.Validate(e.Device)
+	if err != nil {
+		return err
+	}
+	w := ds[0]
+	if w.MemCompute != compute.MemComputeStream {
+		return fmt.Errorf("experiment memory-compute: kernel %q has no memory-vs-compute probes (have %v)", kernel, MemComputeWorkloads())
+	}
+	wgs := []int{cfg.Workgroup}
+	if cfg.Workgroup == 0 && w.Has("wg") {
+		wgs = memComputeWorkgroups
+	}
+	pr, err := w.Prepare(cfg.Config)
+	if err != nil {
+		return fmt.Errorf("%s: %w", w.Name, err)
+	}
+	var verdicts []string
+	kinds := map[string]bool{}
+	for _, wg := range wgs {
+		ex, err := e.memComputeAt(w, pr, cfg, wg, rep)
+		if err != nil {
+			return err
+		}
+		kinds[ex.Classification.Kind] = true
+		verdicts = append(verdicts, fmt.Sprintf("%s: %s", paramValue(ex.Params, "wg"), ex.Classification.Kind))
+		rep.Experiments = append(rep.Experiments, ex)
+		rep.Summary = append(rep.Summary, fmt.Sprintf("%s wg %s: %s — %s; %s", kernel, paramValue(ex.Params, "wg"),
+			ex.Classification.Kind, ex.Classification.Explanation, ex.Classification.Roofline))
+	}
+	if len(wgs) > 1 {
+		if len(kinds) > 1 {
+			rep.Summary = append(rep.Summary, fmt.Sprintf("%s: the verdict CHANGES with the workgroup size (%s): the kernel's bound depends on how it is launched; see each size's net A, B and C above",
+				kernel, strings.Join(verdicts, ", ")))
+		} else {
+			rep.Summary = append(rep.Summary, fmt.Sprintf("%s: the verdict is the same at every workgroup size tried (%s)", kernel, strings.Join(verdicts, ", ")))
+		}
+	}
+	return nil
+}
+
+// memComputeAt runs C, A, B and E at workgroup size wg (0: the kernel's
+// default) and classifies.
+func (e *Env) memComputeAt(w *workload.Descriptor, pr *workload.Prepared, cfg RunConfig, wg int, rep *report.Report) (report.Experiment, error) {
+	var ex report.Experiment
+	c := pr.At(pr.Size, workload.Knobs{Workgroup: wg, Tile: cfg.Tile})
+	if c.GPU == nil {
+		return ex, fmt.Errorf("memory-compute %s: no GPU side", w.Name)
+	}
+	probeWG := wg
+	if probeWG == 0 {
+		probeWG = compute.DefaultWorkgroup
+	}
+	e.progress("gpu  memory-compute %s C (%s)", w.Name, c.Variant)
+	side, err := c.GPU(e.gpu())
+	if err != nil {
+		return ex, fmt.Errorf("memory-compute %s C: %w", w.Name, err)
+	}
+	resC, err := measureSide("memory-compute "+w.Name+" C", side, e.Measure)
+	side.Close()
+	if err != nil {
+		return ex, err
+	}
+	ms, err := compute.NewMemStream(e.Device, c.Bytes, c.Flops, max(1, c.Passes), probeWG)
+	if err != nil {
+		return ex, fmt.Errorf("memory-compute %s: %w", w.Name, err)
+	}
+	defer ms.Release()
+	pick := func(r timing.Result) timing.Summary {
+		if r.Kernel != nil {
+			return *r.Kernel
+		}
+		return r.Host
+	}
+	sums := map[string]timing.Summary{compute.VariantFull: pick(resC)}
+	for _, v := range []string{compute.VariantEmpty, compute.VariantMemory, compute.VariantCompute} {
+		e.progress("gpu  memory-compute %s %s", w.Name, v)
+		// Run verifies every output itself (compute.ErrVerify on mismatch).
+		res, err := timing.Measure(e.Measure, func() (timing.Sample, error) {
+			return workload.SampleOf(ms.Run(v, e.Timer))
+		})
+		if err != nil {
+			return ex, fmt.Errorf("memory-compute %s variant %s: %w", w.Name, v, err)
+		}
+		sums[v] = pick(res)
+	}
+	a, b, cc, em := sums[compute.VariantMemory], sums[compute.VariantCompute], sums[compute.VariantFull], sums[compute.VariantEmpty]
+	for _, x := range []struct {
+		name string
+		s    timing.Summary
+	}{{"A", a}, {"B", b}, {"C", cc}, {"E", em}} {
+		if x.s.N < timing.DefaultMinRuns {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("memory-compute %s wg %d %s: only %d samples (< %d)", w.Name, probeWG, x.name, x.s.N, timing.DefaultMinRuns))
+		}
+		for _, wn := range x.s.Warnings {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("memory-compute %s wg %d %s: %s", w.Name, probeWG, x.name, wn))
+		}
+	}
+	na, nb, nc := timing.Subtract(a, em), timing.Subtract(b, em), timing.Subtract(cc, em)
+	cl := timing.ClassifyMemCompute(na, nb, nc)
+	cl.Explanation = "net of the empty skeleton E " + em.String() + ": " + cl.Explanation
+	timing.RooflineCheck(&cl, na, nb)
+	if !cl.Consistent {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("memory-compute %s wg %d: %s", w.Name, probeWG, cl.Roofline))
+	}
+	ex = report.Experiment{
+		Workload: w.Name, Side: report.SideGPU,
+		Params: append(append([]report.Param(nil), c.Params...), p("variant", c.Variant), p("wg", probeWG),
+			p("bytes", ms.Bytes), p("flops_b", ms.Flops), p("dispatches", ms.Dispatches)),
+		A: a, B: b, C: cc, E: &em, Classification: cl,
+	}
+	return ex, nil
+}
+
+// MemComputeWorkloads names the workloads that have a memory-vs-compute
+// shader family.
+func MemComputeWorkloads() []string {
+	var out []string
+	for _, d := range workload.All() {
+		if d.MemCompute == compute.MemComputeStream {
+			out = append(out, d.Name)
+		}
+	}
+	return out
+}

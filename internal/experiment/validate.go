@@ -1,0 +1,167 @@
+package experiment
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/workload"
+)
+
+// UsageError marks an error in what the caller asked for (a flag, a size,
+// a combination), found before anything is measured, as opposed to a
+// failure during the measurement. The CLI exits 2 on it, 1 on the others.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// usage wraps err (nil stays nil) as a UsageError.
+func usage(err error) error {
+	if err == nil {
+		return nil
+	}
+	var u *UsageError
+	if errors.As(err, &u) {
+		return err
+	}
+	return &UsageError{Err: err}
+}
+
+// IsUsage reports whether err is (or wraps) a UsageError.
+func IsUsage(err error) bool {
+	var u *UsageError
+	return errors.As(err, &u)
+}
+
+// MemHeadroom is the share of the host's available memory a run may plan
+// to use; the rest is left to the OS, the GPU driver and the CPU kernels'
+// copies.
+const MemHeadroom = 0.75
+
+// memAvailable returns the host's available memory in bytes (Linux:
+// MemAvailable of /proc/meminfo) and whether it is known.
+var memAvailable = func() (uint64, bool) {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) >= 2 && fields[0] == "MemAvailable:" {
+			kb, err := strconv.ParseUint(fields[1], 10, 64)
+			if err != nil {
+				return 0, false
+			}
+			return kb * 1024, true
+		}
+	}
+	return 0, false
+}
+
+// CheckHostMemory refuses a plan of need bytes (what names the sizes that
+// make it) past MemHeadroom of the host's available memory.
+func CheckHostMemory(what string, need float64) error {
+	avail, ok := memAvailable()
+	if !ok {
+		return nil
+	}
+	if limit := MemHeadroom * float64(avail); need > limit {
+		return usage(fmt.Errorf("%s needs about %s of host memory; the limit is %s (%.0f%% of the %s MemAvailable)",
+			what, iec(need), iec(limit), 100*MemHeadroom, iec(float64(avail))))
+	}
+	return nil
+}
+
+func iec(b float64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"}
+	i := 0
+	for b >= 1024 && i < len(units)-1 {
+		b /= 1024
+		i++
+	}
+	return fmt.Sprintf("%.3g %s", b, units[i])
+}
+
+// configValue is the Config field behind a flag name (without dashes).
+func configValue(c workload.Config, flag string) (int, bool) {
+	switch flag {
+	case "d":
+		return c.Dim, true
+	case "n":
+		return c.N, true
+	case "q":
+		return c.Q, true
+	case "c":
+		return c.C, true
+	case "k":
+		return c.K, true
+	case "nodes":
+		return c.Nodes, true
+	case "degree":
+		return c.Degree, true
+	case "steps":
+		return c.Steps, true
+	}
+	return 0, false
+}
+
+// dataBytes estimates the host memory the workloads ds allocate at c
+// (float64 so that absurd sizes do not overflow): the stored vectors
+// with their float64 reference and the GPU upload, the queries, the batch
+// outputs, and the graphs.
+func dataBytes(c workload.Config, ds []*workload.Descriptor) float64 {
+	d, n, q, cc := float64(c.Dim), float64(c.N), float64(c.Q), float64(c.C)
+	nodes, deg := float64(c.Nodes), float64(c.Degree)
+	var need float64
+	for _, w := range ds {
+		var b float64
+		if w.Has("n") {
+			b += 2*n*d*4 + n*16 // stored vectors (host + device copy) and the reference
+		}
+		if w.Has("q") {
+			b += q*d*4 + q*n*4*3 // queries; outputs and their references
+		}
+		if w.Has("c") {
+			b += q * cc * 16
+		}
+		if w.Has("nodes") {
+			b += nodes*deg*8*2 + nodes*32 // CSR (host + device) and activations
+		}
+		need = max(need, b)
+	}
+	return need
+}
+
+// checkBatches refuses break-even batch sizes a workload cannot run:
+// non-positive, repeated (each batch is one point of the fit and one row
+// of the report), or larger than the data the batch indexes.
+func (c *RunConfig) checkBatches(ds []*workload.Descriptor) error {
+	seen := map[int]bool{}
+	for _, b := range c.Batches {
+		if b <= 0 {
+			return fmt.Errorf("--batches: %d is not a positive batch size", b)
+		}
+		if seen[b] {
+			return fmt.Errorf("--batches: %d is given twice (each batch size is one point of the fit)", b)
+		}
+		seen[b] = true
+	}
+	for _, w := range ds {
+		limit, ok := configValue(c.Config, w.Batch)
+		if !ok {
+			continue
+		}
+		for _, b := range c.Batches {
+			if b > limit {
+				return fmt.Errorf("--batches: %d is past --%s %d, the %s of %s (its batch is %s)", b, w.Batch, limit, w.BatchDoc, w.Name, w.Batch)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,483 @@
+package experiment
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/wgpu-prof/wgpu-prof/compute"
+	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
+	"github.com/wgpu-prof/wgpu-prof/internal/report"
+	"github.com/wgpu-prof/wgpu-prof/internal/workload"
+	"github.com/wgpu-prof/wgpu-prof/timing"
+)
+
+// Selection of GPU variants by measurement: each workload lists its GPU
+// designs (workload.Descriptor.Variants); on this adapter, per workload
+// and shape, a short autotune runs each once against the reference
+// (a variant that fails is skipped with a warning and never timed), times
+// the survivors a few calls each, and keeps the fastest. No vendor-name
+// rule is involved: the adapter's own timings decide. The choice is cached
+// in the user cache directory keyed by adapter, driver and wgpu-native
+// version (and the shape and knobs), and re-measured on demand. Unless a
+// workgroup size is forced (--wg, gpu:wg=N), each variant is tried at
+// every size of tuneWorkgroups the adapter allows: the best size is a
+// property of the design on this adapter, like the design itself.
+
+// autotuneCalls is how many timed calls each verified variant gets: the
+// selection needs an order, not a confidence interval (the measurement
+// that is reported afterwards takes the full n ≥ 10).
+const autotuneCalls = 5
+
+// tuneWorkgroups are the workgroup sizes each variant is tried at when
+// none is forced; the default (compute.DefaultWorkgroup, 64) first, so a
+// sweep's first point is the variant's default configuration.
+var tuneWorkgroups = []int{64, 32, 128, 256}
+
+// workgroupsToTry is forced alone when set, else the tuneWorkgroups this
+// adapter allows.
+func (e *Env) workgroupsToTry(forced int) []int {
+	if forced != 0 {
+		return []int{forced}
+	}
+	var out []int
+	for _, wg := range tuneWorkgroups {
+		if e.Device == nil || e.Device.CheckWorkgroup(wg) == nil {
+			out = append(out, wg)
+		}
+	}
+	return out
+}
+
+// VariantTime is one variant's result in an autotune.
+type VariantTime struct {
+	Variant   string  `json:"variant"`             // the design (Knobs.Variant)
+	Workgroup int     `json:"workgroup,omitempty"` // the workgroup size tried (0: the kernel's default)
+	Label     string  `json:"label"`               // the case's variant label
+	Seconds   float64 `json:"seconds,omitempty"`   // median call (kernel time when timestamps work)
+	Skipped   string  `json:"skipped,omitempty"`   // why it was not timed
+}
+
+// VariantChoice is the outcome of selecting a variant for one workload at
+// one shape.
+type VariantChoice struct {
+	Workload string `json:"workload"`
+	Shape    string `json:"shape"`
+	Chosen   string `json:"chosen"`
+	// Workgroup is the chosen variant's workgroup size (0: the kernel's
+	// default, when no size was tried).
+	Workgroup int    `json:"workgroup,omitempty"`
+	RunnerUp  string `json:"runner_up,omitempty"`
+	// Margin is the runner-up's time over the chosen one's (≥ 1); 0 when
+	// only one variant was timed.
+	Margin float64       `json:"margin,omitempty"`
+	Times  []VariantTime `json:"times"`
+	Cached bool          `json:"-"`
+}
+
+// Summary says the choice in one line for the report.
+func (c VariantChoice) Summary() string {
+	var chosen VariantTime
+	for _, t := range c.Times {
+		if t.Variant == c.Chosen && t.Workgroup == c.Workgroup {
+			chosen = t
+		}
+	}
+	s := fmt.Sprintf("%s %s: GPU variant %s chosen by measurement (%s/call)", c.Workload, c.Shape, chosen.Label, timing.FormatSeconds(chosen.Seconds))
+	if c.RunnerUp != "" {
+		s += fmt.Sprintf(", runner-up %s %.2f× slower", c.RunnerUp, c.Margin)
+	} else {
+		s += ", the only variant timed"
+	}
+	if c.Cached {
+		s += " [cached; --retune re-measures]"
+	}
+	return s
+}
+
+// variantCandidate is one variant to try: its name, its case label and
+// how to build its GPU side.
+type variantCandidate struct {
+	name, label string
+	wg          int // workgroup size (0: the kernel's default)
+	build       func() (workload.Side, error)
+	// quiet: a failure is recorded in the choice but not warned about
+	// (a workgroup size the design does not take).
+	quiet bool
+}
+
+// autotune verifies each candidate once and times the ones that pass.
+// warn receives one line per skipped candidate. It fails only when no
+// candidate passes.
+func autotune(what string, cands []variantCandidate, calls int, warn func(string)) (VariantChoice, error) {
+	ch := VariantChoice{}
+	type timed struct {
+		name, label string
+		wg          int
+		sec         float64
+	}
+	var ok []timed
+	for _, c := range cands {
+		vt := VariantTime{Variant: c.name, Workgroup: c.wg, Label: c.label}
+		sec, err := tuneOne(c, calls)
+		if errors.Is(err, wgpu.ErrDeviceLost) || errors.Is(err, ErrInterrupted) {
+			// Not the variant's fault: the whole run stops.
+			return ch, fmt.Errorf("%s: GPU variant %s: %w", what, c.label, err)
+		}
+		if err != nil {
+			vt.Skipped = err.Error()
+			if !c.quiet {
+				warn(fmt.Sprintf("%s: GPU variant %s skipped: %v", what, c.label, err))
+			}
+		} else {
+			vt.Seconds = sec
+			ok = append(ok, timed{c.name, c.label, c.wg, sec})
+		}
+		ch.Times = append(ch.Times, vt)
+	}
+	if len(ok) == 0 {
+		return ch, fmt.Errorf("%s: no GPU variant passed verification: %w", what, ErrWrongResult)
+	}
+	sort.SliceStable(ok, func(i, j int) bool { return ok[i].sec < ok[j].sec })
+	ch.Chosen, ch.Workgroup = ok[0].name, ok[0].wg
+	if len(ok) > 1 {
+		ch.RunnerUp, ch.Margin = ok[1].label, ok[1].sec/ok[0].sec
+	}
+	return ch, nil
+}
+
+// tuneOne builds c's side, runs it once against the reference (poisoned
+// first) and, only when that passes, times calls more calls and verifies
+// again. It returns the median call: kernel time when every call had one,
+// else host time.
+func tuneOne(c variantCandidate, calls int) (float64, error) {
+	s, err := c.build()
+	if err != nil {
+		return 0, err
+	}
+	defer s.Close()
+	s.Poison()
+	if _, err := s.Run(); err != nil {
+		return 0, err
+	}
+	if err := s.Verify(); err != nil {
+		return 0, fmt.Errorf("%w: %v", ErrWrongResult, err)
+	}
+	var kern, host []float64
+	for i := 0; i < calls; i++ {
+		smp, err := s.Run()
+		if err != nil {
+			return 0, err
+		}
+		host = append(host, smp.Host.Seconds())
+		if smp.HasKernel {
+			kern = append(kern, smp.Kernel.Seconds())
+		}
+	}
+	if err := s.Verify(); err != nil {
+		return 0, fmt.Errorf("after timing: %w: %v", ErrWrongResult, err)
+	}
+	if len(kern) == calls {
+		return median(kern), nil
+	}
+	return median(host), nil
+}
+
+func median(x []float64) float64 {
+	s := slices.Clone(x)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// variantCache is the on-disk cache of choices, by key.
+type variantCache map[string]VariantChoice
+
+// variantCachePath is the cache file in the user cache directory.
+func variantCachePath() (string, error) {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "wgpu-prof", "variants.json"), nil
+}
+
+func loadVariantCache() variantCache {
+	c := variantCache{}
+	path, err := variantCachePath()
+	if err != nil {
+		return c
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return c
+	}
+	if json.Unmarshal(b, &c) != nil {
+		return variantCache{} // a damaged cache is re-measured, not trusted
+	}
+	return c
+}
+
+func (c variantCache) save() error {
+	path, err := variantCachePath()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// adapterKey names this adapter, driver and wgpu-native version.
+func (e *Env) adapterKey() string {
+	v, err := wgpu.LoadedVersion()
+	if err != nil {
+		v = "unknown"
+	}
+	i := e.Device.Info
+	return strings.Join([]string{i.Name, i.Vendor, i.Driver, fmt.Sprint(i.VendorID), fmt.Sprint(i.DeviceID), "wgpu-native " + v}, "|")
+}
+
+// SelectVariant chooses the fastest verified GPU variant of w at batch n
+// (with the other knobs of k) on this adapter, from the cache unless
+// retune is set or the cache has no entry. Skipped variants become
+// warnings of rep (when rep is not nil). The returned knobs carry the
+// chosen variant.
+func (e *Env) SelectVariant(w *workload.Descriptor, pr *workload.Prepared, n int, k workload.Knobs, retune bool, rep *report.Report) (workload.Knobs, VariantChoice, error) {
+	if len(w.Variants) < 2 {
+		if len(w.Variants) == 1 {
+			k.Variant = w.Variants[0]
+		}
+		return k, VariantChoice{}, nil
+	}
+	shape := paramLabel(pr.At(n, k).Params)
+	// The key names the variants tried, so a family that gains a design
+	// is measured again rather than served a choice made without it.
+	wgs := e.workgroupsToTry(k.Workgroup)
+	key := fmt.Sprintf("%s|%s|%s|wg=%d|tile=%d|%s|wgs=%v", e.adapterKey(), w.Name, shape, k.Workgroup, k.Tile, strings.Join(w.Variants, ","), wgs)
+	cache := loadVariantCache()
+	if ch, ok := cache[key]; ok && !retune && w.CheckVariant(ch.Chosen) == nil {
+		ch.Cached = true
+		k.Variant = ch.Chosen
+		if ch.Workgroup != 0 {
+			k.Workgroup = ch.Workgroup
+		}
+		return k, ch, nil
+	}
+	cands := e.variantCandidates(w, pr, n, k, wgs)
+	e.progress("gpu  %s %s: selecting among %d variants (%d configurations)", w.Name, shape, len(w.Variants), len(cands))
+	ch, err := autotune(w.Name+" "+shape, cands, autotuneCalls, func(s string) {
+		if rep != nil {
+			rep.Warnings = append(rep.Warnings, s)
+		}
+	})
+	if err != nil {
+		return k, ch, err
+	}
+	ch.Workload, ch.Shape = w.Name, shape
+	cache[key] = ch
+	if err := cache.save(); err != nil && rep != nil {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("variant cache not saved: %v", err))
+	}
+	k.Variant = ch.Chosen
+	if ch.Workgroup != 0 {
+		k.Workgroup = ch.Workgroup
+	}
+	return k, ch, nil
+}
+
+// variantConfig is one GPU design at one workgroup size.
+type variantConfig struct {
+	variant string
+	wg      int
+	c       workload.Case
+	// quiet: not the design's first size; a failure there is recorded,
+	// not warned about (a size the design does not take).
+	quiet bool
+}
+
+// variantConfigs are w's variants at each workgroup size of wgs, one per
+// distinct configuration (a design whose label does not change with the
+// size, e.g. one sized by its tile, is listed once), designs in order.
+func variantConfigs(w *workload.Descriptor, pr *workload.Prepared, n int, k workload.Knobs, wgs []int) []variantConfig {
+	var out []variantConfig
+	seen := map[string]bool{}
+	for _, v := range w.Variants {
+		for i, wg := range wgs {
+			kv := k
+			kv.Variant, kv.Workgroup = v, wg
+			c := pr.At(n, kv)
+			if seen[c.Variant] {
+				continue
+			}
+			seen[c.Variant] = true
+			out = append(out, variantConfig{variant: v, wg: wg, c: c, quiet: i > 0})
+		}
+	}
+	return out
+}
+
+// variantCandidates are the autotune's candidates: variantConfigs with
+// their GPU sides.
+func (e *Env) variantCandidates(w *workload.Descriptor, pr *workload.Prepared, n int, k workload.Knobs, wgs []int) []variantCandidate {
+	var cands []variantCandidate
+	for _, vc := range variantConfigs(w, pr, n, k, wgs) {
+		c, g := vc.c, e.gpu()
+		cands = append(cands, variantCandidate{name: vc.variant, label: c.Variant, wg: vc.wg, quiet: vc.quiet,
+			build: func() (workload.Side, error) { return c.GPU(g) }})
+	}
+	return cands
+}
+
+// VariantSweep measures every GPU variant of kernel side by side at its
+// default size (full measurements, n ≥ 10), the default one included,
+// and names the fastest and the margin over the default.
+func (e *Env) VariantSweep(kernel string, cfg RunConfig, rep *report.Report) error {
+	cfg.Defaults()
+	cfg.Workloads = []string{kernel}
+	ds, err := cfg.Validate(e.Device)
+	if err != nil {
+		return err
+	}
+	w := ds[0]
+	if len(w.Variants) == 0 {
+		return fmt.Errorf("kernel %q lists no GPU variants", kernel)
+	}
+	pr, err := w.Prepare(cfg.Config)
+	if err != nil {
+		return fmt.Errorf("%s: %w", w.Name, err)
+	}
+	s := report.Sweep{Name: "variant", Workload: kernel, Side: report.SideGPU}
+	best, def := 0.0, 0.0
+	configs := variantConfigs(w, pr, pr.Size, workload.Knobs{Tile: cfg.Tile}, e.workgroupsToTry(cfg.Workgroup))
+	for i, vc := range configs {
+		c := vc.c
+		c.CPU = nil
+		ms, err := e.measureCase(c, Roofs{})
+		if err != nil {
+			var ge *wgpu.GPUError
+			if errors.Is(err, wgpu.ErrLimit) || errors.As(err, &ge) || errors.Is(err, ErrWrongResult) || errors.Is(err, compute.ErrUnsupported) {
+				s.Rejected = append(s.Rejected, report.Rejection{Label: c.Variant, Reason: err.Error()})
+				if !vc.quiet {
+					rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s variant %s skipped: %v", kernel, c.Variant, err))
+				}
+				continue
+			}
+			return err
+		}
+		m := ms[0]
+		t := m.Time()
+		s.Points = append(s.Points, report.SweepPoint{Label: c.Variant, Params: append(m.Params, p("variant", m.Variant)), Time: t, GBs: m.GBs})
+		rep.Measurements = append(rep.Measurements, m)
+		if i == 0 {
+			def = t.Median
+		}
+		if best == 0 || t.Median < best {
+			best, s.Best = t.Median, c.Variant
+		}
+	}
+	if len(s.Points) == 0 {
+		return fmt.Errorf("sweep variant %s: no variant ran: %v", kernel, s.Rejected)
+	}
+	rep.Sweeps = append(rep.Sweeps, s)
+	line := fmt.Sprintf("%s variant sweep: best %s at %s", kernel, s.Best, timing.FormatSeconds(best))
+	if def > 0 {
+		line += fmt.Sprintf(", %.2f× the default %s (%s)", def/best, s.Points[0].Label, timing.FormatSeconds(def))
+	}
+	rep.Summary = append(rep.Summary, line)
+	return nil
+}
+
+// readCeilingSummary says which read design set the GPU read ceiling and
+// what the others reached.
+func readCeilingSummary(c compute.Ceilings) string {
+	var tried []string
+	for _, x := range c.ReadTried {
+		if x.Name != c.ReadDesign {
+			tried = append(tried, fmt.Sprintf("%s %.2f", x.Name, x.GBs))
+		}
+	}
+	return fmt.Sprintf("GPU read ceiling %.2f GB/s by %s, the best of %d verified designs (others, GB/s: %s); write %.2f GB/s by %s (of %d); copy %.2f GB/s by %s (of %d)",
+		c.ReadGBs, c.ReadDesign, len(c.ReadTried), strings.Join(tried, "; "),
+		c.WriteGBs, c.WriteDesign, len(c.WriteTried), c.CopyGBs, c.CopyDesign, len(c.CopyTried))
+}
+
+// underMeasuredFrac is how far above the run's GPU read ceiling a GPU
+// kernel may run before the ceiling is called under-measured.
+const underMeasuredFrac = 1.05
+
+// checkUnderCeiling checks every GPU row of rep against read, the run's
+// GPU read ceiling (GB/s): a kernel above 105% of it means the ceiling
+// was under-measured, and rep gets a warning naming the row. It returns
+// the summary line.
+func checkUnderCeiling(rep *report.Report, read float64) []string {
+	if read <= 0 {
+		return nil
+	}
+	worst, where := 0.0, ""
+	for _, m := range rep.Measurements {
+		if m.Side != report.SideGPU || m.GBs <= 0 {
+			continue
+		}
+		f := m.GBs / read
+		if f > worst {
+			worst, where = f, fmt.Sprintf("%s %s %s", m.Workload, m.Variant, paramLabel(m.Params))
+		}
+		if f > underMeasuredFrac {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("GPU read ceiling under-measured: %s %s %s moves %.2f GB/s = %.0f%% of the run's read ceiling %.2f GB/s (limit %.0f%%)",
+				m.Workload, m.Variant, paramLabel(m.Params), m.GBs, 100*f, read, 100*underMeasuredFrac))
+		}
+	}
+	if where == "" {
+		return nil
+	}
+	if worst > underMeasuredFrac {
+		return []string{fmt.Sprintf("the GPU read ceiling was under-measured: %s ran at %.0f%% of it (see warnings)", where, 100*worst)}
+	}
+	return []string{fmt.Sprintf("no GPU kernel above %.0f%% of the run's GPU read ceiling (highest: %s at %.0f%%)", 100*underMeasuredFrac, where, 100*worst)}
+}
+
+// runnerOverhead measures what a runner pays per call outside its kernel
+// (compute.MeasureOverhead) and states it in the report's summary,
+// separately from every kernel time.
+func (e *Env) runnerOverhead(rep *report.Report) error {
+	e.progress("gpu  runner overhead per call (upload, bind group, submit, readback)")
+	o, err := compute.MeasureOverhead(e.Device, 20)
+	if err != nil {
+		return fmt.Errorf("runner overhead: %w", err)
+	}
+	rep.Summary = append(rep.Summary, fmt.Sprintf(
+		"GPU runner overhead per call (medians of %d, outside any kernel): submit and wait %s beyond the kernel, readback of 16 B %s, upload of 16 B %s, bind group creation %s (runners create theirs once)",
+		o.Calls, timing.FormatSeconds(o.Submit.Seconds()), timing.FormatSeconds(o.Readback.Seconds()),
+		timing.FormatSeconds(o.Upload.Seconds()), timing.FormatSeconds(o.BindGroup.Seconds())))
+	return nil
+}
+
+// outsideKernel states how much of a GPU measurement's end-to-end time
+// is spent outside its kernel ("" without kernel time).
+func outsideKernel(m report.Measurement) string {
+	if m.Side != report.SideGPU || m.Kernel == nil || m.EndToEnd.Median <= 0 {
+		return ""
+	}
+	out := m.EndToEnd.Median - m.Kernel.Median
+	return fmt.Sprintf("%s %s %s: %s per call outside the kernel (%.0f%% of end to end %s; kernel %s)",
+		m.Workload, m.Variant, paramLabel(m.Params), timing.FormatSeconds(out), 100*out/m.EndToEnd.Median,
+		timing.FormatSeconds(m.EndToEnd.Median), timing.FormatSeconds(m.Kernel.Median))
+}

@@ -1,0 +1,142 @@
+package workload
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/compute"
+
+	"github.com/wgpu-prof/wgpu-prof/hostsimd"
+	"github.com/wgpu-prof/wgpu-prof/timing"
+)
+
+// batchRows caps the stored rows of cosine-batch: Q×N scores come back
+// per call, and the default Q=64 × 8192 rows is already 2 MiB of output.
+const batchRows = 8192
+
+// CosineBatch scores q queries against n stored rows (S = Q×N), with the
+// tiled GPU kernel.
+var CosineBatch = &Descriptor{
+	Name:     "cosine-batch",
+	Doc:      "cosine similarity of q queries against n stored vectors (a q×n score matrix)",
+	Batch:    "q",
+	BatchDoc: "queries per call",
+	// The tiled kernel's workgroup is (tile/4)² threads: no "wg" knob.
+	Uses:       []string{"d", "n", "q", "tile"},
+	Variants:   []string{"tiled", "naive", "reg16x4", "reg8x4", "reg16x4-bcast"},
+	rank:       20,
+	MemCompute: compute.MemComputeStream,
+	Idle: func(c Config, k Knobs) string {
+		// A tile covers tile queries × tile rows; queries past Q are padding.
+		tile := k.Tile
+		if tile == 0 {
+			tile = compute.DefaultTile
+		}
+		if tile > c.Q {
+			return fmt.Sprintf("tile %d > q %d: %d of every %d query slots of a tile are padding", tile, c.Q, tile-c.Q, tile)
+		}
+		return ""
+	},
+	Host: func(h HostSizes) []HostShape {
+		n := min(4*h.NCached, batchRows)
+		return []HostShape{{Cache: "resident", Config: Config{Dim: h.Dim, N: n, Q: h.Q, Seed: h.Seed}, Batch: h.Q}}
+	},
+	Prepare: func(c Config) (*Prepared, error) {
+		n := min(c.N, batchRows)
+		b := newBatchData(newCosineData(c.Seed+1, n, c.Dim), n, c.Q, c.Seed+2)
+		return &Prepared{
+			Size:  c.Q,
+			Fixed: params("d", c.Dim, "n", n),
+			At:    func(q int, k Knobs) Case { return cosineBatchCase(b, q, k) },
+		}, nil
+	},
+}
+
+func init() { register(CosineBatch) }
+
+// batchData is maxQ queries against the first n rows of a cosineData,
+// with the float64 reference of every score.
+type batchData struct {
+	c    *cosineData
+	n    int
+	qs   []float32
+	refs []cosineRef // per query
+}
+
+func newBatchData(c *cosineData, n, maxQ int, seed uint64) *batchData {
+	r := rand.New(rand.NewPCG(seed, 0x62617463))
+	b := &batchData{c: c, n: n, qs: randVectors(r, maxQ*c.dim)}
+	for qi := 0; qi < maxQ; qi++ {
+		b.refs = append(b.refs, newCosineRef(b.qs[qi*c.dim:(qi+1)*c.dim], c.v[:n*c.dim], c.dim))
+	}
+	return b
+}
+
+func (b *batchData) check(what string, q int, out []float32) error {
+	for qi := 0; qi < q; qi++ {
+		if err := b.refs[qi].check(fmt.Sprintf("%s[query %d]", what, qi), out[qi*b.n:(qi+1)*b.n]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func cosineBatchCase(b *batchData, q int, k Knobs) Case {
+	dim, n := b.c.dim, b.n
+	v, qs := b.c.v[:n*dim], b.qs[:q*dim]
+	tile := k.Tile
+	if tile == 0 {
+		tile = compute.DefaultTile
+	}
+	opts := compute.CosineBatchOptions{Tiled: true, Tile: tile}
+	label := fmt.Sprintf("tiled-tile%d", tile)
+	switch k.Variant {
+	case "naive":
+		opts = compute.CosineBatchOptions{Workgroup: k.Workgroup}
+		label = fmt.Sprintf("naive-wg%d", k.wg())
+	case "reg16x4":
+		opts = compute.CosineBatchOptions{Register: true, Workgroup: k.Workgroup}
+		label = fmt.Sprintf("reg16x4-wg%d", k.wg())
+	case "reg8x4":
+		opts = compute.CosineBatchOptions{Register: true, RegisterQueries: 8, Workgroup: k.Workgroup}
+		label = fmt.Sprintf("reg8x4-wg%d", k.wg())
+	case "reg16x4-bcast":
+		opts = compute.CosineBatchOptions{Register: true, Broadcast: true, Workgroup: k.Workgroup}
+		label = fmt.Sprintf("reg16x4-bcast-wg%d", k.wg())
+	}
+	w := Case{
+		Name: "cosine-batch", Variant: label,
+		Params: params("d", dim, "n", n, "q", q),
+		Bytes:  float64(4 * (q*dim + n*dim + q*n)),
+		Flops:  float64(2*q*n*dim + 2*n*dim + 3*q*n),
+	}
+	w.GPU = func(g GPU) (Side, error) {
+		cb, err := compute.NewCosineBatch(g.Device, v, dim, opts)
+		if err != nil {
+			return Side{}, err
+		}
+		out := make([]float32, q*n)
+		return Side{
+			Poison: func() { poisonF32(out) },
+			Run: func() (timing.Sample, error) {
+				start := time.Now()
+				t, err := cb.Run(qs, out, g.Timer)
+				return g.sample(w.Name, start, t, err)
+			},
+			Verify:  func() error { return b.check("gpu cosine-batch S", q, out) },
+			Release: cb.Release,
+		}, nil
+	}
+	w.CPU = func() (Side, error) {
+		out := make([]float32, q*n)
+		return Side{
+			Poison: func() { poisonF32(out) },
+			Run: func() (timing.Sample, error) {
+				return cpuSample(func() error { return hostsimd.CosineBatch(qs, v, dim, out) })
+			},
+			Verify: func() error { return b.check("cpu cosine-batch S", q, out) },
+		}, nil
+	}
+	return w
+}

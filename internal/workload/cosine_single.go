@@ -1,0 +1,124 @@
+package workload
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/compute"
+
+	"github.com/wgpu-prof/wgpu-prof/hostsimd"
+	"github.com/wgpu-prof/wgpu-prof/timing"
+)
+
+// CosineSingle scores one query against the first n stored rows.
+var CosineSingle = &Descriptor{
+	Name:       "cosine-single",
+	Doc:        "cosine similarity of one query against n stored vectors of dimension d",
+	Batch:      "n",
+	BatchDoc:   "stored vectors scored per call",
+	Uses:       []string{"d", "n", "wg", "precision"},
+	Variants:   cosineSingleVariants,
+	MemCompute: compute.MemComputeStream,
+	rank:       10,
+	Idle: func(c Config, k Knobs) string {
+		// One workgroup per row; its threads stride over the row's D/4 vec4s.
+		if wg, work := k.wg(), c.Dim/4; wg > work {
+			return fmt.Sprintf("wg %d > %d vec4s per row (d %d): %d of %d invocations idle in every workgroup", wg, work, c.Dim, wg-work, wg)
+		}
+		return ""
+	},
+	Host: func(h HostSizes) []HostShape {
+		return []HostShape{
+			{Cache: "dram", Config: Config{Dim: h.Dim, N: h.N, Seed: h.Seed}, Batch: h.N},
+			{Cache: "resident", Config: Config{Dim: h.Dim, N: h.NCached, Seed: h.Seed}, Batch: h.NCached},
+		}
+	},
+	Prepare: func(c Config) (*Prepared, error) {
+		data := newCosineData(c.Seed, c.N, c.Dim)
+		return &Prepared{
+			Size:  c.N,
+			Fixed: params("d", c.Dim),
+			At:    func(n int, k Knobs) Case { return cosineSingleCase(data, n, k, c.Precision == "f16") },
+		}, nil
+	},
+}
+
+func init() { register(CosineSingle) }
+
+// cosineSingleVariants are the designs of the cosine-single kernel (and of
+// the scoring pass of cosine-topk): a workgroup per row with a tree
+// reduction, a row per invocation with vec4 loads and no barrier, or a
+// subgroup per row reduced with subgroupAdd (where subgroups exist).
+var cosineSingleVariants = []string{"wg-per-row", "row-per-inv", "subgroup-per-row"}
+
+// cosineOptions maps a cosine-single variant to the runner's options.
+func cosineOptions(variant string, wg int) compute.CosineOptions {
+	return compute.CosineOptions{Workgroup: wg, RowPerInvocation: variant == "row-per-inv", Subgroup: variant == "subgroup-per-row"}
+}
+
+// f16CosTol bounds what storing V as binary16 adds to a cosine: with
+// each v_k rounded to v_k(1+δ), |δ| ≤ u = 2⁻¹¹, |q·v' − q·v| ≤ u·Σ|q_k v_k|
+// ≤ u‖q‖‖v‖ (Cauchy–Schwarz) and ‖v'‖ lies within ‖v‖(1±u), so
+// |cos' − cos| ≤ 2u/(1−u); 4u leaves room for f16 subnormals.
+const f16CosTol = 4.0 / 2048
+
+func cosineSingleCase(c *cosineData, n int, k Knobs, f16 bool) Case {
+	dim, wg, design := c.dim, k.wg(), k.design(cosineSingleVariants[0])
+	v, ref := c.v[:n*dim], c.ref.prefix(n)
+	variant, vBytes := fmt.Sprintf("%s-wg%d", design, wg), 4
+	gpuRef := ref
+	if f16 {
+		variant, vBytes = variant+"-f16", 2
+		gpuRef = cosineRef{want: ref.want, tol: make([]float64, n)}
+		for i := range gpuRef.tol {
+			gpuRef.tol[i] = ref.tol[i] + f16CosTol
+		}
+	}
+	w := Case{
+		Name:    "cosine-single",
+		Variant: variant,
+		Params:  params("d", dim, "n", n),
+		// V and q read once, s written once (V in f16: 2 bytes a value).
+		Bytes: float64(vBytes*n*dim + 4*dim + 4*n),
+		// q·v and v·v: two FMAs (4 flops) per element, plus the division.
+		Flops: float64(4*n*dim + 3*n),
+	}
+	w.GPU = func(g GPU) (Side, error) {
+		newCS := compute.NewCosineSingle
+		if f16 {
+			newCS = compute.NewCosineSingleF16
+		}
+		cs, err := newCS(g.Device, v, dim, cosineOptions(design, wg))
+		if err != nil {
+			return Side{}, err
+		}
+		out := make([]float32, n)
+		return Side{
+			Poison: func() { poisonF32(out) },
+			Run: func() (timing.Sample, error) {
+				start := time.Now()
+				tm, err := cs.Run(c.q, out, g.Timer)
+				return g.sample(w.Name, start, tm, err)
+			},
+			Verify:  func() error { return gpuRef.check("gpu cosine-single s", out) },
+			Release: cs.Release,
+		}, nil
+	}
+	w.CPU = func() (Side, error) {
+		out := make([]float32, n)
+		return Side{
+			Poison: func() { poisonF32(out) },
+			Run: func() (timing.Sample, error) {
+				return cpuSample(func() error { return hostsimd.CosineSingle(c.q, v, dim, out) })
+			},
+			Verify: func() error { return ref.check("cpu cosine-single s", out) },
+		}, nil
+	}
+	return w
+}
+
+// MemComputeData is the stored set V the memory-vs-compute shaders of
+// cosine-single run over: the same rows cosine-single generates for c.
+func MemComputeData(c Config) []float32 {
+	return newCosineData(c.Seed, c.N, c.Dim).v
+}

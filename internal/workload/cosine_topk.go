@@ -1,0 +1,111 @@
+package workload
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/compute"
+
+	"github.com/wgpu-prof/wgpu-prof/hostsimd"
+	"github.com/wgpu-prof/wgpu-prof/ops"
+	"github.com/wgpu-prof/wgpu-prof/timing"
+)
+
+// CosineTopK scores one query against n rows and returns the k best.
+var CosineTopK = &Descriptor{
+	Name:     "cosine-topk",
+	Doc:      "the k stored vectors most cosine-similar to one query, of n",
+	Batch:    "n",
+	BatchDoc: "stored vectors searched per call",
+	Uses:     []string{"d", "n", "k", "wg"},
+	// The scoring design (cosine-single's) + the selection design
+	// (bitonic network or threshold-filtered queues).
+	Variants:   []string{"wg-per-row+bitonic", "row-per-inv+bitonic", "wg-per-row+queue", "row-per-inv+queue"},
+	rank:       30,
+	MemCompute: compute.MemComputeStream,
+	Host: func(h HostSizes) []HostShape {
+		return []HostShape{{Cache: "dram", Config: Config{Dim: h.Dim, N: h.N, K: 10, Seed: h.Seed}, Batch: h.N}}
+	},
+	Check: func(c Config) error {
+		if c.K > c.N {
+			return fmt.Errorf("--k %d > --n %d: cannot return more results than stored vectors", c.K, c.N)
+		}
+		return nil
+	},
+	Prepare: func(c Config) (*Prepared, error) {
+		data := newCosineData(c.Seed, c.N, c.Dim)
+		return &Prepared{
+			Size:  c.N,
+			Fixed: params("d", c.Dim, "k", c.K),
+			At:    func(n int, k Knobs) Case { return cosineTopKCase(data, n, c.K, k) },
+		}, nil
+	},
+}
+
+func init() { register(CosineTopK) }
+
+func cosineTopKCase(c *cosineData, n, k int, kn Knobs) Case {
+	dim, wg, design := c.dim, kn.wg(), kn.design("wg-per-row+bitonic")
+	scoring, selection, _ := strings.Cut(design, "+")
+	v, ref := c.v[:n*dim], c.ref.prefix(n)
+	kk := min(k, n)
+	w := Case{
+		Name: "cosine-topk", Variant: fmt.Sprintf("%s-wg%d", design, wg),
+		Params: params("d", dim, "n", n, "k", kk),
+		// V and q read once; k pairs written (the N scores stay on the device).
+		Bytes: float64(4*n*dim + 4*dim + 8*kk),
+		Flops: float64(4*n*dim + 3*n),
+	}
+	w.GPU = func(g GPU) (Side, error) {
+		cs, err := compute.NewCosineSingle(g.Device, v, dim, cosineOptions(scoring, wg))
+		if err != nil {
+			return Side{}, err
+		}
+		tk, err := compute.NewTopKSingleWith(cs, kk, compute.TopKOptions{Queue: selection == "queue"})
+		if err != nil {
+			cs.Release()
+			return Side{}, err
+		}
+		out := make([]ops.Pair, kk)
+		return Side{
+			Poison: func() {
+				for i := range out {
+					out[i] = ops.Pair{Index: -1, Score: float32(math.NaN())}
+				}
+			},
+			Run: func() (timing.Sample, error) {
+				start := time.Now()
+				t, err := tk.Run(c.q, out, g.Timer)
+				return g.sample(w.Name, start, t, err)
+			},
+			Verify: func() error {
+				conv := make([]ops.Pair, len(out))
+				for i, x := range out {
+					conv[i] = ops.Pair{Index: x.Index, Score: x.Score}
+				}
+				return checkTopK("gpu cosine-topk", conv, ref, kk)
+			},
+			Release: func() { tk.Release(); cs.Release() },
+		}, nil
+	}
+	w.CPU = func() (Side, error) {
+		scores := make([]float32, n)
+		var out []ops.Pair
+		return Side{
+			Poison: func() { poisonF32(scores); out = nil },
+			Run: func() (timing.Sample, error) {
+				return cpuSample(func() error {
+					if err := hostsimd.CosineSingle(c.q, v, dim, scores); err != nil {
+						return err
+					}
+					out = hostsimd.TopK(scores, kk)
+					return nil
+				})
+			},
+			Verify: func() error { return checkTopK("cpu cosine-topk", out, ref, kk) },
+		}, nil
+	}
+	return w
+}

@@ -1,0 +1,176 @@
+package workload
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/compute"
+
+	"github.com/wgpu-prof/wgpu-prof/hostsimd"
+	"github.com/wgpu-prof/wgpu-prof/ops"
+	"github.com/wgpu-prof/wgpu-prof/timing"
+)
+
+// HNSW scores q batches of c gathered candidate rows against their query
+// (L2², inner product or cosine), the inner loop of an HNSW search's
+// candidate expansion. By default the batches replay the distance
+// evaluations of real searches of an HNSW index over the stored vectors
+// (--candidates hnsw); --candidates random draws uniform ids (stress case).
+var HNSW = &Descriptor{
+	Name:       "hnsw",
+	Doc:        "L2² distances of q queries to c candidate rows each, gathered by id from n stored vectors",
+	Batch:      "q",
+	BatchDoc:   "queries (each with c candidates) per call",
+	Uses:       []string{"d", "n", "q", "c", "wg"},
+	Variants:   []string{"lanes", "per-pair"},
+	rank:       60,
+	MemCompute: compute.MemComputeStream,
+	Host: func(h HostSizes) []HostShape {
+		// A call gathers the same q·c rows every time (64 × 32 of 65,536
+		// at the defaults: 6.3 MB of a 201 MB set), so from the second
+		// call on they are in cache: the row is judged against the
+		// cache-resident ceiling (against DRAM it read at 121%).
+		return []HostShape{{Cache: "resident", Config: Config{Dim: h.Dim, N: 65536, Q: h.Q, C: 32, Seed: h.Seed}, Batch: h.Q}}
+	},
+	Prepare: func(c Config) (*Prepared, error) {
+		h, err := newHNSWData(c)
+		if err != nil {
+			return nil, err
+		}
+		fixed := params("d", c.Dim, "n", h.n, "c", c.C, "metric", h.metric, "candidates", c.Candidates)
+		if c.Candidates == CandidatesHNSW {
+			fixed = append(fixed, params("ef", c.Ef, "m", hnswM, "searches", h.searches, "visits_per_search", fmt.Sprintf("%.0f", h.visits))...)
+		}
+		return &Prepared{
+			Size:  c.Q,
+			Fixed: fixed,
+			At:    func(q int, k Knobs) Case { return hnswCase(h, q, k) },
+		}, nil
+	},
+}
+
+func init() { register(HNSW) }
+
+// hnswData is a base set, one query per candidate batch and the batches'
+// ids, with the float64 reference of every distance.
+type hnswData struct {
+	dim, n, c int
+	metric    ops.Metric
+	v, qs     []float32
+	ids       []int32
+	want, tol []float64
+	// searches and visits: how many index searches the batches came from
+	// and their mean distance evaluations (CandidatesHNSW).
+	searches int
+	visits   float64
+}
+
+func newHNSWData(c Config) (*hnswData, error) {
+	seed, n, dim, maxQ := c.Seed+3, c.N, c.Dim, c.Q
+	metric, err := ops.ParseMetric(c.Metric)
+	if err != nil {
+		return nil, fmt.Errorf("--metric: %w", err)
+	}
+	r := rand.New(rand.NewPCG(seed, 0x686e7377))
+	h := &hnswData{dim: dim, n: n, c: c.C, metric: metric, v: randVectors(r, n*dim)}
+	switch c.Candidates {
+	case CandidatesRandom:
+		h.qs = randVectors(r, maxQ*dim)
+		h.ids = randomCandidates(r, n, maxQ, c.C)
+	case CandidatesHNSW:
+		h.qs, h.ids, h.searches, h.visits, err = hnswTrace(seed, h.v, n, dim, maxQ, c.C, c.Ef, metric)
+		if err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("--candidates %q: want %s or %s", c.Candidates, CandidatesHNSW, CandidatesRandom)
+	}
+	h.want, h.tol = make([]float64, maxQ*c.C), make([]float64, maxQ*c.C)
+	for qi := 0; qi < maxQ; qi++ {
+		q := h.qs[qi*dim:][:dim]
+		var qq float64
+		for _, x := range q {
+			qq += float64(x) * float64(x)
+		}
+		for ci := 0; ci < c.C; ci++ {
+			row := h.v[int(h.ids[qi*c.C+ci])*dim:][:dim]
+			var l2, l2abs, dot, dabs, vv float64
+			for k, x := range row {
+				a, b := float64(q[k]), float64(x)
+				d := a - b
+				l2 += d * d
+				l2abs += d*d + 2*math.Abs(d)*math.Abs(b)
+				dot += a * b
+				dabs += math.Abs(a * b)
+				vv += b * b
+			}
+			i := qi*c.C + ci
+			switch metric {
+			case ops.L2Sq:
+				h.want[i], h.tol[i] = l2, DotTol(dim, l2abs)
+			case ops.InnerProduct:
+				h.want[i], h.tol[i] = dot, DotTol(dim, dabs)
+			case ops.Cosine:
+				den := math.Sqrt(qq) * math.Sqrt(vv)
+				if den == 0 {
+					h.want[i], h.tol[i] = 0, 1e-6
+				} else {
+					// The dot's bound plus the norms' float32 rounding.
+					h.want[i], h.tol[i] = dot/den, DotTol(dim, dabs)/den+2*float64(dim)*eps32*math.Abs(dot/den)
+				}
+			}
+		}
+	}
+	return h, nil
+}
+
+func (h *hnswData) check(what string, q int, out []float32) error {
+	return checkClose(what, out[:q*h.c], func(i int) (float64, float64) { return h.want[i], h.tol[i] })
+}
+
+func hnswCase(h *hnswData, q int, k Knobs) Case {
+	dim, c, wg, metric := h.dim, h.c, k.wg(), h.metric
+	qs, ids := h.qs[:q*dim], h.ids[:q*c]
+	perPair := k.Variant == "per-pair"
+	label := fmt.Sprintf("%s-lanes-wg%d", metric, wg)
+	if perPair {
+		label = fmt.Sprintf("%s-per-pair-wg%d", metric, wg)
+	}
+	w := Case{
+		Name: "hnsw", Variant: label,
+		Params: params("d", dim, "n", h.n, "c", c, "q", q),
+		// Queries and ids read, each gathered row read once, distances written.
+		Bytes: float64(4*q*dim + 4*q*c + 4*q*c*dim + 4*q*c),
+		Flops: float64(3 * q * c * dim),
+	}
+	w.GPU = func(g GPU) (Side, error) {
+		ga, err := compute.NewGather(g.Device, h.v, dim, compute.GatherOptions{Metric: metric, Workgroup: wg, PerPair: perPair})
+		if err != nil {
+			return Side{}, err
+		}
+		out := make([]float32, q*c)
+		return Side{
+			Poison: func() { poisonF32(out) },
+			Run: func() (timing.Sample, error) {
+				start := time.Now()
+				t, err := ga.Run(qs, ids, c, out, g.Timer)
+				return g.sample(w.Name, start, t, err)
+			},
+			Verify:  func() error { return h.check("gpu hnsw d", q, out) },
+			Release: ga.Release,
+		}, nil
+	}
+	w.CPU = func() (Side, error) {
+		out := make([]float32, q*c)
+		return Side{
+			Poison: func() { poisonF32(out) },
+			Run: func() (timing.Sample, error) {
+				return cpuSample(func() error { return hostsimd.Gather(qs, h.v, dim, ids, metric, out) })
+			},
+			Verify: func() error { return h.check("cpu hnsw d", q, out) },
+		}, nil
+	}
+	return w
+}

@@ -1,0 +1,166 @@
+package workload
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/compute"
+
+	"github.com/wgpu-prof/wgpu-prof/hostsimd"
+	"github.com/wgpu-prof/wgpu-prof/internal/verify"
+	"github.com/wgpu-prof/wgpu-prof/ops"
+	"github.com/wgpu-prof/wgpu-prof/timing"
+)
+
+// spreadDescriptor builds the descriptor of a spreading workload over one
+// graph generator; spread_rmat.go holds the second generator's.
+
+// SpreadUniform spreads activation over a graph with uniform random edges.
+var SpreadUniform = spreadDescriptor("spread-uniform", "a uniform random graph", 40,
+	func(n, degree int, seed uint64) *ops.CSR { return hostsimd.UniformGraph(n, degree, seed) })
+
+func init() { register(SpreadUniform) }
+
+// spreadVariant maps a spreading variant name to the runner's kernel.
+func spreadVariant(v string) compute.SpreadVariant {
+	switch v {
+	case "row-per-workgroup":
+		return compute.SpreadRowPerWorkgroup
+	case "row-per-thread-vec4":
+		return compute.SpreadRowPerThreadVec4
+	}
+	return compute.SpreadRowPerThread
+}
+
+// spreadParams are the suite's spreading parameters. With in-weights
+// normalised to sum to 1 per node (normalizeInWeights) a step maps
+// activations in [0, m] to [0, (r+(1−r)·δ)·m] = [0, 0.9·m]: the total stays
+// bounded and nothing is pushed into the clamp at 1. The threshold is low
+// enough that activation from a 0.1% seed set reaches most of the graph
+// within a few steps on the default graphs (degree 16), as a query's
+// activation does in a real semantic network, instead of dying at hop 2.
+var spreadParams = hostsimd.SpreadParams{Retention: 0.5, Decay: 0.8, Threshold: 1e-6}
+
+// spreadSeedFraction is the share of nodes a query seeds (at least one).
+const spreadSeedFraction = 0.001
+
+// normalizeInWeights returns a copy of g whose in-weights sum to 1 per
+// node (rows with no in-edges are left empty), so spreading is a weighted
+// average of the neighbours' activation rather than a sum that saturates.
+func normalizeInWeights(g *ops.CSR) *ops.CSR {
+	out := &ops.CSR{Offsets: g.Offsets, Cols: g.Cols, Weights: make([]float32, len(g.Weights))}
+	for i := 0; i+1 < len(g.Offsets); i++ {
+		e0, e1 := g.Offsets[i], g.Offsets[i+1]
+		var sum float64
+		for e := e0; e < e1; e++ {
+			sum += float64(g.Weights[e])
+		}
+		for e := e0; e < e1; e++ {
+			out.Weights[e] = float32(float64(g.Weights[e]) / sum)
+		}
+	}
+	return out
+}
+
+// spreadSeeds is a query's seed set: max(1, nodes/1000) distinct nodes
+// (its hits), activated with the hits' relevance, 1 for the best hit
+// falling linearly to 1/k for the k-th; every other node starts at 0.
+func spreadSeeds(nodes int, seed uint64) []float32 {
+	r := rand.New(rand.NewPCG(seed, 0x73707264))
+	k := max(1, int(float64(nodes)*spreadSeedFraction))
+	a0 := make([]float32, nodes)
+	for i, v := range r.Perm(nodes)[:k] {
+		a0[v] = float32(k-i) / float32(k)
+	}
+	return a0
+}
+
+func spreadDescriptor(name, graph string, rank int, gen func(n, degree int, seed uint64) *ops.CSR) *Descriptor {
+	d := &Descriptor{
+		Name:       name,
+		Doc:        "steps of spreading activation over " + graph,
+		Batch:      "nodes",
+		BatchDoc:   "graph nodes (edges grow with them)",
+		Uses:       []string{"nodes", "degree", "steps", "wg"},
+		Variants:   []string{"row-per-thread", "row-per-workgroup", "row-per-thread-vec4"},
+		rank:       rank,
+		MemCompute: compute.MemComputeStream,
+	}
+	d.Prepare = func(c Config) (*Prepared, error) {
+		return &Prepared{
+			Size: c.Nodes, MinBatch: 256,
+			Fixed: params("degree", c.Degree, "steps", c.Steps),
+			At: func(n int, k Knobs) Case {
+				return spreadCase(name, gen(n, c.Degree, c.Seed+4), c.Steps, c.Seed+4, k)
+			},
+		}, nil
+	}
+	return d
+}
+
+func spreadCase(name string, g *ops.CSR, steps int, seed uint64, k Knobs) Case {
+	g = normalizeInWeights(g)
+	nodes := len(g.Offsets) - 1
+	a0 := spreadSeeds(nodes, seed)
+	ref := verify.NewSpreadInterval(ops.CSR{Offsets: g.Offsets, Cols: g.Cols, Weights: g.Weights}, a0)
+	f := (1 - spreadParams.Retention) * spreadParams.Decay
+	active, saturated := make([]string, steps), make([]string, steps)
+	for s := 0; s < steps; s++ {
+		ref.Step(spreadParams.Retention, f, spreadParams.Threshold)
+		a, sat := ref.Counts()
+		active[s], saturated[s] = fmt.Sprint(a), fmt.Sprint(sat)
+	}
+	seeds := 0
+	for _, x := range a0 {
+		if x != 0 {
+			seeds++
+		}
+	}
+	edges, wg := len(g.Cols), k.wg()
+	w := Case{
+		Name: name, Variant: fmt.Sprintf("%s-wg%d", k.design("row-per-thread"), wg),
+		// active/saturated: nodes active (> 0) and at the clamp (1) after
+		// each step, from the float64 reference.
+		Params: params("nodes", nodes, "edges", edges, "steps", steps, "seeds", seeds,
+			"active", strings.Join(active, "/"), "saturated", strings.Join(saturated, "/")),
+		// Per step: the graph (offsets, cols, weights) and a read, a' written.
+		Bytes:  float64(steps) * float64(4*(nodes+1)+8*edges+8*nodes),
+		Flops:  float64(steps) * float64(2*edges+4*nodes),
+		Passes: steps,
+	}
+	w.GPU = func(gp GPU) (Side, error) {
+		sp, err := compute.NewSpread(gp.Device, ops.CSR{Offsets: g.Offsets, Cols: g.Cols, Weights: g.Weights},
+			compute.SpreadOptions{Variant: spreadVariant(k.Variant), Workgroup: wg})
+		if err != nil {
+			return Side{}, err
+		}
+		out := make([]float32, nodes)
+		sp2 := compute.SpreadParams{Retention: spreadParams.Retention, Decay: spreadParams.Decay, Threshold: spreadParams.Threshold, Steps: steps, Epsilon: -1}
+		return Side{
+			Poison: func() { poisonF32(out) },
+			Run: func() (timing.Sample, error) {
+				start := time.Now()
+				res, err := sp.Run(a0, sp2, out, gp.Timer)
+				return gp.sample(name, start, res.Timing, err)
+			},
+			Verify:  func() error { return ref.Check("gpu "+name, out) },
+			Release: sp.Release,
+		}, nil
+	}
+	w.CPU = func() (Side, error) {
+		var out []float32
+		return Side{
+			Poison: func() { out = nil },
+			Run: func() (timing.Sample, error) {
+				return cpuSample(func() error {
+					out, _ = hostsimd.Spread(g, a0, spreadParams, steps, -1)
+					return nil
+				})
+			},
+			Verify: func() error { return ref.Check("cpu "+name, out) },
+		}, nil
+	}
+	return w
+}

@@ -1,0 +1,356 @@
+package workload
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/compute"
+	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/report"
+	"github.com/wgpu-prof/wgpu-prof/timing"
+)
+
+// Config holds every size and knob a workload may read. Zero fields take
+// the defaults of Defaults; a workload reads only the fields it names in
+// its descriptor's Params.
+type Config struct {
+	Dim    int // vector dimension (multiple of 4)
+	N      int // stored vectors
+	Q      int // queries (cosine-batch, hnsw)
+	C      int // candidates per query (hnsw)
+	K      int // top-k
+	Nodes  int // graph nodes (spreading)
+	Degree int // average graph degree (spreading)
+	Steps  int // spreading steps
+	// Workgroup is the GPU workgroup size for every kernel that has one;
+	// 0: compute.DefaultWorkgroup.
+	Workgroup int
+	// Tile is the tile side of tiled kernels; 0: compute.DefaultTile.
+	Tile int
+	// Candidates is where hnsw's candidate ids come from: CandidatesHNSW
+	// (replayed from real searches of an index over the stored vectors;
+	// building it costs about a minute of CPU at the default n and d) or
+	// CandidatesRandom (uniform, the stress case; the default).
+	Candidates string
+	// Metric is hnsw's distance: "l2sq" (default), "ip" or "cosine".
+	Metric string
+	// Ef is the search breadth of the hnsw index whose visits are
+	// replayed (default 64).
+	Ef int
+	// Precision is the storage type of the GPU kernel's stored vectors:
+	// "f32" (default) or "f16" (only workloads whose Uses list
+	// "precision"; verified against the f32 data's float64 reference with
+	// the f16 rounding of V added to the tolerance).
+	Precision string
+	Seed      uint64
+}
+
+// Defaults fills zero fields with the suite's default sizes.
+func (c *Config) Defaults() {
+	def := func(p *int, v int) {
+		if *p == 0 {
+			*p = v
+		}
+	}
+	def(&c.Dim, 768)
+	def(&c.N, 65536)
+	def(&c.Q, 64)
+	def(&c.C, 32)
+	def(&c.K, 10)
+	def(&c.Nodes, 100_000)
+	def(&c.Degree, 16)
+	def(&c.Steps, 10)
+	def(&c.Ef, 64)
+	if c.Candidates == "" {
+		c.Candidates = CandidatesRandom
+	}
+	if c.Metric == "" {
+		c.Metric = "l2sq"
+	}
+	if c.Precision == "" {
+		c.Precision = "f32"
+	}
+	if c.Seed == 0 {
+		c.Seed = 1
+	}
+}
+
+// Knobs are the GPU settings a sweep varies; zero means the kernel's
+// default.
+type Knobs struct {
+	Workgroup int
+	Tile      int
+	// Variant is the GPU design, one of the descriptor's Variants; "":
+	// the first (the project's long-standing default).
+	Variant string
+}
+
+// design returns the variant knob, or def when it is empty.
+func (k Knobs) design(def string) string {
+	if k.Variant != "" {
+		return k.Variant
+	}
+	return def
+}
+
+// wg returns the workgroup size knob or the default.
+func (k Knobs) wg() int {
+	if k.Workgroup > 0 {
+		return k.Workgroup
+	}
+	return compute.DefaultWorkgroup
+}
+
+// Descriptor is everything wgpu-prof knows about one workload. The
+// experiment package iterates over descriptors and never names one.
+type Descriptor struct {
+	// Name is the workload's name on the command line and in reports.
+	Name string
+	// Doc says in one line what one call computes.
+	Doc string
+	// Batch names what the break-even's batch size counts ("n" rows, "q"
+	// queries, "nodes"), with BatchDoc saying it in words.
+	Batch, BatchDoc string
+	// Uses lists the Config fields (as their CLI flags without dashes) the
+	// workload reads; the others are ignored for it. "wg" and "tile" say
+	// which GPU knobs the workgroup and tile sweeps may vary.
+	Uses []string
+	// Variants lists the GPU designs of the workload (Knobs.Variant), the
+	// first the default when no selection was made; each is verified
+	// against the same reference. Selection by measurement
+	// (experiment.SelectVariants) picks the fastest per adapter.
+	Variants []string
+	// MemCompute is the memory-vs-compute shader family of the workload's
+	// GPU kernel (compute.NewMemCompute), "" when it has none.
+	MemCompute string
+	// Check validates the configuration for this workload beyond the
+	// checks every workload shares (Config.Validate); nil: none.
+	Check func(c Config) error
+	// Prepare generates the data (with its float64 reference) once; the
+	// returned Prepared builds cases at any batch size up to Size.
+	Prepare func(c Config) (*Prepared, error)
+	// Idle, if set, says what part of a workgroup (or tile) does no work
+	// at config c and knobs k ("" when all of it works): the sweeps print
+	// it next to the point so a slow configuration is explained.
+	Idle func(c Config, k Knobs) string
+	// Host lists the shapes the CPU-only suite (wgpu-prof host) measures;
+	// nil: the workload is not part of it.
+	Host func(h HostSizes) []HostShape
+	// rank orders the registry (the default suite's run order).
+	rank int
+}
+
+// HostSizes size the CPU-only suite.
+type HostSizes struct {
+	Dim     int // vector dimension
+	N       int // rows of an out-of-cache (DRAM) working set
+	NCached int // rows of a cache-resident working set
+	Q       int // queries of batch shapes
+	Seed    uint64
+}
+
+// HostShape is one configuration of the CPU-only suite.
+type HostShape struct {
+	// Cache says where the working set lives: "dram" or "resident".
+	Cache  string
+	Config Config
+	Batch  int
+}
+
+// CheckVariant returns an error naming the variant and the workload's
+// list when v is not one of its designs ("" is the default).
+func (d *Descriptor) CheckVariant(v string) error {
+	if v == "" {
+		return nil
+	}
+	for _, x := range d.Variants {
+		if x == v {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s: variant %q: have %s", d.Name, v, strings.Join(d.Variants, ", "))
+}
+
+// Has reports whether the workload reads the Config field of flag (e.g.
+// "wg", "tile").
+func (d *Descriptor) Has(flag string) bool {
+	for _, u := range d.Uses {
+		if u == flag {
+			return true
+		}
+	}
+	return false
+}
+
+// Prepared is a workload's generated data, ready to build cases.
+type Prepared struct {
+	// Size is the default batch size (the size `run` reports).
+	Size int
+	// MinBatch is the smallest batch of the default break-even sweep
+	// (0: 1).
+	MinBatch int
+	// Fixed are the parameters that stay fixed across batch sizes.
+	Fixed []report.Param
+	// At builds the case at batch size n (1 ≤ n ≤ Size) with the given
+	// GPU knobs.
+	At func(n int, k Knobs) Case
+}
+
+// Case is one workload at one configuration, with both sides.
+type Case struct {
+	Name    string
+	Variant string // GPU variant label (e.g. "wg64", "tile32")
+	Params  []report.Param
+	// Bytes is the fewest bytes the operation must move (each input read
+	// once, each output written once); Flops its arithmetic.
+	Bytes, Flops float64
+	// Passes is how many launches the GPU side makes per call (a spreading
+	// step each); 0 means 1. The memory-vs-compute probes launch as many.
+	Passes int
+	// GPU builds the GPU side on g's device; nil: no GPU side.
+	GPU func(g GPU) (Side, error)
+	// CPU builds the host-SIMD side; nil: no CPU side.
+	CPU func() (Side, error)
+}
+
+// GPU is what a case's GPU side runs with.
+type GPU struct {
+	Device *wgpu.Device
+	// Timer times the passes with timestamp queries; nil: host clock only.
+	Timer *wgpu.Timer
+	// Sample turns a runner's Timing into a timing.Sample; the experiment
+	// package sets it to record traces. Nil: SampleOf.
+	Sample func(name string, start time.Time, t compute.Timing, err error) (timing.Sample, error)
+}
+
+func (g GPU) sample(name string, start time.Time, t compute.Timing, err error) (timing.Sample, error) {
+	if g.Sample != nil {
+		return g.Sample(name, start, t, err)
+	}
+	return SampleOf(t, err)
+}
+
+// SampleOf converts a runner's Timing into a timing.Sample.
+func SampleOf(t compute.Timing, err error) (timing.Sample, error) {
+	return timing.Sample{Host: t.EndToEnd, Kernel: t.Kernel, HasKernel: t.KernelValid}, err
+}
+
+// Side is one side of a case, ready to run.
+type Side struct {
+	// Poison fills the outputs with NaN (or impossible values) so a kernel
+	// that writes nothing cannot pass verification.
+	Poison func()
+	// Run performs one call and reports its times.
+	Run func() (timing.Sample, error)
+	// Verify checks the outputs of the last run against the reference.
+	Verify func() error
+	// Release frees what the side allocated (GPU buffers); may be nil.
+	Release func()
+}
+
+// Close releases the side's resources; safe on a zero Side.
+func (s Side) Close() {
+	if s.Release != nil {
+		s.Release()
+	}
+}
+
+// cpuSample times fn on the host clock.
+func cpuSample(fn func() error) (timing.Sample, error) {
+	start := time.Now()
+	err := fn()
+	return timing.Sample{Host: time.Since(start)}, err
+}
+
+var registry []*Descriptor
+
+// register adds d to the registry; each descriptor file calls it from init.
+func register(d *Descriptor) {
+	for _, x := range registry {
+		if x.Name == d.Name {
+			panic("workload: " + d.Name + " registered twice")
+		}
+	}
+	registry = append(registry, d)
+	sort.SliceStable(registry, func(i, j int) bool { return registry[i].rank < registry[j].rank })
+}
+
+// All returns every workload, in the default suite's order.
+func All() []*Descriptor { return append([]*Descriptor(nil), registry...) }
+
+// Names returns the names of every workload, in order.
+func Names() []string {
+	out := make([]string, len(registry))
+	for i, d := range registry {
+		out[i] = d.Name
+	}
+	return out
+}
+
+// Lookup returns the workload called name.
+func Lookup(name string) (*Descriptor, error) {
+	for _, d := range registry {
+		if d.Name == name {
+			return d, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown workload %q (have %s)", name, strings.Join(Names(), ", "))
+}
+
+// Parse parses a comma-separated list of workload names ("" or "all":
+// every one).
+func Parse(s string) ([]*Descriptor, error) {
+	if s == "" || s == "all" {
+		return All(), nil
+	}
+	var out []*Descriptor
+	for _, w := range strings.Split(s, ",") {
+		d, err := Lookup(strings.TrimSpace(w))
+		if err != nil {
+			return nil, err
+		}
+		for _, x := range out {
+			if x == d {
+				return nil, fmt.Errorf("workload %q named twice", d.Name)
+			}
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// Validate checks what every workload shares: positive sizes, a
+// dimension the vec4 kernels can load, and stored vectors the device can
+// hold in chunks of its buffer limit. Descriptor.Check adds the rest.
+func (c Config) Validate(lim wgpu.Limits, adapter string) error {
+	pos := []struct {
+		flag string
+		v    int
+	}{{"--c", c.C}, {"--d", c.Dim}, {"--degree", c.Degree}, {"--k", c.K}, {"--n", c.N}, {"--nodes", c.Nodes}, {"--q", c.Q}, {"--steps", c.Steps}}
+	for _, x := range pos {
+		if x.v <= 0 {
+			return fmt.Errorf("%s %d: must be positive", x.flag, x.v)
+		}
+	}
+	if c.Dim%4 != 0 {
+		return fmt.Errorf("--d %d: the GPU kernels load vec4s; the dimension must be a multiple of 4", c.Dim)
+	}
+	if need := uint64(c.N) * uint64(c.Dim) * 4; need > lim.MaxBufferSize*64 {
+		return fmt.Errorf("--n %d × --d %d = %d bytes is past what %q can hold in chunks of maxBufferSize %d", c.N, c.Dim, need, adapter, lim.MaxBufferSize)
+	}
+	return nil
+}
+
+func p(key string, v any) report.Param { return report.Param{Key: key, Value: fmt.Sprint(v)} }
+
+// params builds report parameters from key, value pairs.
+func params(kv ...any) []report.Param {
+	out := make([]report.Param, 0, len(kv)/2)
+	for i := 0; i+1 < len(kv); i += 2 {
+		out = append(out, p(fmt.Sprint(kv[i]), kv[i+1]))
+	}
+	return out
+}
