@@ -1,6 +1,7 @@
 package compute_test
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -23,33 +24,13 @@ override WG: u32 = 64;
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 	if (gid.x < arrayLength(&y)) { y[gid.x] = 2.0 * x[gid.x] + y[gid.x]; }
 }`
-	inst, err := wgpu.NewInstance(wgpu.BackendUndefined)
+	dev, err := compute.Open(context.Background(), compute.Options{Device: wgpu.DeviceOptions{WaitTimeout: time.Minute}})
 	if err != nil {
 		fmt.Println(err) // e.g. libwgpu_native not found: run scripts/setup.sh
 		return
 	}
-	defer inst.Release()
-	adapters, err := inst.Adapters()
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer func() {
-		for _, a := range adapters {
-			a.Release()
-		}
-	}()
-	a, err := wgpu.SelectAdapter(adapters, wgpu.AdapterQuery{Index: -1})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	d, err := a.RequestDevice(wgpu.DeviceOptions{WaitTimeout: time.Minute})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer d.Release()
+	defer dev.Release()
+	d := dev.Device
 
 	const n = 1 << 16
 	k, err := compute.NewUserKernel(d, compute.UserKernelOptions{
@@ -66,12 +47,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 		fmt.Println(err)
 		return
 	}
-	timer, err := d.NewTimer(1) // nil when the adapter has no timestamps: host clock only
-	if err != nil {
-		timer = nil
-	}
-	defer timer.Release()
-	t, err := k.Run(timer)
+	t, err := k.Run(dev.Timer) // Timer is nil without working timestamps: host clock only
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -85,4 +61,20 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 	// y[65535] = 131070
 	// host time measured: true
 	// kernel time within host time: true
+}
+
+// Open the default adapter in one call and see what it is: the device is
+// ready for the runners of this package, with a Timer when timestamps work.
+func ExampleOpen() {
+	dev, err := compute.Open(context.Background(), compute.Options{})
+	if err != nil {
+		fmt.Println(err) // no adapter, or wgpu-native not installed
+		return
+	}
+	defer dev.Release()
+	fmt.Println("device ready:", dev.Device != nil)
+	fmt.Println("timer iff timestamps work:", (dev.Timer != nil) == dev.Timestamps.OK)
+	// Output:
+	// device ready: true
+	// timer iff timestamps work: true
 }

@@ -6,6 +6,7 @@
 package experiment
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
 
 	"github.com/klauspost/cpuid/v2"
@@ -31,9 +33,8 @@ type AdapterSelect struct {
 
 // Env is an open GPU device with its timer, plus the measurement options.
 type Env struct {
-	inst     *wgpu.Instance
-	adapters []*wgpu.Adapter
-	Device   *wgpu.Device
+	dev    *compute.Device
+	Device *wgpu.Device
 	// Timer is nil when the device has no timestamp queries; kernel times
 	// are then absent and the report says so.
 	Timer    *wgpu.Timer
@@ -59,40 +60,15 @@ func Open(sel AdapterSelect, opts timing.MeasureOpts, noTimestamps bool) (*Env, 
 	if err != nil {
 		return nil, err
 	}
-	inst, err := wgpu.NewInstance(backend)
+	dev, err := compute.Open(context.Background(), compute.Options{
+		Backend: backend, Name: sel.Name, Index: sel.Index, UseIndex: sel.Index >= 0,
+		Device: wgpu.DeviceOptions{NoTimestamps: noTimestamps},
+	})
 	if err != nil {
 		return nil, err
 	}
-	e := &Env{inst: inst, Measure: opts}
-	e.adapters, err = inst.Adapters()
-	if err != nil {
-		e.Close()
-		return nil, err
-	}
-	a, err := wgpu.SelectAdapter(e.adapters, wgpu.AdapterQuery{Backend: backend, Index: sel.Index, Name: sel.Name})
-	if err != nil {
-		e.Close()
-		return nil, err
-	}
-	e.Device, err = a.RequestDevice(wgpu.DeviceOptions{NoTimestamps: noTimestamps})
-	if err != nil {
-		e.Close()
-		return nil, err
-	}
-	probe, err := e.Device.ProbeTimestamps()
-	if err != nil {
-		e.Close()
-		return nil, fmt.Errorf("experiment: a probe dispatch failed on %q: %w", a.Info.Name, err)
-	}
-	e.TimestampsOK = probe.OK
-	e.TimestampProblem = probe.Reason
-	if probe.OK {
-		if e.Timer, err = e.Device.NewTimer(64); err != nil {
-			e.Close()
-			return nil, err
-		}
-	}
-	return e, nil
+	return &Env{dev: dev, Device: dev.Device, Timer: dev.Timer, Measure: opts,
+		TimestampsOK: dev.Timestamps.OK, TimestampProblem: dev.Timestamps.Reason}, nil
 }
 
 // Close releases everything; idempotent.
@@ -100,18 +76,8 @@ func (e *Env) Close() {
 	if e == nil {
 		return
 	}
-	e.Timer.Release()
-	e.Timer = nil
-	if e.Device != nil {
-		e.Device.Release()
-		e.Device = nil
-	}
-	for _, a := range e.adapters {
-		a.Release()
-	}
-	e.adapters = nil
-	e.inst.Release()
-	e.inst = nil
+	e.dev.Release()
+	e.dev, e.Device, e.Timer = nil, nil, nil
 }
 
 // ErrInterrupted is returned by a run stopped by Interrupt.
