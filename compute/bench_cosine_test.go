@@ -175,7 +175,7 @@ func BenchmarkTopK(b *testing.B) {
 		buf := upload(b, d, "scores", scores, 0)
 		for _, k := range []int{10, 64} {
 			b.Run(fmt.Sprintf("Q=%d/N=%d/k=%d", nq, n, k), func(b *testing.B) {
-				tk, err := compute.NewTopK(d, buf, nq, n, k)
+				tk, err := compute.NewTopK(d, buf, nq, n, k, compute.TopKOptions{})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -27,7 +27,7 @@ func BenchmarkTopKDesigns(b *testing.B) {
 		opts compute.TopKOptions
 	}{{"bitonic", compute.TopKOptions{}}, {"queue", compute.TopKOptions{Queue: true}}} {
 		b.Run(o.name, func(b *testing.B) {
-			tk, err := compute.NewTopKWith(d, buf, 1, n, k, o.opts)
+			tk, err := compute.NewTopK(d, buf, 1, n, k, o.opts)
 			if err != nil {
 				b.Fatal(err)
 			}

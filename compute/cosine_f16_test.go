@@ -72,7 +72,7 @@ func TestCosineSingleF16(t *testing.T) {
 
 			// The same runner feeds the GPU top-k.
 			k := min(c.n, 10)
-			ts, err := compute.NewTopKSingle(cs, k)
+			ts, err := compute.NewTopKSingle(cs, k, compute.TopKOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

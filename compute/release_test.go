@@ -74,7 +74,7 @@ func runners(d *wgpu.Device) []runner {
 			if err != nil {
 				return nil, nil, err
 			}
-			tk, err := compute.NewTopKSingle(cs, k)
+			tk, err := compute.NewTopKSingle(cs, k, compute.TopKOptions{})
 			if err != nil {
 				cs.Release()
 				return nil, nil, err

@@ -62,10 +62,6 @@ func checkK(k, n int) error {
 	return nil
 }
 
-func newTopKPlan(d *wgpu.Device, scores *wgpu.Buffer, stride, n, qcap, k int) (*topkPlan, error) {
-	return newTopKPlanWith(d, scores, stride, n, qcap, k, false)
-}
-
 // topkQueueSlice is the inputs one invocation of the queue design takes
 // for k: topkQueueMaxSlice, halved while a worst-case slice would spend
 // more than 65,536 loop iterations (the strictest budget known, see
@@ -108,9 +104,9 @@ func topkQueueLoopsAt(ch, k int) uint64 {
 	return uint64(k+1) + uint64(ch+1) + uint64(ch)*uint64(k+1) + uint64(k+1)
 }
 
-// newTopKPlanWith builds the bitonic plan (queue false) or the
+// newTopKPlan builds the bitonic plan (queue false) or the
 // threshold-filtered queue plan (wgsl/topk_queue.wgsl).
-func newTopKPlanWith(d *wgpu.Device, scores *wgpu.Buffer, stride, n, qcap, k int, queue bool) (*topkPlan, error) {
+func newTopKPlan(d *wgpu.Device, scores *wgpu.Buffer, stride, n, qcap, k int, queue bool) (*topkPlan, error) {
 	if err := checkK(k, n); err != nil {
 		return nil, err
 	}
@@ -134,7 +130,7 @@ func newTopKPlanWith(d *wgpu.Device, scores *wgpu.Buffer, stride, n, qcap, k int
 	})
 }
 
-// newTopKQueuePlan is newTopKPlanWith's queue design: rounds of
+// newTopKQueuePlan is newTopKPlan's queue design: rounds of
 // select_scores then select_pairs, an invocation per slice of
 // topkQueueSlice(k) inputs, until one list per row is left.
 func newTopKQueuePlan(d *wgpu.Device, scores *wgpu.Buffer, stride, n, qcap, k int) (*topkPlan, error) {
@@ -254,32 +250,20 @@ type TopK struct {
 }
 
 // NewTopK prepares the selection of k of n scores for each of q rows of
-// scores. k must be in 1..min(n, MaxTopK).
-func NewTopK(d *wgpu.Device, scores *wgpu.Buffer, q, n, k int) (*TopK, error) {
+// scores, with the design opts chooses (the zero value: the bitonic
+// network). k must be in 1..min(n, MaxTopK).
+func NewTopK(d *wgpu.Device, scores *wgpu.Buffer, q, n, k int, opts TopKOptions) (*TopK, error) {
 	const op = "compute: NewTopK"
+	if d == nil {
+		return nil, fmt.Errorf("%s: nil device", op)
+	}
 	if q < 1 || n < 1 {
 		return nil, fmt.Errorf("%s: Q = %d, N = %d: both must be ≥ 1", op, q, n)
 	}
 	if scores == nil || uint64(4*q*n) > scores.Size {
 		return nil, fmt.Errorf("%s: scores buffer smaller than Q·N = %d·%d floats", op, q, n)
 	}
-	plan, err := newTopKPlan(d, scores, n, n, q, k)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	return &TopK{d: d, plan: plan, Q: q, N: n, K: k}, nil
-}
-
-// NewTopKWith is NewTopK with the design chosen by opts.
-func NewTopKWith(d *wgpu.Device, scores *wgpu.Buffer, q, n, k int, opts TopKOptions) (*TopK, error) {
-	const op = "compute: NewTopKWith"
-	if q < 1 || n < 1 {
-		return nil, fmt.Errorf("%s: Q = %d, N = %d: both must be ≥ 1", op, q, n)
-	}
-	if scores == nil || uint64(4*q*n) > scores.Size {
-		return nil, fmt.Errorf("%s: scores buffer smaller than Q·N = %d·%d floats", op, q, n)
-	}
-	plan, err := newTopKPlanWith(d, scores, n, n, q, k, opts.Queue)
+	plan, err := newTopKPlan(d, scores, n, n, q, k, opts.Queue)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
@@ -341,12 +325,6 @@ type TopKSingle struct {
 	K    int
 }
 
-// NewTopKSingle prepares top-k selection of the scores of c. k must be in
-// 1..min(N, MaxTopK). c must outlive the returned value.
-func NewTopKSingle(c *CosineSingle, k int) (*TopKSingle, error) {
-	return NewTopKSingleWith(c, k, TopKOptions{})
-}
-
 // TopKOptions selects the top-k design.
 type TopKOptions struct {
 	// Queue selects threshold-filtered per-invocation queues
@@ -356,9 +334,14 @@ type TopKOptions struct {
 	Queue bool
 }
 
-// NewTopKSingleWith is NewTopKSingle with the design chosen by opts.
-func NewTopKSingleWith(c *CosineSingle, k int, opts TopKOptions) (*TopKSingle, error) {
-	plan, err := newTopKPlanWith(c.d, c.out, c.N, c.N, 1, k, opts.Queue)
+// NewTopKSingle prepares top-k selection of the scores of c, with the
+// design opts chooses (the zero value: the bitonic network). k must be in
+// 1..min(N, MaxTopK). c must outlive the returned value.
+func NewTopKSingle(c *CosineSingle, k int, opts TopKOptions) (*TopKSingle, error) {
+	if c == nil || c.d == nil {
+		return nil, fmt.Errorf("compute: NewTopKSingle: nil or released CosineSingle")
+	}
+	plan, err := newTopKPlan(c.d, c.out, c.N, c.N, 1, k, opts.Queue)
 	if err != nil {
 		return nil, fmt.Errorf("compute: NewTopKSingle: %w", err)
 	}
@@ -448,7 +431,7 @@ func (c *CosineBatch) RunTopK(qs []float32, k int, out []ops.Pair, t *wgpu.Timer
 		}
 		plan := c.topk[k]
 		if plan == nil {
-			if plan, err = newTopKPlan(c.d, c.out, c.N, c.N, c.qcap, k); err != nil {
+			if plan, err = newTopKPlan(c.d, c.out, c.N, c.N, c.qcap, k, false); err != nil {
 				return Timing{}, fmt.Errorf("%s: %w", op, err)
 			}
 			c.topk[k] = plan

@@ -120,7 +120,7 @@ func TestTopKSingle(t *testing.T) {
 			if k > c.n || (k == c.n && c.n > compute.MaxTopK) {
 				continue
 			}
-			ts, err := compute.NewTopKSingle(cs, k)
+			ts, err := compute.NewTopKSingle(cs, k, compute.TopKOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -159,7 +159,7 @@ func TestTopKTies(t *testing.T) {
 	buf := upload(t, d, "scores", scores, 0)
 	defer buf.Release()
 	for _, k := range []int{1, 33, 100, 256} {
-		tk, err := compute.NewTopK(d, buf, q, n, k)
+		tk, err := compute.NewTopK(d, buf, q, n, k, compute.TopKOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -249,7 +249,7 @@ func TestTopKRejects(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Release()
-	if _, err := compute.NewTopKSingle(cs, 6); err == nil || !strings.Contains(err.Error(), "k = 6 > N = 5") {
+	if _, err := compute.NewTopKSingle(cs, 6, compute.TopKOptions{}); err == nil || !strings.Contains(err.Error(), "k = 6 > N = 5") {
 		t.Errorf("TopKSingle k = 6 with N = 5: err = %v", err)
 	}
 	one, err := d.NewTimer(1)
@@ -285,7 +285,7 @@ func TestTopKQueue(t *testing.T) {
 	for name, scores := range inputs {
 		buf := upload(t, d, "scores", scores, 0)
 		for _, k := range ks {
-			tk, err := compute.NewTopKWith(d, buf, q, n, k, compute.TopKOptions{Queue: true})
+			tk, err := compute.NewTopK(d, buf, q, n, k, compute.TopKOptions{Queue: true})
 			if err != nil {
 				if d.LoopBudget() > 0 && errors.Is(err, wgpu.ErrLimit) && k > 10 {
 					continue // past the loop budget: refused
@@ -321,7 +321,7 @@ func TestTopKQueue(t *testing.T) {
 		}
 		buf := upload(t, d, "scores", scores, 0)
 		for _, k := range []int{10, 15, 16} {
-			tk, err := compute.NewTopKWith(d, buf, q, m, k, compute.TopKOptions{Queue: true})
+			tk, err := compute.NewTopK(d, buf, q, m, k, compute.TopKOptions{Queue: true})
 			if err != nil {
 				t.Fatalf("one slice m=%d k=%d: %v", m, k, err)
 			}
@@ -342,11 +342,11 @@ func TestTopKQueue(t *testing.T) {
 		buf := upload(t, d, "scores", make([]float32, 4096), 0)
 		defer buf.Release()
 		for _, k := range []int{127, compute.MaxTopK} {
-			if _, err := compute.NewTopKWith(d, buf, 1, 4096, k, compute.TopKOptions{Queue: true}); !errors.Is(err, wgpu.ErrLimit) {
+			if _, err := compute.NewTopK(d, buf, 1, 4096, k, compute.TopKOptions{Queue: true}); !errors.Is(err, wgpu.ErrLimit) {
 				t.Fatalf("k=%d on %s: want ErrLimit (loop budget), got %v", k, d.Info.Name, err)
 			}
 		}
-		tk, err := compute.NewTopKWith(d, buf, 1, 4096, 126, compute.TopKOptions{Queue: true})
+		tk, err := compute.NewTopK(d, buf, 1, 4096, 126, compute.TopKOptions{Queue: true})
 		if err != nil {
 			t.Fatalf("k=126 on %s: %v", d.Info.Name, err)
 		}
@@ -365,7 +365,7 @@ func TestTopKQueue(t *testing.T) {
 	if _, err := cs.Run(qv, all, nil); err != nil {
 		t.Fatal(err)
 	}
-	ts, err := compute.NewTopKSingleWith(cs, 10, compute.TopKOptions{Queue: true})
+	ts, err := compute.NewTopKSingle(cs, 10, compute.TopKOptions{Queue: true})
 	if err != nil {
 		t.Fatal(err)
 	}

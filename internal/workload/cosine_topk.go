@@ -63,7 +63,7 @@ func cosineTopKCase(c *cosineData, n, k int, kn Knobs) Case {
 		if err != nil {
 			return Side{}, err
 		}
-		tk, err := compute.NewTopKSingleWith(cs, kk, compute.TopKOptions{Queue: selection == "queue"})
+		tk, err := compute.NewTopKSingle(cs, kk, compute.TopKOptions{Queue: selection == "queue"})
 		if err != nil {
 			cs.Release()
 			return Side{}, err
