@@ -28,8 +28,8 @@
 # memory-compute for each one that has it; breakeven for every workload.
 # Measuring commands get --out DIR/<step> --plot; their stdout and stderr go
 # to DIR/<step>.txt; DIR/job.log lists each command, its exit status and
-# seconds. A tar over 15 MiB is split into FILE.00, FILE.01, ... (the
-# device tool brings back files of at most 16 MiB). A failed step is
+# seconds. A tar over 15 MiB is split into FILE.00, FILE.01, ... (so that a
+# transfer that limits the size of a file can carry it). A failed step is
 # logged and the job goes on; the exit status is
 # the number of failed steps (at most 100), 0 when all passed.
 set -uo pipefail
@@ -87,8 +87,8 @@ pack() {
   say "== packing $tarfile"
   tar -C "$(dirname "$out")" -czf "$tarfile.tmp" "$(basename "$out")" && mv "$tarfile.tmp" "$tarfile"
   ls -l "$tarfile" | tee -a "$log"
-  # The device tool brings back files of at most 16 MiB: split a larger tar
-  # into FILE.00, FILE.01, ... (cat FILE.?? > FILE joins them).
+  # A larger tar is split into FILE.00, FILE.01, ... for transfers that
+  # limit the size of a file (cat FILE.?? > FILE joins them).
   # (RUN_SH_SPLIT_KIB changes the piece size, for tests.)
   local piece=${RUN_SH_SPLIT_KIB:-15360}
   if [ "$(stat -c %s "$tarfile")" -gt $((piece * 1024)) ]; then
