@@ -3,7 +3,6 @@ module github.com/wgpu-prof/wgpu-prof
 go 1.26.0
 
 require (
-	github.com/coder/hnsw v0.6.1
 	github.com/klauspost/cpuid/v2 v2.4.2
 	github.com/spf13/pflag v1.0.10
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da
@@ -18,12 +17,7 @@ require (
 	git.sr.ht/~sbinet/gg v0.7.0 // indirect
 	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794 // indirect
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
-	github.com/chewxy/math32 v1.10.1 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
-	github.com/google/renameio v1.0.1 // indirect
-	github.com/viterin/partial v1.1.0 // indirect
-	github.com/viterin/vek v0.4.2 // indirect
-	golang.org/x/exp v0.0.0-20260824195058-e88cd73687aa // indirect
 	golang.org/x/image v0.46.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.42.0 // indirect

@@ -249,9 +249,27 @@ install_chromium() {
   fi
 }
 
+# The mingw-w64 C cross-compiler, with which scripts/test.sh compiles and
+# vets the Windows build (cgo) on Linux. Optional: without it that check is
+# skipped with a message.
+install_mingw() {
+  [ "$(uname -s)" = Linux ] || return 0
+  command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 && return 0
+  if [ "$(id -u)" = 0 ] && [ -z "${WGPU_PROF_NO_APT:-}" ] && command -v apt-get >/dev/null 2>&1; then
+    say "no x86_64-w64-mingw32-gcc found; installing gcc-mingw-w64-x86-64 (for the Windows build check)"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc-mingw-w64-x86-64 >&2 ||
+      { DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 &&
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc-mingw-w64-x86-64 >&2; } ||
+      say "apt-get install gcc-mingw-w64-x86-64 failed: the Windows build check will be skipped"
+  else
+    say "no x86_64-w64-mingw32-gcc found: the Windows build check will be skipped (e.g. sudo apt-get install gcc-mingw-w64-x86-64)"
+  fi
+}
+
 install_wgpu_native
 install_vulkan
 install_chromium
+install_mingw
 
 if [ "$want_env" = 1 ]; then
   # Nothing is needed to build; these only say what the binaries will load.

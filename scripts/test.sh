@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command of the README (and of .ci/run): set-up, then formatting,
-# vet, the generated-assembly check, all tests (asm and noasm builds) and
-# a vet of the arm64 builds.
+# vet, the generated-assembly check, all tests (asm and noasm builds), a vet
+# of the arm64 builds and the Windows cross-build (build and vet, tests
+# included, with mingw-w64's gcc for cgo).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -35,3 +36,14 @@ echo "== arm64 cross-check: go vet (assembles kernels_arm64.s) of the NEON and n
 # under qemu-aarch64 by hand (see hostsimd/kernels_arm64.s).
 GOARCH=arm64 CGO_ENABLED=0 go vet ./hostsimd/
 GOARCH=arm64 CGO_ENABLED=0 go vet -tags noasm ./hostsimd/
+
+echo "== windows/amd64 cross-check: go build and go vet (cgo with mingw-w64)"
+# Compiles the Windows build, its LoadLibrary path (compute/wgpu/loader.c)
+# and the tests; nothing is run. scripts/setup.sh installs the compiler
+# where it can.
+if command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1; then
+  CC=x86_64-w64-mingw32-gcc CGO_ENABLED=1 GOOS=windows GOARCH=amd64 go build ./...
+  CC=x86_64-w64-mingw32-gcc CGO_ENABLED=1 GOOS=windows GOARCH=amd64 go vet ./...
+else
+  echo "SKIPPED: x86_64-w64-mingw32-gcc not found (install gcc-mingw-w64-x86-64); the Windows build was not checked"
+fi

@@ -8,9 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
@@ -93,20 +91,6 @@ func TestDeviceLostMidRun(t *testing.T) {
 	}
 }
 
-// SIGINT stops the run cleanly: the current measurement ends, the rows
-// finished are reported and marked, the status is 130.
-func TestInterruptStopsCleanly(t *testing.T) {
-	testHookOpened = func(env *experiment.Env) {
-		env.Progress = &trigger{on: "gpu  cosine-topk", fn: func() {
-			syscall.Kill(os.Getpid(), syscall.SIGINT)
-			time.Sleep(20 * time.Millisecond)
-		}}
-	}
-	defer func() { testHookOpened = nil }()
-	stdout, _, err := runCmd(twoWorkloadRun("")...)
-	checkPartial(t, stdout, err, 130, "interrupted")
-}
-
 // A full disk under --out: the report still reaches stdout in full, the
 // status is 1 with a message naming --out, and the folder keeps its
 // previous contents — no partial set, no staging folder. Needs root to
@@ -177,23 +161,5 @@ func TestCompareDefaultThreshold(t *testing.T) {
 	}
 	if !strings.Contains(out, "cosine-batch") || !strings.Contains(out, "+3") {
 		t.Errorf("the 3%% slowdown is not shown as significant:\n%s", out)
-	}
-}
-
-// SIGTERM during hybrid's replay stops it at the next chunk with status
-// 130 and no report (the replay loop checks the interrupt; it used to run
-// every replay to the end, minutes on lavapipe, and then report).
-func TestHybridStopsOnSIGTERM(t *testing.T) {
-	testHookOpened = func(env *experiment.Env) {
-		env.Progress = &trigger{on: "hybrid: building", fn: func() {
-			syscall.Kill(os.Getpid(), syscall.SIGTERM)
-			time.Sleep(20 * time.Millisecond)
-		}}
-	}
-	defer func() { testHookOpened = nil }()
-	_, _, err := runCmd("hybrid", "--kernel", "cosine-single", "--sides", "cpu:threads=1,cpu:threads=2",
-		"--quick", "--requests", "20000", "--search-budget", "5s", "--format", "json")
-	if code, msg := exitStatus(err); code != 130 || !strings.Contains(msg, "interrupted") {
-		t.Fatalf("exit %d %q, want 130 and a message with \"interrupted\"", code, msg)
 	}
 }

@@ -3,10 +3,7 @@ package workload
 import (
 	"fmt"
 	"math"
-	mrand "math/rand"
 	"math/rand/v2"
-
-	"github.com/coder/hnsw"
 
 	"github.com/wgpu-prof/wgpu-prof/ops"
 )
@@ -14,8 +11,8 @@ import (
 // HNSW candidate sources (Config.Candidates).
 const (
 	// CandidatesHNSW replays the distance evaluations of real HNSW
-	// searches: an index over the stored vectors is built with
-	// github.com/coder/hnsw, each query is searched at Config.Ef, and the
+	// searches: an index over the stored vectors is built
+	// (hnswIndex, the paper's construction), each query is searched at Config.Ef, and the
 	// ids whose distance the search computes (every layer, in order, each
 	// id once per query) are cut into batches of c.
 	CandidatesHNSW = "hnsw"
@@ -24,8 +21,8 @@ const (
 	CandidatesRandom = "random"
 )
 
-// hnswM is the index's neighbours per node (coder/hnsw's default for
-// embeddings).
+// hnswM is the index's neighbours per node on its upper levels (twice that
+// on level 0), the paper's recommended value for embeddings.
 const hnswM = 16
 
 // hnswTrace builds an HNSW index over v (n rows of dim) with metric's
@@ -37,17 +34,7 @@ func hnswTrace(seed uint64, v []float32, n, dim, rows, c, ef int, metric ops.Met
 	if n < 2 {
 		return nil, nil, 0, 0, fmt.Errorf("--candidates hnsw: --n %d: an index needs at least 2 vectors", n)
 	}
-	id := make(map[*float32]int32, n)
-	for i := 0; i < n; i++ {
-		id[&v[i*dim]] = int32(i)
-	}
-	var trace []int32
-	var traceErr error
 	dist := func(a, b []float32) float32 {
-		// coder/hnsw calls distance(node vector, target): record the node.
-		if i, ok := id[&a[0]]; ok && trace != nil {
-			trace = append(trace, i)
-		}
 		var l2, dot, aa, bb float32
 		for k := range a {
 			x, y := a[k], b[k]
@@ -68,17 +55,14 @@ func hnswTrace(seed uint64, v []float32, n, dim, rows, c, ef int, metric ops.Met
 		}
 		return l2
 	}
-	g := hnsw.NewGraph[int32]()
-	g.M, g.EfSearch, g.Distance = hnswM, ef, dist
-	g.Rng = mrand.New(mrand.NewSource(int64(seed)))
-	nodes := make([]hnsw.Node[int32], n)
-	for i := range nodes {
-		nodes[i] = hnsw.MakeNode(int32(i), v[i*dim:(i+1)*dim:(i+1)*dim])
+	// The index is built with the search breadth as its construction
+	// breadth, so a larger --ef also means a better-linked graph.
+	g := newHNSWIndex(dim, hnswM, ef, dist, seed)
+	for i := 0; i < n; i++ {
+		g.add(v[i*dim : (i+1)*dim])
 	}
-	g.Add(nodes...)
-	if traceErr != nil {
-		return nil, nil, 0, 0, traceErr
-	}
+	var trace []int32
+	g.onEval = func(i int32) { trace = append(trace, i) }
 	r := rand.New(rand.NewPCG(seed, 0x71756572))
 	q := make([]float32, dim)
 	var total int
@@ -87,7 +71,7 @@ func hnswTrace(seed uint64, v []float32, n, dim, rows, c, ef int, metric ops.Met
 			q[k] = float32(r.NormFloat64())
 		}
 		trace = make([]int32, 0, 4*ef*hnswM)
-		g.Search(q, 1)
+		g.search(q, 1, ef)
 		searches++
 		total += len(trace)
 		seen := map[int32]bool{}
@@ -106,10 +90,6 @@ func hnswTrace(seed uint64, v []float32, n, dim, rows, c, ef int, metric ops.Met
 		if searches > 100*rows {
 			return nil, nil, 0, 0, fmt.Errorf("--candidates hnsw: searches at --ef %d visit fewer than --c %d distinct nodes; lower --c or raise --ef", ef, c)
 		}
-	}
-	trace = nil
-	if traceErr != nil {
-		return nil, nil, 0, 0, traceErr
 	}
 	return qs, ids, searches, float64(total) / float64(searches), nil
 }
