@@ -450,7 +450,7 @@ func (b *ceilingBench) readDesigns() ([]*microKernel, error) {
 	// A buffer much smaller than repReadBytes (a cache-level working set)
 	// is also read repeatedly within one dispatch: read once, the
 	// dispatch's own start-up dominates and the "ceiling" comes out below
-	// the DRAM one (lavapipe: 4.4 GB/s at 512 KB against 10.5 from DRAM).
+	// the DRAM one (docs/METHOD.md, "Ceilings").
 	// Only for buffers of at most a quarter of it: a DRAM-sized buffer
 	// read twice would be partly served from the cache.
 	reps := (repReadBytes + 16*b.n4 - 1) / (16 * b.n4)

@@ -112,7 +112,7 @@ func TestMeasureCeilings(t *testing.T) {
 		t.Errorf("PeakGFLOPs %v, want the maximum over points %v", c.PeakGFLOPs, peak)
 	}
 	// Roofline shape: at 0.25 flop/B the chain is starved by memory; at 64
-	// flop/B it does 256× the flops per byte. Even with lavapipe's noise
+	// flop/B it does 256× the flops per byte. Even on a noisy CPU adapter
 	// the high-intensity rate cannot be below the low one.
 	if lo, hi := c.FMA[0].GFLOPs, c.FMA[2].GFLOPs; !(hi >= lo) {
 		t.Errorf("FMA at intensity 64: %.3g GFLOP/s < %.3g at intensity 0.25: not a roofline", hi, lo)

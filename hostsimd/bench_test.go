@@ -85,7 +85,7 @@ func BenchmarkCosineSingle(b *testing.B) {
 	}
 }
 
-// BenchmarkCosineTopK is issue 13's top-k shape: one query, N=200,000 rows
+// BenchmarkCosineTopK is the top-k shape of the peer comparison: one query, N=200,000 rows
 // of D=768 from DRAM, k=10 (CosineSingle + TopK), as FAISS IndexFlatIP's
 // search in bench/peers.py.
 func BenchmarkCosineTopK(b *testing.B) {
@@ -196,7 +196,7 @@ func BenchmarkCosineBatch(b *testing.B) {
 	})
 }
 
-// BenchmarkHNSWDistances is issue 13's HNSW shape: Q=64 queries, C=32
+// BenchmarkHNSWDistances is the HNSW shape of the peer comparison: Q=64 queries, C=32
 // candidates each gathered from N=65,536 rows, L2² (numpy fancy-index +
 // L2² in bench/peers.py).
 func BenchmarkHNSWDistances(b *testing.B) {

@@ -160,7 +160,8 @@ func cosineSingleWith(im singleImpl, q, v []float32, d, n int, out []float32) {
 	}
 	// On one thread the rows run here, with no closure to allocate: a
 	// timed call that allocates can pay a page fault where the heap grows
-	// into fresh pages (docs/METHOD.md, "Totals").
+	// into fresh pages (docs/METHOD.md, "Totals";
+	// TestCosineSingleOneThreadAllocatesNothing).
 	if rowThreads(n, 4*d) <= 1 {
 		c.run(0, n)
 		return

@@ -29,9 +29,8 @@ func TestForceThreadsSplitsEveryCall(t *testing.T) {
 
 // A one-thread CosineSingle call allocates nothing, on every level and row
 // walk: a timed call that allocates pays a page fault wherever the heap
-// grows into fresh pages (hybrid measured 6-7% of calls 5 µs slower in
-// half of its processes), and the 4 allocations it made cost more than the
-// work of a 1-row call. rowThreads agrees with the ranges parallelRows
+// grows into fresh pages, and allocating would cost more than the work of
+// a 1-row call. rowThreads agrees with the ranges parallelRows
 // runs.
 func TestCosineSingleOneThreadAllocatesNothing(t *testing.T) {
 	defer ForceThreads(0)

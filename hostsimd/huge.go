@@ -13,10 +13,10 @@ const hugeMin = 8 << 20
 // starting on a 64-byte boundary. On Linux, a buffer of at least 8 MiB
 // starts on a 2 MiB boundary and is advised to the kernel as huge-page
 // memory (MADV_HUGEPAGE) before it is first touched: under a hypervisor a
-// TLB miss is a two-level page walk, and a C/OpenMP sum over 614 MB read
-// 29 GB/s on 4 KiB pages and 33.4 GB/s on 2 MiB pages on a 2-vCPU Zen 4
-// (cosine 23 → 25-27 GB/s on one thread). numpy advises its large
-// arrays the same way. Where huge pages are not available (another OS, a
+// TLB miss is a two-level page walk, so streaming reads run faster on
+// 2 MiB pages (docs/results/2026-11-24-epyc-zen4/NOTES.md; compare
+// BenchmarkReadCeiling with transparent huge pages on and off). numpy
+// advises its large arrays the same way. Where huge pages are not available (another OS, a
 // kernel set to never) the buffer is plain memory. Fill it from the
 // threads that will read it (SplitRows) to place its pages there.
 func HugeFloats(n int) []float32 {

@@ -22,8 +22,8 @@ import (
 // counter instead, so a slow chunk does not hold up the others.
 //
 // Waking a parked thread is slow on virtual machines: an idle vCPU halts,
-// and the wake-up goes through the hypervisor (about 20 µs measured on a
-// 2-vCPU KVM guest, against 0.07 µs per 768-float row). So, as OpenMP
+// and the wake-up goes through the hypervisor, costing as much as many
+// rows of work. So, as OpenMP
 // runtimes do, a worker that finishes a range polls its channel for
 // spinWait before it parks, and the caller polls for its workers' ranges
 // to finish for as long before it blocks: back-to-back calls find their
@@ -88,11 +88,12 @@ func (s *split) wait() {
 // yield of the OS thread between polls, so other threads that want the
 // core (a GPU driver's, the program's) get it while the worker stays
 // awake. A parked worker costs the next parallel call its wake-up, which
-// on a 2-vCPU KVM guest measured 130-160 µs (median) against 1.4 µs for a
-// whole 48-row call with the worker awake: with 1 ms, a stream that
-// interleaved one-thread and two-thread calls with a few ms between the
-// latter found the worker parked, and a dispatcher learned the parallel
-// side was slow from those wake-ups. (LLVM's OpenMP spins 200 ms.)
+// can be a hundred times a small call's work: polling only 1 ms, a stream
+// that interleaves one-thread and two-thread calls with a few ms between
+// the latter finds the worker parked, and a dispatcher learns the parallel
+// side is slow from those wake-ups. TestReceivePollsThenParks checks the
+// polling and the parking; the wake-up's cost is in
+// docs/results/2026-11-24-epyc-zen4/NOTES.md. (LLVM's OpenMP spins 200 ms.)
 const (
 	hotSpin  = time.Millisecond
 	spinWait = 10 * time.Millisecond

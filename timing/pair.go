@@ -9,9 +9,9 @@ import (
 // b and b then a in turn (after Warmup untimed rounds), so a load that
 // comes and goes during the measurement falls on both alike and neither
 // side always runs first after the loop's own bookkeeping (which leaves
-// caches and branch predictors colder for whoever follows it: a 1 µs call
-// measured 25% slower in first place than the same call in second), and
-// their ratio stays fair. It stops
+// caches and branch predictors colder for whoever follows it, which
+// matters for calls of a few microseconds), and their ratio stays fair
+// (TestMeasurePairInterleaves). It stops
 // when both medians' CIs are within ±TargetRel (never before MinRuns
 // rounds), at MaxRuns rounds, or when the Budget is spent (charged both
 // sides' reported times) once MinRuns rounds are in. The results are those

@@ -292,10 +292,9 @@ func SearchCrossover(o SearchOpts, sideA, sideB string, probe func(n int) (a, b 
 	// confirm measures both ends of a located bracket again, later than
 	// they were first measured: on a shared machine a side can run slow
 	// for a second or two (a vCPU taken away), enough to make one size's
-	// winner wrong (two threads measured 1.6× slower than one at 64 rows,
-	// faster at 16 and 76). An end whose winner changes is a tie (two
-	// measurements disagree), and the search goes on from the new
-	// bracket; ok is false when no bracket is left.
+	// winner wrong (TestSearchConfirmsEnds). An end whose winner changes
+	// is a tie (two measurements disagree), and the search goes on from
+	// the new bracket; ok is false when no bracket is left.
 	confirm := func() (again, ok bool, err error) {
 		if confirms >= maxConfirms || (!o.Deadline.IsZero() && !o.Now().Before(o.Deadline)) {
 			return false, true, nil

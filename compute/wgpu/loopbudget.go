@@ -6,14 +6,14 @@ import (
 )
 
 // llvmpipeLoopBudget is what Mesa's llvmpipe (lavapipe, the Vulkan
-// adapter of the test machines) lets one shader invocation spend on loops,
+// adapter of machines without a GPU) lets one shader invocation spend on loops,
 // over all its loops together (LP_MAX_TGSI_LOOP_ITERATIONS in Mesa 22):
 // every loop it runs costs its iterations plus one (the test that ends
 // it), and once 65,536 are spent every loop exits at its next back edge,
-// silently. Measured here: one loop of 70,000 iterations ran 65,535; after
-// a first loop of 40,000, a second of 40,000 ran 25,534. A
-// spreading-activation row of 70,000 edges summed on one thread came out
-// as the sum of its first 65,535. TestLoopBudget checks the model against
+// silently: a loop of more than 65,535 iterations runs 65,535, and a
+// second loop runs only what the first left of the budget, so a
+// spreading-activation row of more edges than that, summed on one thread,
+// would silently come out short. TestLoopBudget checks the model against
 // the driver, and the runners' own tests check their counts at the largest
 // size they let through.
 const llvmpipeLoopBudget = 65536
