@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// The saxpy run, at lavapipe's dispatch limit (65,535 workgroups
+// A saxpy run of the user-kernel command, at lavapipe's dispatch limit (65,535 workgroups
 // per dimension: WG=128 × 32,768 covers the 4,194,304 elements).
 func TestKernelSaxpyJSON(t *testing.T) {
 	out, stderr, err := runCmd("kernel", "testdata/saxpy.wgsl", "--quick",

@@ -83,13 +83,13 @@ func CeilingCheck(rep *report.Report) (warnings []string, ok string) {
 
 // recheckCPUReadCeilings measures again, after the kernels, each CPU read
 // ceiling that a memory-bound CPU row ran above. The ceilings are measured
-// before the kernels, and a virtual machine's DRAM bandwidth moves by up
-// to 1.5× over seconds (a 2-vCPU Zen 4 guest read 31.8 GB/s at the start
-// of a run whose cosine then streamed 34.4 GB/s from DRAM); a row above
+// before the kernels, and a virtual machine's DRAM bandwidth can move
+// over seconds (docs/METHOD.md, "Ceilings"); a row above
 // its ceiling means the ceiling missed the machine's best, so that
 // ceiling is read again right away and the better of the two passes is
 // kept, every CPU row judged against it placed again, and the summary
 // says so. A row still above 105% after that is left to CeilingCheck.
+// TestRecheckCPUReadCeilings checks both outcomes.
 // dramBytes is the DRAM ceiling's working set (0: the default).
 func recheckCPUReadCeilings(rep *report.Report, dramBytes int64, progress func(string, ...any)) ([]string, error) {
 	cs := rep.Ceilings.CPU

@@ -126,10 +126,10 @@ func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {
 	rep.Summary = append(rep.Summary, fmt.Sprintf("%sread ceiling %.1f GB/s on %d threads (%s), cache-resident %.1f GB/s over %d B (%s); one-vs-all-threads break-even: %s (%s)",
 		LevelChoicePrefix, all.ReadGBs, all.Threads, all.ReadKernel, all.CacheReadGBs, all.CacheBytes, all.CacheReadKernel, calib.Crossover, calib.Source))
 	// The out-of-cache rows are judged by their working set, as in run: a
-	// --n small enough to sit partly in the last-level cache (20,000 rows:
-	// 61 MB against a 32 MB L3) read at up to 1.7× the DRAM ceiling and
-	// was labelled dram. The read ceilings at half the L2 and half the
-	// last-level cache judge working sets up to levelReach times theirs.
+	// --n small enough to sit partly in the last-level cache would read
+	// above the DRAM ceiling (TestHostJudgesRowsByTheirWorkingSet). The
+	// read ceilings at half the L2 and half the last-level cache judge
+	// working sets up to levelReach times theirs.
 	dramBytes := float64(all.Bytes)
 	levels := cacheLevels(dramBytes)
 	for i := range levels {

@@ -85,9 +85,8 @@ type RoofLevel struct {
 // sets up to twice the cache. Read bandwidth does not grow with the working
 // set, so for a set larger than the level's own it is still an upper bound;
 // and a set that overflows the cache by less than that still hits it for a
-// good part of its reads (a CPU cosine over 25 MB, in a 32 MB L3, read at
-// 1.37× the DRAM ceiling it was judged against when the level ended at
-// 16 MB).
+// good part of its reads, so judged against DRAM it would run above 100%
+// (TestRoofsForBytes; docs/METHOD.md, "Ceilings").
 const levelReach = 4
 
 // forBytes returns the roof of side for a kernel moving bytes, the

@@ -31,7 +31,7 @@ var HNSW = &Descriptor{
 		// A call gathers the same q·c rows every time (64 × 32 of 65,536
 		// at the defaults: 6.3 MB of a 201 MB set), so from the second
 		// call on they are in cache: the row is judged against the
-		// cache-resident ceiling (against DRAM it read at 121%).
+		// cache-resident ceiling (against DRAM it would read above 100%).
 		return []HostShape{{Cache: "resident", Config: Config{Dim: h.Dim, N: 65536, Q: h.Q, C: 32, Seed: h.Seed}, Batch: h.Q}}
 	},
 	Prepare: func(c Config) (*Prepared, error) {

@@ -11,8 +11,8 @@ import (
 	"github.com/wgpu-prof/wgpu-prof/ops"
 )
 
-// TestSpreadDefaultGraphsStayLive checks the issue-14 requirements on the
-// default graphs: a 0.1% seed set, activity that reaches the graph, and
+// TestSpreadDefaultGraphsStayLive checks what the spreading workload
+// needs of its default graphs: a 0.1% seed set, activity that reaches the graph, and
 // fewer than half the nodes saturated at the last step.
 func TestSpreadDefaultGraphsStayLive(t *testing.T) {
 	c := Config{}
