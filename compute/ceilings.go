@@ -1,7 +1,6 @@
 package compute
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -116,7 +115,7 @@ type ceilingBench struct {
 	dst     *wgpu.Buffer
 	partial *wgpu.Buffer
 	extra   []*wgpu.Buffer // partial sums of the other read designs
-	params  *wgpu.Buffer
+	params  *chunkParams
 	groups  []*wgpu.BindGroup
 }
 
@@ -200,7 +199,7 @@ func MeasureCeilings(d *wgpu.Device, opts CeilingOptions) (Ceilings, error) {
 		wg    int
 		chunk uint64
 	}{{64, 256}, {256, 64}, {64, 1024}} {
-		w, err := b.chunkDesign(kernels[1], "micro_fill", []wgpu.BufferBinding{{Binding: 0, Buffer: b.params, Size: 16}, {Binding: 1, Buffer: b.dst}}, x.wg, x.chunk)
+		w, err := b.chunkDesign(kernels[1], "micro_fill", []wgpu.BufferBinding{b.params.binding(0), {Binding: 1, Buffer: b.dst}}, x.wg, x.chunk)
 		if err != nil {
 			return Ceilings{}, fmt.Errorf("%s: %w", op, err)
 		}
@@ -298,13 +297,12 @@ func newCeilingBench(d *wgpu.Device, bytes uint64, wg int) (*ceilingBench, error
 	if b.dst, err = d.CreateBuffer("ceiling dst", bytes, wgpu.UsageStorage|wgpu.UsageCopyDst|wgpu.UsageCopySrc); err != nil {
 		return nil, err
 	}
-	if b.params, err = d.CreateBuffer("ceiling params", 2*uniformStride, wgpu.UsageUniform|wgpu.UsageCopyDst); err != nil {
+	// Block 0: the fill kernel's seed, set per run; block 1: the FMA constants.
+	if b.params, err = newChunkParams(d, "ceiling params", 2, 4); err != nil {
 		return nil, err
 	}
-	var blk [8]byte
-	binary.LittleEndian.PutUint32(blk[0:], math.Float32bits(fmaA))
-	binary.LittleEndian.PutUint32(blk[4:], math.Float32bits(fmaB))
-	if err = d.Write(b.params, uniformStride, blk[:]); err != nil {
+	b.params.set(1, math.Float32bits(fmaA), math.Float32bits(fmaB))
+	if err = b.params.flush(d); err != nil {
 		return nil, err
 	}
 	ok = true
@@ -583,7 +581,7 @@ func (b *ceilingBench) fillKernel() (*microKernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	bg, err := b.bind(p, []wgpu.BufferBinding{{Binding: 0, Buffer: b.params, Size: 16}, {Binding: 1, Buffer: b.dst}})
+	bg, err := b.bind(p, []wgpu.BufferBinding{b.params.binding(0), {Binding: 1, Buffer: b.dst}})
 	if err != nil {
 		return nil, err
 	}
@@ -594,9 +592,8 @@ func (b *ceilingBench) fillKernel() (*microKernel, error) {
 		pass:  wgpu.Pass{Label: "micro_fill", Dispatches: []wgpu.Dispatch{{Pipeline: p, BindGroups: []*wgpu.BindGroup{bg}, X: b.streamGroups(b.n4, 8), Y: 1, Z: 1}}},
 		bytes: float64(16 * b.n4),
 		prepare: func(run int) error {
-			var blk [4]byte
-			binary.LittleEndian.PutUint32(blk[:], math.Float32bits(seed(run)))
-			if err := b.d.Write(b.params, 0, blk[:]); err != nil {
+			b.params.set(0, math.Float32bits(seed(run)))
+			if err := b.params.flush(b.d); err != nil {
 				return err
 			}
 			return b.poison(b.dst, starts, sampleBlock, b.n4)
@@ -675,7 +672,7 @@ func (b *ceilingBench) fmaKernel(fmas int) (*microKernel, error) {
 	}
 	n4 := b.fmaElements(fmas)
 	bg, err := b.bind(p, []wgpu.BufferBinding{
-		{Binding: 0, Buffer: b.params, Offset: uniformStride, Size: 16},
+		b.params.binding(1),
 		{Binding: 1, Buffer: b.src, Size: 16 * n4},
 		{Binding: 2, Buffer: b.dst, Size: 16 * n4},
 	})

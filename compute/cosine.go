@@ -1,7 +1,6 @@
 package compute
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -42,7 +41,7 @@ type CosineSingle struct {
 	pipe   *wgpu.Pipeline
 	q      *wgpu.Buffer
 	out    *wgpu.Buffer
-	params *wgpu.Buffer
+	params *chunkParams
 	vbufs  []*wgpu.Buffer
 	nbufs  []*wgpu.Buffer
 	groups []*wgpu.BindGroup
@@ -162,7 +161,7 @@ func (c *CosineSingle) init(st rowStore) error {
 	for start := uint64(0); start < uint64(c.N); start += per {
 		c.chunks = append(c.chunks, min(per, uint64(c.N)-start))
 	}
-	if c.params, err = d.CreateBuffer("params", uint64(uniformStride*len(c.chunks)), wgpu.UsageUniform|wgpu.UsageCopyDst); err != nil {
+	if c.params, err = newChunkParams(d, "params", len(c.chunks), 4); err != nil {
 		return err
 	}
 	var dispatches []wgpu.Dispatch
@@ -178,7 +177,7 @@ func (c *CosineSingle) init(st rowStore) error {
 			return err
 		}
 		bindings := []wgpu.BufferBinding{
-			{Binding: 0, Buffer: c.params, Offset: uint64(i * uniformStride), Size: 16},
+			c.params.binding(i),
 			{Binding: 1, Buffer: c.q},
 			{Binding: 2, Buffer: vb},
 			{Binding: 3, Buffer: c.out, Offset: 4 * row, Size: 4 * rows},
@@ -218,18 +217,22 @@ func (c *CosineSingle) init(st rowStore) error {
 			groups = uint32((rows + uint64(c.opts.Workgroup) - 1) / uint64(c.opts.Workgroup))
 		}
 		gx, gy := grid2D(groups, d.Limits.MaxComputeWorkgroupsPerDimension)
-		var blk [16]byte
-		binary.LittleEndian.PutUint32(blk[0:], uint32(rows))
-		binary.LittleEndian.PutUint32(blk[4:], uint32(dim/4))
-		binary.LittleEndian.PutUint32(blk[8:], gx)
-		if err := d.Write(c.params, uint64(i*uniformStride), blk[:]); err != nil {
-			return err
-		}
+		c.params.set(i, uint32(rows), uint32(dim/4), gx) // word 3, |q|, is set per call by setQuery
 		dispatches = append(dispatches, wgpu.Dispatch{Pipeline: c.pipe, BindGroups: []*wgpu.BindGroup{bg}, X: gx, Y: gy, Z: 1})
 		row += rows
 	}
 	c.passes = []wgpu.Pass{{Label: st.shader, Dispatches: dispatches}}
-	return nil
+	return c.params.flush(d)
+}
+
+// setQuery uploads a query: its norm into word 3 of every chunk's
+// parameter block and its values into the q buffer.
+func (c *CosineSingle) setQuery(q []float32) error {
+	c.params.setAll(3, math.Float32bits(norm64(q)))
+	if err := c.params.flush(c.d); err != nil {
+		return err
+	}
+	return c.d.Write(c.q, 0, wgpu.Bytes(q))
 }
 
 // Run scores q against V into out (len N). With a timer, the pass is timed
@@ -249,18 +252,7 @@ func (c *CosineSingle) Run(q, out []float32, t *wgpu.Timer) (Timing, error) {
 		return Timing{}, fmt.Errorf("compute: CosineSingle.Run: %w", err)
 	}
 	start := time.Now()
-	var qn float64
-	for _, x := range q {
-		qn += float64(x) * float64(x)
-	}
-	var norm [4]byte
-	binary.LittleEndian.PutUint32(norm[:], math.Float32bits(float32(math.Sqrt(qn))))
-	for i := range c.chunks {
-		if err := c.d.Write(c.params, uint64(i*uniformStride+12), norm[:]); err != nil {
-			return Timing{}, err
-		}
-	}
-	if err := c.d.Write(c.q, 0, wgpu.Bytes(q)); err != nil {
+	if err := c.setQuery(q); err != nil {
 		return Timing{}, err
 	}
 	passes, err := c.d.Submit(c.passes, nil, t)

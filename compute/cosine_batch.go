@@ -1,7 +1,6 @@
 package compute
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"time"
@@ -89,7 +88,7 @@ type CosineBatch struct {
 	N, D   int
 	opts   CosineBatchOptions
 	pipe   *wgpu.Pipeline
-	params *wgpu.Buffer
+	params *chunkParams
 	vbufs  []*wgpu.Buffer
 	nbufs  []*wgpu.Buffer
 	chunks []uint64 // rows per chunk
@@ -225,7 +224,7 @@ func (c *CosineBatch) init(v []float32) error {
 	for start := uint64(0); start < uint64(c.N); start += per {
 		c.chunks = append(c.chunks, min(per, uint64(c.N)-start))
 	}
-	if c.params, err = d.CreateBuffer("batch params", uint64(uniformStride*len(c.chunks)), wgpu.UsageUniform|wgpu.UsageCopyDst); err != nil {
+	if c.params, err = newChunkParams(d, "batch params", len(c.chunks), 8); err != nil {
 		return err
 	}
 	row := uint64(0)
@@ -286,7 +285,7 @@ func (c *CosineBatch) ensure(nq int) error {
 	}
 	for i := range c.chunks {
 		bg, err := d.CreateBindGroup(c.pipe, 0, []wgpu.BufferBinding{
-			{Binding: 0, Buffer: c.params, Offset: uint64(i * uniformStride), Size: 32},
+			c.params.binding(i),
 			{Binding: 1, Buffer: c.qs},
 			{Binding: 2, Buffer: c.qn},
 			{Binding: 3, Buffer: c.vbufs[i]},
@@ -334,39 +333,32 @@ func (c *CosineBatch) pass(qs []float32, nq int) (wgpu.Pass, error) {
 	dispatches := make([]wgpu.Dispatch, len(c.chunks))
 	row := uint64(0)
 	for i, rows := range c.chunks {
-		var blk [32]byte
 		var gx, gy uint32
+		var nBlocks, allBlocks uint32 // words 6 and 7: blocks (or tiles) along N and in all
 		if c.opts.Register {
 			perBlock := 4 * uint64(c.opts.Workgroup)
 			blocksN := (rows + perBlock - 1) / perBlock
 			qb := uint64(c.opts.RegisterQueries)
 			blocks := blocksN * ((uint64(nq) + qb - 1) / qb)
 			gx, gy = grid2D(uint32(blocks), maxWG)
-			binary.LittleEndian.PutUint32(blk[24:], uint32(blocksN))
-			binary.LittleEndian.PutUint32(blk[28:], uint32(blocks))
+			nBlocks, allBlocks = uint32(blocksN), uint32(blocks)
 		} else if c.opts.Tiled {
 			t := uint64(c.opts.Tile)
 			tilesN := (rows + t - 1) / t
 			tiles := tilesN * ((uint64(nq) + t - 1) / t)
 			gx, gy = grid2D(uint32(tiles), maxWG)
-			binary.LittleEndian.PutUint32(blk[24:], uint32(tilesN))
-			binary.LittleEndian.PutUint32(blk[28:], uint32(tiles))
+			nBlocks, allBlocks = uint32(tilesN), uint32(tiles)
 		} else {
 			threads := rows * uint64(nq)
 			wg := uint64(c.opts.Workgroup)
 			gx, gy = grid2D(uint32((threads+wg-1)/wg), maxWG)
 		}
-		binary.LittleEndian.PutUint32(blk[0:], uint32(rows))
-		binary.LittleEndian.PutUint32(blk[4:], uint32(nq))
-		binary.LittleEndian.PutUint32(blk[8:], uint32(dim/4))
-		binary.LittleEndian.PutUint32(blk[12:], gx)
-		binary.LittleEndian.PutUint32(blk[16:], uint32(c.N))
-		binary.LittleEndian.PutUint32(blk[20:], uint32(row))
-		if err := d.Write(c.params, uint64(i*uniformStride), blk[:]); err != nil {
-			return wgpu.Pass{}, err
-		}
+		c.params.set(i, uint32(rows), uint32(nq), uint32(dim/4), gx, uint32(c.N), uint32(row), nBlocks, allBlocks)
 		dispatches[i] = wgpu.Dispatch{Pipeline: c.pipe, BindGroups: []*wgpu.BindGroup{c.groups[i]}, X: gx, Y: gy, Z: 1}
 		row += rows
+	}
+	if err := c.params.flush(d); err != nil {
+		return wgpu.Pass{}, err
 	}
 	label := "cosine_batch_naive"
 	if c.opts.Tiled {

@@ -1,7 +1,6 @@
 package compute
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"strings"
@@ -41,8 +40,8 @@ type Gather struct {
 	// (per = N) when V fits one binding.
 	vbufs []*wgpu.Buffer
 	per   int
-	// param holds one 32-byte uniform block per chunk at k·uniformStride.
-	param *wgpu.Buffer
+	// param holds one 8-word uniform block per chunk.
+	param *chunkParams
 	// per-call buffers, grown to the largest call so far; perm only when
 	// V is chunked
 	q, ids, perm, out, qnorm *wgpu.Buffer
@@ -151,7 +150,7 @@ func (g *Gather) init(v []float32) error {
 			return err
 		}
 	}
-	if g.param, err = d.CreateBuffer("gather params", uint64(uniformStride*len(g.vbufs)), wgpu.UsageUniform|wgpu.UsageCopyDst); err != nil {
+	if g.param, err = newChunkParams(d, "gather params", len(g.vbufs), 8); err != nil {
 		return err
 	}
 	return g.grow(1, 16)
@@ -224,7 +223,7 @@ func (g *Gather) grow(queries, pairs int) error {
 	}
 	for k, vb := range g.vbufs {
 		bindings := []wgpu.BufferBinding{
-			{Binding: 0, Buffer: g.param, Offset: uint64(k * uniformStride), Size: 32},
+			g.param.binding(k),
 			{Binding: 1, Buffer: g.q},
 			{Binding: 2, Buffer: g.ids},
 			{Binding: 3, Buffer: vb},
@@ -302,22 +301,16 @@ func (g *Gather) Run(q []float32, ids []int32, c int, out []float32, t *wgpu.Tim
 		return Timing{}, err
 	}
 	var dispatches []wgpu.Dispatch
-	blocks := make([]byte, uniformStride*(len(g.vbufs)-1)+32)
 	for k := range g.vbufs {
 		n := starts[k+1] - starts[k]
 		if n == 0 { // no candidate in this chunk (zero workgroups is not a dispatch)
 			continue
 		}
 		gx, gy := grid2D(uint32((n+perGroup-1)/perGroup), uint32(maxDim))
-		b := blocks[k*uniformStride:]
-		binary.LittleEndian.PutUint32(b[0:], uint32(n))
-		binary.LittleEndian.PutUint32(b[4:], uint32(c))
-		binary.LittleEndian.PutUint32(b[8:], uint32(g.D/4))
-		binary.LittleEndian.PutUint32(b[12:], gx)
-		binary.LittleEndian.PutUint32(b[16:], uint32(starts[k]))
+		g.param.set(k, uint32(n), uint32(c), uint32(g.D/4), gx, uint32(starts[k]))
 		dispatches = append(dispatches, wgpu.Dispatch{Pipeline: g.pipe, BindGroups: []*wgpu.BindGroup{g.groups[k]}, X: gx, Y: gy, Z: 1})
 	}
-	if err := g.d.Write(g.param, 0, blocks); err != nil {
+	if err := g.param.flush(g.d); err != nil {
 		return Timing{}, err
 	}
 	if err := g.d.Write(g.q, 0, wgpu.Bytes(q)); err != nil {

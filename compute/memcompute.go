@@ -1,7 +1,6 @@
 package compute
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"math/bits"
@@ -87,7 +86,7 @@ func (m *MemCompute) init(v []float32) error {
 	row := uint64(0)
 	for i, rows := range cs.chunks {
 		full := cs.passes[0].Dispatches[i]
-		params := wgpu.BufferBinding{Binding: 0, Buffer: cs.params, Offset: uint64(i * uniformStride), Size: 16}
+		params := cs.params.binding(i)
 		out := wgpu.BufferBinding{Binding: 3, Buffer: cs.out, Offset: 4 * row, Size: 4 * rows}
 		ga, err := d.CreateBindGroup(pa, 0, []wgpu.BufferBinding{params, {Binding: 1, Buffer: cs.q}, {Binding: 2, Buffer: cs.vbufs[i]}, out})
 		if err != nil {
@@ -227,18 +226,7 @@ func (m *MemCompute) Run(variant string, t *wgpu.Timer) (Timing, error) {
 // runPass does for A and B what CosineSingle.Run does for C.
 func (m *MemCompute) runPass(pass wgpu.Pass, t *wgpu.Timer) (Timing, error) {
 	start := time.Now()
-	var qn float64
-	for _, x := range m.q {
-		qn += float64(x) * float64(x)
-	}
-	var norm [4]byte
-	binary.LittleEndian.PutUint32(norm[:], math.Float32bits(float32(math.Sqrt(qn))))
-	for i := range m.cs.chunks {
-		if err := m.d.Write(m.cs.params, uint64(i*uniformStride+12), norm[:]); err != nil {
-			return Timing{}, err
-		}
-	}
-	if err := m.d.Write(m.cs.q, 0, wgpu.Bytes(m.q)); err != nil {
+	if err := m.cs.setQuery(m.q); err != nil {
 		return Timing{}, err
 	}
 	passes, err := m.d.Submit([]wgpu.Pass{pass}, nil, t)
@@ -312,7 +300,7 @@ type MemStream struct {
 	d      *wgpu.Device
 	src    *wgpu.Buffer
 	out    *wgpu.Buffer
-	params *wgpu.Buffer
+	params *chunkParams
 	pipes  []*wgpu.Pipeline
 	bgs    []*wgpu.BindGroup
 	pass   map[string]wgpu.Pass
@@ -377,7 +365,7 @@ func (m *MemStream) init(total, per, nd, groups, gx, gy uint64, iters uint32) er
 	if m.out, err = d.CreateBuffer("memstream out", 4*nOut, wgpu.UsageStorage|wgpu.UsageCopySrc|wgpu.UsageCopyDst); err != nil {
 		return err
 	}
-	if m.params, err = d.CreateBuffer("memstream params", uint64(uniformStride)*nd, wgpu.UsageUniform|wgpu.UsageCopyDst); err != nil {
+	if m.params, err = newChunkParams(d, "memstream params", int(nd), 8); err != nil {
 		return err
 	}
 	// Small integers in [-8, 8]: every block sum is exact in f32.
@@ -390,15 +378,11 @@ func (m *MemStream) init(total, per, nd, groups, gx, gy uint64, iters uint32) er
 		return err
 	}
 	const mul, add = 1, 0.5
-	ub := make([]byte, uniformStride*nd)
 	for j := uint64(0); j < nd; j++ {
 		count := min(per, total-j*per)
-		u := ub[j*uniformStride:]
-		for i, w := range []uint32{uint32(count), uint32(groups), uint32(gx), iters, uint32(j * groups), math.Float32bits(mul), math.Float32bits(add), 0} {
-			binary.LittleEndian.PutUint32(u[4*i:], w)
-		}
+		m.params.set(int(j), uint32(count), uint32(groups), uint32(gx), iters, uint32(j*groups), math.Float32bits(mul), math.Float32bits(add))
 	}
-	if err := d.Write(m.params, 0, ub); err != nil {
+	if err := m.params.flush(d); err != nil {
 		return err
 	}
 	consts := wgpu.Constants{"WG": float64(wg)}
@@ -410,7 +394,7 @@ func (m *MemStream) init(total, per, nd, groups, gx, gy uint64, iters uint32) er
 		m.pipes = append(m.pipes, pl)
 		pass := wgpu.Pass{Label: "memcompute_stream " + v.variant}
 		for j := uint64(0); j < nd; j++ {
-			binds := []wgpu.BufferBinding{{Binding: 0, Buffer: m.params, Offset: j * uniformStride, Size: 32}}
+			binds := []wgpu.BufferBinding{m.params.binding(int(j))}
 			if v.variant == VariantMemory {
 				binds = append(binds, wgpu.BufferBinding{Binding: 1, Buffer: m.src})
 			}
@@ -507,7 +491,9 @@ func (m *MemStream) Release() {
 	m.bgs = nil
 	releaseAll(m.pipes)
 	m.pipes = nil
-	for _, b := range []**wgpu.Buffer{&m.src, &m.out, &m.params} {
+	m.params.Release()
+	m.params = nil
+	for _, b := range []**wgpu.Buffer{&m.src, &m.out} {
 		if *b != nil {
 			(*b).Release()
 			*b = nil

@@ -1,6 +1,7 @@
 package compute
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"time"
@@ -109,4 +110,68 @@ func releaseAll[T interface{ Release() }](xs []T) {
 	for _, x := range xs {
 		x.Release()
 	}
+}
+
+// chunkParams is a uniform buffer of parameter blocks, one per chunk of a
+// runner's stored data (or per dispatch), block i at i·uniformStride and
+// bound at binding 0 of that chunk's dispatch. A block is a run of
+// little-endian 32-bit words kept in a host copy: set, setWord and setAll
+// change the copy, flush writes every block in one queue write. Runners
+// build their blocks only through it (TestChunkParamsLayout).
+type chunkParams struct {
+	buf        *wgpu.Buffer
+	host       []byte
+	blockBytes uint64
+}
+
+// newChunkParams creates blocks blocks of words words each; a block must
+// fit in uniformStride bytes.
+func newChunkParams(d *wgpu.Device, label string, blocks, words int) (*chunkParams, error) {
+	if blocks < 1 || words < 1 || 4*words > uniformStride {
+		return nil, fmt.Errorf("%s: %d blocks of %d words: want ≥ 1 block of 1..%d words", label, blocks, words, uniformStride/4)
+	}
+	buf, err := d.CreateBuffer(label, uint64(uniformStride*blocks), wgpu.UsageUniform|wgpu.UsageCopyDst)
+	if err != nil {
+		return nil, err
+	}
+	return &chunkParams{buf: buf, host: make([]byte, uniformStride*(blocks-1)+4*words), blockBytes: uint64(4 * words)}, nil
+}
+
+// blocks is how many parameter blocks p holds.
+func (p *chunkParams) blocks() int { return (len(p.host)-int(p.blockBytes))/uniformStride + 1 }
+
+// binding binds block i at binding 0.
+func (p *chunkParams) binding(i int) wgpu.BufferBinding {
+	return wgpu.BufferBinding{Binding: 0, Buffer: p.buf, Offset: uint64(i * uniformStride), Size: p.blockBytes}
+}
+
+// set writes words into block i from its first word on.
+func (p *chunkParams) set(i int, words ...uint32) {
+	for w, v := range words {
+		p.setWord(i, w, v)
+	}
+}
+
+// setWord sets word w of block i.
+func (p *chunkParams) setWord(i, w int, v uint32) {
+	binary.LittleEndian.PutUint32(p.host[i*uniformStride+4*w:], v)
+}
+
+// setAll sets word w of every block.
+func (p *chunkParams) setAll(w int, v uint32) {
+	for i := range p.blocks() {
+		p.setWord(i, w, v)
+	}
+}
+
+// flush writes the host copy of every block to the GPU in one write.
+func (p *chunkParams) flush(d *wgpu.Device) error { return d.Write(p.buf, 0, p.host) }
+
+// Release frees the buffer; idempotent and safe on nil.
+func (p *chunkParams) Release() {
+	if p == nil {
+		return
+	}
+	p.buf.Release()
+	p.buf = nil
 }

@@ -1,7 +1,6 @@
 package compute
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"math/bits"
@@ -112,9 +111,9 @@ type Spread struct {
 	pipe     *wgpu.Pipeline
 
 	chunks      []spreadChunk
-	chunkParams *wgpu.Buffer      // one uniform block per chunk
+	chunkParams *chunkParams      // one uniform block per chunk
 	act         [2]*wgpu.Buffer   // ping-pong activations
-	params      *wgpu.Buffer      // one uniform block per step
+	params      *chunkParams      // one uniform block per step
 	counters    *wgpu.Buffer      // changed nodes per step
 	groups      []*wgpu.BindGroup // group 0 of step s: src act[s%2], dst act[(s+1)%2]
 	// What Run keeps between calls so a repeated call spends nothing
@@ -304,10 +303,9 @@ func (s *Spread) init(g ops.CSR, entry string, starts []int) error {
 			return err
 		}
 	}
-	if s.chunkParams, err = d.CreateBuffer("spread chunk params", uint64(uniformStride*len(starts)), wgpu.UsageUniform|wgpu.UsageCopyDst); err != nil {
+	if s.chunkParams, err = newChunkParams(d, "spread chunk params", len(starts), 4); err != nil {
 		return err
 	}
-	blocks := make([]byte, uniformStride*len(starts))
 	s.chunks = make([]spreadChunk, len(starts))
 	for k, row0 := range starts {
 		row1 := s.N
@@ -337,12 +335,9 @@ func (s *Spread) init(g ops.CSR, entry string, starts []int) error {
 			groups = (groups + uint32(s.opts.Workgroup) - 1) / uint32(s.opts.Workgroup)
 		}
 		c.gx, c.gy = grid2D(groups, d.Limits.MaxComputeWorkgroupsPerDimension)
-		b := blocks[k*uniformStride:]
-		binary.LittleEndian.PutUint32(b[0:], uint32(c.row0))
-		binary.LittleEndian.PutUint32(b[4:], uint32(c.rows))
-		binary.LittleEndian.PutUint32(b[8:], c.gx)
+		s.chunkParams.set(k, uint32(c.row0), uint32(c.rows), c.gx)
 		if c.group, err = d.CreateBindGroup(s.pipe, 1, []wgpu.BufferBinding{
-			{Binding: 0, Buffer: s.chunkParams, Offset: uint64(k * uniformStride), Size: 16},
+			s.chunkParams.binding(k),
 			{Binding: 1, Buffer: c.offsets},
 			{Binding: 2, Buffer: c.cols},
 			{Binding: 3, Buffer: c.weights},
@@ -350,7 +345,7 @@ func (s *Spread) init(g ops.CSR, entry string, starts []int) error {
 			return err
 		}
 	}
-	if err := d.Write(s.chunkParams, 0, blocks); err != nil {
+	if err := s.chunkParams.flush(d); err != nil {
 		return err
 	}
 	return s.grow(16)
@@ -375,7 +370,7 @@ func (s *Spread) grow(steps int) error {
 	s.counters.Release()
 	s.params, s.counters = nil, nil
 	var err error
-	if s.params, err = d.CreateBuffer("spread params", uint64(uniformStride*c), wgpu.UsageUniform|wgpu.UsageCopyDst); err != nil {
+	if s.params, err = newChunkParams(d, "spread params", c, 8); err != nil {
 		return err
 	}
 	if s.counters, err = d.CreateBuffer("spread counters", uint64(4*c), wgpu.UsageStorage|wgpu.UsageCopyDst|wgpu.UsageCopySrc); err != nil {
@@ -383,7 +378,7 @@ func (s *Spread) grow(steps int) error {
 	}
 	for k := 0; k < c; k++ {
 		bg, err := d.CreateBindGroup(s.pipe, 0, []wgpu.BufferBinding{
-			{Binding: 0, Buffer: s.params, Offset: uint64(k * uniformStride), Size: 32},
+			s.params.binding(k),
 			{Binding: 1, Buffer: s.act[k%2]},
 			{Binding: 2, Buffer: s.act[(k+1)%2]},
 			{Binding: 3, Buffer: s.counters},
@@ -444,21 +439,17 @@ func (s *Spread) Run(a0 []float32, p SpreadParams, out []float32, t *wgpu.Timer)
 	start := time.Now()
 	count := p.Epsilon >= 0
 	if !s.paramsOK || p != s.lastParams {
-		blocks := make([]byte, uniformStride*(p.Steps-1)+32)
 		f := (1 - p.Retention) * p.Decay // float32, as hostsimd.SpreadStep
+		var countWord uint32
+		if count {
+			countWord = 1
+		}
 		for k := 0; k < p.Steps; k++ {
-			b := blocks[k*uniformStride:]
-			binary.LittleEndian.PutUint32(b[0:], uint32(k))
-			if count {
-				binary.LittleEndian.PutUint32(b[4:], 1)
-			}
-			binary.LittleEndian.PutUint32(b[8:], math.Float32bits(p.Retention))
-			binary.LittleEndian.PutUint32(b[12:], math.Float32bits(f))
-			binary.LittleEndian.PutUint32(b[16:], math.Float32bits(p.Threshold))
-			binary.LittleEndian.PutUint32(b[20:], math.Float32bits(p.Epsilon))
+			s.params.set(k, uint32(k), countWord, math.Float32bits(p.Retention), math.Float32bits(f),
+				math.Float32bits(p.Threshold), math.Float32bits(p.Epsilon))
 		}
 		s.paramsOK = false
-		if err := s.d.Write(s.params, 0, blocks); err != nil {
+		if err := s.params.flush(s.d); err != nil {
 			return SpreadResult{}, err
 		}
 		s.lastParams, s.paramsOK = p, true
@@ -523,7 +514,9 @@ func (s *Spread) Release() {
 		}
 	}
 	s.chunks = nil
-	for _, b := range []*wgpu.Buffer{s.chunkParams, s.act[0], s.act[1], s.params, s.counters} {
+	s.chunkParams.Release()
+	s.params.Release()
+	for _, b := range []*wgpu.Buffer{s.act[0], s.act[1], s.counters} {
 		b.Release()
 	}
 }

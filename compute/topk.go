@@ -1,9 +1,7 @@
 package compute
 
 import (
-	"encoding/binary"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
@@ -47,7 +45,7 @@ type topkPlan struct {
 	d      *wgpu.Device
 	k      int
 	qcap   int
-	params *wgpu.Buffer
+	params *chunkParams
 	stages []topkStage
 }
 
@@ -158,7 +156,7 @@ type topkRound func(entry string, m int) (pipe *wgpu.Pipeline, groups, perGroup 
 func buildTopKPlan(d *wgpu.Device, scores *wgpu.Buffer, stride, n, qcap, k int, label string, round topkRound) (*topkPlan, error) {
 	p := &topkPlan{d: d, k: k, qcap: qcap}
 	var err error
-	if p.params, err = d.CreateBuffer("topk params", uniformStride*8, wgpu.UsageUniform|wgpu.UsageCopyDst); err != nil {
+	if p.params, err = newChunkParams(d, "topk params", 8, 8); err != nil {
 		return nil, err
 	}
 	in, m, inStride, entry, binding := scores, n, stride, "select_scores", uint32(1)
@@ -180,7 +178,7 @@ func buildTopKPlan(d *wgpu.Device, scores *wgpu.Buffer, stride, n, qcap, k int, 
 		st := topkStage{perGroup: perGroup, pipe: pipe, m: m, g: g, inStride: inStride, out: out}
 		i := len(p.stages)
 		st.group, err = d.CreateBindGroup(pipe, 0, []wgpu.BufferBinding{
-			{Binding: 0, Buffer: p.params, Offset: uint64(i * uniformStride), Size: 32},
+			p.params.binding(i),
 			{Binding: binding, Buffer: in},
 			{Binding: 3, Buffer: out},
 		})
@@ -206,14 +204,11 @@ func (p *topkPlan) pass(nq int) (wgpu.Pass, error) {
 	ds := make([]wgpu.Dispatch, len(p.stages))
 	for i, st := range p.stages {
 		gx, gy := grid2D(uint32((nq*st.g+st.perGroup-1)/st.perGroup), maxWG)
-		var blk [32]byte
-		for j, x := range []uint32{uint32(st.m), uint32(st.g), uint32(p.k), gx, uint32(nq), uint32(st.inStride)} {
-			binary.LittleEndian.PutUint32(blk[4*j:], x)
-		}
-		if err := p.d.Write(p.params, uint64(i*uniformStride), blk[:]); err != nil {
-			return wgpu.Pass{}, err
-		}
+		p.params.set(i, uint32(st.m), uint32(st.g), uint32(p.k), gx, uint32(nq), uint32(st.inStride))
 		ds[i] = wgpu.Dispatch{Pipeline: st.pipe, BindGroups: []*wgpu.BindGroup{st.group}, X: gx, Y: gy, Z: 1}
+	}
+	if err := p.params.flush(p.d); err != nil {
+		return wgpu.Pass{}, err
 	}
 	return wgpu.Pass{Label: "topk", Dispatches: ds}, nil
 }
@@ -368,14 +363,7 @@ func (t *TopKSingle) Run(q []float32, out []ops.Pair, timer *wgpu.Timer) (Timing
 		return Timing{}, fmt.Errorf("%s: %w", op, err)
 	}
 	start := time.Now()
-	var norm [4]byte
-	binary.LittleEndian.PutUint32(norm[:], math.Float32bits(norm64(q)))
-	for i := range c.chunks {
-		if err := c.d.Write(c.params, uint64(i*uniformStride+12), norm[:]); err != nil {
-			return Timing{}, fmt.Errorf("%s: %w", op, err)
-		}
-	}
-	if err := c.d.Write(c.q, 0, wgpu.Bytes(q)); err != nil {
+	if err := c.setQuery(q); err != nil {
 		return Timing{}, fmt.Errorf("%s: %w", op, err)
 	}
 	sel, err := t.plan.pass(1)
