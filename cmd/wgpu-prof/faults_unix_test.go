@@ -30,8 +30,8 @@ func TestInterruptStopsCleanly(t *testing.T) {
 }
 
 // SIGTERM during hybrid's replay stops it at the next chunk with status
-// 130 and no report (the replay loop checks the interrupt; it used to run
-// every replay to the end, minutes on lavapipe, and then report).
+// 130 and no report: the replay loop checks the interrupt between chunks
+// rather than running every replay to the end (minutes on a slow adapter).
 func TestHybridStopsOnSIGTERM(t *testing.T) {
 	testHookOpened = func(env *experiment.Env) {
 		env.Progress = &trigger{on: "hybrid: building", fn: func() {

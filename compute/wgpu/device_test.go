@@ -336,7 +336,7 @@ func rssKiB(t testing.TB) int64 {
 }
 
 // A nil or released module or pipeline is an error, never a nil
-// dereference (both checks used to come after a dereference).
+// dereference: both checks come before the first use of the handle.
 func TestNilModuleAndPipelineAreErrors(t *testing.T) {
 	d := openDevice(t)
 	if _, err := d.CreatePipeline(nil, "main", nil); !errors.Is(err, wgpu.ErrReleased) {
