@@ -1,5 +1,5 @@
 """compare.py: wgpu-prof's host measurements and their peers, run right
-after each other on the same sizes, round after round (issue 13).
+after each other on the same sizes, round after round.
 
     bench/setup.sh                       # venv with numpy + faiss-cpu, C peer
     bench/.venv/bin/python bench/compare.py [--rounds 5] [--threads T] [PAIR ...]

@@ -1,5 +1,5 @@
 // peer.c: plain C/OpenMP readers to compare wgpu-prof's host kernels with,
-// on the same sizes, in the same session. Built by bench/build.sh with
+// on the same sizes, in the same run. Built by bench/build.sh with
 // gcc -O3 -march=native -fopenmp; the loops are plain C that the compiler
 // vectorizes (two accumulators, each a GCC vector of 16 floats), no intrinsics.
 //

@@ -1,5 +1,5 @@
 """numpy (OpenBLAS) and FAISS peers of wgpu-prof's host kernels, on the
-shapes of `wgpu-prof host` (issue 13). Run with the venv bench/setup.sh
+shapes of `wgpu-prof host`. Run with the venv bench/setup.sh
 makes:
 
     bench/.venv/bin/python bench/peers.py [--runs 11] [--threads T] [SHAPE ...]
