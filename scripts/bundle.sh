@@ -57,6 +57,9 @@ echo "== go build (cgo) -> $name/wgpu-prof" >&2
 CGO_ENABLED=1 go build -ldflags='-s -w' -o "$out/wgpu-prof" ./cmd/wgpu-prof
 cp "$lib" "$out/libwgpu_native.so"
 cp scripts/bundle-run.sh "$out/run.sh"
+# The CUDA peers (bench/cuda_peers.py): run beside the job on an NVIDIA
+# machine that has CuPy, so each GPU figure has a CUDA figure beside it.
+cp bench/cuda_peers.py "$out/cuda_peers.py"
 chmod 755 "$out/run.sh" "$out/wgpu-prof"
 chmod 644 "$out/libwgpu_native.so"
 
