@@ -1,13 +1,16 @@
-// Package compute holds the GPU runners of wgpu-prof's WGSL kernels
-// (package wgsl): each uploads its stored data once, checks its inputs and
-// the adapter's limits on the host before any pipeline exists, splits data
-// past one storage binding into chunks, records its dispatches in one
-// submission and returns a Timing (timestamp and host clock). It also
-// holds the GPU ceilings (read, write, copy, FMA roofline), the
-// memory-vs-compute shader families and UserKernel, which runs a WGSL
-// shader someone else wrote over buffers declared by name.
+// Package compute is wgpu-prof's GPU compute library. Open returns a ready
+// device (adapter, device, timestamps when the adapter has them) in one
+// call. Each runner of wgpu-prof's WGSL kernels (package wgsl) uploads its
+// stored data once, checks its inputs and the adapter's limits on the host
+// before any pipeline exists, splits data past one storage binding into
+// chunks, records its dispatches in one submission and returns a Timing
+// (timestamp and host clock). The package also holds the GPU ceilings
+// (read, write, copy, FMA roofline), the memory-vs-compute shader families
+// and UserKernel, which runs a WGSL shader someone else wrote over buffers
+// declared by name.
 //
-// It uses the binding (package gpu) only through its exported API, and
-// knows nothing of references, statistics or reports: verification
-// against float64 references is the workload package's.
+// It uses the binding (package compute/wgpu) only through its exported
+// API, and must know nothing of references, statistics or reports:
+// verification against float64 references belongs to the caller (the CLI's
+// workloads), statistics to package timing.
 package compute

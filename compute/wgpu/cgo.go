@@ -1,4 +1,4 @@
-// Package gpu is a thin cgo binding of the compute subset of
+// Package wgpu is a thin cgo binding of the compute subset of
 // wgpu-native's C API (webgpu.h and wgpu.h, as shipped in the pinned wgpu
 // wheel): instance, adapter, device, buffer, shader module, pipeline,
 // compute pass, timestamps and error scopes, plus pooled readback,
