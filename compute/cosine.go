@@ -98,8 +98,8 @@ func newCosineSingle(op string, d *wgpu.Device, v []float32, dim int, opts Cosin
 		if opts.PrecomputedNorms || opts.RowPerInvocation {
 			return nil, fmt.Errorf("%s: Subgroup with PrecomputedNorms or RowPerInvocation: choose one design", op)
 		}
-		if !d.HasFeature(wgpu.FeatureSubgroups) && !d.HasFeature(wgpu.FeatureNativeSubgroup) {
-			return nil, fmt.Errorf("%s: a subgroup per row: %s has no subgroup operations: %w", op, d.Info.Name, ErrUnsupported)
+		if err := checkNeeds(d, "cosine_single_subgroup"); err != nil {
+			return nil, fmt.Errorf("%s: a subgroup per row: %w", op, err)
 		}
 		// Per invocation at most: the rows of its subgroup (a workgroup
 		// takes about 8 rows, a subgroup at most all of them), each the
@@ -138,7 +138,7 @@ func (c *CosineSingle) init(st rowStore) error {
 	if err != nil {
 		return err
 	}
-	entry := "main"
+	shader, entry := st.shader, "main"
 	if c.opts.PrecomputedNorms {
 		entry = "main_norms"
 	}
@@ -146,9 +146,13 @@ func (c *CosineSingle) init(st rowStore) error {
 		entry = "main_rows"
 	}
 	if c.opts.Subgroup {
-		entry = "main_subgroup"
+		// f32 rows only (NewCosineSingleF16 refuses Subgroup).
+		shader = "cosine_single_subgroup"
 	}
-	c.pipe, err = d.Pipeline(st.shader, wgsl.MustSource(st.shader), entry, wgpu.Constants{"WG": float64(c.opts.Workgroup)})
+	if err := checkNeeds(d, shader); err != nil {
+		return err
+	}
+	c.pipe, err = d.Pipeline(shader, wgsl.MustSource(shader), entry, wgpu.Constants{"WG": float64(c.opts.Workgroup)})
 	if err != nil {
 		return err
 	}

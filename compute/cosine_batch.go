@@ -139,8 +139,8 @@ func NewCosineBatch(d *wgpu.Device, v []float32, dim int, opts CosineBatchOption
 		if !opts.Register || opts.RegisterQueries != BatchRegQueries {
 			return nil, fmt.Errorf("%s: Broadcast needs Register with %d queries", op, BatchRegQueries)
 		}
-		if !d.HasFeature(wgpu.FeatureSubgroups) && !d.HasFeature(wgpu.FeatureNativeSubgroup) {
-			return nil, fmt.Errorf("%s: queries shared through the subgroup: %s has no subgroup operations: %w", op, d.Info.Name, ErrUnsupported)
+		if err := checkNeeds(d, "cosine_batch_regbc"); err != nil {
+			return nil, fmt.Errorf("%s: queries shared through the subgroup: %w", op, err)
 		}
 		if m := d.Info.SubgroupMin; m > 0 && m < 8 {
 			return nil, fmt.Errorf("%s: queries shared through the subgroup: %s has subgroups of %d lanes, fewer than the 8 the kernel broadcasts from: %w", op, d.Info.Name, m, ErrUnsupported)

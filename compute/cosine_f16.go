@@ -37,8 +37,8 @@ func ToF16(v []float32) ([]uint16, error) {
 // InputBytes is the f16 size. Needs FeatureShaderF16 (else ErrNoShaderF16).
 func NewCosineSingleF16(d *wgpu.Device, v []float32, dim int, opts CosineOptions) (*CosineSingle, error) {
 	op := "compute: NewCosineSingleF16"
-	if !d.HasFeature(wgpu.FeatureShaderF16) {
-		return nil, fmt.Errorf("%s: %w on %q", op, ErrNoShaderF16, d.Info.Name)
+	if err := checkNeeds(d, "cosine_single_f16"); err != nil {
+		return nil, fmt.Errorf("%s: %w: %w", op, ErrNoShaderF16, err)
 	}
 	if opts.Subgroup {
 		return nil, fmt.Errorf("%s: the subgroup-per-row design reads f32 rows only", op)

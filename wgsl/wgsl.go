@@ -6,6 +6,12 @@
 // `.wgsl.tmpl` file rendered with text/template (missingkey=error) under
 // one name per variant.
 //
+// A design that needs an optional device feature (subgroup operations,
+// shader-f16) is a module of its own, listed in needs: a module holds
+// either only designs every adapter compiles or only designs of one
+// feature, so an adapter without the feature still compiles the rest
+// (TestNeeds checks the table against what each module uses).
+//
 // The package only serves source text: compiling and running belong to
 // package compute.
 package wgsl
@@ -34,6 +40,26 @@ var variants = map[string]variant{
 	"cosine_single_f16": {"cosine_single.wgsl.tmpl", map[string]string{"Elem": "f16"}},
 	"topk_queue":        {"topk_queue.wgsl.tmpl", map[string]string{"KQ": "256", "Regs": ""}},
 	"topk_queue_r16":    {"topk_queue.wgsl.tmpl", map[string]string{"KQ": "16", "Regs": "yes"}},
+}
+
+// Optional device features a module may need (their WebGPU names).
+const (
+	FeatureSubgroups = "subgroups"
+	FeatureShaderF16 = "shader-f16"
+)
+
+// needs are the optional features each module needs; a module not listed
+// needs none.
+var needs = map[string][]string{
+	"cosine_single_f16":      {FeatureShaderF16},
+	"cosine_single_subgroup": {FeatureSubgroups},
+	"cosine_batch_regbc":     {FeatureSubgroups},
+}
+
+// Needs returns the optional device features the shader name needs to
+// compile (nil: none, it compiles on every WebGPU adapter).
+func Needs(name string) []string {
+	return needs[strings.TrimSuffix(name, ".wgsl")]
 }
 
 // Source returns the text of the shader name (e.g. "cosine_single").

@@ -2,6 +2,8 @@ package wgsl
 
 import (
 	"io/fs"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -52,5 +54,42 @@ func TestSources(t *testing.T) {
 func TestMissingKey(t *testing.T) {
 	if _, err := render("broken", variant{"cosine_single.wgsl.tmpl", map[string]string{}}); err == nil {
 		t.Error("rendering without Elem succeeded")
+	}
+}
+
+// usedFeatures scans a module's text for the optional features it uses:
+// an `enable f16` directive, or a subgroup builtin or function.
+func usedFeatures(src string) []string {
+	var out []string
+	if regexp.MustCompile(`(?m)^\s*enable\s+[^;]*\bf16\b`).MatchString(src) {
+		out = append(out, FeatureShaderF16)
+	}
+	code := regexp.MustCompile(`//[^\n]*`).ReplaceAllString(src, "")
+	if regexp.MustCompile(`\b(subgroup[A-Z]\w*\s*\(|subgroup_(id|size|invocation_id)\b|num_subgroups\b)`).MatchString(code) {
+		out = append(out, FeatureSubgroups)
+	}
+	return out
+}
+
+// TestNeeds: the needs table says exactly what each module uses, so a
+// module every adapter is expected to compile holds no design that needs
+// an optional feature (a subgroup entry point beside plain ones made the
+// whole module fail on adapters without subgroups).
+func TestNeeds(t *testing.T) {
+	for _, n := range Names() {
+		got, want := usedFeatures(MustSource(n)), Needs(n)
+		slices.Sort(got)
+		want = slices.Sorted(slices.Values(want))
+		if !slices.Equal(got, want) {
+			t.Errorf("%s uses %v but the needs table says %v", n, got, want)
+		}
+	}
+	for n := range needs {
+		if _, err := Source(n); err != nil {
+			t.Errorf("needs lists %q: %v", n, err)
+		}
+	}
+	if usedFeatures("fn f() { let x = subgroupAdd(1.0); }") == nil || usedFeatures("// subgroupAdd(x) in a comment") != nil {
+		t.Error("the scan of subgroup use is wrong")
 	}
 }

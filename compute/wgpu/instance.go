@@ -90,6 +90,18 @@ func backendFromC(t C.WGPUBackendType) Backend {
 // Instance is the entry point of wgpu-native.
 type Instance struct {
 	c C.WGPUInstance
+	// backend is the one backend the instance was restricted to
+	// (BackendUndefined: all).
+	backend Backend
+}
+
+// Backend is the backend the instance was restricted to (BackendUndefined:
+// all of them).
+func (i *Instance) Backend() Backend {
+	if i == nil {
+		return BackendUndefined
+	}
+	return i.backend
 }
 
 // NewInstance creates an instance restricted to one backend, or all
@@ -103,7 +115,7 @@ func NewInstance(b Backend) (*Instance, error) {
 	if c == nil {
 		return nil, fmt.Errorf("wgpu: CreateInstance: wgpu-native returned no instance")
 	}
-	return &Instance{c: c}, nil
+	return &Instance{c: c, backend: b}, nil
 }
 
 // Release frees the instance. Adapters and devices obtained from it must be
@@ -147,7 +159,9 @@ func (i *Instance) Adapters() ([]*Adapter, error) {
 }
 
 // AdapterQuery selects an adapter: by backend, then by Index among the
-// matches, or by a case-insensitive substring of its name.
+// matches, or by a case-insensitive substring of its name. A query with no
+// Backend takes that of the instance the adapters came from (an instance
+// made for OpenGL is asked for its OpenGL adapters).
 type AdapterQuery struct {
 	Backend Backend
 	Index   int    // -1: the default (best) adapter
@@ -158,6 +172,21 @@ type AdapterQuery struct {
 // nothing; the caller keeps ownership of all adapters. The default choice
 // prefers a discrete GPU, then integrated, then others, then CPU adapters.
 func SelectAdapter(list []*Adapter, q AdapterQuery) (*Adapter, error) {
+	instBackend := BackendUndefined
+	for i, a := range list {
+		b := a.inst.Backend()
+		if i > 0 && b != instBackend {
+			instBackend = BackendUndefined
+			break
+		}
+		instBackend = b
+	}
+	if q.Backend == BackendUndefined {
+		q.Backend = instBackend
+	} else if instBackend != BackendUndefined && q.Backend != instBackend {
+		return nil, fmt.Errorf("wgpu: %w: the query asks for the %s backend but the adapters come from an instance made for %s only (NewInstance(%s)); ask for %s or make the instance for %s or for all backends",
+			ErrNoAdapter, q.Backend, instBackend, instBackend, instBackend, q.Backend)
+	}
 	var cands []*Adapter
 	for _, a := range list {
 		if q.Backend != BackendUndefined && a.Info.Backend != q.Backend {
@@ -173,6 +202,9 @@ func SelectAdapter(list []*Adapter, q AdapterQuery) (*Adapter, error) {
 			return nil, fmt.Errorf("wgpu: %w: %s", ErrNoAdapter, hint)
 		}
 		if len(list) == 0 {
+			if q.Backend == BackendOpenGL {
+				return nil, fmt.Errorf("wgpu: %w: no OpenGL adapter: wgpu's GL backend needs an OpenGL 4.3 or GLES 3.1 driver with EGL (on Debian: apt-get install libegl1 libgl1-mesa-dri)", ErrNoAdapter)
+			}
 			return nil, fmt.Errorf("wgpu: %w: install a Vulkan, Metal or D3D12 driver (on Debian: apt-get install mesa-vulkan-drivers libvulkan1)", ErrNoAdapter)
 		}
 		return nil, fmt.Errorf("wgpu: %w matching backend %q name %q among %d adapters", ErrNoAdapter, q.Backend, q.Name, len(list))

@@ -69,16 +69,66 @@ func combos(overrides map[string]string) []map[string]int64 {
 	return out
 }
 
+// missingFeature is the first optional feature shader name needs
+// (wgsl.Needs) that d lacks, "" when it has them all. Every other module
+// must compile on every adapter.
+func missingFeature(d *wgpu.Device, name string) string {
+	for _, f := range wgsl.Needs(name) {
+		has := false
+		switch f {
+		case wgsl.FeatureSubgroups:
+			has = d.HasFeature(wgpu.FeatureSubgroups) || d.HasFeature(wgpu.FeatureNativeSubgroup)
+		case wgsl.FeatureShaderF16:
+			has = d.HasFeature(wgpu.FeatureShaderF16)
+		}
+		if !has {
+			return f
+		}
+	}
+	return ""
+}
+
 var reIntLiteral = regexp.MustCompile(`^\s*(\d+)[ui]?\s*$`)
 
-func TestShadersCompile(t *testing.T) {
-	d := openDevice(t)
+func TestShadersCompile(t *testing.T) { shadersCompile(t, openDevice(t)) }
+
+// TestShadersCompileOnGL compiles every module on wgpu's OpenGL backend,
+// where subgroups and shader-f16 are missing: the modules that need
+// neither (wgsl.Needs) must all compile there. Skipped where there is no
+// OpenGL adapter.
+func TestShadersCompileOnGL(t *testing.T) {
+	inst, err := wgpu.NewInstance(wgpu.BackendOpenGL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(inst.Release)
+	adapters, err := inst.Adapters()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, a := range adapters {
+			a.Release()
+		}
+	})
+	if len(adapters) == 0 {
+		t.Skip("no OpenGL adapter here")
+	}
+	d, err := adapters[0].RequestDevice(wgpu.DeviceOptions{WaitTimeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.Release)
+	shadersCompile(t, d)
+}
+
+func shadersCompile(t *testing.T, d *wgpu.Device) {
 	start := time.Now()
 	var compiled, rejected int
 	for _, name := range wgsl.Names() {
 		src := wgsl.MustSource(name)
-		if regexp.MustCompile(`(?m)^\s*enable\s+[^;]*\bf16\b`).MatchString(src) && !d.HasFeature(wgpu.FeatureShaderF16) {
-			t.Logf("%s: skipped: needs shader-f16, which %q lacks", name, d.Info.Name)
+		if f := missingFeature(d, name); f != "" {
+			t.Logf("%s: skipped: needs %s, which %q (%s) lacks", name, f, d.Info.Name, d.Info.Backend)
 			continue
 		}
 		entries := wgpu.ScanEntries(src)

@@ -1,0 +1,50 @@
+package wgpu_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
+)
+
+// An instance made for one backend is asked for that backend by the
+// default query: NewInstance(BackendOpenGL) with SelectAdapter's default
+// query picks its OpenGL adapter (or, where there is none, says so) and
+// never blames a missing Vulkan, Metal or D3D12 driver; a query for
+// another backend than the instance's names the mismatch.
+func TestInstanceBackendIsTheQuerys(t *testing.T) {
+	inst, err := wgpu.NewInstance(wgpu.BackendOpenGL)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer inst.Release()
+	if inst.Backend() != wgpu.BackendOpenGL {
+		t.Fatalf("instance backend %v", inst.Backend())
+	}
+	adapters, err := inst.Adapters()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		for _, a := range adapters {
+			a.Release()
+		}
+	}()
+	a, err := wgpu.SelectAdapter(adapters, wgpu.AdapterQuery{Index: -1})
+	switch {
+	case len(adapters) > 0 && err != nil:
+		t.Errorf("GL instance, default query: %v", err)
+	case len(adapters) > 0 && a.Info.Backend != wgpu.BackendOpenGL:
+		t.Errorf("GL instance picked a %v adapter", a.Info.Backend)
+	case len(adapters) == 0 && (err == nil || strings.Contains(err.Error(), "Vulkan")):
+		t.Errorf("GL instance without adapters: %v", err)
+	}
+	if len(adapters) == 0 {
+		return
+	}
+	_, err = wgpu.SelectAdapter(adapters, wgpu.AdapterQuery{Backend: wgpu.BackendVulkan, Index: -1})
+	if !errors.Is(err, wgpu.ErrNoAdapter) || !strings.Contains(err.Error(), "instance made for gl") || strings.Contains(err.Error(), "driver is missing") {
+		t.Errorf("vulkan asked of a GL instance: %v", err)
+	}
+}
