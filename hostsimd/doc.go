@@ -9,6 +9,11 @@
 // peak FMA rate, see MeasureCeilings) so CPU kernel throughput can be
 // reported as a fraction of what the machine can do.
 //
+// It must not depend on the GPU, on cgo or on any output format: the
+// kernels are Go and Go assembly, so the package builds without a C
+// compiler (with the noasm tag, as plain Go) and can serve as the CPU
+// baseline anywhere.
+//
 // # Levels
 //
 // Every kernel exists at several instruction-set levels: Generic (pure
