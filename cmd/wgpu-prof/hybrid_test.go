@@ -32,7 +32,7 @@ func TestHybridRequestsCSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := rep.Hybrid
-	if h == nil || len(h.Strategies) != 4 || h.Repeats < 10 {
+	if h == nil || len(h.Strategies) != 5 || h.Repeats < 10 {
 		t.Fatalf("report's hybrid: %+v", h)
 	}
 	f, err := os.Open(filepath.Join(dir, "requests.csv"))
@@ -53,15 +53,15 @@ func TestHybridRequestsCSV(t *testing.T) {
 			t.Fatalf("header %v, want %v", rows[0], want)
 		}
 	}
-	if got := len(rows) - 1; got != 4*h.Repeats*requests {
-		t.Fatalf("%d rows, want 4 strategies × %d replays × %d requests", got, h.Repeats, requests)
+	if got := len(rows) - 1; got != 5*h.Repeats*requests {
+		t.Fatalf("%d rows, want 5 strategies × %d replays × %d requests", got, h.Repeats, requests)
 	}
-	totals := make([][]float64, 4)
+	totals := make([][]float64, 5)
 	for k := range totals {
 		totals[k] = make([]float64, h.Repeats)
 	}
-	var share [4][2]int
-	var probes [4]int
+	var share [5][2]int
+	var probes [5]int
 	for j, r := range rows[1:] {
 		v := make([]float64, len(r))
 		for i, x := range r {

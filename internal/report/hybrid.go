@@ -27,8 +27,14 @@ type Hybrid struct {
 	// Faults lists the injected faults, in words.
 	Faults     []string         `json:"faults,omitempty"`
 	Strategies []HybridStrategy `json:"strategies"`
-	// Switches are the adaptive dispatcher's switches, with reasons.
-	Switches []HybridSwitch `json:"switches,omitempty"`
+	// Best is the index in Strategies of the better single side (fewer
+	// lost requests, then the lower total), which VsBest compares with.
+	Best int `json:"best"`
+	// Switches are the adaptive dispatcher's latest switches, with
+	// reasons (it keeps a bounded number); SwitchCount counts all of
+	// them.
+	Switches    []HybridSwitch `json:"switches,omitempty"`
+	SwitchCount int            `json:"switch_count"`
 	// Timed says what one request's time covers.
 	Timed string `json:"timed"`
 	// PerRequest compares the strategies on per-request medians: each
@@ -66,12 +72,18 @@ type HybridPerRequest struct {
 
 // HybridStrategy is one strategy's outcome over the whole stream.
 type HybridStrategy struct {
-	Name  string  `json:"name"`
+	Name string `json:"name"`
+	// Kind is "single" (one side alone), "static", "adaptive" or
+	// "oracle" (routing by size with hindsight).
+	Kind  string  `json:"kind"`
 	Total float64 `json:"total"` // seconds, every request of one replay: the median over the replays
 	// TotalSummary is the total's spread over the replays.
 	TotalSummary timing.Summary `json:"total_summary"`
-	P50          float64        `json:"p50"` // per-request seconds
-	P99          float64        `json:"p99"`
+	// VsBest is the strategy's total over the better single side's, replay
+	// by replay (the same replay's totals), summarized over the replays.
+	VsBest timing.Summary `json:"vs_best"`
+	P50    float64        `json:"p50"` // per-request seconds
+	P99    float64        `json:"p99"`
 	// Share counts the requests each side answered (index as Sides).
 	Share []int `json:"share"`
 	// Lost counts requests that got no verified answer; Recovered those
