@@ -13,4 +13,8 @@
 // API, and must know nothing of references, statistics or reports:
 // verification against float64 references belongs to the caller (the CLI's
 // workloads), statistics to package timing.
+//
+// ExampleOpen (a device in one call) and ExampleUserKernel (a shader of
+// your own, timed with timestamps) in example_test.go show the package in
+// use; `go doc -http` renders them with the documentation.
 package compute

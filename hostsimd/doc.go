@@ -55,6 +55,9 @@
 // Batch functions return an error naming the bad value for malformed
 // shapes. The single-pair functions Dot, L2Squared and Cosine panic on a
 // length mismatch, like gonum's floats package.
+//
+// ExampleCosineSingle (example_test.go) scores one query against stored
+// rows and keeps the best with TopK.
 package hostsimd
 
 //go:generate sh -c "cd _gen && go run . -out ../kernels_amd64.s -stubs ../kernels_amd64.go -pkg hostsimd"

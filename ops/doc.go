@@ -5,4 +5,7 @@
 //
 // It is a leaf: it imports nothing of this module, and holds no kernels,
 // no GPU code and no measurement.
+//
+// The examples in example_test.go validate a CSR graph, round-trip
+// binary16 values and parse a metric.
 package ops

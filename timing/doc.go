@@ -14,4 +14,7 @@
 //
 // Units: summaries are unit-agnostic except where noted (Summary.String and
 // Measure treat values as seconds).
+//
+// Example_breakEven (example_test.go) finds a break-even between two
+// executors with synthetic, deterministic times.
 package timing

@@ -14,6 +14,8 @@
 //
 // The package only serves source text: compiling and running belong to
 // package compute.
+//
+// ExampleSource (example_test.go) serves a kernel's text by name.
 package wgsl
 
 import (

@@ -18,6 +18,10 @@
 // wgpu_abi.h, and libwgpu_native is loaded at run time (library.go,
 // loader.c), so `go build` needs only a C compiler; running needs the
 // library, which scripts/setup.sh installs.
+//
+// ExampleScanWGSL (example_test.go) reads a shader's bindings, entry
+// points and override constants without a GPU; compute.Open is the
+// one-call way to a ready device.
 package wgpu
 
 /*
