@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the portable bundle: dist/wgpu-prof-linux-amd64/ (and a .tar.gz of
 # it) holding the wgpu-prof binary, libwgpu_native.so next to it (the binary
-# looks there at run time: compute/wgpu/library.go), run.sh (the whole device job),
+# looks there at run time: compute/wgpu/library.go), run.sh (the whole measurement job),
 # BUILD.txt and README.txt. The bundle needs a Vulkan driver and glibc ≥ 2.34
 # on the target, no Go and no Python.
 #
