@@ -87,15 +87,15 @@ func NewUserKernel(d *wgpu.Device, opts UserKernelOptions) (*UserKernel, error) 
 	}
 	if opts.Entry == "" {
 		if len(info.Entries) != 1 {
-			return nil, fmt.Errorf("%s: the shader has %d @compute entry points (%s): name one with --entry", op, len(info.Entries), strings.Join(info.Entries, ", "))
+			return nil, fmt.Errorf("%s: %w", op, &ParamError{Name: "entry", Limit: fmt.Sprintf("the shader has %d @compute entry points (%s): name one", len(info.Entries), strings.Join(info.Entries, ", "))})
 		}
 		opts.Entry = info.Entries[0]
 	} else if !contains(info.Entries, opts.Entry) {
-		return nil, fmt.Errorf("%s: no @compute entry point %q (have %s)", op, opts.Entry, strings.Join(info.Entries, ", "))
+		return nil, fmt.Errorf("%s: %w", op, &ParamError{Name: "entry", Value: opts.Entry, Limit: fmt.Sprintf("no @compute entry point %s (have %s)", opts.Entry, strings.Join(info.Entries, ", "))})
 	}
 	for k := range opts.Constants {
 		if _, ok := info.Overrides[k]; !ok {
-			return nil, fmt.Errorf("%s: --const %s: the shader has no override constant %s (have %s)", op, k, k, strings.Join(sortedKeys(info.Overrides), ", "))
+			return nil, fmt.Errorf("%s: %w", op, &ParamError{Name: "const", Value: k, Limit: fmt.Sprintf("the shader has no override constant %s (have %s)", k, strings.Join(sortedKeys(info.Overrides), ", "))})
 		}
 	}
 	lim := d.Limits
@@ -105,7 +105,7 @@ func NewUserKernel(d *wgpu.Device, opts UserKernelOptions) (*UserKernel, error) 
 			continue
 		}
 		if n == 0 || n > lim.MaxComputeWorkgroupsPerDimension {
-			return nil, fmt.Errorf("%s: --dispatch %c = %d: must be in [1, %d] (maxComputeWorkgroupsPerDimension of %q): use larger workgroups or a 2-D grid: %w", op, "XYZ"[i], n, lim.MaxComputeWorkgroupsPerDimension, d.Info.Name, wgpu.ErrLimit)
+			return nil, fmt.Errorf("%s: %w: %w", op, &ParamError{Name: "dispatch", Limit: fmt.Sprintf("%c = %d: must be in [1, %d] (maxComputeWorkgroupsPerDimension of %q): use larger workgroups or a 2-D grid", "XYZ"[i], n, lim.MaxComputeWorkgroupsPerDimension, d.Info.Name)}, wgpu.ErrLimit)
 		}
 	}
 	k := &UserKernel{d: d, opts: opts, bufs: map[string]*wgpu.Buffer{}, specs: map[string]BufferSpec{}, initial: map[string][]byte{}}
@@ -122,32 +122,32 @@ func NewUserKernel(d *wgpu.Device, opts UserKernelOptions) (*UserKernel, error) 
 					names = append(names, x.Name)
 				}
 			}
-			return nil, fmt.Errorf("%s: --buffer %s: the shader has no storage binding %s (have %s)", op, s.Name, s.Name, strings.Join(names, ", "))
+			return nil, bufErr(op, s.Name, nil, "the shader has no storage binding %s (have %s)", s.Name, strings.Join(names, ", "))
 		}
 		if _, dup := k.specs[s.Name]; dup {
-			return nil, fmt.Errorf("%s: --buffer %s given twice", op, s.Name)
+			return nil, bufErr(op, s.Name, nil, "given twice")
 		}
 		size, ok := elemSize(s.Type)
 		if !ok {
-			return nil, fmt.Errorf("%s: --buffer %s: type %q: want f32, u32, i32 or f16", op, s.Name, s.Type)
+			return nil, bufErr(op, s.Name, nil, "type %q: want f32, u32, i32 or f16", s.Type)
 		}
 		if scalar, width, ok := b.Scalar(); ok {
 			if scalar != s.Type {
-				return nil, fmt.Errorf("%s: --buffer %s=%s: the shader declares %s: %s", op, s.Name, s.Type, s.Name, b.Type)
+				return nil, bufErr(op, s.Name+"="+s.Type, nil, "the shader declares %s: %s", s.Name, b.Type)
 			}
 			if s.Count%width != 0 {
-				return nil, fmt.Errorf("%s: --buffer %s: count %d is not a multiple of %d (%s)", op, s.Name, s.Count, width, b.Type)
+				return nil, bufErr(op, s.Name, nil, "count %d is not a multiple of %d (%s)", s.Count, width, b.Type)
 			}
 		}
 		if s.Count <= 0 {
-			return nil, fmt.Errorf("%s: --buffer %s: count %d: must be positive", op, s.Name, s.Count)
+			return nil, bufErr(op, s.Name, nil, "count %d: must be positive", s.Count)
 		}
 		bytesN := uint64(s.Count) * uint64(size)
 		if bytesN > lim.MaxStorageBufferBindingSize || bytesN > lim.MaxBufferSize {
-			return nil, fmt.Errorf("%s: --buffer %s: %d bytes > maxStorageBufferBindingSize %d: %w", op, s.Name, bytesN, lim.MaxStorageBufferBindingSize, wgpu.ErrLimit)
+			return nil, bufErr(op, s.Name, wgpu.ErrLimit, "%d bytes > maxStorageBufferBindingSize %d", bytesN, lim.MaxStorageBufferBindingSize)
 		}
 		if s.Type == "f16" && !d.HasFeature(wgpu.FeatureShaderF16) {
-			return nil, fmt.Errorf("%s: --buffer %s: f16 needs the shader-f16 feature, which %q lacks: %w", op, s.Name, d.Info.Name, wgpu.ErrLimit)
+			return nil, bufErr(op, s.Name, wgpu.ErrLimit, "f16 needs the shader-f16 feature, which %q lacks", d.Info.Name)
 		}
 		if s.Init == "" {
 			s.Init = "zero"
@@ -155,12 +155,12 @@ func NewUserKernel(d *wgpu.Device, opts UserKernelOptions) (*UserKernel, error) 
 		data, err := initData(s, opts.Seed)
 		if s.Data != nil {
 			if len(s.Data) != s.Count*size {
-				return nil, fmt.Errorf("%s: --buffer %s: %d bytes of data for %d × %s: want %d", op, s.Name, len(s.Data), s.Count, s.Type, s.Count*size)
+				return nil, bufErr(op, s.Name, nil, "%d bytes of data for %d × %s: want %d", len(s.Data), s.Count, s.Type, s.Count*size)
 			}
 			data = append(s.Data[:len(s.Data):len(s.Data)], make([]byte, len(data)-len(s.Data))...)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: --buffer %s: %w", op, s.Name, err)
+			return nil, bufErr(op, s.Name, nil, "%v", err)
 		}
 		k.specs[s.Name], k.initial[s.Name] = s, data
 	}
@@ -171,10 +171,10 @@ func NewUserKernel(d *wgpu.Device, opts UserKernelOptions) (*UserKernel, error) 
 			continue
 		}
 		if b.Space != "storage" {
-			return nil, fmt.Errorf("%s: binding %s is var<%s>: only storage buffers can be declared (use override constants, --const, for parameters)", op, b.Name, b.Space)
+			return nil, fmt.Errorf("%s: binding %s is var<%s>: only storage buffers can be declared (use override constants for parameters)", op, b.Name, b.Space)
 		}
 		if _, ok := k.specs[b.Name]; !ok {
-			return nil, fmt.Errorf("%s: %s uses storage binding %s (@group(%d) @binding(%d), %s): declare it with --buffer %s=TYPE:COUNT[:INIT]", op, opts.Entry, b.Name, b.Group, b.Binding, b.Type, b.Name)
+			return nil, fmt.Errorf("%s: %w", op, &ParamError{Name: "buffer", Value: b.Name, Limit: fmt.Sprintf("%s uses storage binding %s (@group(%d) @binding(%d), %s): declare it as a buffer (%s=TYPE:COUNT[:INIT])", opts.Entry, b.Name, b.Group, b.Binding, b.Type, b.Name)})
 		}
 		used[b.Group] = append(used[b.Group], b)
 		if b.Access == "read_write" {
@@ -421,4 +421,14 @@ func (k *UserKernel) DeclaredBytes() float64 {
 		}
 	}
 	return n
+}
+
+// bufErr is op's *ParamError for the buffer called name (wrapping also
+// cause when it is not nil, e.g. wgpu.ErrLimit).
+func bufErr(op, name string, cause error, limit string, args ...any) error {
+	pe := &ParamError{Name: "buffer", Value: name, Limit: fmt.Sprintf(limit, args...)}
+	if cause != nil {
+		return fmt.Errorf("%s: %w: %w", op, pe, cause)
+	}
+	return fmt.Errorf("%s: %w", op, pe)
 }

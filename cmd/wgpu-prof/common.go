@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -57,6 +58,56 @@ func (f *deviceFlags) open(stderr io.Writer) (*experiment.Env, error) {
 		return nil, err
 	}
 	return env, nil
+}
+
+// registerParams defines one flag per workload parameter (--NAME, its
+// default and help from the parameter's declaration), bound to c.
+func registerParams(fs *pflag.FlagSet, c *experiment.WorkloadConfig) {
+	for _, p := range experiment.Params() {
+		switch p.Kind {
+		case experiment.StringParam:
+			fs.StringVar(p.String(c), p.Name, p.Str, p.Help)
+		case experiment.Uint64Param:
+			fs.Uint64Var(p.Uint64(c), p.Name, p.U64, p.Help)
+		default:
+			fs.IntVar(p.Int(c), p.Name, p.Default, p.Help)
+		}
+	}
+}
+
+// flagError returns err with its message written by flagMessage (the
+// chain kept for errors.Is/As); err itself when it names no parameter.
+func flagError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if msg := flagMessage(err); msg != err.Error() {
+		return flagged{msg: msg, err: err}
+	}
+	return err
+}
+
+type flagged struct {
+	msg string
+	err error
+}
+
+func (f flagged) Error() string { return f.msg }
+func (f flagged) Unwrap() error { return f.err }
+
+// flagMessage is err's message with each library parameter it names
+// (experiment.ParamError) written as the flag that sets it: "d 766: …"
+// becomes "--d 766: …".
+func flagMessage(err error) string {
+	msg := err.Error()
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if pe, ok := e.(*experiment.ParamError); ok {
+			if s := pe.Error(); !strings.Contains(msg, "--"+s) {
+				msg = strings.Replace(msg, s, "--"+s, 1)
+			}
+		}
+	}
+	return msg
 }
 
 // parseInts parses "1,2,4" into positive integers, naming a bad element.

@@ -63,7 +63,7 @@ func TestKernelErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"testdata/syntax_error.wgsl", "--buffer", "y=f32:1024", "--dispatch", "16"}, ":5:"},
-		{[]string{"testdata/saxpy.wgsl", "--buffer", "x=f32:1024", "--dispatch", "16"}, "declare it with --buffer y="},
+		{[]string{"testdata/saxpy.wgsl", "--buffer", "x=f32:1024", "--dispatch", "16"}, "--buffer y: main uses storage binding y"},
 		{[]string{"testdata/saxpy.wgsl", "--buffer", "x=f32:1024", "--buffer", "y=u32:1024", "--dispatch", "16"}, "the shader declares y: array<f32>"},
 		{[]string{"testdata/saxpy.wgsl", "--buffer", "x=f32:1024", "--buffer", "z=f32:1024", "--dispatch", "16"}, "no storage binding z"},
 		{[]string{"testdata/saxpy.wgsl", "--buffer", "x=f32:1024", "--dispatch", "16/NOPE"}, "--dispatch 16/NOPE"},

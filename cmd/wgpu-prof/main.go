@@ -93,7 +93,12 @@ func usage(w io.Writer) {
 }
 
 // run is the whole program; main only maps its error to an exit status.
+// A library parameter an error names is written as its flag (flagError).
 func run(stdout, stderr io.Writer, args []string) error {
+	return flagError(runCommand(stdout, stderr, args))
+}
+
+func runCommand(stdout, stderr io.Writer, args []string) error {
 	if len(args) == 0 {
 		usage(stderr)
 		return fmt.Errorf("no command given")

@@ -21,39 +21,19 @@ type suiteFlags struct {
 
 func (s *suiteFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.workloads, "workloads", "all", "comma-separated: "+joinNames(experiment.AllWorkloads()))
-	fs.IntVar(&s.cfg.Dim, "d", 768, "vector dimension (multiple of 4)")
-	fs.IntVar(&s.cfg.N, "n", 65536, "stored vectors")
-	fs.IntVar(&s.cfg.Q, "q", 64, "queries (cosine-batch, hnsw)")
-	fs.IntVar(&s.cfg.C, "c", 32, "candidates per query (hnsw)")
-	fs.IntVar(&s.cfg.K, "k", 10, "top-k")
-	fs.IntVar(&s.cfg.Nodes, "nodes", 100_000, "graph nodes (spreading)")
-	fs.IntVar(&s.cfg.Degree, "degree", 16, "average graph degree (spreading)")
-	fs.IntVar(&s.cfg.Steps, "steps", 10, "spreading steps")
-	fs.IntVar(&s.cfg.Workgroup, "wg", 0, "workgroup size for every kernel that has one (0: each kernel's default)")
-	fs.IntVar(&s.cfg.Tile, "tile", 0, "tile side of tiled kernels (cosine-batch; 0: the kernel's default)")
+	registerParams(fs, &s.cfg.Config)
 	fs.StringVar(&s.batches, "batches", "", "break-even batch sizes, e.g. 1,4,16,64 (default: powers of 4 up to each workload's size)")
-	fs.Uint64Var(&s.cfg.Seed, "seed", 1, "seed of the generated data")
-	fs.StringVar(&s.cfg.Candidates, "candidates", "random", "hnsw candidate ids: hnsw (replayed from real searches of an index over the stored vectors; the index build costs ~1 min of CPU at the default --n/--d) or random (uniform, the stress case)")
-	fs.StringVar(&s.cfg.Metric, "metric", "l2sq", "hnsw distance: l2sq, ip or cosine")
-	fs.StringVar(&s.cfg.Precision, "precision", "f32", "storage type of the GPU kernel's stored vectors: f32 or f16 (kernels with an f16 variant: cosine-single; verified against the f32 reference with the f16 rounding bound)")
-	fs.IntVar(&s.cfg.Ef, "ef", 64, "search breadth of the hnsw index whose visits --candidates hnsw replays")
 	fs.BoolVar(&s.quick, "quick", false, "a shorter look: smaller sizes and a 250ms budget per measurement")
 }
 
 func (s *suiteFlags) config(fs *pflag.FlagSet, dev *deviceFlags) (experiment.RunConfig, error) {
 	cfg := s.cfg
-	for _, name := range []string{"d", "n", "q", "c", "k", "nodes", "degree", "steps"} {
-		if fs.Changed(name) {
-			if v, _ := fs.GetInt(name); v <= 0 {
-				return cfg, fmt.Errorf("--%s %d: must be positive", name, v)
+	for _, p := range experiment.Params() {
+		if fs.Changed(p.Name) {
+			if err := p.Check(cfg.Config); err != nil {
+				return cfg, err
 			}
 		}
-	}
-	if fs.Changed("wg") && (cfg.Workgroup <= 0 || cfg.Workgroup&(cfg.Workgroup-1) != 0) {
-		return cfg, fmt.Errorf("--wg %d: must be a positive power of two", cfg.Workgroup)
-	}
-	if fs.Changed("tile") && (cfg.Tile < 4 || cfg.Tile&(cfg.Tile-1) != 0) {
-		return cfg, fmt.Errorf("--tile %d: must be a power of two ≥ 4", cfg.Tile)
 	}
 	var err error
 	if cfg.Workloads, err = experiment.ParseWorkloads(s.workloads); err != nil {
@@ -63,14 +43,11 @@ func (s *suiteFlags) config(fs *pflag.FlagSet, dev *deviceFlags) (experiment.Run
 		return cfg, err
 	}
 	if s.quick {
-		shrink := func(name string, p *int, v int) {
-			if !fs.Changed(name) {
-				*p = v
+		for _, p := range experiment.Params() {
+			if p.Kind == experiment.IntParam && !fs.Changed(p.Name) {
+				*p.Int(&cfg.Config) = p.QuickDefault()
 			}
 		}
-		shrink("n", &cfg.N, 8192)
-		shrink("nodes", &cfg.Nodes, 10_000)
-		shrink("q", &cfg.Q, 16)
 		if !fs.Changed("budget") {
 			dev.budget = 250 * time.Millisecond
 		}

@@ -34,7 +34,7 @@ func (e *Env) BreakEvenSearch(cfg RunConfig, sc SearchConfig, rep *report.Report
 		for _, sp := range pair {
 			if sp.Workgroup > 0 {
 				if err := e.Device.CheckWorkgroup(sp.Workgroup); err != nil {
-					return fmt.Errorf("--sides %s: %w", sp.Label, err)
+					return &ParamError{Name: "sides", Value: sp.Label, Limit: err.Error()}
 				}
 			}
 		}

@@ -144,7 +144,7 @@ func (e *Env) searchOne(w *workload.Descriptor, cfg RunConfig, sc SearchConfig, 
 	opts := timing.SearchOpts{Sizes: batchesFor(cfg, pr), Max: maxN, MaxReason: why, Deadline: time.Now().Add(budget)}
 	for _, n := range opts.Sizes {
 		if n > maxN {
-			return nil, nil, fmt.Errorf("--batches: %d is past the largest size %s can run (%s)", n, w.Name, why)
+			return nil, nil, invalid("batches", "", "%d is past the largest size %s can run (%s)", n, w.Name, why)
 		}
 	}
 	probe := func(n, tight int) (timing.Summary, timing.Summary, error) {
@@ -445,11 +445,8 @@ func theorySpeedup(be *report.BreakEven, c workload.Case, sides [2]SideSpec, roo
 
 // batchField is the Config field a workload's batch size counts.
 func batchField(w *workload.Descriptor, c *workload.Config) *int {
-	switch w.Batch {
-	case "q":
-		return &c.Q
-	case "nodes":
-		return &c.Nodes
+	if p := w.BatchParam(); p != nil && p.Int(c) != nil {
+		return p.Int(c)
 	}
 	return &c.N
 }

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -14,8 +15,9 @@ func FuzzParseBufferSpec(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		b, err := ParseBufferSpec(s)
 		if err != nil {
-			if !strings.Contains(err.Error(), "--buffer") {
-				t.Fatalf("error does not name --buffer: %v", err)
+			var pe *ParamError
+			if !errors.As(err, &pe) || pe.Name != "buffer" {
+				t.Fatalf("error is not a ParamError naming buffer: %v", err)
 			}
 			return
 		}

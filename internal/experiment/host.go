@@ -224,10 +224,18 @@ func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {
 // host's memory) before anything is measured. Its errors are UsageErrors.
 func (c HostConfig) Validate() error {
 	c.defaults()
-	if c.Dim <= 0 || c.N <= 0 || c.NCached <= 0 || c.Q <= 0 || c.Threads < 0 {
-		return usage(fmt.Errorf("sizes must be positive: --d %d --n %d --n-cached %d --q %d --threads %d", c.Dim, c.N, c.NCached, c.Q, c.Threads))
+	for _, x := range []struct {
+		name string
+		v    int
+	}{{workload.ParamD.Name, c.Dim}, {workload.ParamN.Name, c.N}, {"n-cached", c.NCached}, {workload.ParamQ.Name, c.Q}} {
+		if x.v <= 0 {
+			return usage(invalid(x.name, x.v, "must be positive"))
+		}
+	}
+	if c.Threads < 0 {
+		return usage(invalid("threads", c.Threads, "must be ≥ 0"))
 	}
 	d, n, q := float64(c.Dim), float64(c.N), float64(c.Q)
 	need := n*d*4 + n*16 + q*d*4 + q*float64(c.NCached)*4*3
-	return CheckHostMemory(fmt.Sprintf("--d %d --n %d --q %d", c.Dim, c.N, c.Q), need)
+	return CheckHostMemory(fmt.Sprintf("d %d, n %d, q %d", c.Dim, c.N, c.Q), need)
 }

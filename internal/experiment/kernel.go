@@ -56,18 +56,18 @@ func (c KernelConfig) points() ([]kernelPoint, *wgpu.WGSLModuleInfo, error) {
 		return nil, nil, err
 	}
 	if len(c.Dispatch) == 0 || len(c.Dispatch) > 3 {
-		return nil, nil, fmt.Errorf("--dispatch: want X[,Y[,Z]], got %d values", len(c.Dispatch))
+		return nil, nil, invalid("dispatch", "", "want X[,Y[,Z]], got %d values", len(c.Dispatch))
 	}
 	values := []float64{0}
 	if c.SweepName != "" {
 		if _, ok := info.Overrides[c.SweepName]; !ok {
-			return nil, nil, fmt.Errorf("--sweep %s: the shader has no override constant %s", c.SweepName, c.SweepName)
+			return nil, nil, &ParamError{Name: "sweep", Value: c.SweepName, Limit: "the shader has no override constant " + c.SweepName}
 		}
 		if _, clash := c.Constants[c.SweepName]; clash {
-			return nil, nil, fmt.Errorf("--sweep %s and --const %s: name it once", c.SweepName, c.SweepName)
+			return nil, nil, &ParamError{Name: "sweep", Value: c.SweepName, Limit: "also given as a constant: name it once"}
 		}
 		if len(c.SweepValues) == 0 {
-			return nil, nil, fmt.Errorf("--sweep %s: no values", c.SweepName)
+			return nil, nil, &ParamError{Name: "sweep", Value: c.SweepName, Limit: "no values"}
 		}
 		values = c.SweepValues
 	}
@@ -92,10 +92,10 @@ func (c KernelConfig) points() ([]kernelPoint, *wgpu.WGSLModuleInfo, error) {
 		for i, expr := range c.Dispatch {
 			n, err := info.EvalInt(expr, set)
 			if err != nil {
-				return nil, nil, fmt.Errorf("--dispatch %s: %w", strings.Join(c.Dispatch, ","), err)
+				return nil, nil, &ParamError{Name: "dispatch", Value: strings.Join(c.Dispatch, ","), Limit: err.Error()}
 			}
 			if n < 1 || n > 1<<32-1 {
-				return nil, nil, fmt.Errorf("--dispatch %s: %c = %d at %s: must be ≥ 1", strings.Join(c.Dispatch, ","), "XYZ"[i], n, kp.label)
+				return nil, nil, &ParamError{Name: "dispatch", Value: strings.Join(c.Dispatch, ","), Limit: fmt.Sprintf("%c = %d at %s: must be ≥ 1", "XYZ"[i], n, kp.label)}
 			}
 			kp.dispatch[i] = uint32(n)
 		}
@@ -229,7 +229,7 @@ func sortedConsts(c wgpu.Constants) []string {
 // --buffer).
 func ParseBufferSpec(s string) (compute.BufferSpec, error) {
 	bad := func(why string) (compute.BufferSpec, error) {
-		return compute.BufferSpec{}, fmt.Errorf("--buffer %q: %s (want NAME=TYPE:COUNT[:INIT], e.g. x=f32:1048576:rand)", s, why)
+		return compute.BufferSpec{}, invalid("buffer", s, "%s (want NAME=TYPE:COUNT[:INIT], e.g. x=f32:1048576:rand)", why)
 	}
 	name, rest, ok := strings.Cut(s, "=")
 	name = strings.TrimSpace(name)
@@ -275,14 +275,14 @@ func CheckKernelConfig(c KernelConfig) error {
 			found = found || e == c.Entry
 		}
 		if !found {
-			return fmt.Errorf("--entry %s: the shader has no @compute entry point %s (have %s)", c.Entry, c.Entry, strings.Join(info.Entries, ", "))
+			return &ParamError{Name: "entry", Value: c.Entry, Limit: fmt.Sprintf("the shader has no @compute entry point %s (have %s)", c.Entry, strings.Join(info.Entries, ", "))}
 		}
 	} else if len(info.Entries) != 1 {
-		return fmt.Errorf("the shader has %d @compute entry points (%s): name one with --entry", len(info.Entries), strings.Join(info.Entries, ", "))
+		return &ParamError{Name: "entry", Limit: fmt.Sprintf("the shader has %d @compute entry points (%s): name one", len(info.Entries), strings.Join(info.Entries, ", "))}
 	}
 	for k := range c.Constants {
 		if _, ok := info.Overrides[k]; !ok {
-			return fmt.Errorf("--const %s: the shader has no override constant %s", k, k)
+			return &ParamError{Name: "const", Value: k, Limit: "the shader has no override constant " + k}
 		}
 	}
 	return nil

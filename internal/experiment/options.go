@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -20,10 +19,10 @@ const DefaultBudget = time.Second
 // CheckMeasure validates the budget and CI target of every command.
 func CheckMeasure(budget time.Duration, target float64) error {
 	if budget <= 0 {
-		return fmt.Errorf("--budget %v: must be positive", budget)
+		return invalid("budget", budget, "must be positive")
 	}
 	if !(target > 0 && target < 1) {
-		return fmt.Errorf("--target %v: must be in (0, 1)", target)
+		return invalid("target", target, "must be in (0, 1)")
 	}
 	return nil
 }
@@ -32,7 +31,7 @@ func CheckMeasure(budget time.Duration, target float64) error {
 // available) and worker threads (0 keeps GOMAXPROCS) for the CPU sides.
 func SetCPU(level string, threads int) error {
 	if threads < 0 {
-		return fmt.Errorf("--threads %d: must be ≥ 0", threads)
+		return invalid("threads", threads, "must be ≥ 0")
 	}
 	if level != "" {
 		lv, err := ParseLevels(level)
@@ -40,7 +39,7 @@ func SetCPU(level string, threads int) error {
 			return err
 		}
 		if len(lv) != 1 {
-			return fmt.Errorf("--cpu-level %q: name one level", level)
+			return invalid("cpu-level", level, "name one level")
 		}
 		if err := hostsimd.SetLevel(lv[0]); err != nil {
 			return err
@@ -69,7 +68,7 @@ func ParseLevels(s string) ([]hostsimd.Level, error) {
 			ok = ok || a == l
 		}
 		if !ok {
-			return nil, fmt.Errorf("--cpu-level %s: this CPU does not support it (available: %v)", name, hostsimd.Available())
+			return nil, invalid("cpu-level", name, "this CPU does not support it (available: %v)", hostsimd.Available())
 		}
 		out = append(out, l)
 	}
@@ -92,7 +91,7 @@ func ceilingBudget(m MeasureOpts) time.Duration {
 // are flagged as noisy (--cv-warn; default 0.05).
 func SetCVWarn(cv float64) error {
 	if !(cv > 0 && cv < 10) {
-		return fmt.Errorf("--cv-warn %v: must be in (0, 10) (a fraction: 0.05 is 5%%)", cv)
+		return invalid("cv-warn", cv, "must be in (0, 10) (a fraction: 0.05 is 5%%)")
 	}
 	timing.WarnCV = cv
 	return nil

@@ -81,9 +81,6 @@ func (c *RunConfig) validate(d *wgpu.Device) ([]*workload.Descriptor, error) {
 	if err := c.Config.Validate(d.Limits, d.Info.Name); err != nil {
 		return nil, err
 	}
-	if c.Precision != "" && c.Precision != "f32" && c.Precision != "f16" {
-		return nil, fmt.Errorf("--precision %q: want f32 or f16", c.Precision)
-	}
 	for _, w := range ds {
 		if c.Precision == "f16" && !w.Has("precision") {
 			var have []string
@@ -92,7 +89,7 @@ func (c *RunConfig) validate(d *wgpu.Device) ([]*workload.Descriptor, error) {
 					have = append(have, d.Name)
 				}
 			}
-			return nil, fmt.Errorf("--precision f16: %s has no f16 variant (have %v; pick them with --workloads/--kernel)", w.Name, have)
+			return nil, invalid(workload.ParamPrecision.Name, c.Precision, "%s has no f16 variant (have %v; pick them as the workloads)", w.Name, have)
 		}
 		if w.Check != nil {
 			if err := w.Check(c.Config); err != nil {
@@ -102,23 +99,25 @@ func (c *RunConfig) validate(d *wgpu.Device) ([]*workload.Descriptor, error) {
 	}
 	if c.Workgroup != 0 {
 		if err := d.CheckWorkgroup(c.Workgroup); err != nil {
-			return nil, fmt.Errorf("--wg: %w", err)
+			return nil, &ParamError{Name: workload.ParamWG.Name, Limit: err.Error()}
 		}
 	}
 	if c.Tile != 0 {
 		if err := compute.CheckTile(d, c.Tile); err != nil {
-			return nil, fmt.Errorf("--tile: %w", err)
+			return nil, &ParamError{Name: workload.ParamTile.Name, Limit: err.Error()}
 		}
 	}
 	if err := c.checkBatches(ds); err != nil {
 		return nil, err
 	}
 	what := ""
-	for _, f := range []string{"d", "n", "q", "c", "nodes", "degree"} {
+	for _, p := range workload.Params() {
+		if p.Kind != IntParam || p.Auto {
+			continue
+		}
 		for _, w := range ds {
-			if w.Has(f) {
-				v, _ := configValue(c.Config, f)
-				what += fmt.Sprintf(" --%s %d", f, v)
+			if w.Has(p.Name) {
+				what += " " + p.Name + " " + p.Value(c.Config)
 				break
 			}
 		}

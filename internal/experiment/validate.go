@@ -19,6 +19,38 @@ type UsageError struct{ Err error }
 func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }
 
+// ParamError is a parameter out of its range: its name, value and limit
+// (compute.ParamError). The command line maps the name to its flag.
+type ParamError = workload.ParamError
+
+// Param declares one workload parameter (workload.Param).
+type Param = workload.Param
+
+// The kinds of a Param's value.
+const (
+	IntParam    = workload.IntParam
+	StringParam = workload.StringParam
+	Uint64Param = workload.Uint64Param
+)
+
+// WorkloadConfig holds the values of the workload parameters
+// (workload.Config).
+type WorkloadConfig = workload.Config
+
+// Params returns every workload parameter, in the command line's order.
+func Params() []*Param { return workload.Params() }
+
+// invalid returns a *ParamError for name at value v (formatted with %v,
+// strings with %q; "" leaves the value to the limit) breaking limit (a
+// format with args).
+func invalid(name string, v any, limit string, args ...any) *ParamError {
+	val := fmt.Sprint(v)
+	if s, ok := v.(string); ok && s != "" {
+		val = strconv.Quote(s)
+	}
+	return &ParamError{Name: name, Value: val, Limit: fmt.Sprintf(limit, args...)}
+}
+
 // usage wraps err (nil stays nil) as a UsageError.
 func usage(err error) error {
 	if err == nil {
@@ -88,29 +120,6 @@ func iec(b float64) string {
 	return fmt.Sprintf("%.3g %s", b, units[i])
 }
 
-// configValue is the Config field behind a flag name (without dashes).
-func configValue(c workload.Config, flag string) (int, bool) {
-	switch flag {
-	case "d":
-		return c.Dim, true
-	case "n":
-		return c.N, true
-	case "q":
-		return c.Q, true
-	case "c":
-		return c.C, true
-	case "k":
-		return c.K, true
-	case "nodes":
-		return c.Nodes, true
-	case "degree":
-		return c.Degree, true
-	case "steps":
-		return c.Steps, true
-	}
-	return 0, false
-}
-
 // dataBytes estimates the host memory the workloads ds allocate at c
 // (float64 so that absurd sizes do not overflow): the stored vectors
 // with their float64 reference and the GPU upload, the queries, the batch
@@ -145,21 +154,22 @@ func (c *RunConfig) checkBatches(ds []*workload.Descriptor) error {
 	seen := map[int]bool{}
 	for _, b := range c.Batches {
 		if b <= 0 {
-			return fmt.Errorf("--batches: %d is not a positive batch size", b)
+			return invalid("batches", "", "%d is not a positive batch size", b)
 		}
 		if seen[b] {
-			return fmt.Errorf("--batches: %d is given twice (each batch size is one point of the fit)", b)
+			return invalid("batches", "", "%d is given twice (each batch size is one point of the fit)", b)
 		}
 		seen[b] = true
 	}
 	for _, w := range ds {
-		limit, ok := configValue(c.Config, w.Batch)
-		if !ok {
+		bp := w.BatchParam()
+		if bp == nil {
 			continue
 		}
+		limit := *bp.Int(&c.Config)
 		for _, b := range c.Batches {
 			if b > limit {
-				return fmt.Errorf("--batches: %d is past --%s %d, the %s of %s (its batch is %s)", b, w.Batch, limit, w.BatchDoc, w.Name, w.Batch)
+				return invalid("batches", "", "%d is past %s %d, the %s of %s (its batch is %s)", b, w.Batch, limit, w.BatchDoc, w.Name, w.Batch)
 			}
 		}
 	}

@@ -23,7 +23,7 @@ var CosineBatch = &Descriptor{
 	Batch:    "q",
 	BatchDoc: "queries per call",
 	// The tiled kernel's workgroup is (tile/4)² threads: no "wg" knob.
-	Uses:       []string{"d", "n", "q", "tile"},
+	Params:     []*Param{ParamD, ParamN, ParamQ, ParamTile},
 	Variants:   []string{"tiled", "naive", "reg16x4", "reg8x4", "reg16x4-bcast"},
 	rank:       20,
 	MemCompute: compute.MemComputeStream,

@@ -16,7 +16,7 @@ var CosineSingle = &Descriptor{
 	Doc:        "cosine similarity of one query against n stored vectors of dimension d",
 	Batch:      "n",
 	BatchDoc:   "stored vectors scored per call",
-	Uses:       []string{"d", "n", "wg", "precision"},
+	Params:     []*Param{ParamD, ParamN, ParamWG, ParamPrecision},
 	Variants:   cosineSingleVariants,
 	MemCompute: compute.MemComputeStream,
 	rank:       10,
@@ -37,7 +37,7 @@ var CosineSingle = &Descriptor{
 		data := newCosineData(c.Seed, c.N, c.Dim)
 		return &Prepared{
 			Size:  c.N,
-			Fixed: params("d", c.Dim),
+			Fixed: fixed(c, ParamD),
 			At:    func(n int, k Knobs) Case { return cosineSingleCase(data, n, k, c.Precision == "f16") },
 		}, nil
 	},

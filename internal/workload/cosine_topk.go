@@ -19,7 +19,7 @@ var CosineTopK = &Descriptor{
 	Doc:      "the k stored vectors most cosine-similar to one query, of n",
 	Batch:    "n",
 	BatchDoc: "stored vectors searched per call",
-	Uses:     []string{"d", "n", "k", "wg"},
+	Params:   []*Param{ParamD, ParamN, ParamK, ParamWG},
 	// The scoring design (cosine-single's) + the selection design
 	// (bitonic network or threshold-filtered queues).
 	Variants:   []string{"wg-per-row+bitonic", "row-per-inv+bitonic", "wg-per-row+queue", "row-per-inv+queue"},
@@ -30,7 +30,7 @@ var CosineTopK = &Descriptor{
 	},
 	Check: func(c Config) error {
 		if c.K > c.N {
-			return fmt.Errorf("--k %d > --n %d: cannot return more results than stored vectors", c.K, c.N)
+			return invalid(ParamK.Name, c.K, "must be ≤ n %d: cannot return more results than stored vectors", c.N)
 		}
 		return nil
 	},
@@ -38,7 +38,7 @@ var CosineTopK = &Descriptor{
 		data := newCosineData(c.Seed, c.N, c.Dim)
 		return &Prepared{
 			Size:  c.N,
-			Fixed: params("d", c.Dim, "k", c.K),
+			Fixed: fixed(c, ParamD, ParamK),
 			At:    func(n int, k Knobs) Case { return cosineTopKCase(data, n, c.K, k) },
 		}, nil
 	},

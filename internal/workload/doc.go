@@ -15,7 +15,7 @@
 //
 // Three files:
 //
-//  1. workload/<name>.go: a *Descriptor (Name, Doc, Batch, Uses, Check,
+//  1. workload/<name>.go: a *Descriptor (Name, Doc, Batch, Params, Check,
 //     Prepare, and Host if the CPU-only suite should run it) registered
 //     from init with register. Prepare generates the data and its float64
 //     reference once and returns a Prepared whose At builds a Case at any
@@ -35,6 +35,16 @@
 //     the case's Variant label must name the design).
 //
 // Nothing else changes: the CLI's --workloads and --kernel lists, run,
-// breakeven, the sweeps (for the knobs listed in Uses), the summaries
+// breakeven, the sweeps (for the knobs listed in Params), the summaries
 // and the plots pick the new descriptor up from the registry.
+//
+// # Adding a parameter
+//
+// A parameter is declared once, in params.go: a Config field and a
+// *Param giving its name, type, default (and the default of a shorter
+// look), range, help and the data file that may set it instead. Listing
+// it in a descriptor's Params makes the workload read it. The command
+// line defines one flag per Param, Config.Validate checks every Param's
+// range, and errors name the parameter with a *ParamError, which only the
+// command line maps to its flag.
 package workload

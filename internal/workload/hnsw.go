@@ -23,7 +23,7 @@ var HNSW = &Descriptor{
 	Doc:        "L2² distances of q queries to c candidate rows each, gathered by id from n stored vectors",
 	Batch:      "q",
 	BatchDoc:   "queries (each with c candidates) per call",
-	Uses:       []string{"d", "n", "q", "c", "wg"},
+	Params:     []*Param{ParamD, ParamN, ParamQ, ParamC, ParamWG, ParamCandidates, ParamMetric, ParamEf},
 	Variants:   []string{"lanes", "per-pair"},
 	rank:       60,
 	MemCompute: compute.MemComputeStream,
@@ -71,7 +71,7 @@ func newHNSWData(c Config) (*hnswData, error) {
 	seed, n, dim, maxQ := c.Seed+3, c.N, c.Dim, c.Q
 	metric, err := ops.ParseMetric(c.Metric)
 	if err != nil {
-		return nil, fmt.Errorf("--metric: %w", err)
+		return nil, invalid(ParamMetric.Name, c.Metric, "%v", err)
 	}
 	r := rand.New(rand.NewPCG(seed, 0x686e7377))
 	h := &hnswData{dim: dim, n: n, c: c.C, metric: metric, v: randVectors(r, n*dim)}
@@ -85,7 +85,7 @@ func newHNSWData(c Config) (*hnswData, error) {
 			return nil, err
 		}
 	default:
-		return nil, fmt.Errorf("--candidates %q: want %s or %s", c.Candidates, CandidatesHNSW, CandidatesRandom)
+		return nil, invalid(ParamCandidates.Name, c.Candidates, "want %s or %s", CandidatesHNSW, CandidatesRandom)
 	}
 	h.want, h.tol = make([]float64, maxQ*c.C), make([]float64, maxQ*c.C)
 	for qi := 0; qi < maxQ; qi++ {

@@ -1,7 +1,6 @@
 package workload
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -32,7 +31,7 @@ const hnswM = 16
 // searches that took and visited their mean distance evaluations.
 func hnswTrace(seed uint64, v []float32, n, dim, rows, c, ef int, metric ops.Metric) (qs []float32, ids []int32, searches int, visited float64, err error) {
 	if n < 2 {
-		return nil, nil, 0, 0, fmt.Errorf("--candidates hnsw: --n %d: an index needs at least 2 vectors", n)
+		return nil, nil, 0, 0, invalid(ParamN.Name, n, "candidates hnsw: an index needs at least 2 vectors")
 	}
 	dist := func(a, b []float32) float32 {
 		var l2, dot, aa, bb float32
@@ -88,7 +87,7 @@ func hnswTrace(seed uint64, v []float32, n, dim, rows, c, ef int, metric ops.Met
 			uniq = uniq[c:]
 		}
 		if searches > 100*rows {
-			return nil, nil, 0, 0, fmt.Errorf("--candidates hnsw: searches at --ef %d visit fewer than --c %d distinct nodes; lower --c or raise --ef", ef, c)
+			return nil, nil, 0, 0, invalid(ParamC.Name, c, "candidates hnsw: searches at ef %d visit fewer than c distinct nodes; lower c or raise ef", ef)
 		}
 	}
 	return qs, ids, searches, float64(total) / float64(searches), nil

@@ -83,7 +83,7 @@ func spreadDescriptor(name, graph string, rank int, gen func(n, degree int, seed
 		Doc:        "steps of spreading activation over " + graph,
 		Batch:      "nodes",
 		BatchDoc:   "graph nodes (edges grow with them)",
-		Uses:       []string{"nodes", "degree", "steps", "wg"},
+		Params:     []*Param{ParamNodes, ParamDegree, ParamSteps, ParamWG},
 		Variants:   []string{"row-per-thread", "row-per-workgroup", "row-per-thread-vec4"},
 		rank:       rank,
 		MemCompute: compute.MemComputeStream,
@@ -91,7 +91,7 @@ func spreadDescriptor(name, graph string, rank int, gen func(n, degree int, seed
 	d.Prepare = func(c Config) (*Prepared, error) {
 		return &Prepared{
 			Size: c.Nodes, MinBatch: 256,
-			Fixed: params("degree", c.Degree, "steps", c.Steps),
+			Fixed: fixed(c, ParamDegree, ParamSteps),
 			At: func(n int, k Knobs) Case {
 				return spreadCase(name, gen(n, c.Degree, c.Seed+4), c.Steps, c.Seed+4, k)
 			},

@@ -41,40 +41,17 @@ type Config struct {
 	// replayed (default 64).
 	Ef int
 	// Precision is the storage type of the GPU kernel's stored vectors:
-	// "f32" (default) or "f16" (only workloads whose Uses list
+	// "f32" (default) or "f16" (only workloads whose Params list
 	// "precision"; verified against the f32 data's float64 reference with
 	// the f16 rounding of V added to the tolerance).
 	Precision string
 	Seed      uint64
 }
 
-// Defaults fills zero fields with the suite's default sizes.
+// Defaults fills zero fields with the parameters' defaults (Param).
 func (c *Config) Defaults() {
-	def := func(p *int, v int) {
-		if *p == 0 {
-			*p = v
-		}
-	}
-	def(&c.Dim, 768)
-	def(&c.N, 65536)
-	def(&c.Q, 64)
-	def(&c.C, 32)
-	def(&c.K, 10)
-	def(&c.Nodes, 100_000)
-	def(&c.Degree, 16)
-	def(&c.Steps, 10)
-	def(&c.Ef, 64)
-	if c.Candidates == "" {
-		c.Candidates = CandidatesRandom
-	}
-	if c.Metric == "" {
-		c.Metric = "l2sq"
-	}
-	if c.Precision == "" {
-		c.Precision = "f32"
-	}
-	if c.Seed == 0 {
-		c.Seed = 1
+	for _, p := range allParams {
+		p.setDefault(c)
 	}
 }
 
@@ -114,10 +91,10 @@ type Descriptor struct {
 	// Batch names what the break-even's batch size counts ("n" rows, "q"
 	// queries, "nodes"), with BatchDoc saying it in words.
 	Batch, BatchDoc string
-	// Uses lists the Config fields (as their CLI flags without dashes) the
-	// workload reads; the others are ignored for it. "wg" and "tile" say
-	// which GPU knobs the workgroup and tile sweeps may vary.
-	Uses []string
+	// Params lists the parameters the workload reads; the others are
+	// ignored for it. ParamWG and ParamTile say which GPU knobs the
+	// workgroup and tile sweeps may vary.
+	Params []*Param
 	// Variants lists the GPU designs of the workload (Knobs.Variant), the
 	// first the default when no selection was made; each is verified
 	// against the same reference. Selection by measurement
@@ -174,16 +151,19 @@ func (d *Descriptor) CheckVariant(v string) error {
 	return fmt.Errorf("%s: variant %q: have %s", d.Name, v, strings.Join(d.Variants, ", "))
 }
 
-// Has reports whether the workload reads the Config field of flag (e.g.
+// Has reports whether the workload reads the parameter called name (e.g.
 // "wg", "tile").
-func (d *Descriptor) Has(flag string) bool {
-	for _, u := range d.Uses {
-		if u == flag {
+func (d *Descriptor) Has(name string) bool {
+	for _, p := range d.Params {
+		if p.Name == name {
 			return true
 		}
 	}
 	return false
 }
+
+// BatchParam is the parameter the workload's batch size counts.
+func (d *Descriptor) BatchParam() *Param { return LookupParam(d.Batch) }
 
 // Prepared is a workload's generated data, ready to build cases.
 type Prepared struct {
@@ -322,24 +302,21 @@ func Parse(s string) ([]*Descriptor, error) {
 	return out, nil
 }
 
-// Validate checks what every workload shares: positive sizes, a
-// dimension the vec4 kernels can load, and stored vectors the device can
-// hold in chunks of its buffer limit. Descriptor.Check adds the rest.
+// Validate checks what every workload shares: every parameter in its
+// declared range, a dimension the vec4 kernels can load, and stored
+// vectors the device can hold in chunks of its buffer limit.
+// Descriptor.Check adds the rest. Its errors are *ParamErrors.
 func (c Config) Validate(lim wgpu.Limits, adapter string) error {
-	pos := []struct {
-		flag string
-		v    int
-	}{{"--c", c.C}, {"--d", c.Dim}, {"--degree", c.Degree}, {"--k", c.K}, {"--n", c.N}, {"--nodes", c.Nodes}, {"--q", c.Q}, {"--steps", c.Steps}}
-	for _, x := range pos {
-		if x.v <= 0 {
-			return fmt.Errorf("%s %d: must be positive", x.flag, x.v)
+	for _, p := range allParams {
+		if err := p.Check(c); err != nil {
+			return err
 		}
 	}
 	if c.Dim%4 != 0 {
-		return fmt.Errorf("--d %d: the GPU kernels load vec4s; the dimension must be a multiple of 4", c.Dim)
+		return invalid(ParamD.Name, c.Dim, "the GPU kernels load vec4s; the dimension must be a multiple of 4")
 	}
 	if need := uint64(c.N) * uint64(c.Dim) * 4; need > lim.MaxBufferSize*64 {
-		return fmt.Errorf("--n %d × --d %d = %d bytes is past what %q can hold in chunks of maxBufferSize %d", c.N, c.Dim, need, adapter, lim.MaxBufferSize)
+		return invalid(ParamD.Name, c.Dim, "with n %d stored vectors that is %d bytes, past what %q can hold in chunks of maxBufferSize %d", c.N, need, adapter, lim.MaxBufferSize)
 	}
 	return nil
 }
