@@ -80,6 +80,18 @@ func copyNTAVX2(dst *float32, src *float32, n int)
 //go:noescape
 func triadNTAVX2(a *float32, b *float32, c *float32, n int, s float32)
 
+// scaleNTAVX2 sets dst[i] = s*src[i] for i < n with non-temporal stores.
+// dst must be 32-byte aligned and n a multiple of 32.
+//
+//go:noescape
+func scaleNTAVX2(dst *float32, src *float32, n int, s float32)
+
+// addNTAVX2 sets c[i] = a[i] + b[i] for i < n with non-temporal stores.
+// c must be 32-byte aligned and n a multiple of 32.
+//
+//go:noescape
+func addNTAVX2(c *float32, a *float32, b *float32, n int)
+
 // fmaPeakAVX2 runs iters rounds of 12 independent vector FMA chains x = x*m + c
 // and returns the sum of all lanes (so the work cannot be discarded).
 //
@@ -207,6 +219,18 @@ func copyNTAVX512(dst *float32, src *float32, n int)
 //
 //go:noescape
 func triadNTAVX512(a *float32, b *float32, c *float32, n int, s float32)
+
+// scaleNTAVX512 sets dst[i] = s*src[i] for i < n with non-temporal stores.
+// dst must be 64-byte aligned and n a multiple of 64.
+//
+//go:noescape
+func scaleNTAVX512(dst *float32, src *float32, n int, s float32)
+
+// addNTAVX512 sets c[i] = a[i] + b[i] for i < n with non-temporal stores.
+// c must be 64-byte aligned and n a multiple of 64.
+//
+//go:noescape
+func addNTAVX512(c *float32, a *float32, b *float32, n int)
 
 // fmaPeakAVX512 runs iters rounds of 24 independent vector FMA chains x = x*m + c
 // and returns the sum of all lanes (so the work cannot be discarded).

@@ -1083,6 +1083,66 @@ triadNTAVX2_done:
 	VZEROUPPER
 	RET
 
+// func scaleNTAVX2(dst *float32, src *float32, n int, s float32)
+// Requires: AVX, MMX+
+TEXT ·scaleNTAVX2(SB), NOSPLIT, $0-28
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VBROADCASTSS s+24(FP), Y0
+	XORQ         BX, BX
+
+scaleNTAVX2_loop:
+	CMPQ     BX, DX
+	JAE      scaleNTAVX2_done
+	VMULPS   (CX)(BX*4), Y0, Y1
+	VMULPS   32(CX)(BX*4), Y0, Y2
+	VMULPS   64(CX)(BX*4), Y0, Y3
+	VMULPS   96(CX)(BX*4), Y0, Y4
+	VMOVNTPS Y1, (AX)(BX*4)
+	VMOVNTPS Y2, 32(AX)(BX*4)
+	VMOVNTPS Y3, 64(AX)(BX*4)
+	VMOVNTPS Y4, 96(AX)(BX*4)
+	ADDQ     $0x00000020, BX
+	JMP      scaleNTAVX2_loop
+
+scaleNTAVX2_done:
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func addNTAVX2(c *float32, a *float32, b *float32, n int)
+// Requires: AVX, MMX+
+TEXT ·addNTAVX2(SB), NOSPLIT, $0-32
+	MOVQ c+0(FP), AX
+	MOVQ a+8(FP), CX
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), BX
+	XORQ SI, SI
+
+addNTAVX2_loop:
+	CMPQ     SI, BX
+	JAE      addNTAVX2_done
+	VMOVUPS  (CX)(SI*4), Y0
+	VADDPS   (DX)(SI*4), Y0, Y0
+	VMOVUPS  32(CX)(SI*4), Y1
+	VADDPS   32(DX)(SI*4), Y1, Y1
+	VMOVUPS  64(CX)(SI*4), Y2
+	VADDPS   64(DX)(SI*4), Y2, Y2
+	VMOVUPS  96(CX)(SI*4), Y3
+	VADDPS   96(DX)(SI*4), Y3, Y3
+	VMOVNTPS Y0, (AX)(SI*4)
+	VMOVNTPS Y1, 32(AX)(SI*4)
+	VMOVNTPS Y2, 64(AX)(SI*4)
+	VMOVNTPS Y3, 96(AX)(SI*4)
+	ADDQ     $0x00000020, SI
+	JMP      addNTAVX2_loop
+
+addNTAVX2_done:
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func fmaPeakAVX2(iters int, m float32, c float32) float32
 // Requires: AVX, FMA3, SSE
 TEXT ·fmaPeakAVX2(SB), NOSPLIT, $0-20
@@ -3876,6 +3936,66 @@ triadNTAVX512_loop:
 	JMP         triadNTAVX512_loop
 
 triadNTAVX512_done:
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func scaleNTAVX512(dst *float32, src *float32, n int, s float32)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·scaleNTAVX512(SB), NOSPLIT, $0-28
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VBROADCASTSS s+24(FP), Z0
+	XORQ         BX, BX
+
+scaleNTAVX512_loop:
+	CMPQ     BX, DX
+	JAE      scaleNTAVX512_done
+	VMULPS   (CX)(BX*4), Z0, Z1
+	VMULPS   64(CX)(BX*4), Z0, Z2
+	VMULPS   128(CX)(BX*4), Z0, Z3
+	VMULPS   192(CX)(BX*4), Z0, Z4
+	VMOVNTPS Z1, (AX)(BX*4)
+	VMOVNTPS Z2, 64(AX)(BX*4)
+	VMOVNTPS Z3, 128(AX)(BX*4)
+	VMOVNTPS Z4, 192(AX)(BX*4)
+	ADDQ     $0x00000040, BX
+	JMP      scaleNTAVX512_loop
+
+scaleNTAVX512_done:
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func addNTAVX512(c *float32, a *float32, b *float32, n int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·addNTAVX512(SB), NOSPLIT, $0-32
+	MOVQ c+0(FP), AX
+	MOVQ a+8(FP), CX
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), BX
+	XORQ SI, SI
+
+addNTAVX512_loop:
+	CMPQ     SI, BX
+	JAE      addNTAVX512_done
+	VMOVUPS  (CX)(SI*4), Z0
+	VADDPS   (DX)(SI*4), Z0, Z0
+	VMOVUPS  64(CX)(SI*4), Z1
+	VADDPS   64(DX)(SI*4), Z1, Z1
+	VMOVUPS  128(CX)(SI*4), Z2
+	VADDPS   128(DX)(SI*4), Z2, Z2
+	VMOVUPS  192(CX)(SI*4), Z3
+	VADDPS   192(DX)(SI*4), Z3, Z3
+	VMOVNTPS Z0, (AX)(SI*4)
+	VMOVNTPS Z1, 64(AX)(SI*4)
+	VMOVNTPS Z2, 128(AX)(SI*4)
+	VMOVNTPS Z3, 192(AX)(SI*4)
+	ADDQ     $0x00000040, SI
+	JMP      addNTAVX512_loop
+
+addNTAVX512_done:
 	SFENCE
 	VZEROUPPER
 	RET

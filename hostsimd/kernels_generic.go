@@ -21,6 +21,8 @@ func genericKernels() *kernels {
 		fillNT:     fillGeneric,
 		copyNT:     func(dst, src []float32) { copy(dst, src) },
 		triadNT:    triadGeneric,
+		scaleNT:    scaleGeneric,
+		addNT:      addGeneric,
 		fmaPeak:    fmaPeakGeneric,
 		fmaLanes:   8,
 		ntAlign:    1,
@@ -196,4 +198,20 @@ func fmaPeakGeneric(iters int, m, c float32) float32 {
 		x7 = x7*m + c
 	}
 	return ((x0 + x1) + (x2 + x3)) + ((x4 + x5) + (x6 + x7))
+}
+
+// scaleGeneric sets dst[i] = s*src[i] (BabelStream's Mul).
+func scaleGeneric(dst, src []float32, s float32) {
+	src = src[:len(dst)]
+	for i := range dst {
+		dst[i] = s * src[i]
+	}
+}
+
+// addGeneric sets c[i] = a[i] + b[i] (BabelStream's Add).
+func addGeneric(c, a, b []float32) {
+	a, b = a[:len(c)], b[:len(c)]
+	for i := range c {
+		c[i] = a[i] + b[i]
+	}
 }

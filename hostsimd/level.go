@@ -86,10 +86,15 @@ type kernels struct {
 	// sum2, where a level has it, is a sum with two vector accumulators
 	// (the plain reader compilers generate); MeasureCeilings tries it
 	// among the read kernels. Nil elsewhere.
-	sum2      func(a []float32) float32
-	fillNT    func(p []float32, v float32)
-	copyNT    func(dst, src []float32)
-	triadNT   func(a, b, c []float32, s float32)
+	sum2    func(a []float32) float32
+	fillNT  func(p []float32, v float32)
+	copyNT  func(dst, src []float32)
+	triadNT func(a, b, c []float32, s float32)
+	// scaleNT (dst = s*src) and addNT (c = a + b) are the Mul and Add
+	// kernels of the BabelStream set (RunStream), with the same
+	// alignment and length rules as the other NT kernels.
+	scaleNT   func(dst, src []float32, s float32)
+	addNT     func(c, a, b []float32)
 	fmaPeak   func(iters int, m, c float32) float32
 	fmaLanes  int // float32 lanes updated per fmaPeak iteration
 	ntAlign   int // alignment in floats

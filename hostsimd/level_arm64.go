@@ -34,11 +34,16 @@ func neonKernels() *kernels {
 		dotTile4: func(q, v []float32, d, n int, out []float32) {
 			dotTile4NEON(ptr(q), ptr(v), d, n, ptr(out))
 		},
-		tileW:    4,
-		sum:      func(a []float32) float32 { return sumNEON(ptr(a), len(a)) },
-		fillNT:   func(p []float32, v float32) { fillNTNEON(ptr(p), len(p), v) },
-		copyNT:   func(dst, src []float32) { copyNTNEON(ptr(dst), ptr(src), len(dst)) },
-		triadNT:  func(a, b, c []float32, s float32) { triadNTNEON(ptr(a), ptr(b), ptr(c), len(a), s) },
+		tileW:   4,
+		sum:     func(a []float32) float32 { return sumNEON(ptr(a), len(a)) },
+		fillNT:  func(p []float32, v float32) { fillNTNEON(ptr(p), len(p), v) },
+		copyNT:  func(dst, src []float32) { copyNTNEON(ptr(dst), ptr(src), len(dst)) },
+		triadNT: func(a, b, c []float32, s float32) { triadNTNEON(ptr(a), ptr(b), ptr(c), len(a), s) },
+		// Mul has no NEON kernel yet: the Go loop (the compiler's scalar
+		// code). Add is the triad with s = 1 (a fused a + 1*b rounds
+		// exactly as a + b).
+		scaleNT:  scaleGeneric,
+		addNT:    func(c, a, b []float32) { triadNTNEON(ptr(c), ptr(a), ptr(b), len(c), 1) },
 		fmaPeak:  fmaPeakNEON,
 		fmaLanes: 24 * 4,
 		// STNP works on any address; a cache-line aligned destination

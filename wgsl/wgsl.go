@@ -41,6 +41,8 @@ var variants = map[string]variant{
 	"cosine_single":     {"cosine_single.wgsl.tmpl", map[string]string{"Elem": "f32"}},
 	"cosine_single_f16": {"cosine_single.wgsl.tmpl", map[string]string{"Elem": "f16"}},
 	"topk_queue":        {"topk_queue.wgsl.tmpl", map[string]string{"KQ": "256", "Regs": ""}},
+	"stream_babel_f32":  {"stream_babel.wgsl.tmpl", map[string]string{"Elem": "f32"}},
+	"stream_babel_f64":  {"stream_babel.wgsl.tmpl", map[string]string{"Elem": "f64"}},
 	"topk_queue_r16":    {"topk_queue.wgsl.tmpl", map[string]string{"KQ": "16", "Regs": "yes"}},
 }
 

@@ -73,6 +73,7 @@ func commands() []command {
 		{"hybrid", "replay mixed sizes through two sides: single side, static threshold, adaptive dispatcher", runHybrid},
 		{"compare", "compare two JSON reports; exit 1 on a significant regression", runCompare},
 		{"kernel", "profile your own WGSL compute shader: buffers by name, timestamps, ceilings, sweeps", runKernel},
+		{"stream", "BabelStream's five kernels on the GPU (WGSL) or the CPU, its table and CSV", runStream},
 		{"host", "CPU only: measured CPU ceilings and the host SIMD kernels at each level", runHost},
 		{"version", "tool version, commit, wgpu-native and Go versions", runVersion},
 		{"workloads", "list the workloads and the sweeps and experiments that apply to each", runWorkloads},

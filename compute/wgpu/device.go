@@ -94,13 +94,13 @@ type Device struct {
 }
 
 // RequestDevice creates a device with the features the tool needs that the
-// adapter offers (timestamp-query, shader-f16, subgroups) and every limit
+// adapter offers (timestamp-query, shader-f16, subgroups, shader-f64) and every limit
 // raised to the adapter's.
 func (a *Adapter) RequestDevice(opts DeviceOptions) (*Device, error) {
 	if a == nil || a.c == nil {
 		return nil, fmt.Errorf("wgpu: RequestDevice: %w", ErrReleased)
 	}
-	want := []Feature{FeatureShaderF16, FeatureSubgroups, FeatureNativeSubgroup}
+	want := []Feature{FeatureShaderF16, FeatureSubgroups, FeatureNativeSubgroup, FeatureShaderF64}
 	if !opts.NoTimestamps {
 		want = append(want, FeatureTimestampQuery)
 	}

@@ -131,6 +131,10 @@ func shadersCompile(t *testing.T, d *wgpu.Device) {
 			t.Logf("%s: skipped: needs %s, which %q (%s) lacks", name, f, d.Info.Name, d.Info.Backend)
 			continue
 		}
+		if regexp.MustCompile(`\bf64\b`).MatchString(src) && !d.HasFeature(wgpu.FeatureShaderF64) {
+			t.Logf("%s: skipped: needs shader-f64, which %q lacks", name, d.Info.Name)
+			continue
+		}
 		entries := wgpu.ScanEntries(src)
 		if len(entries) == 0 {
 			t.Errorf("%s: no @compute entry point found", name)

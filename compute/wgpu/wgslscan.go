@@ -348,6 +348,8 @@ func (ev *wgslEval) typeLayout(ty string) (size, align int64, ok bool) {
 		return 4, 4, true
 	case "f16":
 		return 2, 2, true
+	case "f64": // wgpu-native's shader-f64
+		return 8, 8, true
 	}
 	if m := reVecType.FindStringSubmatch(ty); m != nil {
 		n, _ := strconv.ParseInt(m[1], 10, 64)

@@ -1157,6 +1157,73 @@ func genStores(s isa) {
 	RET()
 }
 
+// genStreamStores generates the two BabelStream kernels the ceiling
+// kernels do not cover (Copy is copyNT, Triad is triadNT): scaleNT
+// (Mul, b = s*c) and addNT (Add, c = a + b), with non-temporal stores
+// like the others, so a stored line is not read first.
+func genStreamStores(s isa) {
+	const u = 4
+	blk := u * s.w
+	var regs [u]VecVirtual
+
+	name := "scaleNT" + s.name
+	TEXT(name, NOSPLIT, "func(dst, src *float32, n int, s float32)")
+	Pragma("noescape")
+	Doc(name+" sets dst[i] = s*src[i] for i < n with non-temporal stores.",
+		fmt.Sprintf("dst must be %d-byte aligned and n a multiple of %d.", s.w*4, blk))
+	dst := Load(Param("dst"), GP64())
+	src := Load(Param("src"), GP64())
+	n := Load(Param("n"), GP64())
+	sv := s.vec()
+	VBROADCASTSS(addr("s"), sv)
+	i := GP64()
+	XORQ(i, i)
+	Label(name + "_loop")
+	CMPQ(i, n)
+	JAE(LabelRef(name + "_done"))
+	for k := 0; k < u; k++ {
+		regs[k] = s.vec()
+		VMULPS(Mem{Base: src, Index: i, Scale: 4, Disp: 4 * k * s.w}, sv, regs[k])
+	}
+	for k := 0; k < u; k++ {
+		VMOVNTPS(regs[k], Mem{Base: dst, Index: i, Scale: 4, Disp: 4 * k * s.w})
+	}
+	ADDQ(U32(blk), i)
+	JMP(LabelRef(name + "_loop"))
+	Label(name + "_done")
+	SFENCE()
+	VZEROUPPER()
+	RET()
+
+	name = "addNT" + s.name
+	TEXT(name, NOSPLIT, "func(c, a, b *float32, n int)")
+	Pragma("noescape")
+	Doc(name+" sets c[i] = a[i] + b[i] for i < n with non-temporal stores.",
+		fmt.Sprintf("c must be %d-byte aligned and n a multiple of %d.", s.w*4, blk))
+	c := Load(Param("c"), GP64())
+	a := Load(Param("a"), GP64())
+	b := Load(Param("b"), GP64())
+	n = Load(Param("n"), GP64())
+	i = GP64()
+	XORQ(i, i)
+	Label(name + "_loop")
+	CMPQ(i, n)
+	JAE(LabelRef(name + "_done"))
+	for k := 0; k < u; k++ {
+		regs[k] = s.loadF32(Mem{Base: a, Index: i, Scale: 4, Disp: 4 * k * s.w}, nil)
+		VADDPS(Mem{Base: b, Index: i, Scale: 4, Disp: 4 * k * s.w}, regs[k], regs[k])
+	}
+	for k := 0; k < u; k++ {
+		VMOVNTPS(regs[k], Mem{Base: c, Index: i, Scale: 4, Disp: 4 * k * s.w})
+	}
+	ADDQ(U32(blk), i)
+	JMP(LabelRef(name + "_loop"))
+	Label(name + "_done")
+	SFENCE()
+	VZEROUPPER()
+	RET()
+}
+
 // fmaChains is the number of independent FMA chains in fmaPeak; enough to
 // cover a 4-cycle latency on two FMA ports with room to spare.
 func fmaChains(s isa) int {
@@ -1239,6 +1306,7 @@ func main() {
 			genDotNormRows(s, "dotNormRows3"+s.name, 3)
 		}
 		genStores(s)
+		genStreamStores(s)
 		genFMAPeak(s)
 	}
 	Generate()

@@ -1,0 +1,339 @@
+package compute
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
+	"github.com/wgpu-prof/wgpu-prof/internal/babelstream"
+	"github.com/wgpu-prof/wgpu-prof/wgsl"
+)
+
+// StreamOptions configures RunStream.
+type StreamOptions struct {
+	// ArraySize is the number of elements of each of the three arrays
+	// (0: babelstream.DefaultArraySize).
+	ArraySize int
+	// NumTimes is how often the Classic order runs (0: 100; at least 2).
+	NumTimes int
+	// F64 runs in float64 (needs the adapter's shader-f64 feature;
+	// ErrNoF64 otherwise), else float32.
+	F64 bool
+	// Workgroup is the threads per workgroup (a power of two; 0: 256).
+	Workgroup int
+	// MaxBinding, when positive and below the device's
+	// maxStorageBufferBindingSize, caps the bytes of one binding, so that
+	// the split of a large array into parts can be exercised on any size.
+	MaxBinding uint64
+}
+
+// ErrNoF64 reports that the adapter cannot run float64 shaders.
+var ErrNoF64 = fmt.Errorf("float64 is not available: the adapter has no shader-f64 feature")
+
+// StreamResult is what RunStream measured, by babelstream.Kernels: every
+// run's time (Times[k][0] is the warm-up run) and the host-clock time
+// around the same submission (HostTimes), both after the final arrays
+// passed BabelStream's check.
+type StreamResult struct {
+	ArraySize, NumTimes int
+	Sizeof              int    // bytes per element, 4 or 8
+	Timed               string // "timestamps" or "host clock": what Times are
+	Times               [][]time.Duration
+	HostTimes           [][]time.Duration
+	// Parts is the number of bindings each array was split into (1 when
+	// it fits in one): each kernel is one pass of Parts dispatches.
+	Parts     int
+	Workgroup int
+	Sum       float64 // the last Dot
+}
+
+// streamDotIters bounds the elements one invocation of dot adds before
+// the workgroup reduction: enough workgroups that none runs a long loop
+// (llvmpipe's loop budget), few enough partials to read back.
+const streamDotIters = 64
+
+// RunStream runs BabelStream's five Classic kernels (wgsl/stream_babel)
+// on d: the arrays start at 0.1, 0.2, 0.0; the Classic order runs
+// NumTimes times; each kernel call is one pass in its own submission,
+// timed by timestamps where the device has them (else the host clock),
+// with the host clock around submit-and-wait recorded beside it; Dot also
+// reads the workgroups' partial sums back and adds them on the host, in
+// its host time as in BabelStream's GPU ports. An array larger than one
+// binding may hold is bound in parts, each part one dispatch of the same
+// pass. The final arrays and sum are read back and checked as BabelStream
+// checks them; a failed check is an error wrapping ErrVerify.
+func RunStream(d *wgpu.Device, o StreamOptions) (StreamResult, error) {
+	const op = "compute: RunStream"
+	if o.ArraySize == 0 {
+		o.ArraySize = babelstream.DefaultArraySize
+	}
+	if o.NumTimes == 0 {
+		o.NumTimes = babelstream.DefaultNumTimes
+	}
+	if err := (babelstream.Opts{ArraySize: o.ArraySize, NumTimes: o.NumTimes}).Validate(); err != nil {
+		return StreamResult{}, fmt.Errorf("%s: %w", op, err)
+	}
+	if o.F64 && !d.HasFeature(wgpu.FeatureShaderF64) {
+		return StreamResult{}, fmt.Errorf("%s: %w (%s)", op, ErrNoF64, d.Info.Name)
+	}
+	if o.Workgroup == 0 {
+		o.Workgroup = 256
+	}
+	wg, err := validWorkgroup(d, o.Workgroup)
+	if err != nil {
+		return StreamResult{}, fmt.Errorf("%s: %w", op, err)
+	}
+	sizeof := 4
+	shader := "stream_babel_f32"
+	if o.F64 {
+		sizeof, shader = 8, "stream_babel_f64"
+	}
+	n := uint64(o.ArraySize)
+	total := n * uint64(sizeof)
+	if total > d.Limits.MaxBufferSize {
+		return StreamResult{}, fmt.Errorf("%s: --arraysize %d: %d bytes per array > maxBufferSize %d: %w", op, o.ArraySize, total, d.Limits.MaxBufferSize, wgpu.ErrLimit)
+	}
+	align := uint64(max(d.Limits.MinStorageBufferOffsetAlignment, 4))
+	maxBind := d.Limits.MaxStorageBufferBindingSize
+	if o.MaxBinding > 0 {
+		maxBind = min(maxBind, o.MaxBinding)
+	}
+	// Part size: whole alignment units, so every part's offset is aligned.
+	partBytes := maxBind / align * align
+	if partBytes == 0 {
+		return StreamResult{}, fmt.Errorf("%s: maxStorageBufferBindingSize %d below the offset alignment %d: %w", op, maxBind, align, wgpu.ErrLimit)
+	}
+	partElems := partBytes / uint64(sizeof)
+	var parts [][2]uint64 // element ranges
+	for lo := uint64(0); lo < n; lo += partElems {
+		parts = append(parts, [2]uint64{lo, min(lo+partElems, n)})
+	}
+	maxGroups := uint64(d.Limits.MaxComputeWorkgroupsPerDimension)
+	streamGroups := func(m uint64) uint32 {
+		return uint32(max(1, min((m+uint64(wg)-1)/uint64(wg), maxGroups)))
+	}
+	dotGroups := func(m uint64) uint64 {
+		per := uint64(wg) * streamDotIters
+		return max(1, min((m+per-1)/per, maxGroups))
+	}
+	// Loop budget: the longest loop one invocation runs.
+	for _, p := range parts {
+		m := p[1] - p[0]
+		iters := max((m+uint64(streamGroups(m))*uint64(wg)-1)/(uint64(streamGroups(m))*uint64(wg)),
+			(m+dotGroups(m)*uint64(wg)-1)/(dotGroups(m)*uint64(wg))) + 1 + uint64(bitsLen(wg)) + 1
+		if err := wgpu.CheckLoopBudget(d, iters, "stream"); err != nil {
+			return StreamResult{}, fmt.Errorf("%s: %w", op, err)
+		}
+	}
+
+	usage := wgpu.UsageStorage | wgpu.UsageCopyDst | wgpu.UsageCopySrc
+	var bufs []*wgpu.Buffer
+	var groups []*wgpu.BindGroup
+	defer func() {
+		releaseAll(groups)
+		for _, b := range bufs {
+			b.Release()
+		}
+	}()
+	newBuf := func(label string, size uint64) (*wgpu.Buffer, error) {
+		b, err := d.CreateBuffer(label, size, usage)
+		if err == nil {
+			bufs = append(bufs, b)
+		}
+		return b, err
+	}
+	arrays := make([]*wgpu.Buffer, 3)
+	for i, name := range []string{"stream a", "stream b", "stream c"} {
+		if arrays[i], err = newBuf(name, total); err != nil {
+			return StreamResult{}, fmt.Errorf("%s: %w", op, err)
+		}
+	}
+	// Each part's partial sums start on an aligned offset.
+	partialOff := make([]uint64, len(parts))
+	var partialBytes uint64
+	for i, p := range parts {
+		partialOff[i] = partialBytes
+		partialBytes += (dotGroups(p[1]-p[0])*uint64(sizeof) + align - 1) / align * align
+	}
+	partial, err := newBuf("stream partial sums", partialBytes)
+	if err != nil {
+		return StreamResult{}, fmt.Errorf("%s: %w", op, err)
+	}
+	// Start values, written in chunks.
+	for i, v := range []float64{babelstream.StartA, babelstream.StartB, babelstream.StartC} {
+		if err := writeConst(d, arrays[i], n, sizeof, v); err != nil {
+			return StreamResult{}, fmt.Errorf("%s: %w", op, err)
+		}
+	}
+	// The passes: for each kernel, one dispatch per part.
+	entries := []struct {
+		entry string
+		uses  []int // bindings: 0 a, 1 b, 2 c, 3 partial
+	}{{"copy", []int{0, 2}}, {"mul", []int{1, 2}}, {"add", []int{0, 1, 2}}, {"triad", []int{0, 1, 2}}, {"dot", []int{0, 1, 3}}}
+	passes := make([]wgpu.Pass, len(entries))
+	for k, e := range entries {
+		p, err := d.Pipeline(shader, wgsl.MustSource(shader), e.entry, wgpu.Constants{"WG": float64(wg)})
+		if err != nil {
+			return StreamResult{}, fmt.Errorf("%s: %s: %w", op, e.entry, err)
+		}
+		passes[k].Label = "stream " + e.entry
+		for i, pr := range parts {
+			off, size := pr[0]*uint64(sizeof), (pr[1]-pr[0])*uint64(sizeof)
+			var bb []wgpu.BufferBinding
+			for _, u := range e.uses {
+				if u == 3 {
+					bb = append(bb, wgpu.BufferBinding{Binding: 3, Buffer: partial, Offset: partialOff[i], Size: dotGroups(pr[1]-pr[0]) * uint64(sizeof)})
+				} else {
+					bb = append(bb, wgpu.BufferBinding{Binding: uint32(u), Buffer: arrays[u], Offset: off, Size: size})
+				}
+			}
+			bg, err := d.CreateBindGroup(p, 0, bb)
+			if err != nil {
+				return StreamResult{}, fmt.Errorf("%s: %s: %w", op, e.entry, err)
+			}
+			groups = append(groups, bg)
+			x := streamGroups(pr[1] - pr[0])
+			if e.entry == "dot" {
+				x = uint32(dotGroups(pr[1] - pr[0]))
+			}
+			passes[k].Dispatches = append(passes[k].Dispatches, wgpu.Dispatch{Pipeline: p, BindGroups: []*wgpu.BindGroup{bg}, X: x, Y: 1, Z: 1})
+		}
+	}
+	var timer *wgpu.Timer
+	if d.HasTimestamps() {
+		if timer, err = d.NewTimer(1); err != nil {
+			return StreamResult{}, fmt.Errorf("%s: %w", op, err)
+		}
+		defer timer.Release()
+	}
+	res := StreamResult{ArraySize: o.ArraySize, NumTimes: o.NumTimes, Sizeof: sizeof, Parts: len(parts), Workgroup: wg,
+		Times: make([][]time.Duration, len(entries)), HostTimes: make([][]time.Duration, len(entries))}
+	kernelValid := timer != nil
+	partialHost := make([]byte, partialBytes)
+	for r := 0; r < o.NumTimes; r++ {
+		for k := range entries {
+			start := time.Now()
+			pt, err := d.Submit(passes[k:k+1], nil, timer)
+			if err != nil {
+				return StreamResult{}, fmt.Errorf("%s: %s run %d: %w", op, entries[k].entry, r, err)
+			}
+			if k == len(entries)-1 {
+				if err := d.Read(partial, 0, partialHost); err != nil {
+					return StreamResult{}, fmt.Errorf("%s: dot: %w", op, err)
+				}
+				res.Sum = sumPartials(partialHost, parts, partialOff, dotGroups, sizeof)
+			}
+			host := time.Since(start)
+			res.HostTimes[k] = append(res.HostTimes[k], host)
+			kt := time.Duration(0)
+			if timer != nil && len(pt) == 1 && pt[0].Valid && pt[0].Duration > 0 && pt[0].Duration <= host {
+				kt = pt[0].Duration
+			} else {
+				kernelValid = false
+			}
+			res.Times[k] = append(res.Times[k], kt)
+		}
+	}
+	res.Timed = timedTimestamps
+	if !kernelValid {
+		res.Timed = timedHost
+		res.Times = res.HostTimes
+	}
+	if err := checkStream(d, arrays, n, sizeof, o.NumTimes, res.Sum); err != nil {
+		return StreamResult{}, fmt.Errorf("%s: %w", op, err)
+	}
+	return res, nil
+}
+
+func bitsLen(x int) int {
+	n := 0
+	for ; x > 0; x >>= 1 {
+		n++
+	}
+	return n
+}
+
+// streamChunk is the bytes written or read back per transfer when the
+// arrays are set up and checked.
+const streamChunk = 16 << 20
+
+// writeConst sets the n elements of buf to v (in the element type).
+func writeConst(d *wgpu.Device, buf *wgpu.Buffer, n uint64, sizeof int, v float64) error {
+	per := uint64(streamChunk / sizeof)
+	var chunk []byte
+	if sizeof == 8 {
+		x := make([]float64, min(per, n))
+		for i := range x {
+			x[i] = v
+		}
+		chunk = wgpu.Bytes(x)
+	} else {
+		x := make([]float32, min(per, n))
+		for i := range x {
+			x[i] = float32(v)
+		}
+		chunk = wgpu.Bytes(x)
+	}
+	for lo := uint64(0); lo < n; lo += per {
+		m := min(per, n-lo)
+		if err := d.Write(buf, lo*uint64(sizeof), chunk[:m*uint64(sizeof)]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sumPartials adds the dot partial sums of every part in float64.
+func sumPartials(raw []byte, parts [][2]uint64, off []uint64, groups func(uint64) uint64, sizeof int) float64 {
+	var s float64
+	for i, p := range parts {
+		g := groups(p[1] - p[0])
+		b := raw[off[i] : off[i]+g*uint64(sizeof)]
+		for j := 0; j < len(b); j += sizeof {
+			if sizeof == 8 {
+				s += math.Float64frombits(binary.LittleEndian.Uint64(b[j:]))
+			} else {
+				s += float64(math.Float32frombits(binary.LittleEndian.Uint32(b[j:])))
+			}
+		}
+	}
+	return s
+}
+
+// checkStream reads a, b and c back and checks them and sum with
+// babelstream.Check in the element type.
+func checkStream(d *wgpu.Device, arrays []*wgpu.Buffer, n uint64, sizeof, numTimes int, sum float64) error {
+	read := func(buf *wgpu.Buffer, dst []byte) error {
+		for lo := uint64(0); lo < uint64(len(dst)); lo += streamChunk {
+			hi := min(lo+streamChunk, uint64(len(dst)))
+			if err := d.Read(buf, lo, dst[lo:hi]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var err error
+	if sizeof == 8 {
+		h := [3][]float64{make([]float64, n), make([]float64, n), make([]float64, n)}
+		for i := range h {
+			if err := read(arrays[i], wgpu.Bytes(h[i])); err != nil {
+				return err
+			}
+		}
+		err = babelstream.Check(numTimes, h[0], h[1], h[2], sum)
+	} else {
+		h := [3][]float32{make([]float32, n), make([]float32, n), make([]float32, n)}
+		for i := range h {
+			if err := read(arrays[i], wgpu.Bytes(h[i])); err != nil {
+				return err
+			}
+		}
+		err = babelstream.Check(numTimes, h[0], h[1], h[2], float32(sum))
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrVerify, err)
+	}
+	return nil
+}
