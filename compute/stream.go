@@ -30,7 +30,7 @@ type StreamOptions struct {
 }
 
 // ErrNoF64 reports that the adapter cannot run float64 shaders.
-var ErrNoF64 = fmt.Errorf("float64 is not available: the adapter has no shader-f64 feature")
+var ErrNoF64 = fmt.Errorf("float64 needs the shader-f64 feature: %w", ErrUnsupported)
 
 // StreamResult is what RunStream measured, by babelstream.Kernels: every
 // run's time (Times[k][0] is the warm-up run) and the host-clock time

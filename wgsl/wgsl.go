@@ -50,6 +50,9 @@ var variants = map[string]variant{
 const (
 	FeatureSubgroups = "subgroups"
 	FeatureShaderF16 = "shader-f16"
+	// FeatureShaderF64 is wgpu-native's float64 in shaders (not part of
+	// WebGPU).
+	FeatureShaderF64 = "shader-f64"
 )
 
 // needs are the optional features each module needs; a module not listed
@@ -58,6 +61,7 @@ var needs = map[string][]string{
 	"cosine_single_f16":      {FeatureShaderF16},
 	"cosine_single_subgroup": {FeatureSubgroups},
 	"cosine_batch_regbc":     {FeatureSubgroups},
+	"stream_babel_f64":       {FeatureShaderF64},
 }
 
 // Needs returns the optional device features the shader name needs to

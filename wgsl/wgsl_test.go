@@ -65,6 +65,9 @@ func usedFeatures(src string) []string {
 		out = append(out, FeatureShaderF16)
 	}
 	code := regexp.MustCompile(`//[^\n]*`).ReplaceAllString(src, "")
+	if regexp.MustCompile(`\bf64\b`).MatchString(code) {
+		out = append(out, FeatureShaderF64)
+	}
 	if regexp.MustCompile(`\b(subgroup[A-Z]\w*\s*\(|subgroup_(id|size|invocation_id)\b|num_subgroups\b)`).MatchString(code) {
 		out = append(out, FeatureSubgroups)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/wgpu-prof/wgpu-prof/internal/babelstream"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
 
@@ -88,7 +89,7 @@ func runStream(stdout, stderr io.Writer, args []string) error {
 // BabelStream's CSV alone.
 func writeStream(w io.Writer, r experiment.StreamRun, csv bool) error {
 	if csv {
-		return babelstream.WriteCSV(w, r.NumTimes, r.ArraySize, r.Sizeof, r.Rows)
+		return report.WriteStreamCSV(w, r.NumTimes, r.ArraySize, r.Sizeof, r.Rows)
 	}
 	prec := "float32"
 	if r.Sizeof == 8 {
@@ -104,5 +105,5 @@ func writeStream(w io.Writer, r experiment.StreamRun, csv bool) error {
 	if r.HostRows != nil {
 		extra = func(i int) string { return fmt.Sprintf("%.3f", r.HostRows[i].MBytesPerSec) }
 	}
-	return babelstream.WriteTable(w, r.Rows, "host MB/s", extra)
+	return report.WriteStreamTable(w, r.Rows, "host MB/s", extra)
 }

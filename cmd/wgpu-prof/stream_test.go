@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wgpu-prof/wgpu-prof/internal/babelstream"
+	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
 // TestStreamCSV: both sides print exactly BabelStream's CSV header and the
@@ -16,7 +16,7 @@ func TestStreamCSV(t *testing.T) {
 			t.Fatalf("%s: %v (%s)", side, err, errOut)
 		}
 		lines := strings.Split(strings.TrimSpace(out), "\n")
-		if len(lines) != 6 || lines[0] != babelstream.CSVHeader {
+		if len(lines) != 6 || lines[0] != report.StreamCSVHeader {
 			t.Fatalf("%s: CSV:\n%s", side, out)
 		}
 		for i, k := range []string{"Copy", "Mul", "Add", "Triad", "Dot"} {

@@ -80,6 +80,8 @@ func missingFeature(d *wgpu.Device, name string) string {
 			has = d.HasFeature(wgpu.FeatureSubgroups) || d.HasFeature(wgpu.FeatureNativeSubgroup)
 		case wgsl.FeatureShaderF16:
 			has = d.HasFeature(wgpu.FeatureShaderF16)
+		case wgsl.FeatureShaderF64:
+			has = d.HasFeature(wgpu.FeatureShaderF64)
 		}
 		if !has {
 			return f
@@ -129,10 +131,6 @@ func shadersCompile(t *testing.T, d *wgpu.Device) {
 		src := wgsl.MustSource(name)
 		if f := missingFeature(d, name); f != "" {
 			t.Logf("%s: skipped: needs %s, which %q (%s) lacks", name, f, d.Info.Name, d.Info.Backend)
-			continue
-		}
-		if regexp.MustCompile(`\bf64\b`).MatchString(src) && !d.HasFeature(wgpu.FeatureShaderF64) {
-			t.Logf("%s: skipped: needs shader-f64, which %q lacks", name, d.Info.Name)
 			continue
 		}
 		entries := wgpu.ScanEntries(src)

@@ -4,8 +4,9 @@
 // can be set beside a BabelStream run: the five Classic kernels in their
 // run order, the bytes each is counted for, the start values and scalar,
 // the gold values the final arrays are checked against with BabelStream's
-// tolerances, the summary over runs (the first run excluded) and the two
-// outputs (the table and the CSV with BabelStream's columns).
+// tolerances and the summary over runs (the first run excluded). The
+// two outputs (the table and the CSV with BabelStream's columns) are in
+// package report (WriteStreamCSV, WriteStreamTable).
 //
 // Only definitions live here: the kernels themselves are in hostsimd
 // (RunStream) and compute (RunStream), and docs/METHOD.md says how each
@@ -14,9 +15,7 @@ package babelstream
 
 import (
 	"fmt"
-	"io"
 	"math"
-	"strconv"
 	"time"
 )
 
@@ -202,48 +201,4 @@ func Summarize(k Kernel, times []time.Duration, n, sizeof int) (Stats, error) {
 	}
 	st.MBytesPerSec = 1e-6 * float64(k.Weight()) * float64(sizeof) * float64(n) / st.Min.Seconds()
 	return st, nil
-}
-
-// CSVHeader is BabelStream's CSV header line (MB units, comma separator).
-const CSVHeader = "function,num_times,n_elements,sizeof,max_MB_per_sec,min_runtime,max_runtime,avg_runtime"
-
-// g6 formats x as C++'s default stream output does (6 significant
-// digits, %g), which BabelStream's CSV uses.
-func g6(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
-
-// WriteCSV writes the header and one row per Stats in BabelStream's CSV.
-func WriteCSV(w io.Writer, numTimes, n, sizeof int, rows []Stats) error {
-	if _, err := fmt.Fprintln(w, CSVHeader); err != nil {
-		return err
-	}
-	for _, s := range rows {
-		if _, err := fmt.Fprintf(w, "%s,%d,%d,%d,%s,%s,%s,%s\n", s.Kernel, numTimes, n, sizeof,
-			g6(s.MBytesPerSec), g6(s.Min.Seconds()), g6(s.Max.Seconds()), g6(s.Avg.Seconds())); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// WriteTable writes BabelStream's text table: Function, MBytes/sec, Min
-// (sec), Max, Average, in 12-character columns. extra, when non-nil, adds
-// one column headed extraHead whose cell for row i is extra(i).
-func WriteTable(w io.Writer, rows []Stats, extraHead string, extra func(i int) string) error {
-	head := fmt.Sprintf("%-12s%-12s%-12s%-12s%-12s", "Function", "MBytes/sec", "Min (sec)", "Max", "Average")
-	if extra != nil {
-		head += extraHead
-	}
-	if _, err := fmt.Fprintln(w, head); err != nil {
-		return err
-	}
-	for i, s := range rows {
-		line := fmt.Sprintf("%-12s%-12.3f%-12.5f%-12.5f%-12.5f", s.Kernel, s.MBytesPerSec, s.Min.Seconds(), s.Max.Seconds(), s.Avg.Seconds())
-		if extra != nil {
-			line += extra(i)
-		}
-		if _, err := fmt.Fprintln(w, line); err != nil {
-			return err
-		}
-	}
-	return nil
 }
