@@ -190,42 +190,18 @@ func (e *Env) RunSuite(cfg RunConfig, rep *report.Report) error {
 		return err
 	}
 	knobs := workload.Knobs{Workgroup: cfg.Workgroup, Tile: cfg.Tile}
+	var skips []string
 	for _, w := range ds {
-		pr, err := w.Prepare(cfg.Config)
+		err := e.runWorkload(w, cfg, knobs, roofs, rep)
+		if err != nil && canSkip(err) {
+			// This adapter cannot run the workload: say why and go on
+			// with the others (and keep what was measured).
+			info := e.Device.Info
+			rep.Skipped = append(rep.Skipped, report.Skip{Workload: w.Name, Backend: info.Backend.String(), Adapter: info.Name, Reason: err.Error()})
+			skips = append(skips, fmt.Sprintf("%s: SKIPPED on %s (%s): %v", w.Name, info.Backend, info.Name, err))
+			continue
+		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", w.Name, err)
-		}
-		batches := batchesFor(cfg, pr)
-		kv, choice, err := e.SelectVariant(w, pr, pr.Size, knobs, cfg.Retune, rep)
-		if err != nil {
-			return err
-		}
-		if choice.Chosen != "" {
-			rep.Summary = append(rep.Summary, choice.Summary())
-		}
-		at := func(n int) workload.Case { return pr.At(n, kv) }
-		bes, sweep, err := e.breakEven(w, pr.Fixed, batches, at, roofs)
-		if err != nil {
-			return err
-		}
-		// The default size is a point of the sweep unless --batches left it
-		// out: reuse its measurements rather than measure it twice. The
-		// other points are summarized by the break-even, not repeated as rows.
-		ms := atBatch(sweep, batches, pr.Size)
-		if ms == nil {
-			if ms, err = e.measureCase(at(pr.Size), roofs); err != nil {
-				return err
-			}
-		}
-		rep.Measurements = append(rep.Measurements, ms...)
-		rep.BreakEvens = append(rep.BreakEvens, bes...)
-		for _, be := range bes {
-			rep.Summary = append(rep.Summary, crossoverLines(be)...)
-		}
-		if s := outsideKernel(ms[0]); s != "" {
-			rep.Summary = append(rep.Summary, s)
-		}
-		if err := e.timestampOverhead(at(pr.Size), ms[0], rep); err != nil {
 			return err
 		}
 	}
@@ -235,12 +211,56 @@ func (e *Env) RunSuite(cfg RunConfig, rep *report.Report) error {
 		return err
 	}
 	rep.Summary = append(rep.Summary, checkUnderCeiling(rep, roofs.GPU.BandwidthGBs)...)
-	// The answer per workload first, then the details (timestamp cost).
-	rep.Summary = append(Summarize(rep), rep.Summary...)
+	// The answer per workload first (and the workloads skipped), then the
+	// details (timestamp cost).
+	rep.Summary = append(append(Summarize(rep), skips...), rep.Summary...)
 	warns, ok := CeilingCheck(rep)
 	rep.Warnings = append(rep.Warnings, warns...)
 	if ok != "" {
 		rep.Summary = append(rep.Summary, ok)
+	}
+	return nil
+}
+
+// runWorkload measures one workload of the suite: its variant selection,
+// break-even sweep, the rows at its default size and the timestamp cost.
+func (e *Env) runWorkload(w *workload.Descriptor, cfg RunConfig, knobs workload.Knobs, roofs Roofs, rep *report.Report) error {
+	pr, err := w.Prepare(cfg.Config)
+	if err != nil {
+		return fmt.Errorf("%s: %w", w.Name, err)
+	}
+	batches := batchesFor(cfg, pr)
+	kv, choice, err := e.SelectVariant(w, pr, pr.Size, knobs, cfg.Retune, rep)
+	if err != nil {
+		return err
+	}
+	if choice.Chosen != "" {
+		rep.Summary = append(rep.Summary, choice.Summary())
+	}
+	at := func(n int) workload.Case { return pr.At(n, kv) }
+	bes, sweep, err := e.breakEven(w, pr.Fixed, batches, at, roofs)
+	if err != nil {
+		return err
+	}
+	// The default size is a point of the sweep unless --batches left it
+	// out: reuse its measurements rather than measure it twice. The
+	// other points are summarized by the break-even, not repeated as rows.
+	ms := atBatch(sweep, batches, pr.Size)
+	if ms == nil {
+		if ms, err = e.measureCase(at(pr.Size), roofs); err != nil {
+			return err
+		}
+	}
+	rep.Measurements = append(rep.Measurements, ms...)
+	rep.BreakEvens = append(rep.BreakEvens, bes...)
+	for _, be := range bes {
+		rep.Summary = append(rep.Summary, crossoverLines(be)...)
+	}
+	if s := outsideKernel(ms[0]); s != "" {
+		rep.Summary = append(rep.Summary, s)
+	}
+	if err := e.timestampOverhead(at(pr.Size), ms[0], rep); err != nil {
+		return err
 	}
 	return nil
 }

@@ -44,6 +44,11 @@ func (e *Env) measureCase(w workload.Case, roofs Roofs) ([]report.Measurement, e
 		}
 		out = append(out, measurement(w.Name, report.SideCPU, cpuVariant(), w.Params, res, w.Bytes, w.Flops, roofs))
 	}
+	if e.Device != nil {
+		for i := range out {
+			out[i].Backend, out[i].Adapter = e.Device.Info.Backend.String(), e.Device.Info.Name
+		}
+	}
 	return out, nil
 }
 

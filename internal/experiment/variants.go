@@ -111,9 +111,65 @@ type variantCandidate struct {
 	quiet bool
 }
 
+// ErrNoVariant marks a workload none of whose GPU designs can run on this
+// adapter: each needs a feature it lacks, does not compile there or
+// exceeds one of its limits. The workload is skipped with the reasons;
+// a design that ran and failed verification is ErrWrongResult instead.
+var ErrNoVariant = errors.New("no GPU variant runs on this adapter")
+
+// Why a variant was not timed, as the first words of VariantTime.Skipped.
+const (
+	notOffered      = "not offered"
+	doesNotCompile  = "does not compile"
+	exceedsLimit    = "exceeds a limit"
+	failedVerify    = "failed verification"
+	failedOtherwise = "failed"
+)
+
+// The phase a variant's error came from (tuneOne).
+const (
+	buildPhase = true
+	runs       = false
+)
+
+// variantFailure says why a candidate failed: during its build (the
+// runner's constructor, where shaders compile) or while it ran.
+func variantFailure(err error, building bool) string {
+	var se *wgpu.ShaderError
+	var ge *wgpu.GPUError
+	switch {
+	case errors.Is(err, compute.ErrUnsupported) || errors.Is(err, compute.ErrNoShaderF16):
+		return notOffered
+	case errors.Is(err, ErrWrongResult):
+		return failedVerify
+	case errors.Is(err, wgpu.ErrLimit):
+		return exceedsLimit
+	case errors.As(err, &se), building && errors.As(err, &ge):
+		return doesNotCompile
+	}
+	return failedOtherwise
+}
+
+// canSkip reports whether err means the workload cannot run on this
+// adapter (ErrNoVariant, or one design's unsupported feature, compile
+// error or limit), so a suite skips it and goes on.
+func canSkip(err error) bool {
+	if errors.Is(err, wgpu.ErrDeviceLost) || errors.Is(err, ErrInterrupted) || errors.Is(err, ErrWrongResult) {
+		return false
+	}
+	if errors.Is(err, ErrNoVariant) {
+		return true
+	}
+	k := variantFailure(err, buildPhase)
+	return k == notOffered || k == doesNotCompile || k == exceedsLimit
+}
+
 // autotune verifies each candidate once and times the ones that pass.
-// warn receives one line per skipped candidate. It fails only when no
-// candidate passes.
+// warn receives one line per candidate that does not compile or fails;
+// a design the adapter lacks a feature for is recorded as not offered
+// without a warning. It fails only when no candidate passes: with
+// ErrWrongResult when one ran and failed verification, else with
+// ErrNoVariant and each design's reason.
 func autotune(what string, cands []variantCandidate, calls int, warn func(string)) (VariantChoice, error) {
 	ch := VariantChoice{}
 	type timed struct {
@@ -122,17 +178,24 @@ func autotune(what string, cands []variantCandidate, calls int, warn func(string
 		sec         float64
 	}
 	var ok []timed
+	var reasons []string
+	wrong := false
 	for _, c := range cands {
 		vt := VariantTime{Variant: c.name, Workgroup: c.wg, Label: c.label}
-		sec, err := tuneOne(c, calls)
+		sec, building, err := tuneOne(c, calls)
 		if errors.Is(err, wgpu.ErrDeviceLost) || errors.Is(err, ErrInterrupted) {
 			// Not the variant's fault: the whole run stops.
 			return ch, fmt.Errorf("%s: GPU variant %s: %w", what, c.label, err)
 		}
 		if err != nil {
-			vt.Skipped = err.Error()
+			kind := variantFailure(err, building)
+			vt.Skipped = kind + ": " + err.Error()
+			wrong = wrong || kind == failedVerify
 			if !c.quiet {
-				warn(fmt.Sprintf("%s: GPU variant %s skipped: %v", what, c.label, err))
+				reasons = append(reasons, c.label+" "+vt.Skipped)
+				if kind != notOffered {
+					warn(fmt.Sprintf("%s: GPU variant %s skipped (%s): %v", what, c.label, kind, err))
+				}
 			}
 		} else {
 			vt.Seconds = sec
@@ -141,7 +204,10 @@ func autotune(what string, cands []variantCandidate, calls int, warn func(string
 		ch.Times = append(ch.Times, vt)
 	}
 	if len(ok) == 0 {
-		return ch, fmt.Errorf("%s: no GPU variant passed verification: %w", what, ErrWrongResult)
+		if wrong {
+			return ch, fmt.Errorf("%s: no GPU variant passed verification (%s): %w", what, strings.Join(reasons, "; "), ErrWrongResult)
+		}
+		return ch, fmt.Errorf("%s: %w: %s", what, ErrNoVariant, strings.Join(reasons, "; "))
 	}
 	sort.SliceStable(ok, func(i, j int) bool { return ok[i].sec < ok[j].sec })
 	ch.Chosen, ch.Workgroup = ok[0].name, ok[0].wg
@@ -154,25 +220,25 @@ func autotune(what string, cands []variantCandidate, calls int, warn func(string
 // tuneOne builds c's side, runs it once against the reference (poisoned
 // first) and, only when that passes, times calls more calls and verifies
 // again. It returns the median call: kernel time when every call had one,
-// else host time.
-func tuneOne(c variantCandidate, calls int) (float64, error) {
+// else host time; building says whether an error came from the build.
+func tuneOne(c variantCandidate, calls int) (sec float64, building bool, err error) {
 	s, err := c.build()
 	if err != nil {
-		return 0, err
+		return 0, buildPhase, err
 	}
 	defer s.Close()
 	s.Poison()
 	if _, err := s.Run(); err != nil {
-		return 0, err
+		return 0, runs, err
 	}
 	if err := s.Verify(); err != nil {
-		return 0, fmt.Errorf("%w: %v", ErrWrongResult, err)
+		return 0, runs, fmt.Errorf("%w: %v", ErrWrongResult, err)
 	}
 	var kern, host []float64
 	for i := 0; i < calls; i++ {
 		smp, err := s.Run()
 		if err != nil {
-			return 0, err
+			return 0, runs, err
 		}
 		host = append(host, smp.Host.Seconds())
 		if smp.HasKernel {
@@ -180,12 +246,12 @@ func tuneOne(c variantCandidate, calls int) (float64, error) {
 		}
 	}
 	if err := s.Verify(); err != nil {
-		return 0, fmt.Errorf("after timing: %w: %v", ErrWrongResult, err)
+		return 0, runs, fmt.Errorf("after timing: %w: %v", ErrWrongResult, err)
 	}
 	if len(kern) == calls {
-		return median(kern), nil
+		return median(kern), runs, nil
 	}
-	return median(host), nil
+	return median(host), runs, nil
 }
 
 func median(x []float64) float64 {

@@ -2,9 +2,13 @@ package experiment
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/compute"
+	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
@@ -137,5 +141,49 @@ func TestAutotuneChoosesWorkgroup(t *testing.T) {
 	}
 	if s := ch.Summary(); !strings.Contains(s, "rows-wg128 chosen") {
 		t.Fatalf("summary %q must name the chosen configuration", s)
+	}
+}
+
+// A design the adapter lacks a feature for is recorded as not offered
+// (no warning), one that does not compile is reported with the compiler's
+// message and as such, and when no design runs the error is ErrNoVariant
+// with each reason — never a verification failure; canSkip lets the suite
+// go on. A design that ran and failed verification stays ErrWrongResult.
+func TestAutotuneUnsupportedAndCompileErrorsAreNotWrongResults(t *testing.T) {
+	unsupported := func() (workload.Side, error) {
+		return workload.Side{}, fmt.Errorf("a subgroup per row: cosine_single_subgroup needs subgroups, which llvmpipe (gl) lacks: %w", compute.ErrUnsupported)
+	}
+	noCompile := func() (workload.Side, error) {
+		return workload.Side{}, fmt.Errorf("wgpu: CreateShaderModule: %w", &wgpu.ShaderError{Label: "k", Line: 3, Column: 7, Message: "unknown builtin subgroup_id"})
+	}
+	var warns []string
+	cands := []variantCandidate{
+		{name: "subgroup", label: "subgroup-wg64", build: unsupported},
+		{name: "broken", label: "broken-wg64", build: noCompile},
+	}
+	ch, err := autotune("planted", cands, autotuneCalls, func(s string) { warns = append(warns, s) })
+	if !errors.Is(err, ErrNoVariant) || errors.Is(err, ErrWrongResult) || !canSkip(err) {
+		t.Fatalf("err = %v, want ErrNoVariant (skippable), not ErrWrongResult", err)
+	}
+	for _, want := range []string{"subgroup-wg64 not offered", "needs subgroups", "broken-wg64 does not compile", "unknown builtin subgroup_id"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	if len(warns) != 1 || !strings.Contains(warns[0], "broken-wg64 skipped (does not compile)") {
+		t.Errorf("warnings %q: want one, for the design that does not compile", warns)
+	}
+	if len(ch.Times) != 2 || !strings.HasPrefix(ch.Times[0].Skipped, "not offered: ") || !strings.HasPrefix(ch.Times[1].Skipped, "does not compile: ") {
+		t.Errorf("recorded %+v", ch.Times)
+	}
+	var runs int
+	cands = append(cands, variantCandidate{name: "wrong", label: "wrong-wg64", build: plantedSide(time.Microsecond, true, &runs)})
+	if _, err := autotune("planted", cands, autotuneCalls, func(string) {}); !errors.Is(err, ErrWrongResult) || canSkip(err) {
+		t.Errorf("with a wrong result: err = %v, want ErrWrongResult (not skippable)", err)
+	}
+	var ok int
+	cands = append(cands, variantCandidate{name: "good", label: "good-wg64", build: plantedSide(time.Microsecond, false, &ok)})
+	if ch, err := autotune("planted", cands, autotuneCalls, func(string) {}); err != nil || ch.Chosen != "good" {
+		t.Errorf("with one good design: chose %q, err %v", ch.Chosen, err)
 	}
 }

@@ -48,10 +48,22 @@ type Report struct {
 	Sweeps       []Sweep       `json:"sweeps,omitempty"`
 	Experiments  []Experiment  `json:"experiments,omitempty"`
 	Hybrid       *Hybrid       `json:"hybrid,omitempty"`
+	// Skipped lists the workloads the run could not measure on an
+	// adapter, each with the reason; the other workloads are measured.
+	Skipped []Skip `json:"skipped,omitempty"`
 
 	// Summary holds the plain-language conclusions printed last.
 	Summary  []string `json:"summary,omitempty"`
 	Warnings []string `json:"warnings,omitempty"` // run-level warnings
+}
+
+// Skip is a workload not measured on an adapter: none of its GPU designs
+// can run there (a feature the adapter lacks, a compile error, a limit).
+type Skip struct {
+	Workload string `json:"workload"`
+	Backend  string `json:"backend"`
+	Adapter  string `json:"adapter"`
+	Reason   string `json:"reason"`
 }
 
 // AdapterInfo describes the GPU adapter as wgpu reports it.
@@ -94,6 +106,12 @@ type Measurement struct {
 	Side     string  `json:"side"`     // SideGPU or SideCPU
 	Variant  string  `json:"variant"`  // e.g. "wg256", "avx2"
 	Params   []Param `json:"params,omitempty"`
+	// Backend and Adapter name the WebGPU backend ("vulkan", "gl", …) and
+	// adapter of the run the row belongs to (for a CPU row, the run's GPU
+	// side it is compared with); empty in reports written before rows
+	// named them.
+	Backend string `json:"backend,omitempty"`
+	Adapter string `json:"adapter,omitempty"`
 
 	// Kernel is the GPU timestamp time; nil on the CPU side and when
 	// timestamps were unavailable or failed the sanity check.
