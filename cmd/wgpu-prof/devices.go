@@ -52,8 +52,23 @@ func runDevices(stdout, stderr io.Writer, args []string) error {
 func writeDevicesText(w io.Writer, out experiment.DevicesReport) {
 	fmt.Fprintf(w, "%s, %d adapter(s)\n", out.Tool, len(out.Adapters))
 	for _, r := range out.Adapters {
-		fmt.Fprintf(w, "\n[%d] %s\n", r.Index, r.Name)
+		if r.Default {
+			fmt.Fprintf(w, "default: [%d] %s on %s (what a run picks without --adapter or --adapter-name: %s)\n", r.Index, r.Name, r.Backend, r.DefaultReason)
+		}
+	}
+	if out.NoDefault != "" {
+		fmt.Fprintf(w, "default: none: %s\n", out.NoDefault)
+	}
+	for _, r := range out.Adapters {
+		mark := ""
+		if r.Default {
+			mark = "  [default]"
+		}
+		fmt.Fprintf(w, "\n[%d] %s (%s)%s\n", r.Index, r.Name, r.Backend, mark)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		if r.Software != "" {
+			fmt.Fprintf(tw, "  SOFTWARE\t%s: the GPU API implemented on this CPU; its 'GPU' figures measure the CPU, not a GPU\n", r.Software)
+		}
 		fmt.Fprintf(tw, "  backend\t%s\n", r.Backend)
 		fmt.Fprintf(tw, "  type\t%s\n", r.DeviceType)
 		fmt.Fprintf(tw, "  vendor\t%s (%s), device %s\n", orDash(r.Vendor), r.VendorID, r.DeviceID)

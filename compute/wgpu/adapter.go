@@ -8,6 +8,7 @@ import "C"
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"unsafe"
 )
 
@@ -109,51 +110,6 @@ const (
 	FeaturePipelineStatisticsQuery    Feature = C.WGPUNativeFeature_PipelineStatisticsQuery
 )
 
-var featureNames = map[Feature]string{
-	C.WGPUFeatureName_CoreFeaturesAndLimits:          "core-features-and-limits",
-	C.WGPUFeatureName_DepthClipControl:               "depth-clip-control",
-	C.WGPUFeatureName_Depth32FloatStencil8:           "depth32float-stencil8",
-	C.WGPUFeatureName_TextureCompressionBC:           "texture-compression-bc",
-	C.WGPUFeatureName_TextureCompressionBCSliced3D:   "texture-compression-bc-sliced-3d",
-	C.WGPUFeatureName_TextureCompressionETC2:         "texture-compression-etc2",
-	C.WGPUFeatureName_TextureCompressionASTC:         "texture-compression-astc",
-	C.WGPUFeatureName_TextureCompressionASTCSliced3D: "texture-compression-astc-sliced-3d",
-	C.WGPUFeatureName_TimestampQuery:                 "timestamp-query",
-	C.WGPUFeatureName_IndirectFirstInstance:          "indirect-first-instance",
-	C.WGPUFeatureName_ShaderF16:                      "shader-f16",
-	C.WGPUFeatureName_RG11B10UfloatRenderable:        "rg11b10ufloat-renderable",
-	C.WGPUFeatureName_BGRA8UnormStorage:              "bgra8unorm-storage",
-	C.WGPUFeatureName_Float32Filterable:              "float32-filterable",
-	C.WGPUFeatureName_Float32Blendable:               "float32-blendable",
-	C.WGPUFeatureName_ClipDistances:                  "clip-distances",
-	C.WGPUFeatureName_DualSourceBlending:             "dual-source-blending",
-	C.WGPUFeatureName_Subgroups:                      "subgroups",
-	C.WGPUFeatureName_TextureFormatsTier1:            "texture-formats-tier1",
-	C.WGPUFeatureName_TextureFormatsTier2:            "texture-formats-tier2",
-	C.WGPUFeatureName_PrimitiveIndex:                 "primitive-index",
-	C.WGPUFeatureName_TextureComponentSwizzle:        "texture-component-swizzle",
-	C.WGPUNativeFeature_Immediates:                   "native:immediates",
-	C.WGPUNativeFeature_MappablePrimaryBuffers:       "native:mappable-primary-buffers",
-	C.WGPUNativeFeature_PipelineStatisticsQuery:      "native:pipeline-statistics-query",
-	C.WGPUNativeFeature_TimestampQueryInsideEncoders: "native:timestamp-query-inside-encoders",
-	C.WGPUNativeFeature_TimestampQueryInsidePasses:   "native:timestamp-query-inside-passes",
-	C.WGPUNativeFeature_ShaderF64:                    "native:shader-f64",
-	C.WGPUNativeFeature_ShaderI16:                    "native:shader-i16",
-	C.WGPUNativeFeature_ShaderInt64:                  "native:shader-int64",
-	C.WGPUNativeFeature_Subgroup:                     "native:subgroup",
-	C.WGPUNativeFeature_SubgroupBarrier:              "native:subgroup-barrier",
-	C.WGPUNativeFeature_ShaderFloat32Atomic:          "native:shader-float32-atomic",
-	C.WGPUNativeFeature_PipelineCache:                "native:pipeline-cache",
-	C.WGPUNativeFeature_CooperativeMatrix:            "native:cooperative-matrix",
-}
-
-func (f Feature) String() string {
-	if s, ok := featureNames[f]; ok {
-		return s
-	}
-	return fmt.Sprintf("feature-0x%x", uint32(f))
-}
-
 // Adapter is a physical device (or a software one such as lavapipe) seen
 // through one backend.
 type Adapter struct {
@@ -226,4 +182,32 @@ func (a *Adapter) Release() {
 	}
 	C.wgpuAdapterRelease(a.c)
 	a.c = nil
+}
+
+// softwareNames are substrings of the names of adapters that implement
+// the GPU API in software on the CPU: Mesa's llvmpipe (its Vulkan driver
+// is lavapipe), Google's SwiftShader and Microsoft's WARP (the "Microsoft
+// Basic Render Driver").
+var softwareNames = []string{"llvmpipe", "lavapipe", "swiftshader", "microsoft basic render driver", "warp"}
+
+// Software names the software implementation the adapter is ("llvmpipe",
+// "SwiftShader", …), "" for a hardware GPU. An adapter of type cpu that is
+// none of the known ones is "a CPU implementation".
+func (i AdapterInfo) Software() string {
+	name := strings.ToLower(i.Name + " " + i.Driver)
+	for _, s := range softwareNames {
+		if strings.Contains(name, s) {
+			switch s {
+			case "swiftshader":
+				return "SwiftShader"
+			case "microsoft basic render driver", "warp":
+				return "WARP"
+			}
+			return s
+		}
+	}
+	if i.Type == DeviceCPU {
+		return "a CPU implementation"
+	}
+	return ""
 }

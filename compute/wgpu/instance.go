@@ -264,3 +264,38 @@ func init() {
 		}
 	}
 }
+
+// DefaultReason says why a, SelectAdapter's default choice among list
+// (Index -1, no name), is the one picked: the order is discrete GPU,
+// integrated GPU, other, CPU; among equals Vulkan, Metal or D3D12 before
+// OpenGL; then the first listed.
+func DefaultReason(list []*Adapter, a *Adapter) string {
+	if len(list) == 1 {
+		return "the only adapter"
+	}
+	var beatsType, beatsBackend, tie []string
+	for _, o := range list {
+		if o == a {
+			continue
+		}
+		switch {
+		case a.Info.Type.rank() < o.Info.Type.rank():
+			beatsType = append(beatsType, fmt.Sprintf("[%d] %s", o.Index, o.Info.Type))
+		case a.Info.Backend.rank() < o.Info.Backend.rank():
+			beatsBackend = append(beatsBackend, fmt.Sprintf("[%d] %s", o.Index, o.Info.Backend))
+		default:
+			tie = append(tie, fmt.Sprintf("[%d]", o.Index))
+		}
+	}
+	var why []string
+	if len(beatsType) > 0 {
+		why = append(why, fmt.Sprintf("a %s adapter ranks before %s (discrete, integrated, other, cpu)", a.Info.Type, strings.Join(beatsType, ", ")))
+	}
+	if len(beatsBackend) > 0 {
+		why = append(why, fmt.Sprintf("%s ranks before %s (Vulkan, Metal, D3D12, then OpenGL)", a.Info.Backend, strings.Join(beatsBackend, ", ")))
+	}
+	if len(tie) > 0 {
+		why = append(why, fmt.Sprintf("listed before %s, which rank the same", strings.Join(tie, ", ")))
+	}
+	return strings.Join(why, "; ")
+}

@@ -48,3 +48,36 @@ func TestInstanceBackendIsTheQuerys(t *testing.T) {
 		t.Errorf("vulkan asked of a GL instance: %v", err)
 	}
 }
+
+// The default adapter's reason names the rule that decided it, and
+// software adapters are recognised by name whatever type they report.
+func TestDefaultReasonAndSoftware(t *testing.T) {
+	gpu := &wgpu.Adapter{Index: 0, Info: wgpu.AdapterInfo{Name: "NVIDIA H100", Backend: wgpu.BackendVulkan, Type: wgpu.DeviceDiscreteGPU}}
+	lvp := &wgpu.Adapter{Index: 1, Info: wgpu.AdapterInfo{Name: "llvmpipe (LLVM 15)", Backend: wgpu.BackendVulkan, Type: wgpu.DeviceCPU}}
+	gl := &wgpu.Adapter{Index: 2, Info: wgpu.AdapterInfo{Name: "llvmpipe (LLVM 15)", Backend: wgpu.BackendOpenGL, Type: wgpu.DeviceCPU}}
+	list := []*wgpu.Adapter{lvp, gl, gpu}
+	a, err := wgpu.SelectAdapter(list, wgpu.AdapterQuery{Index: -1})
+	if err != nil || a != gpu {
+		t.Fatalf("picked %v, %v", a, err)
+	}
+	if why := wgpu.DefaultReason(list, a); !strings.Contains(why, "discrete") || !strings.Contains(why, "[1] cpu") {
+		t.Errorf("reason %q", why)
+	}
+	if why := wgpu.DefaultReason([]*wgpu.Adapter{lvp, gl}, lvp); !strings.Contains(why, "vulkan ranks before [2] gl") {
+		t.Errorf("reason %q", why)
+	}
+	for _, c := range []struct {
+		info wgpu.AdapterInfo
+		want string
+	}{
+		{gpu.Info, ""},
+		{lvp.Info, "llvmpipe"},
+		{wgpu.AdapterInfo{Name: "SwiftShader Device (Subzero)", Type: wgpu.DeviceCPU}, "SwiftShader"},
+		{wgpu.AdapterInfo{Name: "Microsoft Basic Render Driver", Type: wgpu.DeviceCPU}, "WARP"},
+		{wgpu.AdapterInfo{Name: "Some CPU device", Type: wgpu.DeviceCPU}, "a CPU implementation"},
+	} {
+		if got := c.info.Software(); got != c.want {
+			t.Errorf("%q: Software() = %q, want %q", c.info.Name, got, c.want)
+		}
+	}
+}

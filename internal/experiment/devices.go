@@ -21,6 +21,13 @@ type DeviceReport struct {
 	Limits     wgpu.Limits         `json:"limits"`
 	Timestamps wgpu.TimestampProbe `json:"timestamps"`
 	Error      string              `json:"error,omitempty"`
+	// Default is true for the adapter a run without --adapter or
+	// --adapter-name picks (with the same --backend), DefaultReason why.
+	Default       bool   `json:"default"`
+	DefaultReason string `json:"default_reason,omitempty"`
+	// Software names the CPU implementation of the GPU API the adapter is
+	// (llvmpipe, SwiftShader, WARP, …); "" for a hardware GPU.
+	Software string `json:"software,omitempty"`
 }
 
 // DevicesReport is every adapter of one backend.
@@ -28,6 +35,9 @@ type DevicesReport struct {
 	Tool              string         `json:"tool"`
 	WgpuNativeVersion string         `json:"wgpu_native_version"`
 	Adapters          []DeviceReport `json:"adapters"`
+	// NoDefault says why a plain run would pick none of them ("" when it
+	// picks one).
+	NoDefault string `json:"no_default,omitempty"`
 }
 
 // Devices lists every adapter of backend ("any" for all) with its limits
@@ -56,8 +66,16 @@ func Devices(backend, tool string) (DevicesReport, error) {
 		return DevicesReport{}, err
 	}
 	out := DevicesReport{Tool: tool, WgpuNativeVersion: wgpu.Version()}
+	def, err := wgpu.SelectAdapter(adapters, wgpu.AdapterQuery{Backend: b, Index: -1})
+	if err != nil {
+		out.NoDefault = err.Error()
+	}
 	for _, a := range adapters {
-		out.Adapters = append(out.Adapters, describeAdapter(a))
+		r := describeAdapter(a)
+		if a == def {
+			r.Default, r.DefaultReason = true, wgpu.DefaultReason(adapters, a)
+		}
+		out.Adapters = append(out.Adapters, r)
 	}
 	return out, nil
 }
@@ -67,7 +85,7 @@ func describeAdapter(a *wgpu.Adapter) DeviceReport {
 		Index: a.Index, Name: a.Info.Name, Vendor: a.Info.Vendor,
 		VendorID: fmt.Sprintf("0x%04x", a.Info.VendorID), DeviceID: fmt.Sprintf("0x%04x", a.Info.DeviceID),
 		Backend: a.Info.Backend.String(), DeviceType: a.Info.Type.String(), Driver: a.Info.Driver,
-		Limits: a.Limits,
+		Limits: a.Limits, Software: a.Info.Software(),
 	}
 	for _, f := range a.Features {
 		r.Features = append(r.Features, f.String())
