@@ -28,11 +28,14 @@ func runBreakEven(stdout, stderr io.Writer, args []string) error {
 		"cpu,gpu and cpu,gpu:data=shipped (V resident on the GPU, and shipped per call)."
 	examples := `  wgpu-prof breakeven --kernel cosine-single --sides cpu:threads=1,cpu:threads=2 --format json
   wgpu-prof breakeven --kernel cosine-single --quick --batches 256,1024,4096,8192
-  wgpu-prof breakeven --kernel hnsw --amdahl 0.3 --out be --plot`
+  wgpu-prof breakeven --kernel hnsw --amdahl 0.3 --out be --plot
+  wgpu-prof breakeven --kernel cosine-single --quick --batch-mix mix.txt  # your calls' sizes, priced`
 	return measureCommand(stdout, stderr, args, "breakeven", usage, examples, true, func(fs *pflag.FlagSet) measureHooks {
 		amdahl := fs.Float64("amdahl", -1, "share (0..1) of an application's time this operation takes: print the end-to-end application speedup the measurement allows")
 		sides := fs.String("sides", "", "the two sides to compare, e.g. cpu:threads=1,cpu:threads=2 (default: cpu,gpu and cpu,gpu:data=shipped)")
 		retune := retuneFlag(fs)
+		mixFile := fs.String("batch-mix", "", "FILE of the batch sizes an application calls the operation with (one size per line, or 'size count' pairs): price the mix CPU-only, GPU-only and routed at the measured crossover, with the saving's CI")
+		var mix *experiment.BatchMix
 		budget := fs.Duration("search-budget", experiment.DefaultSearchBudget, "time budget of each crossover search (the first three sizes are always measured; 20s with --quick)")
 		var pair [2]experiment.SideSpec
 		return measureHooks{ready: func(*outputFlags) error {
@@ -51,11 +54,18 @@ func runBreakEven(stdout, stderr io.Writer, args []string) error {
 					return err
 				}
 			}
+			if *mixFile != "" {
+				m, err := experiment.ParseBatchMix(*mixFile)
+				if err != nil {
+					return err
+				}
+				mix = &m
+			}
 			return nil
 		}, run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
 			withAmdahl := fs.Changed("amdahl")
 			cfg.Retune = *retune
-			sc := experiment.SearchConfig{Budget: *budget}
+			sc := experiment.SearchConfig{Budget: *budget, Mix: mix}
 			if q, _ := fs.GetBool("quick"); q && !fs.Changed("search-budget") {
 				sc.Budget = quickSearchBudget
 			}

@@ -65,7 +65,7 @@ func (f *deviceFlags) open(stderr io.Writer) (*experiment.Env, error) {
 func registerParams(fs *pflag.FlagSet, c *experiment.WorkloadConfig) {
 	for _, p := range experiment.Params() {
 		switch p.Kind {
-		case experiment.StringParam:
+		case experiment.StringParam, experiment.FileParam:
 			fs.StringVar(p.String(c), p.Name, p.Str, p.Help)
 		case experiment.Uint64Param:
 			fs.Uint64Var(p.Uint64(c), p.Name, p.U64, p.Help)

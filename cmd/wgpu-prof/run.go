@@ -53,6 +53,9 @@ func (s *suiteFlags) config(fs *pflag.FlagSet, dev *deviceFlags) (experiment.Run
 		}
 		cfg.CeilingBytes = 32 << 20
 	}
+	if err := cfg.LoadData(fs.Changed); err != nil {
+		return cfg, err
+	}
 	return cfg, nil
 }
 

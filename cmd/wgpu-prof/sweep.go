@@ -93,6 +93,9 @@ func measureCommand(stdout, stderr io.Writer, args []string, name, usage, exampl
 		testHookOpened(env)
 	}
 	rep := env.NewReport(versionString())
+	var dataLines []string
+	rep.Data, dataLines = cfg.DataFiles()
+	rep.Summary = append(rep.Summary, dataLines...)
 	err = h.run(env, cfg, rep)
 	prog.finish()
 	var files []report.DirFile

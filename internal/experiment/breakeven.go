@@ -40,11 +40,24 @@ func (e *Env) BreakEvenSearch(cfg RunConfig, sc SearchConfig, rep *report.Report
 		}
 	}
 	for _, w := range ds {
+		cfg, err := cfg.reachMix(w, sc.Mix, e)
+		if err != nil {
+			return err
+		}
 		cache, emitted := map[string]sideRun{}, map[string]bool{}
 		for _, pair := range comps {
 			bes, ms, err := e.searchOne(w, cfg, sc, pair, Roofs{}, cache, emitted, rep)
 			if err != nil {
 				return err
+			}
+			if sc.Mix != nil {
+				for i := range bes {
+					if bes[i].Clock == "end-to-end" && bes[i].ModelA != nil && bes[i].ModelB != nil {
+						m := MixOf(bes[i], *sc.Mix)
+						bes[i].Mix = &m
+						rep.Summary = append(rep.Summary, MixSummary(bes[i].Workload, m))
+					}
+				}
 			}
 			rep.Measurements = append(rep.Measurements, ms...)
 			rep.BreakEvens = append(rep.BreakEvens, bes...)

@@ -26,6 +26,9 @@ type SearchConfig struct {
 	Budget time.Duration
 	// MaxGrow caps the extension past the default size (0: 64×).
 	MaxGrow int
+	// Mix, if set, is the application's batch mix: the sweep reaches its
+	// largest size, and each end-to-end break-even prices it (MixResult).
+	Mix *BatchMix
 }
 
 // DefaultComparisons are gpu (resident) vs cpu and gpu (shipped) vs cpu,
@@ -463,6 +466,9 @@ func (e *Env) extensionLimit(w *workload.Descriptor, cfg RunConfig, pr *workload
 	case "n", "q", "nodes":
 	default:
 		return pr.Size, "the workload's data are generated up to its default size"
+	}
+	if file, ok := cfg.fileSized(w); ok {
+		return pr.Size, "the rows of " + file
 	}
 	availU, _ := memAvailable()
 	avail := int64(availU)

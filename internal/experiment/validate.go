@@ -31,6 +31,7 @@ const (
 	IntParam    = workload.IntParam
 	StringParam = workload.StringParam
 	Uint64Param = workload.Uint64Param
+	FileParam   = workload.FileParam
 )
 
 // WorkloadConfig holds the values of the workload parameters

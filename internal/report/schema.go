@@ -42,6 +42,8 @@ type Report struct {
 	Adapter           AdapterInfo `json:"adapter"`
 	Host              HostInfo    `json:"host"`
 	Ceilings          Ceilings    `json:"ceilings"`
+	// Data describes the user's data files the workloads ran on, if any.
+	Data []DataFile `json:"data,omitempty"`
 
 	Measurements []Measurement `json:"measurements"`
 	BreakEvens   []BreakEven   `json:"break_evens,omitempty"`
@@ -51,6 +53,7 @@ type Report struct {
 	// Skipped lists the workloads the run could not measure on an
 	// adapter, each with the reason; the other workloads are measured.
 	Skipped []Skip `json:"skipped,omitempty"`
+	Plan    *Plan  `json:"plan,omitempty"`
 
 	// Summary holds the plain-language conclusions printed last.
 	Summary  []string `json:"summary,omitempty"`
@@ -64,6 +67,21 @@ type Skip struct {
 	Backend  string `json:"backend"`
 	Adapter  string `json:"adapter"`
 	Reason   string `json:"reason"`
+}
+
+// DataFile is one data file a run read in place of generated data.
+type DataFile struct {
+	Param  string `json:"param"`  // the parameter that named it: vectors, queries, graph
+	File   string `json:"file"`   // base name
+	Format string `json:"format"` // npy, fvecs, bvecs, raw-f32, edges, mtx
+	// Shape is rows × columns of vectors, or nodes × edges of a graph.
+	Shape  [2]int `json:"shape"`
+	DType  string `json:"dtype"`
+	SHA256 string `json:"sha256_prefix"`
+	// PaddedTo is the dimension after zero padding (0: not padded).
+	PaddedTo int `json:"padded_to,omitempty"`
+	// Used is how many rows (nodes) the run used, a prefix of the file.
+	Used int `json:"used"`
 }
 
 // AdapterInfo describes the GPU adapter as wgpu reports it.
@@ -247,6 +265,87 @@ type BreakEven struct {
 	// Parts breaks side B's end-to-end time at the largest batch into its
 	// parts (upload, kernel, dispatch + wait + readback) when B is a GPU.
 	Parts []TimePart `json:"parts,omitempty"`
+	// Mix prices the application's batch mix (--batch-mix) with the two
+	// models, routed at the crossover.
+	Mix *MixResult `json:"mix,omitempty"`
+}
+
+// Plan is the port-or-not decision matrix for an application's CPU
+// profile (wgpu-prof plan): per operation its share of CPU time, its batch
+// sizes, the time per call on each side, the speedup on those calls and
+// the verdict, ranked by the share of application time saved; and the
+// application's speedup by Amdahl's law with every ported operation on
+// the GPU.
+type Plan struct {
+	Profile      string   `json:"profile"`
+	TotalSamples int64    `json:"total"` // the profile's total, in Unit
+	Unit         string   `json:"unit"`
+	MinShare     float64  `json:"min_share"`
+	Ops          []PlanOp `json:"ops"`
+	// PortedShare is Σ share over the ported operations; AppSpeedup is
+	// 1/((1 − Σ share) + Σ share/speedup) over them.
+	PortedShare float64 `json:"ported_share"`
+	AppSpeedup  float64 `json:"app_speedup"`
+}
+
+// PlanOp is one operation of a Plan.
+type PlanOp struct {
+	Regex     string   `json:"regex"`
+	Workload  string   `json:"workload"`
+	Functions []string `json:"functions"`
+	// Share is the cumulative CPU time of the matching functions over the
+	// profile's total (each sample once); Samples counts the samples.
+	Share   float64 `json:"share"`
+	Samples int64   `json:"samples"`
+	MixFile string  `json:"mix_file,omitempty"`
+	Sizes   []int   `json:"sizes"`
+	Counts  []int64 `json:"counts"`
+	// CPUPerCall and GPUPerCall are the models' seconds per call at Sizes.
+	CPUPerCall []float64 `json:"cpu_per_call_s"`
+	GPUPerCall []float64 `json:"gpu_per_call_s"`
+	ValidFrom  float64   `json:"valid_from"`
+	ValidTo    float64   `json:"valid_to"`
+	Basis      string    `json:"basis"`
+	// Speedup is the CPU-only time of the calls over their time routed at
+	// the crossover, with its 95% CI.
+	Speedup    float64    `json:"speedup"`
+	SpeedupLo  float64    `json:"speedup_ci_lo"`
+	SpeedupHi  float64    `json:"speedup_ci_hi"`
+	Verdict    string     `json:"verdict"`
+	Reason     string     `json:"reason"`
+	Ported     bool       `json:"ported"`
+	Return     float64    `json:"return"` // share × (1 − 1/speedup): the part of application time saved
+	AppSpeedup float64    `json:"app_speedup"`
+	Mix        *MixResult `json:"mix,omitempty"`
+}
+
+// MixResult is a batch mix priced with a break-even's models: the share
+// of calls at or above the crossover, the time per 1,000 calls on side A
+// only, side B only and routed (B at and above the crossover), and the
+// saving of routing against A only with its 95% CI (from the fits'
+// coefficient uncertainty).
+type MixResult struct {
+	File     string   `json:"file"`
+	Calls    int64    `json:"calls"`
+	Distinct int      `json:"distinct_sizes"`
+	Sides    []string `json:"sides"`
+	// Crossover is the batch size from which calls are routed to side B
+	// (0 when Route says every call or none); Route says it in words.
+	Crossover         float64 `json:"crossover"`
+	Route             string  `json:"route"`
+	ShareAbove        float64 `json:"share_above"`
+	PerThousandA      float64 `json:"per_1000_a_s"`
+	PerThousandB      float64 `json:"per_1000_b_s"`
+	PerThousandRouted float64 `json:"per_1000_routed_s"`
+	Saving            float64 `json:"saving"`
+	SavingLo          float64 `json:"saving_ci_lo"`
+	SavingHi          float64 `json:"saving_ci_hi"`
+	// Speedup is A-only over routed, with its 95% CI.
+	Speedup   float64 `json:"speedup"`
+	SpeedupLo float64 `json:"speedup_ci_lo"`
+	SpeedupHi float64 `json:"speedup_ci_hi"`
+	// Outside counts sizes outside a model's measured range.
+	Outside int `json:"outside_range,omitempty"`
 }
 
 // Predicted is a fitted crossover (the JSON form of timing.Prediction):

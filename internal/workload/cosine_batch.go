@@ -23,7 +23,7 @@ var CosineBatch = &Descriptor{
 	Batch:    "q",
 	BatchDoc: "queries per call",
 	// The tiled kernel's workgroup is (tile/4)² threads: no "wg" knob.
-	Params:     []*Param{ParamD, ParamN, ParamQ, ParamTile},
+	Params:     []*Param{ParamD, ParamN, ParamQ, ParamTile, ParamVectors, ParamQueries},
 	Variants:   []string{"tiled", "naive", "reg16x4", "reg8x4", "reg16x4-bcast"},
 	rank:       20,
 	MemCompute: compute.MemComputeStream,
@@ -44,10 +44,16 @@ var CosineBatch = &Descriptor{
 	},
 	Prepare: func(c Config) (*Prepared, error) {
 		n := min(c.N, batchRows)
-		b := newBatchData(newCosineData(c.Seed+1, n, c.Dim), n, c.Q, c.Seed+2)
+		cn := c
+		cn.N = n
+		var qs []float32
+		if c.Queries != nil {
+			qs = c.Queries.Data[:c.Q*c.Dim]
+		}
+		b := newBatchData(cn.cosineData(c.Seed+1), n, c.Q, c.Seed+2, qs)
 		return &Prepared{
 			Size:  c.Q,
-			Fixed: params("d", c.Dim, "n", n),
+			Fixed: append(fixed(cn, ParamD, ParamN), c.dataParams(ParamVectors, ParamQueries)...),
 			At:    func(q int, k Knobs) Case { return cosineBatchCase(b, q, k) },
 		}, nil
 	},
@@ -64,9 +70,12 @@ type batchData struct {
 	refs []cosineRef // per query
 }
 
-func newBatchData(c *cosineData, n, maxQ int, seed uint64) *batchData {
-	r := rand.New(rand.NewPCG(seed, 0x62617463))
-	b := &batchData{c: c, n: n, qs: randVectors(r, maxQ*c.dim)}
+func newBatchData(c *cosineData, n, maxQ int, seed uint64, qs []float32) *batchData {
+	if qs == nil {
+		r := rand.New(rand.NewPCG(seed, 0x62617463))
+		qs = randVectors(r, maxQ*c.dim)
+	}
+	b := &batchData{c: c, n: n, qs: qs}
 	for qi := 0; qi < maxQ; qi++ {
 		b.refs = append(b.refs, newCosineRef(b.qs[qi*c.dim:(qi+1)*c.dim], c.v[:n*c.dim], c.dim))
 	}

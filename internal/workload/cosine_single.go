@@ -16,7 +16,7 @@ var CosineSingle = &Descriptor{
 	Doc:        "cosine similarity of one query against n stored vectors of dimension d",
 	Batch:      "n",
 	BatchDoc:   "stored vectors scored per call",
-	Params:     []*Param{ParamD, ParamN, ParamWG, ParamPrecision},
+	Params:     []*Param{ParamD, ParamN, ParamWG, ParamPrecision, ParamVectors, ParamQueries},
 	Variants:   cosineSingleVariants,
 	MemCompute: compute.MemComputeStream,
 	rank:       10,
@@ -34,10 +34,10 @@ var CosineSingle = &Descriptor{
 		}
 	},
 	Prepare: func(c Config) (*Prepared, error) {
-		data := newCosineData(c.Seed, c.N, c.Dim)
+		data := c.cosineData(c.Seed)
 		return &Prepared{
 			Size:  c.N,
-			Fixed: fixed(c, ParamD),
+			Fixed: append(fixed(c, ParamD), c.dataParams(ParamVectors, ParamQueries)...),
 			At:    func(n int, k Knobs) Case { return cosineSingleCase(data, n, k, c.Precision == "f16") },
 		}, nil
 	},

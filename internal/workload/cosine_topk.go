@@ -19,7 +19,7 @@ var CosineTopK = &Descriptor{
 	Doc:      "the k stored vectors most cosine-similar to one query, of n",
 	Batch:    "n",
 	BatchDoc: "stored vectors searched per call",
-	Params:   []*Param{ParamD, ParamN, ParamK, ParamWG},
+	Params:   []*Param{ParamD, ParamN, ParamK, ParamWG, ParamVectors, ParamQueries},
 	// The scoring design (cosine-single's) + the selection design
 	// (bitonic network or threshold-filtered queues).
 	Variants:   []string{"wg-per-row+bitonic", "row-per-inv+bitonic", "wg-per-row+queue", "row-per-inv+queue"},
@@ -35,10 +35,10 @@ var CosineTopK = &Descriptor{
 		return nil
 	},
 	Prepare: func(c Config) (*Prepared, error) {
-		data := newCosineData(c.Seed, c.N, c.Dim)
+		data := c.cosineData(c.Seed)
 		return &Prepared{
 			Size:  c.N,
-			Fixed: fixed(c, ParamD, ParamK),
+			Fixed: append(fixed(c, ParamD, ParamK), c.dataParams(ParamVectors, ParamQueries)...),
 			At:    func(n int, k Knobs) Case { return cosineTopKCase(data, n, c.K, k) },
 		}, nil
 	},

@@ -32,6 +32,9 @@ const (
 	IntParam ParamKind = iota
 	StringParam
 	Uint64Param
+	// FileParam is the path of a data file that replaces generated data
+	// (package dataset reads it); its String field holds the path.
+	FileParam
 )
 
 // Param declares one parameter a workload reads: its name (the key in
@@ -100,12 +103,19 @@ var (
 	ParamPrecision = &Param{Name: "precision", Kind: StringParam, Str: "f32", Choices: []string{"f32", "f16"},
 		Help:     "storage type of the GPU kernel's stored vectors: f32 or f16 (kernels with an f16 variant: cosine-single; verified against the f32 reference with the f16 rounding bound)",
 		strField: func(c *Config) *string { return &c.Precision }}
+	ParamVectors = &Param{Name: "vectors", Kind: FileParam, Help: "stored vectors from a file instead of generated ones: NumPy .npy (2-D, C order, float32 or float16), .fvecs, .bvecs, or raw little-endian float32 (with --d); sets --d and --n (its rows; break-even sweeps prefixes of them)",
+		strField: func(c *Config) *string { return &c.VectorsFile }}
+	ParamQueries = &Param{Name: "queries", Kind: FileParam, Help: "query vectors from a file (formats as --vectors; the single-query workloads use its first row); sets --q",
+		strField: func(c *Config) *string { return &c.QueriesFile }}
+	ParamGraph = &Param{Name: "graph", Kind: FileParam, Help: "the spreading graph from a file instead of a generated one: a text edge list ('src dst [weight]' per line, 0-based, # comments) or Matrix Market .mtx coordinate; sets --nodes (break-even sweeps the subgraphs of its first nodes)",
+		strField: func(c *Config) *string { return &c.GraphFile }}
 	ParamEf = &Param{Name: "ef", Help: "search breadth of the hnsw index whose visits --candidates hnsw replays", Default: 64, Min: 1,
 		field: func(c *Config) *int { return &c.Ef }}
 )
 
 var allParams = []*Param{ParamD, ParamN, ParamQ, ParamC, ParamK, ParamNodes, ParamDegree, ParamSteps,
-	ParamWG, ParamTile, ParamSeed, ParamCandidates, ParamMetric, ParamPrecision, ParamEf}
+	ParamWG, ParamTile, ParamSeed, ParamCandidates, ParamMetric, ParamPrecision, ParamEf,
+	ParamVectors, ParamQueries, ParamGraph}
 
 // Params returns every parameter, in the command line's order.
 func Params() []*Param { return slices.Clone(allParams) }
@@ -147,7 +157,7 @@ func (p *Param) Uint64(c *Config) *uint64 {
 // Value formats p's value in c.
 func (p *Param) Value(c Config) string {
 	switch p.Kind {
-	case StringParam:
+	case StringParam, FileParam:
 		return *p.String(&c)
 	case Uint64Param:
 		return strconv.FormatUint(*p.Uint64(&c), 10)
@@ -166,6 +176,7 @@ func (p *Param) QuickDefault() int {
 // setDefault fills p's field of c when it is zero.
 func (p *Param) setDefault(c *Config) {
 	switch p.Kind {
+	case FileParam:
 	case StringParam:
 		if s := p.String(c); *s == "" {
 			*s = p.Str

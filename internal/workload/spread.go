@@ -83,16 +83,21 @@ func spreadDescriptor(name, graph string, rank int, gen func(n, degree int, seed
 		Doc:        "steps of spreading activation over " + graph,
 		Batch:      "nodes",
 		BatchDoc:   "graph nodes (edges grow with them)",
-		Params:     []*Param{ParamNodes, ParamDegree, ParamSteps, ParamWG},
+		Params:     []*Param{ParamNodes, ParamDegree, ParamSteps, ParamWG, ParamGraph},
 		Variants:   []string{"row-per-thread", "row-per-workgroup", "row-per-thread-vec4"},
 		rank:       rank,
 		MemCompute: compute.MemComputeStream,
 	}
 	d.Prepare = func(c Config) (*Prepared, error) {
 		return &Prepared{
-			Size: c.Nodes, MinBatch: 256,
-			Fixed: fixed(c, ParamDegree, ParamSteps),
+			// At least three sizes below the default for the fit: 256
+			// nodes, or a sixteenth of a smaller graph.
+			Size: c.Nodes, MinBatch: min(256, max(1, c.Nodes/16)),
+			Fixed: append(fixed(c, ParamDegree, ParamSteps), c.dataParams(ParamGraph)...),
 			At: func(n int, k Knobs) Case {
+				if c.Graph != nil {
+					return spreadCase(name, c.Graph.Prefix(n), c.Steps, c.Seed+4, k)
+				}
 				return spreadCase(name, gen(n, c.Degree, c.Seed+4), c.Steps, c.Seed+4, k)
 			},
 		}, nil

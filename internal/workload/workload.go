@@ -2,6 +2,7 @@ package workload
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"sort"
 	"strings"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
 
+	"github.com/wgpu-prof/wgpu-prof/internal/dataset"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
@@ -46,6 +48,56 @@ type Config struct {
 	// the f16 rounding of V added to the tolerance).
 	Precision string
 	Seed      uint64
+	// VectorsFile, QueriesFile and GraphFile name data files (ParamVectors,
+	// ParamQueries, ParamGraph); Vectors, Queries and Graph are their
+	// contents once read (experiment.LoadData), replacing generated data.
+	VectorsFile, QueriesFile, GraphFile string
+	Vectors, Queries                    *dataset.Vectors
+	Graph                               *dataset.Graph
+}
+
+// cosineData is the stored vectors (c.N rows of c.Dim) and the query of
+// the cosine workloads: the file's rows and its first query when given,
+// generated from seed otherwise.
+func (c Config) cosineData(seed uint64) *cosineData {
+	if c.Vectors == nil && c.Queries == nil {
+		return newCosineData(seed, c.N, c.Dim)
+	}
+	r := rand.New(rand.NewPCG(seed, 0x636f73))
+	d := &cosineData{dim: c.Dim}
+	if c.Vectors != nil {
+		d.v = c.Vectors.Data[:c.N*c.Dim]
+	} else {
+		d.v = randVectors(r, c.N*c.Dim)
+	}
+	if c.Queries != nil {
+		d.q = c.Queries.Row(0)
+	} else {
+		d.q = randVectors(r, c.Dim)
+	}
+	d.ref = newCosineRef(d.q, d.v, c.Dim)
+	return d
+}
+
+// dataParams are the report parameters describing the data files c
+// names among ps.
+func (c Config) dataParams(ps ...*Param) []report.Param {
+	var out []report.Param
+	for _, p := range ps {
+		var info *dataset.Info
+		switch {
+		case p == ParamVectors && c.Vectors != nil:
+			info = &c.Vectors.Info
+		case p == ParamQueries && c.Queries != nil:
+			info = &c.Queries.Info
+		case p == ParamGraph && c.Graph != nil:
+			info = &c.Graph.Info
+		}
+		if info != nil {
+			out = append(out, report.Param{Key: p.Name, Value: info.String()})
+		}
+	}
+	return out
 }
 
 // Defaults fills zero fields with the parameters' defaults (Param).

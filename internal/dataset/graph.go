@@ -1,0 +1,232 @@
+package dataset
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/wgpu-prof/wgpu-prof/ops"
+)
+
+// Graph is a weighted directed graph read from a file, nodes 0 … Nodes−1.
+type Graph struct {
+	Info
+	Nodes int
+	// Src, Dst and Weight are the edges in file order.
+	Src, Dst []int32
+	Weight   []float32
+}
+
+// GraphOptions bound what LoadGraph may read.
+type GraphOptions struct {
+	// MaxBytes refuses a graph whose edges would take more memory (0: no
+	// limit): checked against the file's size (an edge takes at least 4
+	// bytes of text) before anything is allocated, and again as it grows.
+	MaxBytes uint64
+}
+
+// edgeBytes is the memory an edge takes here and in a CSR built from it.
+const edgeBytes = 4 + 4 + 4 + 4 + 4
+
+// LoadGraph reads the graph of path: a Matrix Market coordinate file
+// (.mtx; entry i j [w] is an edge from node j to node i, 1-based) or else a
+// text edge list ("src dst [weight]" per line, 0-based ids, '#' or '%'
+// starting a comment). A missing weight is 1; weights must be finite and
+// positive.
+func LoadGraph(path string, opts GraphOptions) (*Graph, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	g := &Graph{}
+	g.File = filepath.Base(path)
+	h := sha256.New()
+	sc := bufio.NewScanner(io.TeeReader(f, h))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	bad := func(line int, format string, args ...any) error {
+		return &FormatError{fmt.Sprintf("line %d: %s", line, fmt.Sprintf(format, args...))}
+	}
+	mtx := strings.ToLower(filepath.Ext(path)) == ".mtx"
+	g.Format, g.DType = "edges", "float32"
+	var rows, cols, nnz int
+	symmetric := false
+	line := 0
+	if mtx {
+		g.Format = "mtx"
+		if !sc.Scan() {
+			return nil, bad(1, "empty file")
+		}
+		line++
+		head := strings.Fields(strings.ToLower(sc.Text()))
+		if len(head) < 5 || head[0] != "%%matrixmarket" || head[1] != "matrix" || head[2] != "coordinate" {
+			return nil, bad(1, "want a '%%%%MatrixMarket matrix coordinate …' header")
+		}
+		switch head[3] {
+		case "real", "integer", "pattern":
+		default:
+			return nil, bad(1, "field %q: want real, integer or pattern", head[3])
+		}
+		switch head[4] {
+		case "general":
+		case "symmetric":
+			symmetric = true
+		default:
+			return nil, bad(1, "symmetry %q: want general or symmetric", head[4])
+		}
+		for sc.Scan() {
+			line++
+			t := strings.TrimSpace(sc.Text())
+			if t == "" || t[0] == '%' {
+				continue
+			}
+			f := strings.Fields(t)
+			if len(f) != 3 {
+				return nil, bad(line, "want the size line 'rows cols entries'")
+			}
+			var e1, e2, e3 error
+			rows, e1 = strconv.Atoi(f[0])
+			cols, e2 = strconv.Atoi(f[1])
+			nnz, e3 = strconv.Atoi(f[2])
+			if e1 != nil || e2 != nil || e3 != nil || rows <= 0 || cols <= 0 || nnz < 0 {
+				return nil, bad(line, "size line %q: want three non-negative integers", t)
+			}
+			if rows != cols {
+				return nil, bad(line, "a %d×%d matrix: a graph's adjacency matrix is square", rows, cols)
+			}
+			break
+		}
+		if rows == 0 {
+			return nil, bad(line, "no size line")
+		}
+		edges := uint64(nnz)
+		if symmetric {
+			edges *= 2
+		}
+		if opts.MaxBytes > 0 && edges*edgeBytes > opts.MaxBytes {
+			return nil, fmt.Errorf("%d edges need about %d bytes of memory; the limit is %d", edges, edges*edgeBytes, opts.MaxBytes)
+		}
+		g.Src, g.Dst, g.Weight = make([]int32, 0, edges), make([]int32, 0, edges), make([]float32, 0, edges)
+		g.Nodes = rows
+	} else if st, err := f.Stat(); err == nil && opts.MaxBytes > 0 && uint64(st.Size())/4*edgeBytes > opts.MaxBytes {
+		return nil, fmt.Errorf("%d bytes of edges may need up to %d bytes of memory; the limit is %d", st.Size(), uint64(st.Size())/4*edgeBytes, opts.MaxBytes)
+	}
+	maxID := int64(-1)
+	for sc.Scan() {
+		line++
+		t := strings.TrimSpace(sc.Text())
+		if t == "" || t[0] == '#' || t[0] == '%' {
+			continue
+		}
+		f := strings.Fields(t)
+		if len(f) < 2 || len(f) > 3 {
+			return nil, bad(line, "%q: want 'src dst' or 'src dst weight'", t)
+		}
+		a, e1 := strconv.ParseInt(f[0], 10, 64)
+		b, e2 := strconv.ParseInt(f[1], 10, 64)
+		if e1 != nil || e2 != nil {
+			return nil, bad(line, "%q: node ids must be integers", t)
+		}
+		w := 1.0
+		if len(f) == 3 {
+			var err error
+			if w, err = strconv.ParseFloat(f[2], 64); err != nil || math.IsNaN(w) || math.IsInf(w, 0) || w <= 0 || w > math.MaxFloat32 {
+				return nil, bad(line, "weight %q: want a finite positive number", f[2])
+			}
+		}
+		var src, dst int64
+		if mtx {
+			// Entry (i, j) of an adjacency matrix: row i receives from j.
+			if a < 1 || a > int64(rows) || b < 1 || b > int64(rows) {
+				return nil, bad(line, "entry (%d, %d) is outside the %d×%d matrix (ids are 1-based)", a, b, rows, rows)
+			}
+			if len(g.Src) >= nnz*(1+b2i(symmetric)) {
+				return nil, bad(line, "more entries than the %d the size line declares", nnz)
+			}
+			src, dst = b-1, a-1
+		} else {
+			if a < 0 || b < 0 || a >= math.MaxInt32 || b >= math.MaxInt32 {
+				return nil, bad(line, "node id out of range [0, 2³¹−1)")
+			}
+			src, dst = a, b
+			maxID = max(maxID, a, b)
+			if opts.MaxBytes > 0 && uint64(len(g.Src)+1)*edgeBytes > opts.MaxBytes {
+				return nil, fmt.Errorf("past %d edges at line %d the graph needs more than the %d bytes of memory allowed", len(g.Src), line, opts.MaxBytes)
+			}
+		}
+		g.Src, g.Dst, g.Weight = append(g.Src, int32(src)), append(g.Dst, int32(dst)), append(g.Weight, float32(w))
+		if symmetric && src != dst {
+			g.Src, g.Dst, g.Weight = append(g.Src, int32(dst)), append(g.Dst, int32(src)), append(g.Weight, float32(w))
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("line %d: %w", line+1, err)
+	}
+	if !mtx {
+		g.Nodes = int(maxID + 1)
+	}
+	if len(g.Src) == 0 || g.Nodes == 0 {
+		return nil, &FormatError{"no edges"}
+	}
+	g.Shape = [2]int{g.Nodes, len(g.Src)}
+	g.Hash = hashPrefix(h)
+	return g, nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Prefix returns the subgraph induced by nodes 0 … n−1 (the edges with
+// both ends below n) as a CSR of in-edges: row v lists the nodes with an
+// edge into v, in file order.
+func (g *Graph) Prefix(n int) *ops.CSR {
+	n = min(max(n, 1), g.Nodes)
+	count := make([]int32, n+1)
+	for e := range g.Src {
+		if int(g.Src[e]) < n && int(g.Dst[e]) < n {
+			count[g.Dst[e]+1]++
+		}
+	}
+	for i := 1; i <= n; i++ {
+		count[i] += count[i-1]
+	}
+	csr := &ops.CSR{Offsets: count, Cols: make([]int32, count[n]), Weights: make([]float32, count[n])}
+	next := append([]int32(nil), count[:n]...)
+	for e := range g.Src {
+		s, d := g.Src[e], g.Dst[e]
+		if int(s) < n && int(d) < n {
+			csr.Cols[next[d]], csr.Weights[next[d]] = s, g.Weight[e]
+			next[d]++
+		}
+	}
+	// Sort each row by source so the CSR does not depend on edge order.
+	for v := range n {
+		lo, hi := csr.Offsets[v], csr.Offsets[v+1]
+		cols, ws := csr.Cols[lo:hi], csr.Weights[lo:hi]
+		sort.Sort(byCol{cols, ws})
+	}
+	return csr
+}
+
+type byCol struct {
+	c []int32
+	w []float32
+}
+
+func (b byCol) Len() int           { return len(b.c) }
+func (b byCol) Less(i, j int) bool { return b.c[i] < b.c[j] }
+func (b byCol) Swap(i, j int) {
+	b.c[i], b.c[j] = b.c[j], b.c[i]
+	b.w[i], b.w[j] = b.w[j], b.w[i]
+}

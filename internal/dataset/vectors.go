@@ -1,0 +1,369 @@
+// Package dataset reads a user's data for the workloads: vectors (NumPy
+// .npy, the ANN-benchmark .fvecs and .bvecs formats, raw little-endian
+// float32) and graphs (a text edge list, Matrix Market coordinate files).
+// Every reader streams its file once into the one slice the workloads
+// use, after checking the shape its header (or size) declares against a
+// memory limit, so a file is never held twice; it checks every value
+// (finite, ids in range) and describes the file (name, shape, type and a
+// content hash) for the reports. Errors name the file, the row or line
+// and what is wrong.
+package dataset
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// FormatError is a file whose content is not what its format requires;
+// the message says where (row, column or line) and what.
+type FormatError struct{ Msg string }
+
+func (e *FormatError) Error() string { return e.Msg }
+
+// Info describes a file for the reports.
+type Info struct {
+	// File is the file's base name, Format how it was read ("npy",
+	// "fvecs", "bvecs", "raw-f32", "edges", "mtx").
+	File, Format string
+	// Shape is rows × columns of vectors, or nodes × edges of a graph.
+	Shape [2]int
+	// DType is the stored value type ("float32", "float16", "uint8").
+	DType string
+	// Hash is the first 12 hex digits of the file's SHA-256.
+	Hash string
+	// Padded is the dimension after zero padding to a multiple of 4 (0:
+	// not padded); zeros change neither dot products nor norms.
+	Padded int
+}
+
+// String is the one-line description in reports.
+func (i Info) String() string {
+	s := fmt.Sprintf("%s (%s, %d×%d %s, sha256 %s)", i.File, i.Format, i.Shape[0], i.Shape[1], i.DType, i.Hash)
+	if i.Format == "edges" || i.Format == "mtx" {
+		s = fmt.Sprintf("%s (%s, %d nodes, %d edges, sha256 %s)", i.File, i.Format, i.Shape[0], i.Shape[1], i.Hash)
+	}
+	if i.Padded > 0 {
+		s += fmt.Sprintf(", zero-padded to d %d", i.Padded)
+	}
+	return s
+}
+
+// Vectors are rows of float32, row-major, Dim values a row (the file's
+// dimension rounded up to a multiple of 4, the extra values 0).
+type Vectors struct {
+	Info
+	Rows, Dim int
+	Data      []float32
+}
+
+// Row returns row i.
+func (v *Vectors) Row(i int) []float32 { return v.Data[i*v.Dim : (i+1)*v.Dim] }
+
+// VectorOptions bound what LoadVectors may read.
+type VectorOptions struct {
+	// Dim is the dimension of a raw float32 file (required for it; for the
+	// other formats, if set, it must match the file).
+	Dim int
+	// MaxBytes refuses a file whose rows would take more memory (0: no
+	// limit); checked from the header before anything is allocated.
+	MaxBytes uint64
+}
+
+// LoadVectors reads the vectors of path, choosing the format by its
+// extension: .npy, .fvecs, .bvecs, and anything else raw little-endian
+// float32 (which needs opts.Dim).
+func LoadVectors(path string, opts VectorOptions) (*Vectors, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	h := sha256.New()
+	r := bufio.NewReaderSize(io.TeeReader(f, h), 1<<20)
+	v := &Vectors{}
+	v.File = filepath.Base(path)
+	bad := func(format string, args ...any) error {
+		return &FormatError{fmt.Sprintf(format, args...)}
+	}
+	var rows, dim int
+	var read func(row []float32) error
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".npy":
+		v.Format = "npy"
+		hdr, err := readNpyHeader(r)
+		if err != nil {
+			return nil, bad("%v", err)
+		}
+		rows, dim, v.DType = hdr.rows, hdr.cols, hdr.dtype
+		size := 4
+		if hdr.dtype == "float16" {
+			size = 2
+		}
+		if want := int64(hdr.offset) + int64(rows)*int64(dim)*int64(size); st.Size() != want {
+			return nil, bad("the header declares %d×%d %s (%d bytes with the header) but the file has %d bytes", rows, dim, hdr.dtype, want, st.Size())
+		}
+		buf := make([]byte, dim*size)
+		read = func(row []float32) error {
+			if _, err := io.ReadFull(r, buf); err != nil {
+				return err
+			}
+			for k := range dim {
+				if size == 2 {
+					row[k] = halfToFloat(binary.LittleEndian.Uint16(buf[2*k:]))
+				} else {
+					row[k] = math.Float32frombits(binary.LittleEndian.Uint32(buf[4*k:]))
+				}
+			}
+			return nil
+		}
+	case ".fvecs", ".bvecs":
+		v.Format, v.DType = "fvecs", "float32"
+		size := 4
+		if strings.ToLower(filepath.Ext(path)) == ".bvecs" {
+			v.Format, v.DType, size = "bvecs", "uint8", 1
+		}
+		head, err := r.Peek(4)
+		if err != nil {
+			return nil, bad("shorter than one row's dimension field")
+		}
+		dim = int(int32(binary.LittleEndian.Uint32(head)))
+		if dim <= 0 || dim > 1<<20 {
+			return nil, bad("row 0 declares dimension %d", dim)
+		}
+		rowBytes := int64(4 + dim*size)
+		if st.Size()%rowBytes != 0 {
+			return nil, bad("%d bytes is not a whole number of rows of 4+%d×%d bytes (dimension %d)", st.Size(), dim, size, dim)
+		}
+		rows = int(st.Size() / rowBytes)
+		buf := make([]byte, rowBytes)
+		i := 0
+		read = func(row []float32) error {
+			if _, err := io.ReadFull(r, buf); err != nil {
+				return err
+			}
+			if d := int(int32(binary.LittleEndian.Uint32(buf))); d != dim {
+				return fmt.Errorf("row %d declares dimension %d, row 0 %d", i, d, dim)
+			}
+			for k := range dim {
+				if size == 1 {
+					row[k] = float32(buf[4+k])
+				} else {
+					row[k] = math.Float32frombits(binary.LittleEndian.Uint32(buf[4+4*k:]))
+				}
+			}
+			i++
+			return nil
+		}
+	default:
+		v.Format, v.DType = "raw-f32", "float32"
+		if opts.Dim <= 0 {
+			return nil, bad("a raw float32 file needs its dimension (d)")
+		}
+		dim = opts.Dim
+		if st.Size()%int64(4*dim) != 0 || st.Size() == 0 {
+			return nil, bad("%d bytes is not a whole number of rows of %d float32", st.Size(), dim)
+		}
+		rows = int(st.Size() / int64(4*dim))
+		buf := make([]byte, 4*dim)
+		read = func(row []float32) error {
+			if _, err := io.ReadFull(r, buf); err != nil {
+				return err
+			}
+			for k := range dim {
+				row[k] = math.Float32frombits(binary.LittleEndian.Uint32(buf[4*k:]))
+			}
+			return nil
+		}
+	}
+	if opts.Dim > 0 && opts.Dim != dim && v.Format != "raw-f32" {
+		return nil, bad("dimension %d, but d %d was asked for", dim, opts.Dim)
+	}
+	if rows <= 0 || dim <= 0 {
+		return nil, bad("no rows (shape %d×%d)", rows, dim)
+	}
+	v.Shape, v.Rows, v.Dim = [2]int{rows, dim}, rows, (dim+3)/4*4
+	if v.Dim != dim {
+		v.Padded = v.Dim
+	}
+	need := uint64(rows) * uint64(v.Dim) * 4
+	if opts.MaxBytes > 0 && need > opts.MaxBytes {
+		return nil, fmt.Errorf("%d×%d float32 need %d bytes of memory; the limit is %d", rows, v.Dim, need, opts.MaxBytes)
+	}
+	if int64(rows)*int64(v.Dim) >= 1<<31 {
+		return nil, bad("%d×%d values is past 2³¹", rows, v.Dim)
+	}
+	v.Data = make([]float32, rows*v.Dim)
+	for i := range rows {
+		row := v.Data[i*v.Dim : i*v.Dim+dim]
+		if err := read(row); err != nil {
+			if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+				return nil, bad("ends inside row %d", i)
+			}
+			return nil, bad("%v", err)
+		}
+		for k, x := range row {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return nil, bad("row %d, column %d is %v: values must be finite", i, k, x)
+			}
+		}
+	}
+	if _, err := io.Copy(io.Discard, r); err != nil {
+		return nil, err
+	}
+	v.Hash = hashPrefix(h)
+	return v, nil
+}
+
+func hashPrefix(h hash.Hash) string { return hex.EncodeToString(h.Sum(nil))[:12] }
+
+type npyHeader struct {
+	rows, cols int
+	dtype      string
+	offset     int
+}
+
+// readNpyHeader reads the magic, version and header dict of a .npy file
+// (format versions 1-3) and accepts a 2-D, C-order array of little-endian
+// float32 or float16.
+func readNpyHeader(r *bufio.Reader) (npyHeader, error) {
+	var h npyHeader
+	magic := make([]byte, 8)
+	if _, err := io.ReadFull(r, magic); err != nil || string(magic[:6]) != "\x93NUMPY" {
+		return h, fmt.Errorf("not a NumPy .npy file (no \\x93NUMPY magic)")
+	}
+	var n int
+	switch magic[6] {
+	case 1:
+		b := make([]byte, 2)
+		if _, err := io.ReadFull(r, b); err != nil {
+			return h, fmt.Errorf("truncated header")
+		}
+		n, h.offset = int(binary.LittleEndian.Uint16(b)), 10
+	case 2, 3:
+		b := make([]byte, 4)
+		if _, err := io.ReadFull(r, b); err != nil {
+			return h, fmt.Errorf("truncated header")
+		}
+		n, h.offset = int(binary.LittleEndian.Uint32(b)), 12
+	default:
+		return h, fmt.Errorf(".npy format version %d is not supported (1, 2 or 3)", magic[6])
+	}
+	if n <= 0 || n > 1<<20 {
+		return h, fmt.Errorf("header length %d", n)
+	}
+	h.offset += n
+	b := make([]byte, n)
+	if _, err := io.ReadFull(r, b); err != nil {
+		return h, fmt.Errorf("truncated header")
+	}
+	dict := string(b)
+	descr, ok := dictValue(dict, "descr")
+	if !ok {
+		return h, fmt.Errorf("header has no 'descr'")
+	}
+	switch strings.Trim(descr, `'"`) {
+	case "<f4", "=f4":
+		h.dtype = "float32"
+	case "<f2", "=f2":
+		h.dtype = "float16"
+	default:
+		return h, fmt.Errorf("dtype %s: want little-endian float32 ('<f4') or float16 ('<f2')", descr)
+	}
+	order, ok := dictValue(dict, "fortran_order")
+	if !ok {
+		return h, fmt.Errorf("header has no 'fortran_order'")
+	}
+	if order != "False" {
+		return h, fmt.Errorf("Fortran (column-major) order: rows must be contiguous; save a C-order array (np.ascontiguousarray)")
+	}
+	shape, ok := dictValue(dict, "shape")
+	if !ok {
+		return h, fmt.Errorf("header has no 'shape'")
+	}
+	var dims []int
+	for _, s := range strings.Split(strings.Trim(shape, "()"), ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		d, err := strconv.Atoi(s)
+		if err != nil || d < 0 {
+			return h, fmt.Errorf("shape %s", shape)
+		}
+		dims = append(dims, d)
+	}
+	if len(dims) != 2 {
+		return h, fmt.Errorf("shape %s is %d-D: want a 2-D array (rows × dimension)", shape, len(dims))
+	}
+	h.rows, h.cols = dims[0], dims[1]
+	return h, nil
+}
+
+// dictValue returns the value of key in a .npy header dict: a quoted
+// string, True/False, or a parenthesised tuple.
+func dictValue(dict, key string) (string, bool) {
+	i := strings.Index(dict, "'"+key+"'")
+	if i < 0 {
+		return "", false
+	}
+	rest := dict[i+len(key)+2:]
+	j := strings.Index(rest, ":")
+	if j < 0 {
+		return "", false
+	}
+	rest = strings.TrimSpace(rest[j+1:])
+	switch {
+	case strings.HasPrefix(rest, "("):
+		k := strings.Index(rest, ")")
+		if k < 0 {
+			return "", false
+		}
+		return rest[:k+1], true
+	case strings.HasPrefix(rest, "'"):
+		k := strings.Index(rest[1:], "'")
+		if k < 0 {
+			return "", false
+		}
+		return rest[:k+2], true
+	}
+	k := strings.IndexAny(rest, ",}")
+	if k < 0 {
+		return "", false
+	}
+	return strings.TrimSpace(rest[:k]), true
+}
+
+// halfToFloat converts an IEEE 754 binary16 value.
+func halfToFloat(h uint16) float32 {
+	sign := uint32(h>>15) << 31
+	exp := uint32(h>>10) & 0x1f
+	mant := uint32(h) & 0x3ff
+	switch {
+	case exp == 0x1f:
+		return math.Float32frombits(sign | 0xff<<23 | mant<<13)
+	case exp == 0 && mant == 0:
+		return math.Float32frombits(sign)
+	case exp == 0:
+		// Subnormal: m·2⁻²⁴.
+		v := float32(mant) * (1.0 / (1 << 24))
+		if sign != 0 {
+			v = -v
+		}
+		return v
+	}
+	return math.Float32frombits(sign | (exp+112)<<23 | mant<<13)
+}

@@ -1,0 +1,158 @@
+package experiment
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/dataset"
+	"github.com/wgpu-prof/wgpu-prof/internal/report"
+	"github.com/wgpu-prof/wgpu-prof/internal/workload"
+)
+
+// LoadData reads the data files the configuration names (workload
+// parameters of kind FileParam: vectors, queries, graph), checks them
+// before anything is measured, and sets the sizes they fix: d and n from
+// the vectors, q from the queries, nodes and degree from the graph. A
+// size the caller set explicitly (set reports which) must agree: d equal
+// to the file's (a raw float32 file needs it), n, q or nodes at most the
+// file's rows, which then selects a prefix. Every workload selected must
+// read each file given. Errors are UsageErrors naming the parameter.
+func (c *RunConfig) LoadData(set func(name string) bool) error {
+	return usage(c.loadData(set))
+}
+
+func (c *RunConfig) loadData(set func(name string) bool) error {
+	if c.VectorsFile == "" && c.QueriesFile == "" && c.GraphFile == "" {
+		return nil
+	}
+	if len(c.Workloads) == 0 {
+		c.Workloads = workload.Names()
+	}
+	ds, err := c.descriptors()
+	if err != nil {
+		return err
+	}
+	for _, p := range []*workload.Param{workload.ParamVectors, workload.ParamQueries, workload.ParamGraph} {
+		path := *p.String(&c.Config)
+		if path == "" {
+			continue
+		}
+		var readers, not []string
+		for _, w := range workload.All() {
+			if w.Has(p.Name) {
+				readers = append(readers, w.Name)
+			}
+		}
+		for _, w := range ds {
+			if !w.Has(p.Name) {
+				not = append(not, w.Name)
+			}
+		}
+		if len(not) > 0 {
+			return &ParamError{Name: p.Name, Value: path, Limit: strings.Join(not, ", ") + " do(es) not read it (workloads that do: " + strings.Join(readers, ", ") + ")"}
+		}
+	}
+	var maxBytes uint64
+	if avail, ok := memAvailable(); ok {
+		maxBytes = uint64(MemHeadroom * float64(avail))
+	}
+	fileErr := func(p *workload.Param, err error) error {
+		return &ParamError{Name: p.Name, Value: *p.String(&c.Config), Limit: err.Error()}
+	}
+	// prefix sets *size to the file's count, or checks an explicit one
+	// against it.
+	prefix := func(p, file *workload.Param, count int, what string) error {
+		v := p.Int(&c.Config)
+		if set(p.Name) {
+			if *v > count {
+				return invalid(p.Name, *v, "past the %d %s of %s", count, what, *file.String(&c.Config))
+			}
+			return nil
+		}
+		*v = count
+		return nil
+	}
+	if c.VectorsFile != "" || c.QueriesFile != "" {
+		opts := dataset.VectorOptions{MaxBytes: maxBytes}
+		if set(workload.ParamD.Name) {
+			opts.Dim = c.Dim
+		}
+		if c.VectorsFile != "" {
+			v, err := dataset.LoadVectors(c.VectorsFile, opts)
+			if err != nil {
+				return fileErr(workload.ParamVectors, err)
+			}
+			c.Vectors, c.Dim = v, v.Dim
+			if err := prefix(workload.ParamN, workload.ParamVectors, v.Rows, "rows"); err != nil {
+				return err
+			}
+		}
+		if c.QueriesFile != "" {
+			if c.Vectors != nil {
+				opts.Dim = c.Vectors.Shape[1]
+			}
+			q, err := dataset.LoadVectors(c.QueriesFile, opts)
+			if err != nil {
+				return fileErr(workload.ParamQueries, err)
+			}
+			if c.Vectors != nil && q.Dim != c.Vectors.Dim {
+				return invalid(workload.ParamQueries.Name, c.QueriesFile, "dimension %d, the vectors' %d", q.Shape[1], c.Vectors.Shape[1])
+			}
+			c.Queries, c.Dim = q, q.Dim
+			if err := prefix(workload.ParamQ, workload.ParamQueries, q.Rows, "rows"); err != nil {
+				return err
+			}
+		}
+	}
+	if c.GraphFile != "" {
+		g, err := dataset.LoadGraph(c.GraphFile, dataset.GraphOptions{MaxBytes: maxBytes})
+		if err != nil {
+			return fileErr(workload.ParamGraph, err)
+		}
+		c.Graph = g
+		if err := prefix(workload.ParamNodes, workload.ParamGraph, g.Nodes, "nodes"); err != nil {
+			return err
+		}
+		if set(workload.ParamDegree.Name) {
+			return invalid(workload.ParamDegree.Name, c.Degree, "the graph file %s sets the graph", c.GraphFile)
+		}
+		c.Degree = max(1, (g.Shape[1]+g.Nodes-1)/g.Nodes)
+	}
+	return nil
+}
+
+// DataFiles describes the data files the configuration read, for the
+// report, and the one-line summary of each.
+func (c RunConfig) DataFiles() ([]report.DataFile, []string) {
+	var out []report.DataFile
+	var lines []string
+	add := func(p *workload.Param, info dataset.Info, used int) {
+		out = append(out, report.DataFile{Param: p.Name, File: info.File, Format: info.Format, Shape: info.Shape,
+			DType: info.DType, SHA256: info.Hash, PaddedTo: info.Padded, Used: used})
+		lines = append(lines, fmt.Sprintf("data: %s = %s; %d used", p.Name, info, used))
+	}
+	if c.Vectors != nil {
+		add(workload.ParamVectors, c.Vectors.Info, c.N)
+	}
+	if c.Queries != nil {
+		add(workload.ParamQueries, c.Queries.Info, c.Q)
+	}
+	if c.Graph != nil {
+		add(workload.ParamGraph, c.Graph.Info, c.Nodes)
+	}
+	return out, lines
+}
+
+// fileSized reports whether a data file fixes w's batch size (the file
+// that sets its batch parameter), and names the file.
+func (c RunConfig) fileSized(w *workload.Descriptor) (string, bool) {
+	bp := w.BatchParam()
+	if bp == nil || bp.File == "" {
+		return "", false
+	}
+	fp := workload.LookupParam(bp.File)
+	if fp == nil || *fp.String(&c.Config) == "" {
+		return "", false
+	}
+	return *fp.String(&c.Config), true
+}
