@@ -86,8 +86,8 @@ type HybridConfig struct {
 	Requests int
 	// Min and Max bound the log-uniform sizes. Both 0 with a measured
 	// crossover: the pilot's range (hybridPilot, balancedRange). Otherwise
-	// 0 is 1/16 of the crossover's low end (Min) or 16× its high end
-	// (Max), within [1, the workload's size].
+	// 0 is the crossover's low end divided by 16 (Min) or its high end
+	// times 16 (Max), within [1, the workload's size].
 	Min, Max int
 	// Sizes, when set, is the stream (e.g. read from a file).
 	Sizes []int
@@ -138,7 +138,7 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 	}
 	r.addRouting()
 	h := hybridReport(hs.w.Name, hc, be, r, desc)
-	h.SwitchCount = len(ad.d.Switches())
+	h.SwitchCount = ad.d.SwitchCounts().Total
 	for _, s := range ad.d.Switches() {
 		h.Switches = append(h.Switches, report.HybridSwitch{Request: s.Call, Bucket: s.Bucket, From: s.From, To: s.To, Reason: s.Reason})
 	}
@@ -269,11 +269,12 @@ func (r *replay) addStrategies(be *report.BreakEven) (*adaptive, error) {
 	names := [2]string{r.hc.Sides[0].Label, r.hc.Sides[1].Label}
 	ex := []dispatch.Executor{r.exec(0), r.exec(1)}
 	ma, mb := *be.ModelA, *be.ModelB
-	prof := dispatch.Profile{Models: [2]dispatch.Model{ma.At, mb.At}}
+	var prof dispatch.Profile
 	if be.Search != nil && be.Search.Found {
 		prof.Crossover = math.Sqrt(float64(be.Search.Lo) * float64(be.Search.Hi))
 	}
-	d, err := dispatch.New(ex[0], ex[1], names, prof, dispatch.Config{})
+	sides := []dispatch.Side{{Name: names[0], Exec: ex[0], Model: ma.At}, {Name: names[1], Exec: ex[1], Model: mb.At}}
+	d, err := dispatch.New(sides, prof, dispatch.Config{})
 	if err != nil {
 		return nil, err
 	}
@@ -305,14 +306,10 @@ func hybridReport(workload string, hc HybridConfig, be *report.BreakEven, r *rep
 
 // settleHeap collects the garbage of what ran before (building the
 // sides, the start-up search, the pilot) so that the timed calls that
-// follow allocate from memory the process has already touched. Without
-// it, in about half of the processes the heap grew into fresh pages
-// during the replay: a kernel call that allocated (CosineSingle's
-// closure and row scratch) then paid a page fault, 6-7% of
-// cosine-single's calls at every size took about 5 µs more, 9,700 page
-// faults in 60,000 calls against 100-300 after a collection, and on
-// streams of sub-microsecond calls those stalls were a third to a half
-// of every strategy's total (docs/METHOD.md, "Totals").
+// follow allocate from memory the process has already touched: a heap
+// that grows into fresh pages during the replay makes a kernel call that
+// allocates pay a page fault, which on streams of short calls weighs on
+// every strategy's total (docs/METHOD.md, "Totals").
 func settleHeap() { runtime.GC() }
 
 // A request's flags in the replay's record.

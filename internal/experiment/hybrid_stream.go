@@ -71,31 +71,25 @@ func logGrid(lo, hi, k int) []int {
 
 // pilotCalls is how many calls of each size each side makes in the pilot.
 // The pilot's means decide the stream's range, and a side's mean is its
-// median plus its tail. In a hybrid run's single-side replays (Zen 4, 2
-// vCPUs) threads=2's mean was 1.16× its median and threads=1's 1.09×:
-// mostly calls 1.2-3× their median, and 0.4-0.6% of calls over 3×, half
-// of those 13-20× (threads=2 waiting on its worker's core). Those few
-// weigh in its mean, and need this many calls per size to show in the
-// sum over a range's 30-50 sizes.
+// median plus its tail: the rare slow calls of a side that waits on a
+// worker's core weigh in its mean and need this many calls per size to
+// show in the sum over a range's sizes.
 const pilotCalls = 25
 
 // pilotClip is the most a pilot call counts for in its size's mean, as a
-// multiple of the size's median: a side's tail (above) reaches 20×, a
-// call preempted for 100 µs is the machine's, not the side's, and one
-// among a size's calls would weigh as much as all the rest.
+// multiple of the size's median: the side's own tail stays below it, while
+// a call preempted by the machine is not the side's, and one among a
+// size's calls would weigh as much as all the rest.
 const pilotClip = 20
 
 // hybridCandidates are the sizes the pilot measures: 64 log-spaced from
-// 1 to 64× the measured crossover's high end (within the workload's
-// size). The range is wider above the crossover than the ×16 of a stream
+// 1 to the measured crossover's high end times 64 (within the workload's
+// size). The range is wider above the crossover than that of a stream
 // without a pilot: in the replay's context a side can lose far more of
-// its advantage than the profile says (threads=2 paying a microsecond per
-// call for data its worker last saw in the caller's cache). It starts at
-// 1, not at 1/16 of the crossover: the pilot finds the crossover itself,
-// and where break-even had put it at [64, 76] rows (the pilot: about 20)
-// the stream began at 4 rows, without the sizes where the side faster
-// below the crossover gains most (the oracle 0.92-0.93× the better side,
-// against 0.84-0.89× on streams from 1 that hour).
+// its advantage than the profile says (a worker paying for data it last
+// saw in the caller's cache). It starts at 1: the pilot finds the
+// crossover itself, and a stream that starts above 1 leaves out the
+// sizes where the side faster below the crossover gains most.
 func hybridCandidates(be *report.BreakEven, size int) []int {
 	hi := min(size, be.Search.Hi*64)
 	return logGrid(1, max(hi, 1), 64)
@@ -188,10 +182,8 @@ type balance struct {
 // The crossover is the medians' (the typical call's), the balance the
 // means': a stream's total is the sum of its calls, tails included, and
 // a side with the heavier tail (threads=2, which needs both cores) costs
-// more per call on the total than its median says. Balanced on medians,
-// the range came out anywhere from [1, 38] to [1, 67] from run to run;
-// on the means of one run's replays, an oracle gained 6% over the
-// better side on [1, 38] and 13% on [1, 60], where the means balance.
+// more per call on the total than its median says, and a range balanced
+// on medians moves from run to run with the noise (TestBalancedRange).
 func balancedRange(grid []int, med, mean [2][]float64) balance {
 	m := len(grid)
 	best := balance{Wrong: m + 1}

@@ -43,7 +43,7 @@ func TestWilliamsOrderOdd(t *testing.T) {
 }
 
 // hybridReportFor is a replay's report with the given adaptive ratio on
-// totals (CI ±1%) and on per-request medians, and many switches.
+// totals (a narrow CI) and on per-request medians, and many switches.
 func hybridReportFor(total, perReq float64) *report.Hybrid {
 	ratio := func(m float64) timing.Summary {
 		return timing.Summary{N: 10, Median: m, Lo: m * 0.99, Hi: m * 1.01, Confidence: 0.95}
