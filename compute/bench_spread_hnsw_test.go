@@ -61,8 +61,8 @@ func BenchmarkSpread(b *testing.B) {
 		name string
 		g    *ops.CSR
 	}{
-		{"uniform/n=4096/deg=16", hostsimd.UniformGraph(4096, 16, 1)},
-		{"rmat/scale=12/deg=16", hostsimd.RMATGraph(12, 16, 1)},
+		{"uniform/n=4096/deg=16", mustGraph(hostsimd.UniformGraph(4096, 16, 1))},
+		{"rmat/scale=12/deg=16", mustGraph(hostsimd.RMATGraph(12, 16, 1))},
 	}
 	for _, gr := range graphs {
 		n, e := gr.g.N(), len(gr.g.Cols)

@@ -1,6 +1,7 @@
 package compute_test
 
 import (
+	"github.com/wgpu-prof/wgpu-prof/ops"
 	"math/rand/v2"
 	"testing"
 
@@ -30,4 +31,12 @@ func upload(t testing.TB, d *wgpu.Device, label string, data []float32, extra wg
 		t.Fatal(err)
 	}
 	return b
+}
+
+// mustGraph is a test graph from a generator called with good arguments.
+func mustGraph(g *ops.CSR, err error) *ops.CSR {
+	if err != nil {
+		panic(err)
+	}
+	return g
 }

@@ -41,7 +41,7 @@ func runners(d *wgpu.Device) []runner {
 	for i := range ids {
 		ids[i] = int32(r.IntN(n))
 	}
-	g := hostsimd.UniformGraph(1000, 8, 3)
+	g := mustGraph(hostsimd.UniformGraph(1000, 8, 3))
 	a0 := randFloats(r, 1000)
 	for i := range a0 {
 		a0[i] = float32(max(a0[i], 0))

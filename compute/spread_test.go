@@ -64,12 +64,12 @@ func spreadGraphs(short bool) []spreadGraph {
 	var gs []spreadGraph
 	for _, deg := range []int{8, 32} {
 		gs = append(gs,
-			spreadGraph{fmt.Sprintf("uniform n=1000 deg=%d", deg), hostsimd.UniformGraph(1000, deg, uint64(deg))},
-			spreadGraph{fmt.Sprintf("rmat scale=10 deg=%d", deg), hostsimd.RMATGraph(10, deg, uint64(deg))})
+			spreadGraph{fmt.Sprintf("uniform n=1000 deg=%d", deg), mustGraph(hostsimd.UniformGraph(1000, deg, uint64(deg)))},
+			spreadGraph{fmt.Sprintf("rmat scale=10 deg=%d", deg), mustGraph(hostsimd.RMATGraph(10, deg, uint64(deg)))})
 		if !short {
 			gs = append(gs,
-				spreadGraph{fmt.Sprintf("uniform n=20000 deg=%d", deg), hostsimd.UniformGraph(20000, deg, uint64(deg)+1)},
-				spreadGraph{fmt.Sprintf("rmat scale=14 deg=%d", deg), hostsimd.RMATGraph(14, deg, uint64(deg)+1)})
+				spreadGraph{fmt.Sprintf("uniform n=20000 deg=%d", deg), mustGraph(hostsimd.UniformGraph(20000, deg, uint64(deg)+1))},
+				spreadGraph{fmt.Sprintf("rmat scale=14 deg=%d", deg), mustGraph(hostsimd.RMATGraph(14, deg, uint64(deg)+1))})
 		}
 	}
 	return gs
@@ -124,7 +124,7 @@ func TestSpreadConformance(t *testing.T) {
 func TestSpreadConvergence(t *testing.T) {
 	d := openDevice(t)
 	r := rand.New(rand.NewPCG(7, 8))
-	g := hostsimd.UniformGraph(2000, 8, 3)
+	g := mustGraph(hostsimd.UniformGraph(2000, 8, 3))
 	p := compute.SpreadParams{Retention: 0.5, Decay: 0.1, Threshold: 0.02, Epsilon: 1e-3, Steps: 60}
 	for _, variant := range []compute.SpreadVariant{compute.SpreadRowPerThread, compute.SpreadRowPerWorkgroup, compute.SpreadRowPerThreadVec4} {
 		sp, err := compute.NewSpread(d, csrInput(g), compute.SpreadOptions{Variant: variant})
@@ -137,7 +137,7 @@ func TestSpreadConvergence(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, cpuSteps := hostsimd.Spread(g, a0, hostsimd.SpreadParams{Retention: p.Retention, Decay: p.Decay, Threshold: p.Threshold}, p.Steps, p.Epsilon)
+		_, cpuSteps, _ := hostsimd.Spread(g, a0, hostsimd.SpreadParams{Retention: p.Retention, Decay: p.Decay, Threshold: p.Threshold}, p.Steps, p.Epsilon)
 		if cpuSteps >= p.Steps {
 			t.Fatalf("test set-up: the CPU did not converge in %d steps", p.Steps)
 		}
@@ -461,10 +461,10 @@ func TestSpreadChunked(t *testing.T) {
 		minChunks int
 		want      []int // the chunks' first rows and N, where fixed
 	}{
-		{"uniform n=1000 deg=8", dropRows(hostsimd.UniformGraph(1000, 8, 37), holes(1000)), 4 * 1000, 3, nil},
-		{"uniform n=1000 deg=32", dropRows(hostsimd.UniformGraph(1000, 32, 38), holes(1000)), 4 * 1000, 10, nil},
-		{"rmat scale=10 deg=8", dropRows(hostsimd.RMATGraph(10, 8, 39), holes(1024)), 4 * 1024, 3, nil},
-		{"rmat scale=10 deg=32", dropRows(hostsimd.RMATGraph(10, 32, 40), holes(1024)), 4 * 1024, 10, nil},
+		{"uniform n=1000 deg=8", dropRows(mustGraph(hostsimd.UniformGraph(1000, 8, 37)), holes(1000)), 4 * 1000, 3, nil},
+		{"uniform n=1000 deg=32", dropRows(mustGraph(hostsimd.UniformGraph(1000, 32, 38)), holes(1000)), 4 * 1000, 10, nil},
+		{"rmat scale=10 deg=8", dropRows(mustGraph(hostsimd.RMATGraph(10, 8, 39)), holes(1024)), 4 * 1024, 3, nil},
+		{"rmat scale=10 deg=32", dropRows(mustGraph(hostsimd.RMATGraph(10, 32, 40)), holes(1024)), 4 * 1024, 10, nil},
 		{"row-count bound", sparse, 4 * 64, 2, []int{0, 63, 64}},
 	}
 	full := d.Limits.MaxStorageBufferBindingSize
@@ -573,7 +573,7 @@ func TestSpreadChunkLimits(t *testing.T) {
 func TestSpreadTwoDimensionalGrid(t *testing.T) {
 	d := openDevice(t)
 	n := int(d.Limits.MaxComputeWorkgroupsPerDimension) + 1234
-	g := hostsimd.UniformGraph(n, 2, 21)
+	g := mustGraph(hostsimd.UniformGraph(n, 2, 21))
 	a0 := seeds(rand.New(rand.NewPCG(22, 23)), n)
 	p := compute.SpreadParams{Retention: 0.4, Decay: 0.5, Threshold: 0.01, Steps: 2, Epsilon: -1}
 	sp, err := compute.NewSpread(d, csrInput(g), compute.SpreadOptions{Variant: compute.SpreadRowPerWorkgroup, Workgroup: 32})

@@ -56,22 +56,24 @@ func TestCosineSingleLevels(t *testing.T) {
 			v16f[i] = ops.F16ToF32(v16[i])
 		}
 		norms := make([]float32, n)
-		forEachLevel(t, func(l hostsimd.Level) {
+		forEachLevel(t, func(h hostsimd.Host) {
+			l := h.Level
+
 			out, buf := guarded(n)
-			if err := hostsimd.CosineSingle(q, v, d, out); err != nil {
+			if err := h.CosineSingle(q, v, d, out); err != nil {
 				t.Fatal(err)
 			}
 			checkGuards(t, "CosineSingle", buf, n)
-			if err := hostsimd.RowNorms(v, d, norms); err != nil {
+			if err := h.RowNorms(v, d, norms); err != nil {
 				t.Fatal(err)
 			}
 			outN, bufN := guarded(n)
-			if err := hostsimd.CosineSingleNorms(q, v, d, norms, outN); err != nil {
+			if err := h.CosineSingleNorms(q, v, d, norms, outN); err != nil {
 				t.Fatal(err)
 			}
 			checkGuards(t, "CosineSingleNorms", bufN, n)
 			out16, buf16 := guarded(n)
-			if err := hostsimd.CosineSingleF16(q, v16, d, out16); err != nil {
+			if err := h.CosineSingleF16(q, v16, d, out16); err != nil {
 				t.Fatal(err)
 			}
 			checkGuards(t, "CosineSingleF16", buf16, n)
@@ -101,9 +103,11 @@ func TestCosineBatchLevels(t *testing.T) {
 			if n > 2 {
 				copy(v[d:2*d], make([]float32, d))
 			}
-			forEachLevel(t, func(l hostsimd.Level) {
+			forEachLevel(t, func(h hostsimd.Host) {
+				l := h.Level
+
 				out, buf := guarded(nq * n)
-				if err := hostsimd.CosineBatch(qs, v, d, out); err != nil {
+				if err := h.CosineBatch(qs, v, d, out); err != nil {
 					t.Fatal(err)
 				}
 				checkGuards(t, "CosineBatch", buf, nq*n)
@@ -126,9 +130,11 @@ func TestCosineBatchLarge(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	const d, nq, n = 129, 37, 1100
 	qs, v := randVec(rng, nq*d), randVec(rng, n*d)
-	forEachLevel(t, func(l hostsimd.Level) {
+	forEachLevel(t, func(h hostsimd.Host) {
+		l := h.Level
+
 		out := make([]float32, nq*n)
-		if err := hostsimd.CosineBatch(qs, v, d, out); err != nil {
+		if err := h.CosineBatch(qs, v, d, out); err != nil {
 			t.Fatal(err)
 		}
 		for j := 0; j < nq; j += 5 {
@@ -147,7 +153,6 @@ func TestCosineBatchLarge(t *testing.T) {
 // with many blocks each task takes all queries and prefetches the next
 // block, with few the queries are split over tasks.
 func TestCosineBatchBlocks(t *testing.T) {
-	defer hostsimd.SetThreads(0)
 	rng := rand.New(rand.NewPCG(9, 9))
 	const d = 768
 	for _, c := range []struct{ nq, n int }{{20, 84*9 + 1}, {13, 84*2 + 2}, {64, 84 + 3}, {8, 84*12 + 2}} {
@@ -161,10 +166,11 @@ func TestCosineBatchBlocks(t *testing.T) {
 			}
 		}
 		for _, th := range []int{1, 2, 3} {
-			hostsimd.SetThreads(th)
-			forEachLevel(t, func(l hostsimd.Level) {
+			forEachLevel(t, func(h hostsimd.Host) {
+				l := h.Level
+				h.Threads = th
 				out, buf := guarded(c.nq * c.n)
-				if err := hostsimd.CosineBatch(qs, v, d, out); err != nil {
+				if err := h.CosineBatch(qs, v, d, out); err != nil {
 					t.Fatal(err)
 				}
 				checkGuards(t, "CosineBatch", buf, c.nq*c.n)
@@ -183,16 +189,18 @@ func TestBatchNaN(t *testing.T) {
 	q := randVec(rand.New(rand.NewPCG(1, 1)), d)
 	v := randVec(rand.New(rand.NewPCG(2, 2)), n*d)
 	v[2*d+3] = float32(math.NaN())
-	forEachLevel(t, func(l hostsimd.Level) {
+	forEachLevel(t, func(h hostsimd.Host) {
+		l := h.Level
+
 		out := make([]float32, n)
-		hostsimd.CosineSingle(q, v, d, out)
+		h.CosineSingle(q, v, d, out)
 		for i, x := range out {
 			if math.IsNaN(float64(x)) != (i == 2) {
 				t.Errorf("%v CosineSingle[%d]=%v", l, i, x)
 			}
 		}
 		ob := make([]float32, 2*n)
-		hostsimd.CosineBatch(append(append([]float32(nil), q...), q...), v, d, ob)
+		h.CosineBatch(append(append([]float32(nil), q...), q...), v, d, ob)
 		for i, x := range ob {
 			if math.IsNaN(float64(x)) != (i%n == 2) {
 				t.Errorf("%v CosineBatch[%d]=%v", l, i, x)
@@ -238,9 +246,11 @@ func TestGatherDistances(t *testing.T) {
 			ids[i] = int32(rng.IntN(n))
 		}
 		for _, m := range []ops.Metric{ops.L2Sq, ops.InnerProduct, ops.Cosine} {
-			forEachLevel(t, func(l hostsimd.Level) {
+			forEachLevel(t, func(h hostsimd.Host) {
+				l := h.Level
+
 				out, buf := guarded(nq * c)
-				if err := hostsimd.Gather(q, v, d, ids, m, out); err != nil {
+				if err := h.Gather(q, v, d, ids, m, out); err != nil {
 					t.Fatal(err)
 				}
 				checkGuards(t, "GatherDistances", buf, nq*c)
@@ -348,20 +358,19 @@ func TestTopK(t *testing.T) {
 }
 
 func TestThreadsAndPool(t *testing.T) {
-	defer hostsimd.SetThreads(0)
 	rng := rand.New(rand.NewPCG(13, 14))
 	const d, n = 64, 5000
 	q, v := randVec(rng, d), randVec(rng, n*d)
-	hostsimd.SetThreads(1)
-	if hostsimd.Threads() != 1 {
-		t.Fatal("SetThreads(1)")
+	if c := (hostsimd.Host{Threads: 1}).ThreadCount(); c != 1 {
+		t.Fatalf("Host{Threads: 1}.ThreadCount() = %d", c)
 	}
 	one := make([]float32, n)
-	hostsimd.CosineSingle(q, v, d, one)
+	hostsimd.Host{Threads: 1}.CosineSingle(q, v, d, one)
 	for _, th := range []int{2, 3, 8} {
-		hostsimd.SetThreads(th)
 		many := make([]float32, n)
-		hostsimd.CosineSingle(q, v, d, many)
+		if err := (hostsimd.Host{Threads: th}).CosineSingle(q, v, d, many); err != nil {
+			t.Fatal(err)
+		}
 		for i := range one {
 			if one[i] != many[i] {
 				t.Fatalf("threads=%d row %d: %v vs %v", th, i, many[i], one[i])
@@ -387,9 +396,11 @@ func FuzzCosineBatch(f *testing.F) {
 		if nanAt >= 0 && nanAt < len(v) {
 			v[nanAt] = float32(math.NaN())
 		}
-		forEachLevel(t, func(l hostsimd.Level) {
+		forEachLevel(t, func(h hostsimd.Host) {
+			l := h.Level
+
 			out, buf := guarded(nq * n)
-			if err := hostsimd.CosineBatch(qs, v, d, out); err != nil {
+			if err := h.CosineBatch(qs, v, d, out); err != nil {
 				t.Fatal(err)
 			}
 			checkGuards(t, "CosineBatch", buf, nq*n)

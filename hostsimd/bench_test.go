@@ -36,11 +36,10 @@ func bigRows(n int) []float32 {
 }
 
 // forEachLevelAuto runs fn with the measured default (name "auto", see
-// hostsimd.Calibrate) and then with every level forced.
-func forEachLevelAuto(b *testing.B, fn func(name string)) {
-	hostsimd.SetAuto()
-	fn("level=auto")
-	forEachLevel(b, func(l hostsimd.Level) { fn(levelName(l)) })
+// hostsimd.Calibrate) and then with every level fixed.
+func forEachLevelAuto(b *testing.B, fn func(name string, h hostsimd.Host)) {
+	fn("level=auto", hostsimd.Host{})
+	forEachLevel(b, func(h hostsimd.Host) { fn(levelName(h.Level), h) })
 }
 
 // benchThreads are the thread counts the streaming benchmarks run at: 1,
@@ -65,18 +64,16 @@ func levelName(l hostsimd.Level) string { return "level=" + l.String() }
 // fewer, see hostsimd.ThreadsFor).
 func BenchmarkCosineSingle(b *testing.B) {
 	q := randVec(rand.New(rand.NewPCG(1, 2)), benchD)
-	defer hostsimd.SetThreads(0)
 	for _, n := range []int{200_000, 2_000} {
 		v := bigRows(n)
 		out := make([]float32, n)
-		forEachLevelAuto(b, func(name string) {
+		forEachLevelAuto(b, func(name string, h hostsimd.Host) {
 			for _, th := range benchThreads() {
 				b.Run(fmt.Sprintf("%s/threads=%d/N=%d/D=%d", name, th, n, benchD), func(b *testing.B) {
-					hostsimd.SetThreads(th)
-					defer hostsimd.SetThreads(0)
+					h.Threads = th
 					b.SetBytes(int64(len(v)) * 4)
 					for b.Loop() {
-						hostsimd.CosineSingle(q, v, benchD, out)
+						h.CosineSingle(q, v, benchD, out)
 					}
 					b.ReportMetric(float64(len(v))*4*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
 				})
@@ -93,14 +90,12 @@ func BenchmarkCosineTopK(b *testing.B) {
 	const n, k = 200_000, 10
 	v := bigRows(n)
 	out := make([]float32, n)
-	defer hostsimd.SetThreads(0)
-	forEachLevelAuto(b, func(name string) {
+	forEachLevelAuto(b, func(name string, h hostsimd.Host) {
 		for _, th := range benchThreads() {
 			b.Run(fmt.Sprintf("%s/threads=%d/N=%d/D=%d/k=%d", name, th, n, benchD, k), func(b *testing.B) {
-				hostsimd.SetThreads(th)
-				defer hostsimd.SetThreads(0)
+				h.Threads = th
 				for b.Loop() {
-					hostsimd.CosineSingle(q, v, benchD, out)
+					h.CosineSingle(q, v, benchD, out)
 					hostsimd.TopK(out, k)
 				}
 				b.ReportMetric(float64(len(v))*4*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
@@ -115,13 +110,14 @@ func BenchmarkPairKernels(b *testing.B) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	x, y := randVec(rng, benchD), randVec(rng, benchD)
 	var sink float32
-	forEachLevel(b, func(l hostsimd.Level) {
+	forEachLevel(b, func(h hostsimd.Host) {
+		l := h.Level
+
 		for _, k := range []struct {
 			name string
 			fn   func(a, b []float32) float32
-		}{{"dot", hostsimd.Dot}, {"l2", hostsimd.L2Squared}, {"cosine", hostsimd.Cosine}} {
+		}{{"dot", h.Dot}, {"l2", h.L2Squared}, {"cosine", h.Cosine}} {
 			b.Run(fmt.Sprintf("%s/%s/D=%d", levelName(l), k.name, benchD), func(b *testing.B) {
-				hostsimd.SetLevel(l)
 				for b.Loop() {
 					sink += k.fn(x, y)
 				}
@@ -163,11 +159,12 @@ func BenchmarkCosineSingleF16(b *testing.B) {
 		v16[i] = ops.F32ToF16(x)
 	}
 	out := make([]float32, n)
-	forEachLevel(b, func(l hostsimd.Level) {
+	forEachLevel(b, func(h hostsimd.Host) {
+		l := h.Level
+
 		b.Run(fmt.Sprintf("%s/N=%d/D=%d", levelName(l), n, benchD), func(b *testing.B) {
-			hostsimd.SetLevel(l)
 			for b.Loop() {
-				hostsimd.CosineSingleF16(q, v16, benchD, out)
+				h.CosineSingleF16(q, v16, benchD, out)
 			}
 			b.ReportMetric(float64(len(v16))*2*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
 		})
@@ -181,14 +178,12 @@ func BenchmarkCosineBatch(b *testing.B) {
 	qs := randVec(rand.New(rand.NewPCG(3, 4)), nq*benchD)
 	v := bigRows(n)
 	out := make([]float32, nq*n)
-	defer hostsimd.SetThreads(0)
-	forEachLevelAuto(b, func(name string) {
+	forEachLevelAuto(b, func(name string, h hostsimd.Host) {
 		for _, th := range benchThreads() {
 			b.Run(fmt.Sprintf("%s/threads=%d/Q=%d/N=%d/D=%d", name, th, nq, n, benchD), func(b *testing.B) {
-				hostsimd.SetThreads(th)
-				defer hostsimd.SetThreads(0)
+				h.Threads = th
 				for b.Loop() {
-					hostsimd.CosineBatch(qs, v, benchD, out)
+					h.CosineBatch(qs, v, benchD, out)
 				}
 				b.ReportMetric(2*float64(nq*n*benchD)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 			})
@@ -209,14 +204,12 @@ func BenchmarkHNSWDistances(b *testing.B) {
 		ids[i] = int32(rng.IntN(n))
 	}
 	out := make([]float32, nq*c)
-	defer hostsimd.SetThreads(0)
-	forEachLevelAuto(b, func(name string) {
+	forEachLevelAuto(b, func(name string, h hostsimd.Host) {
 		for _, th := range benchThreads() {
 			b.Run(fmt.Sprintf("%s/threads=%d/Q=%d/C=%d/N=%d/D=%d", name, th, nq, c, n, benchD), func(b *testing.B) {
-				hostsimd.SetThreads(th)
-				defer hostsimd.SetThreads(0)
+				h.Threads = th
 				for b.Loop() {
-					hostsimd.Gather(q, v, benchD, ids, ops.L2Sq, out)
+					h.Gather(q, v, benchD, ids, ops.L2Sq, out)
 				}
 				b.ReportMetric(float64(len(ids)*benchD*4)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
 			})
@@ -234,12 +227,13 @@ func BenchmarkGatherDistances(b *testing.B) {
 		ids[i] = int32(rng.IntN(n))
 	}
 	out := make([]float32, nq*c)
-	forEachLevel(b, func(l hostsimd.Level) {
+	forEachLevel(b, func(h hostsimd.Host) {
+		l := h.Level
+
 		for _, m := range []ops.Metric{ops.L2Sq, ops.Cosine} {
 			b.Run(fmt.Sprintf("%s/%v/Q=%d/C=%d/D=%d", levelName(l), m, nq, c, benchD), func(b *testing.B) {
-				hostsimd.SetLevel(l)
 				for b.Loop() {
-					hostsimd.Gather(q, v, benchD, ids, m, out)
+					h.Gather(q, v, benchD, ids, m, out)
 				}
 				b.ReportMetric(float64(len(ids)*benchD*4)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
 			})
@@ -250,8 +244,8 @@ func BenchmarkGatherDistances(b *testing.B) {
 func BenchmarkSpreadStep(b *testing.B) {
 	p := hostsimd.SpreadParams{Retention: 0.3, Decay: 0.8, Threshold: 0.01}
 	for name, g := range map[string]*ops.CSR{
-		"uniform/n=1M/deg=16":  hostsimd.UniformGraph(1<<20, 16, 1),
-		"rmat/scale=20/deg=16": hostsimd.RMATGraph(20, 16, 1),
+		"uniform/n=1M/deg=16":  mustGraph(hostsimd.UniformGraph(1<<20, 16, 1)),
+		"rmat/scale=20/deg=16": mustGraph(hostsimd.RMATGraph(20, 16, 1)),
 	} {
 		a := make([]float32, g.N())
 		rng := rand.New(rand.NewPCG(7, 8))
@@ -269,14 +263,13 @@ func BenchmarkSpreadStep(b *testing.B) {
 }
 
 func BenchmarkCeilings(b *testing.B) {
-	forEachLevel(b, func(l hostsimd.Level) {
+	forEachLevel(b, func(h hostsimd.Host) {
 		for _, th := range []int{0, 1} {
-			b.Run(fmt.Sprintf("%s/threads=%d", levelName(l), th), func(b *testing.B) {
-				hostsimd.SetLevel(l)
+			b.Run(fmt.Sprintf("%s/threads=%d", levelName(h.Level), th), func(b *testing.B) {
 				var c hostsimd.Ceilings
 				for b.Loop() {
 					var err error
-					c, err = hostsimd.MeasureCeilings(hostsimd.CeilingOpts{Threads: th, Runs: 5})
+					c, err = h.MeasureCeilings(hostsimd.CeilingOpts{Threads: th, Runs: 5})
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -302,8 +295,7 @@ func TestTargets(t *testing.T) {
 	}
 	av := hostsimd.Available()
 	best := av[len(av)-1]
-	hostsimd.SetLevel(best)
-	hostsimd.SetThreads(0)
+	hb := hostsimd.Host{Level: best, FixLevel: true}
 	ceil, err := hostsimd.MeasureCeilings(hostsimd.CeilingOpts{})
 	if err != nil {
 		t.Fatal(err)
@@ -324,22 +316,20 @@ func TestTargets(t *testing.T) {
 	q := randVec(rand.New(rand.NewPCG(1, 2)), benchD)
 	v := bigRows(200_000)
 	out := make([]float32, 200_000)
-	dt := rate(func() { hostsimd.CosineSingle(q, v, benchD, out) })
+	dt := rate(func() { hb.CosineSingle(q, v, benchD, out) })
 	gbs := float64(len(v)*4) / dt.Seconds() / 1e9
 	t.Logf("CosineSingle %v N=200000 D=768 all cores: %.2f GB/s = %.1f%% of read %.2f GB/s (target >= 95%%)",
 		best, gbs, 100*gbs/ceil.ReadGBs, ceil.ReadGBs)
 
 	small := v[:2000*benchD]
 	for _, th := range []int{0, 1} {
-		hostsimd.SetThreads(th)
-		hostsimd.SetLevel(hostsimd.Generic)
-		g := rate(func() { hostsimd.CosineSingle(q, small, benchD, out) })
-		hostsimd.SetLevel(best)
-		s := rate(func() { hostsimd.CosineSingle(q, small, benchD, out) })
+		gh := hostsimd.Host{Level: hostsimd.Generic, FixLevel: true, Threads: th}
+		bh := hostsimd.Host{Level: best, FixLevel: true, Threads: th}
+		g := rate(func() { gh.CosineSingle(q, small, benchD, out) })
+		s := rate(func() { bh.CosineSingle(q, small, benchD, out) })
 		t.Logf("CosineSingle N=2000 D=768 threads=%d: generic %.2f GB/s, %v %.2f GB/s: %.1fx (target >= 4x)",
-			hostsimd.Threads(), float64(len(small)*4)/g.Seconds()/1e9, best, float64(len(small)*4)/s.Seconds()/1e9, g.Seconds()/s.Seconds())
+			bh.ThreadCount(), float64(len(small)*4)/g.Seconds()/1e9, best, float64(len(small)*4)/s.Seconds()/1e9, g.Seconds()/s.Seconds())
 	}
-	hostsimd.SetThreads(0)
 
 	// The FMA peak of one core, also a check on the all-core one: a core
 	// taken by another process while MeasureCeilings ran makes the
@@ -357,15 +347,14 @@ func TestTargets(t *testing.T) {
 	const nq, n = 64, 20_000
 	qs := randVec(rand.New(rand.NewPCG(3, 4)), nq*benchD)
 	ob := make([]float32, nq*n)
-	db := rate(func() { hostsimd.CosineBatch(qs, v[:n*benchD], benchD, ob) })
+	db := rate(func() { hb.CosineBatch(qs, v[:n*benchD], benchD, ob) })
 	gf := 2 * float64(nq*n*benchD) / db.Seconds() / 1e9
 	t.Logf("CosineBatch %v Q=64 N=20000 D=768 all cores: %.1f GFLOP/s = %.1f%% of FMA peak %.1f GFLOP/s (target >= 50%%)",
 		best, gf, 100*gf/peak, peak)
 
 	// Per core: less sensitive to load on the other cores of a shared box.
-	hostsimd.SetThreads(1)
-	defer hostsimd.SetThreads(0)
-	db1 := rate(func() { hostsimd.CosineBatch(qs, v[:n*benchD], benchD, ob) })
+	hb.Threads = 1
+	db1 := rate(func() { hb.CosineBatch(qs, v[:n*benchD], benchD, ob) })
 	gf1 := 2 * float64(nq*n*benchD) / db1.Seconds() / 1e9
 	t.Logf("CosineBatch %v Q=64 N=20000 D=768 one core: %.1f GFLOP/s = %.1f%% of one-core FMA peak %.1f GFLOP/s",
 		best, gf1, 100*gf1/c1.FMAGFLOPs, c1.FMAGFLOPs)

@@ -21,7 +21,7 @@ import (
 
 // Level choice by measurement.
 //
-// Until SetLevel forces a level, CosineSingle runs, for each shape class
+// Unless its Host fixes a level, CosineSingle runs, for each shape class
 // (cache-resident or DRAM), the level and row walk that measured fastest
 // on this CPU: every level this CPU has, with each row walk that level has
 // (dotNormRows and dotNormSeq where a level has them, and dotNorm per row,
@@ -77,23 +77,12 @@ type Calibration struct {
 	Source string `json:"-"`
 }
 
+// The calibration in use: a measurement of this machine loaded or taken
+// once per process (Calibrate), not a setting; the settings are a Host's.
 var (
-	forced   atomic.Bool // SetLevel was called since the last SetAuto
 	calibMu  sync.Mutex
 	calibCur atomic.Pointer[Calibration]
 )
-
-// SetAuto returns to the default: the highest level for all kernels, and
-// the measured choice for CosineSingle.
-func SetAuto() {
-	av := Available()
-	current.Store(tables[av[len(av)-1]])
-	forced.Store(false)
-}
-
-// Auto reports whether the level is chosen by measurement (no SetLevel
-// since start-up or since the last SetAuto).
-func Auto() bool { return !forced.Load() }
 
 // cpuKey names this CPU model for the cache file.
 func cpuKey() string {
@@ -125,16 +114,15 @@ func calibFile() (string, error) {
 		return "", err
 	}
 	key := regexp.MustCompile(`[^A-Za-z0-9]+`).ReplaceAllString(cpuKey(), "-")
-	return filepath.Join(dir, "wgpu-prof", fmt.Sprintf("hostsimd-v%d-%s-t%d.json", calibVersion, strings.Trim(key, "-"), Threads())), nil
+	return filepath.Join(dir, "wgpu-prof", fmt.Sprintf("hostsimd-v%d-%s-t%d.json", calibVersion, strings.Trim(key, "-"), defaultThreads)), nil
 }
 
 // ruleCalibration is the choice without measurement.
 func ruleCalibration(why string) *Calibration {
-	av := Available()
-	top := tables[av[len(av)-1]]
+	top := defaultKernels()
 	ch := Choice{Level: top.level.String(), Path: singlePaths(top)[0].String()}
 	return &Calibration{
-		Version: calibVersion, CPU: cpuKey(), Threads: Threads(),
+		Version: calibVersion, CPU: cpuKey(), Threads: defaultThreads,
 		Single:            map[string]Choice{ClassResident: ch, ClassDRAM: ch},
 		MinBytesPerThread: defaultMinBytesPerThread, Crossover: "default",
 		Source: "rule (" + why + "): highest level, its first row walk",
@@ -170,7 +158,6 @@ func Calibrate(mode string) (*Calibration, error) {
 func calibrateLocked(mode string) (*Calibration, error) {
 	install := func(c *Calibration) *Calibration {
 		calibCur.Store(c)
-		SetMinBytesPerThread(c.MinBytesPerThread)
 		return c
 	}
 	switch mode {
@@ -211,7 +198,7 @@ func calibrateLocked(mode string) (*Calibration, error) {
 
 // valid checks a loaded calibration against this CPU, build and version.
 func (c *Calibration) valid() bool {
-	if c.Version != calibVersion || c.CPU != cpuKey() || c.Threads != Threads() || c.MinBytesPerThread <= 0 {
+	if c.Version != calibVersion || c.CPU != cpuKey() || c.Threads != defaultThreads || c.MinBytesPerThread <= 0 {
 		return false
 	}
 	for _, cl := range []string{ClassResident, ClassDRAM} {
@@ -244,11 +231,11 @@ func (ch Choice) impl() (*kernels, singlePath, error) {
 }
 
 // singleImplFor returns what CosineSingle runs over bytes of rows: the
-// calibration's choice for the class, or, with a forced level, that
+// calibration's choice for the class, or, with a fixed level, that
 // level's fastest measured row walk.
-func singleImplFor(bytes int64) singleImpl {
-	k := cur()
-	if forced.Load() {
+func (r *run) singleImplFor(bytes int64) singleImpl {
+	k := r.k
+	if r.fixed {
 		if c := calibCur.Load(); c != nil {
 			best := -1.0
 			path := firstSinglePath(k)
@@ -270,12 +257,13 @@ func singleImplFor(bytes int64) singleImpl {
 	return singleImpl{k, firstSinglePath(k)}
 }
 
-// SingleChoice says which level and row walk CosineSingle runs over bytes
-// of rows, and why.
-func SingleChoice(bytes int64) (level Level, path, why string) {
-	im := singleImplFor(bytes)
-	if forced.Load() {
-		return im.k.level, im.path.String(), "level forced by SetLevel; row walk: fastest measured for that level"
+// SingleChoice says which level and row walk CosineSingle run with h
+// takes over bytes of rows, and why.
+func (h Host) SingleChoice(bytes int64) (level Level, path, why string) {
+	r := h.mustResolve()
+	im := r.singleImplFor(bytes)
+	if r.fixed {
+		return im.k.level, im.path.String(), "level fixed by the Host; row walk: fastest measured for that level"
 	}
 	c := CurrentCalibration()
 	ch := c.Single[ClassOf(bytes)]
@@ -295,7 +283,7 @@ func SingleChoice(bytes int64) (level Level, path, why string) {
 // the one-vs-all-threads break-even.
 func measureCalibration() *Calibration {
 	const d = 768
-	c := &Calibration{Version: calibVersion, CPU: cpuKey(), Threads: Threads(),
+	c := &Calibration{Version: calibVersion, CPU: cpuKey(), Threads: defaultThreads,
 		Single: map[string]Choice{}, When: time.Now().UTC().Format(time.RFC3339), Source: "measured"}
 	l3 := int64(cpuid.CPU.Cache.L3)
 	if l3 <= 0 {
@@ -340,15 +328,16 @@ func measureCalibration() *Calibration {
 		v := rows(cl.bytes)
 		n := len(v) / d
 		out := make([]float32, n)
+		r := Host{}.mustResolve()
 		for _, cd := range cands {
 			cd.t = cd.t[:0]
-			cosineSingleWith(cd.im, q, v, d, n, out) // warm-up
+			r.cosineSingleWith(cd.im, q, v, d, n, out) // warm-up
 		}
 		for round := 0; round < 7; round++ {
 			for _, cd := range cands {
 				t0 := time.Now()
-				for r := 0; r < cl.reps; r++ {
-					cosineSingleWith(cd.im, q, v, d, n, out)
+				for rep := 0; rep < cl.reps; rep++ {
+					r.cosineSingleWith(cd.im, q, v, d, n, out)
 				}
 				cd.t = append(cd.t, time.Since(t0).Seconds()/float64(cl.reps))
 			}
@@ -373,7 +362,7 @@ func measureCalibration() *Calibration {
 // the second one to pay, clamped to [32 KiB, 16 MiB]. Without a crossover
 // it keeps the default.
 func measureThreadBreakEven(q, v []float32, d int, ch Choice) (int64, string) {
-	t := Threads()
+	t := defaultThreads
 	if t <= 1 {
 		return defaultMinBytesPerThread, "one thread: no break-even"
 	}
@@ -382,24 +371,20 @@ func measureThreadBreakEven(q, v []float32, d int, ch Choice) (int64, string) {
 		return defaultMinBytesPerThread, "no resident choice"
 	}
 	im := singleImpl{k, p}
-	prev := MinBytesPerThread()
-	defer SetMinBytesPerThread(prev)
+	// Mode 0 keeps every call on one thread, mode 1 splits from the
+	// first row block.
+	modes := [2]run{Host{MinBytesPerThread: 1 << 62}.mustResolve(), Host{MinBytesPerThread: 1}.mustResolve()}
 	var sizes, t1, tn []float64
 	out := make([]float32, len(v)/d)
 	for n := 16; n*d <= len(v); n *= 2 {
 		for rep := 0; rep < 3; rep++ {
 			var s [2][]float64
 			for round := 0; round < 5; round++ {
-				for mode := 0; mode < 2; mode++ {
-					if mode == 0 {
-						SetMinBytesPerThread(1 << 62)
-					} else {
-						SetMinBytesPerThread(1)
-					}
+				for mode := range modes {
 					reps := max(1, (1<<22)/(n*d))
 					t0 := time.Now()
 					for r := 0; r < reps; r++ {
-						cosineSingleWith(im, q, v[:n*d], d, n, out)
+						modes[mode].cosineSingleWith(im, q, v[:n*d], d, n, out)
 					}
 					s[mode] = append(s[mode], time.Since(t0).Seconds()/float64(reps))
 				}

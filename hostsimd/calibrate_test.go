@@ -19,7 +19,7 @@ func TestCalibrationShow(t *testing.T) {
 	b, _ := json.MarshalIndent(c, "", "  ")
 	t.Logf("%s", b)
 	for _, sz := range []int64{6 << 20, 600 << 20} {
-		l, p, why := SingleChoice(sz)
+		l, p, why := Host{}.SingleChoice(sz)
 		t.Logf("%d bytes: %v %s: %s", sz, l, p, why)
 	}
 }
@@ -32,7 +32,7 @@ func TestCalibrationCache(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", dir)
 	t.Setenv("HOME", dir)
 	prev := calibCur.Load()
-	defer func() { calibCur.Store(prev); SetMinBytesPerThread(prev.MinBytesPerThreadOr()) }()
+	defer calibCur.Store(prev)
 	c, err := Calibrate("fresh")
 	if err != nil {
 		t.Fatal(err)

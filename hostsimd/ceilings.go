@@ -96,10 +96,17 @@ func alignedFloats(n int) []float32 {
 var ceilingSink float32
 
 // MeasureCeilings measures STREAM-style memory bandwidth (read, write,
-// copy, triad) and the peak FMA rate with the kernels of the current
+// copy, triad) and the peak FMA rate with the kernels of the highest
 // level, using opts.Threads goroutines that each own a contiguous part of
 // the arrays. It allocates three arrays of opts.Bytes each.
-func MeasureCeilings(opts CeilingOpts) (Ceilings, error) {
+func MeasureCeilings(opts CeilingOpts) (Ceilings, error) { return Host{}.MeasureCeilings(opts) }
+
+// MeasureCeilings is the package-level MeasureCeilings with the kernels of
+// h's level (its thread count is opts.Threads).
+func (h Host) MeasureCeilings(opts CeilingOpts) (Ceilings, error) {
+	if err := h.Validate(); err != nil {
+		return Ceilings{}, err
+	}
 	t := opts.Threads
 	if t <= 0 {
 		t = runtime.GOMAXPROCS(0)
@@ -116,7 +123,7 @@ func MeasureCeilings(opts CeilingOpts) (Ceilings, error) {
 		runs = 7
 	}
 	runs = max(runs, 2)
-	k := cur()
+	k := h.table()
 	part := int(bytes/4) / t / k.ntBlock * k.ntBlock // floats per thread
 	if part == 0 {
 		return Ceilings{}, fmt.Errorf("hostsimd.MeasureCeilings: Bytes=%d too small for %d threads", bytes, t)
@@ -259,7 +266,7 @@ func MeasureRead(bytes int64, threads, runs int) (ReadCeiling, error) {
 		}()
 	}
 	wg.Wait()
-	return measureRead(cur(), a, threads, max(runs, 2), 0, time.Now())
+	return measureRead(defaultKernels(), a, threads, max(runs, 2), 0, time.Now())
 }
 
 // measureRead times every reader of k in every layout over a (whose

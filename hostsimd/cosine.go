@@ -58,15 +58,25 @@ func rowGrain(d int) int { return max(1, 8192/d) }
 // len(q) != d, len(v)%d != 0 or len(out) < N.
 //
 // The rows are split into contiguous ranges, one per thread, with as many
-// threads as the size pays for (ThreadsFor). Which level and row walk run
-// is chosen per shape class (cache-resident or DRAM) by measurement when
-// no level was forced with SetLevel (see Calibrate and SingleChoice).
+// threads as the size pays for (Host.ThreadsFor). Which level and row walk
+// run is chosen per shape class (cache-resident or DRAM) by measurement
+// unless the Host fixes a level (see Calibrate and Host.SingleChoice).
+// CosineSingle runs with the zero Host.
 func CosineSingle(q, v []float32, d int, out []float32) error {
+	return Host{}.CosineSingle(q, v, d, out)
+}
+
+// CosineSingle is the package-level CosineSingle run with h.
+func (h Host) CosineSingle(q, v []float32, d int, out []float32) error {
+	r, err := h.resolve()
+	if err != nil {
+		return err
+	}
 	n, err := singleArgs("CosineSingle", q, len(v), d, len(out))
 	if err != nil {
 		return err
 	}
-	cosineSingleWith(singleImplFor(int64(len(v))*4), q, v, d, n, out)
+	r.cosineSingleWith(r.singleImplFor(int64(len(v))*4), q, v, d, n, out)
 	return nil
 }
 
@@ -141,7 +151,7 @@ func singlePaths(k *kernels) []singlePath {
 	return ps
 }
 
-func cosineSingleWith(im singleImpl, q, v []float32, d, n int, out []float32) {
+func (r *run) cosineSingleWith(im singleImpl, q, v []float32, d, n int, out []float32) {
 	k := im.k
 	c := singleCall{k: k, q: q, v: v, d: d, out: out, qq: k.dot(q, q)}
 	switch im.path {
@@ -162,12 +172,12 @@ func cosineSingleWith(im singleImpl, q, v []float32, d, n int, out []float32) {
 	// timed call that allocates can pay a page fault where the heap grows
 	// into fresh pages (docs/METHOD.md, "Totals";
 	// TestCosineSingleOneThreadAllocatesNothing).
-	if rowThreads(n, 4*d) <= 1 {
+	if r.rowThreads(n, 4*d) <= 1 {
 		c.run(0, n)
 		return
 	}
 	cc := c // only this branch's copy escapes (to the workers)
-	parallelRows(n, 4*d, func(lo, hi int) { cc.run(lo, hi) })
+	r.parallelRows(n, 4*d, func(lo, hi int) { cc.run(lo, hi) })
 }
 
 // singleCall is one CosineSingle call's arguments and row walk.
@@ -235,9 +245,18 @@ const singlePrefetch = 18 << 10
 
 // CosineSingleNorms is CosineSingle with precomputed row norms:
 // norms[i] = ‖v_i‖ (not squared), e.g. from RowNorms. Each row then only
-// needs q·v_i.
+// needs q·v_i. It runs with the zero Host.
 func CosineSingleNorms(q, v []float32, d int, norms, out []float32) error {
+	return Host{}.CosineSingleNorms(q, v, d, norms, out)
+}
+
+// CosineSingleNorms is the package-level CosineSingleNorms run with h.
+func (h Host) CosineSingleNorms(q, v []float32, d int, norms, out []float32) error {
 	const fn = "CosineSingleNorms"
+	r, err := h.resolve()
+	if err != nil {
+		return err
+	}
 	if err := checkQuery(fn, q, d); err != nil {
 		return err
 	}
@@ -251,9 +270,9 @@ func CosineSingleNorms(q, v []float32, d int, norms, out []float32) error {
 	if err := checkLen(fn, "out", len(out), n); err != nil {
 		return err
 	}
-	k := cur()
+	k := r.k
 	qn := float32(math.Sqrt(float64(k.dot(q, q))))
-	parallelRows(n, 4*d, func(lo, hi int) {
+	r.parallelRows(n, 4*d, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			out[i] = cosineNorms(k.dot(q, v[i*d:(i+1)*d]), qn, norms[i])
 		}
@@ -261,9 +280,17 @@ func CosineSingleNorms(q, v []float32, d int, norms, out []float32) error {
 	return nil
 }
 
-// RowNorms writes out[i] = ‖v_i‖ for the len(v)/d rows of v.
-func RowNorms(v []float32, d int, out []float32) error {
+// RowNorms writes out[i] = ‖v_i‖ for the len(v)/d rows of v. It runs
+// with the zero Host.
+func RowNorms(v []float32, d int, out []float32) error { return Host{}.RowNorms(v, d, out) }
+
+// RowNorms is the package-level RowNorms run with h.
+func (h Host) RowNorms(v []float32, d int, out []float32) error {
 	const fn = "RowNorms"
+	r, err := h.resolve()
+	if err != nil {
+		return err
+	}
 	n, err := rowCount(fn, "v", len(v), d)
 	if err != nil {
 		return err
@@ -271,11 +298,11 @@ func RowNorms(v []float32, d int, out []float32) error {
 	if err := checkLen(fn, "out", len(out), n); err != nil {
 		return err
 	}
-	k := cur()
-	parallelRows(n, 4*d, func(lo, hi int) {
+	k := r.k
+	r.parallelRows(n, 4*d, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			r := v[i*d : (i+1)*d]
-			out[i] = float32(math.Sqrt(float64(k.dot(r, r))))
+			row := v[i*d : (i+1)*d]
+			out[i] = float32(math.Sqrt(float64(k.dot(row, row))))
 		}
 	})
 	return nil
@@ -284,15 +311,24 @@ func RowNorms(v []float32, d int, out []float32) error {
 // CosineSingleF16 is CosineSingle with rows stored as IEEE binary16 bits
 // (see ops.F32ToF16). Halves are widened in registers (F16C VCVTPH2PS on the
 // AVX2 and AVX512 levels, FCVTL on NEON, ops.F16ToF32 on Generic); products
-// and sums are float32.
+// and sums are float32. It runs with the zero Host.
 func CosineSingleF16(q []float32, v []uint16, d int, out []float32) error {
+	return Host{}.CosineSingleF16(q, v, d, out)
+}
+
+// CosineSingleF16 is the package-level CosineSingleF16 run with h.
+func (h Host) CosineSingleF16(q []float32, v []uint16, d int, out []float32) error {
+	r, err := h.resolve()
+	if err != nil {
+		return err
+	}
 	n, err := singleArgs("CosineSingleF16", q, len(v), d, len(out))
 	if err != nil {
 		return err
 	}
-	k := cur()
+	k := r.k
 	qq := k.dot(q, q)
-	parallelRows(n, 2*d, func(lo, hi int) {
+	r.parallelRows(n, 2*d, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			ab, vv := k.dotNormF16(q, v[i*d:(i+1)*d])
 			out[i] = cosineFinish(ab, qq, vv)
@@ -375,8 +411,23 @@ func packQueries(q []float32, m, d, w int) []float32 {
 // 2 rows on AVX2, 4×4 on NEON, 4×1 on Generic) with a separate norm and
 // scaling pass. Queries are packed so one pointer walks a whole
 // group. Norms are computed once per query and once per row and block.
-// Zero vectors give 0, NaN inputs NaN, as in Cosine.
+// Zero vectors give 0, NaN inputs NaN, as in Cosine. It runs with the zero
+// Host.
 func CosineBatch(qs, v []float32, d int, out []float32) error {
+	return Host{}.CosineBatch(qs, v, d, out)
+}
+
+// CosineBatch is the package-level CosineBatch run with h.
+func (h Host) CosineBatch(qs, v []float32, d int, out []float32) error {
+	r, err := h.resolve()
+	if err != nil {
+		return err
+	}
+	return r.cosineBatch(qs, v, d, out)
+}
+
+// cosineBatch is CosineBatch with r's kernels and threads.
+func (r *run) cosineBatch(qs, v []float32, d int, out []float32) error {
 	const fn = "CosineBatch"
 	nq, err := rowCount(fn, "qs", len(qs), d)
 	if err != nil {
@@ -392,14 +443,14 @@ func CosineBatch(qs, v []float32, d int, out []float32) error {
 	if nq == 0 || n == 0 {
 		return nil
 	}
-	k := cur()
+	k := r.k
 	// Inverse norms (0 for zero vectors, NaN for NaN ones) so that the
 	// finishing step is two multiplies per score. Row norms are computed
 	// per block, while the block is being brought into cache anyway.
 	iq := make([]float32, nq)
 	for j := range iq {
-		r := qs[j*d : (j+1)*d]
-		iq[j] = invNorm(k.dot(r, r))
+		row := qs[j*d : (j+1)*d]
+		iq[j] = invNorm(k.dot(row, row))
 	}
 	groups := batchGroups(k, qs, d, iq)
 
@@ -408,11 +459,11 @@ func CosineBatch(qs, v []float32, d int, out []float32) error {
 	// A task is one row block with a chunk of query groups: all groups
 	// when there are enough blocks to keep every thread busy.
 	gpc := len(groups)
-	if nb < 4*Threads() {
+	if nb < 4*r.threads {
 		gpc = min(gpc, max(1, batchQueryChunk/groups[0].m))
 	}
 	nqc := (len(groups) + gpc - 1) / gpc
-	parallelFor(nb*nqc, rb*gpc*groups[0].m*d, 1, func(lo, hi int) {
+	r.parallelFor(nb*nqc, rb*gpc*groups[0].m*d, 1, func(lo, hi int) {
 		var tile, pad []float32
 		iv := make([]float32, rb)
 		for u := lo; u < hi; u++ {

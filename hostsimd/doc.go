@@ -22,9 +22,9 @@
 // that differ by CPU: CosineSingle runs, per shape class (cache-resident or
 // DRAM), the level and row walk that measured fastest on this CPU (see
 // Calibrate; the measurement is cached per CPU model in
-// os.UserCacheDir()/wgpu-prof/, and SingleChoice says what runs and why).
-// SetLevel forces one level for everything (tests and benchmarks use it to
-// compare levels); SetAuto returns to the measured default. The amd64
+// os.UserCacheDir()/wgpu-prof/, and Host.SingleChoice says what runs and
+// why). A Host that fixes a level runs everything at that level (tests and
+// benchmarks use it to compare levels). The amd64
 // assembly is generated with avo from the _gen directory:
 //
 //	cd hostsimd && go generate
@@ -33,15 +33,24 @@
 // avo only emits amd64, so the NEON kernels (kernels_arm64.s) are written
 // by hand. Building with the noasm tag gives a pure-Go package.
 //
+// # Settings
+//
+// The level, the thread count and the one-vs-all-threads break-even are
+// fields of a Host value the caller passes (the package-level functions
+// use the zero Host, the defaults): there is no package-level setting, so
+// two users of the package in one process cannot disturb each other.
+// Every function and method is safe for concurrent use.
+//
 // # Threads
 //
-// The batch kernels run on a package-level pool of persistent worker
-// goroutines, each locked to an OS thread, sized from GOMAXPROCS;
-// SetThreads changes it (1 runs everything on the calling goroutine).
+// The batch kernels run on a shared pool of persistent worker goroutines,
+// each locked to an OS thread, started on demand up to the largest thread
+// count a Host asked for (at most MaxThreads, 8 per logical CPU);
+// Host.Threads = 1 runs everything on the calling goroutine.
 // Streaming kernels (CosineSingle, CosineSingleNorms, CosineSingleF16,
 // RowNorms) give each thread one contiguous range of rows, the same range
 // on every call, with boundaries on 16-row (64-byte output) multiples, and
-// use only as many threads as the size pays for (ThreadsFor, from the
+// use only as many threads as the size pays for (Host.ThreadsFor, from the
 // measured one-vs-all-threads break-even). SplitRows initialises data on
 // the threads that will read it (first touch). CosineBatch, Gather and
 // SpreadStep hand out chunks dynamically.

@@ -11,25 +11,39 @@ func checkPair(fn string, a, b []float32) {
 	}
 }
 
-// Dot returns a·b. It panics if len(a) != len(b).
-func Dot(a, b []float32) float32 {
+// Dot returns a·b. It panics if len(a) != len(b). It runs with the zero
+// Host.
+func Dot(a, b []float32) float32 { return Host{}.Dot(a, b) }
+
+// Dot is the package-level Dot at h's level (the default level when h's
+// is not available).
+func (h Host) Dot(a, b []float32) float32 {
 	checkPair("Dot", a, b)
-	return cur().dot(a, b)
+	return h.table().dot(a, b)
 }
 
-// L2Squared returns ‖a−b‖². It panics if len(a) != len(b).
-func L2Squared(a, b []float32) float32 {
+// L2Squared returns ‖a−b‖². It panics if len(a) != len(b). It runs with
+// the zero Host.
+func L2Squared(a, b []float32) float32 { return Host{}.L2Squared(a, b) }
+
+// L2Squared is the package-level L2Squared at h's level (the default
+// level when h's is not available).
+func (h Host) L2Squared(a, b []float32) float32 {
 	checkPair("L2Squared", a, b)
-	return cur().l2(a, b)
+	return h.table().l2(a, b)
 }
 
 // Cosine returns the cosine similarity a·b/(‖a‖‖b‖). It panics if
 // len(a) != len(b). If either vector is all zeros the result is 0 (not
 // NaN); if an input holds a NaN the result is NaN. The division is done in
-// float64 and the result clamped to [-1, 1].
-func Cosine(a, b []float32) float32 {
+// float64 and the result clamped to [-1, 1]. It runs with the zero Host.
+func Cosine(a, b []float32) float32 { return Host{}.Cosine(a, b) }
+
+// Cosine is the package-level Cosine at h's level (the default level when
+// h's is not available).
+func (h Host) Cosine(a, b []float32) float32 {
 	checkPair("Cosine", a, b)
-	ab, aa, bb := cur().dot3(a, b)
+	ab, aa, bb := h.table().dot3(a, b)
 	return cosineFinish(ab, aa, bb)
 }
 

@@ -88,9 +88,6 @@ func same32(a, b float32) bool {
 // per row of the same level, a zero row 0, a NaN row NaN, and the guard
 // floats after out untouched.
 func TestCosineSingleRowsPath(t *testing.T) {
-	defer SetThreads(0)
-	defer SetMinBytesPerThread(MinBytesPerThread())
-	SetMinBytesPerThread(1)
 	rng := rand.New(rand.NewPCG(41, 42))
 	for _, l := range Available() {
 		k := tables[l]
@@ -106,12 +103,12 @@ func TestCosineSingleRowsPath(t *testing.T) {
 						}
 						qq := k.dot(q, q)
 						for _, th := range []int{1, 2, 3} {
-							SetThreads(th)
+							r := Host{Threads: th, MinBytesPerThread: 1}.mustResolve()
 							out := make([]float32, n+16)
 							for i := range out {
 								out[i] = -7.25
 							}
-							cosineSingleWith(singleImpl{k, path}, q, v, d, n, out[:n])
+							r.cosineSingleWith(singleImpl{k, path}, q, v, d, n, out[:n])
 							for i := n; i < len(out); i++ {
 								if out[i] != -7.25 {
 									t.Fatalf("%v/%v d=%d n=%d: out[%d] overwritten", l, path, d, n, i)
@@ -160,21 +157,24 @@ func TestSplitBounds(t *testing.T) {
 // TestThreadsFor checks that small calls stay on one thread and large ones
 // use every thread.
 func TestThreadsFor(t *testing.T) {
-	defer SetThreads(0)
-	defer SetMinBytesPerThread(MinBytesPerThread())
-	SetThreads(4)
-	SetMinBytesPerThread(1 << 20)
+	h := Host{Threads: 4, MinBytesPerThread: 1 << 20}
 	for _, c := range []struct {
 		bytes int64
 		want  int
 	}{{0, 1}, {1 << 20, 1}, {2 << 20, 2}, {3<<20 + 5, 3}, {1 << 30, 4}} {
-		if got := ThreadsFor(c.bytes); got != c.want {
+		if got := h.ThreadsFor(c.bytes); got != c.want {
 			t.Errorf("ThreadsFor(%d) = %d, want %d", c.bytes, got, c.want)
 		}
 	}
-	SetMinBytesPerThread(0)
-	if MinBytesPerThread() != defaultMinBytesPerThread {
-		t.Errorf("SetMinBytesPerThread(0) left %d", MinBytesPerThread())
+	prev := calibCur.Load()
+	defer calibCur.Store(prev)
+	calibCur.Store(nil)
+	if got := (Host{}).BytesPerThread(); got != defaultMinBytesPerThread {
+		t.Errorf("uncalibrated Host{}.BytesPerThread() = %d, want the default %d", got, defaultMinBytesPerThread)
+	}
+	calibCur.Store(&Calibration{MinBytesPerThread: 12345})
+	if got := (Host{}).BytesPerThread(); got != 12345 {
+		t.Errorf("calibrated Host{}.BytesPerThread() = %d, want the calibration's 12345", got)
 	}
 }
 

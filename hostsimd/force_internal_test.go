@@ -8,13 +8,12 @@ import (
 )
 
 func TestForceThreadsSplitsEveryCall(t *testing.T) {
-	defer ForceThreads(0)
 	for _, f := range []int{1, 2, 3} {
-		ForceThreads(f)
+		r := Host{ExactThreads: f}.mustResolve()
 		for _, n := range []int{1, 2, 7, 100} {
 			var mu sync.Mutex
 			calls, covered := 0, 0
-			parallelFor(n, 1, 1<<20, func(lo, hi int) {
+			r.parallelFor(n, 1, 1<<20, func(lo, hi int) {
 				mu.Lock()
 				calls++
 				covered += hi - lo
@@ -33,8 +32,6 @@ func TestForceThreadsSplitsEveryCall(t *testing.T) {
 // a 1-row call. rowThreads agrees with the ranges parallelRows
 // runs.
 func TestCosineSingleOneThreadAllocatesNothing(t *testing.T) {
-	defer ForceThreads(0)
-	defer SetAuto()
 	const d = 96
 	q, v := cosineInputs(d, 200, 5, 7)
 	out := make([]float32, 200)
@@ -42,12 +39,12 @@ func TestCosineSingleOneThreadAllocatesNothing(t *testing.T) {
 		k := tables[l]
 		for _, p := range singlePaths(k) {
 			for _, f := range []int{1, 2} {
-				ForceThreads(f)
+				r := Host{ExactThreads: f}.mustResolve()
 				for _, n := range []int{1, 7, 200} {
-					run := func() { cosineSingleWith(singleImpl{k, p}, q, v[:n*d], d, n, out[:n]) }
+					run := func() { r.cosineSingleWith(singleImpl{k, p}, q, v[:n*d], d, n, out[:n]) }
 					// (AllocsPerRun runs on one P: a call that waits on a
 					// worker would wait for the scheduler.)
-					if rowThreads(n, 4*d) <= 1 {
+					if r.rowThreads(n, 4*d) <= 1 {
 						if a := testing.AllocsPerRun(20, run); a != 0 {
 							t.Errorf("%v %v, %d rows on one thread (forced %d): %.1f allocations per call, want 0", l, p, n, f, a)
 						}
@@ -67,22 +64,18 @@ func TestCosineSingleOneThreadAllocatesNothing(t *testing.T) {
 	}
 	// Through the exported call too (the calibrated or forced level's
 	// choice of walk, made on every call).
-	ForceThreads(1)
 	for _, l := range Available() {
-		if err := SetLevel(l); err != nil {
-			t.Fatal(err)
-		}
-		if a := testing.AllocsPerRun(20, func() { CosineSingle(q, v[:7*d], d, out[:7]) }); a != 0 {
+		h := Host{Level: l, FixLevel: true, ExactThreads: 1}
+		if a := testing.AllocsPerRun(20, func() { h.CosineSingle(q, v[:7*d], d, out[:7]) }); a != 0 {
 			t.Errorf("CosineSingle at level %v, 7 rows on one thread: %.1f allocations per call, want 0", l, a)
 		}
 	}
-	SetAuto()
-	if a := testing.AllocsPerRun(20, func() { CosineSingle(q, v[:7*d], d, out[:7]) }); a != 0 {
+	if a := testing.AllocsPerRun(20, func() { Host{ExactThreads: 1}.CosineSingle(q, v[:7*d], d, out[:7]) }); a != 0 {
 		t.Errorf("CosineSingle, calibrated level, 7 rows on one thread: %.1f allocations per call, want 0", a)
 	}
 	for _, c := range []struct{ f, n, want int }{{1, 100, 1}, {2, 1, 1}, {2, 100, 2}, {3, 2, 2}} {
-		ForceThreads(c.f)
-		if got := rowThreads(c.n, 4*d); got != c.want {
+		r := Host{ExactThreads: c.f}.mustResolve()
+		if got := r.rowThreads(c.n, 4*d); got != c.want {
 			t.Errorf("forced %d, n=%d: rowThreads %d, want %d", c.f, c.n, got, c.want)
 		}
 	}
@@ -115,7 +108,6 @@ func cosineRef64(q, v []float32) float64 {
 // Concurrent CosineSingle calls (one thread and two each) share the pooled
 // row scratch and the workers and still each get their own rows right.
 func TestCosineSingleConcurrentCallers(t *testing.T) {
-	defer ForceThreads(0)
 	const d = 64
 	q, v := cosineInputs(d, 300, 3, 11)
 	want := make([]float64, 300)
@@ -123,7 +115,7 @@ func TestCosineSingleConcurrentCallers(t *testing.T) {
 		want[i] = cosineRef64(q, v[i*d:(i+1)*d])
 	}
 	for _, f := range []int{0, 1, 2} {
-		ForceThreads(f)
+		h := Host{ExactThreads: f}
 		var wg sync.WaitGroup
 		errs := make(chan string, 4)
 		for g := range 4 {
@@ -133,7 +125,7 @@ func TestCosineSingleConcurrentCallers(t *testing.T) {
 				out := make([]float32, 300)
 				for c := range 200 {
 					n := 1 + (c*37+g*101)%300
-					if err := CosineSingle(q, v[:n*d], d, out[:n]); err != nil {
+					if err := h.CosineSingle(q, v[:n*d], d, out[:n]); err != nil {
 						errs <- err.Error()
 						return
 					}

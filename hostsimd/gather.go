@@ -12,8 +12,18 @@ import (
 // an id outside [0,N) gives an error naming the id and its position. It
 // also returns an error for d <= 0, len(q) or len(v) not a multiple of d,
 // len(ids) not a multiple of Q, len(out) < len(ids) or an unknown metric.
+// It runs with the zero Host.
 func Gather(q, v []float32, d int, ids []int32, metric ops.Metric, out []float32) error {
+	return Host{}.Gather(q, v, d, ids, metric, out)
+}
+
+// Gather is the package-level Gather run with h.
+func (h Host) Gather(q, v []float32, d int, ids []int32, metric ops.Metric, out []float32) error {
 	const fn = "Gather"
+	r, err := h.resolve()
+	if err != nil {
+		return err
+	}
 	nq, err := rowCount(fn, "q", len(q), d)
 	if err != nil {
 		return err
@@ -43,16 +53,16 @@ func Gather(q, v []float32, d int, ids []int32, metric ops.Metric, out []float32
 			return fmt.Errorf("hostsimd.%s: ids[%d]=%d (query %d, candidate %d) out of range [0,%d)", fn, p, id, p/c, p%c, n)
 		}
 	}
-	k := cur()
+	k := r.k
 	var qq []float32
 	if metric == ops.Cosine {
 		qq = make([]float32, nq)
 		for j := range qq {
-			r := q[j*d : (j+1)*d]
-			qq[j] = k.dot(r, r)
+			row := q[j*d : (j+1)*d]
+			qq[j] = k.dot(row, row)
 		}
 	}
-	parallelFor(len(ids), d, rowGrain(d), func(lo, hi int) {
+	r.parallelFor(len(ids), d, rowGrain(d), func(lo, hi int) {
 		for p := lo; p < hi; p++ {
 			j := p / c
 			qv := q[j*d : (j+1)*d]

@@ -29,10 +29,11 @@ type edge struct {
 // m = n*avgDegree directed edges drawn independently: for each edge, in
 // order, dst = IntN(n), src = IntN(n−1) (shifted past dst, so no
 // self-loops), w = 1 − Float32(). Duplicates are merged as described
-// above. It panics if n < 1, n ≥ 2^31 or avgDegree < 0.
-func UniformGraph(n, avgDegree int, seed uint64) *ops.CSR {
-	if n < 1 || int64(n) >= 1<<31 || avgDegree < 0 {
-		panic(fmt.Sprintf("hostsimd.UniformGraph: bad n=%d or avgDegree=%d", n, avgDegree))
+// above. It returns an error unless 1 ≤ n < 2^31, avgDegree ≥ 0 and
+// n*avgDegree < 2^31 (edge offsets are int32).
+func UniformGraph(n, avgDegree int, seed uint64) (*ops.CSR, error) {
+	if n < 1 || int64(n) >= 1<<31 || avgDegree < 0 || (avgDegree > 0 && int64(n) >= (1<<31)/int64(avgDegree)) {
+		return nil, fmt.Errorf("hostsimd.UniformGraph: n=%d, avgDegree=%d: want 1 ≤ n < 2^31, avgDegree ≥ 0 and n*avgDegree < 2^31", n, avgDegree)
 	}
 	rng := rand.New(rand.NewPCG(seed, graphStream))
 	m := n * avgDegree
@@ -48,7 +49,7 @@ func UniformGraph(n, avgDegree int, seed uint64) *ops.CSR {
 		}
 		edges[e] = edge{int32(src), int32(dst), 1 - rng.Float32()}
 	}
-	return buildCSR(n, edges)
+	return buildCSR(n, edges), nil
 }
 
 // RMAT (Graph500) quadrant probabilities; d = 1 − a − b − c = 0.05.
@@ -66,11 +67,11 @@ const (
 // Float64 picks the quadrant (a: src bit 0, dst bit 0; b: 0,1; c: 1,0;
 // d: 1,1); the edge is perm[src]→perm[dst] with w = 1 − Float32().
 // Self-loops are dropped and duplicates merged as described above, which
-// for R-MAT removes a noticeable share of edges. It panics unless
-// 1 ≤ scale ≤ 30 and avgDegree ≥ 0.
-func RMATGraph(scale, avgDegree int, seed uint64) *ops.CSR {
-	if scale < 1 || scale > 30 || avgDegree < 0 {
-		panic(fmt.Sprintf("hostsimd.RMATGraph: bad scale=%d or avgDegree=%d", scale, avgDegree))
+// for R-MAT removes a noticeable share of edges. It returns an error
+// unless 1 ≤ scale ≤ 30, avgDegree ≥ 0 and 2^scale*avgDegree < 2^31.
+func RMATGraph(scale, avgDegree int, seed uint64) (*ops.CSR, error) {
+	if scale < 1 || scale > 30 || avgDegree < 0 || (avgDegree > 0 && int64(1)<<scale >= (1<<31)/int64(avgDegree)) {
+		return nil, fmt.Errorf("hostsimd.RMATGraph: scale=%d, avgDegree=%d: want 1 ≤ scale ≤ 30, avgDegree ≥ 0 and 2^scale*avgDegree < 2^31", scale, avgDegree)
 	}
 	n := 1 << scale
 	rng := rand.New(rand.NewPCG(seed, graphStream))
@@ -95,7 +96,7 @@ func RMATGraph(scale, avgDegree int, seed uint64) *ops.CSR {
 		w := 1 - rng.Float32()
 		edges = append(edges, edge{int32(perm[src]), int32(perm[dst]), w})
 	}
-	return buildCSR(n, edges)
+	return buildCSR(n, edges), nil
 }
 
 // buildCSR groups edges by destination (keeping generation order), drops

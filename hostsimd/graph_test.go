@@ -39,8 +39,8 @@ func refSpread(g *ops.CSR, a []float32, p hostsimd.SpreadParams) (out []float64,
 
 func TestSpreadStep(t *testing.T) {
 	graphs := map[string]*ops.CSR{
-		"uniform": hostsimd.UniformGraph(3000, 8, 1),
-		"rmat":    hostsimd.RMATGraph(12, 8, 2),
+		"uniform": mustGraph(hostsimd.UniformGraph(3000, 8, 1)),
+		"rmat":    mustGraph(hostsimd.RMATGraph(12, 8, 2)),
 	}
 	p := hostsimd.SpreadParams{Retention: 0.3, Decay: 0.8, Threshold: 0.05}
 	for name, g := range graphs {
@@ -55,9 +55,11 @@ func TestSpreadStep(t *testing.T) {
 			}
 		}
 		for _, th := range []int{1, 2, 0} {
-			hostsimd.SetThreads(th)
 			out := make([]float32, g.N())
-			change := hostsimd.SpreadStep(g, a, out, p)
+			change, err := hostsimd.Host{Threads: th}.SpreadStep(g, a, out, p)
+			if err != nil {
+				t.Fatal(err)
+			}
 			want, nearTh := refSpread(g, a, p)
 			var maxc float64
 			for i := range out {
@@ -70,29 +72,30 @@ func TestSpreadStep(t *testing.T) {
 				t.Errorf("%s: change=%v want %v", name, change, maxc)
 			}
 		}
-		final, steps := hostsimd.Spread(g, a, p, 5, -1)
-		if steps != 5 || len(final) != g.N() {
+		final, steps, err := hostsimd.Spread(g, a, p, 5, -1)
+		if err != nil || steps != 5 || len(final) != g.N() {
 			t.Errorf("%s: Spread ran %d steps", name, steps)
 		}
 		// Stepping by hand gives the same result.
 		cur, next := slices.Clone(a), make([]float32, len(a))
 		for s := 0; s < 5; s++ {
-			hostsimd.SpreadStep(g, cur, next, p)
+			if _, err := hostsimd.SpreadStep(g, cur, next, p); err != nil {
+				t.Fatal(err)
+			}
 			cur, next = next, cur
 		}
 		if !slices.Equal(cur, final) {
 			t.Errorf("%s: Spread differs from 5 SpreadSteps", name)
 		}
 		// A huge eps stops after one step.
-		if _, steps := hostsimd.Spread(g, a, p, 5, 10); steps != 1 {
+		if _, steps, _ := hostsimd.Spread(g, a, p, 5, 10); steps != 1 {
 			t.Errorf("%s: eps=10 ran %d steps", name, steps)
 		}
 	}
-	hostsimd.SetThreads(0)
 	// Convergence: no edges, retention 0.5 halves everything each step.
-	g := hostsimd.UniformGraph(10, 0, 1)
+	g := mustGraph(hostsimd.UniformGraph(10, 0, 1))
 	a := []float32{1, 1, 1, 1, 1, 1, 1, 1, 1, 1}
-	_, steps := hostsimd.Spread(g, a, hostsimd.SpreadParams{Retention: 0.5, Decay: 1}, 100, 0.01)
+	_, steps, _ := hostsimd.Spread(g, a, hostsimd.SpreadParams{Retention: 0.5, Decay: 1}, 100, 0.01)
 	if steps != 7 { // changes 0.5, 0.25, ..., 2^-7 < 0.01
 		t.Errorf("edgeless convergence took %d steps, want 7", steps)
 	}
@@ -100,8 +103,8 @@ func TestSpreadStep(t *testing.T) {
 
 func TestGraphGenerators(t *testing.T) {
 	for name, gen := range map[string]func(seed uint64) *ops.CSR{
-		"uniform": func(s uint64) *ops.CSR { return hostsimd.UniformGraph(1000, 6, s) },
-		"rmat":    func(s uint64) *ops.CSR { return hostsimd.RMATGraph(10, 6, s) },
+		"uniform": func(s uint64) *ops.CSR { return mustGraph(hostsimd.UniformGraph(1000, 6, s)) },
+		"rmat":    func(s uint64) *ops.CSR { return mustGraph(hostsimd.RMATGraph(10, 6, s)) },
 	} {
 		g1, g2, g3 := gen(42), gen(42), gen(43)
 		if !slices.Equal(g1.Offsets, g2.Offsets) || !slices.Equal(g1.Cols, g2.Cols) || !slices.Equal(g1.Weights, g2.Weights) {
@@ -133,7 +136,7 @@ func TestGraphGenerators(t *testing.T) {
 		}
 	}
 	// R-MAT is skewed: the max in-degree is far above the mean.
-	g := hostsimd.RMATGraph(12, 8, 7)
+	g := mustGraph(hostsimd.RMATGraph(12, 8, 7))
 	maxDeg := 0
 	for i := 0; i < g.N(); i++ {
 		maxDeg = max(maxDeg, int(g.Offsets[i+1]-g.Offsets[i]))
@@ -144,9 +147,11 @@ func TestGraphGenerators(t *testing.T) {
 }
 
 func TestMeasureCeilingsSmall(t *testing.T) {
-	forEachLevel(t, func(l hostsimd.Level) {
+	forEachLevel(t, func(h hostsimd.Host) {
+		l := h.Level
+
 		for _, th := range []int{1, 2} {
-			c, err := hostsimd.MeasureCeilings(hostsimd.CeilingOpts{Threads: th, Bytes: 4 << 20, Runs: 2, Budget: time.Second})
+			c, err := h.MeasureCeilings(hostsimd.CeilingOpts{Threads: th, Bytes: 4 << 20, Runs: 2, Budget: time.Second})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -160,4 +165,12 @@ func TestMeasureCeilingsSmall(t *testing.T) {
 	if _, err := hostsimd.MeasureCeilings(hostsimd.CeilingOpts{Bytes: -1}); err == nil {
 		t.Error("negative Bytes accepted")
 	}
+}
+
+// mustGraph is a test graph from a generator called with good arguments.
+func mustGraph(g *ops.CSR, err error) *ops.CSR {
+	if err != nil {
+		panic(err)
+	}
+	return g
 }

@@ -1,6 +1,9 @@
 package hostsimd
 
-import "unsafe"
+import (
+	"math"
+	"unsafe"
+)
 
 // hugePage is the transparent huge page size hugeFloats aligns to.
 const hugePage = 2 << 20
@@ -18,8 +21,12 @@ const hugeMin = 8 << 20
 // BenchmarkReadCeiling with transparent huge pages on and off). numpy
 // advises its large arrays the same way. Where huge pages are not available (another OS, a
 // kernel set to never) the buffer is plain memory. Fill it from the
-// threads that will read it (SplitRows) to place its pages there.
+// threads that will read it (SplitRows) to place its pages there. n <= 0,
+// or n too large to address in bytes, gives nil.
 func HugeFloats(n int) []float32 {
+	if n <= 0 || n > (math.MaxInt-hugePage)/4 {
+		return nil
+	}
 	if n*4 < hugeMin {
 		return alignedFloats(n)
 	}

@@ -47,12 +47,11 @@ func BenchmarkCosineBatchThreads(b *testing.B) {
 		qs[i] = float32(i%5) * 0.1
 	}
 	out := make([]float32, nq*n)
-	defer SetThreads(0)
 	for _, th := range []int{1, 2} {
 		b.Run(fmt.Sprintf("threads=%d", th), func(b *testing.B) {
-			SetThreads(th)
+			h := Host{Threads: th}
 			for b.Loop() {
-				CosineBatch(qs, v, d, out)
+				h.CosineBatch(qs, v, d, out)
 			}
 			b.ReportMetric(2*float64(nq*n*d)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})
@@ -113,9 +112,6 @@ func TestCosineBatchPaths(t *testing.T) {
 	knp.cosTile8 = func(q, v []float32, d, n int, out []float32, ldo int, iqs, iv []float32, norms bool, pf []float32, pfs int) {
 		k8.cosTile8(q, v, d, n, out, ldo, iqs, iv, norms, nil, 0)
 	}
-	defer current.Store(cur())
-	defer SetThreads(Threads())
-	SetThreads(1)
 	const d, nq, n = 768, 64, 20000
 	rng := rand.New(rand.NewPCG(1, 2))
 	qs := make([]float32, nq*d)
@@ -139,8 +135,8 @@ func TestCosineBatchPaths(t *testing.T) {
 			if p.k == nil {
 				k8.fmaPeak(iters, 0.99999994, 1e-3)
 			} else {
-				current.Store(p.k)
-				CosineBatch(qs, v, d, out)
+				r := run{k: p.k, threads: 1, minBytes: defaultMinBytesPerThread}
+				r.cosineBatch(qs, v, d, out)
 			}
 			if dt := time.Since(t0); r == 0 || dt < best[i] {
 				best[i] = dt
@@ -160,7 +156,6 @@ func TestCosineBatchPaths(t *testing.T) {
 // DRAM (N=200,000), at 1 thread and all threads.
 func BenchmarkCosineSinglePaths(b *testing.B) {
 	const d = 768
-	defer SetThreads(0)
 	rng := rand.New(rand.NewPCG(1, 2))
 	q := ctVec(rng, d)
 	v := HugeFloats(200_000 * d)
@@ -176,10 +171,10 @@ func BenchmarkCosineSinglePaths(b *testing.B) {
 			for _, p := range singlePaths(tables[l]) {
 				for _, th := range []int{1, runtime.GOMAXPROCS(0)} {
 					b.Run(fmt.Sprintf("level=%v/path=%v/threads=%d/N=%d", l, p, th, n), func(b *testing.B) {
-						SetThreads(th)
+						r := Host{Threads: th}.mustResolve()
 						im := singleImpl{tables[l], p}
 						for b.Loop() {
-							cosineSingleWith(im, q, v[:n*d], d, n, out)
+							r.cosineSingleWith(im, q, v[:n*d], d, n, out)
 						}
 						b.ReportMetric(float64(n*d*4)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
 					})

@@ -12,17 +12,20 @@ import (
 const eps32 = 1.0 / (1 << 23)
 
 // forEachLevel runs fn once per available level, restoring the default.
-func forEachLevel(t testing.TB, fn func(l hostsimd.Level)) {
+// forEachLevel runs fn once per available level with a Host fixing it.
+func forEachLevel(t testing.TB, fn func(h hostsimd.Host)) {
 	t.Helper()
-	av := hostsimd.Available()
-	defer hostsimd.SetAuto()
-	for _, l := range av {
-		if err := hostsimd.SetLevel(l); err != nil {
+	for _, l := range hostsimd.Available() {
+		h := hostsimd.Host{Level: l, FixLevel: true}
+		if err := h.Validate(); err != nil {
 			t.Fatal(err)
 		}
-		fn(l)
+		fn(h)
 	}
 }
+
+// generic is the Host fixing the Generic level.
+var generic = hostsimd.Host{Level: hostsimd.Generic, FixLevel: true}
 
 // testDims is 1..70 densely, then a sparse set up to 2049.
 func testDims() []int {
@@ -88,18 +91,19 @@ func TestDotL2CosineLevels(t *testing.T) {
 		ab, _, _, abs := ref3(a, b)
 		l2 := refL2(a, b)
 		cs, ctol := refCos(a, b)
-		hostsimd.SetLevel(hostsimd.Generic)
-		gDot := hostsimd.Dot(a, b)
-		forEachLevel(t, func(l hostsimd.Level) {
-			if got := hostsimd.Dot(a, b); !near(got, ab, dotTol(d, abs)) {
+		gDot := generic.Dot(a, b)
+		forEachLevel(t, func(h hostsimd.Host) {
+			l := h.Level
+
+			if got := h.Dot(a, b); !near(got, ab, dotTol(d, abs)) {
 				t.Errorf("%v d=%d Dot=%v want %v", l, d, got, ab)
 			} else if !near(got, float64(gDot), 2*dotTol(d, abs)) {
 				t.Errorf("%v d=%d Dot=%v generic %v", l, d, got, gDot)
 			}
-			if got := hostsimd.L2Squared(a, b); !near(got, l2, dotTol(d, l2)) {
+			if got := h.L2Squared(a, b); !near(got, l2, dotTol(d, l2)) {
 				t.Errorf("%v d=%d L2Squared=%v want %v", l, d, got, l2)
 			}
-			if got := hostsimd.Cosine(a, b); !near(got, cs, ctol) {
+			if got := h.Cosine(a, b); !near(got, cs, ctol) {
 				t.Errorf("%v d=%d Cosine=%v want %v", l, d, got, cs)
 			}
 		})
@@ -107,37 +111,39 @@ func TestDotL2CosineLevels(t *testing.T) {
 }
 
 func TestSpecialValues(t *testing.T) {
-	forEachLevel(t, func(l hostsimd.Level) {
+	forEachLevel(t, func(h hostsimd.Host) {
+		l := h.Level
+
 		for _, d := range []int{1, 7, 16, 17, 33, 100} {
 			z := make([]float32, d)
 			a := randVec(rand.New(rand.NewPCG(uint64(d), 9)), d)
-			if got := hostsimd.Cosine(z, a); got != 0 {
+			if got := h.Cosine(z, a); got != 0 {
 				t.Errorf("%v d=%d Cosine(0,a)=%v want 0", l, d, got)
 			}
-			if got := hostsimd.Cosine(z, z); got != 0 {
+			if got := h.Cosine(z, z); got != 0 {
 				t.Errorf("%v d=%d Cosine(0,0)=%v want 0", l, d, got)
 			}
-			if got := hostsimd.Cosine(a, a); math.Abs(float64(got)-1) > 1e-6 {
+			if got := h.Cosine(a, a); math.Abs(float64(got)-1) > 1e-6 {
 				t.Errorf("%v d=%d Cosine(a,a)=%v want 1", l, d, got)
 			}
 			for _, pos := range []int{0, d / 2, d - 1} {
 				b := append([]float32(nil), a...)
 				b[pos] = float32(math.NaN())
-				if got := hostsimd.Dot(a, b); !math.IsNaN(float64(got)) {
+				if got := h.Dot(a, b); !math.IsNaN(float64(got)) {
 					t.Errorf("%v d=%d NaN@%d Dot=%v", l, d, pos, got)
 				}
-				if got := hostsimd.Cosine(a, b); !math.IsNaN(float64(got)) {
+				if got := h.Cosine(a, b); !math.IsNaN(float64(got)) {
 					t.Errorf("%v d=%d NaN@%d Cosine=%v", l, d, pos, got)
 				}
-				if got := hostsimd.Cosine(z, b); !math.IsNaN(float64(got)) {
+				if got := h.Cosine(z, b); !math.IsNaN(float64(got)) {
 					t.Errorf("%v d=%d NaN@%d Cosine(0,b)=%v", l, d, pos, got)
 				}
-				if got := hostsimd.L2Squared(a, b); !math.IsNaN(float64(got)) {
+				if got := h.L2Squared(a, b); !math.IsNaN(float64(got)) {
 					t.Errorf("%v d=%d NaN@%d L2=%v", l, d, pos, got)
 				}
 			}
 		}
-		if got := hostsimd.Dot(nil, nil); got != 0 {
+		if got := h.Dot(nil, nil); got != 0 {
 			t.Errorf("%v Dot(nil,nil)=%v", l, got)
 		}
 	})
@@ -164,8 +170,8 @@ func TestLevels(t *testing.T) {
 	if len(av) == 0 || av[0] != hostsimd.Generic {
 		t.Fatalf("Available()=%v", av)
 	}
-	if hostsimd.CurrentLevel() != av[len(av)-1] {
-		t.Errorf("default level %v, want best %v", hostsimd.CurrentLevel(), av[len(av)-1])
+	if l := (hostsimd.Host{}).ActiveLevel(); l != av[len(av)-1] {
+		t.Errorf("default level %v, want best %v", l, av[len(av)-1])
 	}
 	for _, l := range []hostsimd.Level{hostsimd.Generic, hostsimd.AVX2, hostsimd.AVX512, hostsimd.NEON} {
 		p, err := hostsimd.ParseLevel(strings.ToUpper(l.String()))
@@ -176,8 +182,8 @@ func TestLevels(t *testing.T) {
 	if _, err := hostsimd.ParseLevel("sse9"); err == nil || !strings.Contains(err.Error(), `"sse9"`) {
 		t.Errorf("ParseLevel(sse9) err=%v", err)
 	}
-	if err := hostsimd.SetLevel(hostsimd.Level(42)); err == nil || !strings.Contains(err.Error(), "Level(42)") {
-		t.Errorf("SetLevel(42) err=%v", err)
+	if err := (hostsimd.Host{Level: 42, FixLevel: true}).Validate(); err == nil || !strings.Contains(err.Error(), "Level(42)") {
+		t.Errorf("Host{Level: 42}.Validate() err=%v", err)
 	}
 	t.Logf("available levels: %v", av)
 }
@@ -198,12 +204,13 @@ func FuzzDotLevels(f *testing.F) {
 		if nanAt >= 0 && nanAt < n {
 			b[nanAt] = float32(math.NaN())
 		}
-		hostsimd.SetLevel(hostsimd.Generic)
-		gd, gl, gc := hostsimd.Dot(a, b), hostsimd.L2Squared(a, b), hostsimd.Cosine(a, b)
+		gd, gl, gc := generic.Dot(a, b), generic.L2Squared(a, b), generic.Cosine(a, b)
 		_, _, _, abs := ref3(a, b)
 		cs, ctol := refCos(a, b)
-		forEachLevel(t, func(l hostsimd.Level) {
-			d, l2, c := hostsimd.Dot(a, b), hostsimd.L2Squared(a, b), hostsimd.Cosine(a, b)
+		forEachLevel(t, func(h hostsimd.Host) {
+			l := h.Level
+
+			d, l2, c := h.Dot(a, b), h.L2Squared(a, b), h.Cosine(a, b)
 			if math.IsNaN(float64(gd)) {
 				if !math.IsNaN(float64(d)) || !math.IsNaN(float64(l2)) || !math.IsNaN(float64(c)) {
 					t.Fatalf("%v: NaN input gave %v %v %v", l, d, l2, c)

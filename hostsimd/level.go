@@ -3,7 +3,6 @@ package hostsimd
 import (
 	"fmt"
 	"strings"
-	"sync/atomic"
 )
 
 // Level is an instruction-set level a kernel implementation targets.
@@ -103,17 +102,16 @@ type kernels struct {
 }
 
 var (
-	tables  = map[Level]*kernels{Generic: genericKernels()}
-	current atomic.Pointer[kernels]
+	tables = map[Level]*kernels{Generic: genericKernels()}
+	// topTable is the highest level's table (set once at start-up).
+	topTable *kernels
 )
 
 func init() {
 	registerArch()
 	av := Available()
-	current.Store(tables[av[len(av)-1]])
+	topTable = tables[av[len(av)-1]]
 }
-
-func cur() *kernels { return current.Load() }
 
 // Available lists the levels this CPU and build support, in increasing
 // order; Generic is always first and the last one is the default.
@@ -126,21 +124,3 @@ func Available() []Level {
 	}
 	return out
 }
-
-// SetLevel selects the kernels used by all functions of the package,
-// overriding the measured choice (see Calibrate) until SetAuto. It
-// returns an error naming the level if it is not available. It is safe to
-// call concurrently, but calls already running keep the level they began
-// with.
-func SetLevel(l Level) error {
-	k, ok := tables[l]
-	if !ok {
-		return fmt.Errorf("hostsimd: level %v not available on this CPU/build (available: %v)", l, Available())
-	}
-	current.Store(k)
-	forced.Store(true)
-	return nil
-}
-
-// CurrentLevel returns the level in use.
-func CurrentLevel() Level { return cur().level }

@@ -15,7 +15,7 @@ func TestNEONDefault(t *testing.T) {
 	if av := hostsimd.Available(); !slices.Contains(av, hostsimd.NEON) {
 		t.Fatalf("Available()=%v lacks neon", av)
 	}
-	if l := hostsimd.CurrentLevel(); l != hostsimd.NEON {
+	if l := (hostsimd.Host{}).ActiveLevel(); l != hostsimd.NEON {
 		t.Errorf("default level %v, want neon", l)
 	}
 }

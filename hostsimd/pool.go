@@ -35,6 +35,7 @@ type job struct {
 	chunk int
 	next  atomic.Int64
 	wg    sync.WaitGroup
+	panicBox
 }
 
 func (j *job) run() {
@@ -44,8 +45,31 @@ func (j *job) run() {
 			return
 		}
 		hi := min(lo+j.chunk, j.n)
-		j.fn(lo, hi)
+		j.runRange(j.fn, lo, hi)
 		j.wg.Done()
+	}
+}
+
+// panicBox keeps the first panic raised by a range run on a worker, so the
+// caller that handed out the ranges re-raises it on its own goroutine
+// (where it can be recovered) instead of the worker killing the process.
+type panicBox struct{ p atomic.Pointer[any] }
+
+// runRange calls fn(lo, hi), recording a panic instead of letting it
+// unwind the worker.
+func (b *panicBox) runRange(fn func(lo, hi int), lo, hi int) {
+	defer func() {
+		if v := recover(); v != nil {
+			b.p.CompareAndSwap(nil, &v)
+		}
+	}()
+	fn(lo, hi)
+}
+
+// reraise panics with the first recorded value, if any.
+func (b *panicBox) reraise() {
+	if v := b.p.Load(); v != nil {
+		panic(*v)
 	}
 }
 
@@ -60,6 +84,7 @@ type task struct {
 type split struct {
 	left atomic.Int32
 	wg   sync.WaitGroup
+	panicBox
 }
 
 // finish marks one range done.
@@ -130,8 +155,7 @@ func receive(ch chan task) (t task, ok bool) {
 }
 
 var pool struct {
-	mu      sync.Mutex
-	threads atomic.Int32
+	mu sync.Mutex
 	// workers[w] feeds worker w+1 (the caller is worker 0). Read under
 	// atomic load so calls do not take mu.
 	workers atomic.Pointer[[]chan task]
@@ -140,18 +164,16 @@ var pool struct {
 
 func init() {
 	pool.jobs = make(chan *job, 256)
-	SetThreads(0)
+	ensureWorkers(defaultThreads)
 }
 
-// SetThreads sets how many threads the batch kernels may use; n <= 0
-// means runtime.GOMAXPROCS(0). SetThreads(1) runs everything on the
-// calling goroutine (per-core measurements). Worker goroutines are started
-// on demand, each locked to an OS thread, and live for the rest of the
-// process. Each call may use fewer threads than this when its input is too
-// small to pay for waking them (see MinBytesPerThread).
-func SetThreads(n int) {
-	if n <= 0 {
-		n = runtime.GOMAXPROCS(0)
+// ensureWorkers starts workers until at least n-1 exist (n is bounded by
+// MaxThreads through Host). Each worker is a goroutine locked to an OS
+// thread, with a second goroutine serving parallelFor's jobs; both live
+// for the rest of the process.
+func ensureWorkers(n int) {
+	if ws := pool.workers.Load(); ws != nil && len(*ws) >= n-1 {
+		return
 	}
 	pool.mu.Lock()
 	defer pool.mu.Unlock()
@@ -169,7 +191,7 @@ func SetThreads(n int) {
 				if !ok {
 					return
 				}
-				t.fn(t.lo, t.hi)
+				t.done.runRange(t.fn, t.lo, t.hi)
 				t.done.finish()
 			}
 		}()
@@ -180,40 +202,12 @@ func SetThreads(n int) {
 		}()
 	}
 	pool.workers.Store(&ws)
-	pool.threads.Store(int32(n))
 }
 
-// ensureWorkers starts workers until at least n-1 exist, without changing
-// Threads.
-func ensureWorkers(n int) {
-	t := Threads()
-	if ws := pool.workers.Load(); ws != nil && len(*ws) >= n-1 {
-		return
-	}
-	SetThreads(n)
-	pool.threads.Store(int32(t))
-}
-
-// forcedThreads, when > 0, is the exact number of ranges every parallel
-// call is split into (ForceThreads).
-var forcedThreads atomic.Int32
-
-// ForceThreads makes every parallel kernel split each call into exactly n
-// ranges run by n threads (the caller and n−1 workers), whatever the size,
-// bypassing the automatic choice (which keeps small calls on one thread);
-// n <= 0 restores the automatic choice. Break-even uses it so a side named
-// threads=2 means two workers even for one row.
-func ForceThreads(n int) {
-	if n > 0 {
-		ensureWorkers(n)
-	}
-	forcedThreads.Store(int32(max(n, 0)))
-}
-
-// runForced runs fn over [0,n) as ForceThreads demands and reports
+// runForced runs fn over [0,n) as Host.ExactThreads demands and reports
 // whether it did (false: no count is forced, the caller chooses).
-func runForced(n int, fn func(lo, hi int)) bool {
-	switch f := int(forcedThreads.Load()); {
+func (r *run) runForced(n int, fn func(lo, hi int)) bool {
+	switch f := r.exact; {
 	case f > 1:
 		runSplit(evenBounds(n, min(f, n)), fn)
 	case f == 1:
@@ -233,41 +227,9 @@ func evenBounds(n, t int) []int {
 	return b
 }
 
-// Threads returns the thread count set by SetThreads.
-func Threads() int { return int(pool.threads.Load()) }
-
-// minBytesPerThread is the smallest number of bytes a streaming call gives
-// each extra thread; below it waking a worker costs more than it saves.
-// Calibrate measures it (the break-even of 1 against all threads); this is
-// the value before any calibration.
-var minBytesPerThread atomic.Int64
-
-func init() { minBytesPerThread.Store(defaultMinBytesPerThread) }
-
 // defaultMinBytesPerThread: waking a parked worker costs a few
 // microseconds, in which one core streams about 256 KiB from L2/L3.
 const defaultMinBytesPerThread = 256 << 10
-
-// MinBytesPerThread returns the number of bytes below which a streaming
-// call (CosineSingle and friends) does not give work to another thread.
-func MinBytesPerThread() int64 { return minBytesPerThread.Load() }
-
-// SetMinBytesPerThread sets MinBytesPerThread; b <= 0 restores the
-// default.
-func SetMinBytesPerThread(b int64) {
-	if b <= 0 {
-		b = defaultMinBytesPerThread
-	}
-	minBytesPerThread.Store(b)
-}
-
-// ThreadsFor returns the number of threads a streaming call over bytes
-// bytes uses: one per MinBytesPerThread, at least 1, at most Threads().
-func ThreadsFor(bytes int64) int {
-	t := int64(Threads())
-	per := max(minBytesPerThread.Load(), 1)
-	return int(max(1, min(t, bytes/per)))
-}
 
 // rowAlign is the granularity of the row ranges handed to threads: 16 rows
 // give 16 float32 outputs, one 64-byte line, so two threads never write
@@ -287,15 +249,15 @@ func splitBounds(n, t int) []int {
 }
 
 // parallelRows runs fn over [0,n) rows of rowBytes bytes each: the rows
-// are split into ThreadsFor(n*rowBytes) contiguous ranges, range 0 on the
+// are split into r.threadsFor(n*rowBytes) contiguous ranges, range 0 on the
 // caller, range w on worker w. A worker that is still busy (a concurrent
 // call) has its range run by the caller, so calls never wait on each
 // other.
-func parallelRows(n, rowBytes int, fn func(lo, hi int)) {
+func (r *run) parallelRows(n, rowBytes int, fn func(lo, hi int)) {
 	if n <= 0 {
 		return
 	}
-	switch t, forced := rowPlan(n, rowBytes); {
+	switch t, forced := r.rowPlan(n, rowBytes); {
 	case t <= 1:
 		fn(0, n)
 	case forced:
@@ -308,18 +270,18 @@ func parallelRows(n, rowBytes int, fn func(lo, hi int)) {
 // rowPlan is the number of threads parallelRows(n, rowBytes, …) runs its
 // ranges on, and whether ForceThreads set it (even ranges) rather than
 // the size (ranges aligned to rowAlign).
-func rowPlan(n, rowBytes int) (threads int, forced bool) {
-	if f := int(forcedThreads.Load()); f > 0 {
+func (r *run) rowPlan(n, rowBytes int) (threads int, forced bool) {
+	if f := r.exact; f > 0 {
 		return min(f, n), true
 	}
-	return min(ThreadsFor(int64(n)*int64(rowBytes)), (n+rowAlign-1)/rowAlign), false
+	return min(r.threadsFor(int64(n)*int64(rowBytes)), (n+rowAlign-1)/rowAlign), false
 }
 
 // rowThreads is rowPlan's thread count (1: parallelRows runs fn(0, n) on
 // the caller, nothing else), so a kernel can run a one-thread call without
 // building the closure parallelRows needs.
-func rowThreads(n, rowBytes int) int {
-	t, _ := rowPlan(n, rowBytes)
+func (r *run) rowThreads(n, rowBytes int) int {
+	t, _ := r.rowPlan(n, rowBytes)
 	return t
 }
 
@@ -352,14 +314,31 @@ func runSplit(b []int, fn func(lo, hi int)) {
 		fn(b[w], b[w+1])
 	}
 	done.wait()
+	done.reraise()
 }
 
 // SplitRows calls fn on the contiguous row ranges a streaming kernel over
 // n rows of d float32s uses, each range on the thread that will read it,
 // and waits. Initialising data through it places every page where the
 // thread reading it runs (first touch), as on NUMA machines it must be.
-func SplitRows(n, d int, fn func(lo, hi int)) {
-	parallelRows(n, 4*d, fn)
+// A panic in fn on a worker is re-raised on the caller's goroutine
+// (after every range has finished), so the caller can recover it. SplitRows
+// uses the zero Host; see Host.SplitRows.
+func SplitRows(n, d int, fn func(lo, hi int)) { Host{}.SplitRows(n, d, fn) }
+
+// SplitRows is the package-level SplitRows with h's threads. An invalid
+// h (see Validate) runs fn(0, n) on the caller. n <= 0 or d <= 0 calls
+// nothing.
+func (h Host) SplitRows(n, d int, fn func(lo, hi int)) {
+	if n <= 0 || d <= 0 || fn == nil {
+		return
+	}
+	if h.Validate() != nil {
+		fn(0, n)
+		return
+	}
+	r := h.mustResolve()
+	r.parallelRows(n, 4*d, fn)
 }
 
 // inlineWork is the amount of work (roughly float32 multiply-adds) below
@@ -369,14 +348,14 @@ const inlineWork = 1 << 15
 // parallelFor calls fn on disjoint ranges covering [0,n), handed out in
 // chunks to whichever thread is free (for work of uneven cost). cost is
 // the work per item; grain the smallest useful range.
-func parallelFor(n, cost, grain int, fn func(lo, hi int)) {
+func (r *run) parallelFor(n, cost, grain int, fn func(lo, hi int)) {
 	if n <= 0 {
 		return
 	}
-	if runForced(n, fn) {
+	if r.runForced(n, fn) {
 		return
 	}
-	t := Threads()
+	t := r.threads
 	if t <= 1 || n*max(cost, 1) < inlineWork || n <= grain {
 		fn(0, n)
 		return
@@ -399,4 +378,5 @@ func parallelFor(n, cost, grain int, fn func(lo, hi int)) {
 	}
 	j.run()
 	j.wg.Wait()
+	j.reraise()
 }

@@ -45,7 +45,15 @@ type StreamResult struct {
 // persistent workers. The stores are non-temporal on the levels that have
 // them (AVX2, AVX512; STNP hints on NEON), so a written line is not read
 // first and the bytes moved are the bytes BabelStream counts.
-func RunStream(opts StreamOpts) (StreamResult, error) {
+// RunStream runs with the zero Host's level (the highest).
+func RunStream(opts StreamOpts) (StreamResult, error) { return Host{}.RunStream(opts) }
+
+// RunStream is the package-level RunStream with the kernels of h's level
+// (its thread count is opts.Threads).
+func (h Host) RunStream(opts StreamOpts) (StreamResult, error) {
+	if err := h.Validate(); err != nil {
+		return StreamResult{}, err
+	}
 	if opts.ArraySize == 0 {
 		opts.ArraySize = babelstream.DefaultArraySize
 	}
@@ -55,10 +63,10 @@ func RunStream(opts StreamOpts) (StreamResult, error) {
 	if err := (babelstream.Opts{ArraySize: opts.ArraySize, NumTimes: opts.NumTimes}).Validate(); err != nil {
 		return StreamResult{}, fmt.Errorf("hostsimd.RunStream: %w", err)
 	}
-	if opts.Threads < 0 {
-		return StreamResult{}, fmt.Errorf("hostsimd.RunStream: Threads %d: must be ≥ 0", opts.Threads)
+	if opts.Threads < 0 || opts.Threads > MaxThreads() {
+		return StreamResult{}, fmt.Errorf("hostsimd.RunStream: Threads %d: must be in [0, %d] (MaxThreads)", opts.Threads, MaxThreads())
 	}
-	return runStream(cur(), opts)
+	return runStream(h.table(), opts)
 }
 
 // runStream is RunStream with the kernels of k.

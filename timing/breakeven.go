@@ -162,6 +162,9 @@ const (
 	// usually means a mis-measured sweep, and it is reported as such rather
 	// than folded into "never".
 	CrossBelow = "below"
+	// CrossUnknown: no crossover can be computed (PredictCrossover of a
+	// model with no segments).
+	CrossUnknown = "unknown"
 )
 
 // Crossover is the batch size at which the GPU becomes faster than the CPU.

@@ -50,7 +50,8 @@ func ClassifyMemCompute(a, b, c Summary) Classification {
 //   - otherwise "mixed": c lies between the limits and their sum (partial
 //     overlap) or outside them (costs neither shader captures).
 //
-// Invalid summaries (N = 0) or non-positive medians give Kind "invalid".
+// Invalid summaries (N = 0), non-positive medians or a tol that is
+// negative, NaN or infinite give Kind "invalid".
 func ClassifyMemComputeTol(a, b, c Summary, tol float64) Classification {
 	for _, s := range []struct {
 		name string
@@ -60,8 +61,8 @@ func ClassifyMemComputeTol(a, b, c Summary, tol float64) Classification {
 			return Classification{Kind: Invalid, Explanation: fmt.Sprintf("shader %s has no valid positive timing", s.name)}
 		}
 	}
-	if !(tol >= 0) {
-		tol = DefaultClassifyTol
+	if !(tol >= 0) || math.IsInf(tol, 0) {
+		return Classification{Kind: Invalid, Explanation: fmt.Sprintf("tolerance %v: want a finite fraction ≥ 0", tol)}
 	}
 	sum := Summary{N: 1, Median: a.Median + b.Median, Lo: a.Lo + b.Lo, Hi: a.Hi + b.Hi}
 	aC, bC, sumC := approx(a, c, tol), approx(b, c, tol), approx(sum, c, tol)
@@ -161,8 +162,12 @@ func Subtract(x, base Summary) Summary {
 // rate and B the time of the arithmetic at its FMA rate, so the roofline
 // puts the kernel on the memory side when A > B. A memory-bound verdict
 // with B significantly above A (or compute-bound with A above B) is
-// inconsistent and said so. It fills Roofline and Consistent.
+// inconsistent and said so. It fills Roofline and Consistent (a nil k:
+// nothing to fill).
 func RooflineCheck(k *Classification, a, b Summary) {
+	if k == nil {
+		return
+	}
 	side := "memory"
 	if b.Median > a.Median {
 		side = "compute"

@@ -166,8 +166,12 @@ func (m *Model) segment(n float64) *Segment {
 	return &m.Segments[len(m.Segments)-1]
 }
 
-// Range is the measured batch range the model was fitted on.
+// Range is the measured batch range the model was fitted on (0, 0 for a
+// model with no segments).
 func (m Model) Range() (lo, hi float64) {
+	if len(m.Segments) == 0 {
+		return 0, 0
+	}
 	return m.Segments[0].From, m.Segments[len(m.Segments)-1].To
 }
 
@@ -409,7 +413,12 @@ type Prediction struct {
 // (below it). "below" kinds (b faster only for small n) are reported as
 // never/always from the comparison at the ends of the range, never as a
 // crossover from a negative intercept: the fits are constrained.
+//
+// A model with no segments (the zero Model) gives Kind CrossUnknown.
 func PredictCrossover(a, b Model) Prediction {
+	if len(a.Segments) == 0 || len(b.Segments) == 0 {
+		return Prediction{Crossover: Crossover{Kind: CrossUnknown}}
+	}
 	alo, ahi := a.Range()
 	blo, bhi := b.Range()
 	p := Prediction{ValidFrom: math.Max(alo, blo), ValidTo: math.Min(ahi, bhi)}

@@ -3,6 +3,7 @@ package timing
 import (
 	"errors"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -49,12 +50,21 @@ type MeasureOpts struct {
 	MaxRuns   int           // hard cap on measured runs (default 200)
 	TargetRel float64       // stop when the median's 95% CI is within ±TargetRel (default 0.02)
 	Budget    time.Duration // stop after this much time, warm-up included (default 2s)
+	// WarnCV is the coefficient of variation above which a summary is
+	// flagged as noisy (default DefaultWarnCV).
+	WarnCV float64
 }
 
 // withDefaults fills zero fields and validates the rest.
 func (o MeasureOpts) withDefaults() (MeasureOpts, error) {
-	if o.Warmup < 0 || o.MinRuns < 0 || o.MaxRuns < 0 || o.TargetRel < 0 || o.Budget < 0 {
+	if o.Warmup < 0 || o.MinRuns < 0 || o.MaxRuns < 0 || o.TargetRel < 0 || o.Budget < 0 || o.WarnCV < 0 {
 		return o, fmt.Errorf("%w: negative field in %+v", ErrBadOpts, o)
+	}
+	if math.IsNaN(o.TargetRel) || math.IsInf(o.TargetRel, 0) || math.IsNaN(o.WarnCV) || math.IsInf(o.WarnCV, 0) {
+		return o, fmt.Errorf("%w: TargetRel %v and WarnCV %v must be finite", ErrBadOpts, o.TargetRel, o.WarnCV)
+	}
+	if o.WarnCV == 0 {
+		o.WarnCV = DefaultWarnCV
 	}
 	if o.Warmup == 0 {
 		o.Warmup = DefaultWarmup
@@ -111,7 +121,9 @@ type Result struct {
 // started and the sum of the reported host times, so a fake fn that returns
 // synthetic durations spends budget like a real one.
 //
-// An error from fn aborts the measurement and is returned wrapped.
+// An error from fn aborts the measurement and is returned wrapped, and so
+// does a sample with a negative host duration (a clock that went
+// backwards or a broken fn: no statistic of it means anything).
 func Measure(opts MeasureOpts, fn func() (Sample, error)) (Result, error) {
 	o, err := opts.withDefaults()
 	if err != nil {
@@ -129,6 +141,9 @@ func Measure(opts MeasureOpts, fn func() (Sample, error)) (Result, error) {
 		if err != nil {
 			return Result{}, fmt.Errorf("timing: warm-up run %d: %w", i, err)
 		}
+		if s.Host < 0 {
+			return Result{}, fmt.Errorf("timing: warm-up run %d: %w", i, errNegative(s.Host))
+		}
 		charged += max(s.Host, 0)
 	}
 
@@ -137,6 +152,9 @@ func Measure(opts MeasureOpts, fn func() (Sample, error)) (Result, error) {
 		s, err := fn()
 		if err != nil {
 			return Result{}, fmt.Errorf("timing: run %d: %w", len(res.Samples), err)
+		}
+		if s.Host < 0 {
+			return Result{}, fmt.Errorf("timing: run %d: %w", len(res.Samples), errNegative(s.Host))
 		}
 		res.Samples = append(res.Samples, s)
 		charged += max(s.Host, 0)
@@ -156,13 +174,21 @@ func Measure(opts MeasureOpts, fn func() (Sample, error)) (Result, error) {
 			break
 		}
 	}
-	finish(&res)
+	finish(&res, o.WarnCV)
 	if res.Stop != StopConverged {
 		res.Warnings = append(res.Warnings, fmt.Sprintf(
 			"stopped by %s after %d runs before the CI reached ±%.1f%% (host %s)",
 			res.Stop, len(res.Samples), 100*o.TargetRel, res.Host.PctString()))
 	}
 	return res, nil
+}
+
+// ErrNegativeSample is wrapped by Measure's error for a sample whose host
+// duration is negative.
+var ErrNegativeSample = errors.New("timing: negative sample duration")
+
+func errNegative(d time.Duration) error {
+	return fmt.Errorf("%w: host %v", ErrNegativeSample, d)
 }
 
 // converged reports whether every trusted clock has a 95% CI of the median
@@ -182,22 +208,31 @@ func converged(samples []Sample, target float64) bool {
 
 // finish fills the summaries, the suspicious list and the warnings of res
 // from res.Samples.
-func finish(res *Result) {
+func finish(res *Result, warnCV float64) {
 	host, kernel, suspicious, drop := split(res.Samples)
-	res.Host = Summarize(host)
+	res.Host = summarizeCV(host, warnCV)
 	res.Suspicious = suspicious
 	switch {
 	case drop:
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%s (%d of %d kernel samples suspicious)",
 			WarnTimestampsDisagree, len(suspicious), len(res.Samples)))
 	case len(kernel) > 0:
-		k := Summarize(kernel)
+		k := summarizeCV(kernel, warnCV)
 		if len(suspicious) > 0 {
 			k.Warnings = append(k.Warnings, fmt.Sprintf(
 				"%d of %d kernel samples excluded: ≤ 0 or longer than the host time", len(suspicious), len(res.Samples)))
 		}
 		res.Kernel = &k
 	}
+}
+
+// summarizeCV is Summarize with a CV threshold.
+func summarizeCV(samples []float64, warnCV float64) Summary {
+	s, err := SummarizeCV(samples, warnCV)
+	if err != nil {
+		return Summary{Warnings: []string{"invalid summary: " + err.Error()}}
+	}
+	return s
 }
 
 // split separates host and trusted kernel times (seconds), lists suspicious

@@ -33,6 +33,9 @@ func MeasurePair(opts MeasureOpts, a, b func() (Sample, error)) (Result, Result,
 			if err != nil {
 				return Result{}, Result{}, fmt.Errorf("timing: warm-up run %d of side %d: %w", i, j, err)
 			}
+			if s.Host < 0 {
+				return Result{}, Result{}, fmt.Errorf("timing: warm-up run %d of side %d: %w", i, j, errNegative(s.Host))
+			}
 			charged += max(s.Host, 0)
 		}
 	}
@@ -48,6 +51,9 @@ func MeasurePair(opts MeasureOpts, a, b func() (Sample, error)) (Result, Result,
 				sa, err = a()
 			} else {
 				sb, err = b()
+			}
+			if err == nil && (sa.Host < 0 || sb.Host < 0) {
+				err = errNegative(min(sa.Host, sb.Host))
 			}
 			if err != nil {
 				return Result{}, Result{}, fmt.Errorf("timing: run %d of side %d: %w", len(ra.Samples), side, err)
@@ -71,7 +77,7 @@ func MeasurePair(opts MeasureOpts, a, b func() (Sample, error)) (Result, Result,
 	}
 	for _, r := range []*Result{&ra, &rb} {
 		r.Stop = stop
-		finish(r)
+		finish(r, o.WarnCV)
 		if stop != StopConverged {
 			r.Warnings = append(r.Warnings, fmt.Sprintf(
 				"stopped by %s after %d runs before the CI reached ±%.1f%% (host %s)",

@@ -135,6 +135,12 @@ func SearchCrossover(o SearchOpts, sideA, sideB string, probe func(n int) (a, b 
 	if len(o.Sizes) == 0 {
 		return SearchResult{}, fmt.Errorf("%w: no sizes", ErrSearch)
 	}
+	if probe == nil {
+		return SearchResult{}, fmt.Errorf("%w: nil probe", ErrSearch)
+	}
+	if o.Max < 0 || o.RunsPerProbe < 0 || o.Refines < 0 || math.IsInf(o.Ratio, 0) {
+		return SearchResult{}, fmt.Errorf("%w: max %d, runs per probe %d and refines %d must not be negative, ratio %v finite", ErrSearch, o.Max, o.RunsPerProbe, o.Refines, o.Ratio)
+	}
 	if o.Grow == 0 {
 		o.Grow = DefaultSearchGrow
 	}
@@ -246,9 +252,16 @@ func SearchCrossover(o SearchOpts, sideA, sideB string, probe func(n int) (a, b 
 		if o.Max > 0 && last >= o.Max {
 			break
 		}
-		next := last * o.Grow
+		// Sizes saturate at the largest int (or Max): they never wrap.
+		next := math.MaxInt
+		if last <= math.MaxInt/o.Grow {
+			next = last * o.Grow
+		}
 		if o.Max > 0 {
 			next = min(next, o.Max)
+		}
+		if next <= last {
+			break
 		}
 		if err := measure(next, false); err != nil {
 			if errors.Is(err, errStop) {

@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Confidence is the confidence level of every interval this package reports.
@@ -13,12 +15,12 @@ const Confidence = 0.95
 
 // Thresholds for the warnings attached to a Summary (METHOD.md: warn, do not
 // hide).
-//
-// WarnCV is the coefficient of variation above which a summary is flagged
-// as noisy (default 5%; the CLI's --cv-warn sets it before measuring).
-var WarnCV = 0.05
-
 const (
+	// DefaultWarnCV is the coefficient of variation above which a summary
+	// is flagged as noisy unless the caller passes another threshold
+	// (MeasureOpts.WarnCV, SummarizeCV).
+	DefaultWarnCV = 0.05
+
 	// WarnMaxOverMedian is the max/median ratio above which a summary is
 	// flagged as having outliers.
 	WarnMaxOverMedian = 2.0
@@ -57,8 +59,26 @@ type Summary struct {
 
 // SummarizeErr summarizes samples. It returns ErrNoSamples for an empty
 // slice and ErrInvalidSample (wrapped, naming the index) if any sample is
-// NaN or ±Inf. The input slice is not modified.
+// NaN or ±Inf. The input slice is not modified. A CV above DefaultWarnCV
+// is flagged.
 func SummarizeErr(samples []float64) (Summary, error) {
+	return SummarizeCV(samples, DefaultWarnCV)
+}
+
+// ErrBadThreshold is wrapped by the errors for a NaN, infinite or
+// out-of-range threshold argument.
+var ErrBadThreshold = errors.New("timing: invalid threshold")
+
+// SummarizeCV is SummarizeErr flagging a CV above warnCV (0:
+// DefaultWarnCV); a negative, NaN or infinite warnCV is an error wrapping
+// ErrBadThreshold.
+func SummarizeCV(samples []float64, warnCV float64) (Summary, error) {
+	if warnCV == 0 {
+		warnCV = DefaultWarnCV
+	}
+	if !(warnCV > 0) || math.IsInf(warnCV, 0) {
+		return Summary{}, fmt.Errorf("%w: warnCV %v (want a positive finite fraction; 0: %v)", ErrBadThreshold, warnCV, DefaultWarnCV)
+	}
 	if len(samples) == 0 {
 		return Summary{}, ErrNoSamples
 	}
@@ -73,21 +93,35 @@ func SummarizeErr(samples []float64) (Summary, error) {
 
 	s := Summary{N: n, Min: sorted[0], Max: sorted[n-1]}
 	s.Median = quantileSorted(sorted, 0.5)
-	loIdx, hiIdx, conf := MedianCI(n, Confidence)
+	loIdx, hiIdx, conf, err := MedianCI(n, Confidence)
+	if err != nil {
+		return Summary{}, err
+	}
 	s.Lo, s.Hi, s.Confidence = sorted[loIdx], sorted[hiIdx], conf
 
-	var sum float64
-	for _, v := range sorted {
-		sum += v
-	}
-	s.Mean = sum / float64(n)
-	if n > 1 && s.Mean != 0 {
-		var ss float64
+	// Mean and CV of the samples divided by the largest magnitude m, so
+	// that values near ±MaxFloat64 neither overflow the sum (a mean of
+	// +Inf, a CV of NaN) nor lose the scale: CV is scale-free and the
+	// mean is m times the scaled mean, both finite.
+	m := math.Max(math.Abs(sorted[0]), math.Abs(sorted[n-1]))
+	if m > 0 {
+		var sum float64
 		for _, v := range sorted {
-			d := v - s.Mean
-			ss += d * d
+			sum += v / m
 		}
-		s.CV = math.Sqrt(ss/float64(n-1)) / math.Abs(s.Mean)
+		mean := sum / float64(n)
+		s.Mean = mean * m
+		if n > 1 && mean != 0 {
+			var ss float64
+			for _, v := range sorted {
+				d := v/m - mean
+				ss += d * d
+			}
+			s.CV = math.Sqrt(ss/float64(n-1)) / math.Abs(mean)
+			if math.IsInf(s.CV, 0) || math.IsNaN(s.CV) {
+				s.CV = math.MaxFloat64
+			}
+		}
 	}
 
 	if n < MinSamplesForCI {
@@ -95,8 +129,8 @@ func SummarizeErr(samples []float64) (Summary, error) {
 			"too few samples for a 95%% CI: n=%d < %d (interval is min..max, %.1f%% confidence)",
 			n, MinSamplesForCI, 100*conf))
 	}
-	if s.CV > WarnCV {
-		s.Warnings = append(s.Warnings, fmt.Sprintf("CV > %.0f%%: CV = %.1f%%", 100*WarnCV, 100*s.CV))
+	if s.CV > warnCV {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("CV > %.0f%%: CV = %.1f%%", 100*warnCV, 100*s.CV))
 	}
 	if s.Median > 0 && s.Max > WarnMaxOverMedian*s.Median {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("max > 2× median: max = %.2f× median", s.Max/s.Median))
@@ -221,7 +255,12 @@ func quantileSorted(sorted []float64, p float64) float64 {
 		return sorted[n-1]
 	}
 	f := pos - float64(i)
-	return sorted[i] + f*(sorted[i+1]-sorted[i])
+	if d := sorted[i+1] - sorted[i]; !math.IsInf(d, 0) {
+		return sorted[i] + f*d
+	}
+	// Values near ±MaxFloat64 of opposite signs: the difference
+	// overflows, the weighted sum does not.
+	return (1-f)*sorted[i] + f*sorted[i+1]
 }
 
 // MedianCI returns the 0-based indices lo, hi into n sorted samples whose
@@ -233,9 +272,24 @@ func quantileSorted(sorted []float64, p float64) float64 {
 // largest k whose coverage is still ≥ conf, which is exact for small n (no
 // normal approximation). When even k = 1 (min..max) falls short of conf —
 // n < 6 for 95% — it returns min..max with its lower coverage.
-func MedianCI(n int, conf float64) (lo, hi int, coverage float64) {
-	if n <= 0 {
-		return 0, 0, 0
+//
+// It returns an error wrapping ErrBadThreshold for n <= 0 or a conf
+// outside (0, 1) (NaN included). Above medianCIExact samples it uses the
+// normal approximation of the binomial (its error is far below the
+// coverage steps there).
+func MedianCI(n int, conf float64) (lo, hi int, coverage float64, err error) {
+	if n <= 0 || !(conf > 0 && conf < 1) {
+		return 0, 0, 0, fmt.Errorf("%w: MedianCI(n=%d, conf=%v): want n ≥ 1 and conf in (0, 1)", ErrBadThreshold, n, conf)
+	}
+	if n > medianCIExact {
+		// B ≈ Normal(n/2, √n/2): the largest k with
+		// 1 − 2·P(B ≤ k−1) ≥ conf, with a continuity correction.
+		z := distuv.UnitNormal.Quantile(1 - (1-conf)/2)
+		half := float64(n) / 2
+		sd := math.Sqrt(float64(n)) / 2
+		k := max(1, int(math.Floor(half-z*sd+0.5)))
+		coverage = math.Max(0, 1-2*distuv.UnitNormal.CDF((float64(k-1)+0.5-half)/sd))
+		return k - 1, n - k, coverage, nil
 	}
 	// tail is P(B ≤ k−1) for B ~ Binomial(n, ½); terms are computed in log
 	// space so large n does not underflow.
@@ -250,8 +304,12 @@ func MedianCI(n int, conf float64) (lo, hi int, coverage float64) {
 		k++
 	}
 	coverage = math.Max(0, 1-2*tail)
-	return k - 1, n - k, coverage
+	return k - 1, n - k, coverage, nil
 }
+
+// medianCIExact is the largest n for which MedianCI sums the binomial
+// exactly (its loop is O(n)).
+const medianCIExact = 1 << 16
 
 // binomHalfPMF returns P(B = j) for B ~ Binomial(n, ½).
 func binomHalfPMF(n, j int) float64 {

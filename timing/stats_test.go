@@ -32,7 +32,7 @@ func TestMedianCI(t *testing.T) {
 		{20, 5, 14, 1 - 2*21700.0/1048576, true}, // P(B≤5) = 21700/2^20
 	}
 	for _, tc := range tests {
-		lo, hi, cov := timing.MedianCI(tc.n, 0.95)
+		lo, hi, cov, _ := timing.MedianCI(tc.n, 0.95)
 		if lo != tc.lo || hi != tc.hi || !near(cov, tc.coverage, 1e-9) {
 			t.Errorf("MedianCI(%d) = %d, %d, %v; want %d, %d, %v", tc.n, lo, hi, cov, tc.lo, tc.hi, tc.coverage)
 		}
@@ -41,7 +41,7 @@ func TestMedianCI(t *testing.T) {
 		}
 	}
 	// Large n must not underflow and must stay near the normal approximation.
-	lo, hi, cov := timing.MedianCI(10000, 0.95)
+	lo, hi, cov, _ := timing.MedianCI(10000, 0.95)
 	if cov < 0.95 || cov > 0.96 || lo < 4890 || hi > 5110 {
 		t.Errorf("MedianCI(10000) = %d, %d, %v", lo, hi, cov)
 	}

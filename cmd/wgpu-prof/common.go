@@ -34,7 +34,7 @@ func (f *deviceFlags) register(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.target, "target", 0.02, "stop repeating when the median's 95% CI is within ±target")
 	fs.BoolVar(&f.noTimestamps, "no-timestamps", false, "do not use GPU timestamp queries (host clock only)")
 	fs.StringVar(&f.cpuLevel, "cpu-level", "", "host SIMD level: generic, avx2, avx512, neon (default: the best available)")
-	fs.IntVar(&f.threads, "threads", 0, "host worker threads (0: GOMAXPROCS)")
+	fs.IntVar(&f.threads, "threads", 0, "host worker threads (0: GOMAXPROCS; at most 8 per logical CPU)")
 	fs.Float64Var(&f.cvWarn, "cv-warn", 0.05, "flag a measurement whose coefficient of variation exceeds this (0.05: 5%)")
 }
 
@@ -46,17 +46,19 @@ func (f *deviceFlags) open(stderr io.Writer) (*experiment.Env, error) {
 	if err := experiment.CheckMeasure(f.budget, f.target); err != nil {
 		return nil, err
 	}
-	if err := experiment.SetCPU(f.cpuLevel, f.threads); err != nil {
-		return nil, err
-	}
-	if err := experiment.SetCVWarn(f.cvWarn); err != nil {
-		return nil, err
-	}
-	env, err := experiment.Open(experiment.AdapterSelect{Backend: f.backend, Index: f.adapter, Name: f.adapterName},
-		experiment.MeasureOpts{Budget: f.budget, TargetRel: f.target}, f.noTimestamps)
+	host, err := experiment.ParseHost(f.cpuLevel, f.threads)
 	if err != nil {
 		return nil, err
 	}
+	if err := experiment.CheckCVWarn(f.cvWarn); err != nil {
+		return nil, err
+	}
+	env, err := experiment.Open(experiment.AdapterSelect{Backend: f.backend, Index: f.adapter, Name: f.adapterName},
+		experiment.MeasureOpts{Budget: f.budget, TargetRel: f.target, WarnCV: f.cvWarn}, f.noTimestamps)
+	if err != nil {
+		return nil, err
+	}
+	env.Host = host
 	return env, nil
 }
 

@@ -22,7 +22,7 @@ func runHost(stdout, stderr io.Writer, args []string) error {
 	n := fs.Int("n", 200_000, "rows for the out-of-cache cosine (default 614 MB at d=768)")
 	nCached := fs.Int("n-cached", 2_000, "rows for the cache-resident cosine")
 	q := fs.Int("q", 64, "queries for the batch cosine")
-	threads := fs.Int("threads", 0, "worker threads (0: GOMAXPROCS; 1: single-core speed)")
+	threads := fs.Int("threads", 0, "worker threads (0: GOMAXPROCS; 1: single-core speed; at most 8 per logical CPU)")
 	budget := fs.Duration("budget", experiment.DefaultBudget, "time budget per measurement (at least 10 samples are always taken)")
 	setHelp(fs, stdout, "usage: wgpu-prof host [flags]\n"+
 		"CPU only (no GPU needed): measures the host's read/write/copy/triad bandwidth and\n"+
@@ -41,8 +41,8 @@ func runHost(stdout, stderr io.Writer, args []string) error {
 	if *dim <= 0 || *n <= 0 || *nCached <= 0 || *q <= 0 {
 		return fmt.Errorf("sizes must be positive: --d %d --n %d --n-cached %d --q %d", *dim, *n, *nCached, *q)
 	}
-	if *threads < 0 {
-		return fmt.Errorf("--threads %d: must be ≥ 0", *threads)
+	if err := experiment.CheckThreads(*threads); err != nil {
+		return err
 	}
 	if err := experiment.CheckMeasure(*budget, 0.02); err != nil {
 		return err
@@ -52,7 +52,6 @@ func runHost(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	rep := report.New(versionString(), time.Now().UTC())
-	rep.Host = experiment.HostInfo()
 	cfg := experiment.HostConfig{
 		Levels: lv, Dim: *dim, N: *n, NCached: *nCached, Q: *q, Threads: *threads,
 		Measure: experiment.MeasureOpts{Budget: *budget},
@@ -60,6 +59,7 @@ func runHost(stdout, stderr io.Writer, args []string) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
+	rep.Host = cfg.Info()
 	var progress func(string)
 	prog := o.startProgress(stderr)
 	if prog != nil {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 )
@@ -93,6 +94,25 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "report to stdout; --out DIR also writes report.{json,txt,csv,bench,html}.")
 }
 
+// commandFirst moves the command to the front when flags come before it
+// ("wgpu-prof --threads 4 host" is "wgpu-prof host --threads 4"): flags
+// belong to the command, wherever they are written. Args that do not start
+// with a flag are returned as they are.
+func commandFirst(args []string) []string {
+	if len(args) == 0 || !strings.HasPrefix(args[0], "-") {
+		return args
+	}
+	for i, a := range args {
+		for _, c := range commands() {
+			if c.name == a {
+				out := append([]string{a}, args[:i]...)
+				return append(out, args[i+1:]...)
+			}
+		}
+	}
+	return args
+}
+
 // run is the whole program; main only maps its error to an exit status.
 // A library parameter an error names is written as its flag (flagError).
 func run(stdout, stderr io.Writer, args []string) error {
@@ -120,6 +140,7 @@ func runCommand(stdout, stderr io.Writer, args []string) error {
 	case "--version":
 		return runVersion(stdout, stderr, nil)
 	}
+	args = commandFirst(args)
 	for _, c := range commands() {
 		if c.name == args[0] {
 			return c.run(stdout, stderr, args[1:])

@@ -60,7 +60,7 @@ func runStream(stdout, stderr io.Writer, args []string) error {
 		if fs.Changed("backend") || fs.Changed("adapter") || fs.Changed("adapter-name") || *noTS {
 			return fmt.Errorf("--backend, --adapter, --adapter-name and --no-timestamps apply to --side gpu")
 		}
-		if err := experiment.SetCPU(*cpuLevel, 0); err != nil {
+		if cfg.Host, err = experiment.ParseHost(*cpuLevel, 0); err != nil {
 			return err
 		}
 		run, err = experiment.RunStreamCPU(cfg)

@@ -91,7 +91,7 @@ func CeilingCheck(rep *report.Report) (warnings []string, ok string) {
 // says so. A row still above 105% after that is left to CeilingCheck.
 // TestRecheckCPUReadCeilings checks both outcomes.
 // dramBytes is the DRAM ceiling's working set (0: the default).
-func recheckCPUReadCeilings(rep *report.Report, dramBytes int64, progress func(string, ...any)) ([]string, error) {
+func recheckCPUReadCeilings(rep *report.Report, dramBytes int64, threads int, progress func(string, ...any)) ([]string, error) {
 	cs := rep.Ceilings.CPU
 	if cs == nil {
 		return nil, nil
@@ -134,7 +134,7 @@ func recheckCPUReadCeilings(rep *report.Report, dramBytes int64, progress func(s
 		}
 		// On the threads the rows ran on (host --threads), as the first
 		// pass was.
-		rc, err := hostsimd.MeasureRead(bytes, hostsimd.Threads(), 0)
+		rc, err := hostsimd.MeasureRead(bytes, threads, 0)
 		if err != nil {
 			return lines, fmt.Errorf("cpu %s ceiling, measured again: %w", report.ReadCeilingName(k), err)
 		}

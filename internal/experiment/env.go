@@ -37,8 +37,11 @@ type Env struct {
 	Device *wgpu.Device
 	// Timer is nil when the device has no timestamp queries; kernel times
 	// are then absent and the report says so.
-	Timer    *wgpu.Timer
-	Measure  timing.MeasureOpts
+	Timer   *wgpu.Timer
+	Measure timing.MeasureOpts
+	// Host is how the CPU sides run (level, threads); the zero Host is
+	// the default.
+	Host     hostsimd.Host
 	Progress io.Writer // nil: silent
 	// TimestampsOK is the outcome of the timestamp probe.
 	TimestampsOK     bool
@@ -103,12 +106,12 @@ func (e *Env) AdapterInfo() report.AdapterInfo {
 	}
 }
 
-// HostInfo describes the CPU side for the report.
-func HostInfo() report.HostInfo {
+// HostInfo describes the CPU side, run with h, for the report.
+func HostInfo(h hostsimd.Host) report.HostInfo {
 	return report.HostInfo{
 		CPU:       fmt.Sprintf("%s (%d logical cores)", cpuid.CPU.BrandName, runtime.NumCPU()),
-		Cores:     hostsimd.Threads(),
-		SIMDLevel: hostsimd.CurrentLevel().String(),
+		Cores:     h.ThreadCount(),
+		SIMDLevel: h.ActiveLevel().String(),
 	}
 }
 
@@ -117,7 +120,7 @@ func (e *Env) NewReport(tool string) *report.Report {
 	r := report.New(tool, time.Now().UTC())
 	r.WgpuNativeVersion = wgpu.Version()
 	r.Adapter = e.AdapterInfo()
-	r.Host = HostInfo()
+	r.Host = HostInfo(e.Host)
 	if !e.TimestampsOK {
 		r.Warnings = append(r.Warnings, "GPU timestamps unavailable ("+e.TimestampProblem+"): kernel times absent, end-to-end host-clock times only")
 	}

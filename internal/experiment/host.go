@@ -65,24 +65,13 @@ func CPUCeilings(opts hostsimd.CeilingOpts) (all, one hostsimd.Ceilings, keys ma
 const LevelChoicePrefix = "level choice: "
 
 // RunHost runs the CPU kernels at every requested SIMD level against the
-// ceilings measured in the same run. The previous level and thread count
-// are restored at the end.
+// ceilings measured in the same run, on cfg.Threads threads.
 func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {
 	cfg.defaults()
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	prevLevel, prevThreads, prevAuto := hostsimd.CurrentLevel(), hostsimd.Threads(), hostsimd.Auto()
-	defer func() {
-		hostsimd.SetLevel(prevLevel)
-		if prevAuto {
-			hostsimd.SetAuto()
-		}
-		hostsimd.SetThreads(prevThreads)
-	}()
-	if cfg.Threads > 0 {
-		hostsimd.SetThreads(cfg.Threads)
-	}
+	auto := hostsimd.Host{Threads: cfg.Threads}
 	say := func(f string, a ...any) {
 		if progress != nil {
 			progress(fmt.Sprintf(f, a...))
@@ -90,9 +79,9 @@ func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {
 	}
 	if cfg.Ceiling.Threads == 0 {
 		// The ceilings of the threads the rows run on (--threads).
-		cfg.Ceiling.Threads = hostsimd.Threads()
+		cfg.Ceiling.Threads = auto.ThreadCount()
 	}
-	say("cpu ceilings (%d threads)", hostsimd.Threads())
+	say("cpu ceilings (%d threads)", auto.ThreadCount())
 	if cfg.Ceiling.Budget == 0 {
 		cfg.Ceiling.Budget = ceilingBudget(cfg.Measure)
 	}
@@ -101,7 +90,6 @@ func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {
 		cfg.Ceiling.CacheBytes = int64(cfg.NCached) * int64(cfg.Dim) * 4
 	}
 	say("cosine-single level choice (calibration, cached per CPU model)")
-	hostsimd.SetAuto()
 	calib := hostsimd.CurrentCalibration()
 	all, _, keys, err := CPUCeilings(cfg.Ceiling)
 	if err != nil {
@@ -135,7 +123,7 @@ func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {
 	for i := range levels {
 		l := &levels[i]
 		say("cpu read ceiling at the %s working set (%.3g MB)", l.Name, l.Bytes/1e6)
-		rc, err := hostsimd.MeasureRead(int64(l.Bytes), hostsimd.Threads(), 0)
+		rc, err := hostsimd.MeasureRead(int64(l.Bytes), auto.ThreadCount(), 0)
 		if err != nil {
 			return fmt.Errorf("cpu read ceiling (%s working set): %w", l.Name, err)
 		}
@@ -171,26 +159,27 @@ func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {
 	}
 	// The default (auto) pass first, then every requested level forced.
 	for li := -1; li < len(cfg.Levels); li++ {
-		auto := li < 0
-		if auto {
-			hostsimd.SetAuto()
-		} else if err := hostsimd.SetLevel(cfg.Levels[li]); err != nil {
-			return err
+		isAuto, h := li < 0, auto
+		if !isAuto {
+			h.Level, h.FixLevel = cfg.Levels[li], true
+			if err := h.Validate(); err != nil {
+				return err
+			}
 		}
 		for _, sh := range shapes {
 			c := sh.pr.At(sh.batch, workload.Knobs{})
-			variant := cpuVariant()
-			if lvl, path, why := hostsimd.SingleChoice(int64(c.Bytes)); c.Name == workload.CosineSingle.Name {
-				variant = fmt.Sprintf("%s/%s-t%d", lvl, path, hostsimd.ThreadsFor(int64(c.Bytes)))
-				if auto {
+			variant := cpuVariant(h)
+			if lvl, path, why := h.SingleChoice(int64(c.Bytes)); c.Name == workload.CosineSingle.Name {
+				variant = fmt.Sprintf("%s/%s-t%d", lvl, path, h.ThreadsFor(int64(c.Bytes)))
+				if isAuto {
 					rep.Summary = append(rep.Summary, fmt.Sprintf("%s%s %s ran %s: %s", LevelChoicePrefix, c.Name, paramLabel(c.Params), variant, why))
 				}
 			}
-			if auto {
+			if isAuto {
 				variant = "auto:" + variant
 			}
 			say("cpu %s %s %s", variant, c.Name, paramLabel(c.Params))
-			side, err := c.CPU()
+			side, err := c.CPU(h)
 			if err != nil {
 				return err
 			}
@@ -209,7 +198,7 @@ func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {
 			rep.Measurements = append(rep.Measurements, measurement(c.Name, report.SideCPU, variant, params, res, c.Bytes, c.Flops, rf))
 		}
 	}
-	lines, err := recheckCPUReadCeilings(rep, cfg.Ceiling.Bytes, say)
+	lines, err := recheckCPUReadCeilings(rep, cfg.Ceiling.Bytes, auto.ThreadCount(), say)
 	rep.Summary = append(rep.Summary, lines...)
 	if err != nil {
 		return err
@@ -219,6 +208,9 @@ func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {
 	rep.Warnings = append(rep.Warnings, warns...)
 	return nil
 }
+
+// Info describes the CPU side the suite runs on, for the report.
+func (c HostConfig) Info() report.HostInfo { return HostInfo(hostsimd.Host{Threads: c.Threads}) }
 
 // Validate checks the sizes (positive; the working sets within the
 // host's memory) before anything is measured. Its errors are UsageErrors.
@@ -232,8 +224,8 @@ func (c HostConfig) Validate() error {
 			return usage(invalid(x.name, x.v, "must be positive"))
 		}
 	}
-	if c.Threads < 0 {
-		return usage(invalid("threads", c.Threads, "must be ≥ 0"))
+	if err := CheckThreads(c.Threads); err != nil {
+		return err
 	}
 	d, n, q := float64(c.Dim), float64(c.N), float64(c.Q)
 	need := n*d*4 + n*16 + q*d*4 + q*float64(c.NCached)*4*3

@@ -173,7 +173,7 @@ func paramLabel(ps []report.Param) string {
 	return s
 }
 
-// cpuVariant names the host kernels in use: SIMD level and threads.
-func cpuVariant() string {
-	return fmt.Sprintf("%s-t%d", hostsimd.CurrentLevel(), hostsimd.Threads())
+// cpuVariant names the host kernels h runs: SIMD level and threads.
+func cpuVariant(h hostsimd.Host) string {
+	return fmt.Sprintf("%s-t%d", h.ActiveLevel(), h.ThreadCount())
 }

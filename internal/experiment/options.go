@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"runtime"
 	"strings"
 	"time"
 
@@ -27,26 +28,34 @@ func CheckMeasure(budget time.Duration, target float64) error {
 	return nil
 }
 
-// SetCPU selects the host SIMD level (by name; "" keeps the best
-// available) and worker threads (0 keeps GOMAXPROCS) for the CPU sides.
-func SetCPU(level string, threads int) error {
-	if threads < 0 {
-		return invalid("threads", threads, "must be ≥ 0")
+// ParseHost builds the Host the CPU sides run with from a SIMD level (by
+// name; "": the default choice) and a worker thread count (0: GOMAXPROCS),
+// refusing a count outside [0, hostsimd.MaxThreads()].
+func ParseHost(level string, threads int) (hostsimd.Host, error) {
+	if err := CheckThreads(threads); err != nil {
+		return hostsimd.Host{}, err
 	}
+	h := hostsimd.Host{Threads: threads}
 	if level != "" {
 		lv, err := ParseLevels(level)
 		if err != nil {
-			return err
+			return h, err
 		}
 		if len(lv) != 1 {
-			return invalid("cpu-level", level, "name one level")
+			return h, invalid("cpu-level", level, "name one level")
 		}
-		if err := hostsimd.SetLevel(lv[0]); err != nil {
-			return err
-		}
+		h.Level, h.FixLevel = lv[0], true
 	}
-	if threads > 0 {
-		hostsimd.SetThreads(threads)
+	return h, h.Validate()
+}
+
+// CheckThreads refuses a --threads count below 0 or above
+// hostsimd.MaxThreads() (8 per logical CPU: each thread is an OS thread
+// held for the rest of the process, and more only time-share the cores).
+func CheckThreads(threads int) error {
+	if m := hostsimd.MaxThreads(); threads < 0 || threads > m {
+		return usage(invalid("threads", threads, "must be in [0, %d] (at most %d per logical CPU on this machine's %d; 0: GOMAXPROCS)",
+			m, m/max(1, runtime.NumCPU()), runtime.NumCPU()))
 	}
 	return nil
 }
@@ -87,12 +96,11 @@ func ceilingBudget(m MeasureOpts) time.Duration {
 	return 5 * m.Budget
 }
 
-// SetCVWarn sets the coefficient of variation above which measurements
-// are flagged as noisy (--cv-warn; default 0.05).
-func SetCVWarn(cv float64) error {
+// CheckCVWarn checks the coefficient of variation above which
+// measurements are flagged as noisy (--cv-warn, MeasureOpts.WarnCV).
+func CheckCVWarn(cv float64) error {
 	if !(cv > 0 && cv < 10) {
 		return invalid("cv-warn", cv, "must be in (0, 10) (a fraction: 0.05 is 5%%)")
 	}
-	timing.WarnCV = cv
 	return nil
 }

@@ -205,7 +205,7 @@ func (e *Env) RunSuite(cfg RunConfig, rep *report.Report) error {
 			return err
 		}
 	}
-	lines, err := recheckCPUReadCeilings(rep, int64(cfg.CeilingBytes), e.progress)
+	lines, err := recheckCPUReadCeilings(rep, int64(cfg.CeilingBytes), e.Host.ThreadCount(), e.progress)
 	rep.Summary = append(rep.Summary, lines...)
 	if err != nil {
 		return err

@@ -17,7 +17,7 @@ import (
 type SideSpec struct {
 	Label string // as the user wrote it, normalized
 	Kind  string // "gpu" or "cpu"
-	// Threads forces the CPU side's worker count (hostsimd.ForceThreads):
+	// Threads forces the CPU side's worker count (hostsimd.Host.ExactThreads):
 	// every call is split across exactly that many threads, even one row.
 	// 0: the automatic choice of the normal path.
 	Threads int
@@ -85,8 +85,8 @@ func ParseSide(s string) (SideSpec, error) {
 		switch {
 		case sp.Kind == "cpu" && k == "threads":
 			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 || n > 1024 {
-				return sp, fmt.Errorf("side %q: threads=%s: want an integer in [1, 1024]", s, v)
+			if m := hostsimd.MaxThreads(); err != nil || n < 1 || n > m {
+				return sp, fmt.Errorf("side %q: threads=%s: want an integer in [1, %d] (hostsimd.MaxThreads: 8 per logical CPU)", s, v, m)
 			}
 			sp.Threads = n
 		case sp.Kind == "cpu" && k == "level":
@@ -159,42 +159,21 @@ func (e *Env) buildSide(sp SideSpec, c workload.Case, log *shippedLog) (workload
 	if c.CPU == nil {
 		return workload.Side{}, fmt.Errorf("%s: %s has no CPU side", sp.Label, c.Name)
 	}
-	s, err := c.CPU()
-	if err != nil {
-		return s, err
+	h := e.Host
+	if sp.Threads > 0 {
+		h.ExactThreads = sp.Threads
 	}
-	if sp.Threads == 0 && sp.Level == "" {
-		return s, nil
-	}
-	var level hostsimd.Level
 	if sp.Level != "" {
-		if level, err = hostsimd.ParseLevel(sp.Level); err != nil {
+		level, err := hostsimd.ParseLevel(sp.Level)
+		if err != nil {
 			return workload.Side{}, err
 		}
+		h.Level, h.FixLevel = level, true
 	}
-	inner := s.Run
-	s.Run = func() (timing.Sample, error) {
-		restore := forceCPU(sp.Threads, level, sp.Level != "")
-		defer restore()
-		return inner()
+	if err := h.Validate(); err != nil {
+		return workload.Side{}, fmt.Errorf("%s: %w", sp.Label, err)
 	}
-	return s, nil
-}
-
-// forceCPU applies a CPU side's forced settings and returns their undo.
-func forceCPU(threads int, level hostsimd.Level, setLevel bool) func() {
-	old := hostsimd.CurrentLevel()
-	if setLevel {
-		// The level was checked against this CPU when the spec was parsed.
-		_ = hostsimd.SetLevel(level)
-	}
-	hostsimd.ForceThreads(threads)
-	return func() {
-		hostsimd.ForceThreads(0)
-		if setLevel {
-			_ = hostsimd.SetLevel(old)
-		}
-	}
+	return c.CPU(h)
 }
 
 // shippedSide is a GPU side whose every call creates the runner (buffers,

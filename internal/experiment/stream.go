@@ -17,6 +17,8 @@ type StreamConfig struct {
 	NumTimes  int  // runs of the Classic order (--numtimes)
 	F64       bool // float64 (GPU: needs shader-f64); else float32
 	Threads   int  // CPU threads (0: GOMAXPROCS)
+	// Host is the CPU side's level (its threads are Threads).
+	Host hostsimd.Host
 }
 
 // Validate checks the configuration, naming the bad flag.
@@ -24,8 +26,8 @@ func (c StreamConfig) Validate() error {
 	if err := (babelstream.Opts{ArraySize: c.ArraySize, NumTimes: c.NumTimes}).Validate(); err != nil {
 		return usage(err)
 	}
-	if c.Threads < 0 {
-		return usage(fmt.Errorf("--threads %d: must be ≥ 0", c.Threads))
+	if err := CheckThreads(c.Threads); err != nil {
+		return err
 	}
 	return nil
 }
@@ -63,13 +65,13 @@ func summarize(times [][]time.Duration, n, sizeof int) ([]babelstream.Stats, err
 	return out, nil
 }
 
-// RunStreamCPU runs the stream with the host SIMD kernels of the current
-// level (hostsimd.RunStream) in float32.
+// RunStreamCPU runs the stream with the host SIMD kernels of cfg.Host's
+// level (hostsimd.Host.RunStream) in float32.
 func RunStreamCPU(cfg StreamConfig) (StreamRun, error) {
 	if cfg.F64 {
 		return StreamRun{}, fmt.Errorf("stream --side cpu: %w: the host SIMD kernels are float32", ErrStreamF64)
 	}
-	r, err := hostsimd.RunStream(hostsimd.StreamOpts{ArraySize: cfg.ArraySize, NumTimes: cfg.NumTimes, Threads: cfg.Threads})
+	r, err := cfg.Host.RunStream(hostsimd.StreamOpts{ArraySize: cfg.ArraySize, NumTimes: cfg.NumTimes, Threads: cfg.Threads})
 	if err != nil {
 		return StreamRun{}, err
 	}
@@ -78,7 +80,7 @@ func RunStreamCPU(cfg StreamConfig) (StreamRun, error) {
 		return StreamRun{}, err
 	}
 	return StreamRun{
-		Side: "cpu", Device: fmt.Sprintf("%s, %v, %d threads", HostInfo().CPU, r.Level, r.Threads),
+		Side: "cpu", Device: fmt.Sprintf("%s, %v, %d threads", HostInfo(cfg.Host).CPU, r.Level, r.Threads),
 		ArraySize: r.ArraySize, NumTimes: r.NumTimes, Sizeof: 4, Timed: "wall clock", Rows: rows, Threads: r.Threads,
 	}, nil
 }

@@ -33,7 +33,7 @@ func (e *Env) measureCase(w workload.Case, roofs Roofs) ([]report.Measurement, e
 	}
 	if w.CPU != nil {
 		e.progress("cpu  %s", label)
-		c, err := w.CPU()
+		c, err := w.CPU(e.Host)
 		if err != nil {
 			return nil, fmt.Errorf("cpu %s: %w", label, err)
 		}
@@ -42,7 +42,7 @@ func (e *Env) measureCase(w workload.Case, roofs Roofs) ([]report.Measurement, e
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, measurement(w.Name, report.SideCPU, cpuVariant(), w.Params, res, w.Bytes, w.Flops, roofs))
+		out = append(out, measurement(w.Name, report.SideCPU, cpuVariant(e.Host), w.Params, res, w.Bytes, w.Flops, roofs))
 	}
 	if e.Device != nil {
 		for i := range out {

@@ -137,12 +137,12 @@ func cosineBatchCase(b *batchData, q int, k Knobs) Case {
 			Release: cb.Release,
 		}, nil
 	}
-	w.CPU = func() (Side, error) {
+	w.CPU = func(host hostsimd.Host) (Side, error) {
 		out := make([]float32, q*n)
 		return Side{
 			Poison: func() { poisonF32(out) },
 			Run: func() (timing.Sample, error) {
-				return cpuSample(func() error { return hostsimd.CosineBatch(qs, v, dim, out) })
+				return cpuSample(func() error { return host.CosineBatch(qs, v, dim, out) })
 			},
 			Verify: func() error { return b.check("cpu cosine-batch S", q, out) },
 		}, nil

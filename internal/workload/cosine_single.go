@@ -104,12 +104,12 @@ func cosineSingleCase(c *cosineData, n int, k Knobs, f16 bool) Case {
 			Release: cs.Release,
 		}, nil
 	}
-	w.CPU = func() (Side, error) {
+	w.CPU = func(host hostsimd.Host) (Side, error) {
 		out := make([]float32, n)
 		return Side{
 			Poison: func() { poisonF32(out) },
 			Run: func() (timing.Sample, error) {
-				return cpuSample(func() error { return hostsimd.CosineSingle(c.q, v, dim, out) })
+				return cpuSample(func() error { return host.CosineSingle(c.q, v, dim, out) })
 			},
 			Verify: func() error { return ref.check("cpu cosine-single s", out) },
 		}, nil

@@ -90,14 +90,14 @@ func cosineTopKCase(c *cosineData, n, k int, kn Knobs) Case {
 			Release: func() { tk.Release(); cs.Release() },
 		}, nil
 	}
-	w.CPU = func() (Side, error) {
+	w.CPU = func(host hostsimd.Host) (Side, error) {
 		scores := make([]float32, n)
 		var out []ops.Pair
 		return Side{
 			Poison: func() { poisonF32(scores); out = nil },
 			Run: func() (timing.Sample, error) {
 				return cpuSample(func() error {
-					if err := hostsimd.CosineSingle(c.q, v, dim, scores); err != nil {
+					if err := host.CosineSingle(c.q, v, dim, scores); err != nil {
 						return err
 					}
 					out = hostsimd.TopK(scores, kk)

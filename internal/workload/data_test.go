@@ -3,6 +3,7 @@ package workload
 import (
 	"testing"
 
+	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/internal/dataset"
 )
 
@@ -28,7 +29,7 @@ func TestFileDataBothCosineCPU(t *testing.T) {
 		}
 		for _, n := range []int{1, pr.Size} {
 			cs := pr.At(n, Knobs{})
-			s, err := cs.CPU()
+			s, err := cs.CPU(hostsimd.Host{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -162,12 +162,12 @@ func hnswCase(h *hnswData, q int, k Knobs) Case {
 			Release: ga.Release,
 		}, nil
 	}
-	w.CPU = func() (Side, error) {
+	w.CPU = func(host hostsimd.Host) (Side, error) {
 		out := make([]float32, q*c)
 		return Side{
 			Poison: func() { poisonF32(out) },
 			Run: func() (timing.Sample, error) {
-				return cpuSample(func() error { return hostsimd.Gather(qs, h.v, dim, ids, metric, out) })
+				return cpuSample(func() error { return host.Gather(qs, h.v, dim, ids, metric, out) })
 			},
 			Verify: func() error { return h.check("cpu hnsw d", q, out) },
 		}, nil

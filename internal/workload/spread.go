@@ -19,7 +19,7 @@ import (
 
 // SpreadUniform spreads activation over a graph with uniform random edges.
 var SpreadUniform = spreadDescriptor("spread-uniform", "a uniform random graph", 40,
-	func(n, degree int, seed uint64) *ops.CSR { return hostsimd.UniformGraph(n, degree, seed) })
+	hostsimd.UniformGraph)
 
 func init() { register(SpreadUniform) }
 
@@ -77,7 +77,7 @@ func spreadSeeds(nodes int, seed uint64) []float32 {
 	return a0
 }
 
-func spreadDescriptor(name, graph string, rank int, gen func(n, degree int, seed uint64) *ops.CSR) *Descriptor {
+func spreadDescriptor(name, graph string, rank int, gen func(n, degree int, seed uint64) (*ops.CSR, error)) *Descriptor {
 	d := &Descriptor{
 		Name:       name,
 		Doc:        "steps of spreading activation over " + graph,
@@ -98,11 +98,24 @@ func spreadDescriptor(name, graph string, rank int, gen func(n, degree int, seed
 				if c.Graph != nil {
 					return spreadCase(name, c.Graph.Prefix(n), c.Steps, c.Seed+4, k)
 				}
-				return spreadCase(name, gen(n, c.Degree, c.Seed+4), c.Steps, c.Seed+4, k)
+				g, err := gen(n, c.Degree, c.Seed+4)
+				if err != nil {
+					return errCase(name, err)
+				}
+				return spreadCase(name, g, c.Steps, c.Seed+4, k)
 			},
 		}, nil
 	}
 	return d
+}
+
+// errCase is a case that cannot be built: both sides return err.
+func errCase(name string, err error) Case {
+	return Case{
+		Name: name,
+		GPU:  func(GPU) (Side, error) { return Side{}, err },
+		CPU:  func(hostsimd.Host) (Side, error) { return Side{}, err },
+	}
 }
 
 func spreadCase(name string, g *ops.CSR, steps int, seed uint64, k Knobs) Case {
@@ -154,14 +167,15 @@ func spreadCase(name string, g *ops.CSR, steps int, seed uint64, k Knobs) Case {
 			Release: sp.Release,
 		}, nil
 	}
-	w.CPU = func() (Side, error) {
+	w.CPU = func(host hostsimd.Host) (Side, error) {
 		var out []float32
 		return Side{
 			Poison: func() { out = nil },
 			Run: func() (timing.Sample, error) {
 				return cpuSample(func() error {
-					out, _ = hostsimd.Spread(g, a0, spreadParams, steps, -1)
-					return nil
+					var err error
+					out, _, err = host.Spread(g, a0, spreadParams, steps, -1)
+					return err
 				})
 			},
 			Verify: func() error { return ref.Check("cpu "+name, out) },

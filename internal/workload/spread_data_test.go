@@ -56,14 +56,21 @@ func TestSpreadDefaultGraphsStayLive(t *testing.T) {
 // output, for edges drawn at random.
 func TestSpreadPlantedEdgeErrorCaught(t *testing.T) {
 	const nodes, degree, steps = 20000, 16, 10
-	g := normalizeInWeights(hostsimd.UniformGraph(nodes, degree, 7))
+	g0, err := hostsimd.UniformGraph(nodes, degree, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := normalizeInWeights(g0)
 	a0 := spreadSeeds(nodes, 7)
 	ref := verify.NewSpreadInterval(*g, a0)
 	f := (1 - spreadParams.Retention) * spreadParams.Decay
 	for s := 0; s < steps; s++ {
 		ref.Step(spreadParams.Retention, f, spreadParams.Threshold)
 	}
-	good, _ := hostsimd.Spread(g, a0, spreadParams, steps, -1)
+	good, _, err := hostsimd.Spread(g, a0, spreadParams, steps, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := ref.Check("correct", good); err != nil {
 		t.Fatalf("correct graph rejected: %v", err)
 	}
@@ -72,7 +79,7 @@ func TestSpreadPlantedEdgeErrorCaught(t *testing.T) {
 		e := r.IntN(len(g.Cols))
 		bad := &ops.CSR{Offsets: g.Offsets, Cols: g.Cols, Weights: append([]float32(nil), g.Weights...)}
 		bad.Weights[e] *= 1.5 // one edge 50% heavier
-		out, _ := hostsimd.Spread(bad, a0, spreadParams, steps, -1)
+		out, _, _ := hostsimd.Spread(bad, a0, spreadParams, steps, -1)
 		if err := ref.Check("planted", out); err == nil {
 			t.Errorf("edge %d weight ×1.5 not caught by verification", e)
 		}

@@ -10,7 +10,7 @@ import (
 // SpreadRMAT spreads activation over an R-MAT (power-law) graph; the node
 // count is rounded up to a power of two.
 var SpreadRMAT = spreadDescriptor("spread-rmat", "an R-MAT power-law graph (nodes rounded up to a power of two)", 50,
-	func(n, degree int, seed uint64) *ops.CSR {
+	func(n, degree int, seed uint64) (*ops.CSR, error) {
 		return hostsimd.RMATGraph(max(1, bits.Len(uint(n-1))), degree, seed)
 	})
 

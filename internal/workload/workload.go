@@ -2,6 +2,7 @@ package workload
 
 import (
 	"fmt"
+	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"math/rand/v2"
 	"sort"
 	"strings"
@@ -244,8 +245,9 @@ type Case struct {
 	Passes int
 	// GPU builds the GPU side on g's device; nil: no GPU side.
 	GPU func(g GPU) (Side, error)
-	// CPU builds the host-SIMD side; nil: no CPU side.
-	CPU func() (Side, error)
+	// CPU builds the host-SIMD side running with host (its level and
+	// threads); nil: no CPU side.
+	CPU func(host hostsimd.Host) (Side, error)
 }
 
 // GPU is what a case's GPU side runs with.

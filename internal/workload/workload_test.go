@@ -2,6 +2,7 @@ package workload
 
 import (
 	"errors"
+	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -67,7 +68,7 @@ func TestEveryWorkloadBothSides(t *testing.T) {
 				if err := runSide(gs); err != nil {
 					t.Fatalf("gpu n=%d: %v", n, err)
 				}
-				cpu, err := cs.CPU()
+				cpu, err := cs.CPU(hostsimd.Host{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -75,7 +76,7 @@ func TestEveryWorkloadBothSides(t *testing.T) {
 					t.Fatalf("cpu n=%d: %v", n, err)
 				}
 				// Poisoned and never run: verification must fail.
-				cpu, _ = cs.CPU()
+				cpu, _ = cs.CPU(hostsimd.Host{})
 				cpu.Poison()
 				if err := cpu.Verify(); !errors.Is(err, ErrMismatch) && !strings.Contains(fmtErr(err), "want") {
 					t.Fatalf("a poisoned, unrun CPU side passed verification (%v)", err)
@@ -97,7 +98,7 @@ func TestPlantedReferenceErrorIsCaught(t *testing.T) {
 	data := newCosineData(3, 300, 32)
 	data.ref.want[17] += 0.01
 	cs := cosineSingleCase(data, 300, Knobs{}, false)
-	cpu, _ := cs.CPU()
+	cpu, _ := cs.CPU(hostsimd.Host{})
 	if err := runSide(cpu); !errors.Is(err, ErrMismatch) || !strings.Contains(err.Error(), "[17]") {
 		t.Fatalf("got %v, want a mismatch at row 17", err)
 	}
