@@ -21,6 +21,7 @@ func TestHelpPerCommand(t *testing.T) {
 		"host":       {{"--cpu-level", "--n-cached", "--threads", "--quiet"}, {"--plot", "--backend"}},
 		"hybrid":     {{"--kernel", "--sides", "--profile", "--fault", "--budget"}, {"--trace", "--amdahl"}},
 		"workloads":  {{"--has"}, {"--budget", "--plot"}},
+		"plan":       {{"--pprof", "--op", "--report", "--n", "--budget", "--out"}, {"--kernel", "--plot"}},
 		"stream":     {{"--side", "--csv", "--double", "--threads", "--backend"}, {"--budget", "--plot", "--out"}},
 	}
 	for _, c := range commands() {

@@ -73,6 +73,7 @@ func commands() []command {
 		{"breakeven", "batch-size sweep on both sides: fitted and measured crossovers, Amdahl", runBreakEven},
 		{"hybrid", "replay mixed sizes through two sides: single side, static threshold, adaptive dispatcher", runHybrid},
 		{"compare", "compare two JSON reports; exit 1 on a significant regression", runCompare},
+		{"plan", "from an application's CPU profile: which operations to port, at which sizes, the gain", runPlan},
 		{"kernel", "profile your own WGSL compute shader: buffers by name, timestamps, ceilings, sweeps", runKernel},
 		{"stream", "BabelStream's five kernels on the GPU (WGSL) or the CPU, its table and CSV", runStream},
 		{"host", "CPU only: measured CPU ceilings and the host SIMD kernels at each level", runHost},

@@ -77,6 +77,7 @@ func (h *htmlWriter) page(r *Report) {
 		}
 		h.p("</ul>\n")
 	}
+	h.plan(r)
 	h.ceilings(r)
 	h.measurements(r)
 	h.breakEvens(r)

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/report"
+	"github.com/wgpu-prof/wgpu-prof/timing"
+)
+
+// writeProfile writes a CPU profile in the pprof format with stacks
+// main.main → main.similarity (60 samples), main.main → main.spread
+// (25, 5 of them through main.similarity too) and main.main → main.other
+// (15), 10 ms each.
+func writeProfile(t *testing.T, path string) {
+	t.Helper()
+	fn := map[string]*profile.Function{}
+	loc := map[string]*profile.Location{}
+	p := &profile.Profile{
+		SampleType: []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}},
+		PeriodType: &profile.ValueType{Type: "cpu", Unit: "nanoseconds"}, Period: 10_000_000,
+	}
+	for i, name := range []string{"main.main", "main.similarity", "main.spread", "main.other"} {
+		f := &profile.Function{ID: uint64(i + 1), Name: name, SystemName: name, Filename: "main.go"}
+		fn[name] = f
+		loc[name] = &profile.Location{ID: uint64(i + 1), Address: uint64(0x1000 * (i + 1)), Line: []profile.Line{{Function: f, Line: int64(10 * (i + 1))}}}
+		p.Function = append(p.Function, f)
+		p.Location = append(p.Location, loc[name])
+	}
+	add := func(n int64, stack ...string) {
+		var ls []*profile.Location
+		for i := len(stack) - 1; i >= 0; i-- {
+			ls = append(ls, loc[stack[i]])
+		}
+		p.Sample = append(p.Sample, &profile.Sample{Location: ls, Value: []int64{n, n * 10_000_000}})
+	}
+	add(60, "main.main", "main.similarity")
+	add(20, "main.main", "main.spread")
+	add(5, "main.main", "main.similarity", "main.spread")
+	add(15, "main.main", "main.other")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := p.Write(f); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// planReport is a report whose end-to-end CPU-vs-GPU models cross at
+// n = 50,000 (measured between 40,000 and 50,000) for both workloads.
+func planReport(t *testing.T, dir string) string {
+	rep := syntheticReport(t, 1, nil)
+	line := func(a, b float64) *timing.Model {
+		f := timing.LinearFit{Overhead: a, PerItem: b}
+		return &timing.Model{Segments: []timing.Segment{{From: 1, To: 1 << 22, Fit: f}}, Single: f}
+	}
+	for _, w := range []string{"cosine-single", "spread-uniform"} {
+		s := []float64{1e-3, 1.1e-3, 0.9e-3}
+		rep.BreakEvens = append(rep.BreakEvens, report.BreakEven{Workload: w, Clock: "end-to-end", Sides: []string{"cpu", "gpu"},
+			Batches: []int{1000, 40000, 50000}, CPU: []timing.Summary{timing.Summarize(s), timing.Summarize(s), timing.Summarize(s)},
+			GPU:    []timing.Summary{timing.Summarize(s), timing.Summarize(s), timing.Summarize(s)},
+			ModelA: line(1e-6, 1e-9), ModelB: line(40e-6, 1e-10),
+			Search: &timing.SearchResult{Found: true, Status: timing.SearchLocated, Lo: 40000, Hi: 50000, Before: timing.FasterA,
+				Points: []timing.SearchPoint{{N: 40000, Faster: timing.FasterA}, {N: 50000, Faster: timing.FasterB}}}})
+	}
+	return writeReport(t, dir, "be.json", rep)
+}
+
+func TestPlanCommand(t *testing.T) {
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "app.pprof")
+	writeProfile(t, prof)
+	mix := filepath.Join(dir, "mix.txt")
+	os.WriteFile(mix, []byte("1000 3\n100000 1\n"), 0o644)
+	be := planReport(t, dir)
+	out := filepath.Join(dir, "out")
+	stdout, stderr, err := runCmd("plan", "--pprof", prof, "--op", `main\.similarity$=cosine-single`, "--op", `main\.spread$=spread-uniform@`+mix,
+		"--n", "1048576", "--report", be, "--format", "json", "--out", out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	var pl report.Plan
+	if err := json.Unmarshal([]byte(stdout), &pl); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	want := map[string]float64{"cosine-single": 0.65, "spread-uniform": 0.25}
+	var sum, over float64
+	for _, op := range pl.Ops {
+		if math.Abs(op.Share-want[op.Workload]) > 1e-12 {
+			t.Errorf("%s: share %v, want %v (each sample once)", op.Workload, op.Share, want[op.Workload])
+		}
+		if op.Ported {
+			sum += op.Share
+			over += op.Share / op.Speedup
+		}
+	}
+	if len(pl.Ops) != 2 || pl.Ops[0].Verdict != "port" || pl.Ops[1].Verdict != "port above n = 50000" {
+		t.Fatalf("verdicts: %+v", pl.Ops)
+	}
+	if app := 1 / ((1 - sum) + over); math.Abs(pl.AppSpeedup/app-1) > 1e-9 {
+		t.Errorf("app_speedup %v, want %v", pl.AppSpeedup, app)
+	}
+	for _, f := range []string{"plan.json", "plan.txt", "report.json", "report.html"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("--out: %v", err)
+		}
+	}
+	html, _ := os.ReadFile(filepath.Join(out, "report.html"))
+	if !strings.Contains(string(html), "Plan: which operations to port") {
+		t.Error("report.html has no plan section")
+	}
+	checkTableNumbers(t, string(html), filepath.Join(out, "report.json"))
+	text, _, err := runCmd("plan", "--pprof", prof, "--op", `main\.similarity$=cosine-single`, "--n", "1048576", "--report", be)
+	if err != nil || !strings.HasPrefix(text, `main\.similarity$ (cosine-single = 65.0%): port:`) {
+		t.Errorf("text: %v\n%s", err, text)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"plan", "--op", "x=cosine-single"}, "--pprof is required"},
+		{[]string{"plan", "--pprof", prof}, "--op is required"},
+		{[]string{"plan", "--pprof", prof, "--op", "main.x"}, "--op"},
+		{[]string{"plan", "--pprof", prof, "--op", "(=cosine-single"}, "--op"},
+		{[]string{"plan", "--pprof", prof, "--op", "x=nosuch"}, "nosuch"},
+		{[]string{"plan", "--pprof", mix, "--op", "x=cosine-single"}, "--pprof " + mix + ": not a pprof profile"},
+		{[]string{"plan", "--pprof", prof, "--op", "x=cosine-single@" + prof}, "--batch-mix " + prof},
+	} {
+		_, _, err := runCmd(c.args...)
+		if code, msg := exitStatus(err); code != 2 || !strings.Contains(msg, c.want) {
+			t.Errorf("%v: exit %d %q, want 2 and %q", c.args, code, msg, c.want)
+		}
+	}
+}

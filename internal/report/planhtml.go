@@ -1,0 +1,28 @@
+package report
+
+import "fmt"
+
+// plan writes the port-or-not decision matrix (wgpu-prof plan): one row
+// per operation, ranked by the share of application time it saves, then
+// the application's speedup with every ported operation on the GPU.
+func (h *htmlWriter) plan(r *Report) {
+	p := r.Plan
+	if p == nil {
+		return
+	}
+	h.p("<h2 id=\"plan\">Plan: which operations to port</h2>\n<p class=\"note\">Profile %s: each operation's share of CPU time (cumulative samples of its functions), the speedup of its calls routed at the measured crossover, and the application speedup by Amdahl's law; ranked by the share of application time saved.</p>\n", esc(p.Profile))
+	var rows [][]cell
+	for i, op := range p.Ops {
+		base := fmt.Sprintf("/plan/ops/%d/", i)
+		rows = append(rows, []cell{
+			label(op.Regex), label(op.Workload), label(op.Verdict), label(op.Reason),
+			num(fmt.Sprintf("%.1f%%", 100*op.Share), base+"share", 1),
+			num(fmt.Sprint(op.Samples), base+"samples", 1),
+			num(fmt.Sprintf("%.2f×", op.Speedup), base+"speedup", 1),
+			num(fmt.Sprintf("%.2f×", op.AppSpeedup), base+"app_speedup", 1),
+		})
+	}
+	h.table([]string{"functions", "workload", "verdict", "reason", "share of CPU time", "samples", "speedup on its calls", "application if ported alone"}, rows)
+	h.p("<p>Application speedup with the ported operations on the GPU: <b>%s</b></p>\n",
+		esc(fmt.Sprintf("%.2f× (%.1f%% of CPU time ported)", p.AppSpeedup, 100*p.PortedShare)))
+}
