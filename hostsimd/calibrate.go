@@ -36,7 +36,7 @@ import (
 
 // calibVersion changes whenever the candidates or the method change, so
 // stale cache files are not used.
-const calibVersion = 7 // 7: DRAM candidates on huge pages (HugeFloats)
+const calibVersion = 8 // 8: the DRAM class over DRAMWorkingSet (≥ 8× L3); 7: DRAM candidates on huge pages (HugeFloats)
 
 // Class names of CosineSingle shapes.
 const (
@@ -290,14 +290,14 @@ func measureCalibration() *Calibration {
 		l3 = 16 << 20
 	}
 	resBytes := min(max(l3/8, 1<<20), 8<<20)
-	dramBytes := max(2*l3, 64<<20)
+	dramBytes := DRAMWorkingSet(defaultThreads)
 	rng := rand.New(rand.NewPCG(7, 11))
 	q := make([]float32, d)
 	for i := range q {
 		q[i] = rng.Float32()*2 - 1
 	}
 	rows := func(bytes int64) []float32 {
-		n := int(bytes / (4 * d))
+		n := int((bytes + 4*d - 1) / (4 * d)) // whole rows, at least bytes
 		v := HugeFloats(n * d)
 		SplitRows(n, d, func(lo, hi int) {
 			r := rand.New(rand.NewPCG(uint64(lo), 3))

@@ -40,6 +40,10 @@ func TestCalibrationCache(t *testing.T) {
 	if c.Source != "measured" || !c.valid() {
 		t.Fatalf("fresh calibration: source %q valid %v", c.Source, c.valid())
 	}
+	// The DRAM class is past every L3 the threads may see.
+	if b := c.Single[ClassDRAM].Bytes; b < DRAMWorkingSet(defaultThreads) {
+		t.Errorf("calibration's dram class over %d bytes < DRAMWorkingSet %d", b, DRAMWorkingSet(defaultThreads))
+	}
 	file, err := calibFile()
 	if err != nil {
 		t.Fatal(err)

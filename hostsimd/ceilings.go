@@ -16,9 +16,9 @@ type CeilingOpts struct {
 	// Threads is the number of goroutines streaming at once; 0 means
 	// GOMAXPROCS (all cores), 1 gives the one-core ceiling.
 	Threads int
-	// Bytes is the size of each array. The default is 4× the last-level
-	// cache reported by cpuid (cpuid.CPU.Cache.L3), at least 256 MiB, so
-	// the kernels stream from memory. The triad needs three arrays.
+	// Bytes is the size of each array. The default is DRAMWorkingSet
+	// (at least 8× the last-level cache cpuid reports), so the kernels
+	// stream from memory. The triad needs three arrays.
 	Bytes int64
 	// Runs is how often each kernel runs; the first run is a warm-up and
 	// excluded, the best of the others is reported. Default 7, minimum 2.
@@ -77,10 +77,23 @@ func (c Ceilings) String() string {
 		c.Level, c.Threads, c.Bytes, c.ReadGBs, c.ReadKernel, c.CacheReadGBs, c.CacheBytes, c.WriteGBs, c.CopyGBs, c.TriadGBs, c.FMAGFLOPs)
 }
 
-// DefaultCeilingBytes is the default CeilingOpts.Bytes for this machine.
-func DefaultCeilingBytes() int64 {
-	b := 4 * int64(cpuid.CPU.Cache.L3)
-	return max(b, 256<<20)
+// DefaultCeilingBytes is the default CeilingOpts.Bytes for this machine:
+// DRAMWorkingSet of all threads.
+func DefaultCeilingBytes() int64 { return DRAMWorkingSet(runtime.GOMAXPROCS(0)) }
+
+// DRAMWorkingSet is the working set of a "dram" measurement on threads
+// threads: past every cache any of them can see. The guest reports one L3
+// (cpuid), but a hypervisor may place each vCPU on its own chiplet with an
+// L3 of that size, so threads threads may see threads L3s: the set is at
+// least twice that sum, at least 8× the reported L3 and at least 256 MiB:
+// a set of twice the reported L3 fits in two such L3s, and each thread's
+// half of it is then read at cache speed and called DRAM.
+func DRAMWorkingSet(threads int) int64 {
+	l3 := int64(cpuid.CPU.Cache.L3)
+	if l3 <= 0 {
+		l3 = 32 << 20
+	}
+	return max(8*l3, 2*l3*int64(max(threads, 1)), 256<<20)
 }
 
 // alignedFloats returns n float32s starting on a 64-byte boundary.

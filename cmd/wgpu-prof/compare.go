@@ -41,6 +41,9 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	res := report.Compare(old, cur, th)
+	if w := report.StateDiff(old, cur); w != "" {
+		fmt.Fprintln(stdout, "warning: "+w)
+	}
 	if err := report.WriteCompare(stdout, res); err != nil {
 		return err
 	}

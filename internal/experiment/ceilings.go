@@ -104,6 +104,9 @@ func recheckCPUReadCeilings(rep *report.Report, dramBytes int64, threads int, pr
 			continue
 		}
 		k := m.ReadCeilingKey()
+		if k == "read_gbs" && len(rep.CeilingPasses) > 0 {
+			continue // judged by host state (judgeByState)
+		}
 		if w, ok := worst[k]; !ok || m.CeilingFrac > w.CeilingFrac {
 			if !ok {
 				keys = append(keys, k)

@@ -3,6 +3,8 @@ package experiment
 import (
 	"fmt"
 
+	"github.com/klauspost/cpuid/v2"
+
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
@@ -91,10 +93,13 @@ func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {
 	}
 	say("cosine-single level choice (calibration, cached per CPU model)")
 	calib := hostsimd.CurrentCalibration()
+	before := probeState(cfg.Ceiling.Threads)
 	all, _, keys, err := CPUCeilings(cfg.Ceiling)
 	if err != nil {
 		return err
 	}
+	rep.CeilingPasses = append(rep.CeilingPasses, report.CeilingPass{Key: "read_gbs", GBs: all.ReadGBs, Bytes: float64(all.Bytes),
+		State: spanState(before, probeState(cfg.Ceiling.Threads)), Why: "first"})
 	if rep.Ceilings.CPU == nil {
 		rep.Ceilings.CPU = map[string]float64{}
 	}
@@ -111,8 +116,9 @@ func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {
 		cacheRoofs.CPU.BandwidthGBs = all.CacheReadGBs
 		cacheRoofs.Key = "cache_read_gbs"
 	}
-	rep.Summary = append(rep.Summary, fmt.Sprintf("%sread ceiling %.1f GB/s on %d threads (%s), cache-resident %.1f GB/s over %d B (%s); one-vs-all-threads break-even: %s (%s)",
-		LevelChoicePrefix, all.ReadGBs, all.Threads, all.ReadKernel, all.CacheReadGBs, all.CacheBytes, all.CacheReadKernel, calib.Crossover, calib.Source))
+	rep.Summary = append(rep.Summary, fmt.Sprintf("%sread ceiling %.1f GB/s on %d threads (%s) over %.0f MB, cache-resident %.1f GB/s over %d B (%s); one-vs-all-threads break-even: %s; calibration's dram class over %.0f MB (%.0f× the %.0f MB L3 cpuid reports) (%s)",
+		LevelChoicePrefix, all.ReadGBs, all.Threads, all.ReadKernel, float64(all.Bytes)/1e6, all.CacheReadGBs, all.CacheBytes, all.CacheReadKernel, calib.Crossover,
+		float64(calib.Single[hostsimd.ClassDRAM].Bytes)/1e6, float64(calib.Single[hostsimd.ClassDRAM].Bytes)/float64(max(cpuid.CPU.Cache.L3, 1)), float64(cpuid.CPU.Cache.L3)/1e6, calib.Source))
 	// The out-of-cache rows are judged by their working set, as in run: a
 	// --n small enough to sit partly in the last-level cache would read
 	// above the DRAM ceiling (TestHostJudgesRowsByTheirWorkingSet). The
@@ -183,22 +189,43 @@ func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {
 			if err != nil {
 				return err
 			}
-			res, err := measureSide("cpu "+c.Name, side, cfg.Measure)
-			side.Close()
-			if err != nil {
-				return err
-			}
 			cache, rf := sh.cache, roofs
 			if sh.cache == "resident" {
 				rf = cacheRoofs
 			} else if _, lvl, _ := roofs.forBytes(report.SideCPU, c.Bytes); lvl != "dram" {
 				cache = lvl // the working set fits a cache level's reach
 			}
+			// DRAM-level rows carry the host's state around them.
+			var before *report.HostState
+			if cache != "resident" && cache == sh.cache {
+				before = probeState(auto.ThreadCount())
+			}
+			res, err := measureSide("cpu "+c.Name, side, cfg.Measure)
+			side.Close()
+			if err != nil {
+				return err
+			}
 			params := append(c.Params, p("cache", cache))
-			rep.Measurements = append(rep.Measurements, measurement(c.Name, report.SideCPU, variant, params, res, c.Bytes, c.Flops, rf))
+			m := measurement(c.Name, report.SideCPU, variant, params, res, c.Bytes, c.Flops, rf)
+			if before != nil {
+				m.State = before
+				if after := probeState(auto.ThreadCount()); after.Label != before.Label {
+					m.StateEnd = after
+				}
+			}
+			rep.Measurements = append(rep.Measurements, m)
 		}
 	}
 	lines, err := recheckCPUReadCeilings(rep, cfg.Ceiling.Bytes, auto.ThreadCount(), say)
+	rep.Summary = append(rep.Summary, lines...)
+	if err != nil {
+		return err
+	}
+	// The DRAM-level rows: each against its own host state's ceiling.
+	lines, err = judgeByState(rep, all.FMAGFLOPs, func(why string) (report.CeilingPass, error) {
+		say("cpu read ceiling again (%s)", why)
+		return measureReadPass(all.Bytes, all.Threads, why)
+	})
 	rep.Summary = append(rep.Summary, lines...)
 	if err != nil {
 		return err

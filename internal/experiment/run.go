@@ -157,11 +157,14 @@ func (e *Env) Ceilings(cfg RunConfig, rep *report.Report) (Roofs, error) {
 		rep.Warnings = append(rep.Warnings, "GPU ceilings timed by the host clock ("+gc.Timed+"): they include submission overhead")
 	}
 	e.progress("cpu ceilings (read, write, copy, triad, FMA; all cores and one)")
+	before := probeState(e.Host.ThreadCount())
 	all, _, keys, err := CPUCeilings(hostsimd.CeilingOpts{Bytes: int64(cfg.CeilingBytes), Budget: ceilingBudget(e.Measure)})
 	if err != nil {
 		return Roofs{}, err
 	}
 	rep.Ceilings.CPU = keys
+	rep.CeilingPasses = append(rep.CeilingPasses, report.CeilingPass{Key: "read_gbs", GBs: all.ReadGBs, Bytes: float64(all.Bytes),
+		State: spanState(before, probeState(e.Host.ThreadCount())), Why: "first"})
 	roofs := Roofs{
 		GPU: timing.Roof{PeakGFLOPs: gc.PeakGFLOPs, BandwidthGBs: gc.ReadGBs},
 		CPU: timing.Roof{PeakGFLOPs: all.FMAGFLOPs, BandwidthGBs: all.ReadGBs},
@@ -206,6 +209,19 @@ func (e *Env) RunSuite(cfg RunConfig, rep *report.Report) error {
 		}
 	}
 	lines, err := recheckCPUReadCeilings(rep, int64(cfg.CeilingBytes), e.Host.ThreadCount(), e.progress)
+	rep.Summary = append(rep.Summary, lines...)
+	if err != nil {
+		return err
+	}
+	// DRAM-level CPU rows: each against its own host state's ceiling.
+	dramBytes := int64(cfg.CeilingBytes)
+	if dramBytes <= 0 {
+		dramBytes = hostsimd.DefaultCeilingBytes()
+	}
+	lines, err = judgeByState(rep, roofs.CPU.PeakGFLOPs, func(why string) (report.CeilingPass, error) {
+		e.progress("cpu read ceiling again (%s)", why)
+		return measureReadPass(dramBytes, e.Host.ThreadCount(), why)
+	})
 	rep.Summary = append(rep.Summary, lines...)
 	if err != nil {
 		return err

@@ -23,13 +23,18 @@ func (e *Env) measureCase(w workload.Case, roofs Roofs) ([]report.Measurement, e
 		if err != nil {
 			return nil, fmt.Errorf("gpu %s: %w", label, err)
 		}
+		// The host's state at the start and end of the row: the GPU
+		// side's host work moves with it too.
+		before := probeState(e.Host.ThreadCount())
 		res, err := measureSide("gpu "+label, e.traced(w, g), e.Measure)
 		e.traceCtx = traceCtx{}
 		g.Close()
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, measurement(w.Name, report.SideGPU, w.Variant, w.Params, res, w.Bytes, w.Flops, roofs))
+		m := measurement(w.Name, report.SideGPU, w.Variant, w.Params, res, w.Bytes, w.Flops, roofs)
+		m.State, m.StateEnd = before, probeState(e.Host.ThreadCount())
+		out = append(out, m)
 	}
 	if w.CPU != nil {
 		e.progress("cpu  %s", label)
@@ -37,12 +42,25 @@ func (e *Env) measureCase(w workload.Case, roofs Roofs) ([]report.Measurement, e
 		if err != nil {
 			return nil, fmt.Errorf("cpu %s: %w", label, err)
 		}
+		// DRAM-level CPU rows carry the host's state around them and
+		// are judged against a ceiling of that state (judgeByState).
+		var before *report.HostState
+		if _, lvl, _ := roofs.forBytes(report.SideCPU, w.Bytes); lvl == "dram" {
+			before = probeState(e.Host.ThreadCount())
+		}
 		res, err := measureSide("cpu "+label, c, e.Measure)
 		c.Close()
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, measurement(w.Name, report.SideCPU, cpuVariant(e.Host), w.Params, res, w.Bytes, w.Flops, roofs))
+		m := measurement(w.Name, report.SideCPU, cpuVariant(e.Host), w.Params, res, w.Bytes, w.Flops, roofs)
+		if before != nil {
+			m.State = before
+			if after := probeState(e.Host.ThreadCount()); after.Label != before.Label {
+				m.StateEnd = after
+			}
+		}
+		out = append(out, m)
 	}
 	if e.Device != nil {
 		for i := range out {

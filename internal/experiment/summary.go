@@ -14,7 +14,7 @@ import (
 func HostSummary(r *report.Report) []string {
 	var out []string
 	for _, l := range r.Summary {
-		if strings.HasPrefix(l, LevelChoicePrefix) || strings.HasPrefix(l, RecheckPrefix) {
+		if strings.HasPrefix(l, LevelChoicePrefix) || strings.HasPrefix(l, RecheckPrefix) || strings.HasPrefix(l, StatePrefix) {
 			out = append(out, l)
 		}
 	}
@@ -39,8 +39,18 @@ func HostSummary(r *report.Report) []string {
 				key = "read_gbs"
 			}
 			bw, what := r.Ceilings.CPU[key], report.ReadCeilingName(key)+" bandwidth"
-			s = fmt.Sprintf("%s %s %s: %.1f GB/s = %.0f%% of the %.1f GB/s %s measured in this run%s",
-				m.Variant, m.Workload, where, m.GBs, 100*m.GBs/bw, bw, what, aboveRoof(&m))
+			inState := ""
+			if st := rowState(&m); key == "read_gbs" && st != "" {
+				// Judged against its own host state's ceiling only.
+				gbs, ok := bestPass(r.CeilingPasses, key, st)
+				if !ok {
+					out = append(out, fmt.Sprintf("%s %s %s: %.1f GB/s, not judged (host state %s: no ceiling from the same state)", m.Variant, m.Workload, where, m.GBs, st))
+					continue
+				}
+				bw, inState = gbs, " in the same host state ("+st+")"
+			}
+			s = fmt.Sprintf("%s %s %s: %.1f GB/s = %.0f%% of the %.1f GB/s %s measured in this run%s%s",
+				m.Variant, m.Workload, where, m.GBs, 100*m.GBs/bw, bw, what, inState, aboveRoof(&m))
 			if fma > 0 {
 				s += fmt.Sprintf(", %.0f%% of the FMA peak", 100*m.GFLOPs/fma)
 			}

@@ -33,3 +33,24 @@ func TestStreamOutputs(t *testing.T) {
 		t.Fatalf("table:\n%s", buf.String())
 	}
 }
+
+// TestStateDiff: compare warns when the two reports saw different host
+// states, and not when they saw the same or one has none.
+func TestStateDiff(t *testing.T) {
+	mk := func(labels ...string) *Report {
+		r := &Report{}
+		for _, l := range labels {
+			r.CeilingPasses = append(r.CeilingPasses, CeilingPass{Key: "read_gbs", State: HostState{Label: l}})
+		}
+		return r
+	}
+	if w := StateDiff(mk("shared-llc"), mk("split-llc")); !strings.Contains(w, "shared-llc vs split-llc") {
+		t.Errorf("different states: %q", w)
+	}
+	if w := StateDiff(mk("shared-llc"), mk("shared-llc", StateChanged)); w != "" {
+		t.Errorf("same state: %q", w)
+	}
+	if w := StateDiff(mk(), mk("split-llc")); w != "" {
+		t.Errorf("one report without states: %q", w)
+	}
+}

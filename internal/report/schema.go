@@ -44,6 +44,9 @@ type Report struct {
 	Ceilings          Ceilings    `json:"ceilings"`
 	// Data describes the user's data files the workloads ran on, if any.
 	Data []DataFile `json:"data,omitempty"`
+	// CeilingPasses are the CPU DRAM read ceiling's passes, each with the
+	// host's state around it (see HostState).
+	CeilingPasses []CeilingPass `json:"ceiling_passes,omitempty"`
 
 	Measurements []Measurement `json:"measurements"`
 	BreakEvens   []BreakEven   `json:"break_evens,omitempty"`
@@ -149,10 +152,15 @@ type Measurement struct {
 	// ReadCeiling is the key, in the side's Ceilings map, of the read
 	// bandwidth a memory-bound row is judged against ("read_gbs" for
 	// DRAM, "read_gbs_llc", "cache_read_gbs", ...); "" means "read_gbs".
-	ReadCeiling string   `json:"read_ceiling,omitempty"`
-	Bound       string   `json:"bound"`    // "memory" or "compute" (roofline), "" if unknown
-	Verified    bool     `json:"verified"` // output matched the reference
-	Warnings    []string `json:"warnings,omitempty"`
+	ReadCeiling string `json:"read_ceiling,omitempty"`
+	Bound       string `json:"bound"`    // "memory" or "compute" (roofline), "" if unknown
+	Verified    bool   `json:"verified"` // output matched the reference
+	// State is the host's state probed before the row (CPU rows at the
+	// DRAM level, GPU rows); StateEnd the probe after it, when it
+	// differs. A CPU row is judged only against a ceiling pass of State.
+	State    *HostState `json:"host_state,omitempty"`
+	StateEnd *HostState `json:"host_state_end,omitempty"`
+	Warnings []string   `json:"warnings,omitempty"`
 }
 
 // Time returns the summary the rates are based on: Kernel when present,

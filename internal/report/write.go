@@ -89,12 +89,15 @@ func WriteJSON(w io.Writer, r *Report) error {
 // CSVHeader is the header row of WriteCSV. Times are in seconds, rates in
 // GB/s and GFLOP/s (10⁹), sizes in bytes; empty kernel columns mean no
 // kernel time; "ceiling" names the measured ceiling ceiling_frac is a
-// fraction of ("GPU read 3.10 GB/s").
+// fraction of ("GPU read 3.10 GB/s"); host_state and round_trip_ns are
+// the host's state probed before the row, host_state_end the probe after
+// it when that differs (HostState).
 var CSVHeader = []string{
 	"workload", "side", "variant", "params",
 	"n", "e2e_median_s", "e2e_lo_s", "e2e_hi_s", "e2e_cv",
 	"kernel_n", "kernel_median_s", "kernel_lo_s", "kernel_hi_s", "kernel_cv",
 	"bytes", "flops", "gbs", "gflops", "ceiling_frac", "bound", "verified", "warnings", "ceiling",
+	"host_state", "round_trip_ns", "host_state_end",
 }
 
 // WriteCSV writes one row per measurement under CSVHeader. Params are
@@ -124,6 +127,16 @@ func WriteCSV(w io.Writer, r *Report) error {
 		}
 		row = append(row, g(m.Bytes), g(m.Flops), g(m.GBs), g(m.GFLOPs), g(m.CeilingFrac),
 			m.Bound, strconv.FormatBool(m.Verified), strings.Join(warns, "; "), CeilingOf(r, m))
+		if s := m.State; s != nil {
+			row = append(row, s.Label, g(s.RoundTripNs))
+		} else {
+			row = append(row, "", "")
+		}
+		if s := m.StateEnd; s != nil {
+			row = append(row, s.Label)
+		} else {
+			row = append(row, "")
+		}
 		if err := cw.Write(row); err != nil {
 			return fmt.Errorf("report: WriteCSV: %w", err)
 		}

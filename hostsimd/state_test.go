@@ -1,0 +1,78 @@
+package hostsimd
+
+import (
+	"testing"
+
+	"github.com/klauspost/cpuid/v2"
+)
+
+// TestClassifyRoundTrip: simulated round trips of the two placements of a
+// 2-vCPU guest (one chiplet: 80-120 ns; two: 350-390 ns) and of bare
+// metal (tens of ns within one L3, 300+ ns across sockets) get the labels
+// of their placement.
+func TestClassifyRoundTrip(t *testing.T) {
+	for _, c := range []struct {
+		ns   float64
+		want string
+	}{{25, StateSharedLLC}, {80, StateSharedLLC}, {120, StateSharedLLC}, {199, StateSharedLLC},
+		{200, StateSplitLLC}, {350, StateSplitLLC}, {390, StateSplitLLC}, {1200, StateSplitLLC}} {
+		if got := ClassifyRoundTrip(c.ns); got != c.want {
+			t.Errorf("%v ns: %s, want %s", c.ns, got, c.want)
+		}
+	}
+}
+
+func TestGroupStates(t *testing.T) {
+	probes := []HostState{
+		{Label: StateSharedLLC, RoundTripNs: 90}, {Label: StateSplitLLC, RoundTripNs: 370},
+		{Label: StateSharedLLC, RoundTripNs: 110}, {Label: StateSplitLLC, RoundTripNs: 355},
+	}
+	g := GroupStates(probes)
+	if len(g) != 2 || g[0].Label != StateSharedLLC || g[0].Count != 2 || g[0].MinNs != 90 || g[0].MaxNs != 110 || g[1].MinNs != 355 {
+		t.Fatalf("%+v", g)
+	}
+}
+
+// TestProbeState runs the real probe: one thread has no round trip; two
+// give a positive one labelled by ClassifyRoundTrip.
+func TestProbeState(t *testing.T) {
+	s, err := ProbeState(1)
+	if err != nil || s.Label != StateOneThread || s.RoundTripNs != 0 {
+		t.Fatalf("one thread: %+v %v", s, err)
+	}
+	s, err = ProbeState(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(s.RoundTripNs > 0) || s.Label != ClassifyRoundTrip(s.RoundTripNs) {
+		t.Fatalf("two threads: %+v", s)
+	}
+	t.Logf("state %v on CPUs %v", s, s.CPUs)
+}
+
+func BenchmarkProbeState(b *testing.B) {
+	for range b.N {
+		if _, err := ProbeState(2); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestDRAMWorkingSet: the DRAM working set is past every L3 the threads
+// may see: at least 8× the reported L3, twice the L3s of all threads, and
+// the calibration's DRAM class and the default ceilings use it.
+func TestDRAMWorkingSet(t *testing.T) {
+	l3 := int64(cpuid.CPU.Cache.L3)
+	if l3 <= 0 {
+		l3 = 32 << 20
+	}
+	for _, th := range []int{1, 2, 8, 64} {
+		b := DRAMWorkingSet(th)
+		if b < 8*l3 || b < 2*l3*int64(th) || b < 256<<20 {
+			t.Errorf("%d threads: %d bytes, L3 %d", th, b, l3)
+		}
+	}
+	if DefaultCeilingBytes() < 8*l3 {
+		t.Errorf("DefaultCeilingBytes %d < 8× L3 %d", DefaultCeilingBytes(), l3)
+	}
+}
