@@ -6,18 +6,16 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/wgpu-prof/wgpu-prof/internal/babelstream"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
-	"github.com/wgpu-prof/wgpu-prof/timing"
 )
 
 func runStream(stdout, stderr io.Writer, args []string) error {
 	fs := pflag.NewFlagSet("stream", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	side := fs.String("side", "gpu", "where the kernels run: gpu (WGSL) or cpu (host SIMD kernels, all threads)")
-	arraySize := fs.IntP("arraysize", "s", babelstream.DefaultArraySize, "elements per array (BabelStream's -s)")
-	numTimes := fs.IntP("numtimes", "n", babelstream.DefaultNumTimes, "runs of the five kernels, the first excluded (≥ 2)")
+	arraySize := fs.IntP("arraysize", "s", experiment.StreamDefaultArraySize, "elements per array (BabelStream's -s)")
+	numTimes := fs.IntP("numtimes", "n", experiment.StreamDefaultNumTimes, "runs of the five kernels, the first excluded (≥ 2)")
 	fs.Bool("float", true, "float32 elements (the default; BabelStream's --float)")
 	double := fs.Bool("double", false, "float64 elements (GPU only, where the adapter has shader-f64)")
 	csv := fs.Bool("csv", false, "print BabelStream's CSV instead of the table")
@@ -71,8 +69,7 @@ func runStream(stdout, stderr io.Writer, args []string) error {
 		if *adapter < -1 {
 			return fmt.Errorf("--adapter %d: an index from wgpu-prof devices (0, 1, …), or -1 for the best one", *adapter)
 		}
-		env, oerr := experiment.Open(experiment.AdapterSelect{Backend: *backend, Index: *adapter, Name: *adapterName},
-			timing.MeasureOpts{}, *noTS)
+		env, oerr := experiment.OpenStream(experiment.AdapterSelect{Backend: *backend, Index: *adapter, Name: *adapterName}, *noTS)
 		if oerr != nil {
 			return failed(oerr)
 		}

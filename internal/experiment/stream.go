@@ -9,7 +9,20 @@ import (
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/internal/babelstream"
+	"github.com/wgpu-prof/wgpu-prof/timing"
 )
+
+// BabelStream's defaults, for the CLI's flags.
+const (
+	StreamDefaultArraySize = babelstream.DefaultArraySize
+	StreamDefaultNumTimes  = babelstream.DefaultNumTimes
+)
+
+// OpenStream opens the selected adapter's device for RunStreamGPU (no
+// measurement options: the stream has its own runs).
+func OpenStream(sel AdapterSelect, noTimestamps bool) (*Env, error) {
+	return Open(sel, timing.MeasureOpts{}, noTimestamps)
+}
 
 // StreamConfig configures RunStreamCPU and RunStreamGPU.
 type StreamConfig struct {
