@@ -24,7 +24,8 @@ type estimator struct {
 	// sideR is each side's last calls in any bucket (time over the
 	// profile), sidePre that from before the side was found slower.
 	sideR, sidePre []ring
-	priorOn        []bool    // the side's prior is sideR's median
+	priorOn        []bool // the side's prior is sideR's median
+	tail           []tailWindow
 	slowF          []float64 // rescaling for slow-downs not yet undone (1: none)
 	// young marks the buckets where a side has fewer than MinCalls calls
 	// (they take its prior); filling those with fewer than ringSize;
@@ -51,7 +52,7 @@ type estimate struct {
 
 func newEstimator(sides int, models []Model, cfg Config) *estimator {
 	e := &estimator{sides: sides, minCalls: cfg.MinCalls, shock: cfg.ShockRatio, hyst: cfg.Hysteresis, models: models,
-		sideR: make([]ring, sides), sidePre: make([]ring, sides), priorOn: make([]bool, sides), slowF: make([]float64, sides),
+		sideR: make([]ring, sides), sidePre: make([]ring, sides), priorOn: make([]bool, sides), tail: make([]tailWindow, sides), slowF: make([]float64, sides),
 		young: make([]uint64, sides), filling: make([]uint64, sides), serves: make([]uint64, sides), against: make([]uint64, sides)}
 	for s := range e.slowF {
 		e.slowF[s] = 1
@@ -95,7 +96,7 @@ func (e *estimator) bucket(k int) *bucket {
 		e.filling[s] |= 1 << k
 	}
 	for s := range n {
-		b.rho[s] = b.q[s] / b.q[0]
+		b.rho[s] = e.ratio(b, s)
 	}
 	e.buckets[k] = b
 	e.mark(k)
@@ -109,6 +110,12 @@ func (e *estimator) each(fn func(k int, b *bucket)) {
 			fn(k, b)
 		}
 	}
+}
+
+// ratio is the routing's target ratio of side s to side 0 in bucket b:
+// their estimates times their tails.
+func (e *estimator) ratio(b *bucket, s int) float64 {
+	return b.q[s] * e.tail[s].factor() / (b.q[0] * e.tail[0].factor())
 }
 
 // est is side s's estimate (seconds) in bucket b for a call whose models

@@ -24,6 +24,7 @@ func (d *Dispatcher) observe(s, k int, b *bucket, m []float64, took time.Duratio
 	if !wake {
 		d.winK[s][w.is] = int8(k)
 		w.addSlow(r, r > shock)
+		d.est.tail[s].add(r)
 	}
 	d.smp.observed(s, r, shock, int(w.ns) >= shockCalls)
 	if d.est.slowed(s) && (r < 1/shock || !wake) {
@@ -122,6 +123,7 @@ func (d *Dispatcher) applyShock(s int, f float64, recovered, gradual bool) {
 		why = fmt.Sprintf("%s ran %.2f× its estimates (median of its last %d calls) (slower), rescaled in every bucket", d.names[s], f, shockCalls)
 	}
 	d.win[s] = window{}
+	d.est.tail[s] = tailWindow{}
 	d.suspect[s] = false
 	d.unsteady()
 	d.invalidate()
@@ -177,7 +179,7 @@ func (d *Dispatcher) reconsider(k int, b *bucket, why string) bool {
 	moved := -1
 	old := append([]float64(nil), b.rho...)
 	for s := 1; s < len(b.rho); s++ {
-		r := b.q[s] / b.q[0]
+		r := d.est.ratio(b, s)
 		if r > b.rho[s]*h || r < b.rho[s]/h {
 			b.rho[s] = r
 			if moved < 0 {

@@ -180,3 +180,47 @@ func TestEarliestFinishCountsQueueAndTransfer(t *testing.T) {
 		t.Errorf("B shipping its data: n=500 → %d (want A), n=1000 → %d (want B)", d.Choose(500), d.Choose(1000))
 	}
 }
+
+// tailSim runs like sim but a share p of its calls take f times as long
+// (a worker that waits for a core).
+type tailSim struct {
+	*sim
+	p, f float64
+}
+
+func (s *tailSim) Run(n int) (time.Duration, error) {
+	t, err := s.sim.Run(n)
+	if s.r.Float64() < s.p {
+		t = time.Duration(float64(t) * s.f)
+	}
+	return t, err
+}
+
+// A side faster on its median call but with a heavy tail (three calls in
+// ten take four times as long) is slower on the mean, which is what a
+// stream's total adds up: the dispatcher learns the tail and keeps to the
+// other side.
+func TestHeavyTailedSideLoses(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 1))
+	a := &sim{a: 1e-6, b: 10e-9, noise: 0.05, r: r}
+	b := &tailSim{sim: &sim{a: 0.8e-6, b: 8e-9, noise: 0.05, r: r}, p: 0.3, f: 4}
+	d, err := new2(a, b, [2]string{"A", "B"}, a.model(), b.model(), 0, dispatch.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total, aOnly float64
+	for i, n := range sizes(31, 8000) {
+		n = 1 + n%100
+		o, err := d.Do(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i >= 1000 {
+			total += o.Took.Seconds()
+			aOnly += 1e-6 + 10e-9*float64(n)
+		}
+	}
+	if total > 1.05*aOnly || d.Choose(50) != 0 {
+		t.Errorf("total %.3f× A alone's after the first 1000 calls, n=50 → %d: B's tail not counted", total/aOnly, d.Choose(50))
+	}
+}

@@ -274,7 +274,9 @@ func (r *replay) addStrategies(be *report.BreakEven) (*adaptive, error) {
 		prof.Crossover = math.Sqrt(float64(be.Search.Lo) * float64(be.Search.Hi))
 	}
 	sides := []dispatch.Side{{Name: names[0], Exec: ex[0], Model: ma.At}, {Name: names[1], Exec: ex[1], Model: mb.At}}
-	d, err := dispatch.New(sides, prof, dispatch.Config{})
+	// A replay is finite: its dispatcher keeps enough switches for the
+	// fault response to read every move (hybridSwitchHistory).
+	d, err := dispatch.New(sides, prof, dispatch.Config{History: hybridSwitchHistory})
 	if err != nil {
 		return nil, err
 	}
@@ -383,6 +385,11 @@ func HybridProfile(r *report.Report, workload string, sides [2]SideSpec) (*repor
 	return nil, fmt.Errorf("--profile: no end-to-end break-even of %s with sides %s,%s in the report (run wgpu-prof breakeven --kernel %s --sides %s,%s --format json)",
 		workload, sides[0].Label, sides[1].Label, workload, sides[0].Label, sides[1].Label)
 }
+
+// hybridSwitchHistory is the number of switches the replay's dispatcher
+// keeps; beyond it the report counts them (Hybrid.SwitchCount) and the
+// fault response reads the latest.
+const hybridSwitchHistory = 1 << 15
 
 // MaxHybridSizes is the most distinct sizes a hybrid stream may have:
 // each needs both sides built in advance.
