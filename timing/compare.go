@@ -194,6 +194,8 @@ func verdict(c BreakEvenResult, ns []int) string {
 	r := c.Search
 	lo, hi := ns[0], ns[len(ns)-1]
 	switch {
+	case r.Found && r.Status == SearchIndistinguishable:
+		return fmt.Sprintf("the faster executor changes between n = %d and %d, where %s and %s are statistically indistinguishable", r.Lo, r.Hi, c.A, c.B)
 	case r.Found && r.Before != Tie:
 		after := FasterA
 		if r.Before == FasterA {

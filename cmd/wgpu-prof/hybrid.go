@@ -38,6 +38,8 @@ func runHybrid(stdout, stderr io.Writer, args []string) error {
 		retune := retuneFlag(fs)
 		budget := fs.Duration("search-budget", 0, "time budget of the start-up crossover search (default 1m)")
 		rows := fs.Bool("requests-csv", false, "with --out: also write requests.csv, every request of every replay and strategy (about 7 MB for the default stream)")
+		mixFile := fs.String("batch-mix", "", "FILE of the application's batch sizes (one per line, or 'size count' pairs): price the mix with the break-even's models, one side only and routed at the crossover, with the saving's CI")
+		var mix *experiment.BatchMix
 		var hc experiment.HybridConfig // from the flags (ready)
 		var hy *report.Hybrid          // the replay, for requests.csv
 		return measureHooks{
@@ -83,6 +85,13 @@ func runHybrid(stdout, stderr io.Writer, args []string) error {
 						return fmt.Errorf("--sizes-file %s: %w", *sizesFile, err)
 					}
 				}
+				if *mixFile != "" {
+					m, err := experiment.ParseBatchMix(*mixFile)
+					if err != nil {
+						return err
+					}
+					mix = &m
+				}
 				if *profile != "" {
 					if hc.Profile, err = report.Read(*profile); err != nil {
 						return fmt.Errorf("--profile: %w", err)
@@ -102,6 +111,9 @@ func runHybrid(stdout, stderr io.Writer, args []string) error {
 				hc.Seed = cfg.Seed
 				err := env.Hybrid(cfg, hc, rep)
 				hy = rep.Hybrid
+				if err == nil && mix != nil {
+					experiment.PriceMix(rep, *mix)
+				}
 				return err
 			},
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -46,6 +47,8 @@ func runKernel(stdout, stderr io.Writer, args []string) error {
 	sweep := fs.String("sweep", "", "sweep an override constant: NAME=v1,v2,...")
 	noCheck := fs.Bool("no-check", false, "skip the repeatability check (outputs that legitimately vary between runs); the report marks the result unverified")
 	seed := fs.Uint64("seed", 1, "seed of rand-initialised buffers")
+	twin := fs.String("cpu-twin", "", "compare with the CPU side of a built-in workload computing the same operation ("+joinNames(experiment.TwinWorkloads())+"): the tool fills the kernel's buffers with the workload's inputs at each batch size N (dispatch expressions may use N), checks its output against the workload's reference, and reports the adaptive break-even")
+	twinBudget := fs.Duration("search-budget", experiment.DefaultSearchBudget, "with --cpu-twin: time budget of the crossover search")
 	quick := fs.Bool("quick", false, "a shorter look: 32 MiB ceiling buffers and a 250ms budget per measurement")
 	usageText, examples, _ := strings.Cut(kernelUsage, "example:\n")
 	setHelp(fs, stdout, usageText, examples, devg, outg)
@@ -67,7 +70,7 @@ func runKernel(stdout, stderr io.Writer, args []string) error {
 	if !(*bytesF >= 0) || !(*flops >= 0) {
 		return fmt.Errorf("--bytes %v / --flops %v: must be ≥ 0", *bytesF, *flops)
 	}
-	if len(*buffers) == 0 {
+	if len(*buffers) == 0 && *twin == "" {
 		return fmt.Errorf("kernel: declare the shader's storage buffers with --buffer NAME=TYPE:COUNT[:INIT]")
 	}
 	for _, b := range *buffers {
@@ -112,7 +115,22 @@ func runKernel(stdout, stderr io.Writer, args []string) error {
 			dev.budget = 250 * time.Millisecond
 		}
 	}
-	if err := experiment.CheckKernelConfig(cfg); err != nil {
+	check := cfg
+	if *twin != "" {
+		// The dispatch may name N, known per batch size only.
+		check.Dispatch = []string{"1"}
+		found := false
+		for _, w := range experiment.TwinWorkloads() {
+			found = found || w == *twin
+		}
+		if !found {
+			return fmt.Errorf("--cpu-twin %q: want one of %s", *twin, joinNames(experiment.TwinWorkloads()))
+		}
+		if *twinBudget <= 0 {
+			return fmt.Errorf("--search-budget %v: must be positive", *twinBudget)
+		}
+	}
+	if err := experiment.CheckKernelConfig(check); err != nil {
 		return err
 	}
 	env, err := dev.open(stderr)
@@ -123,7 +141,19 @@ func runKernel(stdout, stderr io.Writer, args []string) error {
 	prog := o.startProgress(stderr)
 	env.Progress = progressWriter(prog)
 	rep := env.NewReport(versionString())
-	err = env.Kernel(cfg, rep)
+	if *twin != "" {
+		var rc experiment.RunConfig
+		sb := *twinBudget
+		if *quick {
+			rc.N = 8192
+			if !fs.Changed("search-budget") {
+				sb = quickSearchBudget
+			}
+		}
+		err = env.KernelTwin(context.Background(), cfg, *twin, rc, sb, rep)
+	} else {
+		err = env.Kernel(cfg, rep)
+	}
 	prog.finish()
 	if err != nil {
 		return reportPartial(stdout, &o, rep, err)

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -80,5 +82,37 @@ func TestKernelErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("kernel %v: got %v (stderr %q), want an error containing %q", tc.args, err, stderr, tc.want)
 		}
+	}
+}
+
+// A user's cosine kernel against cosine-single's CPU side: the kernel is
+// fed the workload's rows, checked against its reference at every size,
+// and the break-even is reported; a kernel that computes something else
+// is refused as a wrong result.
+func TestKernelCPUTwin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures a break-even")
+	}
+	stdout, stderr, err := runCmd("kernel", "testdata/cosine_twin.wgsl", "--cpu-twin", "cosine-single", "--dispatch", "(N+63)/64",
+		"--quick", "--search-budget", "5s", "--budget", "20ms", "--format", "json")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	for _, want := range []string{`"workload": "kernel:cosine_twin.wgsl vs cosine-single"`, `"model_a"`, `"model_b"`, `"search"`, "verified against the float64 reference"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %s", want)
+		}
+	}
+	dir := t.TempDir()
+	src, _ := os.ReadFile("testdata/cosine_twin.wgsl")
+	wrong := filepath.Join(dir, "wrong.wgsl")
+	os.WriteFile(wrong, []byte(strings.Replace(string(src), "s[i] = dot /", "s[i] = 0.5 * dot /", 1)), 0o644)
+	_, _, err = runCmd("kernel", wrong, "--cpu-twin", "cosine-single", "--dispatch", "(N+63)/64", "--quick", "--search-budget", "5s", "--budget", "20ms")
+	if err == nil || !strings.Contains(err.Error(), "wrong result") {
+		t.Errorf("a wrong kernel: %v", err)
+	}
+	_, _, err = runCmd("kernel", "testdata/cosine_twin.wgsl", "--cpu-twin", "hnsw", "--dispatch", "N")
+	if code, msg := exitStatus(err); code != 2 || !strings.Contains(msg, `--cpu-twin "hnsw"`) {
+		t.Errorf("hnsw twin: %d %q", code, msg)
 	}
 }

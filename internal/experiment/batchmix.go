@@ -278,3 +278,17 @@ func (c RunConfig) reachMix(w *workload.Descriptor, mix *BatchMix, e *Env) (RunC
 	}
 	return c, nil
 }
+
+// PriceMix prices mix with every end-to-end break-even of rep that has
+// both models (MixOf) and adds the one-line answer to the summary.
+func PriceMix(rep *report.Report, mix BatchMix) {
+	for i := range rep.BreakEvens {
+		be := &rep.BreakEvens[i]
+		if be.Clock != "end-to-end" || be.ModelA == nil || be.ModelB == nil || len(be.ModelA.Segments) == 0 || len(be.ModelB.Segments) == 0 {
+			continue
+		}
+		m := MixOf(*be, mix)
+		be.Mix = &m
+		rep.Summary = append(rep.Summary, MixSummary(be.Workload, m))
+	}
+}

@@ -83,6 +83,11 @@ func cosineSingleCase(c *cosineData, n int, k Knobs, f16 bool) Case {
 		// q·v and v·v: two FMAs (4 flops) per element, plus the division.
 		Flops: float64(4*n*dim + 3*n),
 	}
+	w.Twin = &TwinIO{
+		Inputs: map[string][]float32{"v": v, "q": c.q}, Output: "s", OutLen: n,
+		Doc:   "s[i] = cos(q, v[i*D .. i*D+D]) for i < N: v holds N rows of D f32, q one",
+		Check: func(out []float32) error { return ref.check("user kernel s", out) },
+	}
 	w.GPU = func(g GPU) (Side, error) {
 		newCS := compute.NewCosineSingle
 		if f16 {

@@ -248,6 +248,24 @@ type Case struct {
 	// CPU builds the host-SIMD side running with host (its level and
 	// threads); nil: no CPU side.
 	CPU func(host hostsimd.Host) (Side, error)
+	// Twin, if set, is how a user's GPU kernel computing the same
+	// operation is fed and checked (wgpu-prof kernel --cpu-twin).
+	Twin *TwinIO
+}
+
+// TwinIO is a case's inputs and output as a user's kernel sees them:
+// float32 storage buffers by name, and the check of the output against
+// the case's float64 reference.
+type TwinIO struct {
+	// Inputs are the buffers the kernel reads, by WGSL variable name.
+	Inputs map[string][]float32
+	// Output names the buffer the kernel writes, OutLen its float32 count.
+	Output string
+	OutLen int
+	// Doc says in one line what the kernel must compute.
+	Doc string
+	// Check verifies the output.
+	Check func(out []float32) error
 }
 
 // GPU is what a case's GPU side runs with.
