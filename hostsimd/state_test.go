@@ -6,10 +6,9 @@ import (
 	"github.com/klauspost/cpuid/v2"
 )
 
-// TestClassifyRoundTrip: simulated round trips of the two placements of a
-// 2-vCPU guest (one chiplet: 80-120 ns; two: 350-390 ns) and of bare
-// metal (tens of ns within one L3, 300+ ns across sockets) get the labels
-// of their placement.
+// TestClassifyRoundTrip: round trips typical of the two placements of a
+// virtual machine's vCPUs (one chiplet, two chiplets) and of bare metal
+// (within one L3, across sockets) get the labels of their placement.
 func TestClassifyRoundTrip(t *testing.T) {
 	for _, c := range []struct {
 		ns   float64
