@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -99,6 +100,7 @@ func TestRunOutHTMLTraceBench(t *testing.T) {
 		}
 	}
 	checkTableNumbers(t, dom, filepath.Join(out, "report.json"))
+	checkLayout(t, bin, page)
 	checkTraceNoOverlap(t, filepath.Join(out, "trace.json"))
 	checkBenchstat(t, filepath.Join(out, "report.bench"))
 }
@@ -290,4 +292,62 @@ func checkBenchstat(t *testing.T, bench string) {
 	if !regexp.MustCompile(`\+(19|20|21)\.[0-9]+%.*p=0\.000`).MatchString(line) {
 		t.Errorf("benchstat does not show the planted +20%% on cosine-batch gpu as significant: %q\n%s", line, got)
 	}
+}
+
+// layoutProbe, appended to a copy of the page (without its
+// Content-Security-Policy, which forbids scripts), writes what the layout
+// test checks into the body's attributes for --dump-dom to show: the
+// document's width, the window's, and where the answer block ends.
+const layoutProbe = `<script>
+const b = document.body, a = document.getElementById("answer");
+let end = 0;
+if (a) { let e = a.nextElementSibling; if (e) end = e.getBoundingClientRect().bottom + window.scrollY; }
+b.setAttribute("data-doc-width", document.documentElement.scrollWidth);
+b.setAttribute("data-win-width", window.innerWidth);
+b.setAttribute("data-answer-end", Math.round(end));
+</script>`
+
+var probeRe = regexp.MustCompile(`data-(doc-width|win-width|answer-end)="([0-9]+)"`)
+
+// checkLayout renders the page in a 1400×900 window: the document is no
+// wider than the window (wide tables scroll inside their box), and the
+// answer block ends within the first screen. The screenshot is kept
+// under os.TempDir()/wgpu-prof-html (its path logged) for a person to
+// look at.
+func checkLayout(t *testing.T, bin, page string) {
+	t.Helper()
+	src, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := regexp.MustCompile(`<meta http-equiv="Content-Security-Policy"[^>]*>`).ReplaceAll(src, nil)
+	probe = bytes.Replace(probe, []byte("</body>"), []byte(layoutProbe+"</body>"), 1)
+	probed := filepath.Join(t.TempDir(), "probe.html")
+	if err := os.WriteFile(probed, probe, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom, _ := headless(t, bin, probed, "--window-size=1400,900", "--dump-dom")
+	got := map[string]int{}
+	for _, m := range probeRe.FindAllStringSubmatch(dom, -1) {
+		got[m[1]], _ = strconv.Atoi(m[2])
+	}
+	if got["win-width"] == 0 {
+		t.Fatalf("layout probe did not run: %v", got)
+	}
+	if got["doc-width"] > got["win-width"] {
+		t.Errorf("at a %d-px window the document is %d px wide: something does not fit or scroll in its box", got["win-width"], got["doc-width"])
+	}
+	if got["answer-end"] > 900 {
+		t.Errorf("the answer block ends at %d px, below the first 900-px screen", got["answer-end"])
+	}
+	shots := filepath.Join(os.TempDir(), "wgpu-prof-html")
+	if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, sz := range []string{"1400,900", "1400,6000"} {
+		shot := filepath.Join(shots, "report-"+strings.Replace(sz, ",", "x", 1)+".png")
+		headless(t, bin, page, "--screenshot="+shot, "--window-size="+sz, "--hide-scrollbars")
+		t.Logf("screenshot at %s px: %s", sz, shot)
+	}
+	t.Logf("layout at 1400 px: document %d px wide, answer block ends at %d px", got["doc-width"], got["answer-end"])
 }

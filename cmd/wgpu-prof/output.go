@@ -15,10 +15,11 @@ import (
 
 // outputFlags are the flags every measuring command shares.
 type outputFlags struct {
-	format string
-	out    string
-	plot   bool
-	quiet  bool
+	format  string
+	out     string
+	plot    bool
+	quiet   bool
+	verbose bool
 }
 
 func (o *outputFlags) register(fs *pflag.FlagSet, plots bool) {
@@ -27,6 +28,7 @@ func (o *outputFlags) register(fs *pflag.FlagSet, plots bool) {
 	if plots {
 		fs.BoolVar(&o.plot, "plot", false, "with --out: write PNG and SVG plots")
 	}
+	fs.BoolVar(&o.verbose, "verbose", false, "text output: add the details (measured ceilings, fits, what was timed, every warning on its own line); report.txt under --out always has them")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr (by default: a status line on a terminal, one line per finished measurement otherwise)")
 }
 
@@ -98,7 +100,7 @@ func (o *outputFlags) validate() error {
 	return nil
 }
 
-func writeFormat(w io.Writer, format string, r *report.Report) error {
+func writeFormat(w io.Writer, format string, r *report.Report, verbose bool) error {
 	switch format {
 	case "json":
 		return report.WriteJSON(w, r)
@@ -109,7 +111,7 @@ func writeFormat(w io.Writer, format string, r *report.Report) error {
 	case "html":
 		return report.WriteHTML(w, r)
 	}
-	return report.WriteText(w, r)
+	return report.WriteTextOpts(w, r, report.TextOptions{Verbose: verbose})
 }
 
 // emit writes the report to stdout in the chosen format first (so it is
@@ -118,7 +120,7 @@ func writeFormat(w io.Writer, format string, r *report.Report) error {
 // as it was).
 func (o *outputFlags) emit(stdout io.Writer, r *report.Report, extra ...report.DirFile) error {
 	var buf bytes.Buffer
-	if err := writeFormat(&buf, o.format, r); err != nil {
+	if err := writeFormat(&buf, o.format, r, o.verbose); err != nil {
 		return err
 	}
 	if _, err := stdout.Write(buf.Bytes()); err != nil {
@@ -132,7 +134,7 @@ func (o *outputFlags) emit(stdout io.Writer, r *report.Report, extra ...report.D
 		{"report.json", "json"}, {"report.txt", "text"}, {"report.csv", "csv"}, {"report.bench", "bench"}, {"report.html", "html"},
 	} {
 		f := f
-		files = append(files, report.DirFile{Name: f.name, Write: func(w io.Writer) error { return writeFormat(w, f.format, r) }})
+		files = append(files, report.DirFile{Name: f.name, Write: func(w io.Writer) error { return writeFormat(w, f.format, r, true) }})
 	}
 	if o.plot {
 		files = append(files, plotFiles(r)...)

@@ -164,7 +164,7 @@ func emitPlan(stdout io.Writer, o *outputFlags, rep *report.Report, lines []stri
 	case "json":
 		err = js(&buf)
 	default:
-		err = writeFormat(&buf, o.format, rep)
+		err = writeFormat(&buf, o.format, rep, o.verbose)
 	}
 	if err != nil {
 		return err
@@ -178,7 +178,7 @@ func emitPlan(stdout io.Writer, o *outputFlags, rep *report.Report, lines []stri
 	files := []report.DirFile{{Name: "plan.txt", Write: text}, {Name: "plan.json", Write: js}}
 	for _, f := range []struct{ name, format string }{{"report.json", "json"}, {"report.txt", "text"}, {"report.html", "html"}} {
 		f := f
-		files = append(files, report.DirFile{Name: f.name, Write: func(w io.Writer) error { return writeFormat(w, f.format, rep) }})
+		files = append(files, report.DirFile{Name: f.name, Write: func(w io.Writer) error { return writeFormat(w, f.format, rep, true) }})
 	}
 	if err := report.WriteDir(o.out, files); err != nil {
 		return fmt.Errorf("--out %s: %w (the plan went to stdout; the folder was left as it was)", o.out, err)

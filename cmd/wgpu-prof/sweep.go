@@ -98,6 +98,7 @@ func measureCommand(stdout, stderr io.Writer, args []string, name, usage, exampl
 	rep.Summary = append(rep.Summary, dataLines...)
 	err = h.run(env, cfg, rep)
 	prog.finish()
+	experiment.Conclude(rep, dev.cvWarn)
 	var files []report.DirFile
 	if h.files != nil {
 		files = h.files(env)
@@ -158,7 +159,7 @@ func stopOnSignal(stderr io.Writer, env *experiment.Env) func() {
 }
 
 const sweepExamples = `  wgpu-prof sweep workgroup --kernel cosine-single --quick --sizes 32,64,128,256
-  wgpu-prof sweep tile --kernel cosine-batch --tiles 16,32,64 --out sweep --plot
+  wgpu-prof sweep tile --kernel cosine-batch --variant tiled --tiles 16,32,64 --out sweep --plot
   wgpu-prof sweep variant --kernel cosine-batch --quick`
 
 func runSweep(stdout, stderr io.Writer, args []string) error {
@@ -195,6 +196,11 @@ func sweepFlags(kind string) func(fs *pflag.FlagSet) measureHooks {
 	return func(fs *pflag.FlagSet) measureHooks {
 		sizes := fs.String("sizes", "32,64,128,256,512", "workgroup sizes (sweep workgroup)")
 		tiles := fs.String("tiles", "16,32,64,128", "tile sizes (sweep tile)")
+		var retune *bool
+		var design *string
+		if kind != "variant" {
+			design, retune = designFlags(fs)
+		}
 		var values []int
 		return measureHooks{
 			ready: func(*outputFlags) error {
@@ -213,12 +219,20 @@ func sweepFlags(kind string) func(fs *pflag.FlagSet) measureHooks {
 				if kind == "variant" {
 					return env.VariantSweep(cfg.Workloads[0], cfg, rep)
 				}
+				cfg.Variant, cfg.Retune = *design, *retune
 				if kind == "tile" {
 					return env.Sweep(cfg.Workloads[0], cfg, nil, values, rep)
 				}
 				return env.Sweep(cfg.Workloads[0], cfg, values, nil, rep)
 			}}
 	}
+}
+
+// designFlags adds --variant and --retune to a sweep or an experiment:
+// by default it measures the GPU design run chooses on this adapter.
+func designFlags(fs *pflag.FlagSet) (*string, *bool) {
+	v := fs.String("variant", "", "GPU design to measure (see wgpu-prof workloads); default: the design run chooses on this adapter (autotune cache or a fresh selection)")
+	return v, retuneFlag(fs)
 }
 
 const experimentExamples = `  wgpu-prof experiment memory-compute --kernel cosine-single --quick
@@ -237,7 +251,9 @@ func runExperiment(stdout, stderr io.Writer, args []string) error {
 		"the arithmetic with no global reads, C is the full kernel; classifies the kernel as\n" +
 		"memory-bound (A≈C), compute-bound (B≈C), no-overlap (A+B≈C) or mixed."
 	return measureCommand(stdout, stderr, args[1:], "experiment memory-compute", usage, experimentExamples, true, func(fs *pflag.FlagSet) measureHooks {
+		variant, retune := designFlags(fs)
 		return measureHooks{run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
+			cfg.Variant, cfg.Retune = *variant, *retune
 			return env.MemCompute(cfg.Workloads[0], cfg, rep)
 		}}
 	})

@@ -86,8 +86,8 @@ func (e *Env) searchOne(w *workload.Descriptor, cfg RunConfig, sc SearchConfig, 
 	// measurePair builds both sides at n, verifies each on poisoned
 	// outputs, measures them side by side (interleaved calls, so a load
 	// that comes and goes falls on both alike), and verifies again.
-	measurePair := func(n, tight int) ([2]sideRun, error) {
-		key := fmt.Sprintf("%s|%s|%d|%d", sides[0].Label, sides[1].Label, n, tight)
+	measurePair := func(n, tight int, tag string) ([2]sideRun, error) {
+		key := fmt.Sprintf("%s|%s|%d|%d%s", sides[0].Label, sides[1].Label, n, tight, tag)
 		if r, ok := cache[key]; ok {
 			return [2]sideRun{r, cache[key+"|b"]}, nil
 		}
@@ -151,7 +151,7 @@ func (e *Env) searchOne(w *workload.Descriptor, cfg RunConfig, sc SearchConfig, 
 		}
 	}
 	probe := func(n, tight int) (timing.Summary, timing.Summary, error) {
-		r, err := measurePair(n, tight)
+		r, err := measurePair(n, tight, "")
 		if err != nil {
 			return timing.Summary{}, timing.Summary{}, err
 		}
@@ -162,6 +162,21 @@ func (e *Env) searchOne(w *workload.Descriptor, cfg RunConfig, sc SearchConfig, 
 	res, err := timing.SearchCrossover(opts, sides[0].Label, sides[1].Label, func(n int) (timing.Summary, timing.Summary, error) { return probe(n, 0) })
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s %s vs %s: %w", w.Name, sides[0].Label, sides[1].Label, err)
+	}
+	// Measure again, the two sides interleaved, every size where the
+	// faster side changed: one noisy measurement must not make a
+	// crossover (timing.JudgeCrossover reads both).
+	again := map[int][2]sideRun{}
+	disputed := timing.Disputed(res.Points)
+	if len(disputed) > maxRemeasured {
+		disputed = disputed[:maxRemeasured]
+	}
+	for _, n := range disputed {
+		r, err := measurePair(n, 0, "|again")
+		if err != nil {
+			return nil, nil, err
+		}
+		again[n] = r
 	}
 	ns := make([]int, 0, len(runs))
 	for n := range runs {
@@ -200,9 +215,28 @@ func (e *Env) searchOne(w *workload.Descriptor, cfg RunConfig, sc SearchConfig, 
 		}
 		return out, true
 	}
+	// againPoints are the second measurements on one clock (kernel: side
+	// k's timestamps in place of its host time).
+	againPoints := func(k int) map[int]timing.SearchPoint {
+		out := map[int]timing.SearchPoint{}
+		for n, r := range again {
+			var s [2]timing.Summary
+			for i := range r {
+				s[i] = r[i].res.Host
+				if i == k {
+					if r[i].res.Kernel == nil {
+						return nil
+					}
+					s[i] = *r[i].res.Kernel
+				}
+			}
+			out[n] = timing.SearchPoint{N: n, A: s[0], B: s[1], Faster: timing.Faster(s[0], s[1])}
+		}
+		return out
+	}
 	a, _ := summ(0, false)
 	b, _ := summ(1, false)
-	be, err := crossoverBreakEven(w, pr.Fixed, sides, "end-to-end", ns, a, b, &res)
+	be, err := crossoverBreakEven(w, pr.Fixed, sides, "end-to-end", ns, a, b, &res, againPoints(-1))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -226,7 +260,7 @@ func (e *Env) searchOne(w *workload.Descriptor, cfg RunConfig, sc SearchConfig, 
 		} else {
 			kb = k
 		}
-		bk, err := crossoverBreakEven(w, pr.Fixed, sides, "kernel", ns, ka, kb, nil)
+		bk, err := crossoverBreakEven(w, pr.Fixed, sides, "kernel", ns, ka, kb, nil, againPoints(i))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -262,6 +296,11 @@ func (e *Env) sideKnobs(w *workload.Descriptor, pr *workload.Prepared, cfg RunCo
 	return out, nil
 }
 
+// maxRemeasured caps the sizes a break-even measures a second time (both
+// ends of each change of the faster side: three changes at most before the
+// verdict is inconclusive anyway).
+const maxRemeasured = 6
+
 // tighter is the measurement a crossover search refines a tie with, one
 // refinement round further: CIs half as wide (±1%, then ±0.5% by
 // default), four times the runs and twice the budget.
@@ -285,7 +324,9 @@ func or[T comparable](v, def T) T {
 // crossoverBreakEven fits both sides' models, predicts the crossover, and
 // fills a report.BreakEven. res is the search's measured crossover; nil:
 // derived from the points' first change (no bisection on this clock).
-func crossoverBreakEven(w *workload.Descriptor, fixed []report.Param, sides [2]SideSpec, clock string, ns []int, a, b []timing.Summary, res *timing.SearchResult) (report.BreakEven, error) {
+// again holds the second measurements of disputed sizes on this clock;
+// the verdict (timing.JudgeCrossover) reads both.
+func crossoverBreakEven(w *workload.Descriptor, fixed []report.Param, sides [2]SideSpec, clock string, ns []int, a, b []timing.Summary, res *timing.SearchResult, again map[int]timing.SearchPoint) (report.BreakEven, error) {
 	x := make([]float64, len(ns))
 	ta := make([]float64, len(ns))
 	tb := make([]float64, len(ns))
@@ -345,6 +386,30 @@ func crossoverBreakEven(w *workload.Descriptor, fixed []report.Param, sides [2]S
 	last := len(ns) - 1
 	if b[last].Median > 0 {
 		be.MeasuredSpeedup = a[last].Median / b[last].Median
+	}
+	v := timing.JudgeCrossover(pts, again, sides[0].Label, sides[1].Label, ma.MinR2(), mb.MinR2())
+	be.Verdict, be.Reason, be.Interval = v.Kind, v.Reason, []int{v.Lo, v.Hi}
+	if v.BFrom > 0 {
+		be.BFaster = &report.Range{From: v.BFrom}
+		if v.BTo > 0 {
+			to := v.BTo
+			be.BFaster.To = &to
+		}
+	}
+	for n := range again {
+		be.Remeasured = append(be.Remeasured, n)
+	}
+	sort.Ints(be.Remeasured)
+	if !v.UseFit {
+		be.Predicted.Refused = v.FitNote
+	}
+	for _, sp := range sides {
+		if sp.IsGPU() {
+			be.Regime = "resident"
+			if sp.Shipped {
+				be.Regime = "shipped"
+			}
+		}
 	}
 	return be, nil
 }
@@ -427,14 +492,18 @@ func parts(sides [2]SideSpec, last [2]sideRun) []report.TimePart {
 }
 
 // theorySpeedup sets the roofline speedup of side B over side A at the
-// largest batch: the ratio of each side's ceiling-bound time, when both
-// roofs are known.
+// largest batch: the ratio of each side's ceiling-bound time under the
+// roof of the case's working set, when both roofs are known.
 func theorySpeedup(be *report.BreakEven, c workload.Case, sides [2]SideSpec, roofs Roofs) {
+	// Each side's roof is the one its rows are judged against: that of the
+	// case's own working set (Roofs.forBytes), so the ratio follows each
+	// workload's intensity and level, not one pair of DRAM roofs.
 	bound := func(sp SideSpec) float64 {
-		r := roofs.CPU
+		side := report.SideCPU
 		if sp.IsGPU() {
-			r = roofs.GPU
+			side = report.SideGPU
 		}
+		r, _, _ := roofs.forBytes(side, c.Bytes)
 		if r.BandwidthGBs <= 0 || r.PeakGFLOPs <= 0 {
 			return 0
 		}
@@ -514,19 +583,17 @@ func crossoverLines(be report.BreakEven) []string {
 	} else {
 		out = append(out, fmt.Sprintf("%s: no measured crossover (%s): %s", head, s.Status, s.Reason))
 	}
-	if p := be.Predicted; p != nil {
+	if p := be.Predicted; p != nil && p.Refused != "" {
+		out = append(out, head+": "+p.Refused)
+	} else if p != nil {
 		var pl string
 		switch p.Kind {
 		case timing.CrossAt, timing.CrossBelow:
-			hi := "∞"
-			if p.CIHi != nil {
-				hi = fmt.Sprintf("%.0f", *p.CIHi)
-			}
 			dir := "above"
 			if p.Kind == timing.CrossBelow {
 				dir = "below"
 			}
-			pl = fmt.Sprintf("models predict %s faster %s %.0f [95%% CI %.0f, %s]", b, dir, p.Value, p.CILo, hi)
+			pl = fmt.Sprintf("models predict %s faster %s %.0f, 95%% CI %s", b, dir, p.Value, report.CIString(p.CILo, p.CIHi))
 			if p.Extrapolated {
 				pl += fmt.Sprintf(", extrapolated (fitted on %.0f–%.0f)", p.ValidFrom, p.ValidTo)
 			} else {

@@ -39,6 +39,9 @@ type RunConfig struct {
 	// Retune re-measures the GPU variant selection instead of reading the
 	// cache (see SelectVariant).
 	Retune bool
+	// Variant forces the GPU design of sweeps and experiments ("": the
+	// design run chooses on this adapter, SelectVariant).
+	Variant string
 }
 
 // Defaults fills zero fields with the suite's default sizes.
@@ -331,14 +334,19 @@ func (e *Env) timestampOverhead(c workload.Case, withTimer report.Measurement, r
 		return err
 	}
 	r := timing.Ratio(on, off)
-	line := fmt.Sprintf("%s: timestamp queries cost %+.1f%% end to end (95%% CI %+.1f%% … %+.1f%%) at %s (on %s, off %s)",
-		c.Name, 100*(r.Median-1), 100*(r.Lo-1), 100*(r.Hi-1), paramLabel(c.Params), on, off)
+	ci := fmt.Sprintf("95%% CI %+.1f%% … %+.1f%%", 100*(r.Lo-1), 100*(r.Hi-1))
+	where := fmt.Sprintf("at %s (on %s, off %s)", paramLabel(c.Params), on, off)
+	line := fmt.Sprintf("%s: timestamp queries cost %+.1f%% end to end (%s) %s", c.Name, 100*(r.Median-1), ci, where)
 	switch {
 	case r.Lo > 1+TimestampOverheadLimit:
 		line += fmt.Sprintf(": significantly above %.0f%%", 100*TimestampOverheadLimit)
 		rep.Warnings = append(rep.Warnings, line)
 	case r.Lo <= 1 && r.Hi >= 1:
-		line += ": not distinguishable from zero"
+		line = fmt.Sprintf("%s: timestamp queries' cost end to end is not distinguishable from zero (%s) %s", c.Name, ci, where)
+	case r.Hi < 1:
+		// Timestamps cannot make a call faster: a negative cost is the
+		// load of the host changing between the two measurements.
+		line = fmt.Sprintf("%s: timestamp queries' cost end to end is not measurable here: the calls ran faster with them on (%s), the host's load changed between the two measurements %s", c.Name, ci, where)
 	}
 	rep.Summary = append(rep.Summary, line)
 	return nil

@@ -95,7 +95,7 @@ func (e *Env) breakEven(w *workload.Descriptor, fixed []report.Param, batches []
 	cpuSide, _ := ParseSide("cpu")
 	gpuSide, _ := ParseSide("gpu")
 	sides := [2]SideSpec{cpuSide, gpuSide}
-	be, err := crossoverBreakEven(w, fixed, sides, "end-to-end", batches, cpu, gpuE2E, nil)
+	be, err := crossoverBreakEven(w, fixed, sides, "end-to-end", batches, cpu, gpuE2E, nil, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -110,7 +110,7 @@ func (e *Env) breakEven(w *workload.Descriptor, fixed []report.Param, batches []
 	}
 	out = append(out, be)
 	if kernelOK {
-		bk, err := crossoverBreakEven(w, fixed, sides, "kernel", batches, cpu, gpuKernel, nil)
+		bk, err := crossoverBreakEven(w, fixed, sides, "kernel", batches, cpu, gpuKernel, nil, nil)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -2,9 +2,13 @@ package experiment
 
 import (
 	"fmt"
+	"os"
+	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
+	"github.com/wgpu-prof/wgpu-prof/timing"
 )
 
 // HostSummary states the host results in plain language: each
@@ -138,4 +142,86 @@ func aboveRoof(m *report.Measurement) string {
 		return "; above that ceiling, see warnings"
 	}
 	return ""
+}
+
+// noisyShare is the share of time summaries above the CV limit past which
+// the host counts as noisy and the conclusions resting on them as
+// tentative: one in four leaves most comparisons on steady data, more
+// than that and a verdict may rest on the noisy ones.
+const noisyShare = 0.25
+
+// Conclude writes the report's verdict block: each end-to-end break-even's
+// verdict line (report.VerdictLine), marked tentative when more than
+// noisyShare of its summaries vary beyond cvLimit, the run's noise
+// (report.Noise: the share of noisy summaries and the host's load), and a
+// note when the adapter is a CPU implementation. Kernel-clock verdicts go
+// to the details (Summary). Call it once, after the measurements.
+func Conclude(r *report.Report, cvLimit float64) {
+	if r == nil {
+		return
+	}
+	noisy := func(s timing.Summary) bool { return s.N > 0 && s.CV > cvLimit }
+	n := &report.Noise{CVLimit: cvLimit, Cores: runtime.NumCPU(), Load: loadAverage()}
+	count := func(s timing.Summary) {
+		if s.N > 0 {
+			n.Measurements++
+			if noisy(s) {
+				n.Noisy++
+			}
+		}
+	}
+	for i := range r.Measurements {
+		m := &r.Measurements[i]
+		count(m.EndToEnd)
+		if m.Kernel != nil {
+			count(*m.Kernel)
+		}
+	}
+	n.Tentative = n.Measurements > 0 && float64(n.Noisy) > noisyShare*float64(n.Measurements)
+	r.Noise = n
+	var verdicts, details []string
+	for i := range r.BreakEvens {
+		be := &r.BreakEvens[i]
+		all, bad := 0, 0
+		for _, ss := range [][]timing.Summary{be.CPU, be.GPU} {
+			for _, s := range ss {
+				all++
+				if noisy(s) {
+					bad++
+				}
+			}
+		}
+		be.Tentative = all > 0 && float64(bad) > noisyShare*float64(all)
+		if be.Verdict == "" {
+			continue
+		}
+		if be.Clock == "end-to-end" {
+			verdicts = append(verdicts, report.VerdictLine(*be))
+		} else {
+			details = append(details, report.VerdictLine(*be))
+		}
+	}
+	if r.Adapter.DeviceType == "cpu" && len(verdicts) > 0 {
+		verdicts = append(verdicts, fmt.Sprintf("the adapter %q runs on this CPU: these results say where the WebGPU path stands here, not what a GPU would do", r.Adapter.Name))
+	}
+	r.Verdicts = append(verdicts, r.Verdicts...)
+	r.Summary = append(details, r.Summary...)
+}
+
+// loadAverage is the host's one-minute load average (Linux
+// /proc/loadavg), 0 where unknown.
+func loadAverage() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return 0
+	}
+	return v
 }

@@ -56,12 +56,20 @@ func (e *Env) Sweep(kernel string, cfg RunConfig, sizes, tiles []int, rep *repor
 	if err != nil {
 		return fmt.Errorf("%s: %w", w.Name, err)
 	}
-	s := report.Sweep{Name: "workgroup size", Workload: kernel, Side: report.SideGPU}
+	design, why, err := e.designOf(w, pr, cfg, rep)
+	if err != nil {
+		return err
+	}
+	if !designHas(pr, design, knob) {
+		return usage(fmt.Errorf("sweep %s: the design %s (%s) has no %s knob; pass --variant with a design that has one (%s)",
+			kernel, design, why, knob, strings.Join(designsWith(w, pr, knob), ", ")))
+	}
+	s := report.Sweep{Name: "workgroup size", Workload: kernel, Side: report.SideGPU, Design: design, DesignWhy: why}
 	if knob == "tile" {
 		s.Name = "tile size"
 	}
 	knobsOf := func(v int) workload.Knobs {
-		k := workload.Knobs{Workgroup: cfg.Workgroup, Tile: cfg.Tile}
+		k := workload.Knobs{Workgroup: cfg.Workgroup, Tile: cfg.Tile, Variant: design}
 		if knob == "tile" {
 			k.Tile = v
 		} else {
@@ -212,11 +220,68 @@ func (e *Env) Sweep(kernel string, cfg RunConfig, sizes, tiles []int, rep *repor
 	sort.Slice(s.Points, func(i, j int) bool { return sweepValue(s.Points[i].Label) < sweepValue(s.Points[j].Label) })
 	s.Verdict, s.Notes = verdict, notes
 	rep.Sweeps = append(rep.Sweeps, s)
-	rep.Summary = append(rep.Summary, fmt.Sprintf("%s %s sweep: %s", kernel, s.Name, verdict))
+	rep.Verdicts = append(rep.Verdicts, fmt.Sprintf("%s %s sweep of the %s design: %s", kernel, s.Name, design, verdict),
+		fmt.Sprintf("%s design %s: %s", kernel, design, why))
 	for _, n := range notes {
 		rep.Summary = append(rep.Summary, fmt.Sprintf("%s %s sweep: %s", kernel, s.Name, n))
 	}
 	return nil
+}
+
+// designOf is the GPU design a sweep or an experiment measures, and why:
+// cfg.Variant when forced (--variant), else the design run chooses on this
+// adapter (SelectVariant with run's knobs, so the autotune cache serves
+// the same choice run made), so the design measured is the design that
+// runs (TestSweepMeasuresRunsDesign).
+func (e *Env) designOf(w *workload.Descriptor, pr *workload.Prepared, cfg RunConfig, rep *report.Report) (string, string, error) {
+	if cfg.Variant != "" {
+		if err := w.CheckVariant(cfg.Variant); err != nil {
+			return "", "", usage(fmt.Errorf("--variant: %w", err))
+		}
+		return cfg.Variant, "forced by --variant", nil
+	}
+	if len(w.Variants) == 1 {
+		return w.Variants[0], "the workload's only design", nil
+	}
+	k, ch, err := e.SelectVariant(w, pr, pr.Size, workload.Knobs{Workgroup: cfg.Workgroup, Tile: cfg.Tile}, cfg.Retune, rep)
+	if err != nil {
+		return "", "", err
+	}
+	why := "the design run uses on this adapter"
+	if ch.Chosen != "" {
+		why += ": " + ch.Summary()
+	}
+	return k.Variant, why, nil
+}
+
+// designHas reports whether design has knob ("wg" or "tile"): its case
+// label changes with the knob's value (a design without the knob ignores
+// it).
+func designHas(pr *workload.Prepared, design, knob string) bool {
+	at := func(v int) string {
+		k := workload.Knobs{Variant: design, Workgroup: 64, Tile: 16}
+		if knob == "tile" {
+			k.Tile = v
+		} else {
+			k.Workgroup = v
+		}
+		return pr.At(pr.Size, k).Variant
+	}
+	if knob == "tile" {
+		return at(16) != at(32)
+	}
+	return at(64) != at(128)
+}
+
+// designsWith lists the designs of w that have knob.
+func designsWith(w *workload.Descriptor, pr *workload.Prepared, knob string) []string {
+	var out []string
+	for _, v := range w.Variants {
+		if designHas(pr, v, knob) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // sweepValue is the knob value of a sweep label ("wg=64", "tile=32 (…)").
@@ -260,6 +325,15 @@ func (e *Env) MemCompute(kernel string, cfg RunConfig, rep *report.Report) error
 	if err != nil {
 		return fmt.Errorf("%s: %w", w.Name, err)
 	}
+	design, why, err := e.designOf(w, pr, cfg, rep)
+	if err != nil {
+		return err
+	}
+	if !designHas(pr, design, "wg") {
+		wgs = []int{cfg.Workgroup}
+	}
+	rep.Verdicts = append(rep.Verdicts, fmt.Sprintf("%s design %s: %s", kernel, design, why))
+	cfg.Variant = design
 	var verdicts []string
 	kinds := map[string]bool{}
 	for _, wg := range wgs {
@@ -270,15 +344,15 @@ func (e *Env) MemCompute(kernel string, cfg RunConfig, rep *report.Report) error
 		kinds[ex.Classification.Kind] = true
 		verdicts = append(verdicts, fmt.Sprintf("%s: %s", paramValue(ex.Params, "wg"), ex.Classification.Kind))
 		rep.Experiments = append(rep.Experiments, ex)
-		rep.Summary = append(rep.Summary, fmt.Sprintf("%s wg %s: %s — %s; %s", kernel, paramValue(ex.Params, "wg"),
+		rep.Verdicts = append(rep.Verdicts, fmt.Sprintf("%s wg %s: %s — %s; %s", kernel, paramValue(ex.Params, "wg"),
 			ex.Classification.Kind, ex.Classification.Explanation, ex.Classification.Roofline))
 	}
 	if len(wgs) > 1 {
 		if len(kinds) > 1 {
-			rep.Summary = append(rep.Summary, fmt.Sprintf("%s: the verdict CHANGES with the workgroup size (%s): the kernel's bound depends on how it is launched; see each size's net A, B and C above",
+			rep.Verdicts = append(rep.Verdicts, fmt.Sprintf("%s: the verdict CHANGES with the workgroup size (%s): the kernel's bound depends on how it is launched; see each size's net A, B and C above",
 				kernel, strings.Join(verdicts, ", ")))
 		} else {
-			rep.Summary = append(rep.Summary, fmt.Sprintf("%s: the verdict is the same at every workgroup size tried (%s)", kernel, strings.Join(verdicts, ", ")))
+			rep.Verdicts = append(rep.Verdicts, fmt.Sprintf("%s: the verdict is the same at every workgroup size tried (%s)", kernel, strings.Join(verdicts, ", ")))
 		}
 	}
 	return nil
@@ -288,7 +362,7 @@ func (e *Env) MemCompute(kernel string, cfg RunConfig, rep *report.Report) error
 // default) and classifies.
 func (e *Env) memComputeAt(w *workload.Descriptor, pr *workload.Prepared, cfg RunConfig, wg int, rep *report.Report) (report.Experiment, error) {
 	var ex report.Experiment
-	c := pr.At(pr.Size, workload.Knobs{Workgroup: wg, Tile: cfg.Tile})
+	c := pr.At(pr.Size, workload.Knobs{Workgroup: wg, Tile: cfg.Tile, Variant: cfg.Variant})
 	if c.GPU == nil {
 		return ex, fmt.Errorf("memory-compute %s: no GPU side", w.Name)
 	}

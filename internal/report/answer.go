@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
@@ -11,7 +12,13 @@ import (
 // faster from n ≈ 12k (measured between 8192 and 16k); below that the CPU
 // is up to 30× faster", "CPU faster end to end over the whole measured
 // range n = 16 … 8192, by 4.1× to 310×".
+//
+// A break-even that carries a verdict (timing.JudgeCrossover) is stated
+// from the verdict alone, never from a fit: see verdictAnswer.
 func Answer(be BreakEven) string {
+	if be.Verdict != "" {
+		return verdictAnswer(be)
+	}
 	batch := be.Batch
 	if batch == "" {
 		batch = "batch"
@@ -91,4 +98,149 @@ func answerRatio(x float64) string {
 		return fmt.Sprintf("%.0f×", x)
 	}
 	return fmt.Sprintf("%.1f×", x)
+}
+
+// SideName names a side for a reader, with its data regime: "GPU (data
+// resident)", "GPU (data shipped per call)", "CPU"; other sides keep
+// their label (cpu:threads=2).
+func SideName(label string) string {
+	switch label {
+	case "cpu":
+		return "CPU"
+	case "gpu", "gpu:data=resident":
+		return "GPU (data resident)"
+	case "gpu:data=shipped":
+		return "GPU (data shipped per call)"
+	}
+	return label
+}
+
+// shortSide is SideName without the regime: "GPU", "CPU".
+func shortSide(label string) string {
+	switch {
+	case label == "cpu":
+		return "CPU"
+	case label == "gpu" || strings.HasPrefix(label, "gpu:data="):
+		return "GPU"
+	}
+	return label
+}
+
+// sidesOf returns the break-even's two side labels (A, B); a report of
+// the older form compared cpu with gpu.
+func sidesOf(be BreakEven) (string, string) {
+	if len(be.Sides) == 2 {
+		return be.Sides[0], be.Sides[1]
+	}
+	return "cpu", "gpu"
+}
+
+// verdictAnswer states a verdict: "never: CPU faster at every size
+// measured, n = 256 … 131k, by 2.1× to 21×", "crossover: GPU faster
+// only in [320, 4096)", "inconclusive: cpu time falls …".
+func verdictAnswer(be BreakEven) string {
+	batch := be.Batch
+	if batch == "" {
+		batch = "n"
+	}
+	la, lb := sidesOf(be)
+	a, b := shortSide(la), shortSide(lb)
+	if a == b {
+		a, b = la, lb
+	}
+	count := func(v int) string { return formatCount(float64(v)) }
+	// ratios of the slower over the faster side's median where side w
+	// (FasterA or FasterB) wins.
+	span := func(w int) (float64, float64, bool) {
+		mn, mx, ok := math.Inf(1), 0.0, false
+		for i := range be.Batches {
+			if i >= len(be.CPU) || i >= len(be.GPU) || timing.Faster(be.CPU[i], be.GPU[i]) != w {
+				continue
+			}
+			r := be.CPU[i].Median / be.GPU[i].Median
+			if w == timing.FasterA {
+				r = 1 / r
+			}
+			if r > 0 && !math.IsInf(r, 0) {
+				mn, mx, ok = math.Min(mn, r), math.Max(mx, r), true
+			}
+		}
+		return mn, mx, ok
+	}
+	by := func(w int) string {
+		mn, mx, ok := span(w)
+		if !ok {
+			return ""
+		}
+		if answerRatio(mn) == answerRatio(mx) {
+			return ", by " + answerRatio(mx)
+		}
+		return fmt.Sprintf(", by %s to %s", answerRatio(mn), answerRatio(mx))
+	}
+	lo, hi := 0, 0
+	if len(be.Interval) == 2 {
+		lo, hi = be.Interval[0], be.Interval[1]
+	} else if len(be.Batches) > 0 {
+		lo, hi = be.Batches[0], be.Batches[len(be.Batches)-1]
+	}
+	switch be.Verdict {
+	case timing.VerdictNever:
+		return fmt.Sprintf("never: %s faster at every size measured, %s = %s … %s%s", a, batch, count(lo), count(hi), by(timing.FasterA))
+	case timing.VerdictAlways:
+		return fmt.Sprintf("always: %s faster at every size measured, %s = %s … %s%s", b, batch, count(lo), count(hi), by(timing.FasterB))
+	case timing.VerdictCrossover:
+		r := be.BFaster
+		switch {
+		case r == nil:
+		case r.To != nil && r.From > 0 && len(be.Batches) > 0 && r.From == be.Batches[0]:
+			return fmt.Sprintf("crossover: %s faster below %s = %s (measured between %s and %s), %s faster from there%s",
+				b, batch, count(*r.To), count(lo), count(hi), a, by(timing.FasterA))
+		case r.To != nil:
+			return fmt.Sprintf("crossover: %s faster only in [%s, %s) (%s), %s faster below and above", b, count(r.From), count(*r.To), batch, a)
+		default:
+			last := hi
+			if len(be.Batches) > 0 {
+				last = be.Batches[len(be.Batches)-1]
+			}
+			return fmt.Sprintf("crossover: %s faster from %s = %s (measured between %s and %s) up to %s, the largest measured; %s faster below%s",
+				b, batch, count(r.From), count(lo), count(hi), count(last), a, by(timing.FasterA))
+		}
+		return "crossover: " + be.Reason
+	}
+	return "inconclusive: " + be.Reason
+}
+
+// VerdictLine is a break-even's one-line answer with what it was judged
+// against and its confidence: "cosine-single, GPU (data resident) vs CPU,
+// end to end: never: CPU faster at every size measured, n = 256 … 131k, by
+// 2.1× to 21× [tentative: noisy]".
+func VerdictLine(be BreakEven) string {
+	la, lb := sidesOf(be)
+	clock := "end to end"
+	if be.Clock == "kernel" {
+		clock = "GPU kernel time vs CPU end to end"
+	}
+	s := fmt.Sprintf("%s, %s vs %s, %s: %s", be.Workload, SideName(lb), SideName(la), clock, Answer(be))
+	switch {
+	case be.Verdict == timing.VerdictInconclusive:
+	case be.Tentative:
+		s += " [tentative: noisy measurements]"
+	case be.Verdict != "":
+		s += " [firm]"
+	}
+	return s
+}
+
+// NoiseLine is the one line that says noise decides: "host noisy: 34 of
+// 60 measurements above CV 5%, load 4.0 on 2 cores — conclusions marked
+// tentative"; "" when n is nil or the run was steady.
+func NoiseLine(n *Noise) string {
+	if n == nil || !n.Tentative {
+		return ""
+	}
+	s := fmt.Sprintf("host noisy: %d of %d measurements above CV %.0f%%", n.Noisy, n.Measurements, 100*n.CVLimit)
+	if n.Load > 0 && n.Cores > 0 {
+		s += fmt.Sprintf(", load %.1f on %d cores", n.Load, n.Cores)
+	}
+	return s + " — conclusions marked tentative"
 }

@@ -36,6 +36,12 @@ type RoofSeries struct {
 type RoofPoint struct {
 	Label string
 	Point timing.Point
+	// Roof is the Label of the RoofSeries the point is judged against
+	// ("" when none), and Note its standing against it ("44% of its roof
+	// (GPU read (llc) 15.6 GB/s)", "ABOVE its roof: …"), both shown in the
+	// legend.
+	Roof string
+	Note string
 }
 
 // PlotRoofline draws the rooflines (log-log: arithmetic intensity in
@@ -54,8 +60,8 @@ func plotRoofline(w io.Writer, roofs []RoofSeries, points []RoofPoint, ctx plotC
 		return err
 	}
 	type pt struct {
-		label string
-		xy    plotter.XY
+		label, note string
+		xy          plotter.XY
 	}
 	var pts []pt
 	var skipped []string
@@ -68,7 +74,7 @@ func plotRoofline(w io.Writer, roofs []RoofSeries, points []RoofPoint, ctx plotC
 			skipped = append(skipped, rp.Label) // a pure copy has no place on a log intensity axis
 			continue
 		}
-		pts = append(pts, pt{rp.Label, plotter.XY{X: p.Flops / p.Bytes, Y: p.Flops / p.Seconds / 1e9}})
+		pts = append(pts, pt{rp.Label, rp.Note, plotter.XY{X: p.Flops / p.Bytes, Y: p.Flops / p.Seconds / 1e9}})
 	}
 	xmin, xmax := math.Inf(1), math.Inf(-1)
 	ymin, ymax := math.Inf(1), math.Inf(-1)
@@ -109,8 +115,7 @@ func plotRoofline(w io.Writer, roofs []RoofSeries, points []RoofPoint, ctx plotC
 		l.LineStyle = lineStyle(roofColor(r.Label, i), i)
 		l.Width = vg.Points(2.5)
 		f.p.Add(l)
-		short, _, _ := strings.Cut(r.Label, " (")
-		f.legend(fmt.Sprintf("%s roof: %s read, %s FMA peak (ridge at %s flop/B)", short,
+		f.legend(fmt.Sprintf("%s roof: %s read, %s FMA peak (ridge at %s flop/B)", r.Label,
 			FormatRate(r.Roof.BandwidthGBs), FormatFlopRate(r.Roof.PeakGFLOPs), formatPlain(ridge)), l)
 	}
 	// Colour by side (as the roofs), marker by workload.
@@ -128,7 +133,11 @@ func plotRoofline(w io.Writer, roofs []RoofSeries, points []RoofPoint, ctx plotC
 		s.GlyphStyle.Color = sideColor(side)
 		s.GlyphStyle.Radius = vg.Points(5)
 		f.p.Add(s)
-		f.legend(fmt.Sprintf("%s: %s at %s flop/B", p.label, FormatFlopRate(p.xy.Y), formatPlain(p.xy.X)), s)
+		entry := fmt.Sprintf("%s: %s at %s flop/B", p.label, FormatFlopRate(p.xy.Y), formatPlain(p.xy.X))
+		if p.note != "" {
+			entry += ", " + p.note
+		}
+		f.legend(entry, s)
 	}
 	for _, sk := range skipped {
 		f.legend(sk + ": no arithmetic, not on a log intensity axis")
@@ -423,6 +432,36 @@ func lineStyle(c color.Color, i int) draw.LineStyle {
 	return draw.LineStyle{Color: c, Width: vg.Points(1.8), Dashes: dashes[i%len(dashes)]}
 }
 
+// legendPadding is the space between two legend entries.
+const legendPadding = vg.Length(3)
+
+// titleWidth is the most characters a title line holds on a plotWidth
+// canvas at the title's font size; longer lines are wrapped at spaces so
+// no title is clipped at the canvas edge.
+const titleWidth = 88
+
+// wrapLines wraps each line of s at spaces to at most width characters
+// (a longer word stays whole on its own line).
+func wrapLines(s string, width int) string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		cur := ""
+		for _, w := range strings.Fields(line) {
+			switch {
+			case cur == "":
+				cur = w
+			case len([]rune(cur))+1+len([]rune(w)) > width:
+				out = append(out, cur)
+				cur = w
+			default:
+				cur += " " + w
+			}
+		}
+		out = append(out, cur)
+	}
+	return strings.Join(out, "\n")
+}
+
 // figure is a plot with its legend drawn below the data area, so the
 // legend never covers data.
 type figure struct {
@@ -433,15 +472,18 @@ type figure struct {
 
 func newFigure(title string, ctx plotContext, x, y string) *figure {
 	p := plot.New()
-	p.Title.Text = title
 	if sub := ctx.subtitle(); sub != "" {
-		p.Title.Text += "\n" + sub
+		title += "\n" + sub
 	}
+	p.Title.Text = wrapLines(title, titleWidth)
 	p.X.Label.Text = x
 	p.Y.Label.Text = y
 	p.Add(plotter.NewGrid())
 	f := &figure{p: p, leg: plot.NewLegend()}
 	f.leg.Top, f.leg.Left = true, true
+	// Padding between entries keeps one entry's marker off the next
+	// entry's text (render reserves the room).
+	f.leg.Padding = legendPadding
 	return f
 }
 
@@ -469,7 +511,7 @@ func (f *figure) render(w io.Writer, format string) (err error) {
 			err = fmt.Errorf("%w: %v", ErrPlot, r)
 		}
 	}()
-	lineH := f.leg.TextStyle.Font.Size * 1.1
+	lineH := f.leg.TextStyle.Font.Size*1.2 + legendPadding
 	legH := vg.Length(f.entries)*lineH + vg.Points(8)
 	c, err := draw.NewFormattedCanvas(plotWidth, plotHeight+legH, format)
 	if err != nil {
@@ -582,26 +624,72 @@ func checkFormat(format string) error {
 	return nil
 }
 
-// RooflineOf returns the roofs of both sides measured in r (where both
-// their bandwidth and FMA ceilings exist) and one point per workload and
-// side: what the roofline plot draws.
+// RooflineOf returns what the roofline plot draws: one point per workload
+// and side, and for each point the roof it is judged against in the
+// tables (the read ceiling of its own working set, Measurement.
+// ReadCeilingKey, under the side's FMA peak), each roof drawn once. A
+// point's legend entry names its roof and its fraction of it, and says
+// so when the point is above it. Without measurements the DRAM roofs of
+// both sides are drawn.
 func RooflineOf(r *Report) ([]RoofSeries, []RoofPoint) {
 	var roofs []RoofSeries
-	if g := r.Ceilings.GPU; g["read_gbs"] > 0 && g["fma_gflops"] > 0 {
-		roofs = append(roofs, RoofSeries{Label: "GPU (" + r.Adapter.Name + ")", Roof: timing.Roof{PeakGFLOPs: g["fma_gflops"], BandwidthGBs: g["read_gbs"]}})
-	}
-	if c := r.Ceilings.CPU; c["read_gbs"] > 0 && c["fma_gflops"] > 0 {
-		roofs = append(roofs, RoofSeries{Label: "CPU (" + r.Host.SIMDLevel + ")", Roof: timing.Roof{PeakGFLOPs: c["fma_gflops"], BandwidthGBs: c["read_gbs"]}})
+	have := map[string]bool{}
+	roofOf := func(side, key string) (string, bool) {
+		cs, name := r.Ceilings.CPU, "CPU"
+		if side == SideGPU {
+			cs, name = r.Ceilings.GPU, "GPU"
+		}
+		if !(cs[key] > 0) {
+			key = "read_gbs"
+		}
+		if !(cs[key] > 0 && cs["fma_gflops"] > 0) {
+			return "", false
+		}
+		label := name + " " + roofLevel(key)
+		if !have[label] {
+			have[label] = true
+			roofs = append(roofs, RoofSeries{Label: label, Roof: timing.Roof{PeakGFLOPs: cs["fma_gflops"], BandwidthGBs: cs[key]}})
+		}
+		return label, true
 	}
 	var points []RoofPoint
 	seen := map[string]bool{}
-	for _, m := range r.Measurements {
+	for i := range r.Measurements {
+		m := &r.Measurements[i]
 		key := m.Workload + "/" + m.Side
 		if seen[key] || m.Flops <= 0 || m.Bytes <= 0 {
 			continue
 		}
 		seen[key] = true
-		points = append(points, RoofPoint{Label: m.Side + " " + m.Workload, Point: timing.Point{Flops: m.Flops, Bytes: m.Bytes, Seconds: m.Time().Median}})
+		rp := RoofPoint{Label: m.Side + " " + m.Workload, Point: timing.Point{Flops: m.Flops, Bytes: m.Bytes, Seconds: m.Time().Median}}
+		if roof, ok := roofOf(m.Side, m.ReadCeilingKey()); ok {
+			rp.Roof = roof
+			if m.CeilingFrac > 0 {
+				rp.Note = fmt.Sprintf("%.0f%% of its roof (%s)", 100*m.CeilingFrac, CeilingOf(r, m))
+				if m.CeilingFrac > 1 {
+					rp.Note = fmt.Sprintf("ABOVE its roof: %.0f%% of %s", 100*m.CeilingFrac, CeilingOf(r, m))
+				}
+			}
+		}
+		points = append(points, rp)
+	}
+	if len(points) == 0 {
+		roofOf(SideGPU, "read_gbs")
+		roofOf(SideCPU, "read_gbs")
 	}
 	return roofs, points
+}
+
+// roofLevel names the memory level of a read ceiling key: "DRAM", "llc",
+// "l2", "cache-resident".
+func roofLevel(key string) string {
+	switch {
+	case key == "read_gbs":
+		return "DRAM"
+	case key == "cache_read_gbs":
+		return "cache-resident"
+	case strings.HasPrefix(key, "read_gbs_"):
+		return strings.TrimPrefix(key, "read_gbs_")
+	}
+	return key
 }

@@ -58,7 +58,15 @@ type Report struct {
 	Skipped []Skip `json:"skipped,omitempty"`
 	Plan    *Plan  `json:"plan,omitempty"`
 
-	// Summary holds the plain-language conclusions printed last.
+	// Verdicts are the answers, one line per workload or point (the
+	// answer, its interval, its confidence and what it was judged
+	// against); the text and HTML reports lead with them. Summary holds
+	// the details behind them (fits, what was timed, choices made).
+	Verdicts []string `json:"verdicts,omitempty"`
+	// Noise says how noisy the measurements were and whether that makes
+	// the conclusions tentative; nil when not assessed.
+	Noise *Noise `json:"noise,omitempty"`
+	// Summary holds the plain-language details printed with --verbose.
 	Summary  []string `json:"summary,omitempty"`
 	Warnings []string `json:"warnings,omitempty"` // run-level warnings
 }
@@ -208,19 +216,31 @@ func NewCrossover(c timing.Crossover) Crossover {
 	return out
 }
 
-// String formats the crossover as "at 20.8k [18.1k, 24.0k]", "always",
-// "never" or "below 12".
+// String formats the crossover as "at 20.8k [18.1k, 24.0k]", "at 479
+// [320, unbounded)", "at 479 (CI unbounded)", "always", "never" or "below
+// 12": an interval from zero to infinity says nothing and is not printed.
 func (c Crossover) String() string {
 	switch c.Kind {
 	case timing.CrossAt, timing.CrossBelow:
-		hi := "∞"
-		if c.Hi != nil {
-			hi = formatCount(*c.Hi)
-		}
-		return fmt.Sprintf("%s %s [%s, %s]", c.Kind, formatCount(c.N), formatCount(c.Lo), hi)
+		return fmt.Sprintf("%s %s %s", c.Kind, formatCount(c.N), ciString(c.Lo, c.Hi))
 	}
 	return c.Kind
 }
+
+// ciString formats a count interval: "[18.1k, 24.0k]", "[320, unbounded)",
+// "(CI unbounded)" when it runs from 0 (or below) to infinity.
+func ciString(lo float64, hi *float64) string {
+	switch {
+	case hi == nil && lo <= 0:
+		return "(CI unbounded)"
+	case hi == nil:
+		return fmt.Sprintf("[%s, unbounded)", formatCount(lo))
+	}
+	return fmt.Sprintf("[%s, %s]", formatCount(lo), formatCount(*hi))
+}
+
+// CIString formats a crossover's interval as String does.
+func CIString(lo float64, hi *float64) string { return ciString(lo, hi) }
 
 // BreakEven is the batch-size sweep of one workload on both sides and the
 // crossover derived from it (METHOD.md, "Break-even").
@@ -276,6 +296,29 @@ type BreakEven struct {
 	// Mix prices the application's batch mix (--batch-mix) with the two
 	// models, routed at the crossover.
 	Mix *MixResult `json:"mix,omitempty"`
+
+	// Verdict is the outcome judged on the measured points alone
+	// (timing.JudgeCrossover): crossover, never, always or inconclusive;
+	// "" in reports written before verdicts existed.
+	Verdict string `json:"verdict"`
+	// Interval is the pair of measured sizes the verdict rests on: the
+	// bracket of the change of the faster side (crossover), or the range
+	// measured (the other verdicts).
+	Interval []int `json:"interval,omitempty"`
+	// BFaster is where side B is faster, [from, to) with to null when B
+	// stays faster up to the largest size measured (crossover, always).
+	BFaster *Range `json:"b_faster,omitempty"`
+	// Reason says why this verdict, in words.
+	Reason string `json:"reason,omitempty"`
+	// Remeasured lists the sizes measured a second time, the two sides
+	// interleaved, because the first pass saw the faster side change there.
+	Remeasured []int `json:"remeasured,omitempty"`
+	// Tentative is true when noise may decide the verdict: more than a
+	// quarter of its measurements vary beyond the CV limit.
+	Tentative bool `json:"tentative,omitempty"`
+	// Regime is the GPU side's data regime: "resident" (V uploaded once)
+	// or "shipped" (V uploaded with every call); "" without a GPU side.
+	Regime string `json:"regime,omitempty"`
 }
 
 // Plan is the port-or-not decision matrix for an application's CPU
@@ -356,6 +399,29 @@ type MixResult struct {
 	Outside int `json:"outside_range,omitempty"`
 }
 
+// Range is a range of batch sizes [From, To); To nil: unbounded above
+// within what was measured.
+type Range struct {
+	From int  `json:"from"`
+	To   *int `json:"to"`
+}
+
+// Noise is how noisy a run's measurements were: Noisy of Measurements
+// time summaries have a CV above CVLimit; Load is the host's one-minute
+// load average at the end of the run over Cores logical cores (0:
+// unknown). Tentative marks the run's conclusions as such.
+type Noise struct {
+	Measurements int     `json:"measurements"`
+	Noisy        int     `json:"noisy"`
+	CVLimit      float64 `json:"cv_limit"`
+	Load         float64 `json:"load,omitempty"`
+	Cores        int     `json:"cores,omitempty"`
+	Tentative    bool    `json:"tentative"`
+}
+
+// Verdicts of a break-even (BreakEven.Verdict).
+var breakEvenVerdicts = map[string]bool{"": true, timing.VerdictCrossover: true, timing.VerdictNever: true, timing.VerdictAlways: true, timing.VerdictInconclusive: true}
+
 // Predicted is a fitted crossover (the JSON form of timing.Prediction):
 // the value, its 95% CI ([ci_lo, ci_hi]; ci_hi null when unbounded), the
 // batch range both models were fitted on, and whether the value lies
@@ -371,6 +437,9 @@ type Predicted struct {
 	// Basis says which fits predicted it: the models over the whole
 	// measured range, or the regime around the measured crossover.
 	Basis string `json:"basis,omitempty"`
+	// Refused, when set, says why the prediction is not used: a side's
+	// model fits worse than timing.MinPredictR2.
+	Refused string `json:"refused,omitempty"`
 }
 
 // NewPredicted converts a timing.Prediction to its JSON form.
@@ -406,6 +475,11 @@ type Sweep struct {
 	// Notes flag a winner at an edge of the range and how the sweep was
 	// extended.
 	Notes []string `json:"notes,omitempty"`
+	// Design is the GPU design swept (a workload's variant family, e.g.
+	// "row-per-inv"), and DesignWhy why that one: the design run chooses
+	// on this adapter, or forced by --variant.
+	Design    string `json:"design,omitempty"`
+	DesignWhy string `json:"design_why,omitempty"`
 }
 
 // Rejection is a sweep configuration that could not run.
@@ -560,6 +634,9 @@ func (r *Report) Validate() error {
 		case timing.CrossAt, timing.CrossAlways, timing.CrossNever, timing.CrossBelow, "":
 		default:
 			bad("break_evens[%d] (%s): unknown crossover kind %q", i, b.Workload, b.Fitted.Kind)
+		}
+		if !breakEvenVerdicts[b.Verdict] {
+			bad("break_evens[%d] (%s): unknown verdict %q (want crossover, never, always or inconclusive)", i, b.Workload, b.Verdict)
 		}
 	}
 	for i, s := range r.Sweeps {

@@ -12,33 +12,84 @@ import (
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
 
-// WriteText writes r as human-readable aligned tables, one per section
-// (ceilings, measurements, break-evens, sweeps, experiments), then the
-// warnings, then the plain-language summary lines. Empty sections are
-// omitted.
+// WriteText writes r in its short form (TextOptions{}): the verdicts
+// first, then the measurements, sweeps and experiments, then the warnings
+// aggregated one line per kind.
+func WriteText(w io.Writer, r *Report) error { return WriteTextOpts(w, r, TextOptions{}) }
+
+// TextOptions select how much WriteTextOpts writes.
+type TextOptions struct {
+	// Verbose adds the details: the measured ceilings, the break-even
+	// table with its fits, every line of Summary (choices, fits, what was
+	// timed) and every warning on its own line.
+	Verbose bool
+}
+
+// maxShortRows is the most measurement rows the short form lists; a
+// longer table (a break-even's every size) is left to --verbose, JSON and
+// HTML, its verdict lines saying what it showed.
+const maxShortRows = 16
+
+// WriteTextOpts writes r as human-readable aligned tables. It leads with
+// the verdicts (one line per workload or point, Report.Verdicts) and the
+// noise line; empty sections are omitted.
 //
-// In the measurement table, times are "median ±CI%" (95% CI of the median),
-// "% ceil" is CeilingFrac, and "vs CPU" on a GPU row is the fastest CPU
-// end-to-end median of the same workload and params divided by this row's
-// end-to-end median (above 1× the GPU wins).
-func WriteText(w io.Writer, r *Report) error {
+// In the measurement table, times are "median −lo%/+hi%" (95% CI of the
+// median), "% of ceiling" is CeilingFrac against the ceiling named, and
+// "GPU vs CPU" on a GPU row compares it with the fastest CPU end-to-end
+// median of the same workload and params.
+func WriteTextOpts(w io.Writer, r *Report, o TextOptions) error {
 	if r == nil {
 		return errors.New("report: WriteText: nil report")
 	}
 	tw := &textWriter{w: w}
-	tw.header(r)
-	if len(r.Summary) > 0 {
-		tw.section("Summary")
-		for _, s := range r.Summary {
+	if o.Verbose {
+		tw.header(r)
+	} else {
+		tw.shortHeader(r)
+	}
+	// Without verdicts (host, kernel, a report of the older form) the
+	// summary is the answer.
+	answers := r.Verdicts
+	if len(answers) == 0 {
+		answers = r.Summary
+	}
+	noise := NoiseLine(r.Noise)
+	if len(answers) > 0 || noise != "" {
+		tw.section("Answer")
+		for _, s := range answers {
 			tw.printf("- %s\n", s)
 		}
+		if noise != "" {
+			tw.printf("- %s\n", noise)
+		}
 	}
-	tw.ceilings(r)
-	tw.measurements(r)
-	tw.breakEvens(r)
+	if o.Verbose {
+		tw.ceilings(r)
+	}
+	// A sweep's table lists its rows; the short form does not repeat them.
+	if o.Verbose || len(r.Sweeps) == 0 {
+		tw.measurements(r, o.Verbose)
+	}
+	if o.Verbose {
+		tw.breakEvens(r)
+	}
 	tw.sweeps(r)
 	tw.experiments(r)
-	tw.warnings(r)
+	if o.Verbose {
+		if len(r.Summary) > 0 && len(r.Verdicts) > 0 {
+			tw.section("Details")
+			for _, s := range r.Summary {
+				tw.printf("- %s\n", s)
+			}
+		}
+		tw.warnings(warningLines(r))
+	} else {
+		tw.warnings(AggregateWarnings(r))
+		if len(r.Summary) > 0 && len(r.Verdicts) > 0 || len(r.Measurements) > maxShortRows {
+			tw.printf("\n(details: --verbose, --format json, or --out DIR for report.html)\n")
+		}
+	}
 	if tw.err != nil {
 		return fmt.Errorf("report: WriteText: %w", tw.err)
 	}
@@ -99,6 +150,18 @@ func (t *textWriter) header(r *Report) {
 	t.table(rows)
 }
 
+// shortHeader is the header in two lines: tool and time, adapter and host.
+func (t *textWriter) shortHeader(r *Report) {
+	a := r.Adapter
+	ts := ""
+	if !a.TimestampsOK {
+		ts = ", no timestamps"
+	}
+	t.printf("wgpu-prof report, %s, %s\n", orDash(r.Tool), r.Created.UTC().Format(time.RFC3339))
+	t.printf("adapter %s (%s, %s%s); host %s, %d cores, SIMD %s\n", orDash(a.Name), orDash(a.Backend), orDash(a.DeviceType), ts,
+		orDash(r.Host.CPU), r.Host.Cores, orDash(r.Host.SIMDLevel))
+}
+
 func (t *textWriter) ceilings(r *Report) {
 	rows := orderedCeilingRows(r.Ceilings)
 	if len(rows) == 0 {
@@ -124,17 +187,21 @@ func (t *textWriter) ceilings(r *Report) {
 	t.table(out)
 }
 
-func (t *textWriter) measurements(r *Report) {
+func (t *textWriter) measurements(r *Report, verbose bool) {
 	if len(r.Measurements) == 0 {
 		return
 	}
+	if !verbose && len(r.Measurements) > maxShortRows {
+		t.section(fmt.Sprintf("Measurements: %d rows (listed with --verbose)", len(r.Measurements)))
+		return
+	}
 	t.section("Measurements")
-	rows := [][]string{{"workload", "side", "variant", "params", "kernel", "end-to-end", "bandwidth", "arithmetic", "bound", "% of ceiling", "vs CPU (end to end)", "verified"}}
+	rows := [][]string{{"workload", "side", "variant", "params", "kernel time", "end-to-end time", "bandwidth", "arithmetic", "bound", "% of its ceiling", "GPU vs CPU (end to end)", "verified"}}
 	for i := range r.Measurements {
 		m := &r.Measurements[i]
 		kernel := "-"
 		if m.Kernel != nil {
-			kernel = m.Kernel.String()
+			kernel = FormatSummary(*m.Kernel)
 		}
 		speedup := "-"
 		if m.Side == SideGPU {
@@ -146,8 +213,8 @@ func (t *textWriter) measurements(r *Report) {
 		if m.Verified {
 			verified = "yes"
 		}
-		rows = append(rows, []string{m.Workload, m.Side, orDash(m.Variant), orDash(m.ParamString()),
-			kernel, m.EndToEnd.String(), FormatRate(m.GBs), FormatFlopRate(m.GFLOPs), orDash(m.Bound),
+		rows = append(rows, []string{m.Workload, m.Side, orDash(m.Variant), orDash(DisplayParams(m.Params)),
+			kernel, FormatSummary(m.EndToEnd), FormatRate(m.GBs), FormatFlopRate(m.GFLOPs), orDash(m.Bound),
 			ceilingCell(r, m), speedup, verified})
 	}
 	t.table(rows)
@@ -242,7 +309,7 @@ func (t *textWriter) sweeps(r *Report) {
 			if p.GBs > 0 {
 				bw = FormatRate(p.GBs)
 			}
-			rows = append(rows, []string{p.Label, p.Time.String(), bw, vs})
+			rows = append(rows, []string{p.Label, FormatSummary(p.Time), bw, vs})
 		}
 		for _, rj := range s.Rejected {
 			rows = append(rows, []string{rj.Label, "rejected: " + rj.Reason, "-", "-"})
@@ -267,7 +334,7 @@ func (t *textWriter) experiments(r *Report) {
 	rows := [][]string{{"workload", "side", "params", "A", "B", "C", "verdict"}}
 	for _, e := range r.Experiments {
 		rows = append(rows, []string{e.Workload, e.Side, orDash(paramString(e.Params, " ")),
-			e.A.String(), e.B.String(), e.C.String(), e.Classification.Kind})
+			FormatSummary(e.A), FormatSummary(e.B), FormatSummary(e.C), e.Classification.Kind})
 	}
 	t.table(rows)
 	for _, e := range r.Experiments {
@@ -275,8 +342,7 @@ func (t *textWriter) experiments(r *Report) {
 	}
 }
 
-func (t *textWriter) warnings(r *Report) {
-	lines := warningLines(r)
+func (t *textWriter) warnings(lines []string) {
 	if len(lines) == 0 {
 		return
 	}
@@ -311,7 +377,7 @@ func warningLines(r *Report) []string {
 	lines = append(lines, r.Warnings...)
 	for i := range r.Measurements {
 		m := &r.Measurements[i]
-		name := strings.Join(nonEmpty(m.Workload, m.Side, m.Variant, m.ParamString()), " ")
+		name := strings.Join(nonEmpty(m.Workload, m.Side, m.Variant, DisplayParams(m.Params)), " ")
 		for _, w := range m.Warnings {
 			lines = append(lines, name+": "+w)
 		}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -221,3 +222,137 @@ func ReadCeilingName(key string) string {
 
 // FormatDuration prints a duration with three significant digits: 1.43ms.
 func FormatDuration(d time.Duration) string { return timing.FormatSeconds(d.Seconds()) }
+
+// DisplayParams formats params for a reader: "k=v k=v", with a long
+// per-step list ("active=169/2313/…/10000", one value per spreading step)
+// summarised as its last value and its peak: "active=10000 (peak 10000)",
+// and a list of zeros as one "0".
+func DisplayParams(ps []Param) string {
+	parts := make([]string, 0, len(ps))
+	for _, p := range ps {
+		parts = append(parts, p.Key+"="+displayValue(p.Value))
+	}
+	return strings.Join(parts, " ")
+}
+
+// displayValue summarises a "/"-separated list of more than two numbers as
+// its last value and its peak (the peak omitted where it is the last).
+func displayValue(v string) string {
+	f := strings.Split(v, "/")
+	if len(f) <= 2 {
+		return v
+	}
+	peak, last := math.Inf(-1), 0.0
+	for i, x := range f {
+		n, err := strconv.ParseFloat(x, 64)
+		if err != nil {
+			return v
+		}
+		peak = math.Max(peak, n)
+		if i == len(f)-1 {
+			last = n
+		}
+	}
+	if last == peak {
+		return f[len(f)-1]
+	}
+	return fmt.Sprintf("%s (peak %s)", f[len(f)-1], strconv.FormatFloat(peak, 'f', -1, 64))
+}
+
+// informational reports whether a measurement's warning is a note rather
+// than a warning: which ceilings a row was judged against (the table
+// names them), or good news about a user kernel's checks.
+func informational(w string) bool {
+	return strings.HasPrefix(w, "judged against the ") || strings.HasPrefix(w, "user kernel: verified as repeatable")
+}
+
+var numberRE = regexp.MustCompile(`[0-9]+(\.[0-9]+)?`)
+
+// AggregateWarnings lists r's warnings one line per kind: a kind seen once
+// is written as it is; a kind seen on several rows is written once with
+// the count and its worst case (the largest last number: the highest CV,
+// the largest max/median, the widest host CI). Informational notes
+// (informational) are left out; run-level warnings come first, each once.
+func AggregateWarnings(r *Report) []string {
+	type entry struct {
+		row, msg string
+		score    float64
+	}
+	var order []string
+	groups := map[string][]entry{}
+	add := func(row, msg string) {
+		key := numberRE.ReplaceAllString(msg, "#")
+		score := math.Inf(-1)
+		if ns := numberRE.FindAllString(msg, -1); len(ns) > 0 {
+			score, _ = strconv.ParseFloat(ns[len(ns)-1], 64)
+		}
+		if _, ok := groups[key]; !ok {
+			order = append(order, key)
+		}
+		groups[key] = append(groups[key], entry{row, msg, score})
+	}
+	for _, w := range r.Warnings {
+		add("", w)
+	}
+	for i := range r.Measurements {
+		m := &r.Measurements[i]
+		name := strings.Join(nonEmpty(m.Workload, m.Side, m.Variant, DisplayParams(m.Params)), " ")
+		for _, w := range m.Warnings {
+			if !informational(w) {
+				add(name, w)
+			}
+		}
+		for _, w := range m.EndToEnd.Warnings {
+			add(name+" (end to end)", w)
+		}
+		if m.Kernel != nil {
+			for _, w := range m.Kernel.Warnings {
+				add(name+" (kernel)", w)
+			}
+		}
+	}
+	var out []string
+	for _, k := range order {
+		g := groups[k]
+		worst := g[0]
+		for _, e := range g[1:] {
+			if e.score > worst.score {
+				worst = e
+			}
+		}
+		line := worst.msg
+		if worst.row != "" {
+			line = worst.row + ": " + worst.msg
+		}
+		if len(g) > 1 {
+			kind := strings.SplitN(worst.msg, ":", 2)[0]
+			if strings.HasPrefix(worst.msg, "stopped by ") {
+				kind = strings.SplitN(worst.msg, " after ", 2)[0] + " before the CI target"
+			}
+			line = fmt.Sprintf("%s: %d times; worst: %s", kind, len(g), line)
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// FormatSummary prints a summary as its median and 95% CI of the median
+// relative to it: "1.23ms ±2%" when the interval is about symmetric,
+// "6.56ms −3%/+55%" when one side is more than 1.5× the other (a
+// long-tailed sample: "±55%" would overstate the lower bound).
+func FormatSummary(s timing.Summary) string {
+	if s.N == 0 || !(s.Median > 0) || math.IsInf(s.Hi, 0) {
+		return s.String()
+	}
+	lo, hi := (s.Median-s.Lo)/s.Median, (s.Hi-s.Median)/s.Median
+	if lo < 0 || hi < 0 || (hi <= 1.5*lo+0.005 && lo <= 1.5*hi+0.005) {
+		return s.String()
+	}
+	pct := func(x float64) string {
+		if x < 0.0095 {
+			return fmt.Sprintf("%.1f%%", 100*x)
+		}
+		return fmt.Sprintf("%.0f%%", 100*x)
+	}
+	return fmt.Sprintf("%s −%s/+%s", timing.FormatSeconds(s.Median), pct(lo), pct(hi))
+}

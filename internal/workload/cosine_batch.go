@@ -33,7 +33,7 @@ var CosineBatch = &Descriptor{
 		if tile == 0 {
 			tile = compute.DefaultTile
 		}
-		if tile > c.Q {
+		if k.design("tiled") == "tiled" && tile > c.Q {
 			return fmt.Sprintf("tile %d > q %d: %d of every %d query slots of a tile are padding", tile, c.Q, tile-c.Q, tile)
 		}
 		return ""

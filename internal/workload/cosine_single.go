@@ -21,8 +21,9 @@ var CosineSingle = &Descriptor{
 	MemCompute: compute.MemComputeStream,
 	rank:       10,
 	Idle: func(c Config, k Knobs) string {
-		// One workgroup per row; its threads stride over the row's D/4 vec4s.
-		if wg, work := k.wg(), c.Dim/4; wg > work {
+		// One workgroup per row (the wg-per-row design only); its threads
+		// stride over the row's D/4 vec4s.
+		if wg, work := k.wg(), c.Dim/4; k.design(cosineSingleVariants[0]) == "wg-per-row" && wg > work {
 			return fmt.Sprintf("wg %d > %d vec4s per row (d %d): %d of %d invocations idle in every workgroup", wg, work, c.Dim, wg-work, wg)
 		}
 		return ""

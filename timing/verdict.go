@@ -1,0 +1,265 @@
+package timing
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+)
+
+// Verdicts of a break-even (Verdict.Kind): where side B is faster than
+// side A over the measured range.
+const (
+	// VerdictCrossover: the faster side changes once (B faster above, or
+	// below, a measured bracket) or twice with both changes confirmed (B
+	// faster only inside a bounded range).
+	VerdictCrossover = "crossover"
+	// VerdictNever: A is faster (or indistinguishable) at every size
+	// measured, and faster at one or more.
+	VerdictNever = "never"
+	// VerdictAlways: B is faster (or indistinguishable) at every size
+	// measured, and faster at one or more.
+	VerdictAlways = "always"
+	// VerdictInconclusive: the evidence contradicts itself (two
+	// measurements of one size disagree, a side's time falls as the batch
+	// grows, the faster side changes back and forth) or decides nothing
+	// (indistinguishable everywhere); Reason says which.
+	VerdictInconclusive = "inconclusive"
+)
+
+// MinPredictR2 is the coefficient of determination below which a side's
+// fitted model is not used to predict a crossover: a fit that explains
+// less than 80% of the variation of the times says more about the noise of
+// the host than about the cost of a batch (the fit is still reported).
+const MinPredictR2 = 0.8
+
+// FallFactor is how much faster a side must run at a larger batch than at
+// a smaller one (CIs disjoint as well) before the pair counts as
+// non-monotonic evidence: a larger batch of the same work cannot take less
+// time, so such a fall means the load of the host changed between the two
+// measurements. 1.5 leaves room for a side that uses more threads on
+// larger batches (TestJudgeCrossoverNonMonotonic).
+const FallFactor = 1.5
+
+// Verdict is the outcome of a break-even, judged on the measured points
+// only (a fitted model never decides it).
+type Verdict struct {
+	Kind string `json:"verdict"`
+	// Lo and Hi are the measured sizes it rests on: the bracket of the
+	// first change of the faster side (crossover), or the range measured
+	// (never, always, inconclusive).
+	Lo int `json:"lo"`
+	Hi int `json:"hi"`
+	// BFrom and BTo bound the sizes where B is faster ([BFrom, BTo), each
+	// a measured size; 0: unbounded on that side within what was measured,
+	// i.e. from the smallest or up to the largest size). Set for
+	// crossover and always.
+	BFrom int `json:"b_from,omitempty"`
+	BTo   int `json:"b_to,omitempty"`
+	// Bounded is true when B is faster only inside [BFrom, BTo), with A
+	// faster on both sides of it.
+	Bounded bool `json:"bounded,omitempty"`
+	// Reason says in words why this verdict (and, for inconclusive, what
+	// contradicts).
+	Reason string `json:"reason"`
+	// UseFit is false when either side's model fits worse than
+	// MinPredictR2; FitNote says which.
+	UseFit  bool   `json:"use_fit"`
+	FitNote string `json:"fit_note,omitempty"`
+}
+
+// JudgeCrossover decides a break-even's verdict from the points measured
+// (any order), the points measured again (the two sides interleaved, same
+// size) at sizes the first pass disputed, and each side's fit quality.
+//
+// Rules, in order: two measurements of one size with opposite winners →
+// inconclusive; a side whose time falls by FallFactor or more as the batch
+// grows (CIs disjoint) → inconclusive; no size with a winner →
+// inconclusive; one winner throughout → never or always; the winner
+// changing once → crossover; changing twice, with the middle stretch
+// holding two sizes or one confirmed by its second measurement →
+// crossover over a bounded range; otherwise inconclusive. A tie between a
+// first and a second measurement makes that size a tie.
+func JudgeCrossover(points []SearchPoint, again map[int]SearchPoint, sideA, sideB string, r2a, r2b float64) Verdict {
+	pts := append([]SearchPoint(nil), points...)
+	sort.Slice(pts, func(i, j int) bool { return pts[i].N < pts[j].N })
+	v := Verdict{Kind: VerdictInconclusive, UseFit: true}
+	var fitBad []string
+	if !(r2a >= MinPredictR2) {
+		fitBad = append(fitBad, fmt.Sprintf("%s R² %.2f", sideA, r2a))
+	}
+	if !(r2b >= MinPredictR2) {
+		fitBad = append(fitBad, fmt.Sprintf("%s R² %.2f", sideB, r2b))
+	}
+	if len(fitBad) > 0 {
+		v.UseFit = false
+		v.FitNote = fmt.Sprintf("fit not used to predict: %s below %.2f", strings.Join(fitBad, ", "), MinPredictR2)
+	}
+	if len(pts) == 0 {
+		v.Reason = "no size measured"
+		return v
+	}
+	v.Lo, v.Hi = pts[0].N, pts[len(pts)-1].N
+	name := func(w int) string {
+		if w == FasterA {
+			return sideA
+		}
+		return sideB
+	}
+	confirmed := map[int]bool{}
+	for i, p := range pts {
+		q, ok := again[p.N]
+		if !ok {
+			continue
+		}
+		w2 := Faster(q.A, q.B)
+		switch {
+		case p.Faster != Tie && w2 != Tie && w2 != p.Faster:
+			v.Reason = fmt.Sprintf("at %d, measured twice with the sides interleaved, %s was faster (%s vs %s), then %s (%s vs %s)",
+				p.N, name(p.Faster), p.A, p.B, name(w2), q.A, q.B)
+			return v
+		case p.Faster == w2 && w2 != Tie:
+			confirmed[p.N] = true
+		case p.Faster != w2:
+			pts[i].Faster = Tie
+		}
+	}
+	for _, side := range []struct {
+		name string
+		get  func(SearchPoint) Summary
+	}{{sideA, func(p SearchPoint) Summary { return p.A }}, {sideB, func(p SearchPoint) Summary { return p.B }}} {
+		for i := range pts {
+			for j := i + 1; j < len(pts); j++ {
+				small, big := side.get(pts[i]), side.get(pts[j])
+				if small.Valid() && big.Valid() && big.Hi < small.Lo && small.Median >= FallFactor*big.Median {
+					v.Reason = fmt.Sprintf("%s time falls from %s at %d to %s at %d although the batch grows: the load of the host changed during the measurement",
+						side.name, FormatSeconds(small.Median), pts[i].N, FormatSeconds(big.Median), pts[j].N)
+					return v
+				}
+			}
+		}
+	}
+	// runs are the stretches of consecutive sizes with one winner (ties
+	// skipped).
+	type run struct {
+		w      int
+		first  int // index into pts
+		last   int
+		points int
+	}
+	var runs []run
+	var ties []string
+	for i, p := range pts {
+		if p.Faster == Tie {
+			ties = append(ties, fmt.Sprint(p.N))
+			continue
+		}
+		if len(runs) > 0 && runs[len(runs)-1].w == p.Faster {
+			runs[len(runs)-1].last = i
+			runs[len(runs)-1].points++
+			continue
+		}
+		runs = append(runs, run{w: p.Faster, first: i, last: i, points: 1})
+	}
+	tieNote := ""
+	if len(ties) > 0 {
+		tieNote = "; indistinguishable at " + strings.Join(ties, ", ")
+	}
+	switch len(runs) {
+	case 0:
+		v.Reason = fmt.Sprintf("%s and %s are statistically indistinguishable at every size measured, %d to %d", sideA, sideB, v.Lo, v.Hi)
+		return v
+	case 1:
+		if runs[0].w == FasterA {
+			v.Kind = VerdictNever
+			v.Reason = fmt.Sprintf("%s faster at every size where the two differ, %d to %d%s", sideA, v.Lo, v.Hi, tieNote)
+		} else {
+			v.Kind = VerdictAlways
+			v.BFrom = v.Lo
+			v.Reason = fmt.Sprintf("%s faster at every size where the two differ, %d to %d%s", sideB, v.Lo, v.Hi, tieNote)
+		}
+		return v
+	case 2:
+		a, b := runs[0], runs[1]
+		v.Kind = VerdictCrossover
+		v.Lo, v.Hi = pts[a.last].N, pts[b.first].N
+		if b.w == FasterB {
+			v.BFrom = pts[b.first].N
+			v.Reason = fmt.Sprintf("%s faster up to %d, %s faster from %d to the largest size measured, %d%s",
+				sideA, pts[a.last].N, sideB, pts[b.first].N, pts[len(pts)-1].N, tieNote)
+		} else {
+			v.BFrom, v.BTo = pts[0].N, pts[b.first].N
+			v.Reason = fmt.Sprintf("%s faster from the smallest size measured, %d, up to %d; %s faster from %d%s",
+				sideB, pts[0].N, pts[a.last].N, sideA, pts[b.first].N, tieNote)
+		}
+		return v
+	case 3:
+		mid := runs[1]
+		if runs[0].w == FasterA && (mid.points >= 2 || confirmed[pts[mid.first].N]) {
+			v.Kind = VerdictCrossover
+			v.Lo, v.Hi = pts[runs[0].last].N, pts[mid.first].N
+			v.BFrom, v.BTo, v.Bounded = pts[mid.first].N, pts[runs[2].first].N, true
+			v.Reason = fmt.Sprintf("%s faster only in [%d, %d): %s faster up to %d and from %d%s",
+				sideB, v.BFrom, v.BTo, sideA, pts[runs[0].last].N, v.BTo, tieNote)
+			return v
+		}
+		if runs[0].w == FasterB && (mid.points >= 2 || confirmed[pts[mid.first].N]) {
+			v.Reason = fmt.Sprintf("%s faster at the smallest and the largest sizes, %s faster from %d to %d: no single crossover",
+				sideB, sideA, pts[mid.first].N, pts[mid.last].N)
+			return v
+		}
+		v.Reason = fmt.Sprintf("%s faster at %d alone, between sizes where %s is faster (%d and %d): one unconfirmed size decides nothing",
+			name(mid.w), pts[mid.first].N, name(runs[0].w), pts[runs[0].last].N, pts[runs[2].first].N)
+		return v
+	}
+	var at []string
+	for _, r := range runs {
+		at = append(at, fmt.Sprintf("%s %d–%d", name(r.w), pts[r.first].N, pts[r.last].N))
+	}
+	v.Reason = fmt.Sprintf("the faster side changes %d times (%s): the measurements contradict each other", len(runs)-1, strings.Join(at, ", "))
+	return v
+}
+
+// Disputed lists the sizes of points (ascending) that a break-even
+// should measure again: both ends of every change of the faster side
+// (ties skipped), where one noisy measurement could make a crossover
+// that is not there.
+func Disputed(points []SearchPoint) []int {
+	pts := append([]SearchPoint(nil), points...)
+	sort.Slice(pts, func(i, j int) bool { return pts[i].N < pts[j].N })
+	seen := map[int]bool{}
+	var out []int
+	prev := -1
+	for i, p := range pts {
+		if p.Faster == Tie {
+			continue
+		}
+		if prev >= 0 && pts[prev].Faster != p.Faster {
+			for _, n := range []int{pts[prev].N, p.N} {
+				if !seen[n] {
+					seen[n] = true
+					out = append(out, n)
+				}
+			}
+		}
+		prev = i
+	}
+	sort.Ints(out)
+	return out
+}
+
+// MinR2 is the lowest R² of a model's segments (its single fit's when it
+// has none); NaN for a nil model.
+func (m *Model) MinR2() float64 {
+	if m == nil {
+		return math.NaN()
+	}
+	if len(m.Segments) == 0 {
+		return m.Single.R2
+	}
+	r := math.Inf(1)
+	for _, s := range m.Segments {
+		r = math.Min(r, s.R2)
+	}
+	return r
+}

@@ -1,0 +1,81 @@
+package timing
+
+import (
+	"strings"
+	"testing"
+)
+
+// sp is a search point whose sides take a and b seconds with ±5% CIs.
+func sp(n int, a, b float64) SearchPoint {
+	s := func(t float64) Summary {
+		return Summary{N: 20, Median: t, Lo: 0.95 * t, Hi: 1.05 * t, Confidence: 0.95}
+	}
+	p := SearchPoint{N: n, A: s(a), B: s(b)}
+	p.Faster = Faster(p.A, p.B)
+	return p
+}
+
+func TestJudgeCrossoverKinds(t *testing.T) {
+	cases := []struct {
+		name   string
+		pts    []SearchPoint
+		again  map[int]SearchPoint
+		kind   string
+		bFrom  int
+		bTo    int
+		reason string
+	}{
+		{"never", []SearchPoint{sp(1, 1, 3), sp(4, 2, 5), sp(16, 5, 9)}, nil, VerdictNever, 0, 0, "cpu faster at every size"},
+		{"always", []SearchPoint{sp(1, 3, 1), sp(4, 5, 2)}, nil, VerdictAlways, 1, 0, "gpu faster"},
+		{"crossover above", []SearchPoint{sp(1, 1, 3), sp(4, 2, 3), sp(16, 8, 4), sp(64, 30, 6)}, nil, VerdictCrossover, 16, 0, "gpu faster from 16"},
+		{"bounded, two sizes", []SearchPoint{sp(1, 1, 3), sp(4, 6, 3), sp(16, 8, 4), sp(64, 10, 60)}, nil, VerdictCrossover, 4, 64, "only in [4, 64)"},
+		{"bounded, one unconfirmed size", []SearchPoint{sp(1, 1, 3), sp(4, 6, 3), sp(16, 8, 40)}, nil, VerdictInconclusive, 0, 0, "one unconfirmed size"},
+		{"bounded, one confirmed size", []SearchPoint{sp(1, 1, 3), sp(4, 6, 3), sp(16, 8, 40)}, map[int]SearchPoint{4: sp(4, 6, 3)}, VerdictCrossover, 4, 16, "only in [4, 16)"},
+		{"second measurement disagrees", []SearchPoint{sp(1, 1, 3), sp(4, 6, 3)}, map[int]SearchPoint{4: sp(4, 2, 3)}, VerdictInconclusive, 0, 0, "measured twice"},
+		{"all ties", []SearchPoint{sp(1, 1, 1), sp(4, 2, 2)}, nil, VerdictInconclusive, 0, 0, "indistinguishable at every size"},
+		{"back and forth", []SearchPoint{sp(1, 1, 3), sp(4, 6, 3), sp(16, 8, 40), sp(64, 90, 41), sp(256, 100, 400)}, nil, VerdictInconclusive, 0, 0, "changes 4 times"},
+	}
+	for _, c := range cases {
+		v := JudgeCrossover(c.pts, c.again, "cpu", "gpu", 0.99, 0.99)
+		if v.Kind != c.kind || (c.kind != VerdictInconclusive && (v.BFrom != c.bFrom || v.BTo != c.bTo)) || !strings.Contains(v.Reason, c.reason) {
+			t.Errorf("%s: got %+v, want %s [%d, %d) with %q in the reason", c.name, v, c.kind, c.bFrom, c.bTo, c.reason)
+		}
+		if !v.UseFit {
+			t.Errorf("%s: fit refused at R² 0.99: %s", c.name, v.FitNote)
+		}
+	}
+}
+
+// TestJudgeCrossoverNonMonotonic: the evidence of the noisy host in which
+// a CPU took 2.02ms at n=304 and 128µs at n=4096 is inconclusive, while a
+// side that runs 1.3× faster on twice the batch (more threads) is not.
+func TestJudgeCrossoverNonMonotonic(t *testing.T) {
+	v := JudgeCrossover([]SearchPoint{sp(256, 106e-6, 300e-6), sp(304, 2.02e-3, 310e-6), sp(4096, 128e-6, 2e-3)}, nil, "cpu", "gpu", 0.99, 0.99)
+	if v.Kind != VerdictInconclusive || !strings.Contains(v.Reason, "cpu time falls from 2.02ms at 304") {
+		t.Errorf("non-monotonic CPU: got %+v", v)
+	}
+	v = JudgeCrossover([]SearchPoint{sp(256, 100e-6, 300e-6), sp(512, 77e-6, 500e-6), sp(1024, 150e-6, 900e-6)}, nil, "cpu", "gpu", 0.99, 0.99)
+	if v.Kind != VerdictNever {
+		t.Errorf("1.3× fall on a doubled batch: got %+v, want never", v)
+	}
+}
+
+func TestJudgeCrossoverPoorFit(t *testing.T) {
+	v := JudgeCrossover([]SearchPoint{sp(1, 1, 3), sp(4, 2, 5), sp(16, 5, 9)}, nil, "cpu", "gpu", 0.005, 0.95)
+	if v.UseFit || !strings.Contains(v.FitNote, "cpu R² 0.01 below 0.80") || v.Kind != VerdictNever {
+		t.Errorf("R² 0.005: got %+v, want the fit refused and the verdict still never", v)
+	}
+}
+
+func TestDisputed(t *testing.T) {
+	got := Disputed([]SearchPoint{sp(1, 1, 3), sp(4, 2, 2), sp(16, 8, 4), sp(64, 30, 6), sp(256, 10, 60)})
+	want := []int{1, 16, 64, 256}
+	if len(got) != len(want) {
+		t.Fatalf("Disputed = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("Disputed = %v, want %v", got, want)
+		}
+	}
+}
