@@ -155,7 +155,8 @@ const noisyShare = 0.25
 // noisyShare of its summaries vary beyond cvLimit, the run's noise
 // (report.Noise: the share of noisy summaries and the host's load), and a
 // note when the adapter is a CPU implementation. Kernel-clock verdicts go
-// to the details (Summary). Call it once, after the measurements.
+// to the details (Summary); a hybrid report keeps its own lines. Call it
+// once, after the measurements.
 func Conclude(r *report.Report, cvLimit float64) {
 	if r == nil {
 		return
@@ -192,7 +193,9 @@ func Conclude(r *report.Report, cvLimit float64) {
 			}
 		}
 		be.Tentative = all > 0 && float64(bad) > noisyShare*float64(all)
-		if be.Verdict == "" {
+		// A hybrid report leads with its own verdict lines (Summary); its
+		// profile's break-even stays in the details.
+		if be.Verdict == "" || r.Hybrid != nil {
 			continue
 		}
 		if be.Clock == "end-to-end" {
@@ -200,6 +203,9 @@ func Conclude(r *report.Report, cvLimit float64) {
 		} else {
 			details = append(details, report.VerdictLine(*be))
 		}
+	}
+	if r.Hybrid != nil {
+		return
 	}
 	if r.Adapter.DeviceType == "cpu" && len(verdicts) > 0 {
 		verdicts = append(verdicts, fmt.Sprintf("the adapter %q runs on this CPU: these results say where the WebGPU path stands here, not what a GPU would do", r.Adapter.Name))
