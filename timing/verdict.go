@@ -66,6 +66,10 @@ type Verdict struct {
 	// MinPredictR2; FitNote says which.
 	UseFit  bool   `json:"use_fit"`
 	FitNote string `json:"fit_note,omitempty"`
+	// Noisy marks a verdict of one winner throughout that stands on
+	// non-monotonic evidence (a side's time falls as the batch grows):
+	// the winner is the same either way, but noise was at work.
+	Noisy bool `json:"noisy,omitempty"`
 }
 
 // JudgeCrossover decides a break-even's verdict from the points measured
@@ -74,7 +78,8 @@ type Verdict struct {
 //
 // Rules, in order: two measurements of one size with opposite winners →
 // inconclusive; a side whose time falls by FallFactor or more as the batch
-// grows (CIs disjoint) → inconclusive; no size with a winner →
+// grows (CIs disjoint) → inconclusive, unless one side wins at every size
+// where they differ (then that verdict, Noisy); no size with a winner →
 // inconclusive; one winner throughout → never or always; the winner
 // changing once → crossover; changing twice, with the middle stretch
 // holding two sizes or one confirmed by its second measurement →
@@ -124,6 +129,10 @@ func JudgeCrossover(points []SearchPoint, again map[int]SearchPoint, sideA, side
 			pts[i].Faster = Tie
 		}
 	}
+	// fall is the first sign of non-monotonic evidence: it makes any
+	// change of the faster side inconclusive, and a verdict of one winner
+	// throughout tentative (Noisy).
+	fall := ""
 	for _, side := range []struct {
 		name string
 		get  func(SearchPoint) Summary
@@ -132,9 +141,10 @@ func JudgeCrossover(points []SearchPoint, again map[int]SearchPoint, sideA, side
 			for j := i + 1; j < len(pts); j++ {
 				small, big := side.get(pts[i]), side.get(pts[j])
 				if small.Valid() && big.Valid() && big.Hi < small.Lo && small.Median >= FallFactor*big.Median {
-					v.Reason = fmt.Sprintf("%s time falls from %s at %d to %s at %d although the batch grows: the load of the host changed during the measurement",
-						side.name, FormatSeconds(small.Median), pts[i].N, FormatSeconds(big.Median), pts[j].N)
-					return v
+					if fall == "" {
+						fall = fmt.Sprintf("%s time falls from %s at %d to %s at %d although the batch grows: the load of the host changed during the measurement",
+							side.name, FormatSeconds(small.Median), pts[i].N, FormatSeconds(big.Median), pts[j].N)
+					}
 				}
 			}
 		}
@@ -164,6 +174,14 @@ func JudgeCrossover(points []SearchPoint, again map[int]SearchPoint, sideA, side
 	tieNote := ""
 	if len(ties) > 0 {
 		tieNote = "; indistinguishable at " + strings.Join(ties, ", ")
+	}
+	if fall != "" && len(runs) != 1 {
+		v.Reason = fall
+		return v
+	}
+	if fall != "" {
+		tieNote += "; " + fall + ", but the same side is faster either side of it"
+		v.Noisy = true
 	}
 	switch len(runs) {
 	case 0:

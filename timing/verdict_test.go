@@ -54,6 +54,12 @@ func TestJudgeCrossoverNonMonotonic(t *testing.T) {
 	if v.Kind != VerdictInconclusive || !strings.Contains(v.Reason, "cpu time falls from 2.02ms at 304") {
 		t.Errorf("non-monotonic CPU: got %+v", v)
 	}
+	// A slow first GPU call does not change who wins: the verdict stands,
+	// marked noisy.
+	v = JudgeCrossover([]SearchPoint{sp(1, 1e-6, 1.58e-3), sp(4, 4e-6, 298e-6), sp(16, 30e-6, 700e-6)}, nil, "cpu", "gpu", 0.99, 0.99)
+	if v.Kind != VerdictNever || !v.Noisy || !strings.Contains(v.Reason, "gpu time falls") {
+		t.Errorf("slow first GPU call: got %+v, want never, noisy", v)
+	}
 	v = JudgeCrossover([]SearchPoint{sp(256, 100e-6, 300e-6), sp(512, 77e-6, 500e-6), sp(1024, 150e-6, 900e-6)}, nil, "cpu", "gpu", 0.99, 0.99)
 	if v.Kind != VerdictNever {
 		t.Errorf("1.3× fall on a doubled batch: got %+v, want never", v)

@@ -388,7 +388,7 @@ func crossoverBreakEven(w *workload.Descriptor, fixed []report.Param, sides [2]S
 		be.MeasuredSpeedup = a[last].Median / b[last].Median
 	}
 	v := timing.JudgeCrossover(pts, again, sides[0].Label, sides[1].Label, ma.MinR2(), mb.MinR2())
-	be.Verdict, be.Reason, be.Interval = v.Kind, v.Reason, []int{v.Lo, v.Hi}
+	be.Verdict, be.Reason, be.Interval, be.Tentative = v.Kind, v.Reason, []int{v.Lo, v.Hi}, v.Noisy
 	if v.BFrom > 0 {
 		be.BFaster = &report.Range{From: v.BFrom}
 		if v.BTo > 0 {

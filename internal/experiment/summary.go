@@ -192,7 +192,7 @@ func Conclude(r *report.Report, cvLimit float64) {
 				}
 			}
 		}
-		be.Tentative = all > 0 && float64(bad) > noisyShare*float64(all)
+		be.Tentative = be.Tentative || all > 0 && float64(bad) > noisyShare*float64(all)
 		// A hybrid report leads with its own verdict lines (Summary); its
 		// profile's break-even stays in the details.
 		if be.Verdict == "" || r.Hybrid != nil {
