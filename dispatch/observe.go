@@ -177,18 +177,19 @@ func (d *Dispatcher) saveBeforeSlow(s int) {
 func (d *Dispatcher) reconsider(k int, b *bucket, why string) bool {
 	h := d.cfg.Hysteresis
 	moved := -1
-	old := append([]float64(nil), b.rho...)
-	for s := 1; s < len(b.rho); s++ {
-		r := d.est.ratio(b, s)
-		if r > b.rho[s]*h || r < b.rho[s]/h {
-			b.rho[s] = r
-			if moved < 0 {
-				moved = s
-			}
+	for s := 1; s < len(b.rho) && moved < 0; s++ {
+		if r := d.est.ratio(b, s); r > b.rho[s]*h || r < b.rho[s]/h {
+			moved = s
 		}
 	}
 	if moved < 0 {
 		return false
+	}
+	old := append([]float64(nil), b.rho...)
+	for s := moved; s < len(b.rho); s++ {
+		if r := d.est.ratio(b, s); r > b.rho[s]*h || r < b.rho[s]/h {
+			b.rho[s] = r
+		}
 	}
 	before, _ := d.pickedWith(k, b, old)
 	after, _ := d.est.picks(k, b)
