@@ -52,3 +52,22 @@ func TestRunStream(t *testing.T) {
 		t.Error("ArraySize -3 accepted")
 	}
 }
+
+// TestMeasureReadAt: a small working set reads at a positive, finite rate
+// from one of the verified read designs; past the binding limit is refused.
+func TestMeasureReadAt(t *testing.T) {
+	d := ceilingDevice(t)
+	pt, err := MeasureReadAt(d, 1<<20, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !finitePositive(pt.GBs) || pt.Design == "" || pt.Bytes != 1<<20 {
+		t.Fatalf("%+v", pt)
+	}
+	if _, err := MeasureReadAt(d, d.Limits.MaxStorageBufferBindingSize+16, 2); !errors.Is(err, wgpu.ErrLimit) {
+		t.Errorf("past the binding limit: %v", err)
+	}
+	if _, err := MeasureReadAt(d, 100, 2); err == nil {
+		t.Error("100 bytes accepted")
+	}
+}

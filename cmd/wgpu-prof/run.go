@@ -52,6 +52,7 @@ func (s *suiteFlags) config(fs *pflag.FlagSet, dev *deviceFlags) (experiment.Run
 			dev.budget = 250 * time.Millisecond
 		}
 		cfg.CeilingBytes = 32 << 20
+		cfg.QuickStaircase = true
 	}
 	if err := cfg.LoadData(fs.Changed); err != nil {
 		return cfg, err

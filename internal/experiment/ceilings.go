@@ -43,23 +43,40 @@ func (e *Env) cacheCeilings(cfg RunConfig, dram Roofs, rep *report.Report) ([]Ro
 		dramBytes = float64(hostsimd.DefaultCeilingBytes())
 	}
 	levels := cacheLevels(dramBytes)
+	if rep.Staircase != nil {
+		// The levels the staircase found, each side at a working set
+		// inside its own plateau.
+		levels = stairRoofLevels(rep.Staircase)
+	}
 	for i := range levels {
 		l := &levels[i]
-		e.progress("ceilings at the %s working set (%.3g MB)", l.Name, l.Bytes/1e6)
-		gc, err := compute.MeasureCeilings(e.Device, compute.CeilingOptions{Bytes: uint64(l.Bytes)})
-		if err != nil {
-			return nil, fmt.Errorf("gpu ceilings (%s working set): %w", l.Name, err)
-		}
-		cc, err := hostsimd.MeasureCeilings(hostsimd.CeilingOpts{Bytes: int64(l.Bytes), Budget: ceilingBudget(e.Measure)})
-		if err != nil {
-			return nil, fmt.Errorf("cpu ceilings (%s working set): %w", l.Name, err)
-		}
-		l.GPU = timing.Roof{PeakGFLOPs: dram.GPU.PeakGFLOPs, BandwidthGBs: gc.ReadGBs}
-		l.CPU = timing.Roof{PeakGFLOPs: dram.CPU.PeakGFLOPs, BandwidthGBs: cc.ReadGBs}
 		rk, bk := levelKeys(l.Name)
-		rep.Ceilings.GPU[rk] = gc.ReadGBs
-		rep.Ceilings.CPU[rk] = cc.ReadGBs
-		rep.Ceilings.CPU[bk] = l.Bytes
+		gpuBytes := l.GPUBytes
+		if gpuBytes == 0 && rep.Staircase == nil {
+			gpuBytes = l.Bytes
+		}
+		if gpuBytes >= 4096 {
+			// Only the read ceiling depends on the level: the read
+			// designs alone (compute.MeasureReadAt).
+			e.progress("gpu read ceiling at the %s working set (%s)", l.Name, fmtBytes(gpuBytes))
+			gc, err := compute.MeasureReadAt(e.Device, uint64(gpuBytes), 0)
+			if err != nil {
+				return nil, fmt.Errorf("gpu read ceiling (%s working set): %w", l.Name, err)
+			}
+			l.GPU = timing.Roof{PeakGFLOPs: dram.GPU.PeakGFLOPs, BandwidthGBs: gc.GBs}
+			rep.Ceilings.GPU[rk] = gc.GBs
+			rep.Ceilings.GPU[bk] = float64(gc.Bytes)
+		}
+		if l.Bytes > 0 {
+			e.progress("cpu ceilings at the %s working set (%s)", l.Name, fmtBytes(l.Bytes))
+			cc, err := e.Host.MeasureCeilings(hostsimd.CeilingOpts{Bytes: int64(l.Bytes), Budget: ceilingBudget(e.Measure)})
+			if err != nil {
+				return nil, fmt.Errorf("cpu ceilings (%s working set): %w", l.Name, err)
+			}
+			l.CPU = timing.Roof{PeakGFLOPs: dram.CPU.PeakGFLOPs, BandwidthGBs: cc.ReadGBs}
+			rep.Ceilings.CPU[rk] = cc.ReadGBs
+			rep.Ceilings.CPU[bk] = l.Bytes
+		}
 	}
 	return levels, nil
 }

@@ -79,6 +79,25 @@ type RoofLevel struct {
 	Name     string
 	Bytes    float64
 	GPU, CPU timing.Roof
+	// GPUBytes is the GPU ceiling's working set when it differs from
+	// Bytes (levels from the staircase: each side's own plateau), 0 for
+	// Bytes. CPUReach and GPUReach, when positive, are the working sets
+	// each side's level judges (below the next plateau's start, from the
+	// staircase); 0 means levelReach × Bytes.
+	GPUBytes           float64
+	CPUReach, GPUReach float64
+}
+
+// reach is the largest working set side's roof of l judges.
+func (l RoofLevel) reach(side string) float64 {
+	r := l.CPUReach
+	if side == report.SideGPU {
+		r = l.GPUReach
+	}
+	if r > 0 {
+		return r
+	}
+	return levelReach * l.Bytes
 }
 
 // levelReach: a level's roof (measured at half its cache) judges working
@@ -94,7 +113,7 @@ const levelReach = 4
 // the report's Ceilings.
 func (r Roofs) forBytes(side string, bytes float64) (timing.Roof, string, string) {
 	for _, l := range r.Levels {
-		if bytes <= levelReach*l.Bytes {
+		if bytes <= l.reach(side) {
 			roof := l.CPU
 			if side == report.SideGPU {
 				roof = l.GPU

@@ -36,6 +36,9 @@ type RunConfig struct {
 	// Batches for the break-even sweeps; nil: powers of 4 up to the size.
 	Batches      []int
 	CeilingBytes uint64
+	// QuickStaircase sweeps the cache staircase in steps of 4× with
+	// fewer runs (run --quick).
+	QuickStaircase bool
 	// Retune re-measures the GPU variant selection instead of reading the
 	// cache (see SelectVariant).
 	Retune bool
@@ -144,8 +147,36 @@ func powersOf4(from, to int) []int {
 
 // Ceilings measures the GPU and CPU ceilings and records them.
 func (e *Env) Ceilings(cfg RunConfig, rep *report.Report) (Roofs, error) {
-	e.progress("gpu ceilings (read, write, copy, FMA intensities)")
-	gc, err := compute.MeasureCeilings(e.Device, compute.CeilingOptions{Bytes: cfg.CeilingBytes})
+	st, err := e.staircase(cfg.QuickStaircase, rep)
+	if err != nil {
+		return Roofs{}, err
+	}
+	// DRAM-level ceilings past every cache level the staircase found
+	// (8×), and on the CPU past every L3 the threads may see.
+	gpuBytes := cfg.CeilingBytes
+	if gpuBytes == 0 {
+		gpuBytes = 256 << 20
+	}
+	lim := min(e.Device.Limits.MaxStorageBufferBindingSize, e.Device.Limits.MaxBufferSize) &^ 15
+	if want := uint64(8 * largestCache(st, report.SideGPU)); gpuBytes < want {
+		gpuBytes = want
+	}
+	if gpuBytes > lim {
+		if 8*largestCache(st, report.SideGPU) > float64(lim) {
+			st.Notes = append(st.Notes, fmt.Sprintf("gpu dram ceilings over %s, the adapter's binding limit: less than 8× the largest cache level found (%s)", fmtBytes(float64(lim)), fmtBytes(largestCache(st, report.SideGPU))))
+		}
+		gpuBytes = lim
+	}
+	cpuBytes := max(int64(cfg.CeilingBytes), hostsimd.DRAMWorkingSet(e.Host.ThreadCount()), int64(8*largestCache(st, report.SideCPU)))
+	runs := 0
+	var intensities []float64 // the default set
+	if cfg.QuickStaircase {
+		// --quick: fewer runs, and the FMA chain at fewer intensities
+		// (each streams the whole DRAM-level buffer).
+		runs, intensities = 3, []float64{0.25, 4, 64}
+	}
+	e.progress("gpu ceilings (read, write, copy, FMA intensities) over %s", fmtBytes(float64(gpuBytes)))
+	gc, err := compute.MeasureCeilings(e.Device, compute.CeilingOptions{Bytes: gpuBytes, Runs: runs, Intensities: intensities})
 	if err != nil {
 		return Roofs{}, fmt.Errorf("gpu ceilings: %w", err)
 	}
@@ -161,7 +192,7 @@ func (e *Env) Ceilings(cfg RunConfig, rep *report.Report) (Roofs, error) {
 	}
 	e.progress("cpu ceilings (read, write, copy, triad, FMA; all cores and one)")
 	before := probeState(e.Host.ThreadCount())
-	all, _, keys, err := CPUCeilings(hostsimd.CeilingOpts{Bytes: int64(cfg.CeilingBytes), Budget: ceilingBudget(e.Measure)})
+	all, _, keys, err := CPUCeilings(hostsimd.CeilingOpts{Bytes: cpuBytes, Budget: ceilingBudget(e.Measure)})
 	if err != nil {
 		return Roofs{}, err
 	}
@@ -177,6 +208,12 @@ func (e *Env) Ceilings(cfg RunConfig, rep *report.Report) (Roofs, error) {
 		return Roofs{}, err
 	}
 	roofs.Levels = levels
+	rep.Ceilings.CPU["bytes"] = float64(all.Bytes)
+	rep.Ceilings.GPU["bytes"] = float64(gc.Bytes)
+	st.Notes = append(st.Notes, orderNotes(rep)...)
+	for _, n := range st.Notes {
+		rep.Summary = append(rep.Summary, StaircasePrefix+n)
+	}
 	return roofs, nil
 }
 
@@ -211,13 +248,13 @@ func (e *Env) RunSuite(cfg RunConfig, rep *report.Report) error {
 			return err
 		}
 	}
-	lines, err := recheckCPUReadCeilings(rep, int64(cfg.CeilingBytes), e.Host.ThreadCount(), e.progress)
+	lines, err := recheckCPUReadCeilings(rep, int64(rep.Ceilings.CPU["bytes"]), e.Host.ThreadCount(), e.progress)
 	rep.Summary = append(rep.Summary, lines...)
 	if err != nil {
 		return err
 	}
 	// DRAM-level CPU rows: each against its own host state's ceiling.
-	dramBytes := int64(cfg.CeilingBytes)
+	dramBytes := int64(rep.Ceilings.CPU["bytes"])
 	if dramBytes <= 0 {
 		dramBytes = hostsimd.DefaultCeilingBytes()
 	}

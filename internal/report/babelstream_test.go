@@ -54,3 +54,36 @@ func TestStateDiff(t *testing.T) {
 		t.Errorf("one report without states: %q", w)
 	}
 }
+
+// TestStaircasePlotInHTML: a report with a staircase has the staircase
+// figure (an inline SVG) in report.html, and the JSON round-trips it.
+func TestStaircasePlotInHTML(t *testing.T) {
+	r := New("wgpu-prof test", time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC))
+	st := &Staircase{}
+	for i, g := range []float64{400, 410, 200, 190, 100, 95, 30, 31} {
+		b := float64(16<<10) * float64(int(1)<<i)
+		st.Points = append(st.Points, StairPoint{Side: SideCPU, Bytes: b, GBs: g}, StairPoint{Side: SideGPU, Bytes: b, GBs: g / 20})
+	}
+	st.Levels = []StairLevel{{Side: SideCPU, Name: "l2", FromBytes: 64 << 10, ToBytes: 128 << 10, GBs: 195}, {Side: SideCPU, Name: "dram", FromBytes: 1 << 20, ToBytes: 2 << 20, GBs: 30}}
+	r.Staircase = st
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	h := buf.String()
+	i := strings.Index(h, "Cache staircase")
+	if i < 0 || !strings.Contains(h[i:], "<svg") {
+		t.Fatal("report.html has no staircase plot")
+	}
+	var js bytes.Buffer
+	if err := WriteJSON(&js, r); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Decode(js.Bytes(), "staircase test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Staircase == nil || len(back.Staircase.Points) != 16 || back.Staircase.Levels[0].Name != "l2" {
+		t.Errorf("staircase after a JSON round trip: %+v", back.Staircase)
+	}
+}

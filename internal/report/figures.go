@@ -48,6 +48,10 @@ func Figures(r *Report) []Figure {
 		out = append(out, Figure{Name: "roofline", Title: "Roofline",
 			Draw: func(w io.Writer, f string) error { return plotRoofline(w, roofs, points, ctx, f) }})
 	}
+	if r.Staircase != nil && len(r.Staircase.Points) > 0 {
+		out = append(out, Figure{Name: "staircase", Title: "Cache staircase",
+			Draw: func(w io.Writer, f string) error { return plotStaircase(w, r.Staircase, ctx, f) }})
+	}
 	for _, be := range r.BreakEvens {
 		be := be
 		out = append(out, Figure{Name: "breakeven-" + Slug(be.Workload+"-"+be.Clock), Title: "Break-even: " + be.Workload + " (" + be.Clock + ")",

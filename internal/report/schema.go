@@ -47,6 +47,9 @@ type Report struct {
 	// CeilingPasses are the CPU DRAM read ceiling's passes, each with the
 	// host's state around it (see HostState).
 	CeilingPasses []CeilingPass `json:"ceiling_passes,omitempty"`
+	// Staircase is the working-set sweep of read bandwidth and the memory
+	// levels found in it (run).
+	Staircase *Staircase `json:"staircase,omitempty"`
 
 	Measurements []Measurement `json:"measurements"`
 	BreakEvens   []BreakEven   `json:"break_evens,omitempty"`

@@ -1,0 +1,265 @@
+package experiment
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/klauspost/cpuid/v2"
+
+	"github.com/wgpu-prof/wgpu-prof/compute"
+	"github.com/wgpu-prof/wgpu-prof/hostsimd"
+	"github.com/wgpu-prof/wgpu-prof/internal/report"
+)
+
+// The cache staircase (docs/METHOD.md, "Staircase"): read bandwidth over
+// working sets of 16 KiB, 32 KiB, … up to at least 8× the largest cache
+// the CPU reports (and DRAMWorkingSet), on both sides (the GPU up to its
+// binding limit), the levels found from the curve's plateaus and knees,
+// and from them the working sets the level ceilings are measured at and
+// the working sets each level judges.
+
+// stairMin is the smallest working set of the sweep.
+const stairMin = 16 << 10
+
+// stairSizes are the sweep's working sets: powers of two (quick: of four)
+// from stairMin up to the first at or above top, none above limit.
+func stairSizes(top, limit uint64, quick bool) []uint64 {
+	step := uint64(2)
+	if quick {
+		step = 4
+	}
+	var out []uint64
+	for b := uint64(stairMin); b <= limit; b *= step {
+		out = append(out, b)
+		if b >= top {
+			break
+		}
+	}
+	return out
+}
+
+// stairTop is the CPU sweep's largest working set: past every cache any
+// thread can see.
+func stairTop(threads int) uint64 {
+	return uint64(max(8*int64(max(cpuid.CPU.Cache.L3, cpuid.CPU.Cache.L2)), hostsimd.DRAMWorkingSet(threads)))
+}
+
+// plateauTol: a point belongs to the current plateau while its bandwidth
+// stays above plateauTol × the plateau's median; a larger drop is a knee.
+// Noise on a shared machine moves single points by up to about 10-15%;
+// the drop from one cache level to the next is a factor of 1.5 or more.
+const plateauTol = 0.75
+
+// findLevels finds the plateaus of one side's curve (points sorted by
+// working set): a knee wherever the bandwidth drops below plateauTol of
+// the current plateau's median. A single point between two plateaus is a
+// transition (a working set partly in each) and is dropped. The plateaus
+// are named from the largest working set down: dram, llc, l2, l1; each
+// level's ceiling is measured at its plateau's middle working set and it
+// judges working sets below the next plateau's first one.
+func findLevels(side string, pts []report.StairPoint) []report.StairLevel {
+	var groups [][]report.StairPoint
+	med := func(g []report.StairPoint) float64 {
+		v := make([]float64, len(g))
+		for i, p := range g {
+			v[i] = p.GBs
+		}
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
+	for _, p := range pts {
+		if !(p.GBs > 0) {
+			continue
+		}
+		if n := len(groups); n > 0 && p.GBs >= plateauTol*med(groups[n-1]) {
+			groups[n-1] = append(groups[n-1], p)
+			continue
+		}
+		groups = append(groups, []report.StairPoint{p})
+	}
+	// Drop single-point transitions between two plateaus.
+	var kept [][]report.StairPoint
+	for i, g := range groups {
+		if len(g) == 1 && i > 0 && i < len(groups)-1 {
+			continue
+		}
+		kept = append(kept, g)
+	}
+	names := []string{"dram", "llc", "l2", "l1"}
+	var out []report.StairLevel
+	for i, g := range kept {
+		k := len(kept) - 1 - i // 0 for the largest plateau
+		name := fmt.Sprintf("level%d", i)
+		if k < len(names) {
+			name = names[k]
+		}
+		mid := g[len(g)/2]
+		lv := report.StairLevel{Side: side, Name: name, FromBytes: g[0].Bytes, ToBytes: g[len(g)-1].Bytes,
+			CeilingBytes: mid.Bytes, GBs: med(g)}
+		if i+1 < len(kept) {
+			lv.ReachBytes = kept[i+1][0].Bytes / 2 // the last working set before the next plateau
+		}
+		out = append(out, lv)
+	}
+	return out
+}
+
+// cpuidNotes compares the CPU levels' knees with the cache sizes cpuid
+// reports: a per-core cache seen by threads threads holds threads times
+// its size. A knee within a factor of 2 (one step of the sweep) either way
+// of a reported size agrees with it.
+func cpuidNotes(levels []report.StairLevel, threads int) []string {
+	type cache struct {
+		name  string
+		bytes float64
+	}
+	t := float64(max(threads, 1))
+	var caches []cache
+	if b := cpuid.CPU.Cache.L1D; b > 0 {
+		caches = append(caches, cache{fmt.Sprintf("L1d (%s × %d threads)", fmtBytes(float64(b)), threads), float64(b) * t})
+	}
+	if b := cpuid.CPU.Cache.L2; b > 0 {
+		caches = append(caches, cache{fmt.Sprintf("L2 (%s × %d threads)", fmtBytes(float64(b)), threads), float64(b) * t})
+	}
+	if b := cpuid.CPU.Cache.L3; b > 0 {
+		caches = append(caches, cache{fmt.Sprintf("L3 (%s)", fmtBytes(float64(b))), float64(b)})
+	}
+	var out []string
+	for _, l := range levels {
+		if l.Side != report.SideCPU || l.Name == "dram" {
+			continue
+		}
+		best, ratio := "", math.Inf(1)
+		for _, c := range caches {
+			if r := math.Abs(math.Log2(l.ToBytes / c.bytes)); r < ratio {
+				best, ratio = c.name, r
+			}
+		}
+		verdict := "agrees with"
+		if ratio > 1 {
+			verdict = "does not match (nearest:"
+		}
+		line := fmt.Sprintf("cpu %s plateau %s … %s at %.1f GB/s: %s cpuid's %s", l.Name, fmtBytes(l.FromBytes), fmtBytes(l.ToBytes), l.GBs, verdict, best)
+		if ratio > 1 {
+			line += ")"
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+func fmtBytes(b float64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.3g GiB", b/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.3g MiB", b/(1<<20))
+	}
+	return fmt.Sprintf("%.3g KiB", b/(1<<10))
+}
+
+// staircase sweeps both sides and records the curve and its levels.
+func (e *Env) staircase(quick bool, rep *report.Report) (*report.Staircase, error) {
+	st := &report.Staircase{}
+	threads := e.Host.ThreadCount()
+	runs := 3
+	if quick {
+		runs = 2
+	}
+	top := stairTop(threads)
+	e.progress("cache staircase: cpu read bandwidth, %d KiB … %s", stairMin>>10, fmtBytes(float64(top)))
+	for _, b := range stairSizes(top, math.MaxInt64, quick) {
+		rc, err := hostsimd.MeasureRead(int64(b), threads, runs)
+		if err != nil {
+			return nil, fmt.Errorf("staircase (cpu, %d bytes): %w", b, err)
+		}
+		st.Points = append(st.Points, report.StairPoint{Side: report.SideCPU, Bytes: float64(rc.Bytes), GBs: rc.GBs})
+	}
+	if e.Device != nil {
+		lim := min(e.Device.Limits.MaxStorageBufferBindingSize, e.Device.Limits.MaxBufferSize)
+		e.progress("cache staircase: gpu read bandwidth, %d KiB … %s", stairMin>>10, fmtBytes(float64(min(top, lim))))
+		for _, b := range stairSizes(top, lim, quick) {
+			pt, err := compute.MeasureReadAt(e.Device, b, runs)
+			if err != nil {
+				return nil, fmt.Errorf("staircase (gpu, %d bytes): %w", b, err)
+			}
+			st.Points = append(st.Points, report.StairPoint{Side: report.SideGPU, Bytes: float64(pt.Bytes), GBs: pt.GBs})
+		}
+	}
+	for _, side := range []string{report.SideCPU, report.SideGPU} {
+		var pts []report.StairPoint
+		for _, p := range st.Points {
+			if p.Side == side {
+				pts = append(pts, p)
+			}
+		}
+		st.Levels = append(st.Levels, findLevels(side, pts)...)
+	}
+	st.Notes = cpuidNotes(st.Levels, threads)
+	rep.Staircase = st
+	return st, nil
+}
+
+// stairRoofLevels turns the staircase's cache levels (l2 and llc; l1 is
+// too small for a kernel's working set and dram is the main roof) into
+// the RoofLevels cacheCeilings measures: each side at its own plateau's
+// working set, judging working sets up to its own reach.
+func stairRoofLevels(st *report.Staircase) []RoofLevel {
+	var out []RoofLevel
+	for _, name := range []string{"l2", "llc"} {
+		var l RoofLevel
+		for _, sl := range st.Levels {
+			if sl.Name != name {
+				continue
+			}
+			l.Name = name
+			if sl.Side == report.SideCPU {
+				l.Bytes, l.CPUReach = sl.CeilingBytes, sl.ReachBytes
+			} else {
+				l.GPUBytes, l.GPUReach = sl.CeilingBytes, sl.ReachBytes
+			}
+		}
+		if l.Name != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// largestCache is the largest non-dram level's last working set on side.
+func largestCache(st *report.Staircase, side string) float64 {
+	b := 0.0
+	for _, l := range st.Levels {
+		if l.Side == side && l.Name != "dram" {
+			b = max(b, l.ToBytes)
+		}
+	}
+	return b
+}
+
+// orderNotes checks each side's read ceilings are ordered l2 ≥ llc ≥
+// dram and says, for each pair that is not, by how much and why it can
+// happen.
+func orderNotes(rep *report.Report) []string {
+	var out []string
+	for _, side := range []string{report.SideCPU, report.SideGPU} {
+		cs := rep.Ceilings.CPU
+		if side == report.SideGPU {
+			cs = rep.Ceilings.GPU
+		}
+		keys := []string{"read_gbs_l2", "read_gbs_llc", "read_gbs"}
+		for i := 0; i+1 < len(keys); i++ {
+			a, b := cs[keys[i]], cs[keys[i+1]]
+			if !(a > 0) || !(b > 0) || a >= b {
+				continue
+			}
+			out = append(out, fmt.Sprintf("%s %s %.1f GB/s < %s %.1f GB/s: the levels' ceilings are not ordered; each is the best read at a working set inside its own plateau, so the smaller set ran slower on this run (a shorter timed pass carries more fixed cost per byte, and a shared machine's load moves between passes)",
+				side, report.ReadCeilingName(keys[i]), a, report.ReadCeilingName(keys[i+1]), b))
+		}
+	}
+	return out
+}
+
+// StaircasePrefix starts the summary lines about the staircase's levels.
+const StaircasePrefix = "staircase: "

@@ -1,0 +1,98 @@
+package experiment
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/report"
+)
+
+func curve(side string, gbs ...float64) []report.StairPoint {
+	var out []report.StairPoint
+	for i, g := range gbs {
+		out = append(out, report.StairPoint{Side: side, Bytes: float64(stairMin) * math.Pow(2, float64(i)), GBs: g})
+	}
+	return out
+}
+
+// TestFindLevels: a synthetic staircase with noise inside each plateau
+// and one transition point between llc and dram gives l1, l2, llc, dram
+// with their ranges, a ceiling working set inside each plateau and
+// reaches that stop before the next plateau.
+func TestFindLevels(t *testing.T) {
+	//            16K  32K  64K  128K 256K 512K 1M   2M   4M   8M   16M  32M  64M  128M 256M
+	pts := curve("cpu", 440, 460, 450, 230, 210, 225, 200, 110, 100, 105, 98, 60, 33, 31, 32)
+	lv := findLevels("cpu", pts)
+	names := []string{}
+	for _, l := range lv {
+		names = append(names, l.Name)
+	}
+	if strings.Join(names, ",") != "l1,l2,llc,dram" {
+		t.Fatalf("levels %v", lv)
+	}
+	want := [][2]float64{{16 << 10, 64 << 10}, {128 << 10, 1 << 20}, {2 << 20, 16 << 20}, {64 << 20, 256 << 20}}
+	for i, l := range lv {
+		if l.FromBytes != want[i][0] || l.ToBytes != want[i][1] {
+			t.Errorf("%s: %v … %v, want %v", l.Name, l.FromBytes, l.ToBytes, want[i])
+		}
+		if l.CeilingBytes < l.FromBytes || l.CeilingBytes > l.ToBytes {
+			t.Errorf("%s: ceiling working set %v outside its plateau", l.Name, l.CeilingBytes)
+		}
+		if i+1 < len(lv) && (l.ReachBytes < l.ToBytes || l.ReachBytes >= lv[i+1].FromBytes) {
+			t.Errorf("%s: reach %v, want in [%v, %v)", l.Name, l.ReachBytes, l.ToBytes, lv[i+1].FromBytes)
+		}
+	}
+	if lv[3].ReachBytes != 0 {
+		t.Errorf("dram has a reach: %v", lv[3].ReachBytes)
+	}
+	// A flat curve (no cache effect visible) is one level: dram.
+	if lv := findLevels("gpu", curve("gpu", 8, 8.4, 8.1, 7.9, 8.2)); len(lv) != 1 || lv[0].Name != "dram" {
+		t.Errorf("flat curve: %v", lv)
+	}
+	// A rise at the smallest sizes (fixed cost per pass) stays in the
+	// first plateau.
+	if lv := findLevels("gpu", curve("gpu", 5, 7, 8, 8, 4, 4)); len(lv) != 2 || lv[0].FromBytes != stairMin {
+		t.Errorf("rising start: %v", lv)
+	}
+}
+
+func TestStairSizes(t *testing.T) {
+	s := stairSizes(256<<20, math.MaxInt64, false)
+	if s[0] != 16<<10 || s[len(s)-1] != 256<<20 || len(s) != 15 {
+		t.Errorf("full: %v", s)
+	}
+	q := stairSizes(256<<20, math.MaxInt64, true)
+	if len(q) != 8 || q[len(q)-1] < 256<<20 {
+		t.Errorf("quick: %v", q)
+	}
+	if l := stairSizes(256<<20, 128<<20, true); l[len(l)-1] > 128<<20 {
+		t.Errorf("limit: %v", l)
+	}
+}
+
+// TestStairRoofLevels: each side's level is measured inside its own
+// plateau and judges working sets up to its own reach; a row past every
+// reach is judged against dram.
+func TestStairRoofLevels(t *testing.T) {
+	st := &report.Staircase{}
+	st.Levels = append(findLevels("cpu", curve("cpu", 440, 450, 230, 220, 100, 105, 30, 31)),
+		findLevels("gpu", curve("gpu", 20, 21, 10, 10, 10, 10))...)
+	lv := stairRoofLevels(st)
+	if len(lv) != 2 || lv[0].Name != "l2" || lv[1].Name != "llc" {
+		t.Fatalf("%+v", lv)
+	}
+	for i := range lv {
+		lv[i].CPU.BandwidthGBs, lv[i].GPU.BandwidthGBs = 1, 1
+	}
+	r := Roofs{Levels: lv}
+	if _, name, _ := r.forBytes(report.SideCPU, 100<<10); name != "l2" {
+		t.Errorf("cpu 100 KiB: %s", name)
+	}
+	if _, name, _ := r.forBytes(report.SideCPU, 10<<20); name != "dram" {
+		t.Errorf("cpu 10 MiB: %s (the cpu llc plateau ends at 256 KiB·2)", name)
+	}
+	if _, name, _ := r.forBytes(report.SideGPU, 10<<20); name != "dram" {
+		t.Errorf("gpu 10 MiB: %s", name)
+	}
+}
