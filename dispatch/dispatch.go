@@ -17,8 +17,9 @@
 //     there agrees; it still counts toward shock detection. The estimates
 //     are medians, while a stream's total is a sum of means: each side's
 //     tail (tail.go: the mean of its last calls' ratios to their
-//     estimates, clipped) scales its estimates in the routing, so a side
-//     fast on its median call but often a few times slower loses.
+//     estimates, clipped), relative to the lowest among the sides, scales
+//     its estimates in the routing, so a side fast on its median call but
+//     often several times slower loses.
 //   - shock detector (shock.go): a side whose last calls run ShockRatio×
 //     slower (all but two of 9) or faster (3 of 4) than their estimates
 //     has changed everywhere (contention, clocks, a lost device are not

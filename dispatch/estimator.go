@@ -26,6 +26,7 @@ type estimator struct {
 	sideR, sidePre []ring
 	priorOn        []bool // the side's prior is sideR's median
 	tail           []tailWindow
+	tailApplied    []float64 // each side's tail as the routing applies it (updateTails)
 	slowF          []float64 // rescaling for slow-downs not yet undone (1: none)
 	// young marks the buckets where a side has fewer than MinCalls calls
 	// (they take its prior); filling those with fewer than ringSize;
@@ -52,10 +53,10 @@ type estimate struct {
 
 func newEstimator(sides int, models []Model, cfg Config) *estimator {
 	e := &estimator{sides: sides, minCalls: cfg.MinCalls, shock: cfg.ShockRatio, hyst: cfg.Hysteresis, models: models,
-		sideR: make([]ring, sides), sidePre: make([]ring, sides), priorOn: make([]bool, sides), tail: make([]tailWindow, sides), slowF: make([]float64, sides),
+		sideR: make([]ring, sides), sidePre: make([]ring, sides), priorOn: make([]bool, sides), tail: make([]tailWindow, sides), tailApplied: make([]float64, sides), slowF: make([]float64, sides),
 		young: make([]uint64, sides), filling: make([]uint64, sides), serves: make([]uint64, sides), against: make([]uint64, sides)}
 	for s := range e.slowF {
-		e.slowF[s] = 1
+		e.slowF[s], e.tailApplied[s] = 1, 1
 	}
 	return e
 }
@@ -115,7 +116,7 @@ func (e *estimator) each(fn func(k int, b *bucket)) {
 // ratio is the routing's target ratio of side s to side 0 in bucket b:
 // their estimates times their tails.
 func (e *estimator) ratio(b *bucket, s int) float64 {
-	return b.q[s] * e.tail[s].factor() / (b.q[0] * e.tail[0].factor())
+	return b.q[s] * e.tailApplied[s] / (b.q[0] * e.tailApplied[0])
 }
 
 // est is side s's estimate (seconds) in bucket b for a call whose models

@@ -24,7 +24,7 @@ func (d *Dispatcher) observe(s, k int, b *bucket, m []float64, took time.Duratio
 	if !wake {
 		d.winK[s][w.is] = int8(k)
 		w.addSlow(r, r > shock)
-		d.est.tail[s].add(r)
+		d.addTail(s, r)
 	}
 	d.smp.observed(s, r, shock, int(w.ns) >= shockCalls)
 	if d.est.slowed(s) && (r < 1/shock || !wake) {
@@ -219,4 +219,23 @@ func (d *Dispatcher) pickedWith(k int, b *bucket, rho []float64) (picked, prof [
 	picked, prof = d.est.picks(k, b)
 	b.rho = cur
 	return picked, prof
+}
+
+// addTail adds a call of side s that ran r times its estimate to the
+// side's tail and, when that moves a side's applied tail, reconsiders
+// every bucket.
+func (d *Dispatcher) addTail(s int, r float64) {
+	t := &d.est.tail[s]
+	t.add(r)
+	if t.i%tailEvery != 0 {
+		return // the tail moves slowly: checked every tailEvery calls
+	}
+	moved := d.est.updateTails()
+	if moved < 0 {
+		return
+	}
+	why := fmt.Sprintf("%s's calls ran %.2f× as long on the mean as on the median, relative to the other sides (its tail)", d.names[moved], d.est.tailApplied[moved])
+	d.unsteady()
+	d.invalidate()
+	d.est.each(func(kk int, bb *bucket) { d.reconsider(kk, bb, why) })
 }

@@ -211,6 +211,7 @@ func (d *Dispatcher) finish(n, k int, e *entry, side int, out Outcome, wake bool
 		} else {
 			d.smp.skip[side]--
 			d.smp.unobserved(side, took, e.lo, e.hi, d.est.slowed(side))
+			d.addTail(side, took.Seconds()/e.est)
 		}
 	}
 	if out.Probe && out.Failed < 0 {

@@ -50,6 +50,7 @@ type entry struct {
 	// lo and hi bound the side's calls that run as estimated (within
 	// ShockRatio); a call outside has the side's next call observed.
 	lo, hi time.Duration
+	est    float64 // the side's estimate, seconds
 }
 
 const cacheBits = 8
@@ -143,7 +144,8 @@ func (d *Dispatcher) entry(n int) *entry {
 		b := d.est.bucket(bucketOf(n))
 		s := pickBy(b, e.m, d.withQueues(e.fixed))
 		e.gen, e.side, e.warm = d.gen, s, b.cnt[s] > ringSize
-		est := d.est.est(b, s, e.m) * 1e9 // ns
+		e.est = d.est.est(b, s, e.m)
+		est := e.est * 1e9 // ns
 		e.lo, e.hi = time.Duration(est/d.cfg.ShockRatio), time.Duration(math.Min(est*d.cfg.ShockRatio, math.MaxInt64/2))
 	}
 	return e
@@ -188,6 +190,7 @@ func (d *Dispatcher) Do(n int) (Outcome, error) {
 		took = max(took, 0)
 		if err == nil {
 			d.smp.unobserved(side, took, e.lo, e.hi, d.est.slowed(side))
+			d.addTail(side, took.Seconds()/e.est)
 			d.answered(side, took)
 			return Outcome{Side: side, Took: took, Failed: -1}, nil
 		}
