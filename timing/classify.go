@@ -118,7 +118,7 @@ func approx(x, c Summary, tol float64) bool {
 }
 
 // Comparison says whether the faster of two timings is significantly
-// faster (METHOD.md, "Statistics").
+// faster (METHOD.md, "Measurements and statistics").
 type Comparison struct {
 	// Margin is slower.Median/faster.Median − 1 (0.2: 20% slower).
 	Margin float64 `json:"margin"`
@@ -187,8 +187,8 @@ func RooflineCheck(k *Classification, a, b Summary) {
 
 // Ratio returns num/den as a Summary: the ratio of the medians, with the
 // conservative interval [num.Lo/den.Hi, num.Hi/den.Lo] (each median inside
-// its own 95% interval; METHOD.md, "Statistics"). Used for overheads such
-// as timestamps on vs off.
+// its own 95% interval; METHOD.md, "Measurements and statistics"). Used
+// for overheads such as timestamps on vs off.
 func Ratio(num, den Summary) Summary {
 	r := Summary{N: min(num.N, den.N), Confidence: math.Min(num.Confidence, den.Confidence)}
 	if den.Median > 0 {
