@@ -99,6 +99,8 @@ collect() {
   [ ! -e "$dest" ] || { echo "remote-job.sh: $dest exists; move it away first" >&2; exit 1; }
   mkdir -p "$dest"
   for d in "$tmp"/part*; do cp -r "$d" "$dest/"; done
+  # The CUDA peers' figures, when they were brought back beside the tars.
+  find "$@" -maxdepth 3 -name cuda_peers.json -exec cp {} "$dest/" \; -quit
   {
     echo "# $gpu, ${day:-?}: wgpu-prof on a real GPU"
     echo
