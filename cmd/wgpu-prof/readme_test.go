@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,6 +32,9 @@ func readmeExamples(t *testing.T) [][]string {
 				line = line[:i]
 			}
 			out = append(out, strings.Fields(line)[1:])
+		case inSh && strings.HasPrefix(line, "go run ./examples/"):
+			// An example program the next commands read the output of.
+			out = append(out, strings.Fields(line))
 		}
 	}
 	return out
@@ -52,6 +56,10 @@ func TestREADMEExamples(t *testing.T) {
 		t.Fatalf("no examples/*.wgsl (%v)", err)
 	}
 	dir := t.TempDir()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Mkdir(filepath.Join(dir, "examples"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -66,6 +74,21 @@ func TestREADMEExamples(t *testing.T) {
 	}
 	t.Chdir(dir)
 	for _, args := range ex {
+		if args[0] == "go" {
+			// Run from the module root, its files written to the scratch
+			// directory.
+			for i, a := range args {
+				if strings.HasSuffix(a, ".pprof") || strings.HasSuffix(a, ".txt") {
+					args[i] = filepath.Join(dir, a)
+				}
+			}
+			cmd := exec.Command(args[0], args[1:]...)
+			cmd.Dir = root
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, out)
+			}
+			continue
+		}
 		out, stderr, err := runCmd(args...)
 		if err != nil {
 			t.Fatalf("wgpu-prof %s: %v\n%s", strings.Join(args, " "), err, stderr)

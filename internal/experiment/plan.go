@@ -158,7 +158,7 @@ type PlanInput struct {
 // the batch sizes, the CPU and GPU time per call at those sizes from the
 // break-even's models, the speedup of routing the calls at the measured
 // crossover, the verdict and its reason, ranked by the share of
-// application time it saves; then the application's speedup by Amdahl's
+// application time it saves (the operations not ported after, by share); then the application's speedup by Amdahl's
 // law for each operation and for all ported together.
 func Plan(in PlanInput) report.Plan {
 	pl := report.Plan{Profile: in.Profile, TotalSamples: in.Total, Unit: in.Unit, MinShare: MinPortShare}
@@ -198,12 +198,12 @@ func Plan(in PlanInput) report.Plan {
 			}
 		}
 		switch {
+		case share < MinPortShare:
+			po.Verdict, po.Reason = "do not port", fmt.Sprintf("share below %.0f%%: not worth the work", 100*MinPortShare)
 		case r.ShareAbove == 0 && !gpuEver:
 			po.Verdict, po.Reason = "do not port", "GPU never faster on this adapter (at any measured size)"
 		case r.ShareAbove == 0:
 			po.Verdict, po.Reason = "do not port", fmt.Sprintf("GPU faster only from n = %d, above every call of this mix", be.Search.Hi)
-		case share < MinPortShare:
-			po.Verdict, po.Reason = "do not port", fmt.Sprintf("share below %.0f%%: not worth the work", 100*MinPortShare)
 		case r.Speedup <= 1:
 			po.Verdict, po.Reason = "do not port", "no gain on this mix"
 		case r.Crossover > 0 && r.ShareAbove < 1:
@@ -222,7 +222,18 @@ func Plan(in PlanInput) report.Plan {
 		}
 		pl.Ops = append(pl.Ops, po)
 	}
-	sort.SliceStable(pl.Ops, func(i, j int) bool { return pl.Ops[i].Return > pl.Ops[j].Return })
+	// Ported operations first, by the share of application time they
+	// save; then the others by their share of CPU time.
+	sort.SliceStable(pl.Ops, func(i, j int) bool {
+		a, b := pl.Ops[i], pl.Ops[j]
+		switch {
+		case a.Ported != b.Ported:
+			return a.Ported
+		case a.Ported:
+			return a.Return > b.Return
+		}
+		return a.Share > b.Share
+	})
 	pl.AppSpeedup = 1 / ((1 - pl.PortedShare) + ported)
 	return pl
 }
@@ -248,8 +259,12 @@ func PlanLines(pl report.Plan) []string {
 		if op.MixFile != "" {
 			sizes = fmt.Sprintf("mix %s (%d sizes, %d to %d)", op.MixFile, len(op.Sizes), op.Sizes[0], op.Sizes[len(op.Sizes)-1])
 		}
+		fns := strings.Join(op.Functions, ", ")
+		if fns == "" {
+			fns = "no function matched"
+		}
 		out = append(out, fmt.Sprintf("  %s: %s of CPU time (%d samples; %s), batch sizes %s, speedup on them %.2f× (95%% CI %.2f … %.2f), application %.2f× if ported alone; %s",
-			op.Workload, fmtShare(op.Share), op.Samples, strings.Join(op.Functions, ", "), sizes, op.Speedup, op.SpeedupLo, op.SpeedupHi, op.AppSpeedup, op.Basis))
+			op.Workload, fmtShare(op.Share), op.Samples, fns, sizes, op.Speedup, op.SpeedupLo, op.SpeedupHi, op.AppSpeedup, op.Basis))
 	}
 	return out
 }
