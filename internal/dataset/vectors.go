@@ -65,6 +65,9 @@ type Vectors struct {
 	Info
 	Rows, Dim int
 	Data      []float32
+	// ZeroRow is the first row whose values are all zero (−1: none); a
+	// cosine against it is undefined.
+	ZeroRow int
 }
 
 // Row returns row i.
@@ -208,6 +211,7 @@ func LoadVectors(path string, opts VectorOptions) (*Vectors, error) {
 		return nil, bad("%d×%d values is past 2³¹", rows, v.Dim)
 	}
 	v.Data = make([]float32, rows*v.Dim)
+	v.ZeroRow = -1
 	for i := range rows {
 		row := v.Data[i*v.Dim : i*v.Dim+dim]
 		if err := read(row); err != nil {
@@ -216,10 +220,15 @@ func LoadVectors(path string, opts VectorOptions) (*Vectors, error) {
 			}
 			return nil, bad("%v", err)
 		}
+		zero := true
 		for k, x := range row {
 			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
 				return nil, bad("row %d, column %d is %v: values must be finite", i, k, x)
 			}
+			zero = zero && x == 0
+		}
+		if zero && v.ZeroRow < 0 {
+			v.ZeroRow = i
 		}
 	}
 	if _, err := io.Copy(io.Discard, r); err != nil {

@@ -82,6 +82,9 @@ func (c *RunConfig) loadData(set func(name string) bool) error {
 			if err != nil {
 				return fileErr(workload.ParamVectors, err)
 			}
+			if v.ZeroRow >= 0 {
+				return invalid(workload.ParamVectors.Name, c.VectorsFile, "row %d is all zeros: its cosine similarity is undefined", v.ZeroRow)
+			}
 			c.Vectors, c.Dim = v, v.Dim
 			if err := prefix(workload.ParamN, workload.ParamVectors, v.Rows, "rows"); err != nil {
 				return err
@@ -97,6 +100,9 @@ func (c *RunConfig) loadData(set func(name string) bool) error {
 			}
 			if c.Vectors != nil && q.Dim != c.Vectors.Dim {
 				return invalid(workload.ParamQueries.Name, c.QueriesFile, "dimension %d, the vectors' %d", q.Shape[1], c.Vectors.Shape[1])
+			}
+			if q.ZeroRow >= 0 {
+				return invalid(workload.ParamQueries.Name, c.QueriesFile, "row %d is all zeros: its cosine similarity is undefined", q.ZeroRow)
 			}
 			c.Queries, c.Dim = q, q.Dim
 			if err := prefix(workload.ParamQ, workload.ParamQueries, q.Rows, "rows"); err != nil {

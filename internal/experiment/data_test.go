@@ -17,6 +17,9 @@ func fvecs(t *testing.T, name string, rows, d int, bad int) string {
 		b = binary.LittleEndian.AppendUint32(b, uint32(d))
 		for k := range d {
 			x := float32(i+k%7) - 3
+			if bad == -2 && i == 3 {
+				x = 0
+			}
 			if i == bad && k == 1 {
 				x = float32(math.Inf(1))
 			}
@@ -68,6 +71,12 @@ func TestLoadData(t *testing.T) {
 		if err == nil || !IsUsage(err) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("got %v, want a usage error containing %q", err, tc.want)
 		}
+	}
+	c = RunConfig{Workloads: []string{"cosine-single"}}
+	c.VectorsFile = fvecs(t, "zero.fvecs", 10, 8, -2)
+	c.Defaults()
+	if err := c.LoadData(none); err == nil || !strings.Contains(err.Error(), "row 3 is all zeros") {
+		t.Errorf("zero row: %v", err)
 	}
 	c = RunConfig{Workloads: []string{"cosine-single"}}
 	c.VectorsFile = fvecs(t, "inf.fvecs", 10, 8, 7)
