@@ -27,7 +27,7 @@ type deviceFlags struct {
 }
 
 func (f *deviceFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.backend, "backend", "any", "adapter backend: vulkan, metal, d3d12, gl or any")
+	fs.StringVar(&f.backend, "backend", "any", "adapter backend: vulkan, metal, d3d12, gl or any; run also takes several, comma-separated (vulkan,gl), and reports them side by side")
 	fs.IntVar(&f.adapter, "adapter", -1, "adapter index among those of --backend (see wgpu-prof devices); -1: the best one")
 	fs.StringVar(&f.adapterName, "adapter-name", "", "pick the adapter whose name contains this text")
 	fs.DurationVar(&f.budget, "budget", experiment.DefaultBudget, "time budget per measurement (at least 10 samples are always taken)")

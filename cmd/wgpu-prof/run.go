@@ -78,11 +78,13 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 		"sweeps, roofline positions and a plain-language summary."
 	examples := `  wgpu-prof run --quick                                  # a shorter look, every workload
   wgpu-prof run --workloads cosine-single,hnsw --out results --plot --trace
-  wgpu-prof run --quick --format json > r.json          # progress stays on stderr`
+  wgpu-prof run --quick --format json > r.json          # progress stays on stderr
+  wgpu-prof run --quick --backend vulkan,gl             # the same suite on two backends, side by side`
 	return measureCommand(stdout, stderr, args, "run", usage, examples, false, func(fs *pflag.FlagSet) measureHooks {
 		trace := fs.Bool("trace", false, "with --out: write trace.json (Chrome trace of every GPU call; open in Perfetto)")
 		retune := retuneFlag(fs)
 		return measureHooks{
+			several: true,
 			ready: func(o *outputFlags) error {
 				if *trace && o.out == "" {
 					return fmt.Errorf("--trace needs --out DIR")

@@ -6,10 +6,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/pflag"
 
+	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
@@ -25,6 +27,9 @@ type measureHooks struct {
 	// files, if set, are extra files for --out (asked for once run
 	// returned, so they can depend on what it measured).
 	files func(env *experiment.Env) []report.DirFile
+	// several: the command takes several backends (--backend vulkan,gl),
+	// measures on each in turn and reports them side by side.
+	several bool
 }
 
 // measureCommand is the shared shape of run, sweep, experiment and
@@ -71,6 +76,12 @@ func measureCommand(stdout, stderr io.Writer, args []string, name, usage, exampl
 	if err != nil {
 		return err
 	}
+	if backends := strings.Split(dev.backend, ","); len(backends) > 1 {
+		if !h.several {
+			return fmt.Errorf("--backend %q: %s measures on one backend (run takes several, e.g. --backend vulkan,gl)", dev.backend, name)
+		}
+		return measureBackends(stdout, stderr, &o, dev, cfg, backends, h)
+	}
 	env, err := dev.open(stderr)
 	if err != nil {
 		return err
@@ -107,6 +118,106 @@ func measureCommand(stdout, stderr io.Writer, args []string, name, usage, exampl
 		return reportPartial(stdout, &o, rep, err, files...)
 	}
 	return failed(o.emit(stdout, rep, files...))
+}
+
+// measureBackends runs the command on each backend in turn (each with its
+// own adapter, ceilings and variant selection) and reports them side by
+// side (experiment.MergeBackends). A backend with no adapter here, or whose
+// run stops early, is reported as such beside the others and makes the
+// exit status 1 (130 on an interrupt, which also skips the backends not
+// yet run); a usage error stops everything at once.
+func measureBackends(stdout, stderr io.Writer, o *outputFlags, dev deviceFlags, cfg experiment.RunConfig, backends []string, h measureHooks) error {
+	if dev.adapter >= 0 {
+		return fmt.Errorf("--adapter %d with --backend %s: an index names an adapter of one backend; use --adapter-name or one backend", dev.adapter, dev.backend)
+	}
+	seen := map[string]bool{}
+	for i, b := range backends {
+		b = strings.TrimSpace(b)
+		bk, err := wgpu.ParseBackend(b)
+		if err != nil || bk == wgpu.BackendUndefined {
+			return fmt.Errorf("--backend %q: %q is not one backend (want vulkan, metal, d3d12 or gl)", dev.backend, b)
+		}
+		if seen[bk.String()] {
+			return fmt.Errorf("--backend %q: %s is named twice", dev.backend, bk)
+		}
+		seen[bk.String()] = true
+		backends[i] = bk.String()
+	}
+	var runs []experiment.BackendResult
+	var files []report.DirFile
+	var failures []string
+	interrupted := false
+	for _, b := range backends {
+		d := dev
+		d.backend = b
+		rep, fs, err := measureOneBackend(stderr, d, cfg, o, h)
+		if experiment.IsUsage(err) {
+			return err
+		}
+		runs = append(runs, experiment.BackendResult{Label: b, Report: rep, Err: err})
+		for _, f := range fs {
+			f.Name = b + "-" + f.Name
+			files = append(files, f)
+		}
+		if err != nil {
+			failures = append(failures, fmt.Sprintf("%s: %v", b, err))
+		}
+		if errors.Is(err, experiment.ErrInterrupted) {
+			interrupted = true
+			break
+		}
+	}
+	rep := experiment.MergeBackends(runs)
+	code := 1
+	if interrupted {
+		code = 130
+	}
+	if rep == nil {
+		msg := "no backend could be measured: " + strings.Join(failures, "; ")
+		return exitError{code: code, msg: msg, err: errors.New(msg)}
+	}
+	if err := o.emit(stdout, rep, files...); err != nil {
+		return failed(err)
+	}
+	if len(failures) > 0 {
+		msg := "not every backend was measured in full (the others are reported): " + strings.Join(failures, "; ")
+		return exitError{code: code, msg: msg, err: errors.New(msg)}
+	}
+	return nil
+}
+
+// measureOneBackend opens dev's adapter, validates cfg against it and runs
+// the command into a fresh report; the report is nil when the adapter
+// could not be opened or cfg does not fit it.
+func measureOneBackend(stderr io.Writer, dev deviceFlags, cfg experiment.RunConfig, o *outputFlags, h measureHooks) (*report.Report, []report.DirFile, error) {
+	env, err := dev.open(stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer env.Close()
+	prog := o.startProgress(stderr)
+	env.Progress = progressWriter(prog)
+	if h.opened != nil {
+		h.opened(env)
+	}
+	check := cfg
+	check.Defaults()
+	if _, err := check.Validate(env.Device); err != nil {
+		prog.finish()
+		return nil, nil, err
+	}
+	defer stopOnSignal(stderr, env)()
+	if testHookOpened != nil {
+		testHookOpened(env)
+	}
+	rep := env.NewReport(versionString())
+	err = h.run(env, cfg, rep)
+	prog.finish()
+	var files []report.DirFile
+	if h.files != nil {
+		files = h.files(env)
+	}
+	return rep, files, err
 }
 
 // testHookOpened, set by tests, sees the environment once it is open.

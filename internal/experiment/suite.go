@@ -117,5 +117,10 @@ func (e *Env) breakEven(w *workload.Descriptor, fixed []report.Param, batches []
 		theorySpeedup(&bk, largest, sides, roofs)
 		out = append(out, bk)
 	}
+	if e.Device != nil {
+		for i := range out {
+			out[i].Backend, out[i].Adapter = e.Device.Info.Backend.String(), e.Device.Info.Name
+		}
+	}
 	return out, all, nil
 }

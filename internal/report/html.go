@@ -97,6 +97,7 @@ func (h *htmlWriter) page(r *Report) {
 		h.p("</ul>\n")
 	}
 	h.plan(r)
+	h.backends(r)
 	h.measurements(r)
 	h.breakEvens(r)
 	h.sweeps(r)
@@ -205,9 +206,9 @@ func (h *htmlWriter) measurements(r *Report) {
 		rows = append(rows, []cell{label(m.Workload + " " + m.Side), num(FormatSummary(m.EndToEnd), base+"end_to_end/median", 1), kernel,
 			speed, ceil, label(verified), label(orDash(m.Variant)),
 			num(FormatRate(m.GBs), base+"gbs", 1e9), num(FormatFlopRate(m.GFLOPs), base+"gflops", 1e9),
-			label(orDash(m.Bound)), label(orDash(DisplayParams(m.Params)))})
+			label(orDash(m.Bound)), label(orDash(DisplayParams(m.Params))), label(adapterLabel(m.Backend, m.Adapter))})
 	}
-	h.table([]string{"workload, side", "end-to-end time", "kernel time", "GPU vs CPU (end to end)", "% of its own ceiling", "verified", "variant", "bandwidth", "arithmetic", "bound", "params"}, rows)
+	h.table([]string{"workload, side", "end-to-end time", "kernel time", "GPU vs CPU (end to end)", "% of its own ceiling", "verified", "variant", "bandwidth", "arithmetic", "bound", "params", "backend (adapter)"}, rows)
 }
 
 func (h *htmlWriter) breakEvens(r *Report) {

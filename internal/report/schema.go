@@ -60,6 +60,9 @@ type Report struct {
 	// adapter, each with the reason; the other workloads are measured.
 	Skipped []Skip `json:"skipped,omitempty"`
 	Plan    *Plan  `json:"plan,omitempty"`
+	// Backends is set when the suite ran on several adapters: the adapters
+	// and the workloads side by side (Adapter is then the first one).
+	Backends *Backends `json:"backends,omitempty"`
 
 	// Verdicts are the answers, one line per workload or point (the
 	// answer, its interval, its confidence and what it was judged
@@ -248,8 +251,12 @@ func CIString(lo float64, hi *float64) string { return ciString(lo, hi) }
 // BreakEven is the batch-size sweep of one workload on both sides and the
 // crossover derived from it (METHOD.md, "Break-even").
 type BreakEven struct {
-	Workload string  `json:"workload"`
-	Params   []Param `json:"params,omitempty"` // fixed params; the batch size varies
+	Workload string `json:"workload"`
+	// Backend and Adapter name the WebGPU backend and adapter the sweep
+	// ran on (empty in reports written before they were recorded).
+	Backend string  `json:"backend,omitempty"`
+	Adapter string  `json:"adapter,omitempty"`
+	Params  []Param `json:"params,omitempty"` // fixed params; the batch size varies
 	// Batch names what the batch size counts ("n", "q", "nodes").
 	Batch string `json:"batch,omitempty"`
 	// Clock is "end-to-end" (the deciding one) or "kernel".

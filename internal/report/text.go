@@ -48,6 +48,7 @@ func WriteTextOpts(w io.Writer, r *Report, o TextOptions) error {
 	} else {
 		tw.shortHeader(r)
 	}
+	tw.backends(r)
 	// Without verdicts (host, kernel, a report of the older form) the
 	// summary is the answer.
 	answers := r.Verdicts
@@ -197,6 +198,10 @@ func (t *textWriter) measurements(r *Report, verbose bool) {
 	}
 	t.section("Measurements")
 	rows := [][]string{{"workload", "side", "variant", "params", "kernel time", "end-to-end time", "bandwidth", "arithmetic", "bound", "% of its ceiling", "GPU vs CPU (end to end)", "verified"}}
+	several := r.Backends != nil
+	if several {
+		rows[0] = append([]string{"backend"}, rows[0]...)
+	}
 	for i := range r.Measurements {
 		m := &r.Measurements[i]
 		kernel := "-"
@@ -213,9 +218,13 @@ func (t *textWriter) measurements(r *Report, verbose bool) {
 		if m.Verified {
 			verified = "yes"
 		}
-		rows = append(rows, []string{m.Workload, m.Side, orDash(m.Variant), orDash(DisplayParams(m.Params)),
+		row := []string{m.Workload, m.Side, orDash(m.Variant), orDash(DisplayParams(m.Params)),
 			kernel, FormatSummary(m.EndToEnd), FormatRate(m.GBs), FormatFlopRate(m.GFLOPs), orDash(m.Bound),
-			ceilingCell(r, m), speedup, verified})
+			ceilingCell(r, m), speedup, verified}
+		if several {
+			row = append([]string{orDash(m.Backend)}, row...)
+		}
+		rows = append(rows, row)
 	}
 	t.table(rows)
 }
@@ -280,8 +289,15 @@ func (t *textWriter) breakEvens(r *Report) {
 				fitErr = fmt.Sprintf("%+.0f%%", 100*b.RelError)
 			}
 		}
-		rows = append(rows, []string{b.Workload, orDash(paramString(b.Params, " ")), orDash(b.Clock),
-			b.Fitted.String(), measured, fitErr, fitString(b.CPUFit), fitString(b.GPUFit)})
+		row := []string{b.Workload, orDash(paramString(b.Params, " ")), orDash(b.Clock),
+			b.Fitted.String(), measured, fitErr, fitString(b.CPUFit), fitString(b.GPUFit)}
+		if r.Backends != nil {
+			row = append([]string{orDash(b.Backend)}, row...)
+		}
+		rows = append(rows, row)
+	}
+	if r.Backends != nil {
+		rows[0] = append([]string{"backend"}, rows[0]...)
 	}
 	t.table(rows)
 }

@@ -98,6 +98,7 @@ var CSVHeader = []string{
 	"kernel_n", "kernel_median_s", "kernel_lo_s", "kernel_hi_s", "kernel_cv",
 	"bytes", "flops", "gbs", "gflops", "ceiling_frac", "bound", "verified", "warnings", "ceiling",
 	"host_state", "round_trip_ns", "host_state_end",
+	"backend", "adapter",
 }
 
 // WriteCSV writes one row per measurement under CSVHeader. Params are
@@ -137,6 +138,7 @@ func WriteCSV(w io.Writer, r *Report) error {
 		} else {
 			row = append(row, "")
 		}
+		row = append(row, m.Backend, m.Adapter)
 		if err := cw.Write(row); err != nil {
 			return fmt.Errorf("report: WriteCSV: %w", err)
 		}

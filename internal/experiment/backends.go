@@ -1,0 +1,225 @@
+package experiment
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/report"
+	"github.com/wgpu-prof/wgpu-prof/timing"
+)
+
+// BackendResult is one adapter's run of a suite: its report (nil when the
+// adapter could not be opened) and the error that stopped it, if any.
+type BackendResult struct {
+	// Label names the adapter as asked for ("vulkan", "gl") when it could
+	// not be opened.
+	Label  string
+	Report *report.Report
+	Err    error
+}
+
+// MergeBackends puts the runs of one suite on several adapters into one
+// report: every row (each naming its backend and adapter), break-even,
+// skip and warning of each run, the summary lines prefixed with their
+// backend, and the side-by-side table (report.Backends) of each workload's
+// rows at its default size with the ratio to the first adapter. The
+// report's Adapter and Ceilings are the first run's. It returns nil when
+// no run has a report.
+func MergeBackends(runs []BackendResult) *report.Report {
+	var out *report.Report
+	b := &report.Backends{}
+	for _, run := range runs {
+		br := report.BackendRun{Adapter: report.AdapterInfo{Backend: run.Label}}
+		if run.Err != nil {
+			br.Error = run.Err.Error()
+		}
+		r := run.Report
+		if r == nil {
+			b.Adapters = append(b.Adapters, br)
+			continue
+		}
+		br.Adapter, br.GPUCeilings, br.Skipped = r.Adapter, r.Ceilings.GPU, r.Skipped
+		b.Adapters = append(b.Adapters, br)
+		tag := fmt.Sprintf("[%s] ", r.Adapter.Backend)
+		if out == nil {
+			c := *r
+			c.Measurements, c.BreakEvens, c.Skipped, c.Summary, c.Warnings = nil, nil, nil, nil, nil
+			c.Sweeps, c.Experiments = nil, nil
+			out = &c
+		}
+		out.Measurements = append(out.Measurements, r.Measurements...)
+		out.BreakEvens = append(out.BreakEvens, r.BreakEvens...)
+		out.Sweeps = append(out.Sweeps, r.Sweeps...)
+		out.Experiments = append(out.Experiments, r.Experiments...)
+		out.Skipped = append(out.Skipped, r.Skipped...)
+		for _, s := range r.Summary {
+			out.Summary = append(out.Summary, tag+s)
+		}
+		for _, w := range r.Warnings {
+			out.Warnings = append(out.Warnings, tag+w)
+		}
+		if run.Err != nil {
+			out.Warnings = append(out.Warnings, fmt.Sprintf("%sINCOMPLETE: the run on %s stopped early: %v", tag, r.Adapter.Name, run.Err))
+		}
+	}
+	if out == nil {
+		return nil
+	}
+	for _, run := range runs {
+		if run.Report == nil && run.Err != nil {
+			out.Warnings = append(out.Warnings, fmt.Sprintf("[%s] not measured: %v", run.Label, run.Err))
+		}
+	}
+	b.Rows = sideBySide(runs)
+	out.Backends = b
+	out.Summary = append(compareLines(b), out.Summary...)
+	return out
+}
+
+// compareLines are the side-by-side answers, one per workload: each
+// adapter's GPU end-to-end time and verdict against its CPU, and the
+// ratio of each later adapter's time to the first's.
+func compareLines(b *report.Backends) []string {
+	var out []string
+	for _, r := range b.Rows {
+		if r.Side != report.SideGPU {
+			continue
+		}
+		var parts []string
+		for i, c := range r.Cells {
+			if c.Missing != "" {
+				parts = append(parts, fmt.Sprintf("%s not measured (%s)", c.Backend, c.Missing))
+				continue
+			}
+			p := fmt.Sprintf("%s GPU %s", c.Backend, timing.FormatSeconds(c.EndToEnd))
+			if c.Verdict != "" {
+				p += " (" + c.Verdict + ")"
+			}
+			if i > 0 && c.VsFirst > 0 {
+				p += fmt.Sprintf(", %.2f× %s's time", c.VsFirst, r.Cells[0].Backend)
+			}
+			parts = append(parts, p)
+		}
+		out = append(out, fmt.Sprintf("%s side by side: %s", r.Workload, strings.Join(parts, "; ")))
+	}
+	return out
+}
+
+// sideBySide builds the rows of report.Backends: per workload and side
+// (in the first run's order, then any only later runs have), each run's
+// row at the workload's default size.
+func sideBySide(runs []BackendResult) []report.BackendRow {
+	type key struct{ workload, side string }
+	var order []key
+	seen := map[key]bool{}
+	for _, run := range runs {
+		if run.Report == nil {
+			continue
+		}
+		for _, m := range run.Report.Measurements {
+			k := key{m.Workload, m.Side}
+			if !seen[k] {
+				seen[k] = true
+				order = append(order, k)
+			}
+		}
+		for _, s := range run.Report.Skipped {
+			for _, side := range []string{report.SideGPU, report.SideCPU} {
+				k := key{s.Workload, side}
+				if !seen[k] {
+					seen[k] = true
+					order = append(order, k)
+				}
+			}
+		}
+	}
+	var rows []report.BackendRow
+	for _, k := range order {
+		row := report.BackendRow{Workload: k.workload, Side: k.side}
+		var first float64
+		for i, run := range runs {
+			c := backendCell(run, k.workload, k.side)
+			if m := rowOf(run.Report, k.workload, k.side); m != nil && row.Params == nil {
+				row.Params = m.Params
+			}
+			if i == 0 {
+				first = c.EndToEnd
+			} else if first > 0 && c.EndToEnd > 0 {
+				c.VsFirst = c.EndToEnd / first
+			}
+			row.Cells = append(row.Cells, c)
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// rowOf is r's last row of workload on side (the suite's default-size
+// row), or nil.
+func rowOf(r *report.Report, workload, side string) *report.Measurement {
+	if r == nil {
+		return nil
+	}
+	var found *report.Measurement
+	for i := range r.Measurements {
+		if m := &r.Measurements[i]; m.Workload == workload && m.Side == side {
+			found = m
+		}
+	}
+	return found
+}
+
+// backendCell is one run's figures for a workload's side.
+func backendCell(run BackendResult, workload, side string) report.BackendCell {
+	r := run.Report
+	c := report.BackendCell{Backend: run.Label}
+	if r == nil {
+		c.Missing = "adapter not opened"
+		if run.Err != nil {
+			c.Missing += ": " + run.Err.Error()
+		}
+		return c
+	}
+	c.Backend, c.Adapter = r.Adapter.Backend, r.Adapter.Name
+	m := rowOf(r, workload, side)
+	if m == nil {
+		c.Missing = "not measured"
+		for _, s := range r.Skipped {
+			if s.Workload == workload {
+				c.Missing = "skipped: " + s.Reason
+			}
+		}
+		if run.Err != nil && c.Missing == "not measured" {
+			c.Missing = "the run stopped early: " + run.Err.Error()
+		}
+		return c
+	}
+	c.Variant, c.EndToEnd, c.GBs = m.Variant, m.EndToEnd.Median, m.GBs
+	if m.Kernel != nil {
+		c.Kernel = m.Kernel.Median
+	}
+	if side == report.SideGPU {
+		if cpu := rowOf(r, workload, report.SideCPU); cpu != nil && m.EndToEnd.Median > 0 && cpu.EndToEnd.Median > 0 {
+			x := cpu.EndToEnd.Median / m.EndToEnd.Median
+			if x >= 1 {
+				c.Verdict = "GPU " + times(x) + " faster"
+			} else {
+				c.Verdict = "CPU " + times(1/x) + " faster"
+			}
+		}
+		for _, be := range r.BreakEvens {
+			if be.Workload == workload && be.Clock == "end-to-end" {
+				c.Crossover = be.Fitted.String()
+			}
+		}
+	}
+	return c
+}
+
+// times formats a ratio ≥ 1 as "2.3×" (under 10) or "42×".
+func times(x float64) string {
+	if x >= 10 {
+		return fmt.Sprintf("%.0f×", x)
+	}
+	return fmt.Sprintf("%.1f×", x)
+}

@@ -1,0 +1,66 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"strings"
+	"testing"
+
+	"github.com/wgpu-prof/wgpu-prof/timing"
+)
+
+// A report of several backends shows them side by side in text and HTML
+// (adapters named, ratio column), and every row names its backend in the
+// text table and the CSV.
+func TestBackendsSideBySideOutputs(t *testing.T) {
+	m := func(backend string, sec float64) Measurement {
+		return Measurement{Workload: "hnsw", Side: SideGPU, Variant: "lanes", Backend: backend, Adapter: "llvmpipe " + backend,
+			EndToEnd: timing.Summary{Median: sec, N: 10}, Verified: true}
+	}
+	r := &Report{Schema: SchemaVersion, Adapter: AdapterInfo{Name: "llvmpipe vulkan", Backend: "vulkan"},
+		Measurements: []Measurement{m("vulkan", 2e-3), m("gl", 1e-3)},
+		Backends: &Backends{
+			Adapters: []BackendRun{{Adapter: AdapterInfo{Name: "llvmpipe vulkan", Backend: "vulkan"}}, {Adapter: AdapterInfo{Name: "llvmpipe gl", Backend: "gl"}}},
+			Rows: []BackendRow{{Workload: "hnsw", Side: SideGPU, Cells: []BackendCell{
+				{Backend: "vulkan", Adapter: "llvmpipe vulkan", EndToEnd: 2e-3, Verdict: "CPU 2.0× faster"},
+				{Backend: "gl", Adapter: "llvmpipe gl", EndToEnd: 1e-3, VsFirst: 0.5, Verdict: "CPU 1.0× faster"},
+			}}},
+		}}
+	var txt bytes.Buffer
+	if err := WriteText(&txt, r); err != nil {
+		t.Fatal(err)
+	}
+	s := txt.String()
+	for _, want := range []string{"Backends side by side", "[0] vulkan (llvmpipe vulkan)", "[1] gl (llvmpipe gl)", "gl/vulkan", "0.50×", "vulkan end-to-end"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("text lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Index(s, "Backends side by side") > strings.Index(s, "Measurements") {
+		t.Error("the side-by-side table must come before the detail")
+	}
+	var c bytes.Buffer
+	if err := WriteCSV(&c, r); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&c).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	if recs[1][col["backend"]] != "vulkan" || recs[2][col["backend"]] != "gl" || recs[2][col["adapter"]] != "llvmpipe gl" {
+		t.Errorf("CSV rows do not name their backend: %q", recs)
+	}
+	var h bytes.Buffer
+	if err := WriteHTML(&h, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Backends side by side", "gl/vulkan", "gl (llvmpipe gl)"} {
+		if !strings.Contains(h.String(), want) {
+			t.Errorf("HTML lacks %q", want)
+		}
+	}
+}
