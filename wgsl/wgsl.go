@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io/fs"
 	"sort"
+	"strconv"
 	"strings"
 	"text/template"
 )
@@ -30,20 +31,32 @@ import (
 //go:embed *.wgsl *.wgsl.tmpl
 var files embed.FS
 
-// variant is a shader rendered from a template.
+// variant is a shader rendered from a template; parts are template files
+// holding {{define}}d blocks the template includes (text two kernels
+// share, each kept in its own file).
 type variant struct {
 	template string
 	data     map[string]string
+	parts    []string
 }
 
 // variants are the shaders rendered from templates, by name.
 var variants = map[string]variant{
-	"cosine_single":     {"cosine_single.wgsl.tmpl", map[string]string{"Elem": "f32"}},
-	"cosine_single_f16": {"cosine_single.wgsl.tmpl", map[string]string{"Elem": "f16"}},
-	"topk_queue":        {"topk_queue.wgsl.tmpl", map[string]string{"KQ": "256", "Regs": ""}},
-	"stream_babel_f32":  {"stream_babel.wgsl.tmpl", map[string]string{"Elem": "f32"}},
-	"stream_babel_f64":  {"stream_babel.wgsl.tmpl", map[string]string{"Elem": "f64"}},
-	"topk_queue_r16":    {"topk_queue.wgsl.tmpl", map[string]string{"KQ": "16", "Regs": "yes"}},
+	"cosine_single":     {"cosine_single.wgsl.tmpl", map[string]string{"Elem": "f32"}, nil},
+	"cosine_single_f16": {"cosine_single.wgsl.tmpl", map[string]string{"Elem": "f16"}, nil},
+	"topk_queue":        {"topk_queue.wgsl.tmpl", map[string]string{"KQ": "256", "Regs": ""}, nil},
+	// The register-blocked batch kernels: 16 or 8 queries per invocation,
+	// or 16 shared through the subgroup.
+	"cosine_batch_reg":   {"cosine_batch_reg.wgsl.tmpl", map[string]string{"QB": "16", "Bcast": ""}, nil},
+	"cosine_batch_reg8":  {"cosine_batch_reg.wgsl.tmpl", map[string]string{"QB": "8", "Bcast": ""}, nil},
+	"cosine_batch_regbc": {"cosine_batch_reg.wgsl.tmpl", map[string]string{"QB": "16", "Bcast": "yes"}, nil},
+	// The two spreading kernels share their uniform blocks and per-step
+	// bindings.
+	"spread":           {"spread.wgsl.tmpl", map[string]string{}, []string{"spread_step.wgsl.tmpl"}},
+	"spread_vec4":      {"spread_vec4.wgsl.tmpl", map[string]string{}, []string{"spread_step.wgsl.tmpl"}},
+	"stream_babel_f32": {"stream_babel.wgsl.tmpl", map[string]string{"Elem": "f32"}, nil},
+	"stream_babel_f64": {"stream_babel.wgsl.tmpl", map[string]string{"Elem": "f64"}, nil},
+	"topk_queue_r16":   {"topk_queue.wgsl.tmpl", map[string]string{"KQ": "16", "Regs": "yes"}, nil},
 }
 
 // Optional device features a module may need (their WebGPU names).
@@ -88,15 +101,41 @@ func render(name string, v variant) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("wgsl: %s: %w", name, err)
 	}
-	t, err := template.New(v.template).Option("missingkey=error").Parse(string(b))
+	t, err := template.New(v.template).Option("missingkey=error").Funcs(funcs).Parse(string(b))
 	if err != nil {
 		return "", fmt.Errorf("wgsl: %s: %w", name, err)
+	}
+	for _, part := range v.parts {
+		pb, err := files.ReadFile(part)
+		if err != nil {
+			return "", fmt.Errorf("wgsl: %s: %w", name, err)
+		}
+		if _, err := t.New(part).Parse(string(pb)); err != nil {
+			return "", fmt.Errorf("wgsl: %s: %w", name, err)
+		}
 	}
 	var out strings.Builder
 	if err := t.Execute(&out, v.data); err != nil {
 		return "", fmt.Errorf("wgsl: %s: %w", name, err)
 	}
 	return out.String(), nil
+}
+
+// funcs are the templates' helpers for unrolled lines: seq "4" is
+// 0, 1, 2, 3; sub a b is a − b.
+var funcs = template.FuncMap{
+	"seq": func(n string) ([]int, error) {
+		k, err := strconv.Atoi(n)
+		if err != nil || k < 0 || k > 64 {
+			return nil, fmt.Errorf("seq %q: want a count 0…64", n)
+		}
+		out := make([]int, k)
+		for i := range out {
+			out[i] = i
+		}
+		return out, nil
+	},
+	"sub": func(a, b int) int { return a - b },
 }
 
 // MustSource is Source for names fixed in the program; it panics on a

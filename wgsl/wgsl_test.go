@@ -1,6 +1,7 @@
 package wgsl
 
 import (
+	"fmt"
 	"io/fs"
 	"regexp"
 	"slices"
@@ -41,6 +42,9 @@ func TestSources(t *testing.T) {
 	used := map[string]bool{}
 	for _, v := range variants {
 		used[v.template] = true
+		for _, p := range v.parts {
+			used[p] = true
+		}
 	}
 	ents, _ := fs.ReadDir(files, ".")
 	for _, e := range ents {
@@ -52,8 +56,14 @@ func TestSources(t *testing.T) {
 
 // A variant missing a key is an error, not "<no value>" in the WGSL.
 func TestMissingKey(t *testing.T) {
-	if _, err := render("broken", variant{"cosine_single.wgsl.tmpl", map[string]string{}}); err == nil {
+	if _, err := render("broken", variant{"cosine_single.wgsl.tmpl", map[string]string{}, nil}); err == nil {
 		t.Error("rendering without Elem succeeded")
+	}
+	if _, err := render("broken", variant{"cosine_batch_reg.wgsl.tmpl", map[string]string{"QB": "16"}, nil}); err == nil {
+		t.Error("rendering without Bcast succeeded")
+	}
+	if _, err := render("broken", variant{"spread.wgsl.tmpl", map[string]string{}, nil}); err == nil {
+		t.Error("rendering spread without its shared part succeeded")
 	}
 }
 
@@ -94,5 +104,36 @@ func TestNeeds(t *testing.T) {
 	}
 	if usedFeatures("fn f() { let x = subgroupAdd(1.0); }") == nil || usedFeatures("// subgroupAdd(x) in a comment") != nil {
 		t.Error("the scan of subgroup use is wrong")
+	}
+}
+
+// The register-blocked batch variants come from one template: each holds
+// its number of accumulators, stores and (not the broadcast one) query
+// offsets, and only the broadcast one uses subgroupBroadcast; the two
+// spreading kernels include the same step bindings.
+func TestGeneratedVariants(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		qb    int
+		bcast bool
+	}{{"cosine_batch_reg", 16, false}, {"cosine_batch_reg8", 8, false}, {"cosine_batch_regbc", 16, true}} {
+		src := MustSource(c.name)
+		if n := strings.Count(src, "vec4<f32>(0.0);"); n != c.qb {
+			t.Errorf("%s: %d accumulators, want %d", c.name, n, c.qb)
+		}
+		if n := strings.Count(src, "    store(q0 + "); n != c.qb {
+			t.Errorf("%s: %d stores, want %d", c.name, n, c.qb)
+		}
+		if n := strings.Count(src, "subgroupBroadcast(y"); (n == c.qb) != c.bcast || (n != 0) != c.bcast {
+			t.Errorf("%s: %d broadcasts", c.name, n)
+		}
+		if !strings.Contains(src, fmt.Sprintf("const QB: u32 = %du;", c.qb)) {
+			t.Errorf("%s: QB is not %d", c.name, c.qb)
+		}
+	}
+	for _, n := range []string{"spread", "spread_vec4"} {
+		if src := MustSource(n); !strings.Contains(src, "struct Params {") || !strings.Contains(src, "@group(0) @binding(3) var<storage, read_write> counters") {
+			t.Errorf("%s lacks the shared step bindings", n)
+		}
 	}
 }
