@@ -16,12 +16,14 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	fs := pflag.NewFlagSet("compare", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	threshold := fs.String("threshold", "5%", "a significant slowdown past this fraction is a regression (e.g. 5% or 0.05)")
+	across := fs.Bool("across-backends", false, "the two reports ran on different backends or adapters: match rows by workload, side and params (each adapter picks its own GPU variant)")
 	setHelp(fs, stdout, "usage: wgpu-prof compare OLD.json NEW.json [--threshold 5%]\n"+
 		"Per-row deltas with significance and a geomean; exit status 1 when a row\n"+
 		"regresses significantly past the threshold (for CI use). For Go's benchstat,\n"+
 		"compare the report.bench files instead: benchstat old/report.bench new/report.bench",
 		`  wgpu-prof compare base/report.json new/report.json
-  wgpu-prof compare base/report.json new/report.json --threshold 2%`)
+  wgpu-prof compare base/report.json new/report.json --threshold 2%
+  wgpu-prof compare vulkan.json gl.json --across-backends`)
 	if done, err := parseFlags(fs, args); done || err != nil {
 		return err
 	}
@@ -41,6 +43,11 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	res := report.Compare(old, cur, th)
+	if *across {
+		if res, err = report.CompareAcrossBackends(old, cur, th); err != nil {
+			return fmt.Errorf("--across-backends: %w", err)
+		}
+	}
 	if w := report.StateDiff(old, cur); w != "" {
 		fmt.Fprintln(stdout, "warning: "+w)
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
@@ -130,18 +129,9 @@ func measureBackends(stdout, stderr io.Writer, o *outputFlags, dev deviceFlags, 
 	if dev.adapter >= 0 {
 		return fmt.Errorf("--adapter %d with --backend %s: an index names an adapter of one backend; use --adapter-name or one backend", dev.adapter, dev.backend)
 	}
-	seen := map[string]bool{}
-	for i, b := range backends {
-		b = strings.TrimSpace(b)
-		bk, err := wgpu.ParseBackend(b)
-		if err != nil || bk == wgpu.BackendUndefined {
-			return fmt.Errorf("--backend %q: %q is not one backend (want vulkan, metal, d3d12 or gl)", dev.backend, b)
-		}
-		if seen[bk.String()] {
-			return fmt.Errorf("--backend %q: %s is named twice", dev.backend, bk)
-		}
-		seen[bk.String()] = true
-		backends[i] = bk.String()
+	backends, err := experiment.ParseBackendList(dev.backend)
+	if err != nil {
+		return err
 	}
 	var runs []experiment.BackendResult
 	var files []report.DirFile

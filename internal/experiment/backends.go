@@ -4,9 +4,30 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
+
+// ParseBackendList parses --backend's comma-separated list of several
+// backends ("vulkan,gl"): each one backend (not "any"), none twice. The
+// names come back as the reports spell them.
+func ParseBackendList(s string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, part := range strings.Split(s, ",") {
+		b, err := wgpu.ParseBackend(part)
+		if err != nil || b == wgpu.BackendUndefined {
+			return nil, usage(fmt.Errorf("--backend %q: %q is not one backend (want vulkan, metal, d3d12 or gl)", s, strings.TrimSpace(part)))
+		}
+		if seen[b.String()] {
+			return nil, usage(fmt.Errorf("--backend %q: %s is named twice", s, b))
+		}
+		seen[b.String()] = true
+		out = append(out, b.String())
+	}
+	return out, nil
+}
 
 // BackendResult is one adapter's run of a suite: its report (nil when the
 // adapter could not be opened) and the error that stopped it, if any.

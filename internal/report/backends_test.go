@@ -64,3 +64,35 @@ func TestBackendsSideBySideOutputs(t *testing.T) {
 		}
 	}
 }
+
+// Compare matches a row only with the same backend's when both reports
+// name backends; CompareAcrossBackends matches rows of two single-backend
+// reports by workload, side and params whatever the backend and variant,
+// and refuses a report that holds several backends.
+func TestCompareAcrossBackends(t *testing.T) {
+	one := func(backend, variant string, sec float64) *Report {
+		return &Report{Measurements: []Measurement{{Workload: "hnsw", Side: SideGPU, Variant: variant, Backend: backend,
+			Params: []Param{{Key: "q", Value: "16"}}, EndToEnd: timing.Summary{Median: sec, Lo: sec * 0.99, Hi: sec * 1.01, N: 10}}}}
+	}
+	vk, gl := one("vulkan", "lanes-wg64", 2e-3), one("gl", "per-pair-wg32", 1e-3)
+	if c := Compare(vk, gl, 0.05); len(c.Rows) != 0 || len(c.OnlyOld) != 1 {
+		t.Errorf("plain compare matched rows of different backends: %+v", c)
+	}
+	c, err := CompareAcrossBackends(vk, gl, 0.05)
+	if err != nil || len(c.Rows) != 1 || c.Rows[0].Delta > -0.49 || c.Rows[0].OldBackend != "vulkan/lanes-wg64" || c.Rows[0].NewBackend != "gl/per-pair-wg32" {
+		t.Fatalf("across: %+v, %v", c, err)
+	}
+	var b bytes.Buffer
+	if err := WriteCompare(&b, c); err != nil || !strings.Contains(b.String(), "hnsw|gpu (vulkan/lanes-wg64 → gl/per-pair-wg32)") {
+		t.Errorf("compare text %q, %v", b.String(), err)
+	}
+	several := one("vulkan", "x", 1)
+	several.Backends = &Backends{Adapters: []BackendRun{{}, {}}}
+	if _, err := CompareAcrossBackends(several, gl, 0.05); err != ErrSeveralBackends {
+		t.Errorf("several backends: %v", err)
+	}
+	old := one("", "lanes-wg64", 2e-3)
+	if c := Compare(old, one("vulkan", "lanes-wg64", 2e-3), 0.05); len(c.Rows) != 1 {
+		t.Errorf("a report without backends no longer matches: %+v", c)
+	}
+}

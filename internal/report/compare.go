@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strings"
 	"text/tabwriter"
 
 	"golang.org/x/perf/benchmath"
@@ -29,8 +30,11 @@ type CompareRow struct {
 	Side     string
 	Variant  string
 	Params   []Param
-	Clock    string // "kernel" when both rows have kernel times, else "end-to-end"
-	Old, New timing.Summary
+	// OldBackend and NewBackend are the rows' backends and variants as
+	// "backend/variant" when the two differ (compare across backends).
+	OldBackend, NewBackend string
+	Clock                  string // "kernel" when both rows have kernel times, else "end-to-end"
+	Old, New               timing.Summary
 	// Delta is new/old − 1 of the medians: +0.20 means 20% slower.
 	Delta       float64
 	Significant bool
@@ -63,7 +67,46 @@ type CompareResult struct {
 // difference is significant when the 95% CIs of the two medians do not
 // overlap. threshold is a fraction (0.05 = 5%); negative values count as 0.
 // Nil reports compare as empty.
+//
+// When the rows of both reports name their backend, a row matches only
+// the row of the same backend (a report of several backends compares
+// each with its own); reports written before rows named it match as
+// before.
 func Compare(old, new *Report, threshold float64) CompareResult {
+	key := (*Measurement).Key
+	if namesBackends(old) && namesBackends(new) {
+		key = func(m *Measurement) string { return m.Key() + "|" + m.Backend }
+	}
+	return compareBy(old, new, threshold, key)
+}
+
+// CompareAcrossBackends is Compare for two runs of the same suite on
+// different backends or adapters: rows match by workload, side and params
+// alone — the backend, and the GPU variant, which each adapter chooses
+// for itself, may differ. Each report must hold one backend (a report of
+// several is side by side already): ErrSeveralBackends otherwise.
+func CompareAcrossBackends(old, new *Report, threshold float64) (CompareResult, error) {
+	for _, r := range []*Report{old, new} {
+		if r != nil && r.Backends != nil && len(r.Backends.Adapters) > 1 {
+			return CompareResult{}, ErrSeveralBackends
+		}
+	}
+	key := func(m *Measurement) string {
+		return strings.Join([]string{m.Workload, m.Side, paramString(m.Params, ",")}, "|")
+	}
+	return compareBy(old, new, threshold, key), nil
+}
+
+// ErrSeveralBackends: a report given to CompareAcrossBackends holds rows
+// of several backends.
+var ErrSeveralBackends = errors.New("report: the report holds several backends side by side already; compare across backends takes two reports of one backend each")
+
+// namesBackends reports whether r's rows name their backend.
+func namesBackends(r *Report) bool {
+	return r != nil && len(r.Measurements) > 0 && r.Measurements[0].Backend != ""
+}
+
+func compareBy(old, new *Report, threshold float64, key func(*Measurement) string) CompareResult {
 	res := CompareResult{Threshold: math.Max(threshold, 0)}
 	if old == nil {
 		old = &Report{}
@@ -73,18 +116,18 @@ func Compare(old, new *Report, threshold float64) CompareResult {
 	}
 	newByKey := map[string]*Measurement{}
 	for i := range new.Measurements {
-		newByKey[new.Measurements[i].Key()] = &new.Measurements[i]
+		newByKey[key(&new.Measurements[i])] = &new.Measurements[i]
 	}
 	matched := map[string]bool{}
 	var logSum float64
 	for i := range old.Measurements {
 		o := &old.Measurements[i]
-		n, ok := newByKey[o.Key()]
+		n, ok := newByKey[key(o)]
 		if !ok {
-			res.OnlyOld = append(res.OnlyOld, o.Key())
+			res.OnlyOld = append(res.OnlyOld, key(o))
 			continue
 		}
-		matched[o.Key()] = true
+		matched[key(o)] = true
 		row := compareRow(o, n, res.Threshold)
 		if row.Old.Median > 0 && row.New.Median > 0 {
 			logSum += math.Log(row.New.Median / row.Old.Median)
@@ -93,7 +136,7 @@ func Compare(old, new *Report, threshold float64) CompareResult {
 		res.Rows = append(res.Rows, row)
 	}
 	for i := range new.Measurements {
-		if k := new.Measurements[i].Key(); !matched[k] {
+		if k := key(&new.Measurements[i]); !matched[k] {
 			res.OnlyNew = append(res.OnlyNew, k)
 		}
 	}
@@ -108,6 +151,9 @@ func Compare(old, new *Report, threshold float64) CompareResult {
 func compareRow(o, n *Measurement, threshold float64) CompareRow {
 	row := CompareRow{Key: o.Key(), Workload: o.Workload, Side: o.Side, Variant: o.Variant, Params: o.Params,
 		Clock: "end-to-end", Old: o.EndToEnd, New: n.EndToEnd}
+	if o.Backend != n.Backend || o.Variant != n.Variant {
+		row.OldBackend, row.NewBackend = o.Backend+"/"+o.Variant, n.Backend+"/"+n.Variant
+	}
 	oldS, newS := o.Samples, n.Samples
 	if o.Kernel != nil && n.Kernel != nil {
 		row.Clock, row.Old, row.New = "kernel", *o.Kernel, *n.Kernel
@@ -152,7 +198,11 @@ func WriteCompare(w io.Writer, c CompareResult) error {
 		if r.Regression {
 			mark = "REGRESSION"
 		}
-		fmt.Fprintf(tab, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Key, r.Clock, r.Old, r.New, delta, sig, mark)
+		what := r.Key
+		if r.OldBackend != "" {
+			what = fmt.Sprintf("%s|%s (%s → %s)", r.Workload, r.Side, r.OldBackend, r.NewBackend)
+		}
+		fmt.Fprintf(tab, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", what, r.Clock, r.Old, r.New, delta, sig, mark)
 	}
 	if len(c.Rows) > 0 {
 		fmt.Fprintf(tab, "geomean\t\t\t\t%+.1f%%\t\t\n", 100*c.Geomean)

@@ -616,10 +616,12 @@ func (r *Report) Validate() error {
 		if m.Side != SideGPU && m.Side != SideCPU {
 			bad("%s: side %q, want %q or %q", where, m.Side, SideGPU, SideCPU)
 		}
-		if j, dup := seen[m.Key()]; dup {
+		// Rows of different backends (run --backend vulkan,gl) may share
+		// a key; within one backend a key appears once.
+		if j, dup := seen[m.Key()+"|"+m.Backend]; dup {
 			bad("%s: duplicates measurements[%d]", where, j)
 		}
-		seen[m.Key()] = i
+		seen[m.Key()+"|"+m.Backend] = i
 		if err := checkSummary(m.EndToEnd); err != nil {
 			bad("%s: end_to_end: %v", where, err)
 		}
