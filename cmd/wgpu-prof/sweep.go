@@ -201,8 +201,12 @@ func measureOneBackend(stderr io.Writer, dev deviceFlags, cfg experiment.RunConf
 		testHookOpened(env)
 	}
 	rep := env.NewReport(versionString())
+	var dataLines []string
+	rep.Data, dataLines = cfg.DataFiles()
+	rep.Summary = append(rep.Summary, dataLines...)
 	err = h.run(env, cfg, rep)
 	prog.finish()
+	experiment.Conclude(rep, dev.cvWarn)
 	var files []report.DirFile
 	if h.files != nil {
 		files = h.files(env)

@@ -65,7 +65,7 @@ func MergeBackends(runs []BackendResult) *report.Report {
 		if out == nil {
 			c := *r
 			c.Measurements, c.BreakEvens, c.Skipped, c.Summary, c.Warnings = nil, nil, nil, nil, nil
-			c.Sweeps, c.Experiments = nil, nil
+			c.Sweeps, c.Experiments, c.Verdicts, c.Noise, c.Plan, c.Data, c.CeilingPasses = nil, nil, nil, nil, nil, r.Data, nil
 			out = &c
 		}
 		out.Measurements = append(out.Measurements, r.Measurements...)
@@ -73,6 +73,9 @@ func MergeBackends(runs []BackendResult) *report.Report {
 		out.Sweeps = append(out.Sweeps, r.Sweeps...)
 		out.Experiments = append(out.Experiments, r.Experiments...)
 		out.Skipped = append(out.Skipped, r.Skipped...)
+		for _, s := range r.Verdicts {
+			out.Verdicts = append(out.Verdicts, tag+s)
+		}
 		for _, s := range r.Summary {
 			out.Summary = append(out.Summary, tag+s)
 		}
@@ -93,7 +96,7 @@ func MergeBackends(runs []BackendResult) *report.Report {
 	}
 	b.Rows = sideBySide(runs)
 	out.Backends = b
-	out.Summary = append(compareLines(b), out.Summary...)
+	out.Verdicts = append(compareLines(b), out.Verdicts...)
 	return out
 }
 

@@ -62,8 +62,8 @@ func TestMergeBackendsSideBySide(t *testing.T) {
 	if b := rows[2].Cells[1]; rows[2].Workload != "b" || !strings.Contains(b.Missing, "skipped") || !strings.Contains(b.Missing, "subgroups") {
 		t.Errorf("b on gl: %+v", rows[2])
 	}
-	if !strings.HasPrefix(r.Summary[0], "a side by side: vulkan GPU 4.00ms") || !strings.Contains(r.Summary[0], "gl GPU 2.00ms (CPU 2.0× faster), 0.50× vulkan's time") {
-		t.Errorf("first summary line %q", r.Summary[0])
+	if !strings.HasPrefix(r.Verdicts[0], "a side by side: vulkan GPU 4.00ms") || !strings.Contains(r.Verdicts[0], "gl GPU 2.00ms (CPU 2.0× faster), 0.50× vulkan's time") {
+		t.Errorf("first verdict %q", r.Verdicts[0])
 	}
 	var tagged, notMeasured bool
 	for _, s := range r.Summary {

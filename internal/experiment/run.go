@@ -267,9 +267,10 @@ func (e *Env) RunSuite(cfg RunConfig, rep *report.Report) error {
 		return err
 	}
 	rep.Summary = append(rep.Summary, checkUnderCeiling(rep, roofs.GPU.BandwidthGBs)...)
-	// The answer per workload first (and the workloads skipped), then the
-	// details (timestamp cost).
-	rep.Summary = append(append(Summarize(rep), skips...), rep.Summary...)
+	// The answer per workload first, then the details (timestamp cost);
+	// the workloads skipped are answers too.
+	rep.Summary = append(Summarize(rep), rep.Summary...)
+	rep.Verdicts = append(rep.Verdicts, skips...)
 	warns, ok := CeilingCheck(rep)
 	rep.Warnings = append(rep.Warnings, warns...)
 	if ok != "" {
