@@ -65,7 +65,7 @@ func TestDataFiles(t *testing.T) {
 	dir := t.TempDir()
 	const rows, d = 256, 64
 	v := npyFile(t, filepath.Join(dir, "V.npy"), false, fmt.Sprintf("(%d, %d)", rows, d), values(rows*d))
-	q := fvecsFile(t, filepath.Join(dir, "Q.fvecs"), values(4*d)[:4*d], d)
+	q := fvecsFile(t, filepath.Join(dir, "Q.fvecs"), values(4 * d)[:4*d], d)
 	nan := values(rows * d)
 	nan[17*d+3] = float32(math.NaN())
 	bad := map[string]string{

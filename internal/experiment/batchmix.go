@@ -230,12 +230,16 @@ func fmtSeconds(t float64) string {
 
 // MixOf prices mix with the break-even's models, routed at its measured
 // crossover: calls from the first size where side B was measured faster
-// go to B. Without a measured crossover every call goes to the side that
+// go to B (none when the search found the sides indistinguishable
+// around the change). Without a measured crossover every call goes to the side that
 // was faster at every size where one was (A when neither ever was).
 func MixOf(be report.BreakEven, mix BatchMix) report.MixResult {
 	cross := math.Inf(1)
 	if s := be.Search; s != nil {
 		switch {
+		case s.Found && s.Status == timing.SearchIndistinguishable:
+			// The sides could not be told apart around the change: no
+			// size is known to be faster on B; keep every call on A.
 		case s.Found && s.Before == timing.FasterA:
 			cross = float64(s.Hi)
 		case !s.Found:
