@@ -78,10 +78,12 @@ func (p *prober) foundSlower(s, calls int, spent float64) {
 }
 
 // charge charges a probe of side s that took took seconds, whose own
-// estimate was ownEst and the replaced side's otherEst; recovery: charged
-// to the side's recovery budget.
-func (p *prober) charge(s int, took, ownEst, otherEst float64, wake, recovery bool) {
-	limit := 2.0
+// estimate was ownEst and the replaced side's otherEst, counting the call
+// at most twice its estimate times the side's tail (a side whose calls
+// often run long is charged for it); recovery: charged to the side's
+// recovery budget.
+func (p *prober) charge(s int, took, ownEst, otherEst, tail float64, wake, recovery bool) {
+	limit := 2 * max(tail, 1)
 	if wake {
 		p.wakeR[s].add(took / ownEst)
 		limit = math.Max(limit, p.wakeR[s].median())

@@ -3,7 +3,7 @@ package dispatch
 // retrier decides when a failed side is tried again: a side that fails is
 // avoided for RetryAfter calls, doubling on each further failure in a row
 // (up to 64 times the first), and its first call after the time-out is a retry
-// (TestRetryAfterTimeOut, TestRetryBackOffDoubles).
+// (TestFailedSideRetriedAfterTimeOut, TestRetryBackOffDoubles).
 type retrier struct {
 	after int
 	// until is the call index before which each side is avoided (0:

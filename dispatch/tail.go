@@ -20,7 +20,7 @@ type tailWindow struct {
 
 const (
 	tailCalls = 256
-	tailClip  = 10
+	tailClip  = 20
 	tailMin   = 128 // calls before the tail counts
 	tailBand  = 1.6
 	tailEvery = 16 // a side's calls between two checks of the applied tails
