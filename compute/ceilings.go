@@ -140,6 +140,9 @@ func (b *ceilingBench) release() {
 // measurement with ErrVerify.
 func MeasureCeilings(d *wgpu.Device, opts CeilingOptions) (Ceilings, error) {
 	const op = "compute: MeasureCeilings"
+	if err := checkDevice(op, d); err != nil {
+		return Ceilings{}, err
+	}
 	if opts.Bytes == 0 {
 		opts.Bytes = min(256<<20, d.Limits.MaxStorageBufferBindingSize, d.Limits.MaxBufferSize)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
@@ -33,8 +34,13 @@ type CosineOptions struct {
 var ErrUnsupported = errors.New("not supported by this device")
 
 // CosineSingle scores one query against N stored vectors resident on the
-// GPU. V is split into chunks that each fit one storage binding.
+// GPU. V is split into chunks that each fit one storage binding. It is
+// safe for concurrent use: calls share the GPU buffers of the query and
+// the scores, so they are serialised (TestRunnersConcurrentCallers); a
+// wgpu.Timer passed to Run must not be used by another call at the same
+// time.
 type CosineSingle struct {
+	mu     sync.Mutex
 	d      *wgpu.Device
 	N, D   int
 	opts   CosineOptions
@@ -83,6 +89,9 @@ func NewCosineSingle(d *wgpu.Device, v []float32, dim int, opts CosineOptions) (
 // newCosineSingle validates the inputs shared by every storage variant
 // and returns the runner to initialise.
 func newCosineSingle(op string, d *wgpu.Device, v []float32, dim int, opts CosineOptions) (*CosineSingle, error) {
+	if err := checkDevice(op, d); err != nil {
+		return nil, err
+	}
 	if err := checkRows(v, dim); err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
@@ -230,8 +239,25 @@ func (c *CosineSingle) init(st rowStore) error {
 }
 
 // setQuery uploads a query: its norm into word 3 of every chunk's
-// parameter block and its values into the q buffer.
+// parameter block and its values into the q buffer. A query whose norm is
+// far from 1 (outside [2⁻⁴⁰, 2⁴⁰]) is first multiplied by the power of two
+// that brings it near 1, so that the shader's float32 products q·v stay in
+// range (q = 1e30·ones made q·v overflow with rows near 1e10, q = 1e-30
+// underflow with rows near 1e-10); a cosine does not depend on the scale,
+// and a power of two scales exactly (TestCosineSingleExtremeQuery).
 func (c *CosineSingle) setQuery(q []float32) error {
+	var ss float64
+	for _, x := range q {
+		ss += float64(x) * float64(x)
+	}
+	if n := math.Sqrt(ss); n > 0 && (n < 0x1p-40 || n > 0x1p40) {
+		e := -int(math.Round(math.Log2(n)))
+		s := make([]float32, len(q))
+		for i, x := range q {
+			s[i] = float32(math.Ldexp(float64(x), e))
+		}
+		q = s
+	}
 	c.params.setAll(3, math.Float32bits(norm64(q)))
 	if err := c.params.flush(c.d); err != nil {
 		return err
@@ -255,6 +281,11 @@ func (c *CosineSingle) Run(q, out []float32, t *wgpu.Timer) (Timing, error) {
 	if err := checkFinite("q", q); err != nil {
 		return Timing{}, fmt.Errorf("compute: CosineSingle.Run: %w", err)
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.groups == nil {
+		return Timing{}, fmt.Errorf("compute: CosineSingle.Run: %w", wgpu.ErrReleased)
+	}
 	start := time.Now()
 	if err := c.setQuery(q); err != nil {
 		return Timing{}, err
@@ -270,13 +301,20 @@ func (c *CosineSingle) Run(q, out []float32, t *wgpu.Timer) (Timing, error) {
 }
 
 // Chunks reports how many storage-binding chunks V was split into.
-func (c *CosineSingle) Chunks() int { return len(c.chunks) }
+func (c *CosineSingle) Chunks() int {
+	if c == nil {
+		return 0
+	}
+	return len(c.chunks)
+}
 
 // Release frees the runner's GPU memory; idempotent.
 func (c *CosineSingle) Release() {
 	if c == nil {
 		return
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	releaseAll(c.groups)
 	releaseAll(c.vbufs)
 	releaseAll(c.nbufs)

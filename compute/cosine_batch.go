@@ -3,6 +3,7 @@ package compute
 import (
 	"fmt"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
@@ -83,7 +84,10 @@ func checkTile(d *wgpu.Device, tile, wg int) (int, error) {
 // fit one storage binding; ‖V[i]‖ is computed once at creation (float64 on
 // the host), ‖qs[q]‖ per call. Queries are processed in groups small enough
 // for S and the queries to fit one binding (one submission per group).
+// A CosineBatch is safe for concurrent use: its calls share its GPU buffers, so
+// they are serialised (TestRunnersConcurrentCallers).
 type CosineBatch struct {
+	mu     sync.Mutex
 	d      *wgpu.Device
 	N, D   int
 	opts   CosineBatchOptions
@@ -113,6 +117,9 @@ type CosineBatch struct {
 // refused with ErrLimit before any pipeline is created.
 func NewCosineBatch(d *wgpu.Device, v []float32, dim int, opts CosineBatchOptions) (*CosineBatch, error) {
 	op := "compute: NewCosineBatch"
+	if err := checkDevice(op, d); err != nil {
+		return nil, err
+	}
 	if err := checkRows(v, dim); err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
@@ -190,7 +197,12 @@ func batchLoopIterations(dim int, opts CosineBatchOptions) uint64 {
 }
 
 // Options returns the options in effect (defaults filled in).
-func (c *CosineBatch) Options() CosineBatchOptions { return c.opts }
+func (c *CosineBatch) Options() CosineBatchOptions {
+	if c == nil {
+		return CosineBatchOptions{}
+	}
+	return c.opts
+}
 
 func (c *CosineBatch) init(v []float32) error {
 	d, dim := c.d, c.D
@@ -387,7 +399,12 @@ func (c *CosineBatch) checkQueries(qs []float32) (int, error) {
 // them (Passes lists every group's pass).
 func (c *CosineBatch) Run(qs, out []float32, t *wgpu.Timer) (Timing, error) {
 	const op = "compute: CosineBatch.Run"
-	if c == nil || c.params == nil {
+	if c == nil {
+		return Timing{}, fmt.Errorf("%s: %w", op, wgpu.ErrReleased)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.params == nil {
 		return Timing{}, fmt.Errorf("%s: %w", op, wgpu.ErrReleased)
 	}
 	nq, err := c.checkQueries(qs)
@@ -421,17 +438,29 @@ func (c *CosineBatch) Run(qs, out []float32, t *wgpu.Timer) (Timing, error) {
 }
 
 // Chunks reports how many storage-binding chunks V was split into.
-func (c *CosineBatch) Chunks() int { return len(c.chunks) }
+func (c *CosineBatch) Chunks() int {
+	if c == nil {
+		return 0
+	}
+	return len(c.chunks)
+}
 
 // MaxQueriesPerSubmission is the most queries one submission takes before
 // Run splits a batch (S and the queries must each fit one binding).
-func (c *CosineBatch) MaxQueriesPerSubmission() int { return c.qmax }
+func (c *CosineBatch) MaxQueriesPerSubmission() int {
+	if c == nil {
+		return 0
+	}
+	return c.qmax
+}
 
 // Release frees the runner's GPU memory; idempotent.
 func (c *CosineBatch) Release() {
 	if c == nil {
 		return
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.releaseCapacity()
 	releaseAll(c.vbufs)
 	releaseAll(c.nbufs)

@@ -37,6 +37,9 @@ func ToF16(v []float32) ([]uint16, error) {
 // InputBytes is the f16 size. Needs FeatureShaderF16 (else ErrNoShaderF16).
 func NewCosineSingleF16(d *wgpu.Device, v []float32, dim int, opts CosineOptions) (*CosineSingle, error) {
 	op := "compute: NewCosineSingleF16"
+	if err := checkDevice(op, d); err != nil {
+		return nil, err
+	}
 	if err := checkNeeds(d, "cosine_single_f16"); err != nil {
 		return nil, fmt.Errorf("%s: %w: %w", op, ErrNoShaderF16, err)
 	}

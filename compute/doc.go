@@ -14,6 +14,17 @@
 // verification against float64 references belongs to the caller (the CLI's
 // workloads), statistics to package timing.
 //
+// # Concurrency
+//
+// Every runner (CosineSingle, CosineBatch, Gather, Spread, TopK,
+// TopKSingle, MemCompute, MemStream, UserKernel) is safe for concurrent
+// use: its calls share its GPU buffers, so each runner serialises them
+// (TestRunnersConcurrentCallers runs one CosineSingle from 8 goroutines).
+// Calls on different runners of one device may run at once. A wgpu.Timer
+// is not safe for concurrent use: give each goroutine its own. The option,
+// result and error types (CosineOptions, Timing, Ceilings, ParamError, …)
+// are plain values.
+//
 // ExampleOpen (a device in one call) and ExampleUserKernel (a shader of
 // your own, timed with timestamps) in example_test.go show the package in
 // use; `go doc -http` renders them with the documentation.

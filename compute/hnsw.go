@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
@@ -31,7 +32,10 @@ type GatherOptions struct {
 // ids each, the metric between the query and the gathered rows of a base
 // set V[N][D] resident on the GPU. V larger than one storage binding is
 // split by rows into chunks (see NewGather).
+// A Gather is safe for concurrent use: its calls share its GPU buffers, so
+// they are serialised (TestRunnersConcurrentCallers).
 type Gather struct {
+	mu   sync.Mutex
 	d    *wgpu.Device
 	N, D int
 	opts GatherOptions
@@ -69,6 +73,9 @@ type Gather struct {
 // exactly once, by the chunk that holds its row.
 func NewGather(d *wgpu.Device, v []float32, dim int, opts GatherOptions) (*Gather, error) {
 	op := "compute: NewGather"
+	if err := checkDevice(op, d); err != nil {
+		return nil, err
+	}
 	if err := checkRows(v, dim); err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
@@ -158,7 +165,12 @@ func (g *Gather) init(v []float32) error {
 
 // Chunks reports how many storage-binding chunks V was split into (1: V
 // fits one binding and each Run is a single dispatch).
-func (g *Gather) Chunks() int { return len(g.vbufs) }
+func (g *Gather) Chunks() int {
+	if g == nil {
+		return 0
+	}
+	return len(g.vbufs)
+}
 
 // releaseCall frees the per-call buffers and the bind groups.
 func (g *Gather) releaseCall() {
@@ -249,7 +261,12 @@ func (g *Gather) grow(queries, pairs int) error {
 // position and value.
 func (g *Gather) Run(q []float32, ids []int32, c int, out []float32, t *wgpu.Timer) (Timing, error) {
 	op := "compute: Gather.Run"
-	if g == nil || g.vbufs == nil {
+	if g == nil {
+		return Timing{}, fmt.Errorf("%s: %w", op, wgpu.ErrReleased)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.vbufs == nil {
 		return Timing{}, fmt.Errorf("%s: %w", op, wgpu.ErrReleased)
 	}
 	if len(q) == 0 || len(q)%g.D != 0 {
@@ -367,13 +384,20 @@ func (g *Gather) sortByChunk(ids []int32) []int {
 }
 
 // Lanes reports the threads per (query, candidate) pair in use.
-func (g *Gather) Lanes() int { return g.opts.Lanes }
+func (g *Gather) Lanes() int {
+	if g == nil {
+		return 0
+	}
+	return g.opts.Lanes
+}
 
 // Release frees the runner's GPU memory; idempotent.
 func (g *Gather) Release() {
 	if g == nil {
 		return
 	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	g.releaseCall()
 	releaseAll(g.vbufs)
 	g.vbufs = nil

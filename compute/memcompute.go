@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
@@ -28,7 +29,10 @@ var MemComputeKernels = []string{"cosine_single"}
 // over the same resident data. For "cosine_single": V (N×D) is uploaded
 // once and shared by A and C; the query is fixed (seeded) at creation and
 // uploaded on every run, as the full kernel's runner does.
+// A MemCompute is safe for concurrent use: its calls share its GPU buffers, so
+// they are serialised (TestRunnersConcurrentCallers).
 type MemCompute struct {
+	mu        sync.Mutex
 	Kernel    string
 	N, D      int
 	Workgroup int
@@ -55,6 +59,9 @@ type MemCompute struct {
 // in use.
 func NewMemCompute(d *wgpu.Device, kernel string, v []float32, dim int, wg int) (*MemCompute, error) {
 	op := "compute: NewMemCompute"
+	if err := checkDevice(op, d); err != nil {
+		return nil, err
+	}
 	if kernel != "cosine_single" {
 		return nil, fmt.Errorf("%s: kernel %q: have %v", op, kernel, MemComputeKernels)
 	}
@@ -186,6 +193,11 @@ func cosineWithTol(dot, dabs, qn, vn float64, dim int) (cos, tol float64) {
 // poisoned before the run, outside the timed region, so a stale result
 // cannot pass. A mismatch is an error wrapping ErrVerify.
 func (m *MemCompute) Run(variant string, t *wgpu.Timer) (Timing, error) {
+	if m == nil {
+		return Timing{}, fmt.Errorf("compute: MemCompute.Run(%q): %w", variant, wgpu.ErrReleased)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	op := fmt.Sprintf("compute: MemCompute(%s).Run(%q)", m.Kernel, variant)
 	if m.cs == nil {
 		return Timing{}, fmt.Errorf("%s: %w", op, wgpu.ErrReleased)
@@ -263,6 +275,8 @@ func (m *MemCompute) Release() {
 	if m == nil {
 		return
 	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	releaseAll(m.bgs)
 	m.bgs = nil
 	m.cs.Release()
@@ -290,7 +304,10 @@ const MemComputeStream = "stream"
 const memStreamPer = 16
 
 // MemStream runs the generic family's three shaders A, B and E.
+// A MemStream is safe for concurrent use: its calls share its GPU buffers, so
+// they are serialised (TestRunnersConcurrentCallers).
 type MemStream struct {
+	mu        sync.Mutex
 	Workgroup int
 	// Bytes and Flops are what A reads and what B computes (B rounds to
 	// whole FMA iterations per thread; Flops is the rounded count).
@@ -316,6 +333,9 @@ type MemStream struct {
 // workgroup (0: DefaultWorkgroup).
 func NewMemStream(d *wgpu.Device, bytes, flops float64, passes, wg int) (*MemStream, error) {
 	op := "compute: NewMemStream"
+	if err := checkDevice(op, d); err != nil {
+		return nil, err
+	}
 	if wg == 0 {
 		wg = DefaultWorkgroup
 	}
@@ -447,6 +467,11 @@ func (m *MemStream) init(total, per, nd, groups, gx, gy uint64, iters uint32) er
 // the timed region. A mismatch is an error wrapping ErrVerify.
 func (m *MemStream) Run(variant string, t *wgpu.Timer) (Timing, error) {
 	op := fmt.Sprintf("compute: MemStream.Run(%q)", variant)
+	if m == nil {
+		return Timing{}, fmt.Errorf("%s: %w", op, wgpu.ErrReleased)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if m.out == nil {
 		return Timing{}, fmt.Errorf("%s: %w", op, wgpu.ErrReleased)
 	}
@@ -487,6 +512,8 @@ func (m *MemStream) Release() {
 	if m == nil {
 		return
 	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	releaseAll(m.bgs)
 	m.bgs = nil
 	releaseAll(m.pipes)

@@ -35,6 +35,9 @@ type Overhead struct {
 // one-workgroup fill kernel whose output is checked after every call.
 func MeasureOverhead(d *wgpu.Device, calls int) (Overhead, error) {
 	const op = "compute: MeasureOverhead"
+	if err := checkDevice(op, d); err != nil {
+		return Overhead{}, err
+	}
 	calls = max(calls, 10)
 	p, err := d.Pipeline("micro_fill", wgsl.MustSource("micro_fill"), "main", wgpu.Constants{"WG": 1})
 	if err != nil {

@@ -175,3 +175,11 @@ func (p *chunkParams) Release() {
 	p.buf.Release()
 	p.buf = nil
 }
+
+// checkDevice refuses a nil device before any of its fields is read.
+func checkDevice(op string, d *wgpu.Device) error {
+	if d == nil {
+		return fmt.Errorf("%s: nil device: %w", op, wgpu.ErrReleased)
+	}
+	return nil
+}

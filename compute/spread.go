@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
@@ -103,7 +104,10 @@ type SpreadResult struct {
 // one dispatch per chunk, in the same pass. The activations are not split:
 // every chunk reads sources anywhere in [0,N), so N floats must fit one
 // binding (NewSpread returns ErrLimit otherwise).
+// A Spread is safe for concurrent use: its calls share its GPU buffers, so
+// they are serialised (TestRunnersConcurrentCallers).
 type Spread struct {
+	mu       sync.Mutex
 	released bool
 	d        *wgpu.Device
 	N, E     int
@@ -141,6 +145,9 @@ type spreadChunk struct {
 // nodes b[k] .. b[k+1]-1 (b[0] = 0, b[K] = N; K = 1 when the graph fits
 // one binding per array).
 func (s *Spread) Chunks() []int {
+	if s == nil {
+		return nil
+	}
 	b := make([]int, 0, len(s.chunks)+1)
 	for _, c := range s.chunks {
 		b = append(b, c.row0)
@@ -202,6 +209,9 @@ func splitRows(offsets []int32, bind uint64, limit string) ([]int, error) {
 // one binding, or when one row has more edges than a binding holds.
 func NewSpread(d *wgpu.Device, g ops.CSR, opts SpreadOptions) (*Spread, error) {
 	op := "compute: NewSpread"
+	if err := checkDevice(op, d); err != nil {
+		return nil, err
+	}
 	if err := g.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
@@ -418,7 +428,12 @@ func (p SpreadParams) validate() error {
 // and reads the final activations into out (len N).
 func (s *Spread) Run(a0 []float32, p SpreadParams, out []float32, t *wgpu.Timer) (SpreadResult, error) {
 	op := "compute: Spread.Run"
-	if s == nil || s.released {
+	if s == nil {
+		return SpreadResult{}, fmt.Errorf("%s: %w", op, wgpu.ErrReleased)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.released {
 		return SpreadResult{}, fmt.Errorf("%s: %w", op, wgpu.ErrReleased)
 	}
 	if len(a0) != s.N {
@@ -504,6 +519,8 @@ func (s *Spread) Release() {
 	if s == nil {
 		return
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.released = true
 	releaseAll(s.groups)
 	s.groups = nil

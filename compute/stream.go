@@ -66,6 +66,9 @@ const streamDotIters = 64
 // checks them; a failed check is an error wrapping ErrVerify.
 func RunStream(d *wgpu.Device, o StreamOptions) (StreamResult, error) {
 	const op = "compute: RunStream"
+	if err := checkDevice(op, d); err != nil {
+		return StreamResult{}, err
+	}
 	if o.ArraySize == 0 {
 		o.ArraySize = babelstream.DefaultArraySize
 	}

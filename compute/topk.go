@@ -2,6 +2,7 @@ package compute
 
 import (
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
@@ -238,7 +239,10 @@ func (p *topkPlan) Release() {
 // designed for a real GPU: one workgroup per (row, slice of up to 2048
 // scores) runs a bitonic top-k network in workgroup memory; further rounds
 // merge the per-slice lists, all as dispatches of one pass.
+// A TopK is safe for concurrent use: its calls share its GPU buffers, so
+// they are serialised (TestRunnersConcurrentCallers).
 type TopK struct {
+	mu      sync.Mutex
 	d       *wgpu.Device
 	plan    *topkPlan
 	Q, N, K int
@@ -268,10 +272,32 @@ func NewTopK(d *wgpu.Device, scores *wgpu.Buffer, q, n, k int, opts TopKOptions)
 // Pass returns the top-k pass, to be submitted after the pass that writes
 // the scores (in the same submission or a later one); Read then reads the
 // result.
-func (t *TopK) Pass() (wgpu.Pass, error) { return t.plan.pass(t.Q) }
+func (t *TopK) Pass() (wgpu.Pass, error) {
+	if t == nil {
+		return wgpu.Pass{}, fmt.Errorf("compute: TopK.Pass: %w", wgpu.ErrReleased)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.pass()
+}
+
+func (t *TopK) pass() (wgpu.Pass, error) {
+	if t.plan == nil {
+		return wgpu.Pass{}, fmt.Errorf("compute: TopK.Pass: %w", wgpu.ErrReleased)
+	}
+	return t.plan.pass(t.Q)
+}
 
 // Read copies the Q·K selected pairs (row-major) into out.
 func (t *TopK) Read(out []ops.Pair) error {
+	if t == nil {
+		return fmt.Errorf("compute: TopK.Read: %w", wgpu.ErrReleased)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.plan == nil {
+		return fmt.Errorf("compute: TopK.Read: %w", wgpu.ErrReleased)
+	}
 	if len(out) != t.Q*t.K {
 		return fmt.Errorf("compute: TopK.Read: len(out) = %d, want Q·k = %d", len(out), t.Q*t.K)
 	}
@@ -282,14 +308,19 @@ func (t *TopK) Read(out []ops.Pair) error {
 // into out.
 func (t *TopK) Run(out []ops.Pair, timer *wgpu.Timer) (Timing, error) {
 	const op = "compute: TopK.Run"
-	if t == nil || t.plan == nil {
+	if t == nil {
+		return Timing{}, fmt.Errorf("%s: %w", op, wgpu.ErrReleased)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.plan == nil {
 		return Timing{}, fmt.Errorf("%s: %w", op, wgpu.ErrReleased)
 	}
 	if len(out) != t.Q*t.K {
 		return Timing{}, fmt.Errorf("%s: len(out) = %d, want Q·k = %d", op, len(out), t.Q*t.K)
 	}
 	start := time.Now()
-	pass, err := t.Pass()
+	pass, err := t.pass()
 	if err != nil {
 		return Timing{}, fmt.Errorf("%s: %w", op, err)
 	}
@@ -308,13 +339,18 @@ func (t *TopK) Release() {
 	if t == nil {
 		return
 	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	t.plan.Release()
 	t.plan = nil
 }
 
 // TopKSingle runs a CosineSingle and the top-k of its scores in one
 // submission and reads back only k pairs.
+// A TopKSingle is safe for concurrent use: its calls share its GPU buffers, so
+// they are serialised (TestRunnersConcurrentCallers).
 type TopKSingle struct {
+	mu   sync.Mutex
 	c    *CosineSingle
 	plan *topkPlan
 	K    int
@@ -349,7 +385,16 @@ func NewTopKSingle(c *CosineSingle, k int, opts TopKOptions) (*TopKSingle, error
 // and Timing.Passes holds [cosine, top-k].
 func (t *TopKSingle) Run(q []float32, out []ops.Pair, timer *wgpu.Timer) (Timing, error) {
 	const op = "compute: TopKSingle.Run"
-	if t == nil || t.plan == nil || t.c == nil || t.c.groups == nil {
+	if t == nil || t.c == nil {
+		return Timing{}, fmt.Errorf("%s: %w", op, wgpu.ErrReleased)
+	}
+	// The cosine pass writes the CosineSingle's buffers: its calls and
+	// this one are serialised on its lock too.
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.c.mu.Lock()
+	defer t.c.mu.Unlock()
+	if t.plan == nil || t.c.groups == nil {
 		return Timing{}, fmt.Errorf("%s: %w", op, wgpu.ErrReleased)
 	}
 	c := t.c
@@ -386,6 +431,8 @@ func (t *TopKSingle) Release() {
 	if t == nil {
 		return
 	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	t.plan.Release()
 	t.plan = nil
 }
@@ -397,7 +444,12 @@ func (t *TopKSingle) Release() {
 // (timed separately with a timer of MaxPasses ≥ 2; Timing sums them).
 func (c *CosineBatch) RunTopK(qs []float32, k int, out []ops.Pair, t *wgpu.Timer) (Timing, error) {
 	const op = "compute: CosineBatch.RunTopK"
-	if c == nil || c.params == nil {
+	if c == nil {
+		return Timing{}, fmt.Errorf("%s: %w", op, wgpu.ErrReleased)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.params == nil {
 		return Timing{}, fmt.Errorf("%s: %w", op, wgpu.ErrReleased)
 	}
 	nq, err := c.checkQueries(qs)

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
@@ -59,8 +60,10 @@ type UserKernelOptions struct {
 // UserKernel runs one dispatch of a user's WGSL compute shader over
 // storage buffers it creates and fills from their BufferSpecs. Bindings
 // are found by name in the WGSL text (its @group/@binding), so the caller
-// needs to know nothing of layouts.
+// needs to know nothing of layouts. A UserKernel is safe for concurrent
+// use: its calls share the buffers, so they are serialised.
 type UserKernel struct {
+	mu      sync.Mutex
 	d       *wgpu.Device
 	opts    UserKernelOptions
 	pipe    *wgpu.Pipeline
@@ -81,6 +84,9 @@ func NewUserKernel(d *wgpu.Device, opts UserKernelOptions) (*UserKernel, error) 
 		opts.Label = "user kernel"
 	}
 	op := "compute: " + opts.Label
+	if err := checkDevice(op, d); err != nil {
+		return nil, err
+	}
 	info, err := wgpu.ScanWGSL(opts.Source)
 	if err != nil {
 		return nil, err
@@ -263,6 +269,15 @@ func initData(s BufferSpec, seed uint64) ([]byte, error) {
 
 // Reset uploads every buffer's initial contents again.
 func (k *UserKernel) Reset() error {
+	if k == nil {
+		return fmt.Errorf("compute: UserKernel.Reset: %w", wgpu.ErrReleased)
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.reset()
+}
+
+func (k *UserKernel) reset() error {
 	if k.pipe == nil {
 		return fmt.Errorf("compute: %s: used after Release", k.opts.Label)
 	}
@@ -276,6 +291,15 @@ func (k *UserKernel) Reset() error {
 
 // Run performs one dispatch (one pass, timed by t when non-nil).
 func (k *UserKernel) Run(t *wgpu.Timer) (Timing, error) {
+	if k == nil {
+		return Timing{}, fmt.Errorf("compute: UserKernel.Run: %w", wgpu.ErrReleased)
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.run(t)
+}
+
+func (k *UserKernel) run(t *wgpu.Timer) (Timing, error) {
 	if k.pipe == nil {
 		return Timing{}, fmt.Errorf("compute: %s: %w", k.opts.Label, wgpu.ErrReleased)
 	}
@@ -293,6 +317,15 @@ func (k *UserKernel) Run(t *wgpu.Timer) (Timing, error) {
 
 // Read returns the current contents of buffer name.
 func (k *UserKernel) Read(name string) ([]byte, error) {
+	if k == nil {
+		return nil, fmt.Errorf("compute: UserKernel.Read: %w", wgpu.ErrReleased)
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.read(name)
+}
+
+func (k *UserKernel) read(name string) ([]byte, error) {
 	b, ok := k.bufs[name]
 	if !ok {
 		return nil, fmt.Errorf("compute: %s: no buffer %q", k.opts.Label, name)
@@ -312,17 +345,22 @@ func (k *UserKernel) Read(name string) ([]byte, error) {
 // finite. A user kernel has no reference result: this is what can be
 // verified without one.
 func (k *UserKernel) Check() error {
+	if k == nil {
+		return fmt.Errorf("compute: UserKernel.Check: %w", wgpu.ErrReleased)
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
 	var first map[string][]byte
 	for round := 0; round < 2; round++ {
-		if err := k.Reset(); err != nil {
+		if err := k.reset(); err != nil {
 			return err
 		}
-		if _, err := k.Run(nil); err != nil {
+		if _, err := k.run(nil); err != nil {
 			return err
 		}
 		got := map[string][]byte{}
 		for _, name := range k.Writable {
-			b, err := k.Read(name)
+			b, err := k.read(name)
 			if err != nil {
 				return err
 			}
@@ -342,7 +380,7 @@ func (k *UserKernel) Check() error {
 		}
 		first = got
 	}
-	return k.Reset()
+	return k.reset()
 }
 
 func checkFiniteBytes(name, typ string, b []byte) error {
@@ -374,6 +412,11 @@ func firstDiff(a, b []byte) int {
 
 // Release frees the buffers and bind groups; idempotent.
 func (k *UserKernel) Release() {
+	if k == nil {
+		return
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
 	for _, g := range k.groups {
 		if g != nil {
 			g.Release()
@@ -406,11 +449,19 @@ func sortedKeys(m map[string]string) []string {
 }
 
 // Entry is the entry point the kernel runs.
-func (k *UserKernel) Entry() string { return k.opts.Entry }
+func (k *UserKernel) Entry() string {
+	if k == nil {
+		return ""
+	}
+	return k.opts.Entry
+}
 
 // DeclaredBytes is an estimate of one dispatch's traffic from the
 // declared buffers: each read once, each read_write one also written once.
 func (k *UserKernel) DeclaredBytes() float64 {
+	if k == nil {
+		return 0
+	}
 	var n float64
 	for name, s := range k.specs {
 		size, _ := elemSize(s.Type)

@@ -153,7 +153,8 @@ func singlePaths(k *kernels) []singlePath {
 
 func (r *run) cosineSingleWith(im singleImpl, q, v []float32, d, n int, out []float32) {
 	k := im.k
-	c := singleCall{k: k, q: q, v: v, d: d, out: out, qq: k.dot(q, q)}
+	q, qq := scaleQuery(k, q)
+	c := singleCall{k: k, q: q, v: v, d: d, out: out, qq: qq}
 	switch im.path {
 	case pathRowsPF, pathRows:
 		c.rows = k.dotNormRows
@@ -209,7 +210,11 @@ func (c *singleCall) run(lo, hi int) {
 			// prefetch the next block's rows.
 			c.rows(q, v[i*d:hi*d], d, m, ab[:m], bb[:m], c.pfs)
 			for j, x := range ab[:m] {
-				out[i+j] = cosineFinish(x, qq, bb[j])
+				if normOK(bb[j]) {
+					out[i+j] = cosineFinish(x, qq, bb[j])
+				} else {
+					out[i+j] = cosine64(q, v[(i+j)*d:(i+j+1)*d])
+				}
 			}
 		}
 		rowScratch.Put(sc)
@@ -218,14 +223,23 @@ func (c *singleCall) run(lo, hi int) {
 	if c.perRowPF {
 		for i := lo; i < hi; i++ {
 			ab, vv := c.k.dotNormPF(q, v[i*d:(i+1)*d], perRowPrefetch)
-			out[i] = cosineFinish(ab, qq, vv)
+			out[i] = cosineRow(ab, qq, vv, q, v[i*d:(i+1)*d])
 		}
 		return
 	}
 	for i := lo; i < hi; i++ {
 		ab, vv := c.k.dotNorm(q, v[i*d:(i+1)*d])
-		out[i] = cosineFinish(ab, qq, vv)
+		out[i] = cosineRow(ab, qq, vv, q, v[i*d:(i+1)*d])
 	}
+}
+
+// cosineRow is cosineFinish for a row whose squared norm vv is in range,
+// else cosine64 of the query and the row.
+func cosineRow(ab, qq, vv float32, q, row []float32) float32 {
+	if normOK(vv) {
+		return cosineFinish(ab, qq, vv)
+	}
+	return cosine64(q, row)
 }
 
 // rowScratch holds the row blocks' scratch of CosineSingle's ranges.
@@ -271,10 +285,19 @@ func (h Host) CosineSingleNorms(q, v []float32, d int, norms, out []float32) err
 		return err
 	}
 	k := r.k
-	qn := float32(math.Sqrt(float64(k.dot(q, q))))
+	q, qq := scaleQuery(k, q)
+	qn := float32(math.Sqrt(float64(qq)))
 	r.parallelRows(n, 4*d, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			out[i] = cosineNorms(k.dot(q, v[i*d:(i+1)*d]), qn, norms[i])
+			row := v[i*d : (i+1)*d]
+			ab := k.dot(q, row)
+			if nb := norms[i]; nb*nb >= normLo && nb <= math.MaxFloat32 && !math.IsInf(float64(ab), 0) {
+				out[i] = cosineNorms(ab, qn, nb)
+			} else {
+				// A row norm out of range: its dot product may have
+				// over- or underflowed too.
+				out[i] = cosine64(q, row)
+			}
 		}
 	})
 	return nil
@@ -302,7 +325,18 @@ func (h Host) RowNorms(v []float32, d int, out []float32) error {
 	r.parallelRows(n, 4*d, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			row := v[i*d : (i+1)*d]
-			out[i] = float32(math.Sqrt(float64(k.dot(row, row))))
+			ss := k.dot(row, row)
+			if normOK(ss) {
+				out[i] = float32(math.Sqrt(float64(ss)))
+				continue
+			}
+			// Out of float32's range squared: the norm in float64
+			// (it may still exceed float32, and is then +Inf).
+			var s64 float64
+			for _, x := range row {
+				s64 += float64(x) * float64(x)
+			}
+			out[i] = float32(math.Sqrt(s64))
 		}
 	})
 	return nil
@@ -327,11 +361,17 @@ func (h Host) CosineSingleF16(q []float32, v []uint16, d int, out []float32) err
 		return err
 	}
 	k := r.k
-	qq := k.dot(q, q)
+	// Binary16 rows are always in range squared (|x| ≤ 65504, and the
+	// smallest subnormal squared is 2⁻⁴⁸); only the query may not be.
+	q, qq := scaleQuery(k, q)
 	r.parallelRows(n, 2*d, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			ab, vv := k.dotNormF16(q, v[i*d:(i+1)*d])
-			out[i] = cosineFinish(ab, qq, vv)
+			if vv == 0 || vv >= normLo {
+				out[i] = cosineFinish(ab, qq, vv)
+			} else {
+				out[i] = cosineF16x64(q, v[i*d:(i+1)*d])
+			}
 		}
 	})
 	return nil
@@ -447,11 +487,22 @@ func (r *run) cosineBatch(qs, v []float32, d int, out []float32) error {
 	// Inverse norms (0 for zero vectors, NaN for NaN ones) so that the
 	// finishing step is two multiplies per score. Row norms are computed
 	// per block, while the block is being brought into cache anyway.
+	// Queries whose squared norm leaves float32's range are scaled by a
+	// power of two first (scaleQuery; scale.go).
 	iq := make([]float32, nq)
+	scaled := qs
 	for j := range iq {
 		row := qs[j*d : (j+1)*d]
-		iq[j] = invNorm(k.dot(row, row))
+		s, ss := scaleQuery(k, row)
+		if &s[0] != &row[0] {
+			if &scaled[0] == &qs[0] {
+				scaled = append([]float32(nil), qs[:nq*d]...)
+			}
+			copy(scaled[j*d:(j+1)*d], s)
+		}
+		iq[j] = invNorm(ss)
 	}
+	qs = scaled
 	groups := batchGroups(k, qs, d, iq)
 
 	rb := max(4, batchBlockBytes/(4*d)) &^ 3
@@ -522,6 +573,20 @@ func (r *run) cosineBatch(qs, v []float32, d int, out []float32) error {
 					}
 				}
 				norms = false
+			}
+			// Rows whose squared norm left float32's range (inverse
+			// norm 0, huge or NaN; zero rows too): their scores again
+			// in float64 (scale.go).
+			for i, x := range iv[:rows] {
+				if x >= 0x1p-64 && x <= 0x1p40 {
+					continue
+				}
+				row := blk[i*d : (i+1)*d]
+				for _, g := range gs {
+					for j := g.j0; j < min(g.j0+g.m, nq); j++ {
+						out[j*n+r0+i] = cosine64(qs[j*d:(j+1)*d], row)
+					}
+				}
 			}
 		}
 	})

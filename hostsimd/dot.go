@@ -44,6 +44,11 @@ func Cosine(a, b []float32) float32 { return Host{}.Cosine(a, b) }
 func (h Host) Cosine(a, b []float32) float32 {
 	checkPair("Cosine", a, b)
 	ab, aa, bb := h.table().dot3(a, b)
+	if !normOK(aa) || !normOK(bb) {
+		// Out of float32's range squared (or zero, or NaN): float64
+		// (scale.go).
+		return cosine64(a, b)
+	}
 	return cosineFinish(ab, aa, bb)
 }
 

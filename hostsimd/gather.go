@@ -56,11 +56,22 @@ func (h Host) Gather(q, v []float32, d int, ids []int32, metric ops.Metric, out 
 	k := r.k
 	var qq []float32
 	if metric == ops.Cosine {
+		// Queries out of float32's range squared are scaled by a power
+		// of two (scaleQuery; scale.go).
 		qq = make([]float32, nq)
+		scaled := q
 		for j := range qq {
 			row := q[j*d : (j+1)*d]
-			qq[j] = k.dot(row, row)
+			s, ss := scaleQuery(k, row)
+			if &s[0] != &row[0] {
+				if &scaled[0] == &q[0] {
+					scaled = append([]float32(nil), q[:nq*d]...)
+				}
+				copy(scaled[j*d:(j+1)*d], s)
+			}
+			qq[j] = ss
 		}
+		q = scaled
 	}
 	r.parallelFor(len(ids), d, rowGrain(d), func(lo, hi int) {
 		for p := lo; p < hi; p++ {
@@ -75,7 +86,7 @@ func (h Host) Gather(q, v []float32, d int, ids []int32, metric ops.Metric, out 
 				out[p] = k.dot(qv, row)
 			default:
 				ab, vv := k.dotNorm(qv, row)
-				out[p] = cosineFinish(ab, qq[j], vv)
+				out[p] = cosineRow(ab, qq[j], vv, qv, row)
 			}
 		}
 	})

@@ -17,10 +17,13 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	fs.SetOutput(stderr)
 	threshold := fs.String("threshold", "5%", "a significant slowdown past this fraction is a regression (e.g. 5% or 0.05)")
 	across := fs.Bool("across-backends", false, "the two reports ran on different backends or adapters: match rows by workload, side and params (each adapter picks its own GPU variant)")
+	allowIncomplete := fs.Bool("allow-incomplete", false, "compare a report of an interrupted run (marked INCOMPLETE) instead of refusing it")
 	setHelp(fs, stdout, "usage: wgpu-prof compare OLD.json NEW.json [--threshold 5%]\n"+
 		"Per-row deltas with significance and a geomean; exit status 1 when a row\n"+
-		"regresses significantly past the threshold (for CI use). For Go's benchstat,\n"+
-		"compare the report.bench files instead: benchstat old/report.bench new/report.bench",
+		"regresses significantly past the threshold or a row of OLD is missing from\n"+
+		"NEW (for CI use). A report of an interrupted run is refused (exit 2) unless\n"+
+		"--allow-incomplete. For Go's benchstat, compare the report.bench files\n"+
+		"instead: benchstat old/report.bench new/report.bench",
 		`  wgpu-prof compare base/report.json new/report.json
   wgpu-prof compare base/report.json new/report.json --threshold 2%
   wgpu-prof compare vulkan.json gl.json --across-backends`)
@@ -42,6 +45,12 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
+	for i, r := range []*report.Report{old, cur} {
+		if why, ok := r.IncompleteReason(); ok && !*allowIncomplete {
+			return fmt.Errorf("%s is the report of an interrupted run (%s: %s): refusing to compare it (--allow-incomplete to compare anyway)",
+				fs.Arg(i), report.IncompleteMark, why)
+		}
+	}
 	res := report.Compare(old, cur, th)
 	if *across {
 		if res, err = report.CompareAcrossBackends(old, cur, th); err != nil {
@@ -54,8 +63,11 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	if err := report.WriteCompare(stdout, res); err != nil {
 		return err
 	}
-	if res.Regressed {
+	switch {
+	case res.Regressed:
 		return exitError{code: 1, msg: fmt.Sprintf("regression past %s", *threshold)}
+	case len(res.OnlyOld) > 0:
+		return exitError{code: 1, msg: fmt.Sprintf("%d row(s) of %s missing from %s (first: %s)", len(res.OnlyOld), fs.Arg(0), fs.Arg(1), res.OnlyOld[0])}
 	}
 	return nil
 }

@@ -232,7 +232,8 @@ func reportPartial(stdout io.Writer, o *outputFlags, rep *report.Report, runErr 
 	if len(rep.Measurements) == 0 {
 		return exitError{code: code, msg: runErr.Error(), err: runErr}
 	}
-	rep.Warnings = append(rep.Warnings, fmt.Sprintf("INCOMPLETE: the run stopped early (%v); the %d rows here are those finished before it", runErr, len(rep.Measurements)))
+	rep.Incomplete = fmt.Sprintf("the run stopped early (%v); the %d rows here are those finished before it", runErr, len(rep.Measurements))
+	rep.Warnings = append(rep.Warnings, report.IncompleteMark+": "+rep.Incomplete)
 	if err := o.emit(stdout, rep, extra...); err != nil {
 		return failed(fmt.Errorf("%w; and writing the finished rows: %v", runErr, err))
 	}

@@ -167,6 +167,9 @@ func newAdapter(inst *Instance, c C.WGPUAdapter, index int) (*Adapter, error) {
 
 // HasFeature reports whether the adapter offers f.
 func (a *Adapter) HasFeature(f Feature) bool {
+	if a == nil {
+		return false
+	}
 	for _, g := range a.Features {
 		if g == f {
 			return true

@@ -40,6 +40,9 @@ type Buffer struct {
 // any GPU call, with an error naming the value and the limit.
 func (d *Device) CreateBuffer(label string, size uint64, usage BufferUsage) (*Buffer, error) {
 	op := fmt.Sprintf("CreateBuffer(%q)", label)
+	if err := d.check(op); err != nil {
+		return nil, err
+	}
 	if size == 0 {
 		return nil, fmt.Errorf("wgpu: %s: size 0: buffers must hold at least one element", op)
 	}
@@ -93,6 +96,9 @@ func Bytes[T any](s []T) []byte {
 // Write copies data into b at offset through the queue. The length must be
 // a multiple of 4 bytes.
 func (d *Device) Write(b *Buffer, offset uint64, data []byte) error {
+	if b == nil {
+		return fmt.Errorf("wgpu: Write: nil buffer: %w", ErrReleased)
+	}
 	op := fmt.Sprintf("Write(%q)", b.Label)
 	if err := d.check(op); err != nil {
 		return err
@@ -152,6 +158,9 @@ func (d *Device) putStaging(b *Buffer) {
 // a pooled staging buffer: one copy command, one submission, MapAsync and a
 // wait bounded by the device's timeout.
 func (d *Device) Read(b *Buffer, offset uint64, dst []byte) error {
+	if b == nil {
+		return fmt.Errorf("wgpu: Read: nil buffer: %w", ErrReleased)
+	}
 	op := fmt.Sprintf("Read(%q)", b.Label)
 	if err := d.check(op); err != nil {
 		return err

@@ -14,6 +14,14 @@
 // pointer: callbacks carry integer handles. Waits on the GPU have timeouts,
 // and a device lost or an uncaptured error surfaces as a Go error.
 //
+// Concurrency: a Device may be used from several goroutines at once (its
+// caches are locked; the queue and device calls of wgpu-native are
+// thread-safe); a Buffer, Pipeline or BindGroup may be shared by calls
+// that do not write the same buffer at the same time. A Timer is not safe
+// for concurrent use: one Submit at a time per Timer. Every method of a
+// nil or released handle returns an error wrapping ErrReleased (or a zero
+// value), never panics (TestNilReceiversAndArguments).
+//
 // Build: nothing to set up. The C declarations come from the committed
 // wgpu_abi.h, and libwgpu_native is loaded at run time (library.go,
 // loader.c), so `go build` needs only a C compiler; running needs the

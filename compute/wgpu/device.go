@@ -171,10 +171,18 @@ func (a *Adapter) RequestDevice(opts DeviceOptions) (*Device, error) {
 }
 
 // Adapter returns the adapter the device was created on.
-func (d *Device) Adapter() *Adapter { return d.adapter }
+func (d *Device) Adapter() *Adapter {
+	if d == nil {
+		return nil
+	}
+	return d.adapter
+}
 
 // HasFeature reports whether the device was created with f.
 func (d *Device) HasFeature(f Feature) bool {
+	if d == nil {
+		return false
+	}
 	for _, g := range d.Features {
 		if g == f {
 			return true
@@ -185,15 +193,25 @@ func (d *Device) HasFeature(f Feature) bool {
 
 // HasTimestamps reports whether kernel timing by timestamp queries is
 // available on this device.
-func (d *Device) HasTimestamps() bool { return d.timestamps }
+func (d *Device) HasTimestamps() bool { return d != nil && d.timestamps }
 
 // TimestampPeriod is the number of nanoseconds per timestamp tick, from
 // wgpuQueueGetTimestampPeriod.
-func (d *Device) TimestampPeriod() float64 { return d.timestampPeriod }
+func (d *Device) TimestampPeriod() float64 {
+	if d == nil {
+		return 0
+	}
+	return d.timestampPeriod
+}
 
 // Err returns (and clears) the errors the device reported outside error
 // scopes, or ErrDeviceLost once the device is lost.
-func (d *Device) Err() error { return d.state.take() }
+func (d *Device) Err() error {
+	if d == nil {
+		return fmt.Errorf("wgpu: Err: nil device: %w", ErrReleased)
+	}
+	return d.state.take()
+}
 
 func (d *Device) check(op string) error {
 	if d == nil || d.c == nil {

@@ -172,6 +172,11 @@ type AdapterQuery struct {
 // nothing; the caller keeps ownership of all adapters. The default choice
 // prefers a discrete GPU, then integrated, then others, then CPU adapters.
 func SelectAdapter(list []*Adapter, q AdapterQuery) (*Adapter, error) {
+	for i, a := range list {
+		if a == nil {
+			return nil, fmt.Errorf("wgpu: SelectAdapter: adapter %d is nil: %w", i, ErrReleased)
+		}
+	}
 	instBackend := BackendUndefined
 	for i, a := range list {
 		b := a.inst.Backend()

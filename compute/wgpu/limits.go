@@ -8,6 +8,9 @@ import "fmt"
 // (gfx-rs/wgpu#8946). A size past a limit is ErrLimit; the one place
 // runners, sweeps and flags check it.
 func (d *Device) CheckWorkgroup(wg int) error {
+	if err := d.check("CheckWorkgroup"); err != nil {
+		return err
+	}
 	if wg < 1 || wg&(wg-1) != 0 {
 		return fmt.Errorf("workgroup size %d: must be a power of two", wg)
 	}

@@ -22,6 +22,9 @@ const llvmpipeLoopBudget = 65536
 // silently ends them, counting each loop run as its iterations plus one;
 // 0 when the adapter is not known to have such a limit.
 func (d *Device) LoopBudget() uint64 {
+	if d == nil {
+		return 0
+	}
 	id := strings.ToLower(d.Info.Name + " " + d.Info.Vendor + " " + d.Info.Driver)
 	if strings.Contains(id, "llvmpipe") {
 		return llvmpipeLoopBudget
@@ -33,6 +36,9 @@ func (d *Device) LoopBudget() uint64 {
 // would spend more on loops than the adapter's budget (iterations counted
 // as LoopBudget counts them; what says which input needs them).
 func CheckLoopBudget(d *Device, iterations uint64, what string) error {
+	if err := d.check("CheckLoopBudget"); err != nil {
+		return err
+	}
 	if b := d.LoopBudget(); b > 0 && iterations > b {
 		return fmt.Errorf("%s: one invocation would run %d loop iterations (each loop counted as its iterations + 1) > %d, after which %s silently ends a shader's loops: %w", what, iterations, b, d.Info.Name, ErrLimit)
 	}

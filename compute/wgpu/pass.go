@@ -58,6 +58,9 @@ type Timer struct {
 // NewTimer creates a timer for up to maxPasses passes. It fails with
 // ErrNoTimestamps when the device has no timestamp queries.
 func (d *Device) NewTimer(maxPasses int) (*Timer, error) {
+	if err := d.check("NewTimer"); err != nil {
+		return nil, err
+	}
 	if !d.timestamps {
 		return nil, fmt.Errorf("wgpu: NewTimer: %w on %q", ErrNoTimestamps, d.Info.Name)
 	}

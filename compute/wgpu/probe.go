@@ -28,6 +28,9 @@ type TimestampProbe struct {
 // the period-converted duration, or why timestamps cannot be trusted here.
 // It returns an error only when the dispatch itself fails.
 func (d *Device) ProbeTimestamps() (TimestampProbe, error) {
+	if err := d.check("ProbeTimestamps"); err != nil {
+		return TimestampProbe{}, err
+	}
 	if !d.timestamps {
 		return TimestampProbe{Reason: "adapter does not offer timestamp-query; kernel timing falls back to the host clock"}, nil
 	}

@@ -74,6 +74,9 @@ func (m *ShaderModule) Release() {
 
 // Module returns a cached compiled module for (label, source).
 func (d *Device) Module(label, wgsl string) (*ShaderModule, error) {
+	if err := d.check("Module(" + label + ")"); err != nil {
+		return nil, err
+	}
 	sum := sha256.Sum256([]byte(wgsl))
 	key := label + "@" + hex.EncodeToString(sum[:8])
 	d.mu.Lock()

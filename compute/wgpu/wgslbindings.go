@@ -128,12 +128,15 @@ func ScanWGSL(src string) (*WGSLModuleInfo, error) {
 
 // Uses reports whether entry point entry (or a function it calls) names
 // the variable name: only such bindings are in its pipeline's layout.
-func (i *WGSLModuleInfo) Uses(entry, name string) bool { return i.uses[entry][name] }
+func (i *WGSLModuleInfo) Uses(entry, name string) bool { return i != nil && i.uses[entry][name] }
 
 // EvalInt evaluates an integer expression of literals, override constants
 // (set overrides their defaults) and consts of the module, with WGSL's
 // + - * / % << >> and parentheses.
 func (i *WGSLModuleInfo) EvalInt(expr string, set map[string]int64) (int64, error) {
+	if i == nil {
+		return 0, fmt.Errorf("wgpu: EvalInt: nil module info")
+	}
 	ev := &wgslEval{m: i.m, set: set}
 	v, ok := ev.eval(expr)
 	if !ok {

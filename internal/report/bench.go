@@ -49,6 +49,11 @@ func WriteBench(w io.Writer, r *Report) error {
 		{"device-type", r.Adapter.DeviceType}, {"driver", r.Adapter.Driver},
 		{"wgpu-native", r.WgpuNativeVersion},
 	}
+	if why, ok := r.IncompleteReason(); ok {
+		// A configuration line: benchstat keeps an incomplete run's
+		// results apart from a finished run's.
+		cfg = append(cfg, struct{ k, v string }{"incomplete", IncompleteMark + ": " + why})
+	}
 	for _, c := range cfg {
 		if c.v != "" {
 			res.Config = append(res.Config, benchfmt.Config{Key: c.k, Value: []byte(configValue(c.v)), File: true})

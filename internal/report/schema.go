@@ -75,6 +75,33 @@ type Report struct {
 	// Summary holds the plain-language details printed with --verbose.
 	Summary  []string `json:"summary,omitempty"`
 	Warnings []string `json:"warnings,omitempty"` // run-level warnings
+	// Incomplete, when not empty, says why the run stopped before it
+	// finished: the report holds only the rows measured before. Every
+	// output format says so (IncompleteMark), and compare refuses such a
+	// report unless asked to take it.
+	Incomplete string `json:"incomplete,omitempty"`
+}
+
+// IncompleteMark starts the line by which every output format of an
+// interrupted run says it is incomplete.
+const IncompleteMark = "INCOMPLETE"
+
+// IncompleteReason returns why r is incomplete and whether it is: its
+// Incomplete field, or (for reports written before that field) a run-level
+// warning starting with IncompleteMark.
+func (r *Report) IncompleteReason() (string, bool) {
+	if r == nil {
+		return "", false
+	}
+	if r.Incomplete != "" {
+		return r.Incomplete, true
+	}
+	for _, w := range r.Warnings {
+		if strings.HasPrefix(w, IncompleteMark) {
+			return strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(w, IncompleteMark), ":")), true
+		}
+	}
+	return "", false
 }
 
 // Skip is a workload not measured on an adapter: none of its GPU designs

@@ -107,6 +107,14 @@ func WriteCSV(w io.Writer, r *Report) error {
 	if r == nil {
 		return errors.New("report: WriteCSV: nil report")
 	}
+	if why, ok := r.IncompleteReason(); ok {
+		// A comment line before the header: a reader that does not
+		// expect it fails rather than take an interrupted run for a
+		// finished one (pandas: comment="#").
+		if _, err := fmt.Fprintf(w, "# %s: %s\n", IncompleteMark, configValue(why)); err != nil {
+			return fmt.Errorf("report: WriteCSV: %w", err)
+		}
+	}
 	cw := csv.NewWriter(w)
 	if err := cw.Write(CSVHeader); err != nil {
 		return fmt.Errorf("report: WriteCSV: %w", err)
