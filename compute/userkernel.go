@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -55,6 +56,14 @@ type UserKernelOptions struct {
 	Dispatch  [3]uint32
 	Constants wgpu.Constants
 	Seed      uint64
+	// LoopIterations is the most loop iterations one invocation runs,
+	// counted as wgpu.Device.LoopBudget counts them (each loop's
+	// iterations plus one); 0: not declared. A declared count past the
+	// adapter's loop budget is refused (wgpu.CheckLoopBudget, ErrLimit), as
+	// the built-in kernels' are. Undeclared, a shader with loops on an
+	// adapter that has a budget cannot be trusted to have run its loops to
+	// the end: UserKernel.LoopRisk says so.
+	LoopIterations uint64
 }
 
 // UserKernel runs one dispatch of a user's WGSL compute shader over
@@ -73,6 +82,11 @@ type UserKernel struct {
 	groups  []*wgpu.BindGroup
 	// Writable lists the read_write buffers (sorted): the kernel's outputs.
 	Writable []string
+	// LoopRisk, when not empty, says why the kernel's results cannot be
+	// trusted to be complete: the adapter silently ends an invocation's
+	// loops past its loop budget, the shader has loops and no bound was
+	// declared (UserKernelOptions.LoopIterations).
+	LoopRisk string
 }
 
 // NewUserKernel checks opts against the shader and the device (every
@@ -90,6 +104,11 @@ func NewUserKernel(d *wgpu.Device, opts UserKernelOptions) (*UserKernel, error) 
 	info, err := wgpu.ScanWGSL(opts.Source)
 	if err != nil {
 		return nil, err
+	}
+	if opts.LoopIterations > 0 {
+		if err := wgpu.CheckLoopBudget(d, opts.LoopIterations, "declared loop iterations"); err != nil {
+			return nil, fmt.Errorf("%s: %w: %w", op, &ParamError{Name: "loop-iterations", Value: fmt.Sprint(opts.LoopIterations), Limit: "past the adapter's loop budget"}, err)
+		}
 	}
 	if opts.Entry == "" {
 		if len(info.Entries) != 1 {
@@ -115,6 +134,9 @@ func NewUserKernel(d *wgpu.Device, opts UserKernelOptions) (*UserKernel, error) 
 		}
 	}
 	k := &UserKernel{d: d, opts: opts, bufs: map[string]*wgpu.Buffer{}, specs: map[string]BufferSpec{}, initial: map[string][]byte{}}
+	if b := d.LoopBudget(); b > 0 && opts.LoopIterations == 0 && hasLoops(opts.Source) {
+		k.LoopRisk = fmt.Sprintf("%s ends every loop of an invocation silently after %d iterations in all, and the shader has loops with no declared bound (LoopIterations): its results may be those of loops cut short, so they are not verified", d.Info.Name, b)
+	}
 	byName := map[string]wgpu.WGSLBinding{}
 	for _, b := range info.Bindings {
 		byName[b.Name] = b
@@ -428,6 +450,18 @@ func (k *UserKernel) Release() {
 	}
 	k.bufs = map[string]*wgpu.Buffer{}
 	k.pipe = nil // owned by the device's pipeline cache
+}
+
+// reLoop finds WGSL's loop statements; reComment its comments.
+var (
+	reLoop    = regexp.MustCompile(`\b(loop|for|while)\b`)
+	reComment = regexp.MustCompile(`(?s)/\*.*?\*/|//[^\n]*`)
+)
+
+// hasLoops reports whether the WGSL source, comments removed, has a loop
+// statement.
+func hasLoops(src string) bool {
+	return reLoop.MatchString(reComment.ReplaceAllString(src, ""))
 }
 
 func contains(s []string, x string) bool {

@@ -109,3 +109,55 @@ func TestUserKernelRefusesNaN(t *testing.T) {
 		t.Fatalf("0/0 passed the check: %v", err)
 	}
 }
+
+// On an adapter with a loop budget (lavapipe) a user kernel's declared
+// loop bound is checked as the built-in kernels' are, and a shader with
+// loops and no declared bound is flagged (LoopRisk): a loop the driver
+// cut short gives repeatable, finite, wrong output.
+func TestUserKernelLoopBudget(t *testing.T) {
+	d := openDevice(t)
+	src := `@group(0) @binding(0) var<storage, read_write> y: array<f32>;
+@compute @workgroup_size(1) fn main() {
+	var s = 0.0;
+	for (var i = 0u; i < 100000u; i++) { s += 1.0; }
+	y[0] = s;
+}`
+	noLoop := `@group(0) @binding(0) var<storage, read_write> y: array<f32>;
+// a comment that says for (;;) and loop and while
+@compute @workgroup_size(1) fn main() { y[0] = 1.0; }`
+	opts := func(src string, iters uint64) compute.UserKernelOptions {
+		return compute.UserKernelOptions{Source: src, Dispatch: [3]uint32{1}, LoopIterations: iters,
+			Buffers: []compute.BufferSpec{{Name: "y", Type: "f32", Count: 4}}}
+	}
+	budget := d.LoopBudget()
+	k, err := compute.NewUserKernel(d, opts(src, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if (k.LoopRisk != "") != (budget > 0) {
+		t.Errorf("loops, no bound, adapter budget %d: LoopRisk %q", budget, k.LoopRisk)
+	}
+	k.Release()
+	k, err = compute.NewUserKernel(d, opts(noLoop, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k.LoopRisk != "" {
+		t.Errorf("no loops (only in a comment): LoopRisk %q", k.LoopRisk)
+	}
+	k.Release()
+	if budget == 0 {
+		t.Skip("adapter has no loop budget")
+	}
+	if _, err := compute.NewUserKernel(d, opts(src, 100001)); !errors.Is(err, wgpu.ErrLimit) || !strings.Contains(err.Error(), "loop-iterations") {
+		t.Errorf("a declared bound past the budget: err = %v, want ErrLimit naming loop-iterations", err)
+	}
+	k, err = compute.NewUserKernel(d, opts(src, budget))
+	if err != nil {
+		t.Fatalf("a declared bound within the budget: %v", err)
+	}
+	if k.LoopRisk != "" {
+		t.Errorf("declared bound: LoopRisk %q", k.LoopRisk)
+	}
+	k.Release()
+}

@@ -49,6 +49,7 @@ func runKernel(stdout, stderr io.Writer, args []string) error {
 	seed := fs.Uint64("seed", 1, "seed of rand-initialised buffers")
 	twin := fs.String("cpu-twin", "", "compare with the CPU side of a built-in workload computing the same operation ("+joinNames(experiment.TwinWorkloads())+"): the tool fills the kernel's buffers with the workload's inputs at each batch size N (dispatch expressions may use N), checks its output against the workload's reference, and reports the adaptive break-even")
 	twinBudget := fs.Duration("search-budget", experiment.DefaultSearchBudget, "with --cpu-twin: time budget of the crossover search")
+	loopIters := fs.Uint64("loop-iterations", 0, "the most loop iterations one invocation runs (each loop's iterations + 1); checked against the adapter's loop budget where it has one (lavapipe), without it a shader with loops there is reported unverified")
 	quick := fs.Bool("quick", false, "a shorter look: 32 MiB ceiling buffers and a 250ms budget per measurement")
 	usageText, examples, _ := strings.Cut(kernelUsage, "example:\n")
 	setHelp(fs, stdout, usageText, examples, devg, outg)
@@ -66,7 +67,7 @@ func runKernel(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return fmt.Errorf("kernel: %w", err)
 	}
-	cfg := experiment.KernelConfig{File: file, Source: string(src), Entry: *entry, Flops: *flops, Bytes: *bytesF, NoCheck: *noCheck, Seed: *seed}
+	cfg := experiment.KernelConfig{File: file, Source: string(src), Entry: *entry, Flops: *flops, Bytes: *bytesF, NoCheck: *noCheck, Seed: *seed, LoopIterations: *loopIters}
 	if !(*bytesF >= 0) || !(*flops >= 0) {
 		return fmt.Errorf("--bytes %v / --flops %v: must be ≥ 0", *bytesF, *flops)
 	}

@@ -163,6 +163,12 @@ func (e *Env) searchOne(w *workload.Descriptor, cfg RunConfig, sc SearchConfig, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s %s vs %s: %w", w.Name, sides[0].Label, sides[1].Label, err)
 	}
+	// A list of sizes the search did not finish (probe limit, time
+	// budget) is said on every clock's lines, not only the one searched.
+	capped := cappedNote(opts.Sizes, res)
+	if capped != "" && !strings.Contains(res.Reason, capped) {
+		res.Reason += "; " + capped
+	}
 	// Measure again, the two sides interleaved, every size where the
 	// faster side changed: one noisy measurement must not make a
 	// crossover (timing.JudgeCrossover reads both).
@@ -264,9 +270,35 @@ func (e *Env) searchOne(w *workload.Descriptor, cfg RunConfig, sc SearchConfig, 
 		if err != nil {
 			return nil, nil, err
 		}
+		if capped != "" {
+			bk.Search.Reason += "; " + capped
+		}
 		out = append(out, bk)
 	}
 	return out, ms, nil
+}
+
+// cappedNote says how many of the sizes asked for the search measured, when
+// it stopped before all of them ("" when it measured them all).
+func cappedNote(sizes []int, res timing.SearchResult) string {
+	measured := map[int]bool{}
+	for _, p := range res.Points {
+		measured[p.N] = true
+	}
+	asked := map[int]bool{}
+	got := 0
+	for _, n := range sizes {
+		if !asked[n] {
+			asked[n] = true
+			if measured[n] {
+				got++
+			}
+		}
+	}
+	if got == len(asked) {
+		return ""
+	}
+	return fmt.Sprintf("only %d of the %d sizes asked for were measured (the search stopped at its probe limit or time budget)", got, len(asked))
 }
 
 // sideKnobs returns each side's knobs: cfg's workgroup and tile, the
@@ -528,23 +560,16 @@ func batchField(w *workload.Descriptor, c *workload.Config) *int {
 // (Config.Validate), the workload's own checks, a share of the host's
 // available memory, or the cap of maxGrow (default 64) × the default size.
 func (e *Env) extensionLimit(w *workload.Descriptor, cfg RunConfig, pr *workload.Prepared, maxGrow int) (int, string) {
-	if maxGrow <= 0 {
-		maxGrow = 64
-	}
-	switch w.Batch {
-	case "n", "q", "nodes":
-	default:
-		return pr.Size, "the workload's data are generated up to its default size"
-	}
-	if file, ok := cfg.fileSized(w); ok {
-		return pr.Size, "the rows of " + file
+	limit, why, grows := searchCap(w, cfg, pr.Size, maxGrow)
+	if !grows {
+		return limit, why
 	}
 	availU, _ := memAvailable()
 	avail := int64(availU)
 	c0 := pr.At(pr.Size, workload.Knobs{})
 	perItem := c0.Bytes / float64(pr.Size)
 	size := pr.Size
-	for size < pr.Size*maxGrow {
+	for size < limit {
 		next := size * 2
 		c := cfg.Config
 		*batchField(w, &c) = next
@@ -564,7 +589,36 @@ func (e *Env) extensionLimit(w *workload.Descriptor, cfg RunConfig, pr *workload
 		}
 		size = next
 	}
-	return size, fmt.Sprintf("search cap: %d× the default size %d", maxGrow, pr.Size)
+	return size, why
+}
+
+// DefaultMaxGrow is how far past the default size a break-even may go
+// (SearchConfig.MaxGrow 0).
+const DefaultMaxGrow = 64
+
+// searchCap is the one rule for the largest batch size a break-even may
+// measure, before the adapter's and the host's limits: the workload's size
+// when its data cannot grow past it (rows of a file, data generated up to
+// the default size), else maxGrow (0: DefaultMaxGrow) times the size.
+// --batches (RunConfig.checkBatches) and the adaptive search's extension
+// (extensionLimit) both stop there; grows says whether sizes past size
+// are possible at all.
+func searchCap(w *workload.Descriptor, cfg RunConfig, size, maxGrow int) (limit int, why string, grows bool) {
+	if maxGrow <= 0 {
+		maxGrow = DefaultMaxGrow
+	}
+	switch w.Batch {
+	case "n", "q", "nodes":
+	default:
+		return size, "the workload's data are generated up to its default size", false
+	}
+	if file, ok := cfg.fileSized(w); ok {
+		return size, "the rows of " + file, false
+	}
+	if size > math.MaxInt/maxGrow {
+		return math.MaxInt, "the largest int", true
+	}
+	return size * maxGrow, fmt.Sprintf("search cap: %d× the default size %d", maxGrow, size), true
 }
 
 // crossoverLines says in words what a break-even found.

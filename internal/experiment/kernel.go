@@ -38,6 +38,9 @@ type KernelConfig struct {
 	NoCheck      bool
 	CeilingBytes uint64
 	Seed         uint64
+	// LoopIterations bounds the loop iterations of one invocation
+	// (compute.UserKernelOptions.LoopIterations); 0: not declared.
+	LoopIterations uint64
 }
 
 // kernelPoint is one configuration of a kernel run: its constants and
@@ -125,7 +128,7 @@ func (e *Env) Kernel(cfg KernelConfig, rep *report.Report) error {
 	for i, pt := range pts {
 		uks[i], err = compute.NewUserKernel(e.Device, compute.UserKernelOptions{
 			Label: filepath.Base(cfg.File), Source: cfg.Source, Entry: cfg.Entry, Buffers: cfg.Buffers,
-			Dispatch: pt.dispatch, Constants: pt.consts, Seed: cfg.Seed,
+			Dispatch: pt.dispatch, Constants: pt.consts, Seed: cfg.Seed, LoopIterations: cfg.LoopIterations,
 		})
 		if err != nil {
 			return err
@@ -172,10 +175,16 @@ func (e *Env) Kernel(cfg KernelConfig, rep *report.Report) error {
 			return err
 		}
 		m := measurement(name, report.SideGPU, variantLabel(pt.label), params, res, bytes, cfg.Flops, roofs)
-		if cfg.NoCheck {
+		switch {
+		case cfg.NoCheck:
 			m.Verified = false
 			m.Warnings = append(m.Warnings, "not verified (--no-check): a user kernel has no reference, and the repeatability check was skipped")
-		} else {
+		case k.LoopRisk != "":
+			// Repeatable, but a loop cut by the driver is repeatable too.
+			m.Verified = false
+			m.Warnings = append(m.Warnings, "not verified: "+k.LoopRisk+" (declare the bound with --loop-iterations)")
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s %s: not verified: the adapter silently ends loops past its loop budget and the shader's loops have no declared bound (--loop-iterations)", name, variantLabel(pt.label)))
+		default:
 			m.Warnings = append(m.Warnings, "user kernel: verified as repeatable (bit-identical read_write buffers from identical inputs, twice, before and after timing) and finite; there is no reference result")
 		}
 		if estimated {

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
@@ -294,7 +295,23 @@ func (e *Env) runWorkload(w *workload.Descriptor, cfg RunConfig, knobs workload.
 	if choice.Chosen != "" {
 		rep.Summary = append(rep.Summary, choice.Summary())
 	}
-	at := func(n int) workload.Case { return pr.At(n, kv) }
+	// --batches may reach past the default size (up to searchCap, the
+	// bound the adaptive search has too): those sizes come from data
+	// prepared at the largest batch.
+	big := pr
+	if mb := slices.Max(append([]int{0}, batches...)); mb > pr.Size {
+		c := cfg.Config
+		*batchField(w, &c) = mb
+		if big, err = w.Prepare(c); err != nil {
+			return fmt.Errorf("%s at %s=%d: %w", w.Name, w.Batch, mb, err)
+		}
+	}
+	at := func(n int) workload.Case {
+		if n > pr.Size {
+			return big.At(n, kv)
+		}
+		return pr.At(n, kv)
+	}
 	bes, sweep, err := e.breakEven(w, pr.Fixed, batches, at, roofs)
 	if err != nil {
 		return err

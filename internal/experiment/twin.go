@@ -112,7 +112,7 @@ func (e *Env) KernelTwin(ctx context.Context, kc KernelConfig, twin string, rc R
 			bufs = append(bufs, compute.BufferSpec{Name: tw.Output, Type: "f32", Count: tw.OutLen})
 		}
 		k, err := compute.NewUserKernel(e.Device, compute.UserKernelOptions{Label: filepath.Base(kc.File), Source: kc.Source, Entry: kc.Entry,
-			Buffers: bufs, Dispatch: dispatch, Constants: consts, Seed: kc.Seed})
+			Buffers: bufs, Dispatch: dispatch, Constants: consts, Seed: kc.Seed, LoopIterations: kc.LoopIterations})
 		if err != nil {
 			return timing.Call{}, err
 		}

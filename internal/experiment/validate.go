@@ -150,7 +150,9 @@ func dataBytes(c workload.Config, ds []*workload.Descriptor) float64 {
 
 // checkBatches refuses break-even batch sizes a workload cannot run:
 // non-positive, repeated (each batch is one point of the fit and one row
-// of the report), or larger than the data the batch indexes.
+// of the report), or past the largest size a break-even may measure
+// (searchCap, the bound the adaptive search also stops at; the adapter's
+// and the host's limits are checked once the device is open).
 func (c *RunConfig) checkBatches(ds []*workload.Descriptor) error {
 	seen := map[int]bool{}
 	for _, b := range c.Batches {
@@ -167,10 +169,11 @@ func (c *RunConfig) checkBatches(ds []*workload.Descriptor) error {
 		if bp == nil {
 			continue
 		}
-		limit := *bp.Int(&c.Config)
+		size := *bp.Int(&c.Config)
+		limit, why, _ := searchCap(w, *c, size, 0)
 		for _, b := range c.Batches {
 			if b > limit {
-				return invalid("batches", "", "%d is past %s %d, the %s of %s (its batch is %s)", b, w.Batch, limit, w.BatchDoc, w.Name, w.Batch)
+				return invalid("batches", "", "%d is past %d, the largest %s of %s a break-even measures (%s)", b, limit, w.Batch, w.Name, why)
 			}
 		}
 	}
