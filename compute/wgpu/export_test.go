@@ -30,3 +30,6 @@ func PredictLimits(lim Limits, src, entry string, set map[string]int64) (why str
 
 // TicksToDuration is ticksToDuration, for the clock-conversion test.
 var TicksToDuration = ticksToDuration
+
+// PassTimes is passTimes, for the tick-pair test.
+var PassTimes = passTimes

@@ -7,6 +7,7 @@ import "C"
 
 import (
 	"fmt"
+	"math"
 	"time"
 	"unsafe"
 )
@@ -191,17 +192,27 @@ func (d *Device) Submit(passes []Pass, copies []Copy, t *Timer) ([]PassTime, err
 	if err := d.Read(t.resolve, 0, Bytes(ticks)); err != nil {
 		return nil, err
 	}
-	out := make([]PassTime, len(passes))
+	return passTimes(ticks, d.timestampPeriod), nil
+}
+
+// passTimes turns resolved (begin, end) tick pairs into pass times. A pair
+// is valid only when begin is not zero (never written) and end is after
+// begin: equal, backward or wrapped ticks (end < begin as unsigned
+// numbers) and a difference too large for a time.Duration give Valid
+// false, so the caller falls back to the host clock
+// (TestPassTimesRefusesBadTicks).
+func passTimes(ticks []uint64, periodNS float64) []PassTime {
+	out := make([]PassTime, len(ticks)/2)
 	for i := range out {
 		b, e := ticks[2*i], ticks[2*i+1]
 		pt := PassTime{Begin: b, End: e}
-		if b != 0 && e > b {
-			pt.Duration = ticksToDuration(e-b, d.timestampPeriod)
+		if ns := float64(e-b) * periodNS; b != 0 && e > b && periodNS > 0 && ns < math.MaxInt64 {
+			pt.Duration = ticksToDuration(e-b, periodNS)
 			pt.Valid = true
 		}
 		out[i] = pt
 	}
-	return out, nil
+	return out
 }
 
 // ticksToDuration converts a timestamp difference in ticks to a duration
