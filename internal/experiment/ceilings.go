@@ -63,8 +63,12 @@ func (e *Env) cacheCeilings(cfg RunConfig, dram Roofs, rep *report.Report) ([]Ro
 			if err != nil {
 				return nil, fmt.Errorf("gpu read ceiling (%s working set): %w", l.Name, err)
 			}
-			l.GPU = timing.Roof{PeakGFLOPs: dram.GPU.PeakGFLOPs, BandwidthGBs: gc.GBs}
-			rep.Ceilings.GPU[rk] = gc.GBs
+			gbs := gc.GBs
+			if rep.Staircase != nil {
+				gbs = max(gbs, plateauBest(rep.Staircase, report.SideGPU, l.Name))
+			}
+			l.GPU = timing.Roof{PeakGFLOPs: dram.GPU.PeakGFLOPs, BandwidthGBs: gbs}
+			rep.Ceilings.GPU[rk] = gbs
 			rep.Ceilings.GPU[bk] = float64(gc.Bytes)
 		}
 		if l.Bytes > 0 {
@@ -73,8 +77,12 @@ func (e *Env) cacheCeilings(cfg RunConfig, dram Roofs, rep *report.Report) ([]Ro
 			if err != nil {
 				return nil, fmt.Errorf("cpu ceilings (%s working set): %w", l.Name, err)
 			}
-			l.CPU = timing.Roof{PeakGFLOPs: dram.CPU.PeakGFLOPs, BandwidthGBs: cc.ReadGBs}
-			rep.Ceilings.CPU[rk] = cc.ReadGBs
+			gbs := cc.ReadGBs
+			if rep.Staircase != nil {
+				gbs = max(gbs, plateauBest(rep.Staircase, report.SideCPU, l.Name))
+			}
+			l.CPU = timing.Roof{PeakGFLOPs: dram.CPU.PeakGFLOPs, BandwidthGBs: gbs}
+			rep.Ceilings.CPU[rk] = gbs
 			rep.Ceilings.CPU[bk] = l.Bytes
 		}
 	}

@@ -56,7 +56,7 @@ const plateauTol = 0.75
 // the current plateau's median. A single point between two plateaus is a
 // transition (a working set partly in each) and is dropped. The plateaus
 // are named from the largest working set down: dram, llc, l2, l1; each
-// level's ceiling is measured at its plateau's middle working set and it
+// level's ceiling is measured at its plateau's first working set and it
 // judges working sets below the next plateau's first one.
 func findLevels(side string, pts []report.StairPoint) []report.StairLevel {
 	var groups [][]report.StairPoint
@@ -94,9 +94,11 @@ func findLevels(side string, pts []report.StairPoint) []report.StairLevel {
 		if k < len(names) {
 			name = names[k]
 		}
-		mid := g[len(g)/2]
+		// The ceiling at the plateau's first working set: read
+		// bandwidth falls with the working set, so the level's fastest
+		// working set bounds every one it judges.
 		lv := report.StairLevel{Side: side, Name: name, FromBytes: g[0].Bytes, ToBytes: g[len(g)-1].Bytes,
-			CeilingBytes: mid.Bytes, GBs: med(g)}
+			CeilingBytes: g[0].Bytes, GBs: med(g)}
 		if i+1 < len(kept) {
 			lv.ReachBytes = kept[i+1][0].Bytes / 2 // the last working set before the next plateau
 		}
@@ -225,6 +227,23 @@ func stairRoofLevels(st *report.Staircase) []RoofLevel {
 		}
 	}
 	return out
+}
+
+// plateauBest is the fastest staircase point of side's level name: the
+// level's ceiling is at least that (the same read kernels measured it).
+func plateauBest(st *report.Staircase, side, name string) float64 {
+	best := 0.0
+	for _, l := range st.Levels {
+		if l.Side != side || l.Name != name {
+			continue
+		}
+		for _, p := range st.Points {
+			if p.Side == side && p.Bytes >= l.FromBytes && p.Bytes <= l.ToBytes {
+				best = max(best, p.GBs)
+			}
+		}
+	}
+	return best
 }
 
 // largestCache is the largest non-dram level's last working set on side.

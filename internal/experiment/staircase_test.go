@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
@@ -94,5 +95,23 @@ func TestStairRoofLevels(t *testing.T) {
 	}
 	if _, name, _ := r.forBytes(report.SideGPU, 10<<20); name != "dram" {
 		t.Errorf("gpu 10 MiB: %s", name)
+	}
+}
+
+// TestStreamIntoCPUCeilings: the stream kernels raise a ceiling only
+// where they are faster, and add their rates as stream_* keys.
+func TestStreamIntoCPUCeilings(t *testing.T) {
+	c := hostsimd.Ceilings{Bytes: 4 << 20, Threads: 2, ReadGBs: 1e-3, ReadKernel: "sum4", CopyGBs: 1e9, TriadGBs: 1e-3}
+	keys, err := streamIntoCPUCeilings(hostsimd.Host{}, &c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ReadKernel != "BabelStream Dot" || c.ReadGBs != keys["stream_dot_gbs"] || c.TriadGBs != keys["stream_triad_gbs"] || c.CopyGBs != 1e9 {
+		t.Errorf("ceilings %+v, keys %v", c, keys)
+	}
+	for _, k := range []string{"copy", "mul", "add", "triad", "dot"} {
+		if !(keys["stream_"+k+"_gbs"] > 0) {
+			t.Errorf("no stream_%s_gbs in %v", k, keys)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
@@ -122,4 +123,77 @@ func RunStreamGPU(e *Env, cfg StreamConfig) (StreamRun, error) {
 	}
 	runtime.KeepAlive(e)
 	return run, nil
+}
+
+// streamCeilingRuns is how often the Classic order runs when the stream
+// kernels join the ceilings (the first run excluded, the best kept).
+const streamCeilingRuns = 4
+
+// streamRates are the GB/s (10^9 bytes) of each kernel's best run.
+func streamRates(rows []babelstream.Stats) map[babelstream.Kernel]float64 {
+	out := map[babelstream.Kernel]float64{}
+	for _, r := range rows {
+		out[r.Kernel] = r.MBytesPerSec / 1e3
+	}
+	return out
+}
+
+// streamIntoCPUCeilings runs BabelStream's kernels over arrays of c.Bytes
+// on c.Threads threads and raises c's read (Dot reads two arrays), copy
+// and triad ceilings where a stream kernel was faster: a ceiling is the
+// best this machine does, whichever kernel did it. It returns the stream
+// kernels' rates as report keys (stream_<kernel>_gbs).
+func streamIntoCPUCeilings(h hostsimd.Host, c *hostsimd.Ceilings) (map[string]float64, error) {
+	runtime.GC() // the ceiling arrays are garbage: do not hold both sets
+	r, err := h.RunStream(hostsimd.StreamOpts{ArraySize: int(c.Bytes / 4), NumTimes: streamCeilingRuns, Threads: c.Threads})
+	if err != nil {
+		return nil, fmt.Errorf("cpu stream kernels for the ceilings: %w", err)
+	}
+	rows, err := summarize(r.Times, r.ArraySize, 4)
+	if err != nil {
+		return nil, err
+	}
+	rates := streamRates(rows)
+	if g := rates[babelstream.Dot]; g > c.ReadGBs {
+		c.ReadGBs, c.ReadKernel, c.ReadPrefetch = g, "BabelStream Dot", 0
+	}
+	c.CopyGBs = max(c.CopyGBs, rates[babelstream.Copy])
+	c.TriadGBs = max(c.TriadGBs, rates[babelstream.Triad])
+	return streamKeys(rates), nil
+}
+
+func streamKeys(rates map[babelstream.Kernel]float64) map[string]float64 {
+	keys := map[string]float64{}
+	for k, g := range rates {
+		keys["stream_"+strings.ToLower(k.String())+"_gbs"] = g
+	}
+	return keys
+}
+
+// streamIntoGPUCeilings does the same on the GPU over arrays of
+// c.Bytes: read (Dot) and copy.
+func streamIntoGPUCeilings(e *Env, c *compute.Ceilings) (map[string]float64, error) {
+	r, err := compute.RunStream(e.Device, compute.StreamOptions{ArraySize: int(c.Bytes / 4), NumTimes: streamCeilingRuns})
+	if err != nil {
+		return nil, fmt.Errorf("gpu stream kernels for the ceilings: %w", err)
+	}
+	if r.Timed != c.Timed {
+		// Compare like with like: a host-clock stream against timestamp
+		// ceilings (or the reverse) is left out.
+		return nil, nil
+	}
+	rows, err := summarize(r.Times, r.ArraySize, r.Sizeof)
+	if err != nil {
+		return nil, err
+	}
+	rates := streamRates(rows)
+	if g := rates[babelstream.Dot]; g > c.ReadGBs {
+		c.ReadGBs, c.ReadDesign = g, "BabelStream Dot"
+	}
+	c.ReadTried = append(c.ReadTried, compute.CeilingDesign{Name: "BabelStream Dot", GBs: rates[babelstream.Dot]})
+	if g := rates[babelstream.Copy]; g > c.CopyGBs {
+		c.CopyGBs, c.CopyDesign = g, "BabelStream Copy"
+	}
+	c.CopyTried = append(c.CopyTried, compute.CeilingDesign{Name: "BabelStream Copy", GBs: rates[babelstream.Copy]})
+	return streamKeys(rates), nil
 }
