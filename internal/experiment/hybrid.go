@@ -38,7 +38,7 @@ func (f Fault) String(sides [2]SideSpec) string {
 // SIDE is a or b (the first or second of --sides).
 func ParseFault(s string) (Fault, error) {
 	bad := func(why string) (Fault, error) {
-		return Fault{}, fmt.Errorf("--fault %q: %s (want a:slow=3@500-1000 or b:fail@700-900)", s, why)
+		return Fault{}, invalid("fault", s, "%s (want a:slow=3@500-1000 or b:fail@700-900)", why)
 	}
 	side, rest, ok := strings.Cut(s, ":")
 	if !ok {
@@ -177,7 +177,7 @@ func (e *Env) hybridSetup(cfg RunConfig, hc HybridConfig, rep *report.Report) (*
 		return nil, nil, err
 	}
 	if len(ds) != 1 {
-		return nil, nil, fmt.Errorf("hybrid: name one workload with --kernel")
+		return nil, nil, &ParamError{Name: "kernel", Limit: "hybrid runs one workload: name it"}
 	}
 	w := ds[0]
 	pr, err := w.Prepare(cfg.Config)
@@ -377,7 +377,7 @@ func HybridProfile(r *report.Report, workload string, sides [2]SideSpec) (*repor
 		if be.Workload == workload && be.Clock == "end-to-end" && len(be.Sides) == 2 &&
 			be.Sides[0] == sides[0].Label && be.Sides[1] == sides[1].Label && be.ModelA != nil && be.ModelB != nil {
 			if len(be.ModelA.Segments) == 0 || len(be.ModelB.Segments) == 0 {
-				return nil, fmt.Errorf("--profile: the break-even of %s with sides %s,%s has a model with no segments", workload, sides[0].Label, sides[1].Label)
+				return nil, &ParamError{Name: "profile", Limit: fmt.Sprintf("the break-even of %s with sides %s,%s has a model with no segments", workload, sides[0].Label, sides[1].Label)}
 			}
 			return &be, nil
 		}

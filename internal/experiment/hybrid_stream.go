@@ -17,7 +17,7 @@ func hybridStream(hc HybridConfig, be *report.BreakEven, size int) ([]int, strin
 	if len(hc.Sizes) > 0 {
 		for i, n := range hc.Sizes {
 			if n < 1 || n > size {
-				return nil, "", fmt.Errorf("--sizes-file: size %d (line %d) outside [1, %d] (the workload's size; raise it with --n/--q/--nodes)", n, i+1, size)
+				return nil, "", &ParamError{Name: "sizes-file", Limit: fmt.Sprintf("size %d (line %d) outside [1, %d] (the workload's size; raise it with n, q or nodes)", n, i+1, size)}
 			}
 		}
 		return hc.Sizes, fmt.Sprintf("%d sizes from a file", len(hc.Sizes)), nil
@@ -38,7 +38,7 @@ func hybridStream(hc HybridConfig, be *report.BreakEven, size int) ([]int, strin
 			}
 		}
 		if lo < 1 || hi > size || lo > hi {
-			return nil, "", fmt.Errorf("--min %d --max %d: want 1 ≤ min ≤ max ≤ %d (the workload's size)", lo, hi, size)
+			return nil, "", invalid("min", lo, "with max %d: want 1 ≤ min ≤ max ≤ %d (the workload's size)", hi, size)
 		}
 		grid := hc.Grid
 		if grid <= 0 {

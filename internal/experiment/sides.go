@@ -54,18 +54,18 @@ func (s SideSpec) Timed(clock string) string {
 func ParseSides(s string) ([2]SideSpec, error) {
 	parts := strings.Split(s, ",")
 	if len(parts) != 2 {
-		return [2]SideSpec{}, fmt.Errorf("--sides %q: name exactly two sides, e.g. gpu,cpu or cpu:threads=1,cpu:threads=2", s)
+		return [2]SideSpec{}, invalid("sides", s, "name exactly two sides, e.g. gpu,cpu or cpu:threads=1,cpu:threads=2")
 	}
 	var out [2]SideSpec
 	for i, p := range parts {
 		sp, err := ParseSide(strings.TrimSpace(p))
 		if err != nil {
-			return out, fmt.Errorf("--sides %q: %w", s, err)
+			return out, &ParamError{Name: "sides", Value: strconv.Quote(s), Limit: err.Error()}
 		}
 		out[i] = sp
 	}
 	if out[0].Label == out[1].Label {
-		return out, fmt.Errorf("--sides %q: the two sides are the same (%s)", s, out[0].Label)
+		return out, invalid("sides", s, "the two sides are the same (%s)", out[0].Label)
 	}
 	return out, nil
 }

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -22,7 +23,8 @@ func TestParseSides(t *testing.T) {
 	}
 	for _, bad := range []string{"gpu", "gpu,cpu,cpu", "cpu,cpu", "tpu,cpu", "cpu:threads=0,gpu", "gpu:wg=48,cpu",
 		"cpu:wg=64,gpu", "gpu:data=remote,cpu", "cpu:level=nosuch,gpu", "cpu:threads,gpu"} {
-		if _, err := ParseSides(bad); err == nil || !strings.Contains(err.Error(), "--sides") {
+		var pe *ParamError
+		if _, err := ParseSides(bad); err == nil || !errors.As(err, &pe) || pe.Name != "sides" {
 			t.Errorf("%q: %v", bad, err)
 		}
 	}

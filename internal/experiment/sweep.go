@@ -236,7 +236,7 @@ func (e *Env) Sweep(kernel string, cfg RunConfig, sizes, tiles []int, rep *repor
 func (e *Env) designOf(w *workload.Descriptor, pr *workload.Prepared, cfg RunConfig, rep *report.Report) (string, string, error) {
 	if cfg.Variant != "" {
 		if err := w.CheckVariant(cfg.Variant); err != nil {
-			return "", "", usage(fmt.Errorf("--variant: %w", err))
+			return "", "", usage(&ParamError{Name: "variant", Limit: err.Error()})
 		}
 		return cfg.Variant, "forced by --variant", nil
 	}

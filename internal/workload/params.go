@@ -95,7 +95,7 @@ var (
 	ParamSeed = &Param{Name: "seed", Kind: Uint64Param, Help: "seed of the generated data", U64: 1,
 		u64Field: func(c *Config) *uint64 { return &c.Seed }}
 	ParamCandidates = &Param{Name: "candidates", Kind: StringParam, Str: CandidatesRandom, Choices: []string{CandidatesHNSW, CandidatesRandom},
-		Help:     "hnsw candidate ids: hnsw (replayed from real searches of an index over the stored vectors; the index build costs ~1 min of CPU at the default --n/--d) or random (uniform, the stress case)",
+		Help:     "hnsw candidate ids: hnsw (replayed from real searches of an index over the stored vectors; the index build costs ~1 min of CPU at the default n and d) or random (uniform, the stress case)",
 		strField: func(c *Config) *string { return &c.Candidates }}
 	ParamMetric = &Param{Name: "metric", Kind: StringParam, Str: "l2sq", Choices: []string{"l2sq", "ip", "cosine"},
 		Help:     "hnsw distance: l2sq, ip or cosine",
@@ -103,13 +103,13 @@ var (
 	ParamPrecision = &Param{Name: "precision", Kind: StringParam, Str: "f32", Choices: []string{"f32", "f16"},
 		Help:     "storage type of the GPU kernel's stored vectors: f32 or f16 (kernels with an f16 variant: cosine-single; verified against the f32 reference with the f16 rounding bound)",
 		strField: func(c *Config) *string { return &c.Precision }}
-	ParamVectors = &Param{Name: "vectors", Kind: FileParam, Help: "stored vectors from a file instead of generated ones: NumPy .npy (2-D, C order, float32 or float16), .fvecs, .bvecs, or raw little-endian float32 (with --d); sets --d and --n (its rows; break-even sweeps prefixes of them)",
+	ParamVectors = &Param{Name: "vectors", Kind: FileParam, Help: "stored vectors from a file instead of generated ones: NumPy .npy (2-D, C order, float32 or float16), .fvecs, .bvecs, or raw little-endian float32 (with d); sets d and n (its rows; break-even sweeps prefixes of them)",
 		strField: func(c *Config) *string { return &c.VectorsFile }}
-	ParamQueries = &Param{Name: "queries", Kind: FileParam, Help: "query vectors from a file (formats as --vectors; the single-query workloads use its first row); sets --q",
+	ParamQueries = &Param{Name: "queries", Kind: FileParam, Help: "query vectors from a file (formats as vectors; the single-query workloads use its first row); sets q",
 		strField: func(c *Config) *string { return &c.QueriesFile }}
-	ParamGraph = &Param{Name: "graph", Kind: FileParam, Help: "the spreading graph from a file instead of a generated one: a text edge list ('src dst [weight]' per line, 0-based, # comments) or Matrix Market .mtx coordinate; sets --nodes (break-even sweeps the subgraphs of its first nodes)",
+	ParamGraph = &Param{Name: "graph", Kind: FileParam, Help: "the spreading graph from a file instead of a generated one: a text edge list ('src dst [weight]' per line, 0-based, # comments) or Matrix Market .mtx coordinate; sets nodes (break-even sweeps the subgraphs of its first nodes)",
 		strField: func(c *Config) *string { return &c.GraphFile }}
-	ParamEf = &Param{Name: "ef", Help: "search breadth of the hnsw index whose visits --candidates hnsw replays", Default: 64, Min: 1,
+	ParamEf = &Param{Name: "ef", Help: "search breadth of the hnsw index whose visits candidates hnsw replays", Default: 64, Min: 1,
 		field: func(c *Config) *int { return &c.Ef }}
 )
 
