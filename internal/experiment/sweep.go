@@ -203,7 +203,7 @@ func (e *Env) Sweep(kernel string, cfg RunConfig, sizes, tiles []int, rep *repor
 					tied = append(tied, labelOf(x.v))
 				}
 			}
-			verdict = fmt.Sprintf("tie: the fastest, %s (%s), is not significantly faster than %s (95%% CIs overlap; the runner-up %s is %.1f%% slower)",
+			verdict = fmt.Sprintf("tie: the fastest median, %s (%s), is not significantly faster than %s (95%% CIs overlap: %s's median is %.1f%% higher, within the noise)",
 				s.Best, timing.FormatSeconds(b.sum.Median), strings.Join(tied, ", "), labelOf(runner.v), 100*cmp.Margin)
 		}
 	}

@@ -279,18 +279,20 @@ func (t *textWriter) breakEvens(r *Report) {
 	if len(r.BreakEvens) == 0 {
 		return
 	}
-	t.section("Break-even (GPU faster above the crossover batch size)")
-	rows := [][]string{{"workload", "params", "clock", "fitted crossover (95% CI)", "measured", "fit error", "CPU fit", "GPU fit"}}
+	t.section("Break-even (side B against side A; verdicts from the measured sizes, fits t(n) = a + b·n per side)")
+	rows := [][]string{{"workload", "B vs A", "clock", "verdict", "sizes it rests on", "fitted crossover (95% CI)", "side A fit", "side B fit"}}
 	for _, b := range r.BreakEvens {
-		measured, fitErr := "none", "-"
-		if b.MeasuredFound {
-			measured = fmt.Sprint(b.Measured)
-			if b.Fitted.Kind == timing.CrossAt {
-				fitErr = fmt.Sprintf("%+.0f%%", 100*b.RelError)
-			}
+		la, lb := sidesOf(b)
+		rests := "-"
+		if len(b.Interval) == 2 {
+			rests = fmt.Sprintf("%s %s … %s", orDash(b.Batch), formatCount(float64(b.Interval[0])), formatCount(float64(b.Interval[1])))
 		}
-		row := []string{b.Workload, orDash(paramString(b.Params, " ")), orDash(b.Clock),
-			b.Fitted.String(), measured, fitErr, fitString(b.CPUFit), fitString(b.GPUFit)}
+		fitted := b.Fitted.String()
+		if b.Predicted != nil && b.Predicted.Refused != "" {
+			fitted = "not used (R² below " + fmt.Sprintf("%.2f", timing.MinPredictR2) + ")"
+		}
+		row := []string{b.Workload, SideName(lb) + " vs " + SideName(la), orDash(b.Clock), orDash(b.Verdict), rests,
+			fitted, shortSide(la) + ": " + fitString(b.CPUFit), shortSide(lb) + ": " + fitString(b.GPUFit)}
 		if r.Backends != nil {
 			row = append([]string{orDash(b.Backend)}, row...)
 		}
@@ -315,7 +317,7 @@ func (t *textWriter) sweeps(r *Report) {
 				best = math.Min(best, p.Time.Median)
 			}
 		}
-		rows := [][]string{{"config", "time", "bandwidth", "vs best"}}
+		rows := [][]string{{"config", "time (median, 95% CI)", "bandwidth", "time vs best"}}
 		for _, p := range s.Points {
 			vs := "-"
 			if p.Time.Median > 0 && !math.IsInf(best, 0) {
