@@ -118,32 +118,31 @@ func TestProberGaps(t *testing.T) {
 }
 
 // A probe is charged its time over the replaced side's estimate, counting
-// the call at most twice its own estimate times the side's tail: one
-// preempted call does not spend the budget for long, a heavy-tailed side
-// pays for its tail, and a wake-up counts up to the side's median wake-up.
+// the call at most tailClip times its own estimate, and a wake-up up to
+// the side's median wake-up.
 func TestProbeChargeCapped(t *testing.T) {
 	cfg, _ := Config{}.withDefaults()
 	p := newProber(2, cfg)
-	p.charge(1, 100e-6, 1e-6, 0.5e-6, 1, false, false) // a preempted probe
-	if want := 2e-6 - 0.5e-6; math.Abs(p.x-want) > 1e-12 {
-		t.Errorf("charged %v, want %v (twice the estimate, less the other side's)", p.x, want)
+	p.charge(1, 1e-3, 1e-6, 0.5e-6, false, false) // a long stall
+	if want := tailClip*1e-6 - 0.5e-6; math.Abs(p.x-want) > 1e-12 {
+		t.Errorf("charged %v, want %v (tailClip times the estimate, less the other side's)", p.x, want)
 	}
 	p.x = 0
-	p.charge(1, 100e-6, 1e-6, 0.5e-6, 3, false, false) // a side with a tail of 3
-	if want := 6e-6 - 0.5e-6; math.Abs(p.x-want) > 1e-12 {
-		t.Errorf("charged %v with a tail of 3, want %v", p.x, want)
+	p.charge(1, 3e-6, 1e-6, 0.5e-6, false, false)
+	if want := 2.5e-6; math.Abs(p.x-want) > 1e-12 {
+		t.Errorf("charged %v, want %v (in full)", p.x, want)
 	}
 	p.x = 0
-	p.charge(1, 1.5e-6, 1e-6, 0.5e-6, 1, false, true) // a recovery probe
+	p.charge(1, 1.5e-6, 1e-6, 0.5e-6, false, true) // a recovery probe
 	if p.x != 0 || math.Abs(p.recX[1]-1e-6) > 1e-12 {
 		t.Errorf("recovery probe: ordinary %v, recovery %v; want 0 and 1e-6", p.x, p.recX[1])
 	}
 	for range 5 {
-		p.charge(0, 10e-6, 1e-6, 0, 1, true, false) // wake-ups of ten times the estimate
+		p.charge(0, 40e-6, 1e-6, 0, true, false) // wake-ups of 40 times the estimate
 	}
 	p.x = 0
-	p.charge(0, 10e-6, 1e-6, 0, 1, true, false)
-	if math.Abs(p.x-10e-6) > 1e-9 {
-		t.Errorf("a wake-up like the side's others: charged %v, want it in full (1e-5)", p.x)
+	p.charge(0, 40e-6, 1e-6, 0, true, false)
+	if math.Abs(p.x-40e-6) > 1e-9 {
+		t.Errorf("a wake-up like the side's others: charged %v, want it in full (4e-5)", p.x)
 	}
 }

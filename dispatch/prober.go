@@ -6,10 +6,10 @@ import "math"
 // extra time to their budgets: the ordinary budget (ProbeShare of the time
 // spent) and, per side found slower, its recovery budget (RecoveryShare of
 // the time spent since). A probe is charged its time over the estimate of
-// the side it replaced, counting the call at most twice its own estimate
-// (a wake-up call: at most the larger of that and the side's median
-// wake-up), so one preempted call cannot stop the probes for long
-// (TestProbeChargeCapped).
+// the side it replaced, counting the call at most tailClip times its own
+// estimate (a wake-up call: at most the larger of that and the side's
+// median wake-up), so one preempted call stops the probes for a bounded
+// time while a side that often stalls pays for it (TestProbeChargeCapped).
 type prober struct {
 	every           int
 	share, recShare float64
@@ -79,11 +79,12 @@ func (p *prober) foundSlower(s, calls int, spent float64) {
 
 // charge charges a probe of side s that took took seconds, whose own
 // estimate was ownEst and the replaced side's otherEst, counting the call
-// at most twice its estimate times the side's tail (a side whose calls
-// often run long is charged for it); recovery: charged to the side's
-// recovery budget.
-func (p *prober) charge(s int, took, ownEst, otherEst, tail float64, wake, recovery bool) {
-	limit := 2 * max(tail, 1)
+// at most tailClip times its estimate, as a call counts in the side's
+// tail: a side whose calls often stall pays for them, and one preempted
+// call spends the budget for a bounded time; recovery: charged to the
+// side's recovery budget.
+func (p *prober) charge(s int, took, ownEst, otherEst float64, wake, recovery bool) {
+	limit := float64(tailClip)
 	if wake {
 		p.wakeR[s].add(took / ownEst)
 		limit = math.Max(limit, p.wakeR[s].median())

@@ -40,7 +40,7 @@ func (d *Dispatcher) route(n int, e *entry) (Outcome, error) {
 	took = max(took, 0)
 	out, err = d.finish(n, k, e, side, out, wake, took, err)
 	if err == nil && out.Probe && out.Failed < 0 {
-		d.pr.charge(side, took.Seconds(), ownEst, otherEst, d.est.tailApplied[side], wake, recovery || d.pr.recoveredAt[side] == d.calls-1)
+		d.pr.charge(side, took.Seconds(), ownEst, otherEst, wake, recovery || d.pr.recoveredAt[side] == d.calls-1)
 	}
 	d.schedule(retry)
 	return out, err
