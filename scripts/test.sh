@@ -47,3 +47,25 @@ if command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1; then
 else
   echo "SKIPPED: x86_64-w64-mingw32-gcc not found (install gcc-mingw-w64-x86-64); the Windows build was not checked"
 fi
+
+echo "== darwin/arm64 cross-check: go vet with cgo (zig cc's bundled macOS headers)"
+# Type-checks every package for macOS and compiles the cgo C files
+# (loader.c's dlopen path, shim.c) against macOS's libc headers as zig
+# ships them. Linking needs Apple's SDK (CoreFoundation), so no macOS
+# binary is made and nothing runs: see docs/GPU.md. zig: a zig on PATH or
+# the ziglang Python package (pip install ziglang).
+zig=""
+if command -v zig >/dev/null 2>&1; then
+  zig="$(command -v zig)"
+elif python3 -c 'import ziglang' >/dev/null 2>&1; then
+  zig="$(python3 -c 'import os, ziglang; print(os.path.join(os.path.dirname(ziglang.__file__), "zig"))')"
+fi
+if [ -n "$zig" ]; then
+  wrapdir=$(mktemp -d)
+  trap 'rm -rf "$wrapdir"' EXIT
+  printf '#!/bin/sh\nexec "%s" cc -target aarch64-macos "$@"\n' "$zig" > "$wrapdir/cc"
+  chmod +x "$wrapdir/cc"
+  CC="$wrapdir/cc" CGO_ENABLED=1 GOOS=darwin GOARCH=arm64 go vet ./...
+else
+  echo "SKIPPED: no zig found (pip install ziglang); the macOS build was not checked"
+fi

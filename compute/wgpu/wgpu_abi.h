@@ -6,7 +6,7 @@
  * It mirrors wgpu-native 29.0.1.1 (webgpu.h and wgpu.h as shipped in the
  * PyPI wheel wgpu 0.32.0, see scripts/wgpu-native.lock). Names are those of
  * the real headers so the Go code reads C.WGPUBufferDescriptor,
- * C.wgpuDeviceCreateBuffer, etc. Only what compute/*.go and shim.c use is
+ * C.wgpuDeviceCreateBuffer, etc. Only what the Go files and shim.c use is
  * declared; enums list only the constants used, plus _Force32, which is
  * what makes the real enums 32 bits wide.
  *
