@@ -46,9 +46,9 @@ func TestJudgeCrossoverKinds(t *testing.T) {
 	}
 }
 
-// TestJudgeCrossoverNonMonotonic: the evidence of the noisy host in which
-// a CPU took 2.02ms at n=304 and 128µs at n=4096 is inconclusive, while a
-// side that runs 1.3× faster on twice the batch (more threads) is not.
+// TestJudgeCrossoverNonMonotonic: evidence in which a side's time falls
+// sixteenfold while its batch grows (a noisy host) is inconclusive, while
+// a side that runs 1.3× faster on twice the batch (more threads) is not.
 func TestJudgeCrossoverNonMonotonic(t *testing.T) {
 	v := JudgeCrossover([]SearchPoint{sp(256, 106e-6, 300e-6), sp(304, 2.02e-3, 310e-6), sp(4096, 128e-6, 2e-3)}, nil, "cpu", "gpu", 0.99, 0.99)
 	if v.Kind != VerdictInconclusive || !strings.Contains(v.Reason, "cpu time falls from 2.02ms at 304") {

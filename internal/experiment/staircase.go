@@ -47,8 +47,9 @@ func stairTop(threads int) uint64 {
 
 // plateauTol: a point belongs to the current plateau while its bandwidth
 // stays above plateauTol × the plateau's median; a larger drop is a knee.
-// Noise on a shared machine moves single points by up to about 10-15%;
-// the drop from one cache level to the next is a factor of 1.5 or more.
+// The drop from one cache level to the next is a factor of 1.5 or more,
+// well past what noise on a shared machine does to a single point
+// (TestFindLevels).
 const plateauTol = 0.75
 
 // findLevels finds the plateaus of one side's curve (points sorted by
