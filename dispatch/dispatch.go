@@ -48,7 +48,8 @@
 //     long-running use.
 //
 // The package measures nothing itself: executors report how long each
-// call took, so simulated executors give deterministic tests.
+// call took, so simulated executors give deterministic tests. The package
+// example (example_test.go) routes two simulated sides.
 package dispatch
 
 import (
