@@ -63,7 +63,9 @@ fi
 if [ -n "$zig" ]; then
   wrapdir=$(mktemp -d)
   trap 'rm -rf "$wrapdir"' EXIT
-  printf '#!/bin/sh\nexec "%s" cc -target aarch64-macos "$@"\n' "$zig" > "$wrapdir/cc"
+  # go probes the compiler with source on stdin ("-"); zig cc then leaves
+  # a "-.o" in the working folder, so such probes run in the scratch folder.
+  printf '#!/bin/sh\nfor a in "$@"; do [ "$a" = - ] && cd "%s" && break; done\nexec "%s" cc -target aarch64-macos "$@"\n' "$wrapdir" "$zig" > "$wrapdir/cc"
   chmod +x "$wrapdir/cc"
   CC="$wrapdir/cc" CGO_ENABLED=1 GOOS=darwin GOARCH=arm64 go vet ./...
 else
