@@ -50,7 +50,7 @@ td.label{max-width:28em;overflow-wrap:break-word}
 .box th:first-child,.box td:first-child{position:sticky;left:0;background:#fff;z-index:1}.box th:first-child{background:#f4f4f4}
 .answer{font-size:15px;padding-left:1.2em}.answer li{margin:.25em 0}.noise{color:#8a4b00;font-weight:600}
 .summary li{margin:.2em 0;font-size:13px}.meta{font-size:13px}.meta td{padding:.1em .6em}.meta td:first-child{color:#666}.warn{color:#8a4b00}
-figure{margin:1em 0;max-width:100%}figure svg{display:block;max-width:100%;height:auto;border:1px solid #eee}figcaption{font-weight:600}
+figure{margin:1em 0;max-width:100%}figure svg{display:block;width:100%;max-width:960px;height:auto;border:1px solid #eee}figcaption{font-weight:600}
 details>summary{cursor:pointer;color:#333}
 .note{color:#666;font-size:13px}`
 

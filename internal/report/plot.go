@@ -149,7 +149,8 @@ func plotRoofline(w io.Writer, roofs []RoofSeries, points []RoofPoint, ctx plotC
 // the 95% CI of each median as error bars and each side's fit over the
 // measured range; the measured crossover interval (between the last batch
 // where the GPU was not faster and the first from which it is) is shaded;
-// the fitted crossover is drawn with its CI only where it lies inside the
+// the fitted crossover (never one from a fit refused for its R²) is drawn
+// with its CI only where it lies inside the
 // measured range (otherwise the legend says where it falls). Batches or
 // times ≤ 0 are left out.
 func PlotBreakEven(w io.Writer, be BreakEven, format string) error {
@@ -253,7 +254,11 @@ func plotBreakEven(w io.Writer, be BreakEven, ctx plotContext, format string) er
 			f.legend(fmt.Sprintf("measured: GPU faster from the first batch (%s)", formatCount(float64(be.Measured))))
 		}
 	}
-	if be.Fitted.Kind == timing.CrossAt || be.Fitted.Kind == timing.CrossBelow {
+	refused := be.Predicted != nil && be.Predicted.Refused != ""
+	if refused {
+		f.legend("no fitted crossover: " + be.Predicted.Refused)
+	}
+	if !refused && (be.Fitted.Kind == timing.CrossAt || be.Fitted.Kind == timing.CrossBelow) {
 		n := be.Fitted.N
 		if n >= nmin && n <= nmax {
 			hi := nmax

@@ -57,3 +57,31 @@ func TestVerdictLine(t *testing.T) {
 		t.Errorf("VerdictLine = %q", got)
 	}
 }
+
+// The roofline plot judges each point against the roof the tables name:
+// the read ceiling of its own working set under its side's FMA peak; a
+// point above it is named so in the legend.
+func TestRooflineOfOwnRoof(t *testing.T) {
+	r := &report.Report{Ceilings: report.Ceilings{
+		GPU: map[string]float64{"read_gbs": 10, "read_gbs_llc": 15, "fma_gflops": 70},
+		CPU: map[string]float64{"read_gbs": 100, "read_gbs_l2": 400, "fma_gflops": 500},
+	}}
+	r.Measurements = []report.Measurement{
+		{Workload: "w", Side: "gpu", Bytes: 1e6, Flops: 1e6, EndToEnd: timing.Summary{N: 10, Median: 1e-4, Lo: 1e-4, Hi: 1e-4}, ReadCeiling: "read_gbs_llc", Bound: "memory", CeilingFrac: 0.66},
+		{Workload: "w", Side: "cpu", Bytes: 1e6, Flops: 1e6, EndToEnd: timing.Summary{N: 10, Median: 2e-6, Lo: 2e-6, Hi: 2e-6}, ReadCeiling: "read_gbs_l2", Bound: "memory", CeilingFrac: 1.25},
+	}
+	roofs, points := report.RooflineOf(r)
+	bw := map[string]float64{}
+	for _, s := range roofs {
+		bw[s.Label] = s.Roof.BandwidthGBs
+	}
+	if len(points) != 2 || bw[points[0].Roof] != 15 || bw[points[1].Roof] != 400 {
+		t.Fatalf("roofs %v, points %+v: want the GPU point under its llc roof (15 GB/s) and the CPU point under its l2 roof (400 GB/s)", roofs, points)
+	}
+	if !strings.Contains(points[1].Note, "ABOVE its roof: 125% of CPU read (l2) 400 GB/s") {
+		t.Errorf("point above its roof: note %q", points[1].Note)
+	}
+	if len(roofs) != 2 {
+		t.Errorf("roofs %v: want only the two roofs the points are judged against", roofs)
+	}
+}
