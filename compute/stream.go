@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
@@ -125,7 +126,7 @@ func RunStream(d *wgpu.Device, o StreamOptions) (StreamResult, error) {
 	for _, p := range parts {
 		m := p[1] - p[0]
 		iters := max((m+uint64(streamGroups(m))*uint64(wg)-1)/(uint64(streamGroups(m))*uint64(wg)),
-			(m+dotGroups(m)*uint64(wg)-1)/(dotGroups(m)*uint64(wg))) + 1 + uint64(bitsLen(wg)) + 1
+			(m+dotGroups(m)*uint64(wg)-1)/(dotGroups(m)*uint64(wg))) + 1 + uint64(bits.Len(uint(wg))) + 1
 		if err := wgpu.CheckLoopBudget(d, iters, "stream"); err != nil {
 			return StreamResult{}, fmt.Errorf("%s: %w", op, err)
 		}
@@ -248,14 +249,6 @@ func RunStream(d *wgpu.Device, o StreamOptions) (StreamResult, error) {
 		return StreamResult{}, fmt.Errorf("%s: %w", op, err)
 	}
 	return res, nil
-}
-
-func bitsLen(x int) int {
-	n := 0
-	for ; x > 0; x >>= 1 {
-		n++
-	}
-	return n
 }
 
 // streamChunk is the bytes written or read back per transfer when the
