@@ -73,10 +73,13 @@ func (e *Env) cacheCeilings(cfg RunConfig, dram Roofs, rep *report.Report) ([]Ro
 		}
 		if l.Bytes > 0 {
 			e.progress("cpu ceilings at the %s working set (%s)", l.Name, fmtBytes(l.Bytes))
+			before := probeState(e.Host.ThreadCount())
 			cc, err := e.Host.MeasureCeilings(hostsimd.CeilingOpts{Bytes: int64(l.Bytes), Budget: ceilingBudget(e.Measure)})
 			if err != nil {
 				return nil, fmt.Errorf("cpu ceilings (%s working set): %w", l.Name, err)
 			}
+			rep.CeilingPasses = append(rep.CeilingPasses, report.CeilingPass{Key: rk, GBs: cc.ReadGBs, Bytes: float64(cc.Bytes),
+				State: spanState(before, probeState(e.Host.ThreadCount())), Why: "first"})
 			gbs := cc.ReadGBs
 			if rep.Staircase != nil {
 				gbs = max(gbs, plateauBest(rep.Staircase, report.SideCPU, l.Name))

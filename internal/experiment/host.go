@@ -138,12 +138,15 @@ func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {
 	for i := range levels {
 		l := &levels[i]
 		say("cpu read ceiling at the %s working set (%.3g MB)", l.Name, l.Bytes/1e6)
+		before := probeState(auto.ThreadCount())
 		rc, err := hostsimd.MeasureRead(int64(l.Bytes), auto.ThreadCount(), 0)
 		if err != nil {
 			return fmt.Errorf("cpu read ceiling (%s working set): %w", l.Name, err)
 		}
 		l.CPU = timing.Roof{PeakGFLOPs: all.FMAGFLOPs, BandwidthGBs: rc.GBs}
 		rk, bk := levelKeys(l.Name)
+		rep.CeilingPasses = append(rep.CeilingPasses, report.CeilingPass{Key: rk, GBs: rc.GBs, Bytes: float64(rc.Bytes),
+			State: spanState(before, probeState(auto.ThreadCount())), Why: "first"})
 		rep.Ceilings.CPU[rk] = rc.GBs
 		rep.Ceilings.CPU[bk] = l.Bytes
 	}

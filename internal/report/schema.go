@@ -44,8 +44,8 @@ type Report struct {
 	Ceilings          Ceilings    `json:"ceilings"`
 	// Data describes the user's data files the workloads ran on, if any.
 	Data []DataFile `json:"data,omitempty"`
-	// CeilingPasses are the CPU DRAM read ceiling's passes, each with the
-	// host's state around it (see HostState).
+	// CeilingPasses are the CPU read ceilings' passes (DRAM and each
+	// cache level), each with the host's state around it (HostState).
 	CeilingPasses []CeilingPass `json:"ceiling_passes,omitempty"`
 	// Staircase is the working-set sweep of read bandwidth and the memory
 	// levels found in it (run).
