@@ -238,6 +238,11 @@ func DisplayParams(ps []Param) string {
 // displayValue summarises a "/"-separated list of more than two numbers as
 // its last value and its peak (the peak omitted where it is the last).
 func displayValue(v string) string {
+	if strings.Contains(v, "e+") {
+		if x, err := strconv.ParseFloat(v, 64); err == nil {
+			return formatCount(x)
+		}
+	}
 	f := strings.Split(v, "/")
 	if len(f) <= 2 {
 		return v
@@ -291,8 +296,14 @@ func AggregateWarnings(r *Report) []string {
 		}
 		groups[key] = append(groups[key], entry{row, msg, score})
 	}
+	// A run-level warning "subject: what" is grouped by what, like a
+	// row's.
 	for _, w := range r.Warnings {
-		add("", w)
+		subject, what, ok := strings.Cut(w, ": ")
+		if !ok || strings.ContainsAny(subject, "\"'") {
+			subject, what = "", w
+		}
+		add(subject, what)
 	}
 	for i := range r.Measurements {
 		m := &r.Measurements[i]
