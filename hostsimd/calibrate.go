@@ -75,6 +75,10 @@ type Calibration struct {
 	// Source says where this calibration came from: "measured", "cache
 	// <file>" or "rule (...)"; not stored.
 	Source string `json:"-"`
+	// impls caches Single's choices for the resident and DRAM classes
+	// resolved to kernels, set when the calibration is installed, so that
+	// CosineSingle does not parse them on every call.
+	impls [2]*singleImpl
 }
 
 // The calibration in use: a measurement of this machine loaded or taken
@@ -157,6 +161,11 @@ func Calibrate(mode string) (*Calibration, error) {
 
 func calibrateLocked(mode string) (*Calibration, error) {
 	install := func(c *Calibration) *Calibration {
+		for i, cl := range []string{ClassResident, ClassDRAM} {
+			if k, p, err := c.Single[cl].impl(); err == nil {
+				c.impls[i] = &singleImpl{k, p}
+			}
+		}
 		calibCur.Store(c)
 		return c
 	}
@@ -251,7 +260,14 @@ func (r *run) singleImplFor(bytes int64) singleImpl {
 		return singleImpl{k, firstSinglePath(k)}
 	}
 	c := CurrentCalibration()
-	if kk, p, err := c.Single[ClassOf(bytes)].impl(); err == nil {
+	cl, i := ClassDRAM, 1
+	if residentClass(bytes) {
+		cl, i = ClassResident, 0
+	}
+	if im := c.impls[i]; im != nil {
+		return *im
+	}
+	if kk, p, err := c.Single[cl].impl(); err == nil {
 		return singleImpl{kk, p}
 	}
 	return singleImpl{k, firstSinglePath(k)}

@@ -111,19 +111,24 @@ func (h Host) resolve() (run, error) {
 // unavailable level falls back to the default one and thread counts are
 // clamped to [1, MaxThreads()].
 func (h Host) mustResolve() run {
-	r := run{k: defaultKernels(), threads: h.Threads, exact: h.ExactThreads, minBytes: h.MinBytesPerThread}
-	if k, ok := tables[h.Level]; ok && h.FixLevel {
-		r.k, r.fixed = k, true
+	r := run{k: topTable, threads: h.Threads, exact: h.ExactThreads, minBytes: h.MinBytesPerThread}
+	if h.FixLevel {
+		if k, ok := tables[h.Level]; ok {
+			r.k, r.fixed = k, true
+		}
 	}
 	if r.threads <= 0 {
 		r.threads = defaultThreads
 	}
-	r.threads = min(r.threads, MaxThreads())
-	r.exact = min(max(r.exact, 0), MaxThreads())
+	r.threads = min(r.threads, maxThreads)
+	r.exact = min(max(r.exact, 0), maxThreads)
 	if r.minBytes <= 0 {
 		r.minBytes = calibCur.Load().MinBytesPerThreadOr()
 	}
-	ensureWorkers(max(r.threads, r.exact))
+	// The workers of defaultThreads exist from start-up.
+	if w := max(r.threads, r.exact); w > defaultThreads {
+		ensureWorkers(w)
+	}
 	return r
 }
 
