@@ -96,3 +96,22 @@ func TestCompareAcrossBackends(t *testing.T) {
 		t.Errorf("a report without backends no longer matches: %+v", c)
 	}
 }
+
+// With several backends each break-even gets a figure of its own, named
+// and titled by its backend (no two figures share a file name).
+func TestBackendsFiguresNamed(t *testing.T) {
+	be := func(b string) BreakEven {
+		return BreakEven{Workload: "hnsw", Clock: "end-to-end", Backend: b, Adapter: "llvmpipe " + b}
+	}
+	r := &Report{BreakEvens: []BreakEven{be("vulkan"), be("gl")}, Backends: &Backends{Adapters: []BackendRun{{}, {}}}}
+	seen := map[string]bool{}
+	for _, f := range Figures(r) {
+		if seen[f.Name] {
+			t.Errorf("two figures named %q", f.Name)
+		}
+		seen[f.Name] = true
+	}
+	if !seen["breakeven-vulkan-hnsw-end-to-end"] || !seen["breakeven-gl-hnsw-end-to-end"] {
+		t.Errorf("figures %v", seen)
+	}
+}

@@ -54,7 +54,12 @@ func Figures(r *Report) []Figure {
 	}
 	for _, be := range r.BreakEvens {
 		be := be
-		out = append(out, Figure{Name: "breakeven-" + Slug(be.Workload+"-"+be.Clock), Title: "Break-even: " + be.Workload + " (" + be.Clock + ")",
+		name, title := be.Workload+"-"+be.Clock, "Break-even: "+be.Workload+" ("+be.Clock+")"
+		if r.Backends != nil && be.Backend != "" {
+			// Several backends: one figure each, named by its backend.
+			name, title = be.Backend+"-"+name, title+" on "+be.Backend+" ("+be.Adapter+")"
+		}
+		out = append(out, Figure{Name: "breakeven-" + Slug(name), Title: title,
 			Draw: func(w io.Writer, f string) error { return plotBreakEven(w, be, ctx, f) }})
 	}
 	for _, s := range r.Sweeps {
