@@ -24,7 +24,7 @@
 #
 # Steps: devices (all adapters, text and json); run (full suite, --trace);
 # sweep workgroup --sizes 32,...,1024 for each workload with a workgroup knob;
-# sweep tile --tiles 16,32,64,128 for each one with tiles; experiment
+# sweep tile --variant tiled --tiles 16,32,64,128 for each one with tiles; experiment
 # memory-compute for each one that has it; breakeven for every workload.
 # Measuring commands get --out DIR/<step> --plot; their stdout and stderr go
 # to DIR/<step>.txt; DIR/job.log lists each command, its exit status and
@@ -217,7 +217,7 @@ if want sweep-workgroup; then
 fi
 if want sweep-tile; then
   for w in $(list sweep-tile); do
-    step "sweep-tile-$w" sweep tile --kernel "$w" --tiles 16,32,64,128 "${dev[@]}" $quick --out "$out/sweep-tile-$w" "${plot[@]}"
+    step "sweep-tile-$w" sweep tile --kernel "$w" --variant tiled --tiles 16,32,64,128 "${dev[@]}" $quick --out "$out/sweep-tile-$w" "${plot[@]}"
   done
 fi
 if want memory-compute; then
