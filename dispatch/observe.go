@@ -123,7 +123,6 @@ func (d *Dispatcher) applyShock(s int, f float64, recovered, gradual bool) {
 		why = fmt.Sprintf("%s ran %.2f× its estimates (median of its last %d calls) (slower), rescaled in every bucket", d.names[s], f, shockCalls)
 	}
 	d.win[s] = window{}
-	d.est.tail[s] = tailWindow{}
 	d.suspect[s] = false
 	d.unsteady()
 	d.invalidate()
