@@ -3,7 +3,8 @@
 // the design it measures: package compute's zero options are one fixed
 // design (workgroup per row for CosineSingle), not the fastest on every
 // adapter. Verification against references lives here, not in compute,
-// which knows nothing of references.
+// which knows nothing of references. ExampleNewCosineSingle
+// (example_test.go) tunes and runs one.
 package tune
 
 import (
