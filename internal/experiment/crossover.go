@@ -328,6 +328,42 @@ func (e *Env) sideKnobs(w *workload.Descriptor, pr *workload.Prepared, cfg RunCo
 	return out, nil
 }
 
+// measureAgain builds both sides of case c, verifies each on a poisoned
+// output, measures them interleaved (timing.MeasurePair) and verifies
+// again: the second measurement of a disputed size.
+func (e *Env) measureAgain(sides [2]SideSpec, c workload.Case) ([2]timing.Result, error) {
+	var out [2]timing.Result
+	var ss [2]workload.Side
+	defer func() {
+		for _, s := range ss {
+			s.Close()
+		}
+	}()
+	what := c.Name + " " + paramLabel(c.Params)
+	for i, sp := range sides {
+		s, err := e.buildSide(sp, c, nil)
+		if err != nil {
+			return out, fmt.Errorf("%s %s: %w", sp.Label, what, err)
+		}
+		ss[i] = s
+		if _, err := verifiedRun(sp.Label+" "+what, s); err != nil {
+			return out, err
+		}
+	}
+	e.progress("%s vs %s  %s (measured again)", sides[0].Label, sides[1].Label, what)
+	ra, rb, err := timing.MeasurePair(e.Measure, ss[0].Run, ss[1].Run)
+	if err != nil {
+		return out, fmt.Errorf("%s vs %s %s: %w", sides[0].Label, sides[1].Label, what, err)
+	}
+	for i, s := range ss {
+		if err := s.Verify(); err != nil {
+			return out, fmt.Errorf("%s %s (after timing): %w: %v", sides[i].Label, what, ErrWrongResult, err)
+		}
+	}
+	out[0], out[1] = ra, rb
+	return out, nil
+}
+
 // maxRemeasured caps the sizes a break-even measures a second time (both
 // ends of each change of the faster side: three changes at most before the
 // verdict is inconclusive anyway).

@@ -95,7 +95,28 @@ func (e *Env) breakEven(w *workload.Descriptor, fixed []report.Param, batches []
 	cpuSide, _ := ParseSide("cpu")
 	gpuSide, _ := ParseSide("gpu")
 	sides := [2]SideSpec{cpuSide, gpuSide}
-	be, err := crossoverBreakEven(w, fixed, sides, "end-to-end", batches, cpu, gpuE2E, nil, nil)
+	// Sizes where the faster side changes are measured again, the two
+	// sides interleaved, for the verdict (timing.JudgeCrossover).
+	pts := make([]timing.SearchPoint, len(batches))
+	for i, n := range batches {
+		pts[i] = timing.SearchPoint{N: n, A: cpu[i], B: gpuE2E[i], Faster: timing.Faster(cpu[i], gpuE2E[i])}
+	}
+	againE2E, againKernel := map[int]timing.SearchPoint{}, map[int]timing.SearchPoint{}
+	disputed := timing.Disputed(pts)
+	if len(disputed) > maxRemeasured {
+		disputed = disputed[:maxRemeasured]
+	}
+	for _, n := range disputed {
+		r, err := e.measureAgain(sides, at(n))
+		if err != nil {
+			return nil, nil, err
+		}
+		againE2E[n] = timing.SearchPoint{N: n, A: r[0].Host, B: r[1].Host, Faster: timing.Faster(r[0].Host, r[1].Host)}
+		if r[1].Kernel != nil {
+			againKernel[n] = timing.SearchPoint{N: n, A: r[0].Host, B: *r[1].Kernel, Faster: timing.Faster(r[0].Host, *r[1].Kernel)}
+		}
+	}
+	be, err := crossoverBreakEven(w, fixed, sides, "end-to-end", batches, cpu, gpuE2E, nil, againE2E)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -110,7 +131,7 @@ func (e *Env) breakEven(w *workload.Descriptor, fixed []report.Param, batches []
 	}
 	out = append(out, be)
 	if kernelOK {
-		bk, err := crossoverBreakEven(w, fixed, sides, "kernel", batches, cpu, gpuKernel, nil, nil)
+		bk, err := crossoverBreakEven(w, fixed, sides, "kernel", batches, cpu, gpuKernel, nil, againKernel)
 		if err != nil {
 			return nil, nil, err
 		}
