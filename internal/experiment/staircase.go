@@ -108,26 +108,69 @@ func findLevels(side string, pts []report.StairPoint) []report.StairLevel {
 	return out
 }
 
+// cpuidCaches are the caches cpuid reports as threads threads see them
+// (per-core caches threads times over), with the level names they give.
+func cpuidCaches(threads int) []struct {
+	level, name string
+	bytes       float64
+} {
+	t := float64(max(threads, 1))
+	var out []struct {
+		level, name string
+		bytes       float64
+	}
+	add := func(level, name string, b int, per bool) {
+		if b <= 0 {
+			return
+		}
+		x := float64(b)
+		desc := fmt.Sprintf("%s (%s)", name, fmtBytes(x))
+		if per {
+			x *= t
+			desc = fmt.Sprintf("%s (%s × %d threads)", name, fmtBytes(float64(b)), threads)
+		}
+		out = append(out, struct {
+			level, name string
+			bytes       float64
+		}{level, desc, x})
+	}
+	add("l1", "L1d", cpuid.CPU.Cache.L1D, true)
+	add("l2", "L2", cpuid.CPU.Cache.L2, true)
+	add("llc", "L3", cpuid.CPU.Cache.L3, false)
+	return out
+}
+
+// nameByCPUID names the CPU's cache plateaus after the reported cache
+// their last working set is nearest (l1, l2, llc) rather than by their
+// count from the top: on a busy machine two levels can merge into one
+// plateau. A name a larger plateau already took is not reused.
+func nameByCPUID(levels []report.StairLevel, threads int) {
+	caches := cpuidCaches(threads)
+	if len(caches) == 0 {
+		return
+	}
+	used := map[string]bool{"dram": true}
+	for i := len(levels) - 2; i >= 0; i-- {
+		best, ratio := "", math.Inf(1)
+		for _, c := range caches {
+			if r := math.Abs(math.Log2(levels[i].ToBytes / c.bytes)); r < ratio {
+				best, ratio = c.level, r
+			}
+		}
+		if used[best] {
+			best = fmt.Sprintf("level%d", i)
+		}
+		used[best] = true
+		levels[i].Name = best
+	}
+}
+
 // cpuidNotes compares the CPU levels' knees with the cache sizes cpuid
 // reports: a per-core cache seen by threads threads holds threads times
 // its size. A knee within a factor of 2 (one step of the sweep) either way
 // of a reported size agrees with it.
 func cpuidNotes(levels []report.StairLevel, threads int) []string {
-	type cache struct {
-		name  string
-		bytes float64
-	}
-	t := float64(max(threads, 1))
-	var caches []cache
-	if b := cpuid.CPU.Cache.L1D; b > 0 {
-		caches = append(caches, cache{fmt.Sprintf("L1d (%s × %d threads)", fmtBytes(float64(b)), threads), float64(b) * t})
-	}
-	if b := cpuid.CPU.Cache.L2; b > 0 {
-		caches = append(caches, cache{fmt.Sprintf("L2 (%s × %d threads)", fmtBytes(float64(b)), threads), float64(b) * t})
-	}
-	if b := cpuid.CPU.Cache.L3; b > 0 {
-		caches = append(caches, cache{fmt.Sprintf("L3 (%s)", fmtBytes(float64(b))), float64(b)})
-	}
+	caches := cpuidCaches(threads)
 	var out []string
 	for _, l := range levels {
 		if l.Side != report.SideCPU || l.Name == "dram" {
@@ -197,9 +240,16 @@ func (e *Env) staircase(quick bool, rep *report.Report) (*report.Staircase, erro
 				pts = append(pts, p)
 			}
 		}
-		st.Levels = append(st.Levels, findLevels(side, pts)...)
+		lv := findLevels(side, pts)
+		if side == report.SideCPU {
+			nameByCPUID(lv, threads)
+		}
+		if len(lv) == 1 {
+			st.Notes = append(st.Notes, fmt.Sprintf("%s: the sweep found no cache level (one plateau, %s … %s): its rows are judged against the dram ceilings only", side, fmtBytes(lv[0].FromBytes), fmtBytes(lv[0].ToBytes)))
+		}
+		st.Levels = append(st.Levels, lv...)
 	}
-	st.Notes = cpuidNotes(st.Levels, threads)
+	st.Notes = append(cpuidNotes(st.Levels, threads), st.Notes...)
 	rep.Staircase = st
 	return st, nil
 }

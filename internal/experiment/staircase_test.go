@@ -115,3 +115,19 @@ func TestStreamIntoCPUCeilings(t *testing.T) {
 		}
 	}
 }
+
+// TestNameByCPUID: plateaus are named after the reported cache nearest
+// their last working set, so an L2 merged into the LLC's plateau does not
+// turn the L1 plateau into "l2".
+func TestNameByCPUID(t *testing.T) {
+	caches := cpuidCaches(2)
+	if len(caches) < 3 {
+		t.Skip("cpuid reports fewer than three cache levels here")
+	}
+	l1, l3 := caches[0].bytes, caches[2].bytes
+	lv := []report.StairLevel{{Name: "l2", ToBytes: l1}, {Name: "llc", ToBytes: l3 / 2}, {Name: "dram"}}
+	nameByCPUID(lv, 2)
+	if lv[0].Name != "l1" || lv[1].Name != "llc" || lv[2].Name != "dram" {
+		t.Errorf("names %s %s %s", lv[0].Name, lv[1].Name, lv[2].Name)
+	}
+}
