@@ -25,9 +25,6 @@ func TestRunStream(t *testing.T) {
 		{50_001, true, 64 << 10, 7},
 	} {
 		res, err := RunStream(d, StreamOptions{ArraySize: c.n, NumTimes: 3, F64: c.f64, MaxBinding: c.maxBinding})
-		if c.f64 {
-			t.Logf("shader-f64: %v, err %v", d.HasFeature(wgpu.FeatureShaderF64), err)
-		}
 		if c.f64 && !d.HasFeature(wgpu.FeatureShaderF64) {
 			if !errors.Is(err, ErrNoF64) {
 				t.Errorf("f64 without shader-f64: err = %v", err)
