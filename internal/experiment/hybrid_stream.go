@@ -217,11 +217,15 @@ func balancedRange(grid []int, med, mean [2][]float64) balance {
 	bestImb := math.Inf(1)
 	var t [2]float64
 	oracle := 0.0
+	distinct := 0
 	for j := range m {
 		t[0] += mean[0][j]
 		t[1] += mean[1][j]
 		oracle += math.Min(mean[0][j], mean[1][j])
-		if j < best.Cross {
+		if j == 0 || grid[j] != grid[j-1] {
+			distinct++
+		}
+		if j < best.Cross || distinct < minBalancedSizes {
 			continue
 		}
 		if imb := math.Abs(t[0]-t[1]) / math.Min(t[0], t[1]); imb <= bestImb {
@@ -231,6 +235,11 @@ func balancedRange(grid []int, med, mean [2][]float64) balance {
 	}
 	return best
 }
+
+// minBalancedSizes is the fewest distinct sizes of the pilot's range: a
+// stream of one or two sizes (a crossover the noise put at the smallest
+// sizes) tests no routing (TestBalancedRangeNotDegenerate).
+const minBalancedSizes = 8
 
 // describe says how the pilot chose the stream's range.
 func (b balance) describe(grid []int, sides [2]SideSpec, be *report.BreakEven) string {

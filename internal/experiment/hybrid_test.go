@@ -95,3 +95,31 @@ func TestHybridLinesVerdict(t *testing.T) {
 		}
 	}
 }
+
+// The pilot's range spans at least minBalancedSizes distinct sizes, even
+// when noise puts the crossover and the balance at the smallest sizes
+// (where the log grid repeats n = 1).
+func TestBalancedRangeNotDegenerate(t *testing.T) {
+	grid := logGrid(1, 4096, 64)
+	var med, mean [2][]float64
+	for _, n := range grid {
+		x := float64(n)
+		med[0], med[1] = append(med[0], 1e-6+1e-8*x), append(med[1], 1e-6+5e-9*x)
+	}
+	// Side 0 faster at the first point only, by as much as side 1 gains
+	// at the second (n = 1 again): the sums of means balance exactly at
+	// [1, 1].
+	med[1][0] = med[0][0] + 5e-9
+	mean = med
+	b := balancedRange(grid, med, mean)
+	if !b.OK {
+		t.Fatalf("no range: %+v", b)
+	}
+	sizes := map[int]bool{}
+	for _, n := range grid[:b.Hi+1] {
+		sizes[n] = true
+	}
+	if len(sizes) < 8 {
+		t.Errorf("range [%d, %d]: %d distinct sizes, want at least 8", grid[0], grid[b.Hi], len(sizes))
+	}
+}
