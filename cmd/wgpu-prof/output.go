@@ -29,7 +29,7 @@ func (o *outputFlags) register(fs *pflag.FlagSet, plots bool) {
 		fs.BoolVar(&o.plot, "plot", false, "with --out: write PNG and SVG plots")
 	}
 	fs.BoolVar(&o.verbose, "verbose", false, "text output: add the details (measured ceilings, fits, what was timed, every warning on its own line); report.txt under --out always has them")
-	fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr (by default: a status line on a terminal, one line per finished measurement otherwise)")
+	fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr (by default: a status line on a terminal, a line every 15 s otherwise)")
 }
 
 // startProgress returns the progress display on stderr, or nil with --quiet.

@@ -13,8 +13,9 @@ import (
 // (--quiet turns it off): the experiment package writes one line when a
 // measurement starts. On a terminal one status line is rewritten in place
 // (step count, elapsed time, the current measurement); otherwise, for CI
-// logs and tee, each measurement gets one line when it finishes, with the
-// time it took.
+// logs and tee, a line at most every heartbeat (the steps done, the time,
+// what is running) and one at the end, so a log shows the run is alive
+// without a line per measurement (TestProgressLogHeartbeat).
 type progress struct {
 	mu      sync.Mutex
 	w       io.Writer
@@ -22,15 +23,19 @@ type progress struct {
 	now     func() time.Time
 	start   time.Time
 	cur     string
-	curAt   time.Time
 	steps   int
 	partial []byte
 	width   int
+	lastLog time.Time // when the last heartbeat line was written
 }
+
+// heartbeat is the least time between two progress lines in a log.
+const heartbeat = 15 * time.Second
 
 func newProgress(w io.Writer, tty bool) *progress {
 	p := &progress{w: w, tty: tty, now: time.Now}
 	p.start = p.now()
+	p.lastLog = p.start
 	return p
 }
 
@@ -55,22 +60,14 @@ func (p *progress) Write(b []byte) (int, error) {
 
 func (p *progress) begin(line string) {
 	t := p.now()
-	p.finishCurrent(t)
-	p.cur, p.curAt = strings.Join(strings.Fields(line), " "), t
+	p.cur = strings.Join(strings.Fields(line), " ")
 	p.steps++
 	if p.tty {
 		p.status(t)
+	} else if t.Sub(p.lastLog) >= heartbeat {
+		p.lastLog = t
+		fmt.Fprintf(p.w, "wgpu-prof: [%3d | %s] ▸ %s\n", p.steps, clock(t.Sub(p.start)), p.cur)
 	}
-}
-
-func (p *progress) finishCurrent(t time.Time) {
-	if p.cur == "" {
-		return
-	}
-	if !p.tty {
-		fmt.Fprintf(p.w, "wgpu-prof: [%3d %8s] done %s (%s)\n", p.steps, clock(t.Sub(p.start)), p.cur, clock(t.Sub(p.curAt)))
-	}
-	p.cur = ""
 }
 
 // status rewrites the terminal line: "[ 12 | 0:34] ▸ gpu cosine-single n=8192".
@@ -92,7 +89,7 @@ func (p *progress) Finish() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	t := p.now()
-	p.finishCurrent(t)
+	p.cur = ""
 	if p.tty && p.width > 0 {
 		fmt.Fprint(p.w, "\r"+strings.Repeat(" ", p.width)+"\r")
 	}
