@@ -222,7 +222,7 @@ func (c *Calibration) valid() bool {
 	return true
 }
 
-func (ch Choice) impl() (*kernels, singlePath, error) {
+func (ch Choice) impl() (*kernelTable, singlePath, error) {
 	l, err := ParseLevel(ch.Level)
 	if err != nil {
 		return nil, 0, err

@@ -284,7 +284,7 @@ func MeasureRead(bytes int64, threads, runs int) (ReadCeiling, error) {
 
 // measureRead times every reader of k in every layout over a (whose
 // length is a multiple of 16*t) with t locked goroutines.
-func measureRead(k *kernels, a []float32, t, runs int, budget time.Duration, start time.Time) (ReadCeiling, error) {
+func measureRead(k *kernelTable, a []float32, t, runs int, budget time.Duration, start time.Time) (ReadCeiling, error) {
 	n := len(a)
 	res := ReadCeiling{Bytes: int64(n) * 4, Threads: t}
 	// Passes per timed run: at least ~256 MiB read, so cache-sized sets

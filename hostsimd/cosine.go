@@ -108,12 +108,12 @@ func (p singlePath) String() string { return singlePathNames[p] }
 
 // singleImpl is a level's kernels with the row walk CosineSingle uses.
 type singleImpl struct {
-	k    *kernels
+	k    *kernelTable
 	path singlePath
 }
 
 // hasSinglePath reports whether level k has row walk p.
-func hasSinglePath(k *kernels, p singlePath) bool {
+func hasSinglePath(k *kernelTable, p singlePath) bool {
 	switch p {
 	case pathRowsPF, pathRows:
 		return k.dotNormRows != nil
@@ -130,7 +130,7 @@ func hasSinglePath(k *kernels, p singlePath) bool {
 // firstSinglePath is the first walk level k has, in the order of the
 // singlePath constants (singlePaths(k)[0], without building the list:
 // CosineSingle asks on every call).
-func firstSinglePath(k *kernels) singlePath {
+func firstSinglePath(k *kernelTable) singlePath {
 	for p := range singlePath(len(singlePathNames)) {
 		if hasSinglePath(k, p) {
 			return p
@@ -141,7 +141,7 @@ func firstSinglePath(k *kernels) singlePath {
 
 // singlePaths lists the row walks level k has, in the order of the
 // singlePath constants.
-func singlePaths(k *kernels) []singlePath {
+func singlePaths(k *kernelTable) []singlePath {
 	var ps []singlePath
 	for p := range singlePath(len(singlePathNames)) {
 		if hasSinglePath(k, p) {
@@ -183,7 +183,7 @@ func (r *run) cosineSingleWith(im singleImpl, q, v []float32, d, n int, out []fl
 
 // singleCall is one CosineSingle call's arguments and row walk.
 type singleCall struct {
-	k         *kernels
+	k         *kernelTable
 	q, v, out []float32
 	d         int
 	qq        float32
@@ -396,7 +396,7 @@ type queryGroup struct {
 // batchGroups splits the nq queries into groups: groups of 8 for levels
 // with cosTile8, else of 4. With groups of 8, a remainder of 1 to 4
 // queries gets a group of 4 and one of 5 to 7 a padded group of 8.
-func batchGroups(k *kernels, qs []float32, d int, iq []float32) []queryGroup {
+func batchGroups(k *kernelTable, qs []float32, d int, iq []float32) []queryGroup {
 	nq := len(iq)
 	var gs []queryGroup
 	for j0 := 0; j0 < nq; {

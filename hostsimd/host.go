@@ -90,7 +90,7 @@ func (h Host) Validate() error {
 // run is a validated Host resolved for one call: the kernels of its level
 // and its thread settings.
 type run struct {
-	k        *kernels
+	k        *kernelTable
 	fixed    bool // level fixed by the caller (Host.FixLevel)
 	threads  int
 	exact    int
@@ -134,7 +134,7 @@ func (h Host) mustResolve() run {
 
 // table is the table of h's level (the default one when h does not fix
 // an available level), for the kernels that run on the calling goroutine.
-func (h Host) table() *kernels {
+func (h Host) table() *kernelTable {
 	if k, ok := tables[h.Level]; ok && h.FixLevel {
 		return k
 	}
@@ -143,7 +143,7 @@ func (h Host) table() *kernels {
 
 // defaultKernels is the highest level's table, which every kernel but
 // CosineSingle runs by default.
-func defaultKernels() *kernels { return topTable }
+func defaultKernels() *kernelTable { return topTable }
 
 // ActiveLevel is the level the kernels other than CosineSingle run at
 // with h (see SingleChoice for CosineSingle's).

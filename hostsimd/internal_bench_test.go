@@ -126,7 +126,7 @@ func TestCosineBatchPaths(t *testing.T) {
 	const iters = 1 << 22
 	paths := []struct {
 		name string
-		k    *kernels
+		k    *kernelTable
 	}{{"peak", nil}, {"cosTile8", k8}, {"cosTile8, no prefetch", &knp}, {"dotTile4", &k4}}
 	best := make([]time.Duration, len(paths))
 	for r := 0; r < 20; r++ {

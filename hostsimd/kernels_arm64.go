@@ -2,7 +2,7 @@
 
 package hostsimd
 
-// NEON (ASIMD) kernels for arm64, written by hand in kernels_arm64.s:
+// NEON (ASIMD) kernelTable for arm64, written by hand in kernels_arm64.s:
 // avo, which generates the amd64 assembly, only targets amd64. Each
 // kernel handles any n (vector blocks, then a scalar tail) and unaligned
 // pointers. The doc comment of each stub is its reference loop.

@@ -7,8 +7,8 @@ import "github.com/wgpu-prof/wgpu-prof/ops"
 // Each uses several accumulators so the loop is not one long dependency
 // chain.
 
-func genericKernels() *kernels {
-	return &kernels{
+func genericKernels() *kernelTable {
+	return &kernelTable{
 		level:      Generic,
 		dot:        dotGeneric,
 		l2:         l2Generic,

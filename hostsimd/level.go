@@ -40,9 +40,9 @@ func ParseLevel(s string) (Level, error) {
 	return Generic, fmt.Errorf("hostsimd: unknown level %q (want generic, avx2, avx512 or neon)", s)
 }
 
-// kernels is the dispatch table of one level. Slice arguments have
+// kernelTable is the dispatch table of one level (its kernels). Slice arguments have
 // already been checked by the exported wrappers.
-type kernels struct {
+type kernelTable struct {
 	level   Level
 	dot     func(a, b []float32) float32
 	l2      func(a, b []float32) float32
@@ -102,9 +102,9 @@ type kernels struct {
 }
 
 var (
-	tables = map[Level]*kernels{Generic: genericKernels()}
+	tables = map[Level]*kernelTable{Generic: genericKernels()}
 	// topTable is the highest level's table (set once at start-up).
-	topTable *kernels
+	topTable *kernelTable
 )
 
 func init() {

@@ -21,8 +21,8 @@ func registerArch() {
 
 func ptr(a []float32) *float32 { return unsafe.SliceData(a) }
 
-func avx2Kernels() *kernels {
-	return &kernels{
+func avx2Kernels() *kernelTable {
+	return &kernelTable{
 		level: AVX2,
 		dot:   func(a, b []float32) float32 { return dotAVX2(ptr(a), ptr(b), len(a)) },
 		l2:    func(a, b []float32) float32 { return l2AVX2(ptr(a), ptr(b), len(a)) },
@@ -68,8 +68,8 @@ func avx2Kernels() *kernels {
 	}
 }
 
-func avx512Kernels() *kernels {
-	return &kernels{
+func avx512Kernels() *kernelTable {
+	return &kernelTable{
 		level: AVX512,
 		dot:   func(a, b []float32) float32 { return dotAVX512(ptr(a), ptr(b), len(a)) },
 		l2:    func(a, b []float32) float32 { return l2AVX512(ptr(a), ptr(b), len(a)) },

@@ -15,8 +15,8 @@ func ptr(a []float32) *float32 { return unsafe.SliceData(a) }
 
 // neonKernels is the NEON level: every field is a NEON kernel from
 // kernels_arm64.s, none falls back to Generic.
-func neonKernels() *kernels {
-	return &kernels{
+func neonKernels() *kernelTable {
+	return &kernelTable{
 		level: NEON,
 		dot:   func(a, b []float32) float32 { return dotNEON(ptr(a), ptr(b), len(a)) },
 		l2:    func(a, b []float32) float32 { return l2NEON(ptr(a), ptr(b), len(a)) },

@@ -74,7 +74,7 @@ func cosineF16x64(a []float32, b []uint16) float32 {
 // times the power of two that brings its norm near 1, and that copy's
 // squared norm. A zero or NaN q is returned as it is, and a q with an
 // infinite element with a NaN squared norm (its cosines are NaN).
-func scaleQuery(k *kernels, q []float32) ([]float32, float32) {
+func scaleQuery(k *kernelTable, q []float32) ([]float32, float32) {
 	qq := k.dot(q, q)
 	if normOK(qq) {
 		return q, qq

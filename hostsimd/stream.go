@@ -70,7 +70,7 @@ func (h Host) RunStream(opts StreamOpts) (StreamResult, error) {
 }
 
 // runStream is RunStream with the kernels of k.
-func runStream(k *kernels, opts StreamOpts) (StreamResult, error) {
+func runStream(k *kernelTable, opts StreamOpts) (StreamResult, error) {
 	t := opts.Threads
 	if t == 0 {
 		t = runtime.GOMAXPROCS(0)
