@@ -63,83 +63,8 @@ func (e *Env) searchOne(w *workload.Descriptor, cfg RunConfig, sc SearchConfig, 
 	if err != nil {
 		return nil, nil, err
 	}
+	ps := &pairSearch{e: e, w: w, cfg: cfg, sides: sides, knobs: sk, prs: []*workload.Prepared{pr}, cache: cache, runs: map[int][2]sideRun{}}
 	maxN, why := e.extensionLimit(w, cfg, pr, sc.MaxGrow)
-	prs := []*workload.Prepared{pr}
-	prFor := func(n int) (*workload.Prepared, error) {
-		for _, p := range prs {
-			if p.Size >= n {
-				return p, nil
-			}
-		}
-		c := cfg.Config
-		*batchField(w, &c) = n
-		p, err := w.Prepare(c)
-		if err != nil {
-			return nil, fmt.Errorf("%s at %s=%d: %w", w.Name, w.Batch, n, err)
-		}
-		// Keep the default-size data and the largest only.
-		prs = []*workload.Prepared{prs[0], p}
-		return p, nil
-	}
-	knobs := func(i int) workload.Knobs { return sk[i] }
-	runs := map[int][2]sideRun{}
-	// measurePair builds both sides at n, verifies each on poisoned
-	// outputs, measures them side by side (interleaved calls, so a load
-	// that comes and goes falls on both alike), and verifies again.
-	measurePair := func(n, tight int, tag string) ([2]sideRun, error) {
-		key := fmt.Sprintf("%s|%s|%d|%d%s", sides[0].Label, sides[1].Label, n, tight, tag)
-		if r, ok := cache[key]; ok {
-			return [2]sideRun{r, cache[key+"|b"]}, nil
-		}
-		if e.interrupted.Load() {
-			return [2]sideRun{}, fmt.Errorf("%s vs %s %s n=%d: %w", sides[0].Label, sides[1].Label, w.Name, n, ErrInterrupted)
-		}
-		p, err := prFor(n)
-		if err != nil {
-			return [2]sideRun{}, err
-		}
-		var out [2]sideRun
-		var ss [2]workload.Side
-		var logs [2]shippedLog
-		defer func() {
-			for _, s := range ss {
-				s.Close()
-			}
-		}()
-		for i, sp := range sides {
-			c := p.At(n, knobs(i))
-			s, err := e.buildSide(sp, c, &logs[i])
-			if err != nil {
-				return out, fmt.Errorf("%s %s n=%d: %w", sp.Label, w.Name, n, err)
-			}
-			ss[i], out[i].c = s, c
-			what := sp.Label + " " + w.Name + " " + paramLabel(c.Params)
-			if _, err := verifiedRun(what, s); err != nil {
-				return out, err
-			}
-		}
-		e.progress("%s vs %s  %s %s=%d", sides[0].Label, sides[1].Label, w.Name, w.Batch, n)
-		for i := range logs {
-			logs[i].upload = nil
-		}
-		mo := e.Measure
-		for range tight {
-			mo = tighter(mo)
-		}
-		ra, rb, err := timing.MeasurePair(mo, ss[0].Run, ss[1].Run)
-		if err != nil {
-			return out, fmt.Errorf("%s vs %s %s n=%d: %w", sides[0].Label, sides[1].Label, w.Name, n, err)
-		}
-		for i, s := range ss {
-			if err := s.Verify(); err != nil {
-				return out, fmt.Errorf("%s %s n=%d (after timing): %w: %v", sides[i].Label, w.Name, n, ErrWrongResult, err)
-			}
-		}
-		out[0].res, out[1].res = ra, rb
-		out[0].upload, out[1].upload = logs[0].upload, logs[1].upload
-		cache[key], cache[key+"|b"] = out[0], out[1]
-		return out, nil
-	}
 	budget := sc.Budget
 	if budget <= 0 {
 		budget = DefaultSearchBudget
@@ -150,16 +75,8 @@ func (e *Env) searchOne(w *workload.Descriptor, cfg RunConfig, sc SearchConfig, 
 			return nil, nil, invalid("batches", "", "%d is past the largest size %s can run (%s)", n, w.Name, why)
 		}
 	}
-	probe := func(n, tight int) (timing.Summary, timing.Summary, error) {
-		r, err := measurePair(n, tight, "")
-		if err != nil {
-			return timing.Summary{}, timing.Summary{}, err
-		}
-		runs[n] = r
-		return r[0].res.Host, r[1].res.Host, nil
-	}
-	opts.Refine = probe
-	res, err := timing.SearchCrossover(opts, sides[0].Label, sides[1].Label, func(n int) (timing.Summary, timing.Summary, error) { return probe(n, 0) })
+	opts.Refine = ps.probe
+	res, err := timing.SearchCrossover(opts, sides[0].Label, sides[1].Label, func(n int) (timing.Summary, timing.Summary, error) { return ps.probe(n, 0) })
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s %s vs %s: %w", w.Name, sides[0].Label, sides[1].Label, err)
 	}
@@ -172,91 +89,222 @@ func (e *Env) searchOne(w *workload.Descriptor, cfg RunConfig, sc SearchConfig, 
 	// Measure again, the two sides interleaved, every size where the
 	// faster side changed: one noisy measurement must not make a
 	// crossover (timing.JudgeCrossover reads both).
-	again := map[int][2]sideRun{}
 	disputed := timing.Disputed(res.Points)
 	if len(disputed) > maxRemeasured {
 		disputed = disputed[:maxRemeasured]
 	}
+	ps.again = map[int][2]sideRun{}
 	for _, n := range disputed {
-		r, err := measurePair(n, 0, "|again")
+		r, err := ps.measurePair(n, 0, "|again")
 		if err != nil {
 			return nil, nil, err
 		}
-		again[n] = r
+		ps.again[n] = r
 	}
-	ns := make([]int, 0, len(runs))
-	for n := range runs {
+	ns := ps.sizes()
+	ms := ps.measurements(ns, emitted, roofs)
+	out, err := ps.breakEvens(pr, ns, &res, capped, roofs)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, ms, nil
+}
+
+// pairSearch is one break-even search of two sides over one workload: the
+// data prepared so far, the measurements made (runs, and again for the
+// disputed sizes measured a second time) and the cache shared with the
+// other searches of the command.
+type pairSearch struct {
+	e     *Env
+	w     *workload.Descriptor
+	cfg   RunConfig
+	sides [2]SideSpec
+	knobs [2]workload.Knobs
+	prs   []*workload.Prepared // the default-size data, then the largest prepared
+	cache map[string]sideRun
+	runs  map[int][2]sideRun
+	again map[int][2]sideRun
+}
+
+// prepared returns data of at least n rows: the default-size data when it
+// is large enough, else data prepared at n (kept as the largest).
+func (ps *pairSearch) prepared(n int) (*workload.Prepared, error) {
+	for _, p := range ps.prs {
+		if p.Size >= n {
+			return p, nil
+		}
+	}
+	c := ps.cfg.Config
+	*batchField(ps.w, &c) = n
+	p, err := ps.w.Prepare(c)
+	if err != nil {
+		return nil, fmt.Errorf("%s at %s=%d: %w", ps.w.Name, ps.w.Batch, n, err)
+	}
+	ps.prs = []*workload.Prepared{ps.prs[0], p}
+	return p, nil
+}
+
+// probe measures both sides at n (tight: how many times the measurement
+// options are tightened) and records the pair in runs.
+func (ps *pairSearch) probe(n, tight int) (timing.Summary, timing.Summary, error) {
+	r, err := ps.measurePair(n, tight, "")
+	if err != nil {
+		return timing.Summary{}, timing.Summary{}, err
+	}
+	ps.runs[n] = r
+	return r[0].res.Host, r[1].res.Host, nil
+}
+
+// measurePair builds both sides at n, verifies each on poisoned outputs,
+// measures them side by side (interleaved calls, so a load that comes and
+// goes falls on both alike), and verifies again.
+func (ps *pairSearch) measurePair(n, tight int, tag string) ([2]sideRun, error) {
+	e, w, sides := ps.e, ps.w, ps.sides
+	key := fmt.Sprintf("%s|%s|%d|%d%s", sides[0].Label, sides[1].Label, n, tight, tag)
+	if r, ok := ps.cache[key]; ok {
+		return [2]sideRun{r, ps.cache[key+"|b"]}, nil
+	}
+	if e.interrupted.Load() {
+		return [2]sideRun{}, fmt.Errorf("%s vs %s %s n=%d: %w", sides[0].Label, sides[1].Label, w.Name, n, ErrInterrupted)
+	}
+	p, err := ps.prepared(n)
+	if err != nil {
+		return [2]sideRun{}, err
+	}
+	var out [2]sideRun
+	var ss [2]workload.Side
+	var logs [2]shippedLog
+	defer func() {
+		for _, s := range ss {
+			s.Close()
+		}
+	}()
+	for i, sp := range sides {
+		c := p.At(n, ps.knobs[i])
+		s, err := e.buildSide(sp, c, &logs[i])
+		if err != nil {
+			return out, fmt.Errorf("%s %s n=%d: %w", sp.Label, w.Name, n, err)
+		}
+		ss[i], out[i].c = s, c
+		what := sp.Label + " " + w.Name + " " + paramLabel(c.Params)
+		if _, err := verifiedRun(what, s); err != nil {
+			return out, err
+		}
+	}
+	e.progress("%s vs %s  %s %s=%d", sides[0].Label, sides[1].Label, w.Name, w.Batch, n)
+	for i := range logs {
+		logs[i].upload = nil
+	}
+	mo := e.Measure
+	for range tight {
+		mo = tighter(mo)
+	}
+	ra, rb, err := timing.MeasurePair(mo, ss[0].Run, ss[1].Run)
+	if err != nil {
+		return out, fmt.Errorf("%s vs %s %s n=%d: %w", sides[0].Label, sides[1].Label, w.Name, n, err)
+	}
+	for i, s := range ss {
+		if err := s.Verify(); err != nil {
+			return out, fmt.Errorf("%s %s n=%d (after timing): %w: %v", sides[i].Label, w.Name, n, ErrWrongResult, err)
+		}
+	}
+	out[0].res, out[1].res = ra, rb
+	out[0].upload, out[1].upload = logs[0].upload, logs[1].upload
+	ps.cache[key], ps.cache[key+"|b"] = out[0], out[1]
+	return out, nil
+}
+
+// sizes lists the measured sizes in increasing order.
+func (ps *pairSearch) sizes() []int {
+	ns := make([]int, 0, len(ps.runs))
+	for n := range ps.runs {
 		ns = append(ns, n)
 	}
 	sort.Ints(ns)
+	return ns
+}
+
+// measurements are the report rows of the measured sizes, each side and
+// size once per command (emitted).
+func (ps *pairSearch) measurements(ns []int, emitted map[string]bool, roofs Roofs) []report.Measurement {
 	var ms []report.Measurement
 	for _, n := range ns {
-		for i, sp := range sides {
+		for i, sp := range ps.sides {
 			key := fmt.Sprintf("%s|%d", sp.Label, n)
 			if emitted[key] {
 				continue
 			}
 			emitted[key] = true
-			r := runs[n][i]
+			r := ps.runs[n][i]
 			side, variant := report.SideCPU, sp.Label
 			if sp.IsGPU() {
 				side = report.SideGPU
 				variant = r.c.Variant + " " + sp.Label
 			}
-			ms = append(ms, measurement(w.Name, side, variant, r.c.Params, r.res, r.c.Bytes, r.c.Flops, roofs))
+			ms = append(ms, measurement(ps.w.Name, side, variant, r.c.Params, r.res, r.c.Bytes, r.c.Flops, roofs))
 		}
 	}
-	summ := func(i int, kernel bool) ([]timing.Summary, bool) {
-		out := make([]timing.Summary, len(ns))
-		for j, n := range ns {
-			r := runs[n][i].res
-			if kernel {
-				if r.Kernel == nil {
-					return nil, false
+	return ms
+}
+
+// summaries are side i's medians at ns, end to end or (kernel) by its
+// timestamps; false when a size has no kernel time.
+func (ps *pairSearch) summaries(i int, ns []int, kernel bool) ([]timing.Summary, bool) {
+	out := make([]timing.Summary, len(ns))
+	for j, n := range ns {
+		r := ps.runs[n][i].res
+		if kernel {
+			if r.Kernel == nil {
+				return nil, false
+			}
+			out[j] = *r.Kernel
+		} else {
+			out[j] = r.Host
+		}
+	}
+	return out, true
+}
+
+// againPoints are the second measurements on one clock (kernel: side k's
+// timestamps in place of its host time; k < 0: end to end).
+func (ps *pairSearch) againPoints(k int) map[int]timing.SearchPoint {
+	out := map[int]timing.SearchPoint{}
+	for n, r := range ps.again {
+		var s [2]timing.Summary
+		for i := range r {
+			s[i] = r[i].res.Host
+			if i == k {
+				if r[i].res.Kernel == nil {
+					return nil
 				}
-				out[j] = *r.Kernel
-			} else {
-				out[j] = r.Host
+				s[i] = *r[i].res.Kernel
 			}
 		}
-		return out, true
+		out[n] = timing.SearchPoint{N: n, A: s[0], B: s[1], Faster: timing.Faster(s[0], s[1])}
 	}
-	// againPoints are the second measurements on one clock (kernel: side
-	// k's timestamps in place of its host time).
-	againPoints := func(k int) map[int]timing.SearchPoint {
-		out := map[int]timing.SearchPoint{}
-		for n, r := range again {
-			var s [2]timing.Summary
-			for i := range r {
-				s[i] = r[i].res.Host
-				if i == k {
-					if r[i].res.Kernel == nil {
-						return nil
-					}
-					s[i] = *r[i].res.Kernel
-				}
-			}
-			out[n] = timing.SearchPoint{N: n, A: s[0], B: s[1], Faster: timing.Faster(s[0], s[1])}
-		}
-		return out
-	}
-	a, _ := summ(0, false)
-	b, _ := summ(1, false)
-	be, err := crossoverBreakEven(w, pr.Fixed, sides, "end-to-end", ns, a, b, &res, againPoints(-1))
+	return out
+}
+
+// breakEvens judges the search end to end and, where one side is a GPU
+// with its data resident against a CPU side, on the GPU's kernel clock
+// against the other side's end-to-end time, on the same points.
+func (ps *pairSearch) breakEvens(pr *workload.Prepared, ns []int, res *timing.SearchResult, capped string, roofs Roofs) ([]report.BreakEven, error) {
+	w, sides := ps.w, ps.sides
+	a, _ := ps.summaries(0, ns, false)
+	b, _ := ps.summaries(1, ns, false)
+	be, err := crossoverBreakEven(w, pr.Fixed, sides, "end-to-end", ns, a, b, res, ps.againPoints(-1))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	last := runs[ns[len(ns)-1]]
+	last := ps.runs[ns[len(ns)-1]]
 	be.Parts = parts(sides, last)
 	theorySpeedup(&be, last[0].c, sides, roofs)
 	out := []report.BreakEven{be}
-	// Kernel clock: the GPU side's timestamps against the other side's
-	// end-to-end time, on the same points.
 	for i, sp := range sides {
 		if !sp.IsGPU() || sp.Shipped || sides[1-i].IsGPU() {
 			continue
 		}
-		k, ok := summ(i, true)
+		k, ok := ps.summaries(i, ns, true)
 		if !ok {
 			break
 		}
@@ -266,16 +314,16 @@ func (e *Env) searchOne(w *workload.Descriptor, cfg RunConfig, sc SearchConfig, 
 		} else {
 			kb = k
 		}
-		bk, err := crossoverBreakEven(w, pr.Fixed, sides, "kernel", ns, ka, kb, nil, againPoints(i))
+		bk, err := crossoverBreakEven(w, pr.Fixed, sides, "kernel", ns, ka, kb, nil, ps.againPoints(i))
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if capped != "" {
 			bk.Search.Reason += "; " + capped
 		}
 		out = append(out, bk)
 	}
-	return out, ms, nil
+	return out, nil
 }
 
 // cappedNote says how many of the sizes asked for the search measured, when

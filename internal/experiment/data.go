@@ -28,29 +28,8 @@ func (c *RunConfig) loadData(set func(name string) bool) error {
 	if len(c.Workloads) == 0 {
 		c.Workloads = workload.Names()
 	}
-	ds, err := c.descriptors()
-	if err != nil {
+	if err := c.checkFileReaders(); err != nil {
 		return err
-	}
-	for _, p := range []*workload.Param{workload.ParamVectors, workload.ParamQueries, workload.ParamGraph} {
-		path := *p.String(&c.Config)
-		if path == "" {
-			continue
-		}
-		var readers, not []string
-		for _, w := range workload.All() {
-			if w.Has(p.Name) {
-				readers = append(readers, w.Name)
-			}
-		}
-		for _, w := range ds {
-			if !w.Has(p.Name) {
-				not = append(not, w.Name)
-			}
-		}
-		if len(not) > 0 {
-			return &ParamError{Name: p.Name, Value: path, Limit: strings.Join(not, ", ") + " do(es) not read it (workloads that do: " + strings.Join(readers, ", ") + ")"}
-		}
 	}
 	var maxBytes uint64
 	if avail, ok := memAvailable(); ok {
@@ -123,6 +102,36 @@ func (c *RunConfig) loadData(set func(name string) bool) error {
 			return invalid(workload.ParamDegree.Name, c.Degree, "the graph file %s sets the graph", c.GraphFile)
 		}
 		c.Degree = max(1, (g.Shape[1]+g.Nodes-1)/g.Nodes)
+	}
+	return nil
+}
+
+// checkFileReaders refuses a data file that a selected workload does not
+// read, naming the workloads that do.
+func (c *RunConfig) checkFileReaders() error {
+	ds, err := c.descriptors()
+	if err != nil {
+		return err
+	}
+	for _, p := range []*workload.Param{workload.ParamVectors, workload.ParamQueries, workload.ParamGraph} {
+		path := *p.String(&c.Config)
+		if path == "" {
+			continue
+		}
+		var readers, not []string
+		for _, w := range workload.All() {
+			if w.Has(p.Name) {
+				readers = append(readers, w.Name)
+			}
+		}
+		for _, w := range ds {
+			if !w.Has(p.Name) {
+				not = append(not, w.Name)
+			}
+		}
+		if len(not) > 0 {
+			return &ParamError{Name: p.Name, Value: path, Limit: strings.Join(not, ", ") + " do(es) not read it (workloads that do: " + strings.Join(readers, ", ") + ")"}
+		}
 	}
 	return nil
 }

@@ -82,17 +82,68 @@ func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	auto := hostsimd.Host{Threads: cfg.Threads}
-	say := func(f string, a ...any) {
-		if progress != nil {
-			progress(fmt.Sprintf(f, a...))
+	hr := &hostRun{cfg: cfg, rep: rep, auto: hostsimd.Host{Threads: cfg.Threads}, progress: progress}
+	if hr.cfg.Ceiling.Threads == 0 {
+		// The ceilings of the threads the rows run on (--threads).
+		hr.cfg.Ceiling.Threads = hr.auto.ThreadCount()
+	}
+	if err := hr.ceilings(); err != nil {
+		return err
+	}
+	shapes, err := hr.shapes()
+	if err != nil {
+		return err
+	}
+	// The default (auto) pass first, then every requested level forced.
+	for li := -1; li < len(hr.cfg.Levels); li++ {
+		h := hr.auto
+		if li >= 0 {
+			h.Level, h.FixLevel = hr.cfg.Levels[li], true
+			if err := h.Validate(); err != nil {
+				return err
+			}
+		}
+		for _, sh := range shapes {
+			if err := hr.row(h, li < 0, sh); err != nil {
+				return err
+			}
 		}
 	}
-	if cfg.Ceiling.Threads == 0 {
-		// The ceilings of the threads the rows run on (--threads).
-		cfg.Ceiling.Threads = auto.ThreadCount()
+	return hr.judge()
+}
+
+// hostRun is one run of the host kernels: its ceilings and roofs, then
+// the rows.
+type hostRun struct {
+	cfg        HostConfig
+	rep        *report.Report
+	auto       hostsimd.Host // the default settings (--threads)
+	progress   func(string)
+	all        hostsimd.Ceilings
+	roofs      Roofs // DRAM and cache levels
+	cacheRoofs Roofs // the cache-resident rows' roof
+}
+
+// hostShape is one shape's data, generated once: every level runs the
+// same bytes.
+type hostShape struct {
+	cache string
+	batch int
+	pr    *workload.Prepared
+}
+
+func (hr *hostRun) say(f string, a ...any) {
+	if hr.progress != nil {
+		hr.progress(fmt.Sprintf(f, a...))
 	}
-	say("cpu ceilings (%d threads)", auto.ThreadCount())
+}
+
+// ceilings measures the CPU ceilings on the rows' threads (each pass with
+// the host's state around it), the read ceilings at each cache level's
+// working set, and sets the roofs the rows are judged against.
+func (hr *hostRun) ceilings() error {
+	cfg, rep := &hr.cfg, hr.rep
+	hr.say("cpu ceilings (%d threads)", hr.auto.ThreadCount())
 	if cfg.Ceiling.Budget == 0 {
 		cfg.Ceiling.Budget = ceilingBudget(cfg.Measure)
 	}
@@ -100,13 +151,14 @@ func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {
 		// The cache-resident rows' working set: their roof.
 		cfg.Ceiling.CacheBytes = int64(cfg.NCached) * int64(cfg.Dim) * 4
 	}
-	say("cosine-single level choice (calibration, cached per CPU model)")
+	hr.say("cosine-single level choice (calibration, cached per CPU model)")
 	calib := hostsimd.CurrentCalibration()
 	before := probeState(cfg.Ceiling.Threads)
 	all, _, keys, err := CPUCeilings(cfg.Ceiling)
 	if err != nil {
 		return err
 	}
+	hr.all = all
 	rep.CeilingPasses = append(rep.CeilingPasses, report.CeilingPass{Key: "read_gbs", GBs: all.ReadGBs, Bytes: float64(all.Bytes),
 		State: spanState(before, probeState(cfg.Ceiling.Threads)), Why: "first"})
 	if rep.Ceilings.CPU == nil {
@@ -117,13 +169,13 @@ func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {
 	}
 	rep.Ceilings.CPU["cache_read_gbs"] = all.CacheReadGBs
 	rep.Ceilings.CPU["cache_read_bytes"] = float64(all.CacheBytes)
-	roofs := Roofs{CPU: timing.Roof{PeakGFLOPs: all.FMAGFLOPs, BandwidthGBs: all.ReadGBs}}
+	hr.roofs = Roofs{CPU: timing.Roof{PeakGFLOPs: all.FMAGFLOPs, BandwidthGBs: all.ReadGBs}}
 	// Cache-resident shapes are judged against the read ceiling over a
 	// working set of their size.
-	cacheRoofs := roofs
+	hr.cacheRoofs = hr.roofs
 	if all.CacheReadGBs > 0 {
-		cacheRoofs.CPU.BandwidthGBs = all.CacheReadGBs
-		cacheRoofs.Key = "cache_read_gbs"
+		hr.cacheRoofs.CPU.BandwidthGBs = all.CacheReadGBs
+		hr.cacheRoofs.Key = "cache_read_gbs"
 	}
 	rep.Summary = append(rep.Summary, fmt.Sprintf("%sread ceiling %.1f GB/s on %d threads (%s) over %.0f MB, cache-resident %.1f GB/s over %d B (%s); one-vs-all-threads break-even: %s; calibration's dram class over %.0f MB (%.0f× the %.0f MB L3 cpuid reports) (%s)",
 		LevelChoicePrefix, all.ReadGBs, all.Threads, all.ReadKernel, float64(all.Bytes)/1e6, all.CacheReadGBs, all.CacheBytes, all.CacheReadKernel, calib.Crossover,
@@ -133,32 +185,31 @@ func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {
 	// above the DRAM ceiling (TestHostJudgesRowsByTheirWorkingSet). The
 	// read ceilings at half the L2 and half the last-level cache judge
 	// working sets up to levelReach times theirs.
-	dramBytes := float64(all.Bytes)
-	levels := cacheLevels(dramBytes)
+	levels := cacheLevels(float64(all.Bytes))
+	threads := hr.auto.ThreadCount()
 	for i := range levels {
 		l := &levels[i]
-		say("cpu read ceiling at the %s working set (%.3g MB)", l.Name, l.Bytes/1e6)
-		before := probeState(auto.ThreadCount())
-		rc, err := hostsimd.MeasureRead(int64(l.Bytes), auto.ThreadCount(), 0)
+		hr.say("cpu read ceiling at the %s working set (%.3g MB)", l.Name, l.Bytes/1e6)
+		before := probeState(threads)
+		rc, err := hostsimd.MeasureRead(int64(l.Bytes), threads, 0)
 		if err != nil {
 			return fmt.Errorf("cpu read ceiling (%s working set): %w", l.Name, err)
 		}
 		l.CPU = timing.Roof{PeakGFLOPs: all.FMAGFLOPs, BandwidthGBs: rc.GBs}
 		rk, bk := levelKeys(l.Name)
 		rep.CeilingPasses = append(rep.CeilingPasses, report.CeilingPass{Key: rk, GBs: rc.GBs, Bytes: float64(rc.Bytes),
-			State: spanState(before, probeState(auto.ThreadCount())), Why: "first"})
+			State: spanState(before, probeState(threads)), Why: "first"})
 		rep.Ceilings.CPU[rk] = rc.GBs
 		rep.Ceilings.CPU[bk] = l.Bytes
 	}
-	roofs.Levels = levels
+	hr.roofs.Levels = levels
+	return nil
+}
 
-	// Generate each shape's data once; every level runs the same bytes.
-	type shape struct {
-		cache string
-		batch int
-		pr    *workload.Prepared
-	}
-	var shapes []shape
+// shapes generates the data of every workload's host shapes.
+func (hr *hostRun) shapes() ([]hostShape, error) {
+	cfg := hr.cfg
+	var shapes []hostShape
 	sizes := workload.HostSizes{Dim: cfg.Dim, N: cfg.N, NCached: cfg.NCached, Q: cfg.Q, Seed: cfg.Seed + 1}
 	for _, d := range workload.All() {
 		if d.Host == nil {
@@ -167,76 +218,78 @@ func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {
 		for _, hs := range d.Host(sizes) {
 			c := hs.Config
 			c.Defaults()
-			say("data %s n=%d (%s)", d.Name, hs.Batch, hs.Cache)
+			hr.say("data %s n=%d (%s)", d.Name, hs.Batch, hs.Cache)
 			pr, err := d.Prepare(c)
 			if err != nil {
-				return fmt.Errorf("%s: %w", d.Name, err)
+				return nil, fmt.Errorf("%s: %w", d.Name, err)
 			}
-			shapes = append(shapes, shape{hs.Cache, hs.Batch, pr})
+			shapes = append(shapes, hostShape{hs.Cache, hs.Batch, pr})
 		}
 	}
-	// The default (auto) pass first, then every requested level forced.
-	for li := -1; li < len(cfg.Levels); li++ {
-		isAuto, h := li < 0, auto
-		if !isAuto {
-			h.Level, h.FixLevel = cfg.Levels[li], true
-			if err := h.Validate(); err != nil {
-				return err
-			}
-		}
-		for _, sh := range shapes {
-			c := sh.pr.At(sh.batch, workload.Knobs{})
-			variant := cpuVariant(h)
-			if lvl, path, why := h.SingleChoice(int64(c.Bytes)); c.Name == workload.CosineSingle.Name {
-				variant = fmt.Sprintf("%s/%s-t%d", lvl, path, h.ThreadsFor(int64(c.Bytes)))
-				if isAuto {
-					rep.Summary = append(rep.Summary, fmt.Sprintf("%s%s %s ran %s: %s", LevelChoicePrefix, c.Name, paramLabel(c.Params), variant, why))
-				}
-			}
-			if isAuto {
-				variant = "auto:" + variant
-			}
-			say("cpu %s %s %s", variant, c.Name, paramLabel(c.Params))
-			side, err := c.CPU(h)
-			if err != nil {
-				return err
-			}
-			cache, rf := sh.cache, roofs
-			if sh.cache == "resident" {
-				rf = cacheRoofs
-			} else if _, lvl, _ := roofs.forBytes(report.SideCPU, c.Bytes); lvl != "dram" {
-				cache = lvl // the working set fits a cache level's reach
-			}
-			// DRAM-level rows carry the host's state around them.
-			var before *report.HostState
-			if cache != "resident" && cache == sh.cache {
-				before = probeState(auto.ThreadCount())
-			}
-			res, err := measureSide("cpu "+c.Name, side, cfg.Measure)
-			side.Close()
-			if err != nil {
-				return err
-			}
-			params := append(c.Params, p("cache", cache))
-			m := measurement(c.Name, report.SideCPU, variant, params, res, c.Bytes, c.Flops, rf)
-			if before != nil {
-				m.State = before
-				if after := probeState(auto.ThreadCount()); after.Label != before.Label {
-					m.StateEnd = after
-				}
-			}
-			rep.Measurements = append(rep.Measurements, m)
+	return shapes, nil
+}
+
+// row measures one shape with the settings h (isAuto: the default pass,
+// whose level choice the summary states) and files the row, judged by
+// its working set; DRAM-level rows carry the host's state around them.
+func (hr *hostRun) row(h hostsimd.Host, isAuto bool, sh hostShape) error {
+	rep := hr.rep
+	c := sh.pr.At(sh.batch, workload.Knobs{})
+	variant := cpuVariant(h)
+	if lvl, path, why := h.SingleChoice(int64(c.Bytes)); c.Name == workload.CosineSingle.Name {
+		variant = fmt.Sprintf("%s/%s-t%d", lvl, path, h.ThreadsFor(int64(c.Bytes)))
+		if isAuto {
+			rep.Summary = append(rep.Summary, fmt.Sprintf("%s%s %s ran %s: %s", LevelChoicePrefix, c.Name, paramLabel(c.Params), variant, why))
 		}
 	}
-	lines, err := recheckCPUReadCeilings(rep, cfg.Ceiling.Bytes, auto.ThreadCount(), say)
+	if isAuto {
+		variant = "auto:" + variant
+	}
+	hr.say("cpu %s %s %s", variant, c.Name, paramLabel(c.Params))
+	side, err := c.CPU(h)
+	if err != nil {
+		return err
+	}
+	cache, rf := sh.cache, hr.roofs
+	if sh.cache == "resident" {
+		rf = hr.cacheRoofs
+	} else if _, lvl, _ := hr.roofs.forBytes(report.SideCPU, c.Bytes); lvl != "dram" {
+		cache = lvl // the working set fits a cache level's reach
+	}
+	var before *report.HostState
+	if cache != "resident" && cache == sh.cache {
+		before = probeState(hr.auto.ThreadCount())
+	}
+	res, err := measureSide("cpu "+c.Name, side, hr.cfg.Measure)
+	side.Close()
+	if err != nil {
+		return err
+	}
+	params := append(c.Params, p("cache", cache))
+	m := measurement(c.Name, report.SideCPU, variant, params, res, c.Bytes, c.Flops, rf)
+	if before != nil {
+		m.State = before
+		if after := probeState(hr.auto.ThreadCount()); after.Label != before.Label {
+			m.StateEnd = after
+		}
+	}
+	rep.Measurements = append(rep.Measurements, m)
+	return nil
+}
+
+// judge rechecks the read ceilings the rows ran above, judges the
+// DRAM-level rows against their own host state's ceiling, and warns of a
+// row still above its ceiling.
+func (hr *hostRun) judge() error {
+	rep := hr.rep
+	lines, err := recheckCPUReadCeilings(rep, hr.cfg.Ceiling.Bytes, hr.auto.ThreadCount(), hr.say)
 	rep.Summary = append(rep.Summary, lines...)
 	if err != nil {
 		return err
 	}
-	// The DRAM-level rows: each against its own host state's ceiling.
-	lines, err = judgeByState(rep, all.FMAGFLOPs, func(why string) (report.CeilingPass, error) {
-		say("cpu read ceiling again (%s)", why)
-		return measureReadPass(all.Bytes, all.Threads, why)
+	lines, err = judgeByState(rep, hr.all.FMAGFLOPs, func(why string) (report.CeilingPass, error) {
+		hr.say("cpu read ceiling again (%s)", why)
+		return measureReadPass(hr.all.Bytes, hr.all.Threads, why)
 	})
 	rep.Summary = append(rep.Summary, lines...)
 	if err != nil {

@@ -64,152 +64,193 @@ func (e *Env) Sweep(kernel string, cfg RunConfig, sizes, tiles []int, rep *repor
 		return usage(fmt.Errorf("sweep %s: the design %s (%s) has no %s knob; pass --variant with a design that has one (%s)",
 			kernel, design, why, knob, strings.Join(designsWith(w, pr, knob), ", ")))
 	}
-	s := report.Sweep{Name: "workgroup size", Workload: kernel, Side: report.SideGPU, Design: design, DesignWhy: why}
+	ks := &knobSweep{e: e, w: w, cfg: cfg, pr: pr, rep: rep, knob: knob, design: design, done: map[int]bool{},
+		s: report.Sweep{Name: "workgroup size", Workload: kernel, Side: report.SideGPU, Design: design, DesignWhy: why}}
+	ks.check = e.Device.CheckWorkgroup
 	if knob == "tile" {
-		s.Name = "tile size"
-	}
-	knobsOf := func(v int) workload.Knobs {
-		k := workload.Knobs{Workgroup: cfg.Workgroup, Tile: cfg.Tile, Variant: design}
-		if knob == "tile" {
-			k.Tile = v
-		} else {
-			k.Workgroup = v
-		}
-		return k
-	}
-	labelOf := func(v int) string {
-		if knob == "tile" {
-			return fmt.Sprintf("tile=%d (wg=%d)", v, (v/4)*(v/4))
-		}
-		return fmt.Sprintf("wg=%d", v)
-	}
-	check := e.Device.CheckWorkgroup
-	if knob == "tile" {
-		check = func(t int) error { return compute.CheckTile(e.Device, t) }
-	}
-	// The smallest knob value an extension goes down to.
-	floor := 4
-	if knob == "wg" {
-		floor = max(1, int(e.Device.Info.SubgroupMin))
-	}
-	type point struct {
-		v   int
-		sum timing.Summary
-	}
-	var pts []point
-	done := map[int]bool{}
-	// measure runs value v; ok false when the adapter refused it.
-	measure := func(v int) (ok bool, err error) {
-		done[v] = true
-		label := labelOf(v)
-		if err := check(v); err != nil {
-			s.Rejected = append(s.Rejected, report.Rejection{Label: label, Reason: err.Error()})
-			return false, nil
-		}
-		c := pr.At(pr.Size, knobsOf(v))
-		c.CPU = nil
-		ms, err := e.measureCase(c, Roofs{})
-		if err != nil {
-			if errors.Is(err, ErrWrongResult) {
-				return false, err
-			}
-			var ge *wgpu.GPUError
-			if errors.Is(err, wgpu.ErrLimit) || errors.As(err, &ge) {
-				s.Rejected = append(s.Rejected, report.Rejection{Label: label, Reason: err.Error()})
-				return false, nil
-			}
-			return false, err
-		}
-		m := ms[0]
-		t := m.Time()
-		sp := report.SweepPoint{Label: label, Params: append(m.Params, p("variant", m.Variant)), Time: t, GBs: m.GBs}
-		if w.Idle != nil {
-			if msg := w.Idle(cfg.Config, knobsOf(v)); msg != "" {
-				sp.Params = append(sp.Params, p("idle", msg))
-				rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s sweep %s: %s", kernel, label, msg))
-			}
-		}
-		if t.N < timing.DefaultMinRuns {
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s sweep %s: only %d samples (< %d)", kernel, label, t.N, timing.DefaultMinRuns))
-		}
-		s.Points = append(s.Points, sp)
-		rep.Measurements = append(rep.Measurements, m)
-		pts = append(pts, point{v, t})
-		return true, nil
+		ks.s.Name = "tile size"
+		ks.check = func(t int) error { return compute.CheckTile(e.Device, t) }
 	}
 	for _, v := range values {
-		if done[v] {
+		if ks.done[v] {
 			continue
 		}
-		if _, err := measure(v); err != nil {
+		if _, err := ks.measure(v); err != nil {
 			return err
 		}
 	}
-	if len(pts) == 0 {
-		return fmt.Errorf("sweep %s: the adapter rejected every configuration: %v", kernel, s.Rejected)
-	}
-	best := func() point {
-		b := pts[0]
-		for _, x := range pts[1:] {
-			if x.sum.Median < b.sum.Median {
-				b = x
-			}
-		}
-		return b
+	if len(ks.pts) == 0 {
+		return fmt.Errorf("sweep %s: the adapter rejected every configuration: %v", kernel, ks.s.Rejected)
 	}
 	lo, hi := values[0], values[0]
 	for _, v := range values {
 		lo, hi = min(lo, v), max(hi, v)
 	}
-	var notes []string
+	notes, lo, hi, err := ks.extend(lo, hi)
+	if err != nil {
+		return err
+	}
+	ks.conclude(notes, lo, hi, why)
+	return nil
+}
+
+// knobSweep is one sweep of a GPU design's workgroup size or tile side:
+// the points measured so far and the sweep's report entry.
+type knobSweep struct {
+	e      *Env
+	w      *workload.Descriptor
+	cfg    RunConfig
+	pr     *workload.Prepared
+	rep    *report.Report
+	knob   string // "wg" or "tile"
+	design string
+	check  func(int) error // the adapter's limits for a value
+	s      report.Sweep
+	pts    []sweepPoint
+	done   map[int]bool
+}
+
+type sweepPoint struct {
+	v   int
+	sum timing.Summary
+}
+
+func (ks *knobSweep) knobs(v int) workload.Knobs {
+	k := workload.Knobs{Workgroup: ks.cfg.Workgroup, Tile: ks.cfg.Tile, Variant: ks.design}
+	if ks.knob == "tile" {
+		k.Tile = v
+	} else {
+		k.Workgroup = v
+	}
+	return k
+}
+
+func (ks *knobSweep) label(v int) string {
+	if ks.knob == "tile" {
+		return fmt.Sprintf("tile=%d (wg=%d)", v, (v/4)*(v/4))
+	}
+	return fmt.Sprintf("wg=%d", v)
+}
+
+// floor is the smallest value an extension goes down to.
+func (ks *knobSweep) floor() int {
+	if ks.knob == "wg" {
+		return max(1, int(ks.e.Device.Info.SubgroupMin))
+	}
+	return 4
+}
+
+// measure runs value v; ok false when the adapter refused it.
+func (ks *knobSweep) measure(v int) (ok bool, err error) {
+	ks.done[v] = true
+	label := ks.label(v)
+	if err := ks.check(v); err != nil {
+		ks.s.Rejected = append(ks.s.Rejected, report.Rejection{Label: label, Reason: err.Error()})
+		return false, nil
+	}
+	c := ks.pr.At(ks.pr.Size, ks.knobs(v))
+	c.CPU = nil
+	ms, err := ks.e.measureCase(c, Roofs{})
+	if err != nil {
+		if errors.Is(err, ErrWrongResult) {
+			return false, err
+		}
+		var ge *wgpu.GPUError
+		if errors.Is(err, wgpu.ErrLimit) || errors.As(err, &ge) {
+			ks.s.Rejected = append(ks.s.Rejected, report.Rejection{Label: label, Reason: err.Error()})
+			return false, nil
+		}
+		return false, err
+	}
+	m := ms[0]
+	t := m.Time()
+	sp := report.SweepPoint{Label: label, Params: append(m.Params, p("variant", m.Variant)), Time: t, GBs: m.GBs}
+	kernel := ks.s.Workload
+	if ks.w.Idle != nil {
+		if msg := ks.w.Idle(ks.cfg.Config, ks.knobs(v)); msg != "" {
+			sp.Params = append(sp.Params, p("idle", msg))
+			ks.rep.Warnings = append(ks.rep.Warnings, fmt.Sprintf("%s sweep %s: %s", kernel, label, msg))
+		}
+	}
+	if t.N < timing.DefaultMinRuns {
+		ks.rep.Warnings = append(ks.rep.Warnings, fmt.Sprintf("%s sweep %s: only %d samples (< %d)", kernel, label, t.N, timing.DefaultMinRuns))
+	}
+	ks.s.Points = append(ks.s.Points, sp)
+	ks.rep.Measurements = append(ks.rep.Measurements, m)
+	ks.pts = append(ks.pts, sweepPoint{v, t})
+	return true, nil
+}
+
+func (ks *knobSweep) best() sweepPoint {
+	b := ks.pts[0]
+	for _, x := range ks.pts[1:] {
+		if x.sum.Median < b.sum.Median {
+			b = x
+		}
+	}
+	return b
+}
+
+// extend measures past the edge of the range [lo, hi] while the winner
+// sits on it (halving down to the floor, doubling while the adapter takes
+// the value), at most maxSweepExtension times; it returns the notes and
+// the range measured.
+func (ks *knobSweep) extend(lo, hi int) (notes []string, _, _ int, _ error) {
+	floor := ks.floor()
 	for i := 0; i < maxSweepExtension; i++ {
-		b := best()
+		b := ks.best()
 		var next int
 		switch {
-		case b.v == lo && lo/2 >= floor && !done[lo/2]:
+		case b.v == lo && lo/2 >= floor && !ks.done[lo/2]:
 			next = lo / 2
 			lo = next
-		case b.v == hi && !done[hi*2] && check(hi*2) == nil:
+		case b.v == hi && !ks.done[hi*2] && ks.check(hi*2) == nil:
 			next = hi * 2
 			hi = next
 		default:
-			i = maxSweepExtension
-			continue
+			return notes, lo, hi, nil
 		}
-		notes = append(notes, fmt.Sprintf("winner %s at the edge of the range: extended to %s", labelOf(b.v), labelOf(next)))
-		if ok, err := measure(next); err != nil {
-			return err
+		notes = append(notes, fmt.Sprintf("winner %s at the edge of the range: extended to %s", ks.label(b.v), ks.label(next)))
+		if ok, err := ks.measure(next); err != nil {
+			return notes, lo, hi, err
 		} else if !ok {
 			break
 		}
 	}
-	b := best()
-	var runner *point
-	for i := range pts {
-		if pts[i].v != b.v && (runner == nil || pts[i].sum.Median < runner.sum.Median) {
-			runner = &pts[i]
+	return notes, lo, hi, nil
+}
+
+// conclude names the best value against the runner-up (or the values tied
+// with it), notes a winner at an edge of the range, and files the sweep.
+func (ks *knobSweep) conclude(notes []string, lo, hi int, why string) {
+	s, kernel := &ks.s, ks.s.Workload
+	b := ks.best()
+	var runner *sweepPoint
+	for i := range ks.pts {
+		if ks.pts[i].v != b.v && (runner == nil || ks.pts[i].sum.Median < runner.sum.Median) {
+			runner = &ks.pts[i]
 		}
 	}
-	s.Best = labelOf(b.v)
+	s.Best = ks.label(b.v)
 	verdict := fmt.Sprintf("best %s at %s", s.Best, timing.FormatSeconds(b.sum.Median))
 	if runner != nil {
 		cmp := timing.Compare(b.sum, runner.sum)
 		if cmp.Significant {
-			verdict += fmt.Sprintf(", beats the runner-up %s (%s) %s", labelOf(runner.v), timing.FormatSeconds(runner.sum.Median), cmp)
+			verdict += fmt.Sprintf(", beats the runner-up %s (%s) %s", ks.label(runner.v), timing.FormatSeconds(runner.sum.Median), cmp)
 		} else {
 			var tied []string
-			for _, x := range pts {
+			for _, x := range ks.pts {
 				if x.v != b.v && !timing.Compare(b.sum, x.sum).Significant {
-					tied = append(tied, labelOf(x.v))
+					tied = append(tied, ks.label(x.v))
 				}
 			}
 			verdict = fmt.Sprintf("tie: the fastest median, %s (%s), is not significantly faster than %s (95%% CIs overlap: %s's median is %.1f%% higher, within the noise)",
-				s.Best, timing.FormatSeconds(b.sum.Median), strings.Join(tied, ", "), labelOf(runner.v), 100*cmp.Margin)
+				s.Best, timing.FormatSeconds(b.sum.Median), strings.Join(tied, ", "), ks.label(runner.v), 100*cmp.Margin)
 		}
 	}
 	if b.v == lo && lo > 1 {
 		reason := "the sweep cannot go lower"
-		if lo/2 < floor {
+		if floor := ks.floor(); lo/2 < floor {
 			reason = fmt.Sprintf("the next value %d is below the floor %d", lo/2, floor)
 		}
 		notes = append(notes, fmt.Sprintf("winner %s is at the low edge of the range (%s): a smaller value may be faster still", s.Best, reason))
@@ -219,13 +260,12 @@ func (e *Env) Sweep(kernel string, cfg RunConfig, sizes, tiles []int, rep *repor
 	}
 	sort.Slice(s.Points, func(i, j int) bool { return sweepValue(s.Points[i].Label) < sweepValue(s.Points[j].Label) })
 	s.Verdict, s.Notes = verdict, notes
-	rep.Sweeps = append(rep.Sweeps, s)
-	rep.Verdicts = append(rep.Verdicts, fmt.Sprintf("%s %s sweep of the %s design: %s", kernel, s.Name, design, verdict),
-		fmt.Sprintf("%s design %s: %s", kernel, design, why))
+	ks.rep.Sweeps = append(ks.rep.Sweeps, *s)
+	ks.rep.Verdicts = append(ks.rep.Verdicts, fmt.Sprintf("%s %s sweep of the %s design: %s", kernel, s.Name, ks.design, verdict),
+		fmt.Sprintf("%s design %s: %s", kernel, ks.design, why))
 	for _, n := range notes {
-		rep.Summary = append(rep.Summary, fmt.Sprintf("%s %s sweep: %s", kernel, s.Name, n))
+		ks.rep.Summary = append(ks.rep.Summary, fmt.Sprintf("%s %s sweep: %s", kernel, s.Name, n))
 	}
-	return nil
 }
 
 // designOf is the GPU design a sweep or an experiment measures, and why:

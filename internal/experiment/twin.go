@@ -67,75 +67,7 @@ func (e *Env) KernelTwin(ctx context.Context, kc KernelConfig, twin string, rc R
 		s.Poison()
 		return timing.Call{Run: s.Run, Verify: s.Verify, Close: s.Close}, nil
 	}}
-	gpu := timing.Executor{Name: name, At: func(n int) (timing.Call, error) {
-		c := pr.At(n, workload.Knobs{})
-		tw := c.Twin
-		set := map[string]int64{"N": int64(n)}
-		consts := wgpu.Constants{}
-		for k, v := range kc.Constants {
-			consts[k] = v
-			set[k] = int64(v)
-		}
-		for k, v := range map[string]float64{"N": float64(n), "D": float64(rc.Dim)} {
-			if _, ok := info.Overrides[k]; ok {
-				consts[k] = v
-			}
-		}
-		var dispatch [3]uint32
-		for i := range dispatch {
-			dispatch[i] = 1
-		}
-		for i, expr := range kc.Dispatch {
-			v, err := info.EvalInt(expr, set)
-			if err != nil || v < 1 || v > 1<<32-1 {
-				return timing.Call{}, &ParamError{Name: "dispatch", Value: expr, Limit: fmt.Sprintf("at N = %d: %v (value %d)", n, err, v)}
-			}
-			dispatch[i] = uint32(v)
-		}
-		var bufs []compute.BufferSpec
-		given := map[string]bool{}
-		for _, b := range kc.Buffers {
-			if in, ok := tw.Inputs[b.Name]; ok {
-				b.Count, b.Data = len(in), f32le(in)
-			} else if b.Name == tw.Output {
-				b.Count = tw.OutLen
-			}
-			given[b.Name] = true
-			bufs = append(bufs, b)
-		}
-		for nm, in := range tw.Inputs {
-			if !given[nm] {
-				bufs = append(bufs, compute.BufferSpec{Name: nm, Type: "f32", Count: len(in), Data: f32le(in)})
-			}
-		}
-		if !given[tw.Output] {
-			bufs = append(bufs, compute.BufferSpec{Name: tw.Output, Type: "f32", Count: tw.OutLen})
-		}
-		k, err := compute.NewUserKernel(e.Device, compute.UserKernelOptions{Label: filepath.Base(kc.File), Source: kc.Source, Entry: kc.Entry,
-			Buffers: bufs, Dispatch: dispatch, Constants: consts, Seed: kc.Seed, LoopIterations: kc.LoopIterations})
-		if err != nil {
-			return timing.Call{}, err
-		}
-		return timing.Call{
-			Run: func() (timing.Sample, error) {
-				start := time.Now()
-				t, err := k.Run(e.Timer)
-				return e.gpuSample(name, start, t, err)
-			},
-			Verify: func() error {
-				b, err := k.Read(tw.Output)
-				if err != nil {
-					return err
-				}
-				out := make([]float32, len(b)/4)
-				for i := range out {
-					out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-				}
-				return tw.Check(out)
-			},
-			Close: k.Release,
-		}, nil
-	}}
+	gpu := timing.Executor{Name: name, At: func(n int) (timing.Call, error) { return e.twinKernelCall(kc, info, rc.Dim, pr, name, n) }}
 	e.progress("%s vs %s: adaptive break-even", name, cpu.Name)
 	sizes := powersOf4(1, pr.Size)
 	if len(sizes) < 3 {
@@ -169,4 +101,79 @@ func f32le(v []float32) []byte {
 		binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(x))
 	}
 	return out
+}
+
+// twinKernelCall builds the user's kernel at batch size n over the twin
+// workload's inputs: the buffers the twin names are filled with its data
+// (added where the user declared none), the overrides N and D are set where
+// the shader declares them, and the dispatch expressions are evaluated at
+// N = n. Verify checks the output against the twin's reference.
+func (e *Env) twinKernelCall(kc KernelConfig, info *wgpu.WGSLModuleInfo, dim int, pr *workload.Prepared, name string, n int) (timing.Call, error) {
+	c := pr.At(n, workload.Knobs{})
+	tw := c.Twin
+	set := map[string]int64{"N": int64(n)}
+	consts := wgpu.Constants{}
+	for k, v := range kc.Constants {
+		consts[k] = v
+		set[k] = int64(v)
+	}
+	for k, v := range map[string]float64{"N": float64(n), "D": float64(dim)} {
+		if _, ok := info.Overrides[k]; ok {
+			consts[k] = v
+		}
+	}
+	var dispatch [3]uint32
+	for i := range dispatch {
+		dispatch[i] = 1
+	}
+	for i, expr := range kc.Dispatch {
+		v, err := info.EvalInt(expr, set)
+		if err != nil || v < 1 || v > 1<<32-1 {
+			return timing.Call{}, &ParamError{Name: "dispatch", Value: expr, Limit: fmt.Sprintf("at N = %d: %v (value %d)", n, err, v)}
+		}
+		dispatch[i] = uint32(v)
+	}
+	var bufs []compute.BufferSpec
+	given := map[string]bool{}
+	for _, b := range kc.Buffers {
+		if in, ok := tw.Inputs[b.Name]; ok {
+			b.Count, b.Data = len(in), f32le(in)
+		} else if b.Name == tw.Output {
+			b.Count = tw.OutLen
+		}
+		given[b.Name] = true
+		bufs = append(bufs, b)
+	}
+	for nm, in := range tw.Inputs {
+		if !given[nm] {
+			bufs = append(bufs, compute.BufferSpec{Name: nm, Type: "f32", Count: len(in), Data: f32le(in)})
+		}
+	}
+	if !given[tw.Output] {
+		bufs = append(bufs, compute.BufferSpec{Name: tw.Output, Type: "f32", Count: tw.OutLen})
+	}
+	k, err := compute.NewUserKernel(e.Device, compute.UserKernelOptions{Label: filepath.Base(kc.File), Source: kc.Source, Entry: kc.Entry,
+		Buffers: bufs, Dispatch: dispatch, Constants: consts, Seed: kc.Seed, LoopIterations: kc.LoopIterations})
+	if err != nil {
+		return timing.Call{}, err
+	}
+	return timing.Call{
+		Run: func() (timing.Sample, error) {
+			start := time.Now()
+			t, err := k.Run(e.Timer)
+			return e.gpuSample(name, start, t, err)
+		},
+		Verify: func() error {
+			b, err := k.Read(tw.Output)
+			if err != nil {
+				return err
+			}
+			out := make([]float32, len(b)/4)
+			for i := range out {
+				out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+			}
+			return tw.Check(out)
+		},
+		Close: k.Release,
+	}, nil
 }
