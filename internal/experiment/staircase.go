@@ -57,7 +57,7 @@ const plateauTol = 0.75
 // the current plateau's median. A single point between two plateaus is a
 // transition (a working set partly in each) and is dropped. The plateaus
 // are named from the largest working set down: dram, llc, l2, l1; each
-// level's ceiling is measured at its plateau's first working set and it
+// level's ceiling is measured at its plateau's middle working set and it
 // judges working sets below the next plateau's first one.
 func findLevels(side string, pts []report.StairPoint) []report.StairLevel {
 	var groups [][]report.StairPoint
@@ -95,11 +95,16 @@ func findLevels(side string, pts []report.StairPoint) []report.StairLevel {
 		if k < len(names) {
 			name = names[k]
 		}
-		// The ceiling at the plateau's first working set: read
-		// bandwidth falls with the working set, so the level's fastest
-		// working set bounds every one it judges.
+		// The ceiling in the middle of the plateau (its middle point; the
+		// points are spaced geometrically): a plateau's first working set
+		// may still sit partly in the level below it, whose per-thread
+		// caches the sweep's coarse steps do not resolve, and would pass
+		// that level's bandwidth off as this one's
+		// (TestFindLevelsMeasuresInsideThePlateau). The ceiling is then
+		// raised to the plateau's best point (plateauBest), so no working
+		// set the level judges is held to less than the curve showed.
 		lv := report.StairLevel{Side: side, Name: name, FromBytes: g[0].Bytes, ToBytes: g[len(g)-1].Bytes,
-			CeilingBytes: g[0].Bytes, GBs: med(g)}
+			CeilingBytes: g[len(g)/2].Bytes, GBs: med(g)}
 		if i+1 < len(kept) {
 			lv.ReachBytes = kept[i+1][0].Bytes / 2 // the last working set before the next plateau
 		}

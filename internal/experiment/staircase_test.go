@@ -131,3 +131,17 @@ func TestNameByCPUID(t *testing.T) {
 		t.Errorf("names %s %s %s", lv[0].Name, lv[1].Name, lv[2].Name)
 	}
 }
+
+// TestFindLevelsMeasuresInsideThePlateau: a level's ceiling is measured
+// strictly inside a plateau of three points or more, never at its first
+// working set, which may still sit partly in the level below (per-thread
+// caches the sweep's steps do not resolve).
+func TestFindLevelsMeasuresInsideThePlateau(t *testing.T) {
+	//            16K  32K  64K  128K 256K 512K 1M   2M   4M   8M   16M  32M  64M  128M 256M
+	pts := curve("cpu", 440, 460, 450, 230, 210, 225, 200, 110, 100, 105, 98, 60, 33, 31, 32)
+	for _, l := range findLevels("cpu", pts) {
+		if l.ToBytes >= 4*l.FromBytes && !(l.CeilingBytes > l.FromBytes && l.CeilingBytes < l.ToBytes) {
+			t.Errorf("%s: ceiling working set %v not strictly inside its plateau %v … %v", l.Name, l.CeilingBytes, l.FromBytes, l.ToBytes)
+		}
+	}
+}
