@@ -108,7 +108,7 @@ func measureCommand(stdout, stderr io.Writer, args []string, name, usage, exampl
 	rep.Summary = append(rep.Summary, dataLines...)
 	err = h.run(env, cfg, rep)
 	prog.finish()
-	experiment.Conclude(rep, dev.cvWarn)
+	experiment.Conclude(rep)
 	var files []report.DirFile
 	if h.files != nil {
 		files = h.files(env)
@@ -206,7 +206,7 @@ func measureOneBackend(stderr io.Writer, dev deviceFlags, cfg experiment.RunConf
 	rep.Summary = append(rep.Summary, dataLines...)
 	err = h.run(env, cfg, rep)
 	prog.finish()
-	experiment.Conclude(rep, dev.cvWarn)
+	experiment.Conclude(rep)
 	var files []report.DirFile
 	if h.files != nil {
 		files = h.files(env)

@@ -144,25 +144,43 @@ func aboveRoof(m *report.Measurement) string {
 	return ""
 }
 
-// noisyShare is the share of time summaries above the CV limit past which
+// noisyShare is the share of noisy time summaries (noisyCI) past which
 // the host counts as noisy and the conclusions resting on them as
 // tentative: one in four leaves most comparisons on steady data, more
 // than that and a verdict may rest on the noisy ones.
 const noisyShare = 0.25
 
+// noisyCI: a time summary is noisy when the 95% CI of its median reaches
+// further than this fraction of the median on either side (or it has too
+// few samples for a CI). The CI of the median is what every comparison
+// and verdict rests on; the CV is not, as it grows with a few slow calls
+// that leave the median where it was (TestConcludeJudgesNoiseByTheCI).
+const noisyCI = 0.10
+
+// noisySummary reports whether s is too uncertain to rest a verdict on.
+func noisySummary(s timing.Summary) bool {
+	if s.N == 0 {
+		return false
+	}
+	if !s.Valid() || !(s.Median > 0) {
+		return true
+	}
+	return s.Hi > (1+noisyCI)*s.Median || s.Lo < (1-noisyCI)*s.Median
+}
+
 // Conclude writes the report's verdict block: each end-to-end break-even's
 // verdict line (report.VerdictLine), marked tentative when more than
-// noisyShare of its summaries vary beyond cvLimit, the run's noise
+// noisyShare of its summaries are noisy (noisySummary), the run's noise
 // (report.Noise: the share of noisy summaries and the host's load), and a
 // note when the adapter is a CPU implementation. Kernel-clock verdicts go
 // to the details (Summary); a hybrid report keeps its own lines. Call it
 // once, after the measurements.
-func Conclude(r *report.Report, cvLimit float64) {
+func Conclude(r *report.Report) {
 	if r == nil {
 		return
 	}
-	noisy := func(s timing.Summary) bool { return s.N > 0 && s.CV > cvLimit }
-	n := &report.Noise{CVLimit: cvLimit, Cores: runtime.NumCPU(), Load: loadAverage()}
+	noisy := noisySummary
+	n := &report.Noise{CILimit: noisyCI, Cores: runtime.NumCPU(), Load: loadAverage()}
 	count := func(s timing.Summary) {
 		if s.N > 0 {
 			n.Measurements++

@@ -232,13 +232,13 @@ func VerdictLine(be BreakEven) string {
 }
 
 // NoiseLine is the one line that says noise decides: "host noisy: 34 of
-// 60 measurements above CV 5%, load 4.0 on 2 cores — conclusions marked
-// tentative"; "" when n is nil or the run was steady.
+// 60 medians with a 95% CI wider than ±10%, load 4.0 on 2 cores —
+// conclusions marked tentative"; "" when n is nil or the run was steady.
 func NoiseLine(n *Noise) string {
 	if n == nil || !n.Tentative {
 		return ""
 	}
-	s := fmt.Sprintf("host noisy: %d of %d measurements above CV %.0f%%", n.Noisy, n.Measurements, 100*n.CVLimit)
+	s := fmt.Sprintf("host noisy: %d of %d medians with a 95%% CI wider than ±%.0f%%", n.Noisy, n.Measurements, 100*n.CILimit)
 	if n.Load > 0 && n.Cores > 0 {
 		s += fmt.Sprintf(", load %.1f on %d cores", n.Load, n.Cores)
 	}

@@ -444,13 +444,14 @@ type Range struct {
 }
 
 // Noise is how noisy a run's measurements were: Noisy of Measurements
-// time summaries have a CV above CVLimit; Load is the host's one-minute
+// time summaries have a 95% CI of the median wider than ±CILimit of it;
+// Load is the host's one-minute
 // load average at the end of the run over Cores logical cores (0:
 // unknown). Tentative marks the run's conclusions as such.
 type Noise struct {
 	Measurements int     `json:"measurements"`
 	Noisy        int     `json:"noisy"`
-	CVLimit      float64 `json:"cv_limit"`
+	CILimit      float64 `json:"ci_limit"`
 	Load         float64 `json:"load,omitempty"`
 	Cores        int     `json:"cores,omitempty"`
 	Tentative    bool    `json:"tentative"`
