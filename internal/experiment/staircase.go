@@ -170,6 +170,23 @@ func nameByCPUID(levels []report.StairLevel, threads int) {
 	}
 }
 
+// capReachByCPUID keeps each named CPU cache level from judging a working
+// set larger than the cache cpuid reports for it, as threads threads see
+// it: where the sweep missed a level (two levels merged into one plateau,
+// or a level between two sweep steps) the reach, which runs up to the
+// next plateau, would otherwise take in working sets that do not fit the
+// cache, and judge them against its faster ceiling
+// (TestReachCappedByCPUID).
+func capReachByCPUID(levels []report.StairLevel, threads int) {
+	for _, c := range cpuidCaches(threads) {
+		for i := range levels {
+			if levels[i].Name == c.level && levels[i].ReachBytes > c.bytes {
+				levels[i].ReachBytes = max(c.bytes, levels[i].ToBytes)
+			}
+		}
+	}
+}
+
 // cpuidNotes compares the CPU levels' knees with the cache sizes cpuid
 // reports: a per-core cache seen by threads threads holds threads times
 // its size. A knee within a factor of 2 (one step of the sweep) either way
@@ -248,6 +265,7 @@ func (e *Env) staircase(quick bool, rep *report.Report) (*report.Staircase, erro
 		lv := findLevels(side, pts)
 		if side == report.SideCPU {
 			nameByCPUID(lv, threads)
+			capReachByCPUID(lv, threads)
 		}
 		if len(lv) == 1 {
 			st.Notes = append(st.Notes, fmt.Sprintf("%s: the sweep found no cache level (one plateau, %s … %s): its rows are judged against the dram ceilings only", side, fmtBytes(lv[0].FromBytes), fmtBytes(lv[0].ToBytes)))

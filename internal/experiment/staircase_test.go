@@ -145,3 +145,54 @@ func TestFindLevelsMeasuresInsideThePlateau(t *testing.T) {
 		}
 	}
 }
+
+// TestReachCappedByCPUID: a CPU level whose reach runs up to the next
+// plateau (the level above it missed by the sweep) judges no working set
+// larger than the cache cpuid reports for it, as the threads see it.
+func TestReachCappedByCPUID(t *testing.T) {
+	caches := cpuidCaches(2)
+	size := map[string]float64{}
+	for _, c := range caches {
+		size[c.level] = c.bytes
+	}
+	if size["l2"] == 0 {
+		t.Skip("cpuid reports no L2 size on this CPU")
+	}
+	// l1, then one plateau up to the l2 size, then a steady decline (each
+	// point its own transition, dropped) down to a dram plateau from 64×
+	// past it: no llc plateau, so the l2 plateau's reach would run to
+	// dram's.
+	var pts []report.StairPoint
+	decline := 400.0
+	for b := float64(stairMin); b <= 256*size["l2"]; b *= 2 {
+		g := 30.0
+		switch {
+		case b <= size["l1"]:
+			g = 800
+		case b <= size["l2"]:
+			g = 400
+		case b < 64*size["l2"]:
+			decline *= 0.7
+			g = max(decline, 31)
+		}
+		pts = append(pts, report.StairPoint{Side: "cpu", Bytes: b, GBs: g})
+	}
+	lv := findLevels("cpu", pts)
+	nameByCPUID(lv, 2)
+	var l2 *report.StairLevel
+	for i := range lv {
+		if lv[i].Name == "l2" {
+			l2 = &lv[i]
+		}
+	}
+	if l2 == nil {
+		t.Fatalf("no l2 level in %+v", lv)
+	}
+	if l2.ReachBytes <= size["l2"] {
+		t.Fatalf("reach %v before the cap: the test's curve does not run past the L2 (%v)", l2.ReachBytes, size["l2"])
+	}
+	capReachByCPUID(lv, 2)
+	if want := max(size["l2"], l2.ToBytes); l2.ReachBytes != want {
+		t.Errorf("l2 reach %v after the cap, want %v (cpuid's L2 × 2 threads)", l2.ReachBytes, want)
+	}
+}

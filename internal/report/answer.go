@@ -233,7 +233,9 @@ func VerdictLine(be BreakEven) string {
 
 // NoiseLine is the one line that says noise decides: "host noisy: 34 of
 // 60 medians with a 95% CI wider than ±10%, load 4.0 on 2 cores —
-// conclusions marked tentative"; "" when n is nil or the run was steady.
+// verdicts resting on them marked tentative"; "" when n is nil or the run
+// was steady. Each verdict is marked by its own medians (firm or
+// tentative), so a steady verdict in a noisy run stays firm.
 func NoiseLine(n *Noise) string {
 	if n == nil || !n.Tentative {
 		return ""
@@ -242,5 +244,5 @@ func NoiseLine(n *Noise) string {
 	if n.Load > 0 && n.Cores > 0 {
 		s += fmt.Sprintf(", load %.1f on %d cores", n.Load, n.Cores)
 	}
-	return s + " — conclusions marked tentative"
+	return s + " — verdicts resting on them marked tentative"
 }
