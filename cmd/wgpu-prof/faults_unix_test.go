@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
 // SIGINT stops the run cleanly: the current measurement ends, the rows
@@ -44,5 +45,41 @@ func TestHybridStopsOnSIGTERM(t *testing.T) {
 		"--quick", "--requests", "20000", "--search-budget", "5s", "--format", "json")
 	if code, msg := exitStatus(err); code != 130 || !strings.Contains(msg, "interrupted") {
 		t.Fatalf("exit %d %q, want 130 and a message with \"interrupted\"", code, msg)
+	}
+}
+
+// SIGINT before the first row (while the ceilings are measured) still
+// reports what was measured, marked INCOMPLETE, on stdout and in every
+// file of --out.
+func TestInterruptDuringCeilingsReports(t *testing.T) {
+	testHookOpened = func(env *experiment.Env) {
+		env.Progress = &trigger{on: "cpu ceilings (read, write", fn: func() {
+			syscall.Kill(os.Getpid(), syscall.SIGINT)
+			time.Sleep(20 * time.Millisecond)
+		}}
+	}
+	defer func() { testHookOpened = nil }()
+	out := t.TempDir() + "/d"
+	stdout, _, err := runCmd(twoWorkloadRun(out)...)
+	if code, msg := exitStatus(err); code != 130 || !strings.Contains(msg, "interrupted") {
+		t.Fatalf("exit %d %q, want 130 and a message with \"interrupted\"", code, msg)
+	}
+	rep, derr := report.Decode([]byte(stdout), "stdout")
+	if derr != nil {
+		t.Fatalf("nothing reported: %v\n%s", derr, stdout)
+	}
+	if len(rep.Ceilings.CPU)+len(rep.Ceilings.GPU) == 0 || len(rep.Measurements) != 0 || rep.Incomplete == "" {
+		t.Errorf("%d ceilings, %d rows, incomplete %q: want the ceilings measured, no row, marked",
+			len(rep.Ceilings.CPU)+len(rep.Ceilings.GPU), len(rep.Measurements), rep.Incomplete)
+	}
+	for _, f := range []string{"report.json", "report.txt", "report.csv", "report.bench", "report.html"} {
+		b, err := os.ReadFile(out + "/" + f)
+		if err != nil {
+			t.Errorf("--out: %v", err)
+			continue
+		}
+		if !strings.Contains(string(b), "INCOMPLETE") && !strings.Contains(strings.ToLower(string(b)), "incomplete") {
+			t.Errorf("%s is not marked incomplete", f)
+		}
 	}
 }

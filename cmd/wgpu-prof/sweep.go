@@ -229,7 +229,7 @@ func reportPartial(stdout io.Writer, o *outputFlags, rep *report.Report, runErr 
 	if errors.Is(runErr, experiment.ErrInterrupted) {
 		code = 130
 	}
-	if len(rep.Measurements) == 0 {
+	if !hasResults(rep) {
 		return exitError{code: code, msg: runErr.Error(), err: runErr}
 	}
 	rep.Incomplete = fmt.Sprintf("the run stopped early (%v); the %d rows here are those finished before it", runErr, len(rep.Measurements))
@@ -239,6 +239,14 @@ func reportPartial(stdout io.Writer, o *outputFlags, rep *report.Report, runErr 
 	}
 	err := fmt.Errorf("the run stopped early, %d finished rows reported: %w", len(rep.Measurements), runErr)
 	return exitError{code: code, msg: err.Error(), err: err}
+}
+
+// hasResults reports whether rep holds anything measured: rows, or the
+// ceilings and the staircase measured before the first row, which a run
+// stopped during them still reports (TestInterruptDuringCeilingsReports).
+func hasResults(rep *report.Report) bool {
+	return len(rep.Measurements) > 0 || len(rep.Ceilings.CPU) > 0 || len(rep.Ceilings.GPU) > 0 ||
+		rep.Staircase != nil || len(rep.BreakEvens) > 0 || len(rep.Sweeps) > 0
 }
 
 // stopOnSignal makes SIGINT and SIGTERM stop the run cleanly: the

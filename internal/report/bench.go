@@ -101,6 +101,16 @@ func WriteBench(w io.Writer, r *Report) error {
 			}
 		}
 	}
+	if len(r.Measurements) == 0 {
+		// benchfmt writes the configuration with the first result: a
+		// report without rows (a run stopped during its ceilings) still
+		// says what it is and that it is incomplete.
+		for _, c := range res.Config {
+			if _, err := fmt.Fprintf(w, "%s: %s\n", c.Key, c.Value); err != nil {
+				return fmt.Errorf("report: WriteBench: %w", err)
+			}
+		}
+	}
 	return nil
 }
 
