@@ -81,37 +81,9 @@ func measureCommand(stdout, stderr io.Writer, args []string, name, usage, exampl
 		}
 		return measureBackends(stdout, stderr, &o, dev, cfg, backends, h)
 	}
-	env, err := dev.open(stderr)
-	if err != nil {
+	rep, files, err := measureOneBackend(stderr, dev, cfg, &o, h)
+	if rep == nil {
 		return err
-	}
-	defer env.Close()
-	prog := o.startProgress(stderr)
-	env.Progress = progressWriter(prog)
-	if h.opened != nil {
-		h.opened(env)
-	}
-	// One validation pass (sizes against each other, the host's memory and
-	// this adapter's limits) before the first measurement of any command.
-	check := cfg
-	check.Defaults()
-	if _, err := check.Validate(env.Device); err != nil {
-		return err
-	}
-	defer stopOnSignal(stderr, env)()
-	if testHookOpened != nil {
-		testHookOpened(env)
-	}
-	rep := env.NewReport(versionString())
-	var dataLines []string
-	rep.Data, dataLines = cfg.DataFiles()
-	rep.Summary = append(rep.Summary, dataLines...)
-	err = h.run(env, cfg, rep)
-	prog.finish()
-	experiment.Conclude(rep)
-	var files []report.DirFile
-	if h.files != nil {
-		files = h.files(env)
 	}
 	if err != nil {
 		return reportPartial(stdout, &o, rep, err, files...)
@@ -190,6 +162,8 @@ func measureOneBackend(stderr io.Writer, dev deviceFlags, cfg experiment.RunConf
 	if h.opened != nil {
 		h.opened(env)
 	}
+	// One validation pass (sizes against each other, the host's memory and
+	// this adapter's limits) before the first measurement of any command.
 	check := cfg
 	check.Defaults()
 	if _, err := check.Validate(env.Device); err != nil {
