@@ -250,15 +250,16 @@ func (c *CosineSingle) setQuery(q []float32) error {
 	for _, x := range q {
 		ss += float64(x) * float64(x)
 	}
-	if n := math.Sqrt(ss); n > 0 && (n < 0x1p-40 || n > 0x1p40) {
+	n := math.Sqrt(ss)
+	if n > 0 && (n < 0x1p-40 || n > 0x1p40) {
 		e := -int(math.Round(math.Log2(n)))
 		s := make([]float32, len(q))
 		for i, x := range q {
 			s[i] = float32(math.Ldexp(float64(x), e))
 		}
-		q = s
+		q, n = s, math.Ldexp(n, e) // the norm scales by the same power of two
 	}
-	c.params.setAll(3, math.Float32bits(norm64(q)))
+	c.params.setAll(3, math.Float32bits(float32(n)))
 	if err := c.params.flush(c.d); err != nil {
 		return err
 	}
