@@ -25,7 +25,13 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 lock="$root/scripts/wgpu-native.lock"
 dest="$root/third_party/wgpu-native"
 want_env=0
-[ "${1:-}" = "--env" ] && want_env=1
+want_dawn=0
+for arg in "$@"; do
+  case "$arg" in
+    --env) want_env=1 ;;
+    --with-dawn) want_dawn=1 ;; # also the pinned Dawn (scripts/setup-dawn.sh)
+  esac
+done
 
 say() { echo "setup: $*" >&2; }
 die() { echo "setup: error: $*" >&2; exit 1; }
@@ -270,6 +276,7 @@ install_wgpu_native
 install_vulkan
 install_chromium
 install_mingw
+if [ "$want_dawn" = 1 ]; then "$root/scripts/setup-dawn.sh"; fi
 
 if [ "$want_env" = 1 ]; then
   # Nothing is needed to build; these only say what the binaries will load.
