@@ -374,6 +374,8 @@ type Plan struct {
 	// 1/((1 − Σ share) + Σ share/speedup) over them.
 	PortedShare float64 `json:"ported_share"`
 	AppSpeedup  float64 `json:"app_speedup"`
+	// Summary is the program summary (PlanSummary).
+	Summary *PlanSummary `json:"summary,omitempty"`
 }
 
 // PlanOp is one operation of a Plan.
@@ -405,6 +407,10 @@ type PlanOp struct {
 	Return     float64    `json:"return"` // share × (1 − 1/speedup): the part of application time saved
 	AppSpeedup float64    `json:"app_speedup"`
 	Mix        *MixResult `json:"mix,omitempty"`
+	// PlanCosts: the application's own time per call beside the tool's
+	// CPU kernel and the GPU's parts, the verdict among the four choices,
+	// and the route a dispatcher takes from it (planops.go).
+	PlanCosts
 }
 
 // MixResult is a batch mix priced with a break-even's models: the share

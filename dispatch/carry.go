@@ -1,0 +1,165 @@
+package dispatch
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/report"
+	"github.com/wgpu-prof/wgpu-prof/timing"
+)
+
+// Route carries each of a service's requests to the side a Dispatcher
+// picks for the request's size, and returns what that side returned:
+//
+//	r, err := dispatch.RouteFromReport("plan.json", `main\.similarity$`, cpuSimilarity, gpuSimilarity, func(q Query) int { return q.N })
+//	...
+//	out, err := r.Do(query) // from any goroutine
+//
+// A side is a function of the request (RouteSide.Serve); its time is the
+// wall time of that function. Route is safe for concurrent callers: one
+// request is routed and served at a time (the dispatcher's decision and
+// estimates need each call's time), so concurrent requests queue.
+type Route[Req any] struct {
+	mu   sync.Mutex
+	d    *Dispatcher
+	size func(Req) int
+	cur  Req
+}
+
+// RouteSide is one side of a Route: its name, the function that serves
+// a request, and its model (seconds per call at size n).
+type RouteSide[Req any] struct {
+	Name  string
+	Serve func(Req) error
+	Model Model
+}
+
+// NewRoute returns a route over sides (one or more; with one, every
+// request goes to it), sizing each request with size.
+func NewRoute[Req any](sides []RouteSide[Req], size func(Req) int, prof Profile, cfg Config) (*Route[Req], error) {
+	if size == nil {
+		return nil, &ConfigError{"size", nil, "a function giving a request's size"}
+	}
+	r := &Route[Req]{size: size}
+	ds := make([]Side, len(sides))
+	for i, s := range sides {
+		if s.Serve == nil {
+			return nil, &ConfigError{fmt.Sprintf("sides[%d].Serve", i), nil, "a function serving a request"}
+		}
+		serve := s.Serve
+		ds[i] = Side{Name: s.Name, Model: s.Model, Exec: Func(func(int) (time.Duration, error) {
+			t0 := time.Now()
+			err := serve(r.cur) // r.mu is held by Do
+			return time.Since(t0), err
+		})}
+	}
+	d, err := New(ds, prof, cfg)
+	if err != nil {
+		return nil, err
+	}
+	r.d = d
+	return r, nil
+}
+
+// Do serves req on the side chosen for its size (on the next side when
+// that one fails: the request is never lost) and reports the call.
+func (r *Route[Req]) Do(req Req) (Outcome, error) {
+	if r == nil || r.d == nil {
+		return Outcome{Failed: -1}, ErrNoExecutor
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.cur = req
+	out, err := r.d.Do(r.size(req))
+	var zero Req
+	r.cur = zero // keep no reference to the caller's request
+	return out, err
+}
+
+// Share returns how many calls each side answered.
+func (r *Route[Req]) Share() []int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.d.Share()
+}
+
+// Switches returns the latest changes of side with their reasons.
+func (r *Route[Req]) Switches() []Switch {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.d.Switches()
+}
+
+// ErrNoRoute is wrapped by RouteFromReport's errors about the report.
+var ErrNoRoute = errors.New("dispatch: no route in the report")
+
+// RouteFromReport builds in one call a route over a CPU and a GPU side
+// from a report of wgpu-prof: a plan (plan --format json, or a report
+// holding one), whose operation op (its --op expression, or its
+// workload) gives the two sides' models (the application's own code and
+// the GPU) and the crossover; or a break-even report, whose end-to-end
+// CPU-vs-GPU break-even of workload op gives them.
+func RouteFromReport[Req any](path, op string, cpu, gpu func(Req) error, size func(Req) int) (*Route[Req], error) {
+	pr, err := LoadRoute(path, op)
+	if err != nil {
+		return nil, err
+	}
+	sides := []RouteSide[Req]{
+		{Name: pr.Sides[0], Serve: cpu, Model: modelOf(pr.CPU)},
+		{Name: pr.Sides[1], Serve: gpu, Model: modelOf(pr.GPU)},
+	}
+	return NewRoute(sides, size, Profile{Crossover: max(pr.Crossover, 0)}, Config{})
+}
+
+func modelOf(m *timing.Model) Model { return func(n float64) float64 { return m.At(n) } }
+
+// LoadRoute reads the route of operation op from a plan or break-even
+// report (RouteFromReport).
+func LoadRoute(path, op string) (report.PlanRoute, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return report.PlanRoute{}, fmt.Errorf("dispatch: %w", err)
+	}
+	var head struct {
+		Schema *string          `json:"schema"`
+		Ops    []report.PlanOp `json:"ops"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return report.PlanRoute{}, fmt.Errorf("dispatch: %s: %w", path, err)
+	}
+	ops := head.Ops
+	var bes []report.BreakEven
+	if head.Schema != nil {
+		rep, err := report.Decode(data, path)
+		if err != nil {
+			return report.PlanRoute{}, fmt.Errorf("dispatch: %w", err)
+		}
+		if rep.Plan != nil {
+			ops = rep.Plan.Ops
+		}
+		bes = rep.BreakEvens
+	}
+	for _, o := range ops {
+		if (o.Regex == op || o.Workload == op) && o.Route != nil && o.Route.CPU != nil && o.Route.GPU != nil && len(o.Route.CPU.Segments) > 0 && len(o.Route.GPU.Segments) > 0 {
+			return *o.Route, nil
+		}
+	}
+	for _, be := range bes {
+		if be.Workload != op || be.Clock != "end-to-end" || be.ModelA == nil || be.ModelB == nil || len(be.ModelA.Segments) == 0 || len(be.ModelB.Segments) == 0 {
+			continue
+		}
+		if len(be.Sides) == 2 && !(be.Sides[0] == "cpu" && be.Sides[1] == "gpu") {
+			continue
+		}
+		cross := -1.0
+		if be.MeasuredFound {
+			cross = float64(be.Measured)
+		}
+		return report.PlanRoute{Sides: []string{"cpu", "gpu"}, CPU: be.ModelA, GPU: be.ModelB, Crossover: cross}, nil
+	}
+	return report.PlanRoute{}, fmt.Errorf("%w: %s has no operation or end-to-end CPU-vs-GPU break-even %q with both models", ErrNoRoute, path, op)
+}

@@ -1,0 +1,98 @@
+package report
+
+import "github.com/wgpu-prof/wgpu-prof/timing"
+
+// Estimate is a value with its 95% confidence interval.
+type Estimate struct {
+	Value float64 `json:"value"`
+	Lo    float64 `json:"ci_lo"`
+	Hi    float64 `json:"ci_hi"`
+}
+
+// PlanCosts is an operation's cost per call on each side at the
+// application's own sizes (means over its batch mix, seconds per call),
+// and the choice they lead to.
+type PlanCosts struct {
+	// Calls is the number of calls the profile's time is spread over
+	// (CallsFrom says where it comes from: "mix file", "--calls"; "" when
+	// unknown); OwnPerCall is the profile's time for the operation over
+	// them: the application's own code per call (0 when Calls is 0).
+	Calls      int64   `json:"calls"`
+	CallsFrom  string  `json:"calls_from,omitempty"`
+	OwnPerCall float64 `json:"own_per_call_s"`
+	// ToolCPU is the tool's best CPU kernel per call (the break-even's
+	// CPU model), with its CI from the fit's coefficients.
+	ToolCPU Estimate `json:"tool_cpu_per_call_s"`
+	// The GPU per call in parts: Kernel (GPU timestamps' model), Launch
+	// (the fixed cost of one call apart from its kernel: encode, submit,
+	// wait, map and read back), Transfer (the call's bytes at the
+	// measured upload and readback rates; with Transfer "once" the
+	// resident data is not counted per call); GPU is the measured
+	// end-to-end model, plus the resident data's upload with "per-call".
+	Kernel       Estimate `json:"gpu_kernel_per_call_s"`
+	KernelSource string   `json:"gpu_kernel_source"`
+	Launch       Estimate `json:"launch_tax_per_call_s"`
+	LaunchSource string   `json:"launch_tax_source"`
+	Transfer     Estimate `json:"transfer_tax_per_call_s"`
+	TransferMode string   `json:"transfer"`
+	// BytesUp and BytesDown are the bytes one call moves (means over the
+	// mix), BytesResident the data a resident port uploads once.
+	BytesUp       float64  `json:"bytes_up_per_call"`
+	BytesDown     float64  `json:"bytes_down_per_call"`
+	BytesResident float64  `json:"bytes_resident"`
+	GPU           Estimate `json:"gpu_per_call_s"`
+	// BoundedBy names what bounds the GPU's time per call: "launch tax",
+	// "transfer tax", or the kernel's roofline bound ("memory (dram) at
+	// 43% of its ceiling", "compute at 12% of its ceiling").
+	BoundedBy string `json:"bounded_by"`
+	// SpeedupSIMD is the application's own time over the tool's CPU
+	// kernel; SpeedupGPU the application's own time over its calls routed
+	// to the GPU where the GPU beats its own code, with its CI.
+	SpeedupSIMD Estimate `json:"speedup_simd"`
+	SpeedupGPU  Estimate `json:"speedup_gpu"`
+	// Choice is the largest win: "keep", "use the host SIMD kernel",
+	// "port to the GPU" or "route by size"; ChoiceReason names its
+	// dominant cost.
+	Choice       string `json:"choice"`
+	ChoiceReason string `json:"choice_reason"`
+	// Warning flags a likely wrong mapping: own and tool CPU times per
+	// call more than 10× apart.
+	Warning string `json:"warning,omitempty"`
+	// Route is what a dispatcher needs to route the operation's calls.
+	Route *PlanRoute `json:"route,omitempty"`
+	// Predicted is the operation's time per call after the port (the
+	// routed mix), which plan --validate checks.
+	Predicted float64 `json:"predicted_per_call_s"`
+}
+
+// PlanRoute is an operation's route: the models (seconds per call at a
+// batch size) of its CPU side, the application's own code, and of its
+// GPU side, and the size from which the GPU is faster (0: every size;
+// -1: none).
+type PlanRoute struct {
+	Sides     []string      `json:"sides"`
+	CPU       *timing.Model `json:"cpu_model"`
+	GPU       *timing.Model `json:"gpu_model"`
+	Crossover float64       `json:"crossover"`
+}
+
+// PlanSummary is the program summary in the terms of offload modeling:
+// application time before and after (seconds, the profile's total),
+// the fraction of it ported and the number of operations ported, the
+// speedup of the ported code and the application's (Amdahl) with its
+// CI, and the top ported and not-ported operations with their reasons.
+type PlanSummary struct {
+	TimeBefore     float64  `json:"time_before_s"`
+	TimeAfter      float64  `json:"time_after_s"`
+	FractionPorted float64  `json:"fraction_ported"`
+	NumberPorted   int      `json:"number_ported"`
+	PortedSpeedup  float64  `json:"ported_code_speedup"`
+	AppSpeedup     Estimate `json:"amdahl_speedup"`
+	TopPorted      string   `json:"top_ported,omitempty"`
+	TopNotPorted   string   `json:"top_not_ported,omitempty"`
+	// BestSpeedup is the application's speedup with each operation's
+	// choice (the host SIMD kernel where it wins).
+	BestSpeedup float64 `json:"best_choice_speedup"`
+	MinSpeedup  float64 `json:"min_speedup"`
+	Transfer    string  `json:"transfer"`
+}
