@@ -125,7 +125,7 @@ func LoadRoute(path, op string) (report.PlanRoute, error) {
 		return report.PlanRoute{}, fmt.Errorf("dispatch: %w", err)
 	}
 	var head struct {
-		Schema *string          `json:"schema"`
+		Schema *string         `json:"schema"`
 		Ops    []report.PlanOp `json:"ops"`
 	}
 	if err := json.Unmarshal(data, &head); err != nil {
