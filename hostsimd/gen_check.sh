@@ -1,6 +1,7 @@
 #!/bin/sh
 # gen_check.sh: regenerate the avo assembly into a temporary directory and
-# fail if it differs from the committed kernels_amd64.s / kernels_amd64.go.
+# fail if it differs from the committed kernels_amd64.s / kernels_amd64.go
+# and quant_amd64.s / quant_amd64.go.
 # Works offline once github.com/mmcloughlin/avo (see _gen/go.mod) is in the
 # module cache. Run from anywhere.
 set -eu
@@ -12,8 +13,9 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/hostsimd"
 cp -R "$here/_gen" "$tmp/hostsimd/_gen"
 (cd "$tmp/hostsimd/_gen" && GOFLAGS=-mod=mod go run . -out ../kernels_amd64.s -stubs ../kernels_amd64.go -pkg hostsimd)
+(cd "$tmp/hostsimd/_gen" && GOFLAGS=-mod=mod go run ./quant -out ../quant_amd64.s -stubs ../quant_amd64.go -pkg hostsimd)
 status=0
-for f in kernels_amd64.s kernels_amd64.go; do
+for f in kernels_amd64.s kernels_amd64.go quant_amd64.s quant_amd64.go; do
 	if ! diff -u "$here/$f" "$tmp/hostsimd/$f"; then
 		echo "gen_check: $f is stale; run 'cd hostsimd && go generate'" >&2
 		status=1

@@ -1,0 +1,229 @@
+package hostsimd_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/wgpu-prof/wgpu-prof/hostsimd"
+	"github.com/wgpu-prof/wgpu-prof/ops"
+)
+
+// int8Dims cross every kernel's block edges: the 16- and 32-byte steps of
+// the AVX2 kernel, the 64- and 128-byte steps and the masked tail of the
+// VNNI one.
+var int8Dims = []int{1, 3, 4, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 191, 768, 1000}
+
+func levelHosts() []hostsimd.Host {
+	var hs []hostsimd.Host
+	for _, l := range hostsimd.Available() {
+		hs = append(hs, hostsimd.Host{Level: l, FixLevel: true})
+	}
+	return hs
+}
+
+func randCodes(r *rand.Rand, n int) []int8 {
+	c := make([]int8, n)
+	for i := range c {
+		c[i] = int8(r.IntN(256) - 128)
+	}
+	return c
+}
+
+// TestDotsInt8Exact checks every level's integer products against the
+// integer reference on fresh random codes over the whole int8 range (−128
+// included), extreme rows, row counts across the kernels' 64-row blocks,
+// and misaligned slices; the outputs are poisoned first.
+func TestDotsInt8Exact(t *testing.T) {
+	r := rand.New(rand.NewPCG(rand.Uint64(), 49))
+	for _, h := range levelHosts() {
+		for _, d := range int8Dims {
+			for _, n := range []int{1, 5, 64, 131} {
+				q := randCodes(r, d+1)[1:]
+				v := randCodes(r, n*d+3)[3:]
+				switch n {
+				case 5: // extremes: the largest products and squares
+					for k := range q {
+						q[k] = 127
+					}
+					for k := range v {
+						v[k] = -128
+					}
+				case 64:
+					for k := range q {
+						q[k] = -128
+					}
+				}
+				dot, ss := make([]int32, n+1), make([]int32, n+1)
+				for i := range dot {
+					dot[i], ss[i] = math.MinInt32, math.MinInt32
+				}
+				if err := h.DotsInt8(q, v, d, dot[:n], ss[:n]); err != nil {
+					t.Fatal(err)
+				}
+				if dot[n] != math.MinInt32 || ss[n] != math.MinInt32 {
+					t.Fatalf("%v d=%d n=%d: wrote past the output", h.Level, d, n)
+				}
+				for i := 0; i < n; i++ {
+					var a, b int64
+					for k := 0; k < d; k++ {
+						x := int64(v[i*d+k])
+						a += int64(q[k]) * x
+						b += x * x
+					}
+					if int64(dot[i]) != a || int64(ss[i]) != b {
+						t.Fatalf("%v (%s) d=%d n=%d row %d: dot=%d ss=%d, want %d %d", h.Level, h.Int8Kernel(), d, n, i, dot[i], ss[i], a, b)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestCosineSingleInt8 checks the scores of every level: against the
+// cosine of the codes computed in float64 (the integer sums are exact, so
+// only the final rounding to float32 may differ), and against the cosine
+// of the float vectors within Int8CosBound (plus float32 rounding).
+func TestCosineSingleInt8(t *testing.T) {
+	r := rand.New(rand.NewPCG(rand.Uint64(), 50))
+	for _, h := range levelHosts() {
+		for _, d := range []int{4, 17, 96, 768} {
+			n := 100
+			v := make([]float32, n*d)
+			for i := range v {
+				v[i] = float32(r.NormFloat64())
+			}
+			for k := 0; k < d; k++ { // a zero row scores 0
+				v[7*d+k] = 0
+			}
+			q := make([]float32, d)
+			for k := range q {
+				q[k] = float32(r.NormFloat64()) * 1e3
+			}
+			codes, scales := make([]int8, n*d), make([]float32, n)
+			if err := hostsimd.QuantizeInt8(v, d, codes, scales); err != nil {
+				t.Fatal(err)
+			}
+			qc, qq, err := hostsimd.QuantizeQueryInt8(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var qs float64
+			for _, x := range q {
+				qs = max(qs, math.Abs(float64(x)))
+			}
+			out := make([]float32, n)
+			for i := range out {
+				out[i] = float32(math.NaN())
+			}
+			if err := h.CosineSingleInt8(q, codes, d, out); err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < n; i++ {
+				row, rc := v[i*d:(i+1)*d], codes[i*d:(i+1)*d]
+				var dot, ss, ab, aa, bb float64
+				for k := 0; k < d; k++ {
+					dot += float64(qc[k]) * float64(rc[k])
+					ss += float64(rc[k]) * float64(rc[k])
+					ab += float64(q[k]) * float64(row[k])
+					aa += float64(q[k]) * float64(q[k])
+					bb += float64(row[k]) * float64(row[k])
+				}
+				want := 0.0
+				if ss > 0 {
+					want = dot / (math.Sqrt(float64(qq)) * math.Sqrt(ss))
+				}
+				if got := float64(out[i]); math.IsNaN(got) || math.Abs(got-want) > 0x1p-23 {
+					t.Fatalf("%v d=%d row %d: %v, cosine of the codes %v", h.Level, d, i, got, want)
+				}
+				exact := 0.0
+				if bb > 0 {
+					exact = ab / math.Sqrt(aa*bb)
+				}
+				bound := hostsimd.Int8CosBound(q, qc, float32(qs/127), row, rc, scales[i]) + 0x1p-22
+				if math.Abs(float64(out[i])-exact) > bound {
+					t.Fatalf("%v d=%d row %d: %v, f32 cosine %v: error above the bound %.3g", h.Level, d, i, out[i], exact, bound)
+				}
+			}
+		}
+	}
+}
+
+func TestQuantizeInt8Rule(t *testing.T) {
+	v := []float32{0.5, -1, 0.25, 0.003, 0, 0, 0, 0}
+	codes, scales := make([]int8, 8), make([]float32, 2)
+	if err := hostsimd.QuantizeInt8(v, 4, codes, scales); err != nil {
+		t.Fatal(err)
+	}
+	want := []int8{64, -127, 32, 0, 0, 0, 0, 0} // 63.5 rounds to even 64, 31.75 to 32
+	for i := range want {
+		if codes[i] != want[i] {
+			t.Fatalf("codes %v, want %v", codes, want)
+		}
+	}
+	if scales[0] != float32(1.0/127) || scales[1] != 0 {
+		t.Fatalf("scales %v, want [1/127 0]", scales)
+	}
+}
+
+func TestInt8BadInput(t *testing.T) {
+	h := hostsimd.Host{}
+	big := hostsimd.MaxInt8Dim + 4
+	for _, c := range []struct {
+		name, want string
+		err        error
+	}{
+		{"nan", "v[5]", hostsimd.QuantizeInt8([]float32{1, 2, 3, 4, 1, float32(math.NaN()), 0, 0}, 4, make([]int8, 8), make([]float32, 2))},
+		{"short codes", "len(codes)", hostsimd.QuantizeInt8(make([]float32, 8), 4, make([]int8, 7), make([]float32, 2))},
+		{"big d", "exceeds 65536", h.CosineSingleInt8(make([]float32, big), make([]int8, big), big, make([]float32, 1))},
+		{"q len", "len(q)=3", h.CosineSingleInt8(make([]float32, 3), make([]int8, 8), 4, make([]float32, 2))},
+		{"q inf", "q[1]", h.CosineSingleInt8([]float32{1, float32(math.Inf(1)), 0, 0}, make([]int8, 8), 4, make([]float32, 2))},
+		{"rows", "not a multiple", h.DotsInt8(make([]int8, 4), make([]int8, 7), 4, make([]int32, 2), make([]int32, 2))},
+		{"ss", "len(ss)", h.DotsInt8(make([]int8, 4), make([]int8, 8), 4, make([]int32, 2), make([]int32, 1))},
+	} {
+		if c.err == nil || !strings.Contains(c.err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one naming %q", c.name, c.err, c.want)
+		}
+	}
+}
+
+// BenchmarkCosineSingleInt8 scores one query against rows stored as f32,
+// f16 and int8 codes (the same vectors).
+func BenchmarkCosineSingleInt8(b *testing.B) {
+	const d, n = 768, 1 << 16
+	r := rand.New(rand.NewPCG(1, 2))
+	v := make([]float32, n*d)
+	for i := range v {
+		v[i] = float32(r.NormFloat64())
+	}
+	q := v[:d]
+	codes, scales := make([]int8, n*d), make([]float32, n)
+	if err := hostsimd.QuantizeInt8(v, d, codes, scales); err != nil {
+		b.Fatal(err)
+	}
+	h16 := make([]uint16, n*d)
+	for i, x := range v {
+		h16[i] = ops.F32ToF16(x)
+	}
+	out := make([]float32, n)
+	h := hostsimd.Host{Threads: 1}
+	b.Run("f32", func(b *testing.B) {
+		b.SetBytes(4 * n * d)
+		for b.Loop() {
+			_ = h.CosineSingle(q, v, d, out)
+		}
+	})
+	b.Run("f16", func(b *testing.B) {
+		b.SetBytes(2 * n * d)
+		for b.Loop() {
+			_ = h.CosineSingleF16(q, h16, d, out)
+		}
+	})
+	b.Run("int8", func(b *testing.B) {
+		b.SetBytes(n * d)
+		for b.Loop() {
+			_ = h.CosineSingleInt8(q, codes, d, out)
+		}
+	})
+}
