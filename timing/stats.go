@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -218,6 +219,18 @@ func FormatSeconds(sec float64) string {
 		return sig3(sec*1e6) + "µs"
 	}
 	return sig3(sec*1e9) + "ns"
+}
+
+// FormatSecondsSpaced is FormatSeconds with a space before the unit, as
+// prose writes it: "2.02 ms", "585 µs".
+func FormatSecondsSpaced(sec float64) string {
+	s := FormatSeconds(sec)
+	for _, u := range []string{"ms", "µs", "ns", "s"} {
+		if strings.HasSuffix(s, u) && !strings.Contains(s, "e") {
+			return strings.TrimSuffix(s, u) + " " + u
+		}
+	}
+	return s
 }
 
 func sig3(v float64) string {

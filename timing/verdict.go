@@ -120,8 +120,8 @@ func JudgeCrossover(points []SearchPoint, again map[int]SearchPoint, sideA, side
 		w2 := Faster(q.A, q.B)
 		switch {
 		case p.Faster != Tie && w2 != Tie && w2 != p.Faster:
-			v.Reason = fmt.Sprintf("at %d, measured twice with the sides interleaved, %s was faster (%s vs %s), then %s (%s vs %s)",
-				p.N, name(p.Faster), p.A, p.B, name(w2), q.A, q.B)
+			v.Reason = fmt.Sprintf("at %d, measured twice with the sides interleaved, first %s faster (%s), then %s faster (%s)",
+				p.N, name(p.Faster), sideTimes(p, p.Faster, sideA, sideB), name(w2), sideTimes(q, w2, sideA, sideB))
 			return v
 		case p.Faster == w2 && w2 != Tie:
 			confirmed[p.N] = true
@@ -143,7 +143,7 @@ func JudgeCrossover(points []SearchPoint, again map[int]SearchPoint, sideA, side
 				if small.Valid() && big.Valid() && big.Hi < small.Lo && small.Median >= FallFactor*big.Median {
 					if fall == "" {
 						fall = fmt.Sprintf("%s time falls from %s at %d to %s at %d although the batch grows: the load of the host changed during the measurement",
-							side.name, FormatSeconds(small.Median), pts[i].N, FormatSeconds(big.Median), pts[j].N)
+							side.name, FormatSecondsSpaced(small.Median), pts[i].N, FormatSecondsSpaced(big.Median), pts[j].N)
 					}
 				}
 			}
@@ -280,4 +280,20 @@ func (m *Model) MinR2() float64 {
 		r = math.Min(r, s.R2)
 	}
 	return r
+}
+
+// sideTimes writes a point's two medians, each named by its side, the
+// faster side w first: "GPU 585 µs ±2% vs CPU 2.02 ms ±3%".
+func sideTimes(p SearchPoint, w int, sideA, sideB string) string {
+	one := func(name string, s Summary) string {
+		if s.N == 0 {
+			return name + " n/a"
+		}
+		return name + " " + FormatSecondsSpaced(s.Median) + " " + s.PctString()
+	}
+	a, b := one(sideA, p.A), one(sideB, p.B)
+	if w == FasterB {
+		return b + " vs " + a
+	}
+	return a + " vs " + b
 }

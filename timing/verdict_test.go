@@ -51,7 +51,7 @@ func TestJudgeCrossoverKinds(t *testing.T) {
 // a side that runs 1.3× faster on twice the batch (more threads) is not.
 func TestJudgeCrossoverNonMonotonic(t *testing.T) {
 	v := JudgeCrossover([]SearchPoint{sp(256, 106e-6, 300e-6), sp(304, 2.02e-3, 310e-6), sp(4096, 128e-6, 2e-3)}, nil, "cpu", "gpu", 0.99, 0.99)
-	if v.Kind != VerdictInconclusive || !strings.Contains(v.Reason, "cpu time falls from 2.02ms at 304") {
+	if v.Kind != VerdictInconclusive || !strings.Contains(v.Reason, "cpu time falls from 2.02 ms at 304") {
 		t.Errorf("non-monotonic CPU: got %+v", v)
 	}
 	// A slow first GPU call does not change who wins: the verdict stands,

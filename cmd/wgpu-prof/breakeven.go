@@ -82,6 +82,26 @@ func runBreakEven(stdout, stderr io.Writer, args []string) error {
 				}
 				rep.Summary = append(rep.Summary, lines...)
 			}
+			// What the flags asked for leads the answer block.
+			for _, be := range rep.BreakEvens {
+				if be.Clock != "end-to-end" {
+					continue
+				}
+				if mix != nil {
+					if s := report.MixAnswer(be); s != "" {
+						rep.AddAsked("--batch-mix "+*mixFile, s)
+					}
+				}
+				if withAmdahl {
+					s, err := report.AmdahlAnswer(be, *amdahl)
+					if err != nil {
+						return err
+					}
+					if s != "" {
+						rep.AddAsked(fmt.Sprintf("--amdahl %g", *amdahl), s)
+					}
+				}
+			}
 			return nil
 		}}
 	})

@@ -117,7 +117,7 @@ func commandFirst(args []string) []string {
 // run is the whole program; main only maps its error to an exit status.
 // A library parameter an error names is written as its flag (flagError).
 func run(stdout, stderr io.Writer, args []string) error {
-	return flagError(runCommand(stdout, stderr, args))
+	return withWorkloadHint(flagError(runCommand(stdout, stderr, args)))
 }
 
 func runCommand(stdout, stderr io.Writer, args []string) error {
@@ -147,6 +147,13 @@ func runCommand(stdout, stderr io.Writer, args []string) error {
 			return c.run(stdout, stderr, args[1:])
 		}
 	}
-	usage(stderr)
-	return fmt.Errorf("unknown command %q", args[0])
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	err := fmt.Errorf("unknown command %q", args[0])
+	if s := nearest(args[0], names); s != "" {
+		err = fmt.Errorf("%w (did you mean %s?)", err, s)
+	}
+	return hinted{err: err, hint: helpHint("")}
 }

@@ -28,7 +28,7 @@ func (o *outputFlags) register(fs *pflag.FlagSet, plots bool) {
 	if plots {
 		fs.BoolVar(&o.plot, "plot", false, "with --out: write PNG and SVG plots")
 	}
-	fs.BoolVar(&o.verbose, "verbose", false, "text output: add the details (measured ceilings, fits, what was timed, every warning on its own line); report.txt under --out always has them")
+	fs.BoolVar(&o.verbose, "verbose", false, "text output: add the details (measured ceilings, fits, what was timed, every warning on its own line); report.txt under --out has the details, its warnings one line per kind")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr (by default: a status line on a terminal, a line every 15 s otherwise)")
 }
 
@@ -37,7 +37,9 @@ func (o *outputFlags) startProgress(stderr io.Writer) *progress {
 	if o.quiet {
 		return nil
 	}
-	return newProgress(stderr, isTerminal(stderr))
+	p := newProgress(stderr, isTerminal(stderr))
+	p.startClock()
+	return p
 }
 
 // progressWriter is p as the experiment package's progress writer (nil
@@ -100,7 +102,15 @@ func (o *outputFlags) validate() error {
 	return nil
 }
 
+// writeFormat writes r in format; verbose text adds the details, its
+// warnings one line per kind (report.txt).
 func writeFormat(w io.Writer, format string, r *report.Report, verbose bool) error {
+	return writeFormatOpts(w, format, r, verbose, false)
+}
+
+// writeFormatOpts is writeFormat; with everyWarning (stdout --verbose)
+// the text lists every warning on its own line.
+func writeFormatOpts(w io.Writer, format string, r *report.Report, verbose, everyWarning bool) error {
 	switch format {
 	case "json":
 		return report.WriteJSON(w, r)
@@ -111,7 +121,7 @@ func writeFormat(w io.Writer, format string, r *report.Report, verbose bool) err
 	case "html":
 		return report.WriteHTML(w, r)
 	}
-	return report.WriteTextOpts(w, r, report.TextOptions{Verbose: verbose})
+	return report.WriteTextOpts(w, r, report.TextOptions{Verbose: verbose, EveryWarning: everyWarning})
 }
 
 // emit writes the report to stdout in the chosen format first (so it is
@@ -120,7 +130,7 @@ func writeFormat(w io.Writer, format string, r *report.Report, verbose bool) err
 // as it was).
 func (o *outputFlags) emit(stdout io.Writer, r *report.Report, extra ...report.DirFile) error {
 	var buf bytes.Buffer
-	if err := writeFormat(&buf, o.format, r, o.verbose); err != nil {
+	if err := writeFormatOpts(&buf, o.format, r, o.verbose, o.verbose); err != nil {
 		return err
 	}
 	if _, err := stdout.Write(buf.Bytes()); err != nil {
@@ -165,7 +175,7 @@ func parseFlags(fs *pflag.FlagSet, args []string) (done bool, err error) {
 		if errors.Is(err, pflag.ErrHelp) {
 			return true, nil
 		}
-		return false, err
+		return false, flagParseError(fs, err)
 	}
 	return false, nil
 }

@@ -15,7 +15,8 @@ import (
 // (step count, elapsed time, the current measurement); otherwise, for CI
 // logs and tee, a line at most every heartbeat (the steps done, the time,
 // what is running) and one at the end, so a log shows the run is alive
-// without a line per measurement (TestProgressLogHeartbeat).
+// without a line per measurement (TestProgressLogHeartbeat); a clock
+// keeps both going while one measurement runs long (TestProgressTick).
 type progress struct {
 	mu      sync.Mutex
 	w       io.Writer
@@ -27,16 +28,73 @@ type progress struct {
 	partial []byte
 	width   int
 	lastLog time.Time // when the last heartbeat line was written
+	since   time.Time // when the current measurement began
+	// tickEvery is how often a clock wakes the display while a phase runs
+	// without a new line (an autotune, a staircase, an index build): the
+	// terminal's status line counts on, a log gets a line at least every
+	// heartbeat. 0: no clock (the tests drive the display by hand).
+	tickEvery time.Duration
+	stop      chan struct{}
+	stopOnce  sync.Once
+	done      bool // Finish was called
 }
 
 // heartbeat is the least time between two progress lines in a log.
 const heartbeat = 15 * time.Second
 
 func newProgress(w io.Writer, tty bool) *progress {
-	p := &progress{w: w, tty: tty, now: time.Now}
+	p := &progress{w: w, tty: tty, now: time.Now, tickEvery: time.Second}
 	p.start = p.now()
 	p.lastLog = p.start
 	return p
+}
+
+// startClock starts the clock of tickEvery (the commands start it with
+// the display; tests drive tick by hand); Finish stops it.
+func (p *progress) startClock() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.tickEvery <= 0 || p.stop != nil {
+		return
+	}
+	p.stop = make(chan struct{})
+	go func(stop chan struct{}, every time.Duration) {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				p.tick()
+			}
+		}
+	}(p.stop, p.tickEvery)
+}
+
+// tick refreshes the display while a measurement runs: the terminal's
+// status line (its clock), or in a log a line saying what still runs and
+// for how long, when no line was written for a heartbeat.
+func (p *progress) tick() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.done {
+		return
+	}
+	t := p.now()
+	if p.cur == "" {
+		// Nothing announced yet: opening the adapter, generating or
+		// reading the data.
+		p.cur, p.since = "preparing (adapter, data)", p.start
+	}
+	if p.tty {
+		p.status(t)
+		return
+	}
+	if t.Sub(p.lastLog) >= heartbeat-p.tickEvery {
+		p.lastLog = t
+		fmt.Fprintf(p.w, "wgpu-prof: [%3d | %s] ▸ %s (running for %s)\n", p.steps, clock(t.Sub(p.start)), p.cur, clock(t.Sub(p.since)))
+	}
 }
 
 // Write takes the experiment package's "starting X" lines.
@@ -61,6 +119,7 @@ func (p *progress) Write(b []byte) (int, error) {
 func (p *progress) begin(line string) {
 	t := p.now()
 	p.cur = strings.Join(strings.Fields(line), " ")
+	p.since = t
 	p.steps++
 	if p.tty {
 		p.status(t)
@@ -86,10 +145,18 @@ func (p *progress) status(t time.Time) {
 
 // Finish ends the last measurement's line and prints the total.
 func (p *progress) Finish() {
+	p.stopOnce.Do(func() {
+		p.mu.Lock()
+		stop := p.stop
+		p.mu.Unlock()
+		if stop != nil {
+			close(stop)
+		}
+	})
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	t := p.now()
-	p.cur = ""
+	p.cur, p.done = "", true
 	if p.tty && p.width > 0 {
 		fmt.Fprint(p.w, "\r"+strings.Repeat(" ", p.width)+"\r")
 	}

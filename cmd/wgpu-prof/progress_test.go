@@ -56,3 +56,64 @@ func TestProgressTerminalRewritesOneLine(t *testing.T) {
 		t.Errorf("no status line for step 40 in %q", s)
 	}
 }
+
+// A measurement that runs long without a new line (an autotune, a
+// staircase) still gets a line in a log at least every heartbeat, saying
+// what runs and for how long; on a terminal the status line's clock runs
+// on; after Finish the clock writes nothing.
+func TestProgressTick(t *testing.T) {
+	var out bytes.Buffer
+	now := time.Unix(0, 0)
+	p := newProgress(&out, false)
+	p.now = func() time.Time { return now }
+	p.start, p.lastLog = now, now
+	p.tick() // nothing announced, nothing due yet
+	if out.Len() != 0 {
+		t.Fatalf("tick before a heartbeat wrote %q", out.String())
+	}
+	now = now.Add(heartbeat)
+	p.tick()
+	if !strings.Contains(out.String(), "▸ preparing") {
+		t.Fatalf("no line while preparing past a heartbeat: %q", out.String())
+	}
+	p.Write([]byte("gpu autotune cosine-batch\n"))
+	var times []time.Duration
+	for i := range 200 { // 200 s of one measurement, a tick a second
+		now = now.Add(time.Second)
+		before := out.Len()
+		p.tick()
+		if out.Len() > before {
+			times = append(times, time.Duration(i+1)*time.Second)
+		}
+	}
+	if len(times) < 200/15 {
+		t.Fatalf("%d lines in 200 s of one measurement, want one at least every %s:\n%s", len(times), heartbeat, out.String())
+	}
+	for i := 1; i < len(times); i++ {
+		if gap := times[i] - times[i-1]; gap > heartbeat {
+			t.Errorf("gap of %s between two lines (> %s)", gap, heartbeat)
+		}
+	}
+	if !strings.Contains(out.String(), "▸ gpu autotune cosine-batch (running for") {
+		t.Errorf("the tick line does not name the measurement and its time: %q", out.String())
+	}
+	p.Finish()
+	n := out.Len()
+	now = now.Add(time.Minute)
+	p.tick()
+	if out.Len() != n {
+		t.Errorf("tick after Finish wrote %q", out.String()[n:])
+	}
+
+	var term bytes.Buffer
+	q := newProgress(&term, true)
+	q.now = func() time.Time { return now }
+	q.start, q.lastLog = now, now
+	q.Write([]byte("cpu staircase\n"))
+	now = now.Add(3 * time.Second)
+	q.tick()
+	if !strings.Contains(term.String(), "[  1 | 3.0s] ▸ cpu staircase") {
+		t.Errorf("terminal status line's clock did not run on: %q", term.String())
+	}
+	q.Finish()
+}

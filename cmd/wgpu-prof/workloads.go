@@ -32,7 +32,7 @@ func runWorkloads(stdout, stderr io.Writer, args []string) error {
 		if errors.Is(err, pflag.ErrHelp) {
 			return nil
 		}
-		return err
+		return flagParseError(fs, err)
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("workloads takes no arguments (got %q)", fs.Args())

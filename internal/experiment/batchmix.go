@@ -231,11 +231,14 @@ func fmtSeconds(t float64) string {
 // MixOf prices mix with the break-even's models, routed at its measured
 // crossover: calls from the first size where side B was measured faster
 // go to B (none when the search found the sides indistinguishable
-// around the change). Without a measured crossover every call goes to the side that
-// was faster at every size where one was (A when neither ever was).
+// around the change, or when the verdict is inconclusive). Without a
+// measured crossover every call goes to the side that was faster at every
+// size where one was (A when neither ever was).
 func MixOf(be report.BreakEven, mix BatchMix) report.MixResult {
 	cross := math.Inf(1)
-	if s := be.Search; s != nil {
+	// An inconclusive verdict knows no size where B is faster: route
+	// nothing (report.MixAnswer says so).
+	if s := be.Search; s != nil && be.Verdict != timing.VerdictInconclusive {
 		switch {
 		case s.Found && s.Status == timing.SearchIndistinguishable:
 			// The sides could not be told apart around the change: no

@@ -503,7 +503,13 @@ func crossoverBreakEven(w *workload.Descriptor, fixed []report.Param, sides [2]S
 	if b[last].Median > 0 {
 		be.MeasuredSpeedup = a[last].Median / b[last].Median
 	}
-	v := timing.JudgeCrossover(pts, again, sides[0].Label, sides[1].Label, ma.MinR2(), mb.MinR2())
+	// The verdict's reason names the sides as a reader does (CPU, GPU),
+	// by their labels where that would not tell them apart.
+	na, nb := report.ShortSide(sides[0].Label), report.ShortSide(sides[1].Label)
+	if na == nb {
+		na, nb = sides[0].Label, sides[1].Label
+	}
+	v := timing.JudgeCrossover(pts, again, na, nb, ma.MinR2(), mb.MinR2())
 	be.Verdict, be.Reason, be.Interval, be.Tentative = v.Kind, v.Reason, []int{v.Lo, v.Hi}, v.Noisy
 	if v.BFrom > 0 {
 		be.BFaster = &report.Range{From: v.BFrom}

@@ -31,7 +31,7 @@ func TestAnswerLeadsWithTheOutcome(t *testing.T) {
 	be.Fitted = report.Crossover{Kind: timing.CrossNever}
 	be.GPU = sum(3e-3, 3.1e-3, 3.2e-3, 6.5e-3)
 	got = report.Answer(be)
-	if !strings.HasPrefix(got, "CPU faster end to end over the whole measured range n = 1000 … 64.0k, by 1.0× to 30×") {
+	if !strings.HasPrefix(got, "CPU faster end to end over the whole measured range n = 1000 … 64.0k rows, by 1.0× to 30×") {
 		t.Errorf("Answer = %q", got)
 	}
 }

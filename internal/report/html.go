@@ -81,18 +81,15 @@ func (h *htmlWriter) page(r *Report) {
 		h.p("<tr><td class=\"label\">%s</td><td class=\"label\">%s</td></tr>\n", kv[0], esc(kv[1]))
 	}
 	h.p("</table>\n")
-	answers := r.Verdicts
-	if len(answers) == 0 {
-		answers = r.Summary
-	}
 	noise := NoiseLine(r.Noise)
-	if len(answers) > 0 || noise != "" {
+	if answers := AnswerLines(r); len(answers) > 0 {
 		h.p("<h2 id=\"answer\">Answer</h2>\n<ul class=\"answer\">\n")
 		for _, s := range answers {
-			h.p("<li>%s</li>\n", esc(s))
-		}
-		if noise != "" {
-			h.p("<li class=\"noise\">%s</li>\n", esc(noise))
+			if s == noise {
+				h.p("<li class=\"noise\">%s</li>\n", esc(s))
+			} else {
+				h.p("<li>%s</li>\n", esc(s))
+			}
 		}
 		h.p("</ul>\n")
 	}

@@ -47,7 +47,7 @@ func golden(t *testing.T, name string, got []byte) {
 // one line per kind).
 func TestWriteTextGolden(t *testing.T) {
 	var buf bytes.Buffer
-	if err := report.WriteTextOpts(&buf, fixture(), report.TextOptions{Verbose: true}); err != nil {
+	if err := report.WriteTextOpts(&buf, fixture(), report.TextOptions{Verbose: true, EveryWarning: true}); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "report.txt", buf.Bytes())

@@ -69,6 +69,9 @@ type Report struct {
 	// against); the text and HTML reports lead with them. Summary holds
 	// the details behind them (fits, what was timed, choices made).
 	Verdicts []string `json:"verdicts,omitempty"`
+	// Asked holds the answers to what the flags asked for (--batch-mix,
+	// --amdahl, …), printed first in the answer block (AnswerLines).
+	Asked []Asked `json:"asked,omitempty"`
 	// Noise says how noisy the measurements were and whether that makes
 	// the conclusions tentative; nil when not assessed.
 	Noise *Noise `json:"noise,omitempty"`

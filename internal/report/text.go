@@ -21,8 +21,11 @@ func WriteText(w io.Writer, r *Report) error { return WriteTextOpts(w, r, TextOp
 type TextOptions struct {
 	// Verbose adds the details: the measured ceilings, the break-even
 	// table with its fits, every line of Summary (choices, fits, what was
-	// timed) and every warning on its own line.
+	// timed) and, with EveryWarning, every warning on its own line.
 	Verbose bool
+	// EveryWarning lists every warning on its own line instead of one
+	// line per kind with a count and the worst case (AggregateWarnings).
+	EveryWarning bool
 }
 
 // maxShortRows is the most measurement rows the short form lists; a
@@ -42,27 +45,20 @@ func WriteTextOpts(w io.Writer, r *Report, o TextOptions) error {
 	if r == nil {
 		return errors.New("report: WriteText: nil report")
 	}
-	tw := &textWriter{w: w}
+	tw := &textWriter{w: w, wrap: !o.Verbose}
 	if o.Verbose {
 		tw.header(r)
 	} else {
 		tw.shortHeader(r)
 	}
 	tw.backends(r)
-	// Without verdicts (host, kernel, a report of the older form) the
-	// summary is the answer.
-	answers := r.Verdicts
-	if len(answers) == 0 {
-		answers = r.Summary
-	}
-	noise := NoiseLine(r.Noise)
-	if len(answers) > 0 || noise != "" {
+	// The answers to what the flags asked for, then the verdicts (without
+	// verdicts, as for host, kernel or a report of the older form, the
+	// summary is the answer), then the noise line: AnswerLines.
+	if answers := AnswerLines(r); len(answers) > 0 {
 		tw.section("Answer")
 		for _, s := range answers {
-			tw.printf("- %s\n", s)
-		}
-		if noise != "" {
-			tw.printf("- %s\n", noise)
+			tw.bullet("- ", s)
 		}
 	}
 	if o.Verbose {
@@ -84,7 +80,11 @@ func WriteTextOpts(w io.Writer, r *Report, o TextOptions) error {
 				tw.printf("- %s\n", s)
 			}
 		}
-		tw.warnings(warningLines(r))
+		if o.EveryWarning {
+			tw.warnings(warningLines(r))
+		} else {
+			tw.warnings(AggregateWarnings(r))
+		}
 	} else {
 		tw.warnings(AggregateWarnings(r))
 		if len(r.Summary) > 0 && len(r.Verdicts) > 0 || len(r.Measurements) > maxShortRows {
@@ -103,6 +103,7 @@ type textWriter struct {
 	w     io.Writer
 	err   error
 	wrote bool
+	wrap  bool // break prose lines at MaxLine (the short form)
 }
 
 func (t *textWriter) printf(format string, args ...any) {
@@ -194,6 +195,10 @@ func (t *textWriter) measurements(r *Report, verbose bool) {
 	}
 	if !verbose && len(r.Measurements) > maxShortRows {
 		t.section(fmt.Sprintf("Measurements: %d rows (listed with --verbose)", len(r.Measurements)))
+		return
+	}
+	if !verbose {
+		t.shortMeasurements(r)
 		return
 	}
 	t.section("Measurements")
@@ -334,12 +339,12 @@ func (t *textWriter) sweeps(r *Report) {
 		}
 		t.table(rows)
 		if s.Verdict != "" {
-			t.printf("%s\n", s.Verdict)
+			t.bullet("", s.Verdict)
 		} else if s.Best != "" {
-			t.printf("best: %s\n", s.Best)
+			t.bullet("", "best: "+s.Best)
 		}
 		for _, n := range s.Notes {
-			t.printf("note: %s\n", n)
+			t.bullet("note: ", n)
 		}
 	}
 }
@@ -356,7 +361,7 @@ func (t *textWriter) experiments(r *Report) {
 	}
 	t.table(rows)
 	for _, e := range r.Experiments {
-		t.printf("  %s/%s: %s\n", e.Workload, e.Side, e.Classification.Explanation)
+		t.bullet("  ", fmt.Sprintf("%s/%s: %s", e.Workload, e.Side, e.Classification.Explanation))
 	}
 }
 
@@ -366,7 +371,20 @@ func (t *textWriter) warnings(lines []string) {
 	}
 	t.section("Warnings")
 	for _, l := range lines {
-		t.printf("! %s\n", l)
+		t.bullet("! ", l)
+	}
+}
+
+// bullet writes s after prefix, broken into lines of at most MaxLine
+// runes in the short form (WrapBullet); verbose output keeps one line per
+// item, for grep.
+func (t *textWriter) bullet(prefix, s string) {
+	if !t.wrap {
+		t.printf("%s%s\n", prefix, s)
+		return
+	}
+	for _, l := range WrapBullet(prefix, s, MaxLine) {
+		t.printf("%s\n", l)
 	}
 }
 
@@ -409,4 +427,87 @@ func warningLines(r *Report) []string {
 		}
 	}
 	return lines
+}
+
+// maxParamsCell is the widest params cell of the short measurement table.
+const maxParamsCell = 26
+
+// shortMeasurements is the measurement table within a terminal's 120
+// columns: workload, side, variant, the params that differ between rows
+// (those every row shares on one line above it, long values summarised),
+// the end-to-end time, the fraction of its ceiling and GPU vs CPU. Kernel
+// time, rates, bound and verification are in --verbose, JSON and HTML.
+func (t *textWriter) shortMeasurements(r *Report) {
+	t.section("Measurements (end to end; kernel times, rates and checks with --verbose)")
+	several := r.Backends != nil
+	common := commonParams(r.Measurements)
+	if len(common) > 0 && len(r.Measurements) > 1 {
+		t.printf("every row: %s\n", DisplayParams(common))
+	}
+	head := []string{"workload", "side", "variant", "params", "end to end", "% of its ceiling", "GPU vs CPU"}
+	if several {
+		head = append([]string{"backend"}, head...)
+	}
+	rows := [][]string{head}
+	for i := range r.Measurements {
+		m := &r.Measurements[i]
+		speedup := "-"
+		if m.Side == SideGPU {
+			if cpu, ok := fastestCPU(r, m); ok && m.EndToEnd.Median > 0 {
+				speedup = speedupString(cpu / m.EndToEnd.Median)
+			}
+		}
+		var own []Param
+		for _, p := range m.Params {
+			if len(r.Measurements) < 2 || !hasParam(common, p) {
+				own = append(own, p)
+			}
+		}
+		ps := clip(DisplayParams(own), maxParamsCell)
+		row := []string{m.Workload, m.Side, clip(orDash(m.Variant), 20), orDash(ps), FormatSummary(m.EndToEnd), ceilingCell(r, m), speedup}
+		if several {
+			row = append([]string{orDash(m.Backend)}, row...)
+		}
+		rows = append(rows, row)
+	}
+	t.table(rows)
+}
+
+// commonParams are the params (key and value) every measurement has.
+func commonParams(ms []Measurement) []Param {
+	if len(ms) == 0 {
+		return nil
+	}
+	var out []Param
+	for _, p := range ms[0].Params {
+		all := true
+		for i := range ms[1:] {
+			if !hasParam(ms[i+1].Params, p) {
+				all = false
+				break
+			}
+		}
+		if all {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func hasParam(ps []Param, p Param) bool {
+	for _, q := range ps {
+		if q.Key == p.Key && q.Value == p.Value {
+			return true
+		}
+	}
+	return false
+}
+
+// clip shortens s to at most n runes, ending in "…".
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }
