@@ -53,6 +53,9 @@ type CosineSingle struct {
 	groups []*wgpu.BindGroup
 	passes []wgpu.Pass
 	chunks []uint64 // rows per chunk
+	// query, when set, is how the stored type reads a query: its bytes
+	// and their norm (setQuery's f32 upload otherwise).
+	query func(q []float32) ([]byte, float64, error)
 	// InputBytes is the size of V on the GPU.
 	InputBytes uint64
 }
@@ -136,6 +139,7 @@ type rowStore struct {
 	rowBytes uint64
 	rows     func(from, to uint64) []byte // stored bytes of rows [from, to)
 	value    func(k uint64) float64       // the stored value of element k of V
+	entry    string                       // the entry point; "": the design's
 }
 
 // init splits V into chunks that each fit one storage binding, uploads
@@ -153,6 +157,9 @@ func (c *CosineSingle) init(st rowStore) error {
 	}
 	if c.opts.RowPerInvocation {
 		entry = "main_rows"
+	}
+	if st.entry != "" {
+		entry = st.entry
 	}
 	if c.opts.Subgroup {
 		// f32 rows only (NewCosineSingleF16 refuses Subgroup).
@@ -246,6 +253,17 @@ func (c *CosineSingle) init(st rowStore) error {
 // underflow with rows near 1e-10); a cosine does not depend on the scale,
 // and a power of two scales exactly (TestCosineSingleExtremeQuery).
 func (c *CosineSingle) setQuery(q []float32) error {
+	if c.query != nil {
+		b, n, err := c.query(q)
+		if err != nil {
+			return err
+		}
+		c.params.setAll(3, math.Float32bits(float32(n)))
+		if err := c.params.flush(c.d); err != nil {
+			return err
+		}
+		return c.d.Write(c.q, 0, b)
+	}
 	var ss float64
 	for _, x := range q {
 		ss += float64(x) * float64(x)

@@ -1,0 +1,66 @@
+package compute
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
+	"github.com/wgpu-prof/wgpu-prof/hostsimd"
+)
+
+// NewCosineSingleInt8 is NewCosineSingle with V stored on the GPU as int8
+// codes, four per 32-bit word: each row quantized on the host by
+// hostsimd.QuantizeInt8 (symmetric, per vector: scale max|x|/127), so a
+// run reads a quarter of the f32 bytes. Run quantizes each query by the
+// same rule; the shader sums q·v and v·v exactly in i32 with
+// dot4I8Packed and rescales to a cosine in f32 (the scales cancel and are
+// not uploaded). The result is an ordinary CosineSingle (same Run, usable
+// with NewTopKSingle); InputBytes is the int8 size. D ≤
+// hostsimd.MaxInt8Dim. Neither PrecomputedNorms nor Subgroup.
+func NewCosineSingleInt8(d *wgpu.Device, v []float32, dim int, opts CosineOptions) (*CosineSingle, error) {
+	return newCosineSingleInt8(d, v, dim, opts, "")
+}
+
+// newCosineSingleInt8 builds the int8 runner with the shader's entry
+// point entry ("": the design's); main_dot and main_sq write each row's
+// exact integer sums, bit-cast, instead of its cosine.
+func newCosineSingleInt8(d *wgpu.Device, v []float32, dim int, opts CosineOptions, entry string) (*CosineSingle, error) {
+	op := "compute: NewCosineSingleInt8"
+	if err := checkDevice(op, d); err != nil {
+		return nil, err
+	}
+	if opts.Subgroup || opts.PrecomputedNorms {
+		return nil, fmt.Errorf("%s: the int8 kernel has the workgroup-per-row and row-per-invocation designs only (no Subgroup, no PrecomputedNorms)", op)
+	}
+	if dim > hostsimd.MaxInt8Dim {
+		return nil, fmt.Errorf("%s: dimension %d exceeds %d (the i32 sums' exact range)", op, dim, hostsimd.MaxInt8Dim)
+	}
+	c, err := newCosineSingle(op, d, v, dim, opts)
+	if err != nil {
+		return nil, err
+	}
+	codes, scales := make([]int8, len(v)), make([]float32, len(v)/dim)
+	if err := hostsimd.QuantizeInt8(v, dim, codes, scales); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	c.query = func(q []float32) ([]byte, float64, error) {
+		qc, qq, err := hostsimd.QuantizeQueryInt8(q)
+		if err != nil {
+			return nil, 0, err
+		}
+		return wgpu.Bytes(qc), math.Sqrt(float64(qq)), nil
+	}
+	err = c.init(rowStore{
+		shader:   "cosine_single_int8",
+		label:    "V8",
+		rowBytes: uint64(dim),
+		rows:     func(from, to uint64) []byte { return wgpu.Bytes(codes[from*uint64(dim) : to*uint64(dim)]) },
+		value:    func(k uint64) float64 { return float64(codes[k]) },
+		entry:    entry,
+	})
+	if err != nil {
+		c.Release()
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	return c, nil
+}
