@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -14,19 +17,28 @@ import (
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
-const planUsage = `usage: wgpu-prof plan --pprof APP.pprof --op 'REGEX=WORKLOAD[@MIXFILE]'... [--report run.json] [flags]
-Which operations of an application to port to the GPU. For each --op: its share
-of the application's CPU time (the cumulative samples of the functions REGEX
-matches, each sample once), its batch sizes (MIXFILE: one size per line or
-'size count' pairs; default: the workload's default size), the CPU and GPU time
-per call from the break-even models of --report inside their measured range
-(measured on this adapter otherwise), the speedup on those calls routed at the
-crossover, and the verdict: port, port above n = X, or do not port with the
-reason. Ranked by the share of application time saved; then the application's
-speedup by Amdahl's law for each operation and for all ported together.`
+const planUsage = `usage: wgpu-prof plan --pprof APP.pprof --op 'REGEX=WORKLOAD[@MIXFILE][,calls=N][,vectors=F][,queries=F][,graph=F]'... [flags]
+       wgpu-prof plan --pprof APP.pprof --suggest
+Which operations of an application to port, and where. For each --op: its
+share of the application's CPU time (the cumulative samples of the functions
+REGEX matches, each sample once), its batch sizes (MIXFILE: one size per line
+or 'size count' pairs, the counts being its calls during the profile; default:
+the workload's size), the application's own time per call (its profile time
+over its calls: the mix file's counts, calls=N or --calls), the tool's CPU
+kernel and the GPU per call at those sizes, the GPU's in parts (kernel time
+and its roofline bound, the launch tax of one call, the transfer tax of its
+bytes) each with its 95% CI, the verdict (port, port above n = X, do not port)
+naming the dominant cost, and the largest win (keep, use the host SIMD kernel,
+port to the GPU, route by size). Then the program summary: time before and
+after, fraction and number of operations ported, the ported code's speedup and
+the application's by Amdahl's law with its CI. The CPU-vs-GPU models come from
+--report inside their measured range, measured on this adapter otherwise.
+--validate AFTER.pprof compares the predictions with a profile of the
+application after the port, flagging errors above 30%.`
 
-const planExamples = `  wgpu-prof plan --pprof cpu.pprof --op 'main\.similarity$=cosine-single' --op 'main\.spread$=spread-uniform'
-  wgpu-prof plan --pprof cpu.pprof --op 'recall\.score=cosine-single@sizes.txt' --report be.json --format json`
+const planExamples = `  wgpu-prof plan --pprof cpu.pprof --op 'main\.similarity$=cosine-single@sizes.txt' --op 'main\.spread$=spread-uniform,calls=400'
+  wgpu-prof plan --pprof cpu.pprof --suggest
+  wgpu-prof plan --pprof before.pprof --op 'main\.similarity$=cosine-single@sizes.txt' --report plan.json --validate after.pprof --ported gpu`
 
 func runPlan(stdout, stderr io.Writer, args []string) error {
 	fs := pflag.NewFlagSet("plan", pflag.ContinueOnError)
@@ -39,9 +51,16 @@ func runPlan(stdout, stderr io.Writer, args []string) error {
 	dev.register(devg.fs)
 	o.register(outg.fs, false)
 	pprofPath := fs.String("pprof", "", "the application's CPU profile (pprof format: Go's runtime/pprof, or any writer of it)")
-	ops := fs.StringArray("op", nil, "an operation: REGEX=WORKLOAD[@MIXFILE] (REGEX over the profile's function names; WORKLOAD: "+joinNames(experiment.AllWorkloads())+"); repeat per operation")
-	reportPath := fs.String("report", "", "a run or breakeven report (JSON) whose CPU-vs-GPU models give the times per call (default: measure them)")
+	ops := fs.StringArray("op", nil, "an operation: REGEX=WORKLOAD[@MIXFILE][,calls=N][,vectors=FILE][,queries=FILE][,graph=FILE] (REGEX over the profile's function names; WORKLOAD: "+joinNames(experiment.AllWorkloads())+"; the files replace the command's for this operation); repeat per operation")
+	reportPath := fs.String("report", "", "a run or breakeven report (JSON; plan --out writes one as report.json) whose CPU-vs-GPU models give the times per call (default: measure them)")
 	budget := fs.Duration("search-budget", experiment.DefaultSearchBudget, "time budget of each crossover search measured (20s with --quick)")
+	calls := fs.Int64("calls", 0, "the calls of each operation during the profile, where its --op gives no calls=N and no mix file (0: unknown)")
+	transfer := fs.String("transfer", experiment.TransferOnce, "the GPU's data: 'once' (resident: uploaded once, each call moves its queries and results) or 'per-call' (uploaded with every call)")
+	minSpeedup := fs.Float64("min-speedup", 1, "the least speedup on an operation's calls for which it is ported")
+	suggest := fs.Bool("suggest", false, "propose --op mappings for the profile's top functions from their names, and exit")
+	validate := fs.String("validate", "", "a profile of the application after the port (same work): compare the predicted and measured times")
+	portedAs := fs.String("ported", experiment.PortedRouted, "with --validate: how the ported operations ran: 'routed' (each call where the plan routes it) or 'gpu' (every call on the GPU)")
+	noTaxes := fs.Bool("no-taxes", false, "do not measure the GPU's launch and transfer taxes (no device is opened when --report holds every model)")
 	setHelp(fs, stdout, planUsage, planExamples, sizes, devg, outg)
 	if done, err := parseFlags(fs, args); done || err != nil {
 		return err
@@ -55,11 +74,26 @@ func runPlan(stdout, stderr io.Writer, args []string) error {
 	if *pprofPath == "" {
 		return fmt.Errorf("--pprof is required (the application's CPU profile)")
 	}
+	if *suggest {
+		return planSuggest(stdout, *pprofPath)
+	}
 	if len(*ops) == 0 {
-		return fmt.Errorf("--op is required: name at least one operation as REGEX=WORKLOAD")
+		return fmt.Errorf("--op is required: name at least one operation as REGEX=WORKLOAD (plan --suggest proposes some)")
 	}
 	if *budget <= 0 {
 		return fmt.Errorf("--search-budget %v: must be positive", *budget)
+	}
+	if *calls < 0 {
+		return fmt.Errorf("--calls %d: must be ≥ 0 (0: unknown)", *calls)
+	}
+	if *transfer != experiment.TransferOnce && *transfer != experiment.TransferPerCall {
+		return fmt.Errorf("--transfer %q: want %q or %q", *transfer, experiment.TransferOnce, experiment.TransferPerCall)
+	}
+	if !(*minSpeedup > 0) || math.IsInf(*minSpeedup, 0) {
+		return fmt.Errorf("--min-speedup %v: want a finite speedup > 0", *minSpeedup)
+	}
+	if *portedAs != experiment.PortedRouted && *portedAs != experiment.PortedGPU {
+		return fmt.Errorf("--ported %q: want %q or %q", *portedAs, experiment.PortedRouted, experiment.PortedGPU)
 	}
 	var pops []experiment.PlanOp
 	var res []*regexp.Regexp
@@ -69,14 +103,32 @@ func runPlan(stdout, stderr io.Writer, args []string) error {
 		if err != nil {
 			return err
 		}
+		if op.Calls == 0 && (op.Mix == nil || op.Mix.File == "") {
+			op.Calls = *calls
+		}
 		pops, res = append(pops, op), append(res, op.Regex)
-		if !strings.Contains(","+strings.Join(names, ",")+",", ","+op.Workload+",") {
+		if len(op.Files) == 0 && !slices.Contains(names, op.Workload) {
 			names = append(names, op.Workload)
 		}
 	}
 	shares, total, unit, err := experiment.ProfileShares(*pprofPath, res)
 	if err != nil {
 		return err
+	}
+	if err := experiment.NoMatchError(*pprofPath, res, shares); err != nil {
+		return err
+	}
+	var beforeWall, afterWall float64
+	if *validate != "" {
+		if beforeWall, err = experiment.ProfileWall("pprof", *pprofPath); err != nil {
+			return err
+		}
+		if afterWall, err = experiment.ProfileWall("validate", *validate); err != nil {
+			return err
+		}
+	}
+	if len(names) == 0 {
+		names = []string{pops[0].Workload}
 	}
 	suite.workloads = strings.Join(names, ",")
 	cfg, err := suite.config(fs, &dev)
@@ -90,53 +142,99 @@ func runPlan(stdout, stderr io.Writer, args []string) error {
 		}
 	}
 	in := experiment.PlanInput{Profile: *pprofPath, Ops: pops, Shares: shares, Total: total, Unit: unit,
-		BreakEvens: make([]report.BreakEven, len(pops)), Sizes: make([][]int, len(pops))}
+		BreakEvens: make([]report.BreakEven, len(pops)), Kernels: make([]*report.BreakEven, len(pops)),
+		Sizes: make([][]int, len(pops)), IO: make([]experiment.CallIO, len(pops)),
+		Transfer: *transfer, MinSpeedup: *minSpeedup}
+	cfgs := make([]experiment.RunConfig, len(pops))
 	var measure []int
 	for i, op := range pops {
+		if cfgs[i], err = opConfig(cfg, op, fs.Changed); err != nil {
+			return err
+		}
 		sz := []int{}
 		if op.Mix != nil {
 			sz = op.Mix.Sizes
 		} else {
-			n, err := experiment.DefaultBatch(cfg, op.Workload)
+			n, err := experiment.DefaultBatch(cfgs[i], op.Workload)
 			if err != nil {
 				return err
 			}
 			in.Sizes[i], sz = []int{n}, []int{n}
 		}
+		in.IO[i] = experiment.PlanCallIO(cfgs[i], op.Workload)
 		be, ok := experiment.PlanBreakEven(given, op.Workload)
-		if ok && experiment.InRange(be, sz) {
-			in.BreakEvens[i] = be
+		if ok && experiment.InRange(be, sz) && len(op.Files) == 0 {
+			in.BreakEvens[i], in.Kernels[i] = be, experiment.PlanKernelBreakEven(given, op.Workload)
 			continue
 		}
 		measure = append(measure, i)
 	}
 	rep := given
-	if len(measure) > 0 {
+	if given != nil {
+		in.Rows = given.Measurements
+	}
+	if len(measure) > 0 || !*noTaxes {
 		env, err := dev.open(stderr)
-		if err != nil {
+		switch {
+		case err != nil && len(measure) > 0:
 			return err
-		}
-		defer env.Close()
-		prog := o.startProgress(stderr)
-		env.Progress = progressWriter(prog)
-		rep = env.NewReport(versionString())
-		sb := *budget
-		if suite.quick && !fs.Changed("search-budget") {
-			sb = quickSearchBudget
-		}
-		for _, i := range measure {
-			if in.BreakEvens[i], err = env.MeasurePlanBreakEven(cfg, pops[i].Workload, pops[i].Mix, sb, rep); err != nil {
-				prog.finish()
-				return failed(err)
+		case err != nil:
+			fmt.Fprintf(stderr, "plan: no GPU taxes (the device did not open: %v)\n", err)
+		default:
+			defer env.Close()
+			if rep, err = measurePlan(env, &o, stderr, rep, &in, cfgs, measure, planBudget(fs, &suite, *budget), !*noTaxes); err != nil {
+				return err
 			}
 		}
-		prog.finish()
 	}
 	pl := experiment.Plan(in)
+	if *validate != "" {
+		if pl.Validation, err = experiment.ValidatePlan(pl, *validate, beforeWall, afterWall, *portedAs); err != nil {
+			return err
+		}
+	}
 	rep.Plan = &pl
 	lines := experiment.PlanLines(pl)
 	rep.Summary = append(append([]string(nil), lines...), rep.Summary...)
 	return failed(emitPlan(stdout, &o, rep, lines))
+}
+
+// planBudget is the crossover searches' budget (20s with --quick unless
+// given).
+func planBudget(fs *pflag.FlagSet, suite *suiteFlags, b time.Duration) time.Duration {
+	if suite.quick && !fs.Changed("search-budget") {
+		return quickSearchBudget
+	}
+	return b
+}
+
+// measurePlan measures, on env, the GPU taxes (when taxes) and the
+// break-evens of the operations in measure into in, and returns the
+// report they were added to (rep, or a new one).
+func measurePlan(env *experiment.Env, o *outputFlags, stderr io.Writer, rep *report.Report, in *experiment.PlanInput, cfgs []experiment.RunConfig, measure []int, budget time.Duration, taxes bool) (*report.Report, error) {
+	prog := o.startProgress(stderr)
+	defer prog.finish()
+	env.Progress = progressWriter(prog)
+	if rep == nil {
+		rep = env.NewReport(versionString())
+	}
+	if taxes {
+		t, err := env.Taxes().GPUTaxes()
+		if err != nil {
+			return nil, failed(err)
+		}
+		in.Taxes = &t
+	}
+	for _, i := range measure {
+		op := in.Ops[i]
+		be, err := env.MeasurePlanBreakEven(cfgs[i], op.Workload, op.Mix, budget, rep)
+		if err != nil {
+			return nil, failed(err)
+		}
+		in.BreakEvens[i], in.Kernels[i] = be, experiment.PlanKernelBreakEven(rep, op.Workload)
+	}
+	in.Rows = rep.Measurements
+	return rep, nil
 }
 
 // emitPlan writes the plan to stdout (text: its lines, verdicts first;
@@ -184,4 +282,53 @@ func emitPlan(stdout io.Writer, o *outputFlags, rep *report.Report, lines []stri
 		return fmt.Errorf("--out %s: %w (the plan went to stdout; the folder was left as it was)", o.out, err)
 	}
 	return nil
+}
+
+// opConfig is cfg with op's own data files in place of the command's.
+func opConfig(cfg experiment.RunConfig, op experiment.PlanOp, changed func(string) bool) (experiment.RunConfig, error) {
+	c := cfg
+	c.Workloads = []string{op.Workload}
+	if len(op.Files) == 0 {
+		return c, nil
+	}
+	for k, v := range op.Files {
+		switch k {
+		case "vectors":
+			c.VectorsFile, c.Vectors = v, nil
+		case "queries":
+			c.QueriesFile, c.Queries = v, nil
+		case "graph":
+			c.GraphFile, c.Graph = v, nil
+		}
+	}
+	if err := c.LoadData(changed); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// planSuggest prints proposed --op mappings for the profile's top
+// functions.
+func planSuggest(stdout io.Writer, path string) error {
+	sug, err := experiment.Suggest(path, 5)
+	if err != nil {
+		return err
+	}
+	top, err := experiment.ProfileTop(path, 10)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	if len(sug) == 0 {
+		b.WriteString("no function's name says which workload it is; map one yourself with --op 'REGEX=WORKLOAD'\n")
+	}
+	for _, s := range sug {
+		fmt.Fprintf(&b, "--op '%s'    # %s, %.1f%% of CPU time: %s; add @MIXFILE or ,calls=N for its own time per call\n", s.Op, s.Function, 100*s.Share, s.Why)
+	}
+	b.WriteString("top functions (cumulative CPU time):\n")
+	for _, f := range top {
+		fmt.Fprintf(&b, "  %5.1f%%  %s\n", 100*f.Share, f.Name)
+	}
+	_, err = io.WriteString(stdout, b.String())
+	return err
 }

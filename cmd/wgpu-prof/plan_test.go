@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -79,7 +80,9 @@ func TestPlanCommand(t *testing.T) {
 	prof := filepath.Join(dir, "app.pprof")
 	writeProfile(t, prof)
 	mix := filepath.Join(dir, "mix.txt")
-	os.WriteFile(mix, []byte("1000 3\n100000 1\n"), 0o644)
+	// 9,346 calls during the profile: the application's own time per call
+	// (250 ms / 9,346) equals the tool's CPU kernel's on this mix.
+	os.WriteFile(mix, []byte("1000 7009\n100000 2337\n"), 0o644)
 	be := planReport(t, dir)
 	out := filepath.Join(dir, "out")
 	stdout, stderr, err := runCmd("plan", "--pprof", prof, "--op", `main\.similarity$=cosine-single`, "--op", `main\.spread$=spread-uniform@`+mix,
@@ -102,8 +105,38 @@ func TestPlanCommand(t *testing.T) {
 			over += op.Share / op.Speedup
 		}
 	}
-	if len(pl.Ops) != 2 || pl.Ops[0].Verdict != "port" || pl.Ops[1].Verdict != "port above n = 50000" {
+	// similarity: no call count, against the tool's CPU kernel at the
+	// measured crossover; spread: against its own code (the CPU model
+	// scaled by own/tool), from where the models cross: the first n with
+	// 40e-6 + 1e-10·n < k·(1e-6 + 1e-9·n).
+	own := 0.25 / 9346
+	tool := (7009*(1e-6+1000e-9) + 2337*(1e-6+100000e-9)) / 9346
+	k := own / tool
+	cross := math.Floor((40e-6-k*1e-6)/(k*1e-9-1e-10)) + 1
+	if len(pl.Ops) != 2 || pl.Ops[0].Verdict != "port" || pl.Ops[1].Verdict != fmt.Sprintf("port above n = %.0f", cross) {
 		t.Fatalf("verdicts: %+v", pl.Ops)
+	}
+	spread := pl.Ops[1]
+	if spread.Calls != 9346 || spread.CallsFrom != "mix file" || math.Abs(spread.OwnPerCall/own-1) > 1e-12 || math.Abs(spread.ToolCPU.Value/tool-1) > 1e-12 {
+		t.Errorf("spread: %d calls (%s), own %v tool %v per call; want 9346, %v, %v", spread.Calls, spread.CallsFrom, spread.OwnPerCall, spread.ToolCPU.Value, own, tool)
+	}
+	if spread.Choice != "route by size" || spread.Warning != "" || spread.Route == nil || spread.Route.Crossover != cross {
+		t.Errorf("spread: choice %q (%s), warning %q, route %+v", spread.Choice, spread.ChoiceReason, spread.Warning, spread.Route)
+	}
+	for _, op := range pl.Ops {
+		for name, e := range map[string]report.Estimate{"launch": op.Launch, "transfer": op.Transfer, "gpu": op.GPU, "tool cpu": op.ToolCPU} {
+			if !(e.Value > 0) || !(e.Lo <= e.Value && e.Value <= e.Hi) {
+				t.Errorf("%s: %s per call %+v: want a positive value inside its CI", op.Workload, name, e)
+			}
+		}
+		if op.BoundedBy == "" || op.Reason == "" || op.ChoiceReason == "" {
+			t.Errorf("%s: bounded by %q, reason %q, choice reason %q", op.Workload, op.BoundedBy, op.Reason, op.ChoiceReason)
+		}
+	}
+	if s := pl.Summary; s == nil || s.NumberPorted != 2 || math.Abs(s.FractionPorted-0.9) > 1e-12 || math.Abs(s.TimeBefore-1.0) > 1e-12 ||
+		math.Abs(s.TimeAfter-1/pl.AppSpeedup) > 1e-12 || !(s.AppSpeedup.Lo <= s.AppSpeedup.Value && s.AppSpeedup.Value <= s.AppSpeedup.Hi) ||
+		!strings.HasPrefix(s.TopPorted, `main\.similarity$`) || s.TopNotPorted != "" {
+		t.Errorf("summary: %+v", pl.Summary)
 	}
 	if app := 1 / ((1 - sum) + over); math.Abs(pl.AppSpeedup/app-1) > 1e-9 {
 		t.Errorf("app_speedup %v, want %v", pl.AppSpeedup, app)
@@ -133,6 +166,11 @@ func TestPlanCommand(t *testing.T) {
 		{[]string{"plan", "--pprof", prof, "--op", "x=nosuch"}, "nosuch"},
 		{[]string{"plan", "--pprof", mix, "--op", "x=cosine-single"}, "--pprof " + mix + ": not a pprof profile"},
 		{[]string{"plan", "--pprof", prof, "--op", "x=cosine-single@" + prof}, "--batch-mix " + prof},
+		{[]string{"plan", "--pprof", prof, "--op", `main\.similarity$=cosine-single`, "--op", `main\.nosuch$=cosine-single`}, "matches no function of " + prof + "; its top functions (cumulative CPU): main.similarity (65.0%), main.spread (25.0%), main.other (15.0%)"},
+		{[]string{"plan", "--pprof", prof, "--op", "main=cosine-single,calls=0"}, "calls=0"},
+		{[]string{"plan", "--pprof", prof, "--op", "main=cosine-single,colour=red"}, "unknown option"},
+		{[]string{"plan", "--pprof", prof, "--op", "main=cosine-single", "--transfer", "sometimes"}, "--transfer"},
+		{[]string{"plan", "--pprof", prof, "--op", "main=cosine-single", "--min-speedup", "0"}, "--min-speedup"},
 	} {
 		_, _, err := runCmd(c.args...)
 		if code, msg := exitStatus(err); code != 2 || !strings.Contains(msg, c.want) {

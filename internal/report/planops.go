@@ -40,7 +40,7 @@ type PlanCosts struct {
 	BytesUp       float64  `json:"bytes_up_per_call"`
 	BytesDown     float64  `json:"bytes_down_per_call"`
 	BytesResident float64  `json:"bytes_resident"`
-	GPU           Estimate `json:"gpu_per_call_s"`
+	GPU           Estimate `json:"gpu_total_per_call_s"`
 	// BoundedBy names what bounds the GPU's time per call: "launch tax",
 	// "transfer tax", or the kernel's roofline bound ("memory (dram) at
 	// 43% of its ceiling", "compute at 12% of its ceiling").
@@ -63,6 +63,8 @@ type PlanCosts struct {
 	// Predicted is the operation's time per call after the port (the
 	// routed mix), which plan --validate checks.
 	Predicted float64 `json:"predicted_per_call_s"`
+	// PredictedGPU is its time per call with every call on the GPU.
+	PredictedGPU float64 `json:"predicted_gpu_per_call_s"`
 }
 
 // PlanRoute is an operation's route: the models (seconds per call at a
@@ -95,4 +97,40 @@ type PlanSummary struct {
 	BestSpeedup float64 `json:"best_choice_speedup"`
 	MinSpeedup  float64 `json:"min_speedup"`
 	Transfer    string  `json:"transfer"`
+}
+
+// PlanTaxes are the GPU's taxes a plan priced its calls with: the launch
+// tax (seconds a call) and the upload and readback rates (bytes per
+// second), each with its CI, and how they were measured.
+type PlanTaxes struct {
+	Launch   Estimate `json:"launch_s"`
+	Upload   Estimate `json:"upload_bytes_per_s"`
+	Readback Estimate `json:"readback_bytes_per_s"`
+	Source   string   `json:"source"`
+}
+
+// PlanValidation compares a plan's predictions with a profile of the
+// application after the port (plan --validate): per ported operation and
+// for the application, the predicted and measured time (seconds), the
+// error (predicted − measured)/measured, flagged above Limit.
+type PlanValidation struct {
+	After string `json:"after"`
+	// Ported is how the operations were ported: "routed" (each call to
+	// the side the plan routes it to, a dispatcher's choice) or "gpu"
+	// (every call on the GPU).
+	Ported string          `json:"ported"`
+	Limit  float64         `json:"limit"`
+	Ops    []ValidatedTime `json:"ops"`
+	App    ValidatedTime   `json:"app"`
+	// How says how the measured times were taken.
+	How string `json:"how"`
+}
+
+// ValidatedTime is one prediction against its measurement.
+type ValidatedTime struct {
+	Name      string  `json:"name"`
+	Predicted float64 `json:"predicted_s"`
+	Measured  float64 `json:"measured_s"`
+	Error     float64 `json:"error"`
+	Flagged   bool    `json:"flagged"`
 }

@@ -379,6 +379,10 @@ type Plan struct {
 	AppSpeedup  float64 `json:"app_speedup"`
 	// Summary is the program summary (PlanSummary).
 	Summary *PlanSummary `json:"summary,omitempty"`
+	// Taxes are the GPU taxes the calls were priced with (nil: none).
+	Taxes *PlanTaxes `json:"gpu_taxes,omitempty"`
+	// Validation checks the predictions against a profile after the port.
+	Validation *PlanValidation `json:"validation,omitempty"`
 }
 
 // PlanOp is one operation of a Plan.
