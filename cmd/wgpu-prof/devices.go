@@ -53,7 +53,9 @@ func writeDevicesText(w io.Writer, out experiment.DevicesReport) {
 	fmt.Fprintf(w, "%s, %d adapter(s)\n", out.Tool, len(out.Adapters))
 	for _, r := range out.Adapters {
 		if r.Default {
-			fmt.Fprintf(w, "default: [%d] %s on %s (what a run picks without --adapter or --adapter-name: %s)\n", r.Index, r.Name, r.Backend, r.DefaultReason)
+			for _, l := range report.WrapBullet("default: ", fmt.Sprintf("[%d] %s on %s (what a run picks without --adapter or --adapter-name: %s)", r.Index, r.Name, r.Backend, r.DefaultReason), report.MaxLine) {
+				fmt.Fprintln(w, l)
+			}
 		}
 	}
 	if out.NoDefault != "" {
@@ -79,7 +81,14 @@ func writeDevicesText(w io.Writer, out experiment.DevicesReport) {
 		fmt.Fprintf(tw, "  max workgroup size\t%d x %d x %d, %d invocations\n", l.MaxComputeWorkgroupSizeX, l.MaxComputeWorkgroupSizeY, l.MaxComputeWorkgroupSizeZ, l.MaxComputeInvocationsPerWorkgroup)
 		fmt.Fprintf(tw, "  max workgroup storage\t%s\n", bytesIEC(uint64(l.MaxComputeWorkgroupStorageSize)))
 		fmt.Fprintf(tw, "  max workgroups/dim\t%d\n", l.MaxComputeWorkgroupsPerDimension)
-		fmt.Fprintf(tw, "  features\t%s\n", strings.Join(r.Features, ", "))
+		// Features wrapped within a terminal's width, the name column kept.
+		for i, l := range report.WrapBullet("", strings.Join(r.Features, ", "), 90) {
+			name := "features"
+			if i > 0 {
+				name = ""
+			}
+			fmt.Fprintf(tw, "  %s\t%s\n", name, l)
+		}
 		ts := r.Timestamps
 		if ts.OK {
 			fmt.Fprintf(tw, "  timestamps\tworking: tiny dispatch %s by timestamps, %s by host clock\n", report.FormatDuration(ts.Kernel), report.FormatDuration(ts.Host))

@@ -43,11 +43,11 @@ func writeHelp(w io.Writer, fs *pflag.FlagSet, usage, examples string, groups ..
 		}
 	})
 	if own.HasFlags() {
-		fmt.Fprintf(w, "\nflags:\n%s", own.FlagUsages())
+		fmt.Fprintf(w, "\nflags:\n%s", own.FlagUsagesWrapped(helpWidth))
 	}
 	for _, g := range groups {
 		if g.fs.HasFlags() {
-			fmt.Fprintf(w, "\n%s:\n%s", g.title, g.fs.FlagUsages())
+			fmt.Fprintf(w, "\n%s:\n%s", g.title, g.fs.FlagUsagesWrapped(helpWidth))
 		}
 	}
 	if examples != "" {
@@ -57,3 +57,7 @@ func writeHelp(w io.Writer, fs *pflag.FlagSet, usage, examples string, groups ..
 
 // isHelp reports whether arg asks for help.
 func isHelp(arg string) bool { return arg == "--help" || arg == "-h" || arg == "help" }
+
+// helpWidth is the width the flags' help wraps at (a terminal of 120
+// columns).
+const helpWidth = 118

@@ -305,9 +305,23 @@ if (a) { let e = a.nextElementSibling; if (e) end = e.getBoundingClientRect().bo
 b.setAttribute("data-doc-width", document.documentElement.scrollWidth);
 b.setAttribute("data-win-width", window.innerWidth);
 b.setAttribute("data-answer-end", Math.round(end));
+// The right edge of the measurement table's key columns (the first five:
+// workload and side, end-to-end time, kernel time, GPU vs CPU, % of its
+// ceiling), which must show without scrolling its box.
+const m = document.getElementById("measurements");
+let keyRight = 0;
+if (m) {
+  let e = m.nextElementSibling;
+  while (e && !e.querySelector("table")) e = e.nextElementSibling;
+  if (e) {
+    const th = e.querySelectorAll("thead th");
+    for (let i = 0; i < Math.min(5, th.length); i++) keyRight = Math.max(keyRight, th[i].getBoundingClientRect().right);
+  }
+}
+b.setAttribute("data-key-right", Math.round(keyRight));
 </script>`
 
-var probeRe = regexp.MustCompile(`data-(doc-width|win-width|answer-end)="([0-9]+)"`)
+var probeRe = regexp.MustCompile(`data-(doc-width|win-width|answer-end|key-right)="([0-9]+)"`)
 
 // checkLayout renders the page in a 1400×900 window: the document is no
 // wider than the window (wide tables scroll inside their box), and the
@@ -336,6 +350,9 @@ func checkLayout(t *testing.T, bin, page string) {
 	}
 	if got["doc-width"] > got["win-width"] {
 		t.Errorf("at a %d-px window the document is %d px wide: something does not fit or scroll in its box", got["win-width"], got["doc-width"])
+	}
+	if got["key-right"] > got["win-width"] {
+		t.Errorf("the measurement table's key columns end at %d px, past the %d-px window", got["key-right"], got["win-width"])
 	}
 	if got["answer-end"] > 900 {
 		t.Errorf("the answer block ends at %d px, below the first 900-px screen", got["answer-end"])

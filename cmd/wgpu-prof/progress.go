@@ -93,7 +93,11 @@ func (p *progress) tick() {
 	}
 	if t.Sub(p.lastLog) >= heartbeat-p.tickEvery {
 		p.lastLog = t
-		fmt.Fprintf(p.w, "wgpu-prof: [%3d | %s] ▸ %s (running for %s)\n", p.steps, clock(t.Sub(p.start)), p.cur, clock(t.Sub(p.since)))
+		running := ""
+		if d := t.Sub(p.since); d >= p.tickEvery {
+			running = " (running for " + clock(d) + ")"
+		}
+		fmt.Fprintf(p.w, "wgpu-prof: [%3d | %s] ▸ %s%s\n", p.steps, clock(t.Sub(p.start)), p.cur, running)
 	}
 }
 

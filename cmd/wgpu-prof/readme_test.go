@@ -96,6 +96,7 @@ func TestREADMEExamples(t *testing.T) {
 		if strings.TrimSpace(out) == "" {
 			t.Fatalf("wgpu-prof %s printed nothing", strings.Join(args, " "))
 		}
+		checkWidths(t, strings.Join(args, " "), out)
 	}
 	for _, f := range []string{"report.json", "report.txt", "report.csv", "report.bench", "report.html", "trace.json", "roofline.png", "roofline.svg"} {
 		if _, err := os.Stat(filepath.Join("results", f)); err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
 // Names of what `workloads --has` filters on.
@@ -59,7 +60,10 @@ func runWorkloads(stdout, stderr io.Writer, args []string) error {
 		}
 		return nil
 	}
-	fmt.Fprintf(stdout, "%-16s %-6s %-31s %s\n", "workload", "batch", "applies", "computes")
+	// The batch column says what a batch size counts (rows, queries,
+	// nodes); a long description wraps under its column.
+	const pad = 16 + 1 + 13 + 1 + 31 + 1
+	fmt.Fprintf(stdout, "%-16s %-13s %-31s %s\n", "workload", "batch counts", "applies", "computes")
 	for _, w := range list {
 		var applies []string
 		if w.Workgroup {
@@ -75,7 +79,15 @@ func runWorkloads(stdout, stderr io.Writer, args []string) error {
 		if a == "" {
 			a = "-"
 		}
-		fmt.Fprintf(stdout, "%-16s %-6s %-31s %s\n", w.Name, w.Batch, a, w.Doc)
+		batch := w.Batch
+		if u := report.BatchUnit(w.Batch); u != "" {
+			batch += " (" + u + ")"
+		}
+		doc := report.WrapBullet("", w.Doc, report.MaxLine-pad)
+		fmt.Fprintf(stdout, "%-16s %-13s %-31s %s\n", w.Name, batch, a, doc[0])
+		for _, l := range doc[1:] {
+			fmt.Fprintf(stdout, "%s%s\n", strings.Repeat(" ", pad), l)
+		}
 	}
 	return nil
 }

@@ -60,9 +60,19 @@ func (e *Env) Sweep(kernel string, cfg RunConfig, sizes, tiles []int, rep *repor
 	if err != nil {
 		return err
 	}
+	runDesign := ""
 	if !designHas(pr, design, knob) {
-		return usage(fmt.Errorf("sweep %s: the design %s (%s) has no %s knob; pass --variant with a design that has one (%s)",
-			kernel, design, why, knob, strings.Join(designsWith(w, pr, knob), ", ")))
+		with := designsWith(w, pr, knob)
+		if cfg.Variant != "" || len(with) == 0 {
+			return usage(fmt.Errorf("sweep %s: the design %s (%s) has no %s knob; pass --variant with a design that has one (%s)",
+				kernel, design, why, knob, strings.Join(with, ", ")))
+		}
+		// The design run uses lacks the knob: sweep the best family that
+		// has it, and say how its best compares with run's design.
+		runDesign = design
+		if design, why, err = e.bestWith(w, pr, cfg, knob, with, values[0]); err != nil {
+			return err
+		}
 	}
 	ks := &knobSweep{e: e, w: w, cfg: cfg, pr: pr, rep: rep, knob: knob, design: design, done: map[int]bool{},
 		s: report.Sweep{Name: "workgroup size", Workload: kernel, Side: report.SideGPU, Design: design, DesignWhy: why}}
@@ -91,6 +101,84 @@ func (e *Env) Sweep(kernel string, cfg RunConfig, sizes, tiles []int, rep *repor
 		return err
 	}
 	ks.conclude(notes, lo, hi, why)
+	if runDesign != "" {
+		return ks.compareWith(runDesign)
+	}
+	return nil
+}
+
+// bestWith picks, among the designs with knob (with), the fastest at the
+// workload's default size with the knob at v (each verified and timed
+// once, its time a point of no sweep), and says why.
+func (e *Env) bestWith(w *workload.Descriptor, pr *workload.Prepared, cfg RunConfig, knob string, with []string, v int) (string, string, error) {
+	if len(with) == 1 {
+		return with[0], fmt.Sprintf("the only %s design with a %s knob", w.Name, knob), nil
+	}
+	best, bestT := "", 0.0
+	var tried []string
+	for _, d := range with {
+		k := workload.Knobs{Workgroup: cfg.Workgroup, Tile: cfg.Tile, Variant: d}
+		if knob == "tile" {
+			k.Tile = v
+		} else {
+			k.Workgroup = v
+		}
+		c := pr.At(pr.Size, k)
+		c.CPU = nil
+		e.progress("gpu  %s %s: which design with a %s knob is fastest", w.Name, d, knob)
+		ms, err := e.measureCase(c, Roofs{})
+		if err != nil {
+			if errors.Is(err, ErrWrongResult) {
+				return "", "", err
+			}
+			tried = append(tried, fmt.Sprintf("%s: %v", d, err))
+			continue
+		}
+		t := ms[0].Time().Median
+		tried = append(tried, fmt.Sprintf("%s %s", d, timing.FormatSecondsSpaced(t)))
+		if best == "" || t < bestT {
+			best, bestT = d, t
+		}
+	}
+	if best == "" {
+		return "", "", fmt.Errorf("sweep %s: no design with a %s knob runs here (%s)", w.Name, knob, strings.Join(tried, "; "))
+	}
+	return best, fmt.Sprintf("the fastest %s design with a %s knob at %s=%d (%s)", w.Name, knob, knob, v, strings.Join(tried, ", ")), nil
+}
+
+// compareWith measures runDesign, the design run uses (which lacks the
+// knob), once in the same call on the same data, and files one line
+// comparing the sweep's best with it.
+func (ks *knobSweep) compareWith(runDesign string) error {
+	kernel := ks.s.Workload
+	b := ks.best()
+	c := ks.pr.At(ks.pr.Size, workload.Knobs{Workgroup: ks.cfg.Workgroup, Tile: ks.cfg.Tile, Variant: runDesign})
+	c.CPU = nil
+	ks.e.progress("gpu  %s %s: the design run uses, for comparison", kernel, runDesign)
+	ms, err := ks.e.measureCase(c, Roofs{})
+	if err != nil {
+		return fmt.Errorf("sweep %s: measuring %s, the design run uses: %w", kernel, runDesign, err)
+	}
+	m := ms[0]
+	ks.rep.Measurements = append(ks.rep.Measurements, m)
+	rt := m.Time()
+	fast, slow := b.sum, rt
+	if slow.Median < fast.Median {
+		fast, slow = slow, fast
+	}
+	cmp := timing.Compare(fast, slow)
+	var how string
+	switch {
+	case !cmp.Significant:
+		how = "not significantly different from"
+	case b.sum.Median < rt.Median:
+		how = fmt.Sprintf("%.2f× faster than", rt.Median/b.sum.Median)
+	default:
+		how = fmt.Sprintf("%.2f× slower than", b.sum.Median/rt.Median)
+	}
+	line := fmt.Sprintf("%s: the design run uses, %s, has no %s knob; the %s design's best, %s at %s, is %s %s at %s (same call, same data)",
+		kernel, runDesign, ks.knob, ks.design, ks.label(b.v), timing.FormatSecondsSpaced(b.sum.Median), how, runDesign, timing.FormatSecondsSpaced(rt.Median))
+	ks.rep.Verdicts = append(ks.rep.Verdicts, line)
 	return nil
 }
 

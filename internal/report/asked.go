@@ -33,8 +33,8 @@ func (r *Report) AddAsked(flag, answer string) {
 }
 
 // AnswerLines are the lines of r's answer block, in order: the answers to
-// what the flags asked for, the verdicts (the summary when there are
-// none), the noise line; a line equal to one before it is dropped (the
+// what the flags asked for, the verdicts (the summary when there are none
+// and r is no plan), the noise line; a line equal to one before it is dropped (the
 // same sentence never twice in one block).
 func AnswerLines(r *Report) []string {
 	var lines []string
@@ -42,7 +42,7 @@ func AnswerLines(r *Report) []string {
 		lines = append(lines, a.Flag+": "+a.Answer)
 	}
 	answers := r.Verdicts
-	if len(answers) == 0 {
+	if len(answers) == 0 && !summaryIsDetail(r) {
 		answers = r.Summary
 	}
 	lines = append(lines, answers...)
@@ -61,6 +61,11 @@ func AnswerLines(r *Report) []string {
 	}
 	return out
 }
+
+// summaryIsDetail reports whether r's summary is detail rather than the
+// answer: a report with verdicts, or a plan (its table is the answer; the
+// summary lists every measurement behind it).
+func summaryIsDetail(r *Report) bool { return len(r.Verdicts) > 0 || r.Plan != nil }
 
 // BatchUnit is what a batch size of the parameter batch counts, in words:
 // "rows" for n, "queries" for q; "" where the name says it (nodes).

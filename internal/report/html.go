@@ -101,7 +101,7 @@ func (h *htmlWriter) page(r *Report) {
 	h.experiments(r)
 	h.figures(r)
 	h.ceilings(r)
-	if len(r.Verdicts) > 0 && len(r.Summary) > 0 {
+	if summaryIsDetail(r) && len(r.Summary) > 0 {
 		h.p("<h2 id=\"summary\">Details</h2>\n<details><summary>%d lines: choices made, fits, what was timed</summary>\n<ul class=\"summary\">\n", len(r.Summary))
 		for _, s := range r.Summary {
 			h.p("<li>%s</li>\n", esc(s))

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
@@ -74,7 +75,7 @@ func WriteTextOpts(w io.Writer, r *Report, o TextOptions) error {
 	tw.sweeps(r)
 	tw.experiments(r)
 	if o.Verbose {
-		if len(r.Summary) > 0 && len(r.Verdicts) > 0 {
+		if len(r.Summary) > 0 && summaryIsDetail(r) {
 			tw.section("Details")
 			for _, s := range r.Summary {
 				tw.printf("- %s\n", s)
@@ -87,7 +88,7 @@ func WriteTextOpts(w io.Writer, r *Report, o TextOptions) error {
 		}
 	} else {
 		tw.warnings(AggregateWarnings(r))
-		if len(r.Summary) > 0 && len(r.Verdicts) > 0 || len(r.Measurements) > maxShortRows {
+		if len(r.Summary) > 0 && summaryIsDetail(r) || len(r.Measurements) > maxShortRows {
 			tw.printf("\n(details: --verbose, --format json, or --out DIR for report.html)\n")
 		}
 	}
@@ -429,9 +430,6 @@ func warningLines(r *Report) []string {
 	return lines
 }
 
-// maxParamsCell is the widest params cell of the short measurement table.
-const maxParamsCell = 26
-
 // shortMeasurements is the measurement table within a terminal's 120
 // columns: workload, side, variant, the params that differ between rows
 // (those every row shares on one line above it, long values summarised),
@@ -463,14 +461,64 @@ func (t *textWriter) shortMeasurements(r *Report) {
 				own = append(own, p)
 			}
 		}
-		ps := clip(DisplayParams(own), maxParamsCell)
-		row := []string{m.Workload, m.Side, clip(orDash(m.Variant), 20), orDash(ps), FormatSummary(m.EndToEnd), ceilingCell(r, m), speedup}
+		ceil := "-"
+		if c := CeilingOf(r, m); c != "" {
+			ceil = fmt.Sprintf("%.0f%% of %s", 100*m.CeilingFrac, c)
+			if m.CeilingFrac > 1 {
+				ceil += " (!)" // above its ceiling: the warnings say why
+			}
+		}
+		row := []string{m.Workload, m.Side, orDash(m.Variant), orDash(DisplayParams(own)), FormatSummary(m.EndToEnd), ceil, speedup}
 		if several {
 			row = append([]string{orDash(m.Backend)}, row...)
 		}
 		rows = append(rows, row)
 	}
+	// Fit 120 columns: params, then variant, give up width (summarised
+	// with "…"; --verbose and JSON have them whole).
+	off := 0
+	if several {
+		off = 1
+	}
+	fitColumns(rows, MaxLine, 2, []int{off + 3, off + 2}, 12)
 	t.table(rows)
+}
+
+// fitColumns clips the cells of the columns in shrink (in that order,
+// each to no fewer than minWidth runes) until the table, columns joined
+// by gap spaces, is at most width runes wide.
+func fitColumns(rows [][]string, width, gap int, shrink []int, minWidth int) {
+	widths := func() ([]int, int) {
+		var w []int
+		for _, row := range rows {
+			for i, c := range row {
+				for len(w) <= i {
+					w = append(w, 0)
+				}
+				w[i] = max(w[i], utf8.RuneCountInString(c))
+			}
+		}
+		total := 0
+		for _, x := range w {
+			total += x
+		}
+		return w, total + gap*max(0, len(w)-1)
+	}
+	for _, col := range shrink {
+		w, total := widths()
+		if total <= width {
+			return
+		}
+		if col >= len(w) {
+			continue
+		}
+		to := max(minWidth, w[col]-(total-width))
+		for _, row := range rows[1:] {
+			if col < len(row) {
+				row[col] = clip(row[col], to)
+			}
+		}
+	}
 }
 
 // commonParams are the params (key and value) every measurement has.

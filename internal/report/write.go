@@ -86,17 +86,19 @@ func WriteJSON(w io.Writer, r *Report) error {
 	return nil
 }
 
-// CSVHeader is the header row of WriteCSV. Times are in seconds, rates in
-// GB/s and GFLOP/s (10⁹), sizes in bytes; empty kernel columns mean no
+// CSVHeader is the header row of WriteCSV; every column names its side
+// and unit. Times are in seconds, rates in GB/s and GFLOP/s (10⁹), sizes
+// in bytes per call; *_samples count the timed runs of the row's side
+// (not a batch size: the batch is in params); empty kernel columns mean no
 // kernel time; "ceiling" names the measured ceiling ceiling_frac is a
 // fraction of ("GPU read 3.10 GB/s"); host_state and round_trip_ns are
 // the host's state probed before the row, host_state_end the probe after
 // it when that differs (HostState).
 var CSVHeader = []string{
 	"workload", "side", "variant", "params",
-	"n", "e2e_median_s", "e2e_lo_s", "e2e_hi_s", "e2e_cv",
-	"kernel_n", "kernel_median_s", "kernel_lo_s", "kernel_hi_s", "kernel_cv",
-	"bytes", "flops", "gbs", "gflops", "ceiling_frac", "bound", "verified", "warnings", "ceiling",
+	"e2e_samples", "e2e_median_s", "e2e_lo_s", "e2e_hi_s", "e2e_cv",
+	"kernel_samples", "kernel_median_s", "kernel_lo_s", "kernel_hi_s", "kernel_cv",
+	"bytes_per_call", "flop_per_call", "gb_per_s", "gflop_per_s", "ceiling_frac", "bound", "verified", "warnings", "ceiling",
 	"host_state", "round_trip_ns", "host_state_end",
 	"backend", "adapter",
 }
