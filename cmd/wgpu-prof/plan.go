@@ -194,6 +194,16 @@ func runPlan(stdout, stderr io.Writer, args []string) error {
 		}
 	}
 	rep.Plan = &pl
+	// What the flags asked for leads the answer block.
+	if v := pl.Validation; v != nil {
+		rep.AddAsked("--validate "+*validate, fmt.Sprintf("application predicted %.3g s, measured %.3g s after the port: error %+.1f%%", v.App.Predicted, v.App.Measured, 100*v.App.Error))
+	}
+	for _, f := range []string{"transfer", "min-speedup"} {
+		if fs.Changed(f) {
+			rep.AddAsked("--"+f+" "+fs.Lookup(f).Value.String(), fmt.Sprintf("%d of %d operation(s) ported, application %.2f× (95%% CI %.2f … %.2f)",
+				pl.Summary.NumberPorted, len(pl.Ops), pl.AppSpeedup, pl.Summary.AppSpeedup.Lo, pl.Summary.AppSpeedup.Hi))
+		}
+	}
 	lines := experiment.PlanLines(pl)
 	rep.Summary = append(append([]string(nil), lines...), rep.Summary...)
 	return failed(emitPlan(stdout, &o, rep, lines))
@@ -224,6 +234,11 @@ func measurePlan(env *experiment.Env, o *outputFlags, stderr io.Writer, rep *rep
 			return nil, failed(err)
 		}
 		in.Taxes = &t
+		roof, err := env.GPURoof(64<<20, rep)
+		if err != nil {
+			return nil, failed(err)
+		}
+		in.GPURoof = &roof
 	}
 	for _, i := range measure {
 		op := in.Ops[i]

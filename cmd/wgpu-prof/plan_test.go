@@ -151,7 +151,7 @@ func TestPlanCommand(t *testing.T) {
 		t.Error("report.html has no plan section")
 	}
 	checkTableNumbers(t, string(html), filepath.Join(out, "report.json"))
-	text, _, err := runCmd("plan", "--pprof", prof, "--op", `main\.similarity$=cosine-single`, "--n", "1048576", "--report", be)
+	text, _, err := runCmd("plan", "--pprof", prof, "--op", `main\.similarity$=cosine-single`, "--n", "1048576", "--report", be, "--no-taxes")
 	if err != nil || !strings.HasPrefix(text, `main\.similarity$ (cosine-single = 65.0%): port:`) {
 		t.Errorf("text: %v\n%s", err, text)
 	}

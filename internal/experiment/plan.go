@@ -215,6 +215,9 @@ type PlanInput struct {
 	Rows []report.Measurement
 	// Taxes are the GPU's launch tax and transfer rates (nil: unknown).
 	Taxes *GPUTaxes
+	// GPURoof is the GPU's read and FMA ceilings the rows not judged yet
+	// are placed under (nil: unknown).
+	GPURoof *timing.Roof
 	// Transfer is TransferOnce (default) or TransferPerCall.
 	Transfer string
 	// MinSpeedup is the least speedup on an operation's calls for which
@@ -413,7 +416,7 @@ func costsOf(in PlanInput, i int, op PlanOp, mix BatchMix, share float64, transf
 	}
 	po.Kernel = c.kernel
 	if w != nil {
-		c.bound = kernelBound(in.Rows, w, c.median)
+		c.bound = kernelBound(in.Rows, w, c.median, in.GPURoof)
 	}
 	c.gpuAll = mixMean(mix, c.gpu.At)
 	po.GPU = estimate(c.gpuAll, func(rng *rand.Rand) float64 { m := drawModel(rng, c.gpu); return mixMean(mix, m.At) })

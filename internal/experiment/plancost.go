@@ -196,11 +196,23 @@ func (c opCosts) boundedBy() string {
 }
 
 // kernelBound is the roofline bound of the GPU row of workload in rows
-// nearest (in log size) to n: "memory (dram) at 43% of its ceiling".
-func kernelBound(rows []report.Measurement, w *workload.Descriptor, n int) string {
+// nearest (in log size) to n: "memory (dram) at 43% of its ceiling"; a
+// row not judged yet is placed under roof (the GPU's read and FMA
+// ceilings; nil: none) by its kernel time.
+func kernelBound(rows []report.Measurement, w *workload.Descriptor, n int, roof *timing.Roof) string {
 	best, bestD := -1, math.Inf(1)
 	for i, m := range rows {
-		if m.Workload != w.Name || m.Side != report.SideGPU || m.Bound == "" || m.CeilingFrac <= 0 {
+		if m.Workload != w.Name || m.Side != report.SideGPU {
+			continue
+		}
+		if m.Bound == "" && roof != nil && m.Kernel != nil && m.Kernel.Median > 0 {
+			pl, err := timing.Place(*roof, timing.Point{Flops: m.Flops, Bytes: m.Bytes, Seconds: m.Kernel.Median})
+			if err == nil {
+				rows[i].Bound, rows[i].CeilingFrac = pl.Bound, pl.Efficiency
+				m = rows[i]
+			}
+		}
+		if m.Bound == "" || m.CeilingFrac <= 0 {
 			continue
 		}
 		for _, p := range m.Params {

@@ -107,3 +107,19 @@ func (o overheadTaxes) GPUTaxes() (GPUTaxes, error) {
 	return GPUTaxes{Launch: est(launch), Upload: est(up), Readback: est(down),
 		Source: fmt.Sprintf("compute.MeasureOverhead (a 16-byte queue write, submit and wait of one workgroup less its kernel time, a 16-byte readback), median of %d rounds of %d calls; rates from %d MiB writes and reads less 16-byte ones", taxRounds, taxCallsPerRound, size>>20)}, nil
 }
+
+// GPURoof measures the GPU's read bandwidth and FMA ceilings over
+// buffers of bytes (the roof a kernel's time is placed under) into rep's
+// GPU ceilings, unless rep has them already.
+func (e *Env) GPURoof(bytes uint64, rep *report.Report) (timing.Roof, error) {
+	if g := rep.Ceilings.GPU; g["read_gbs"] > 0 && g["fma_gflops"] > 0 {
+		return timing.Roof{PeakGFLOPs: g["fma_gflops"], BandwidthGBs: g["read_gbs"]}, nil
+	}
+	e.progress("gpu ceilings (read, write, copy, FMA)")
+	gc, err := compute.MeasureCeilings(e.Device, compute.CeilingOptions{Bytes: bytes})
+	if err != nil {
+		return timing.Roof{}, fmt.Errorf("gpu ceilings: %w", err)
+	}
+	rep.Ceilings.GPU = map[string]float64{"read_gbs": gc.ReadGBs, "write_gbs": gc.WriteGBs, "copy_gbs": gc.CopyGBs, "fma_gflops": gc.PeakGFLOPs}
+	return timing.Roof{PeakGFLOPs: gc.PeakGFLOPs, BandwidthGBs: gc.ReadGBs}, nil
+}

@@ -19,55 +19,55 @@ const (
 
 // ValidatePlan checks pl's predictions against the application's
 // profiles before (beforeWall seconds) and after the port (afterWall): the
-// ported operations ran routed (each call where the plan routes it) or
-// every call on the GPU, the others as before. The application's time
-// after is predicted as its time before less, per ported operation, its
-// calls × (its own time per call − its predicted time per call), and
-// measured as the after profile's wall time. A ported operation's
-// measured time is the after profile's wall time less the rest of the
-// application as it was before (the operations not ported keep their
-// time: Amdahl's premise), shared among the ported operations in
-// proportion to their predictions. Both profiles must cover the same
-// work (the same calls) and an application running one call at a time,
-// so that its profile's CPU time is its wall time.
+// operations with a call count ran routed (each call where the plan
+// routes it: its own code where the plan does not port it) or every call
+// on the GPU. An operation's own time per call before is its share of the
+// before profile's wall time over its calls (the CPU shares apportion the
+// elapsed time); the application's time after is predicted as its time
+// before less, per operation, its calls × (that own time − its predicted
+// time per call), and measured as the after profile's wall time. An
+// operation's measured time is the after profile's wall time less the
+// rest of the application as it was before (Amdahl's premise), shared
+// among the operations in proportion to their predictions. Both profiles
+// must cover the same work (the same calls).
 func ValidatePlan(pl report.Plan, after string, beforeWall, afterWall float64, ported string) (*report.PlanValidation, error) {
 	if !(beforeWall > 0) || !(afterWall > 0) {
 		return nil, usage(invalid("validate", after, "both profiles must record their wall time (pprof duration): before %.3g s, after %.3g s", beforeWall, afterWall))
 	}
 	v := &report.PlanValidation{After: after, Ported: ported, Limit: ValidateLimit,
-		How: "application: the profiles' wall time; a ported operation: the after profile's wall time less the rest of the application as before, in proportion to the predictions"}
+		How: "application: the profiles' wall time; an operation: the after profile's wall time less the rest of the application as before, in proportion to the predictions"}
 	pred := beforeWall
-	var portedPred, portedShare float64
+	var opsPred, opsShare float64
 	type portedOp struct {
 		name string
 		t    float64
 	}
 	var ops []portedOp
 	for _, op := range pl.Ops {
-		if !op.Ported {
+		if op.Calls <= 0 || op.OwnPerCall <= 0 {
 			continue
 		}
-		if op.Calls <= 0 || op.OwnPerCall <= 0 {
-			return nil, usage(invalid("validate", after, "operation %s has no call count: give its calls (calls=N in --op, or a mix file's counts) to validate its time per call", op.Regex))
-		}
+		own := op.Share * beforeWall / float64(op.Calls)
 		per := op.Predicted
-		if ported == PortedGPU {
+		switch {
+		case ported == PortedGPU:
 			per = op.PredictedGPU
+		case !op.Ported:
+			per = own
 		}
 		t := float64(op.Calls) * per
-		pred -= float64(op.Calls) * (op.OwnPerCall - per)
-		portedPred += t
-		portedShare += op.Share
+		pred -= float64(op.Calls) * (own - per)
+		opsPred += t
+		opsShare += op.Share
 		ops = append(ops, portedOp{op.Regex, t})
 	}
 	if len(ops) == 0 {
-		return nil, usage(invalid("validate", after, "the plan ports no operation: nothing to validate"))
+		return nil, usage(invalid("validate", after, "no operation has a call count (calls=N in --op, or a mix file's counts): nothing to validate"))
 	}
-	rest := beforeWall * (1 - portedShare)
-	measuredPorted := afterWall - rest
+	rest := beforeWall * (1 - opsShare)
+	measured := afterWall - rest
 	for _, o := range ops {
-		m := measuredPorted * o.t / portedPred
-		v.Ops = append(v.Ops, validated(o.name, o.t, m))
+		v.Ops = append(v.Ops, validated(o.name, o.t, measured*o.t/opsPred))
 	}
 	v.App = validated("application", pred, afterWall)
 	return v, nil

@@ -1,0 +1,362 @@
+// Command vsearch is a small vector-search service, the worked example of
+// wgpu-prof plan: requests from several clients each embed a query, score
+// it against every vector of one of three collections (cosine
+// similarity), and keep the best hits. It profiles itself (runtime/pprof)
+// and, with -sizes, writes the sizes of its similarity calls with their
+// counts, the batch mix plan reads.
+//
+// The similarity is the operation to port. -port picks how it runs:
+// "none" (the service's own Go code), "gpu" (every call on the GPU through
+// a one-sided dispatch.Route) or "adaptive" (a dispatch.Route built from
+// the plan, which sends each call to the side it expects to finish it
+// first). Every request, from any client, carries its own query and
+// scores to the side that serves it; the first requests of each
+// collection are checked against the Go code.
+//
+//	go run ./examples/vsearch -cpuprofile before.pprof -sizes sizes.txt
+//	wgpu-prof plan --pprof before.pprof --op 'main\.similarity$=cosine-single@sizes.txt' --d 256 --format json --out plan
+//	go run ./examples/vsearch -cpuprofile after.pprof -port adaptive -plan plan/plan.json
+//	wgpu-prof plan --pprof before.pprof --op 'main\.similarity$=cosine-single@sizes.txt' --d 256 --report plan/report.json --validate after.pprof
+//
+// The service runs on one core (GOMAXPROCS 1, -procs) so that its CPU
+// profile's time is its elapsed time, which plan --validate compares.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/compute"
+	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
+	"github.com/wgpu-prof/wgpu-prof/dispatch"
+)
+
+const (
+	dim   = 256 // vector dimension
+	topK  = 10  // hits kept per request
+	embed = 40  // rounds of the query embedding (its CPU cost)
+)
+
+// collectionSizes are the collections' rows; a request picks collection
+// i with weight collectionWeights[i].
+var (
+	collectionSizes   = []int{2048, 8192, 32768}
+	collectionWeights = []float64{0.5, 0.3, 0.2}
+)
+
+// request is one call of the similarity: its collection, its query and
+// where its scores go.
+type request struct {
+	coll   int
+	q      []float32
+	scores []float32
+}
+
+type service struct {
+	vecs  [][]float32 // per collection, rows × dim, row-major
+	route *dispatch.Route[request]
+	gpu   []*compute.CosineSingle
+	calls []atomic.Int64
+}
+
+// similarity scores the request's query against every vector of its
+// collection: through the route when the service has one, else with the
+// service's own code.
+//
+//go:noinline
+func similarity(s *service, r request) (int, error) {
+	if s.route == nil {
+		similarityCPU(s.vecs[r.coll], r.q, r.scores)
+		return 0, nil
+	}
+	o, err := s.route.Do(r)
+	return o.Side, err
+}
+
+// similarityCPU is the service's own code: cosine similarity of q with
+// each row of v.
+//
+//go:noinline
+func similarityCPU(v, q, out []float32) {
+	var qq float32
+	for _, x := range q {
+		qq += x * x
+	}
+	for i := range out {
+		row := v[i*dim : (i+1)*dim]
+		var dot, vv float32
+		for k, x := range row {
+			dot += q[k] * x
+			vv += x * x
+		}
+		out[i] = dot / float32(math.Sqrt(float64(qq)*float64(vv)))
+	}
+}
+
+// embedQuery turns a request's tokens into its query vector: a few
+// rounds of mixing, the service's CPU work outside the similarity.
+//
+//go:noinline
+func embedQuery(r *rand.Rand, q []float32) {
+	for i := range q {
+		q[i] = float32(r.NormFloat64())
+	}
+	for range embed {
+		for i := range q {
+			q[i] = float32(math.Tanh(float64(q[i] + 0.5*q[(i+1)%dim])))
+		}
+	}
+}
+
+// best returns the indices of the k highest scores, best first.
+//
+//go:noinline
+func best(scores []float32, k int) []int32 {
+	top := make([]int32, 0, k+1)
+	for i, s := range scores {
+		if len(top) == k && s <= scores[top[k-1]] {
+			continue
+		}
+		j := len(top)
+		top = append(top, int32(i))
+		for j > 0 && scores[top[j-1]] < s {
+			top[j] = top[j-1]
+			j--
+		}
+		top[j] = int32(i)
+		if len(top) > k {
+			top = top[:k]
+		}
+	}
+	return top
+}
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "vsearch:", err)
+		var u usageError
+		if errors.As(err, &u) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+type usageError struct{ error }
+
+func run() error {
+	profile := flag.String("cpuprofile", "", "write the CPU profile here (required)")
+	sizes := flag.String("sizes", "", "write the similarity calls' sizes here, as 'size count' lines")
+	port := flag.String("port", "none", "how the similarity runs: none (own code), gpu (every call on the GPU), adaptive (routed by the plan)")
+	planPath := flag.String("plan", "", "with -port adaptive: the plan (wgpu-prof plan --format json, or its --out plan.json)")
+	requests := flag.Int("requests", 2400, "requests served")
+	clients := flag.Int("clients", 8, "client goroutines sending the requests")
+	procs := flag.Int("procs", 1, "GOMAXPROCS: the cores the service's Go code runs on")
+	flag.Parse()
+	switch {
+	case *profile == "":
+		return usageError{errors.New("-cpuprofile FILE is required")}
+	case *port != "none" && *port != "gpu" && *port != "adaptive":
+		return usageError{fmt.Errorf("-port %q: want none, gpu or adaptive", *port)}
+	case *port == "adaptive" && *planPath == "":
+		return usageError{errors.New("-port adaptive needs -plan plan.json")}
+	case *requests < 1 || *clients < 1 || *procs < 1:
+		return usageError{fmt.Errorf("-requests %d, -clients %d, -procs %d: each must be ≥ 1", *requests, *clients, *procs)}
+	}
+	runtime.GOMAXPROCS(*procs)
+	r := rand.New(rand.NewPCG(7, 11))
+	s := &service{calls: make([]atomic.Int64, len(collectionSizes))}
+	for _, n := range collectionSizes {
+		v := make([]float32, n*dim)
+		for i := range v {
+			v[i] = float32(r.NormFloat64())
+		}
+		s.vecs = append(s.vecs, v)
+	}
+	if *port != "none" {
+		dev, err := s.openGPU()
+		if err != nil {
+			return err
+		}
+		defer dev.Release()
+		defer func() {
+			for _, g := range s.gpu {
+				g.Release()
+			}
+		}()
+		if err := s.buildRoute(*port, *planPath); err != nil {
+			return err
+		}
+		if err := s.check(r); err != nil {
+			return err
+		}
+	}
+	// The requests: a collection each, drawn up front so every run of the
+	// service serves the same ones.
+	colls := make([]int, *requests)
+	for i := range colls {
+		x, c := r.Float64(), 0
+		for c < len(collectionWeights)-1 && x >= collectionWeights[c] {
+			x -= collectionWeights[c]
+			c++
+		}
+		colls[i] = c
+	}
+	f, err := os.Create(*profile)
+	if err != nil {
+		return err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		return err
+	}
+	t0 := time.Now()
+	served, onSide, err := s.serve(colls, *clients)
+	elapsed := time.Since(t0)
+	pprof.StopCPUProfile()
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	if *sizes != "" {
+		if err := s.writeSizes(*sizes); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("vsearch: %d requests from %d clients in %.3f s (port %s; similarity calls answered by side: %v); checksum %d; CPU profile in %s\n",
+		*requests, *clients, elapsed.Seconds(), *port, onSide, served, *profile)
+	return nil
+}
+
+// serve runs the requests from clients goroutines and returns a checksum
+// of their best hits and how many similarity calls each side answered.
+func (s *service) serve(colls []int, clients int) (int64, []int64, error) {
+	var next, sum atomic.Int64
+	sides := make([]atomic.Int64, 2)
+	var wg sync.WaitGroup
+	errs := make(chan error, clients)
+	for c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(c), 3))
+			q := make([]float32, dim)
+			scores := make([][]float32, len(collectionSizes))
+			for i, n := range collectionSizes {
+				scores[i] = make([]float32, n)
+			}
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(colls) {
+					return
+				}
+				k := colls[i]
+				embedQuery(r, q)
+				side, err := similarity(s, request{coll: k, q: q, scores: scores[k]})
+				if err != nil {
+					errs <- err
+					return
+				}
+				s.calls[k].Add(1)
+				sides[side].Add(1)
+				sum.Add(int64(best(scores[k], topK)[0]))
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return 0, nil, err
+	}
+	return sum.Load(), []int64{sides[0].Load(), sides[1].Load()}, nil
+}
+
+// openGPU opens the default adapter and stores each collection on it.
+func (s *service) openGPU() (*compute.Device, error) {
+	dev, err := compute.Open(context.Background(), compute.Options{Device: wgpu.DeviceOptions{WaitTimeout: time.Minute}})
+	if err != nil {
+		return nil, fmt.Errorf("GPU: %w (libwgpu_native: run scripts/setup.sh)", err)
+	}
+	for i, n := range collectionSizes {
+		g, err := compute.NewCosineSingle(dev.Device, s.vecs[i], dim, compute.CosineOptions{})
+		if err != nil {
+			dev.Release()
+			return nil, fmt.Errorf("GPU: collection of %d rows: %w", n, err)
+		}
+		s.gpu = append(s.gpu, g)
+	}
+	return dev, nil
+}
+
+// buildRoute builds the similarity's route: the GPU alone ("gpu"), or
+// both sides from the plan ("adaptive").
+func (s *service) buildRoute(port, planPath string) error {
+	cpu := func(r request) error { similarityCPU(s.vecs[r.coll], r.q, r.scores); return nil }
+	gpu := func(r request) error { _, err := s.gpu[r.coll].Run(r.q, r.scores, nil); return err }
+	size := func(r request) int { return len(r.scores) }
+	var err error
+	if port == "gpu" {
+		// One side: every call on the GPU; its model only orders nothing.
+		s.route, err = dispatch.NewRoute([]dispatch.RouteSide[request]{{Name: "gpu", Serve: gpu, Model: dispatch.Linear(0, 1)}}, size, dispatch.Profile{}, dispatch.Config{})
+		return err
+	}
+	s.route, err = dispatch.RouteFromReport(planPath, `main\.similarity$`, cpu, gpu, size)
+	return err
+}
+
+// check compares the GPU's scores with the service's own code on two
+// fresh queries per collection (relative tolerance of float32 sums over
+// dim terms), the scores poisoned first.
+func (s *service) check(r *rand.Rand) error {
+	q := make([]float32, dim)
+	for i, n := range collectionSizes {
+		for range 2 {
+			embedQuery(r, q)
+			want, got := make([]float32, n), make([]float32, n)
+			for j := range got {
+				got[j] = float32(math.NaN())
+			}
+			similarityCPU(s.vecs[i], q, want)
+			if _, err := s.gpu[i].Run(q, got, nil); err != nil {
+				return err
+			}
+			for j := range got {
+				if !(math.Abs(float64(got[j]-want[j])) <= 1e-4) {
+					return fmt.Errorf("GPU: collection %d row %d: score %v, the Go code's %v", i, j, got[j], want[j])
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// writeSizes writes the similarity calls' sizes with their counts.
+func (s *service) writeSizes(path string) error {
+	out, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	idx := make([]int, len(collectionSizes))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool { return collectionSizes[idx[a]] < collectionSizes[idx[b]] })
+	for _, i := range idx {
+		if c := s.calls[i].Load(); c > 0 {
+			fmt.Fprintf(out, "%d %d\n", collectionSizes[i], c)
+		}
+	}
+	return out.Close()
+}
