@@ -91,14 +91,14 @@ func (c *RunConfig) validate(d *wgpu.Device) ([]*workload.Descriptor, error) {
 		return nil, err
 	}
 	for _, w := range ds {
-		if c.Precision == "f16" && !w.Has("precision") {
+		if c.Precision != "" && c.Precision != workload.PrecisionF32 && !w.Has("precision") {
 			var have []string
 			for _, d := range workload.All() {
 				if d.Has("precision") {
 					have = append(have, d.Name)
 				}
 			}
-			return nil, invalid(workload.ParamPrecision.Name, c.Precision, "%s has no f16 variant (have %v; pick them as the workloads)", w.Name, have)
+			return nil, invalid(workload.ParamPrecision.Name, c.Precision, "%s has no %s variant (have %v; pick them as the workloads)", w.Name, c.Precision, have)
 		}
 		if w.Check != nil {
 			if err := w.Check(c.Config); err != nil {

@@ -36,10 +36,14 @@ var CosineSingle = &Descriptor{
 	},
 	Prepare: func(c Config) (*Prepared, error) {
 		data := c.cosineData(c.Seed)
+		st, err := data.stored(c.Precision)
+		if err != nil {
+			return nil, err
+		}
 		return &Prepared{
 			Size:  c.N,
 			Fixed: append(fixed(c, ParamD), c.dataParams(ParamVectors, ParamQueries)...),
-			At:    func(n int, k Knobs) Case { return cosineSingleCase(data, n, k, c.Precision == "f16") },
+			At:    func(n int, k Knobs) Case { return cosineSingleCase(data, st, n, k) },
 		}, nil
 	},
 }
@@ -63,38 +67,32 @@ func cosineOptions(variant string, wg int) compute.CosineOptions {
 // |cos' − cos| ≤ 2u/(1−u); 4u leaves room for f16 subnormals.
 const f16CosTol = 4.0 / 2048
 
-func cosineSingleCase(c *cosineData, n int, k Knobs, f16 bool) Case {
+func cosineSingleCase(c *cosineData, st *storedData, n int, k Knobs) Case {
 	dim, wg, design := c.dim, k.wg(), k.design(cosineSingleVariants[0])
-	v, ref := c.v[:n*dim], c.ref.prefix(n)
-	variant, vBytes := fmt.Sprintf("%s-wg%d", design, wg), 4
-	gpuRef := ref
-	if f16 {
-		variant, vBytes = variant+"-f16", 2
-		gpuRef = cosineRef{want: ref.want, tol: make([]float64, n)}
-		for i := range gpuRef.tol {
-			gpuRef.tol[i] = ref.tol[i] + f16CosTol
-		}
+	v, ref := c.v[:n*dim], st.ref.prefix(n)
+	variant, vBytes := fmt.Sprintf("%s-wg%d", design, wg), BytesPerValue(st.prec)
+	if st.prec != PrecisionF32 {
+		variant += "-" + st.prec
 	}
 	w := Case{
 		Name:    "cosine-single",
 		Variant: variant,
-		Params:  params("d", dim, "n", n),
-		// V and q read once, s written once (V in f16: 2 bytes a value).
+		Params:  st.params(params("d", dim, "n", n)),
+		// V and q read once, s written once (V in its stored precision).
 		Bytes: float64(vBytes*n*dim + 4*dim + 4*n),
-		// q·v and v·v: two FMAs (4 flops) per element, plus the division.
+		// q·v and v·v: two multiply-adds (4 operations, integer ones for
+		// int8) per element, plus the division.
 		Flops: float64(4*n*dim + 3*n),
 	}
-	w.Twin = &TwinIO{
-		Inputs: map[string][]float32{"v": v, "q": c.q}, Output: "s", OutLen: n,
-		Doc:   "s[i] = cos(q, v[i*D .. i*D+D]) for i < N: v holds N rows of D f32, q one",
-		Check: func(out []float32) error { return ref.check("user kernel s", out) },
+	if st.prec == PrecisionF32 {
+		w.Twin = &TwinIO{
+			Inputs: map[string][]float32{"v": v, "q": c.q}, Output: "s", OutLen: n,
+			Doc:   "s[i] = cos(q, v[i*D .. i*D+D]) for i < N: v holds N rows of D f32, q one",
+			Check: func(out []float32) error { return ref.check("user kernel s", out) },
+		}
 	}
 	w.GPU = func(g GPU) (Side, error) {
-		newCS := compute.NewCosineSingle
-		if f16 {
-			newCS = compute.NewCosineSingleF16
-		}
-		cs, err := newCS(g.Device, v, dim, cosineOptions(design, wg))
+		cs, err := st.newCosineRunner(g.Device, v, dim, cosineOptions(design, wg))
 		if err != nil {
 			return Side{}, err
 		}
@@ -106,7 +104,7 @@ func cosineSingleCase(c *cosineData, n int, k Knobs, f16 bool) Case {
 				tm, err := cs.Run(c.q, out, g.Timer)
 				return g.sample(w.Name, start, tm, err)
 			},
-			Verify:  func() error { return gpuRef.check("gpu cosine-single s", out) },
+			Verify:  func() error { return ref.check("gpu cosine-single s", out) },
 			Release: cs.Release,
 		}, nil
 	}
@@ -115,7 +113,7 @@ func cosineSingleCase(c *cosineData, n int, k Knobs, f16 bool) Case {
 		return Side{
 			Poison: func() { poisonF32(out) },
 			Run: func() (timing.Sample, error) {
-				return cpuSample(func() error { return host.CosineSingle(c.q, v, dim, out) })
+				return cpuSample(func() error { return st.hostCosine(host, c.q, c.v, dim, n, out) })
 			},
 			Verify: func() error { return ref.check("cpu cosine-single s", out) },
 		}, nil

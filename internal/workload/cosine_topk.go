@@ -19,7 +19,7 @@ var CosineTopK = &Descriptor{
 	Doc:      "the k stored vectors most cosine-similar to one query, of n",
 	Batch:    "n",
 	BatchDoc: "stored vectors searched per call",
-	Params:   []*Param{ParamD, ParamN, ParamK, ParamWG, ParamVectors, ParamQueries},
+	Params:   []*Param{ParamD, ParamN, ParamK, ParamWG, ParamPrecision, ParamVectors, ParamQueries},
 	// The scoring design (cosine-single's) + the selection design
 	// (bitonic network or threshold-filtered queues).
 	Variants:   []string{"wg-per-row+bitonic", "row-per-inv+bitonic", "wg-per-row+queue", "row-per-inv+queue"},
@@ -36,30 +36,39 @@ var CosineTopK = &Descriptor{
 	},
 	Prepare: func(c Config) (*Prepared, error) {
 		data := c.cosineData(c.Seed)
+		st, err := data.stored(c.Precision)
+		if err != nil {
+			return nil, err
+		}
 		return &Prepared{
 			Size:  c.N,
 			Fixed: append(fixed(c, ParamD, ParamK), c.dataParams(ParamVectors, ParamQueries)...),
-			At:    func(n int, k Knobs) Case { return cosineTopKCase(data, n, c.K, k) },
+			At:    func(n int, k Knobs) Case { return cosineTopKCase(data, st, n, c.K, k) },
 		}, nil
 	},
 }
 
 func init() { register(CosineTopK) }
 
-func cosineTopKCase(c *cosineData, n, k int, kn Knobs) Case {
+func cosineTopKCase(c *cosineData, st *storedData, n, k int, kn Knobs) Case {
 	dim, wg, design := c.dim, kn.wg(), kn.design("wg-per-row+bitonic")
 	scoring, selection, _ := strings.Cut(design, "+")
-	v, ref := c.v[:n*dim], c.ref.prefix(n)
+	v, ref := c.v[:n*dim], st.ref.prefix(n)
 	kk := min(k, n)
+	variant := fmt.Sprintf("%s-wg%d", design, wg)
+	if st.prec != PrecisionF32 {
+		variant += "-" + st.prec
+	}
 	w := Case{
-		Name: "cosine-topk", Variant: fmt.Sprintf("%s-wg%d", design, wg),
-		Params: params("d", dim, "n", n, "k", kk),
-		// V and q read once; k pairs written (the N scores stay on the device).
-		Bytes: float64(4*n*dim + 4*dim + 8*kk),
+		Name: "cosine-topk", Variant: variant,
+		Params: st.params(params("d", dim, "n", n, "k", kk)),
+		// V (in its stored precision) and q read once; k pairs written
+		// (the N scores stay on the device).
+		Bytes: float64(BytesPerValue(st.prec)*n*dim + 4*dim + 8*kk),
 		Flops: float64(4*n*dim + 3*n),
 	}
 	w.GPU = func(g GPU) (Side, error) {
-		cs, err := compute.NewCosineSingle(g.Device, v, dim, cosineOptions(scoring, wg))
+		cs, err := st.newCosineRunner(g.Device, v, dim, cosineOptions(scoring, wg))
 		if err != nil {
 			return Side{}, err
 		}
@@ -97,7 +106,7 @@ func cosineTopKCase(c *cosineData, n, k int, kn Knobs) Case {
 			Poison: func() { poisonF32(scores); out = nil },
 			Run: func() (timing.Sample, error) {
 				return cpuSample(func() error {
-					if err := host.CosineSingle(c.q, v, dim, scores); err != nil {
+					if err := st.hostCosine(host, c.q, c.v, dim, n, scores); err != nil {
 						return err
 					}
 					out = hostsimd.TopK(scores, kk)

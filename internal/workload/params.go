@@ -100,8 +100,8 @@ var (
 	ParamMetric = &Param{Name: "metric", Kind: StringParam, Str: "l2sq", Choices: []string{"l2sq", "ip", "cosine"},
 		Help:     "hnsw distance: l2sq, ip or cosine",
 		strField: func(c *Config) *string { return &c.Metric }}
-	ParamPrecision = &Param{Name: "precision", Kind: StringParam, Str: "f32", Choices: []string{"f32", "f16"},
-		Help:     "storage type of the GPU kernel's stored vectors: f32 or f16 (kernels with an f16 variant: cosine-single; verified against the f32 reference with the f16 rounding bound)",
+	ParamPrecision = &Param{Name: "precision", Kind: StringParam, Str: "f32", Choices: []string{"f32", "f16", "int8"},
+		Help:     "storage type of the stored vectors on both sides: f32, f16 or int8 (symmetric per-vector codes, int32 sums; cosine-single, cosine-topk); verified against the cosine of the stored values, and those against the f32 data within the precision's bound",
 		strField: func(c *Config) *string { return &c.Precision }}
 	ParamVectors = &Param{Name: "vectors", Kind: FileParam, Help: "stored vectors from a file instead of generated ones: NumPy .npy (2-D, C order, float32 or float16), .fvecs, .bvecs, or raw little-endian float32 (with d); sets d and n (its rows; break-even sweeps prefixes of them)",
 		strField: func(c *Config) *string { return &c.VectorsFile }}

@@ -96,10 +96,11 @@ func (r cosineRef) check(what string, got []float32) error {
 // cosineData is a stored set V and a query, shared by every configuration
 // that uses a prefix of V.
 type cosineData struct {
-	dim int
-	v   []float32
-	q   []float32
-	ref cosineRef // over all of V
+	dim         int
+	v           []float32
+	q           []float32
+	ref         cosineRef // over all of V
+	storedLocks           // V in the other stored precisions (precision.go)
 }
 
 func newCosineData(seed uint64, n, dim int) *cosineData {

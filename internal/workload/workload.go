@@ -43,10 +43,9 @@ type Config struct {
 	// Ef is the search breadth of the hnsw index whose visits are
 	// replayed (default 64).
 	Ef int
-	// Precision is the storage type of the GPU kernel's stored vectors:
-	// "f32" (default) or "f16" (only workloads whose Params list
-	// "precision"; verified against the f32 data's float64 reference with
-	// the f16 rounding of V added to the tolerance).
+	// Precision is the storage type of the stored vectors on both sides:
+	// "f32" (default), "f16" or "int8" (only workloads whose Params list
+	// "precision"; see precision.go).
 	Precision string
 	Seed      uint64
 	// VectorsFile, QueriesFile and GraphFile name data files (ParamVectors,

@@ -97,7 +97,11 @@ func fmtErr(err error) string {
 func TestPlantedReferenceErrorIsCaught(t *testing.T) {
 	data := newCosineData(3, 300, 32)
 	data.ref.want[17] += 0.01
-	cs := cosineSingleCase(data, 300, Knobs{}, false)
+	st, err := data.stored(PrecisionF32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := cosineSingleCase(data, st, 300, Knobs{})
 	cpu, _ := cs.CPU(hostsimd.Host{})
 	if err := runSide(cpu); !errors.Is(err, ErrMismatch) || !strings.Contains(err.Error(), "[17]") {
 		t.Fatalf("got %v, want a mismatch at row 17", err)

@@ -1,0 +1,231 @@
+package workload
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+
+	"github.com/wgpu-prof/wgpu-prof/compute"
+	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
+	"github.com/wgpu-prof/wgpu-prof/hostsimd"
+	"github.com/wgpu-prof/wgpu-prof/internal/report"
+	"github.com/wgpu-prof/wgpu-prof/ops"
+)
+
+// The stored precisions of the cosine workloads (ParamPrecision). Both
+// sides read the same stored values: f16 rows are IEEE binary16 rounded
+// to nearest even (widened to f32 in registers, f32 sums); int8 rows are
+// the codes of hostsimd.QuantizeInt8 (symmetric, one scale max|x|/127 per
+// vector), the query quantized by the same rule, q·v and v·v summed
+// exactly in int32 and rescaled. Each side is verified against the float64
+// cosine of the stored values (the query's codes for int8) with the f32
+// kernels' tolerance, and those values against the f32 data's cosine
+// within the precision's bound (StoredBound).
+const (
+	PrecisionF32  = "f32"
+	PrecisionF16  = "f16"
+	PrecisionInt8 = "int8"
+)
+
+// Precisions lists the stored precisions, widest first.
+var Precisions = []string{PrecisionF32, PrecisionF16, PrecisionInt8}
+
+// BytesPerValue is the size of one stored value in precision p.
+func BytesPerValue(p string) int {
+	switch p {
+	case PrecisionF16:
+		return 2
+	case PrecisionInt8:
+		return 1
+	}
+	return 4
+}
+
+// storedData is a cosineData's rows in one stored precision: the stored
+// rows, the float64 reference of their cosines (ref) and, per row, the
+// bound on how far that cosine may lie from the f32 data's (bound).
+type storedData struct {
+	prec  string
+	f16   []uint16
+	codes []int8
+	ref   cosineRef
+	bound []float64
+}
+
+// stored returns (and keeps) c's rows in precision p; f32 is c itself.
+func (c *cosineData) stored(p string) (*storedData, error) {
+	c.storedMu.Lock()
+	defer c.storedMu.Unlock()
+	if s, ok := c.storedBy[p]; ok {
+		return s, nil
+	}
+	s, err := newStoredData(c, p)
+	if err != nil {
+		return nil, err
+	}
+	if c.storedBy == nil {
+		c.storedBy = map[string]*storedData{}
+	}
+	c.storedBy[p] = s
+	return s, nil
+}
+
+// storedLocks is cosineData's cache of stored precisions (kept out of
+// verify.go's struct literal).
+type storedLocks struct {
+	storedMu sync.Mutex
+	storedBy map[string]*storedData
+}
+
+func newStoredData(c *cosineData, p string) (*storedData, error) {
+	dim, n := c.dim, len(c.v)/c.dim
+	s := &storedData{prec: p, bound: make([]float64, n)}
+	switch p {
+	case PrecisionF32, "":
+		s.prec, s.ref = PrecisionF32, c.ref
+		return s, nil
+	case PrecisionF16:
+		h, err := compute.ToF16(c.v)
+		if err != nil {
+			return nil, invalid(ParamPrecision.Name, p, "the stored vectors do not fit binary16: %v", err)
+		}
+		w := make([]float32, len(h))
+		for i, x := range h {
+			w[i] = ops.F16ToF32(x)
+		}
+		s.f16, s.ref = h, newCosineRef(c.q, w, dim)
+		for i := range s.bound {
+			s.bound[i] = f16CosTol
+		}
+	case PrecisionInt8:
+		if dim > hostsimd.MaxInt8Dim {
+			return nil, invalid(ParamPrecision.Name, p, "dimension %d exceeds %d, the int32 sums' exact range", dim, hostsimd.MaxInt8Dim)
+		}
+		codes, scales := make([]int8, len(c.v)), make([]float32, n)
+		if err := hostsimd.QuantizeInt8(c.v, dim, codes, scales); err != nil {
+			return nil, err
+		}
+		qc, _, err := hostsimd.QuantizeQueryInt8(c.q)
+		if err != nil {
+			return nil, err
+		}
+		qs := make([]float32, 1)
+		if err := hostsimd.QuantizeInt8(c.q, dim, make([]int8, dim), qs); err != nil {
+			return nil, err
+		}
+		s.codes, s.ref = codes, newCosineRef(int8F32(qc), int8F32(codes), dim)
+		eq := hostsimd.Int8RelErr(c.q, qc, qs[0])
+		for i := range s.bound {
+			s.bound[i] = 2 * (eq + hostsimd.Int8RelErr(c.v[i*dim:(i+1)*dim], codes[i*dim:(i+1)*dim], scales[i]))
+		}
+	default:
+		return nil, invalid(ParamPrecision.Name, p, "want one of %v", Precisions)
+	}
+	// The stored values' cosines must lie within the bound of the f32
+	// data's: a quantizer that breaks its rule fails here, before any
+	// kernel runs.
+	for i, w := range s.ref.want {
+		if d := math.Abs(w - c.ref.want[i]); !(d <= s.bound[i]+c.ref.tol[i]) {
+			return nil, fmt.Errorf("%s: row %d: stored cosine %v, f32 cosine %v: %.3g past the bound %.3g: %w", p, i, w, c.ref.want[i], d, s.bound[i], ErrMismatch)
+		}
+	}
+	return s, nil
+}
+
+func int8F32(c []int8) []float32 {
+	out := make([]float32, len(c))
+	for i, x := range c {
+		out[i] = float32(x)
+	}
+	return out
+}
+
+// params appends the precision to a case's parameters when it is not
+// f32, so every row names what it read.
+func (s *storedData) params(ps []report.Param) []report.Param {
+	if s.prec == PrecisionF32 {
+		return ps
+	}
+	return append(ps, p("precision", s.prec))
+}
+
+// newCosineRunner builds the GPU cosine-single runner of precision p.
+func (s *storedData) newCosineRunner(d *wgpu.Device, v []float32, dim int, opts compute.CosineOptions) (*compute.CosineSingle, error) {
+	switch s.prec {
+	case PrecisionF16:
+		return compute.NewCosineSingleF16(d, v, dim, opts)
+	case PrecisionInt8:
+		return compute.NewCosineSingleInt8(d, v, dim, opts)
+	}
+	return compute.NewCosineSingle(d, v, dim, opts)
+}
+
+// hostCosine runs the host's cosine-single of precision p over the first
+// n rows.
+func (s *storedData) hostCosine(h hostsimd.Host, q, v []float32, dim, n int, out []float32) error {
+	switch s.prec {
+	case PrecisionF16:
+		return h.CosineSingleF16(q, s.f16[:n*dim], dim, out)
+	case PrecisionInt8:
+		return h.CosineSingleInt8(q, s.codes[:n*dim], dim, out)
+	}
+	return h.CosineSingle(q, v[:n*dim], dim, out)
+}
+
+// Accuracy is what a stored precision costs in results on a data set:
+// the recall of its top-k against the f32 data's exact top-k and the
+// largest difference of its cosines from the f32 data's (both from the
+// float64 cosines of the stored values, which every verified side
+// reproduces within its tolerance), with the bound the verification
+// allows.
+type Accuracy struct {
+	Precision string
+	K         int
+	// Recall is |top-k(stored) ∩ top-k(f32)| / k.
+	Recall float64
+	// MaxScoreErr is max_i |cos_stored(i) − cos_f32(i)|; Bound the
+	// largest per-row bound (StoredBound).
+	MaxScoreErr, Bound float64
+}
+
+// StoredAccuracy measures precision p on the first n rows of the cosine
+// workloads' data for c (generated or the user's files).
+func StoredAccuracy(c Config, p string, n, k int) (Accuracy, error) {
+	data := c.cosineData(c.Seed)
+	s, err := data.stored(p)
+	if err != nil {
+		return Accuracy{}, err
+	}
+	n = min(n, len(data.ref.want))
+	k = min(k, n)
+	a := Accuracy{Precision: s.prec, K: k}
+	for i := 0; i < n; i++ {
+		a.MaxScoreErr = max(a.MaxScoreErr, math.Abs(s.ref.want[i]-data.ref.want[i]))
+		a.Bound = max(a.Bound, s.bound[i])
+	}
+	exact, got := topIdx(data.ref.want[:n], k), topIdx(s.ref.want[:n], k)
+	hit := 0
+	for i := range got {
+		if exact[i] {
+			hit++
+		}
+	}
+	a.Recall = float64(hit) / float64(k)
+	return a, nil
+}
+
+// topIdx is the set of the indices of the k largest scores (ties to the
+// lower index).
+func topIdx(s []float64, k int) map[int]bool {
+	idx := make([]int, len(s))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return s[idx[a]] > s[idx[b]] })
+	out := make(map[int]bool, k)
+	for _, i := range idx[:k] {
+		out[i] = true
+	}
+	return out
+}

@@ -1,0 +1,95 @@
+package workload
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/wgpu-prof/wgpu-prof/compute"
+	"github.com/wgpu-prof/wgpu-prof/hostsimd"
+)
+
+// Every precision of the cosine workloads passes verification on both
+// sides, every variant of the GPU design, and a poisoned unrun side fails.
+func TestPrecisionsBothSides(t *testing.T) {
+	g := openGPU(t)
+	for _, d := range []*Descriptor{CosineSingle, CosineTopK} {
+		for _, p := range Precisions {
+			c := small
+			c.Precision = p
+			c.Defaults()
+			pr, err := d.Prepare(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range d.Variants {
+				if v == "subgroup-per-row" && p != PrecisionF32 {
+					continue // f32 rows only
+				}
+				cs := pr.At(pr.Size/2+1, Knobs{Variant: v})
+				if want := float64(BytesPerValue(p) * (pr.Size/2 + 1) * c.Dim); cs.Bytes < want {
+					t.Fatalf("%s %s: Bytes %v, want at least the stored rows' %v", d.Name, p, cs.Bytes, want)
+				}
+				gs, err := cs.GPU(g)
+				if err != nil {
+					if p == PrecisionF16 && errors.Is(err, compute.ErrNoShaderF16) {
+						continue
+					}
+					t.Fatal(err)
+				}
+				if err := runSide(gs); err != nil {
+					t.Fatalf("%s %s %s gpu: %v", d.Name, p, v, err)
+				}
+				for _, l := range hostsimd.Available() {
+					cpu, _ := cs.CPU(hostsimd.Host{Level: l, FixLevel: true})
+					if err := runSide(cpu); err != nil {
+						t.Fatalf("%s %s cpu %v: %v", d.Name, p, l, err)
+					}
+				}
+				cpu, _ := cs.CPU(hostsimd.Host{})
+				cpu.Poison()
+				if err := cpu.Verify(); err == nil {
+					t.Fatalf("%s %s: a poisoned, unrun CPU side passed verification", d.Name, p)
+				}
+			}
+		}
+	}
+}
+
+// A stored reference that disagrees at one row fails an int8 side.
+func TestPlantedInt8ReferenceErrorIsCaught(t *testing.T) {
+	data := newCosineData(3, 300, 32)
+	st, err := data.stored(PrecisionInt8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.ref.want[17] += 0.001
+	cpu, _ := cosineSingleCase(data, st, 300, Knobs{}).CPU(hostsimd.Host{})
+	if err := runSide(cpu); !errors.Is(err, ErrMismatch) {
+		t.Fatalf("got %v, want a mismatch at row 17", err)
+	}
+}
+
+// Recall and score error: f32 is exact; int8 and f16 stay within their
+// bounds, and int8's error is larger than f16's on Gaussian data.
+func TestStoredAccuracy(t *testing.T) {
+	c := Config{Dim: 128, N: 4000, K: 10, Seed: 5}
+	c.Defaults()
+	acc := map[string]Accuracy{}
+	for _, p := range Precisions {
+		a, err := StoredAccuracy(c, p, c.N, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Recall < 0 || a.Recall > 1 || math.IsNaN(a.MaxScoreErr) || a.MaxScoreErr > a.Bound+1e-5 {
+			t.Fatalf("%s: %+v", p, a)
+		}
+		acc[p] = a
+	}
+	if a := acc[PrecisionF32]; a.Recall != 1 || a.MaxScoreErr != 0 {
+		t.Fatalf("f32 against itself: %+v", a)
+	}
+	if acc[PrecisionInt8].MaxScoreErr <= acc[PrecisionF16].MaxScoreErr {
+		t.Fatalf("int8 error %v not above f16's %v", acc[PrecisionInt8].MaxScoreErr, acc[PrecisionF16].MaxScoreErr)
+	}
+}
