@@ -135,7 +135,7 @@ func dataBytes(c workload.Config, ds []*workload.Descriptor) float64 {
 			b += 2*n*d*4 + n*16 // stored vectors (host + device copy) and the reference
 		}
 		if w.Has("q") {
-			b += q*d*4 + q*n*4*3 // queries; outputs and their references
+			b += q*d*4 + q*n*(16+4+4) // queries; each score's float64 reference and tolerance, and both sides' outputs
 		}
 		if w.Has("c") {
 			b += q * cc * 16

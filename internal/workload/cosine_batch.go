@@ -3,6 +3,9 @@ package workload
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
@@ -11,9 +14,10 @@ import (
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
 
-// batchRows caps the stored rows of cosine-batch: Q×N scores come back
-// per call, and the default Q=64 × 8192 rows is already 2 MiB of output.
-const batchRows = 8192
+// hostBatchRows is the most stored rows of the CPU-only suite's
+// cosine-batch shape (4 × its cache-resident rows): the shape the host
+// suite chooses, not a bound on anything a user sets.
+const hostBatchRows = 8192
 
 // CosineBatch scores q queries against n stored rows (S = Q×N), with the
 // tiled GPU kernel.
@@ -39,21 +43,21 @@ var CosineBatch = &Descriptor{
 		return ""
 	},
 	Host: func(h HostSizes) []HostShape {
-		n := min(4*h.NCached, batchRows)
+		n := min(4*h.NCached, hostBatchRows)
 		return []HostShape{{Cache: "resident", Config: Config{Dim: h.Dim, N: n, Q: h.Q, Seed: h.Seed}, Batch: h.Q}}
 	},
+	// Every one of the n stored rows is scored: the GPU runner splits V
+	// into chunks of its binding limit and the queries into groups whose
+	// scores fit one binding, so no size is cut short here.
 	Prepare: func(c Config) (*Prepared, error) {
-		n := min(c.N, batchRows)
-		cn := c
-		cn.N = n
 		var qs []float32
 		if c.Queries != nil {
 			qs = c.Queries.Data[:c.Q*c.Dim]
 		}
-		b := newBatchData(cn.cosineData(c.Seed+1), n, c.Q, c.Seed+2, qs)
+		b := newBatchData(c.cosineData(c.Seed+1), c.N, c.Q, c.Seed+2, qs)
 		return &Prepared{
 			Size:  c.Q,
-			Fixed: append(fixed(cn, ParamD, ParamN), c.dataParams(ParamVectors, ParamQueries)...),
+			Fixed: append(fixed(c, ParamD, ParamN), c.dataParams(ParamVectors, ParamQueries)...),
 			At:    func(q int, k Knobs) Case { return cosineBatchCase(b, q, k) },
 		}, nil
 	},
@@ -75,10 +79,23 @@ func newBatchData(c *cosineData, n, maxQ int, seed uint64, qs []float32) *batchD
 		r := rand.New(rand.NewPCG(seed, 0x62617463))
 		qs = randVectors(r, maxQ*c.dim)
 	}
-	b := &batchData{c: c, n: n, qs: qs}
-	for qi := 0; qi < maxQ; qi++ {
-		b.refs = append(b.refs, newCosineRef(b.qs[qi*c.dim:(qi+1)*c.dim], c.v[:n*c.dim], c.dim))
+	b := &batchData{c: c, n: n, qs: qs, refs: make([]cosineRef, maxQ)}
+	v := c.v[:n*c.dim]
+	norms := rowNormsSq(v, c.dim)
+	// The queries' references are independent: one goroutine per core,
+	// each taking the next query.
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), maxQ) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for qi := int(next.Add(1) - 1); qi < maxQ; qi = int(next.Add(1) - 1) {
+				b.refs[qi] = cosineRefNorms(b.qs[qi*c.dim:(qi+1)*c.dim], v, norms, c.dim)
+			}
+		}()
 	}
+	wg.Wait()
 	return b
 }
 

@@ -59,6 +59,25 @@ type cosineRef struct {
 }
 
 func newCosineRef(q, v []float32, dim int) cosineRef {
+	return cosineRefNorms(q, v, rowNormsSq(v, dim), dim)
+}
+
+// rowNormsSq is the float64 squared norm of every row of v.
+func rowNormsSq(v []float32, dim int) []float64 {
+	out := make([]float64, len(v)/dim)
+	for i := range out {
+		var vv float64
+		for _, x := range v[i*dim : (i+1)*dim] {
+			vv += float64(x) * float64(x)
+		}
+		out[i] = vv
+	}
+	return out
+}
+
+// cosineRefNorms is newCosineRef with the rows' squared norms (rowNormsSq)
+// given, so that many queries against the same rows compute them once.
+func cosineRefNorms(q, v []float32, norms []float64, dim int) cosineRef {
 	n := len(v) / dim
 	r := cosineRef{want: make([]float64, n), tol: make([]float64, n)}
 	var qq float64
@@ -66,14 +85,13 @@ func newCosineRef(q, v []float32, dim int) cosineRef {
 		qq += float64(x) * float64(x)
 	}
 	for i := 0; i < n; i++ {
-		var dot, vv, abs float64
+		var dot, abs float64
 		for k, x := range v[i*dim : (i+1)*dim] {
 			a, b := float64(q[k]), float64(x)
 			dot += a * b
 			abs += math.Abs(a * b)
-			vv += b * b
 		}
-		den := math.Sqrt(qq) * math.Sqrt(vv)
+		den := math.Sqrt(qq) * math.Sqrt(norms[i])
 		if den > 0 {
 			r.want[i] = dot / den
 			r.tol[i] = DotTol(dim, abs/den)
