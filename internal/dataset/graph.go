@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/wgpu-prof/wgpu-prof/ops"
 )
@@ -32,14 +34,23 @@ type GraphOptions struct {
 	MaxBytes uint64
 }
 
+// graphFormats says what LoadGraph reads.
+const graphFormats = "graphs are read from a text edge list ('src dst [weight]' per line, 0-based ids, separated by spaces, tabs or commas) or a Matrix Market coordinate file (.mtx)"
+
+// fields splits a line at white space and commas.
+func fields(t string) []string {
+	return strings.FieldsFunc(t, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
+}
+
 // edgeBytes is the memory an edge takes here and in a CSR built from it.
 const edgeBytes = 4 + 4 + 4 + 4 + 4
 
 // LoadGraph reads the graph of path: a Matrix Market coordinate file
 // (.mtx; entry i j [w] is an edge from node j to node i, 1-based) or else a
-// text edge list ("src dst [weight]" per line, 0-based ids, '#' or '%'
-// starting a comment). A missing weight is 1; weights must be finite and
-// positive.
+// text edge list ("src dst [weight]" per line, 0-based ids, separated by
+// white space or commas, '#' or '%' starting a comment). A missing weight
+// is 1; weights must be finite and positive. A binary file is refused by
+// its content, naming what is read.
 func LoadGraph(path string, opts GraphOptions) (*Graph, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -48,6 +59,15 @@ func LoadGraph(path string, opts GraphOptions) (*Graph, error) {
 	defer f.Close()
 	g := &Graph{}
 	g.File = filepath.Base(path)
+	head := make([]byte, sniffBytes)
+	n, _ := f.ReadAt(head, 0)
+	if head = head[:n]; isNpy(head) || bytes.IndexByte(head, 0) >= 0 {
+		what := "binary data"
+		if isNpy(head) {
+			what = "a NumPy .npy file"
+		}
+		return nil, &FormatError{fmt.Sprintf("%s is %s, not a graph: %s", g.File, what, graphFormats)}
+	}
 	h := sha256.New()
 	sc := bufio.NewScanner(io.TeeReader(f, h))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
@@ -125,7 +145,7 @@ func LoadGraph(path string, opts GraphOptions) (*Graph, error) {
 		if t == "" || t[0] == '#' || t[0] == '%' {
 			continue
 		}
-		f := strings.Fields(t)
+		f := fields(t)
 		if len(f) < 2 || len(f) > 3 {
 			return nil, bad(line, "%q: want 'src dst' or 'src dst weight'", t)
 		}

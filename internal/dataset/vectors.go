@@ -11,6 +11,7 @@ package dataset
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -23,6 +24,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // FormatError is a file whose content is not what its format requires;
@@ -83,9 +85,13 @@ type VectorOptions struct {
 	MaxBytes uint64
 }
 
-// LoadVectors reads the vectors of path, choosing the format by its
-// extension: .npy, .fvecs, .bvecs, and anything else raw little-endian
-// float32 (which needs opts.Dim).
+// LoadVectors reads the vectors of path. The content decides first: a
+// NumPy magic number is read as .npy whatever the name, and text (CSV,
+// TSV or other) is refused, naming the formats read and how to convert
+// it; otherwise the extension picks .npy, .fvecs or .bvecs, and anything
+// else is raw little-endian float32 (which needs opts.Dim). Values must
+// be finite and, when nonzero, of a magnitude whose square float32 holds
+// (minMagnitude … maxMagnitude).
 func LoadVectors(path string, opts VectorOptions) (*Vectors, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -105,7 +111,17 @@ func LoadVectors(path string, opts VectorOptions) (*Vectors, error) {
 	}
 	var rows, dim int
 	var read func(row []float32) error
-	switch strings.ToLower(filepath.Ext(path)) {
+	head, _ := r.Peek(sniffBytes)
+	if what, ok := textKind(head); ok {
+		return nil, bad("%s is %s, not binary vectors: %s", v.File, what, vectorFormats)
+	}
+	ext := strings.ToLower(filepath.Ext(path))
+	if isNpy(head) {
+		// The content decides: a NumPy file is read as one whatever its
+		// name.
+		ext = ".npy"
+	}
+	switch ext {
 	case ".npy":
 		v.Format = "npy"
 		hdr, err := readNpyHeader(r)
@@ -137,7 +153,7 @@ func LoadVectors(path string, opts VectorOptions) (*Vectors, error) {
 	case ".fvecs", ".bvecs":
 		v.Format, v.DType = "fvecs", "float32"
 		size := 4
-		if strings.ToLower(filepath.Ext(path)) == ".bvecs" {
+		if ext == ".bvecs" {
 			v.Format, v.DType, size = "bvecs", "uint8", 1
 		}
 		head, err := r.Peek(4)
@@ -225,6 +241,10 @@ func LoadVectors(path string, opts VectorOptions) (*Vectors, error) {
 			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
 				return nil, bad("row %d, column %d is %v: values must be finite", i, k, x)
 			}
+			if a := math.Abs(float64(x)); a != 0 && (a < minMagnitude || a > maxMagnitude) {
+				return nil, bad("row %d, column %d is %v: outside ±[%.2g, %.2g], where its square leaves float32's normal range and the kernels' float32 arithmetic loses it; "+
+					"a value like this usually means the file holds another type than %s (float64? integers?) or needs rescaling", i, k, x, minMagnitude, maxMagnitude, v.DType)
+			}
 			zero = zero && x == 0
 		}
 		if zero && v.ZeroRow < 0 {
@@ -239,6 +259,76 @@ func LoadVectors(path string, opts VectorOptions) (*Vectors, error) {
 }
 
 func hashPrefix(h hash.Hash) string { return hex.EncodeToString(h.Sum(nil))[:12] }
+
+// The magnitudes a nonzero value may have: 2⁻⁶³ … 2⁶³, so that its square
+// and a product of two of them stay within float32's normal range
+// (2⁻¹²⁶ … 2¹²⁸), where the GPU kernels' float32 arithmetic neither
+// flushes it to zero nor overflows. Real vectors sit far inside; values
+// outside are nearly always another type read as float32.
+const (
+	minMagnitude = 0x1p-63
+	maxMagnitude = 0x1p63
+)
+
+// sniffBytes is how much of a file's start identifies its content.
+const sniffBytes = 4096
+
+// vectorFormats says what the vector readers take and how to get there
+// from text.
+const vectorFormats = "vectors are read from NumPy .npy (2-D, C order, float32 or float16), .fvecs, .bvecs or raw little-endian float32 (with d); " +
+	`convert text with NumPy, e.g. numpy.save("vectors.npy", numpy.loadtxt("vectors.csv", delimiter=",", dtype="float32"))`
+
+func isNpy(head []byte) bool { return bytes.HasPrefix(head, []byte("\x93NUMPY")) }
+
+// textKind reports whether head, the start of a file, is text (printable
+// ASCII or UTF-8, tabs and line breaks, with a line break or a digit)
+// and names it: comma- or tab-separated values, or text. Binary vectors
+// start with a dimension field or a magic number holding control bytes,
+// and float32 data whose every byte is printable for 4 KiB does not occur.
+func textKind(head []byte) (string, bool) {
+	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
+	if len(head) == 0 || isNpy(head) {
+		return "", false
+	}
+	digits, commas, tabs, lines := 0, 0, 0, 0
+	utf := utf8Text(head)
+	for _, b := range head {
+		switch {
+		case b == '\n' || b == '\r':
+			lines++
+		case b == '\t':
+			tabs++
+		case b == ',' || b == ';':
+			commas++
+		case b >= '0' && b <= '9':
+			digits++
+		case b >= 0x20 && b < 0x7f, b >= 0x80 && utf:
+		default:
+			return "", false
+		}
+	}
+	if digits == 0 && lines == 0 {
+		return "", false
+	}
+	switch {
+	case commas > 0:
+		return "text (comma-separated values)", true
+	case tabs > 0:
+		return "text (tab-separated values)", true
+	}
+	return "text", true
+}
+
+// utf8Text reports whether b, cut at a character boundary at most 3 bytes
+// from its end, is valid UTF-8.
+func utf8Text(b []byte) bool {
+	for cut := 0; cut < 4 && cut <= len(b); cut++ {
+		if utf8.Valid(b[:len(b)-cut]) {
+			return true
+		}
+	}
+	return false
+}
 
 type npyHeader struct {
 	rows, cols int
