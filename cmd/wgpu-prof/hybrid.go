@@ -107,6 +107,11 @@ func runHybrid(stdout, stderr io.Writer, args []string) error {
 				return nil
 			},
 			run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
+				// The sizes of a file must fit the workload's size before
+				// the profile is measured: an input error, exit status 2.
+				if err := checkStreamSizes(cfg, *sizesFile, hc.Sizes); err != nil {
+					return err
+				}
 				cfg.Retune = *retune
 				hc.Seed = cfg.Seed
 				err := env.Hybrid(cfg, hc, rep)
@@ -118,4 +123,52 @@ func runHybrid(stdout, stderr io.Writer, args []string) error {
 			},
 		}
 	})
+}
+
+// checkStreamSizes refuses a size of the --sizes-file stream outside
+// [1, the workload's batch size at cfg] (the data prepared reach no
+// further), naming the file, the size, its place and the limit.
+func checkStreamSizes(cfg experiment.RunConfig, file string, sizes []int) error {
+	if len(sizes) == 0 || len(cfg.Workloads) != 1 {
+		return nil
+	}
+	size, err := experiment.DefaultBatch(cfg, cfg.Workloads[0])
+	if err != nil {
+		return &experiment.UsageError{Err: err}
+	}
+	for i, n := range sizes {
+		if n < 1 || n > size {
+			return &experiment.UsageError{Err: &experiment.ParamError{Name: "sizes-file", Value: file,
+				Limit: fmt.Sprintf("size %d (the %s) is outside [1, %d], the %s of %s: raise it with --%s, or trim the file",
+					n, ordinal(i+1), size, batchName(cfg.Workloads[0]), cfg.Workloads[0], batchName(cfg.Workloads[0]))}}
+		}
+	}
+	return nil
+}
+
+// ordinal writes 1 as "1st", 2 as "2nd", 11 as "11th".
+func ordinal(i int) string {
+	suffix := "th"
+	if i%100 < 11 || i%100 > 13 {
+		switch i % 10 {
+		case 1:
+			suffix = "st"
+		case 2:
+			suffix = "nd"
+		case 3:
+			suffix = "rd"
+		}
+	}
+	return fmt.Sprint(i) + suffix
+}
+
+// batchName is the parameter a workload's batch size counts ("n", "q",
+// "nodes").
+func batchName(name string) string {
+	for _, w := range experiment.Workloads() {
+		if w.Name == name && w.Batch != "" {
+			return w.Batch
+		}
+	}
+	return "n"
 }

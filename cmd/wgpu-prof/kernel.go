@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -157,6 +158,14 @@ func runKernel(stdout, stderr io.Writer, args []string) error {
 	}
 	prog.finish()
 	if err != nil {
+		// A parameter the adapter cannot take (a buffer past its binding
+		// limit, a dispatch past its grid) is found as the kernel is
+		// built, before the ceilings: an input error, exit status 2,
+		// nothing written.
+		var pe *experiment.ParamError
+		if errors.As(err, &pe) && !hasResults(rep) {
+			return &experiment.UsageError{Err: pe}
+		}
 		return reportPartial(stdout, &o, rep, err)
 	}
 	return failed(o.emit(stdout, rep))

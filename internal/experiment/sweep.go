@@ -1,9 +1,11 @@
 package experiment
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
@@ -52,6 +54,25 @@ func (e *Env) Sweep(kernel string, cfg RunConfig, sizes, tiles []int, rep *repor
 	if len(values) == 0 {
 		return fmt.Errorf("sweep %s: no %s values to sweep", kernel, knob)
 	}
+	check, flag := e.Device.CheckWorkgroup, "sizes"
+	if knob == "tile" {
+		check, flag = func(t int) error { return compute.CheckTile(e.Device, t) }, "tiles"
+	}
+	// A list of which the adapter can run none is an input error, found
+	// before anything is measured; a list with some it can run sweeps
+	// those and reports the others as rejected.
+	var fits []int
+	var reject error
+	for _, v := range values {
+		if err := check(v); err != nil {
+			reject = cmp.Or(reject, err)
+		} else {
+			fits = append(fits, v)
+		}
+	}
+	if len(fits) == 0 {
+		return usage(invalid(flag, "", "%s: the adapter %q runs none of them (%v)", joinInts(values), e.Device.Info.Name, reject))
+	}
 	pr, err := w.Prepare(cfg.Config)
 	if err != nil {
 		return fmt.Errorf("%s: %w", w.Name, err)
@@ -76,10 +97,9 @@ func (e *Env) Sweep(kernel string, cfg RunConfig, sizes, tiles []int, rep *repor
 	}
 	ks := &knobSweep{e: e, w: w, cfg: cfg, pr: pr, rep: rep, knob: knob, design: design, done: map[int]bool{},
 		s: report.Sweep{Name: "workgroup size", Workload: kernel, Side: report.SideGPU, Design: design, DesignWhy: why}}
-	ks.check = e.Device.CheckWorkgroup
+	ks.check = check
 	if knob == "tile" {
 		ks.s.Name = "tile size"
-		ks.check = func(t int) error { return compute.CheckTile(e.Device, t) }
 	}
 	for _, v := range values {
 		if ks.done[v] {
@@ -569,4 +589,13 @@ func MemComputeWorkloads() []string {
 		}
 	}
 	return out
+}
+
+// joinInts writes a list of values as on the command line: 1,2,3.
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
 }
