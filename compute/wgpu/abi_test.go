@@ -542,12 +542,14 @@ func TestABIFunctionsAreThoseUsed(t *testing.T) {
 			usedNames[m[1]] = true
 		}
 	}
-	shim, err := os.ReadFile("shim.c")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range regexp.MustCompile(`\b(wgpu[A-Z]\w*)\(`).FindAllStringSubmatch(string(shim), -1) {
-		usedFuncs[m[1]] = true
+	for _, cfile := range []string{"shim.c", "loader.c"} {
+		src, err := os.ReadFile(cfile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range regexp.MustCompile(`\b(wgpu[A-Z]\w*)\(`).FindAllStringSubmatch(string(src), -1) {
+			usedFuncs[m[1]] = true
+		}
 	}
 	listed := map[string]bool{}
 	for _, f := range h.funcNames {
@@ -556,7 +558,7 @@ func TestABIFunctionsAreThoseUsed(t *testing.T) {
 		}
 		listed[f] = true
 		if !usedFuncs[f] {
-			t.Errorf("wgpu_abi.h lists %s, which neither compute/*.go nor shim.c calls: drop it", f)
+			t.Errorf("wgpu_abi.h lists %s, which neither compute/*.go, shim.c nor loader.c calls: drop it", f)
 		}
 	}
 	for f := range usedFuncs {

@@ -82,10 +82,79 @@ var featureNames = map[Feature]string{
 	0x00030040: "native:memory-decoration-volatile",                                    // WGPUNativeFeature_MemoryDecorationVolatile
 }
 
-// String is the feature's name (featureNames); a value this build's headers
-// do not know (a newer wgpu-native) is "unknown:0x…", its number.
+// dawnFeatureNames names Dawn's own features as dawn.c hands them on: in
+// Dawn's numbers (0x5xxxx, disjoint from wgpu-native's 0x3xxxx), as "dawn:"
+// and their webgpu.h name in kebab case, plus SubgroupsF16, a standard
+// feature of Dawn's webgpu.h that wgpu-native's lacks, under 0x60000
+// (DAWN_SUBGROUPS_F16 in dawn.c). Dawn's other standard features arrive
+// under wgpu-native's numbers (TestDawnFeatureNames).
+var dawnFeatureNames = map[Feature]string{
+	0x00050000: "dawn:dawn-internal-usages",                                // WGPUFeatureName_DawnInternalUsages
+	0x00050001: "dawn:dawn-multi-planar-formats",                           // WGPUFeatureName_DawnMultiPlanarFormats
+	0x00050002: "dawn:dawn-native",                                         // WGPUFeatureName_DawnNative
+	0x00050003: "dawn:chromium-experimental-timestamp-query-inside-passes", // WGPUFeatureName_ChromiumExperimentalTimestampQueryInsidePasses
+	0x00050004: "dawn:implicit-device-synchronization",                     // WGPUFeatureName_ImplicitDeviceSynchronization
+	0x00050005: "dawn:chromium-experimental-immediate-data",                // WGPUFeatureName_ChromiumExperimentalImmediateData
+	0x00050006: "dawn:transient-attachments",                               // WGPUFeatureName_TransientAttachments
+	0x00050007: "dawn:msaarender-to-single-sampled",                        // WGPUFeatureName_MSAARenderToSingleSampled
+	0x00050009: "dawn:d3-d11-multithread-protected",                        // WGPUFeatureName_D3D11MultithreadProtected
+	0x0005000A: "dawn:angletexture-sharing",                                // WGPUFeatureName_ANGLETextureSharing
+	0x0005000B: "dawn:pixel-local-storage-coherent",                        // WGPUFeatureName_PixelLocalStorageCoherent
+	0x0005000C: "dawn:pixel-local-storage-non-coherent",                    // WGPUFeatureName_PixelLocalStorageNonCoherent
+	0x0005000D: "dawn:unorm16-texture-formats",                             // WGPUFeatureName_Unorm16TextureFormats
+	0x0005000E: "dawn:snorm16-texture-formats",                             // WGPUFeatureName_Snorm16TextureFormats
+	0x0005000F: "dawn:multi-planar-format-extended-usages",                 // WGPUFeatureName_MultiPlanarFormatExtendedUsages
+	0x00050010: "dawn:multi-planar-format-p010",                            // WGPUFeatureName_MultiPlanarFormatP010
+	0x00050011: "dawn:host-mapped-pointer",                                 // WGPUFeatureName_HostMappedPointer
+	0x00050012: "dawn:multi-planar-render-targets",                         // WGPUFeatureName_MultiPlanarRenderTargets
+	0x00050013: "dawn:multi-planar-format-nv12a",                           // WGPUFeatureName_MultiPlanarFormatNv12a
+	0x00050014: "dawn:framebuffer-fetch",                                   // WGPUFeatureName_FramebufferFetch
+	0x00050015: "dawn:buffer-map-extended-usages",                          // WGPUFeatureName_BufferMapExtendedUsages
+	0x00050016: "dawn:adapter-properties-memory-heaps",                     // WGPUFeatureName_AdapterPropertiesMemoryHeaps
+	0x00050017: "dawn:adapter-properties-d3-d",                             // WGPUFeatureName_AdapterPropertiesD3D
+	0x00050018: "dawn:adapter-properties-vk",                               // WGPUFeatureName_AdapterPropertiesVk
+	0x00050019: "dawn:r8-unorm-storage",                                    // WGPUFeatureName_R8UnormStorage
+	0x0005001A: "dawn:format-capabilities",                                 // WGPUFeatureName_FormatCapabilities
+	0x0005001B: "dawn:drm-format-capabilities",                             // WGPUFeatureName_DrmFormatCapabilities
+	0x0005001C: "dawn:norm16-texture-formats",                              // WGPUFeatureName_Norm16TextureFormats
+	0x0005001D: "dawn:multi-planar-format-nv16",                            // WGPUFeatureName_MultiPlanarFormatNv16
+	0x0005001E: "dawn:multi-planar-format-nv24",                            // WGPUFeatureName_MultiPlanarFormatNv24
+	0x0005001F: "dawn:multi-planar-format-p210",                            // WGPUFeatureName_MultiPlanarFormatP210
+	0x00050020: "dawn:multi-planar-format-p410",                            // WGPUFeatureName_MultiPlanarFormatP410
+	0x00050021: "dawn:shared-texture-memory-vk-dedicated-allocation",       // WGPUFeatureName_SharedTextureMemoryVkDedicatedAllocation
+	0x00050022: "dawn:shared-texture-memory-ahardware-buffer",              // WGPUFeatureName_SharedTextureMemoryAHardwareBuffer
+	0x00050023: "dawn:shared-texture-memory-dma-buf",                       // WGPUFeatureName_SharedTextureMemoryDmaBuf
+	0x00050024: "dawn:shared-texture-memory-opaque-fd",                     // WGPUFeatureName_SharedTextureMemoryOpaqueFD
+	0x00050025: "dawn:shared-texture-memory-zircon-handle",                 // WGPUFeatureName_SharedTextureMemoryZirconHandle
+	0x00050026: "dawn:shared-texture-memory-dxgishared-handle",             // WGPUFeatureName_SharedTextureMemoryDXGISharedHandle
+	0x00050027: "dawn:shared-texture-memory-d3-d11-texture2-d",             // WGPUFeatureName_SharedTextureMemoryD3D11Texture2D
+	0x00050028: "dawn:shared-texture-memory-iosurface",                     // WGPUFeatureName_SharedTextureMemoryIOSurface
+	0x00050029: "dawn:shared-texture-memory-eglimage",                      // WGPUFeatureName_SharedTextureMemoryEGLImage
+	0x0005002A: "dawn:shared-fence-vk-semaphore-opaque-fd",                 // WGPUFeatureName_SharedFenceVkSemaphoreOpaqueFD
+	0x0005002B: "dawn:shared-fence-sync-fd",                                // WGPUFeatureName_SharedFenceSyncFD
+	0x0005002C: "dawn:shared-fence-vk-semaphore-zircon-handle",             // WGPUFeatureName_SharedFenceVkSemaphoreZirconHandle
+	0x0005002D: "dawn:shared-fence-dxgishared-handle",                      // WGPUFeatureName_SharedFenceDXGISharedHandle
+	0x0005002E: "dawn:shared-fence-mtlshared-event",                        // WGPUFeatureName_SharedFenceMTLSharedEvent
+	0x0005002F: "dawn:shared-buffer-memory-d3-d12-resource",                // WGPUFeatureName_SharedBufferMemoryD3D12Resource
+	0x00050030: "dawn:static-samplers",                                     // WGPUFeatureName_StaticSamplers
+	0x00050031: "dawn:ycb-cr-vulkan-samplers",                              // WGPUFeatureName_YCbCrVulkanSamplers
+	0x00050032: "dawn:shader-module-compilation-options",                   // WGPUFeatureName_ShaderModuleCompilationOptions
+	0x00050033: "dawn:dawn-load-resolve-texture",                           // WGPUFeatureName_DawnLoadResolveTexture
+	0x00050034: "dawn:dawn-partial-load-resolve-texture",                   // WGPUFeatureName_DawnPartialLoadResolveTexture
+	0x00050035: "dawn:multi-draw-indirect",                                 // WGPUFeatureName_MultiDrawIndirect
+	0x00050037: "dawn:dawn-texel-copy-buffer-row-alignment",                // WGPUFeatureName_DawnTexelCopyBufferRowAlignment
+	0x00050038: "dawn:flexible-texture-views",                              // WGPUFeatureName_FlexibleTextureViews
+	0x00060000: "dawn:subgroups-f16",                                       // WGPUFeatureName_SubgroupsF16
+}
+
+// String is the feature's name (featureNames, dawnFeatureNames); a value
+// this build's headers do not know (a newer library) is "unknown:0x…", its
+// number.
 func (f Feature) String() string {
 	if s, ok := featureNames[f]; ok {
+		return s
+	}
+	if s, ok := dawnFeatureNames[f]; ok {
 		return s
 	}
 	return fmt.Sprintf("unknown:0x%x", uint32(f))

@@ -87,12 +87,13 @@ func backendFromC(t C.WGPUBackendType) Backend {
 	return BackendOther
 }
 
-// Instance is the entry point of wgpu-native.
+// Instance is the entry point of a WebGPU implementation.
 type Instance struct {
 	c C.WGPUInstance
 	// backend is the one backend the instance was restricted to
 	// (BackendUndefined: all).
 	backend Backend
+	impl    Impl
 }
 
 // Backend is the backend the instance was restricted to (BackendUndefined:
@@ -104,18 +105,42 @@ func (i *Instance) Backend() Backend {
 	return i.backend
 }
 
-// NewInstance creates an instance restricted to one backend, or all
-// backends for BackendUndefined. It loads wgpu-native first (LoadLibrary)
-// and returns its error, wrapping ErrNoLibrary when no library was found.
+// Impl is the implementation the instance belongs to.
+func (i *Instance) Impl() Impl {
+	if i == nil {
+		return ImplDefault
+	}
+	return i.impl
+}
+
+// NewInstance creates an instance of the default implementation
+// (DefaultImpl: $WGPU_PROF_IMPL, else wgpu-native); see NewInstanceImpl.
 func NewInstance(b Backend) (*Instance, error) {
-	if err := LoadLibrary(); err != nil {
+	return NewInstanceImpl(ImplDefault, b)
+}
+
+// NewInstanceImpl creates an instance of impl restricted to one backend,
+// or all backends for BackendUndefined. It loads impl's library first
+// (LoadImpl) and returns its error, wrapping ErrNoLibrary or ErrNoDawn when
+// no library was found. Instances of one implementation only may be open
+// at a time.
+func NewInstanceImpl(impl Impl, b Backend) (*Instance, error) {
+	impl, err := impl.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	if err := LoadImpl(impl); err != nil {
+		return nil, err
+	}
+	if err := acquireImpl(impl); err != nil {
 		return nil, err
 	}
 	c := C.shim_create_instance(C.uint64_t(b.instanceMask()))
 	if c == nil {
-		return nil, fmt.Errorf("wgpu: CreateInstance: wgpu-native returned no instance")
+		releaseImpl(impl)
+		return nil, fmt.Errorf("wgpu: CreateInstance: %s returned no instance", impl)
 	}
-	return &Instance{c: c, backend: b}, nil
+	return &Instance{c: c, backend: b, impl: impl}, nil
 }
 
 // Release frees the instance. Adapters and devices obtained from it must be
@@ -126,6 +151,7 @@ func (i *Instance) Release() {
 	}
 	C.wgpuInstanceRelease(i.c)
 	i.c = nil
+	releaseImpl(i.impl)
 }
 
 // Adapters lists every adapter of the instance's backends.

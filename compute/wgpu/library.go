@@ -6,7 +6,7 @@ package wgpu
 
 /*
 #include <stdlib.h>
-#include "wgpu_abi.h"
+#include "loader.h"
 */
 import "C"
 
@@ -78,7 +78,7 @@ func LoadedVersion() (string, error) {
 	if err := LoadLibrary(); err != nil {
 		return "", err
 	}
-	return formatVersion(uint32(C.wgpuGetVersion())), nil
+	return formatVersion(uint32(C.wgpuprof_native_version())), nil
 }
 
 // Version returns LoadedVersion's version, or "unavailable: <reason>" when
@@ -188,10 +188,10 @@ func loadFile(path string) error {
 	cpath := C.CString(path)
 	defer C.free(unsafe.Pointer(cpath))
 	var buf [1024]C.char
-	if C.wgpuprof_load(cpath, &buf[0], C.size_t(len(buf))) != 0 {
+	if C.wgpuprof_load(C.wgpuprof_impl_native, cpath, &buf[0], C.size_t(len(buf))) != 0 {
 		return fmt.Errorf("load %s: %s", path, C.GoString(&buf[0]))
 	}
-	got := formatVersion(uint32(C.wgpuGetVersion()))
+	got := formatVersion(uint32(C.wgpuprof_native_version()))
 	if got != "0.0.0.0" && major(got) != major(PinnedVersion) {
 		return fmt.Errorf("load %s: wgpu-native %s; this build of wgpu-prof speaks the C ABI of %s (compute/wgpu/wgpu_abi.h) and needs a %s.x library",
 			path, got, PinnedVersion, major(PinnedVersion))

@@ -1,13 +1,18 @@
-// Run-time loading of wgpu-native. Nothing links against libwgpu_native:
-// every function of WGPUPROF_FUNCTIONS (wgpu_abi.h) is defined here under
-// the library's own name as a forwarder through a function pointer, which
-// wgpuprof_load fills with dlsym (GetProcAddress on Windows). library.go
-// decides which file to load and calls wgpuprof_load once.
+// Run-time loading of the WebGPU implementations (wgpu-native, Dawn).
+// Nothing links against them: every function of WGPUPROF_FUNCTIONS
+// (wgpu_abi.h) is defined here under wgpu-native's name as a forwarder
+// through the table of the implementation in use (wgpuprof_use), which
+// wgpuprof_load fills with dlsym (GetProcAddress on Windows): wgpu-native's
+// functions as they are, Dawn's through dawn.c's translations. library.go
+// decides which file to load and calls wgpuprof_load once per
+// implementation.
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "wgpu_abi.h"
+#include "loader.h"
+#include "dawn_abi.h"
 
 #ifdef _WIN32
 // Windows: LoadLibraryA/GetProcAddress. Written to mirror the dlopen path
@@ -39,49 +44,87 @@ static void lib_error(char *err, size_t errlen) {
 }
 #endif
 
-// One pointer per function, named p_<function>.
-#define WGPUPROF_POINTER_R(ret, name, params, args) static ret(*p_##name) params;
-#define WGPUPROF_POINTER_V(name, params, args) static void(*p_##name) params;
-WGPUPROF_FUNCTIONS(WGPUPROF_POINTER_R, WGPUPROF_POINTER_V)
+static struct wgpuprof_table tables[wgpuprof_nimpl];
+static wgpuprof_handle loaded[wgpuprof_nimpl];
+static const char *const impl_names[wgpuprof_nimpl] = {"wgpu-native", "Dawn"};
 
-static wgpuprof_handle loaded;
+// The table the forwarders call; NULL until wgpuprof_use picks one.
+static const struct wgpuprof_table *volatile current;
 
-// Calling into the library before wgpuprof_load succeeded is a bug in this
-// package (library.go loads before any object exists): stop with a message
-// instead of jumping to address 0.
+// Calling into the library before one was loaded and chosen is a bug in
+// this package (library.go loads before any object exists): stop with a
+// message instead of jumping to address 0.
 static void not_loaded(const char *name) {
-	fprintf(stderr, "wgpu-prof: %s called before wgpu-native was loaded (compute.LoadLibrary)\n", name);
+	fprintf(stderr, "wgpu-prof: %s called before a WebGPU library was loaded (compute.LoadLibrary)\n", name);
 	abort();
 }
 
-// The forwarders: same names and signatures as the library's functions.
+int wgpuprof_use(int impl) {
+	if (impl < 0 || impl >= wgpuprof_nimpl || !loaded[impl]) return -1;
+	current = &tables[impl];
+	return 0;
+}
+
+uint32_t wgpuprof_native_version(void) {
+	if (!loaded[wgpuprof_impl_native]) return 0;
+	return tables[wgpuprof_impl_native].wgpuGetVersion();
+}
+
+// The forwarders: same names and signatures as wgpu-native's functions,
+// calling the chosen implementation's.
 #define WGPUPROF_FORWARD_R(ret, name, params, args) \
 	ret name params { \
-		if (!p_##name) not_loaded(#name); \
-		return p_##name args; \
+		const struct wgpuprof_table *t = current; \
+		if (!t) not_loaded(#name); \
+		return t->name args; \
 	}
 #define WGPUPROF_FORWARD_V(name, params, args) \
 	void name params { \
-		if (!p_##name) not_loaded(#name); \
-		p_##name args; \
+		const struct wgpuprof_table *t = current; \
+		if (!t) not_loaded(#name); \
+		t->name args; \
 	}
 WGPUPROF_FUNCTIONS(WGPUPROF_FORWARD_R, WGPUPROF_FORWARD_V)
 
-// The symbol table wgpuprof_load walks, in list order.
+// wgpu-native's symbol table, in list order, as offsets into a table.
 struct wgpuprof_symbol {
 	const char *name;
-	void **slot;
+	size_t offset;
 };
-#define WGPUPROF_SYMBOL_R(ret, name, params, args) {#name, (void **)&p_##name},
-#define WGPUPROF_SYMBOL_V(name, params, args) {#name, (void **)&p_##name},
+#define WGPUPROF_SYMBOL_R(ret, name, params, args) {#name, offsetof(struct wgpuprof_table, name)},
+#define WGPUPROF_SYMBOL_V(name, params, args) {#name, offsetof(struct wgpuprof_table, name)},
 static const struct wgpuprof_symbol symbols[] = {
 	WGPUPROF_FUNCTIONS(WGPUPROF_SYMBOL_R, WGPUPROF_SYMBOL_V)
 };
 #define WGPUPROF_NSYMBOLS (sizeof symbols / sizeof symbols[0])
 
-int wgpuprof_load(const char *path, char *err, size_t errlen) {
-	if (loaded) {
-		snprintf(err, errlen, "wgpu-native is already loaded");
+static void *sym_of(void *h, const char *name) { return lib_sym((wgpuprof_handle)h, name); }
+
+// resolve_native fills t with wgpu-native's functions, all or nothing.
+static int resolve_native(wgpuprof_handle h, struct wgpuprof_table *t, char *err, size_t errlen) {
+	struct wgpuprof_table found;
+	for (size_t i = 0; i < WGPUPROF_NSYMBOLS; i++) {
+		void *f = lib_sym(h, symbols[i].name);
+		if (!f) {
+			snprintf(err, errlen, "no function %s (not wgpu-native, or a version without it)", symbols[i].name);
+			return -1;
+		}
+		// POSIX guarantees dlsym's object pointer converts to a
+		// function pointer; storing it through memcpy is the portable
+		// spelling of that conversion.
+		memcpy((char *)&found + symbols[i].offset, &f, sizeof f);
+	}
+	*t = found;
+	return 0;
+}
+
+int wgpuprof_load(int impl, const char *path, char *err, size_t errlen) {
+	if (impl < 0 || impl >= wgpuprof_nimpl) {
+		snprintf(err, errlen, "no implementation %d", impl);
+		return -1;
+	}
+	if (loaded[impl]) {
+		snprintf(err, errlen, "%s is already loaded", impl_names[impl]);
 		return -1;
 	}
 	wgpuprof_handle h = lib_open(path);
@@ -91,20 +134,15 @@ int wgpuprof_load(const char *path, char *err, size_t errlen) {
 	}
 	// Resolve everything before publishing anything, so that a library
 	// missing one function leaves no pointer into a closed library behind.
-	void *found[WGPUPROF_NSYMBOLS];
-	for (size_t i = 0; i < WGPUPROF_NSYMBOLS; i++) {
-		found[i] = lib_sym(h, symbols[i].name);
-		if (!found[i]) {
-			snprintf(err, errlen, "no function %s (not wgpu-native, or a version without it)", symbols[i].name);
-			lib_close(h);
-			return -1;
-		}
+	struct wgpuprof_table t;
+	int rc = impl == wgpuprof_impl_dawn ? wgpuprof_dawn_resolve(sym_of, (void *)h, &t, err, errlen)
+	                                    : resolve_native(h, &t, err, errlen);
+	if (rc != 0) {
+		lib_close(h);
+		return -1;
 	}
-	// POSIX guarantees dlsym's object pointer converts to a function
-	// pointer; storing through void ** is the idiom it documents.
-	for (size_t i = 0; i < WGPUPROF_NSYMBOLS; i++) {
-		*symbols[i].slot = found[i];
-	}
-	loaded = h;
+	tables[impl] = t;
+	loaded[impl] = h;
+	if (!current) current = &tables[impl];
 	return 0;
 }

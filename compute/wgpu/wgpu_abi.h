@@ -559,9 +559,10 @@ WGPUPROF_FUNCTIONS(WGPUPROF_DECLARE_R, WGPUPROF_DECLARE_V)
 #undef WGPUPROF_DECLARE_R
 #undef WGPUPROF_DECLARE_V
 
-/* Loads the library at path and resolves every function of the list.
- * Returns 0 on success; otherwise writes why (the loader's message, or the
- * first missing function) to err and returns -1. */
-int wgpuprof_load(const char *path, char *err, size_t errlen);
+/* Loads implementation impl's library (loader.h) from path and resolves
+ * every function of the list. Returns 0 on success; otherwise writes why
+ * (the loader's message, or the first missing function) to err and
+ * returns -1. */
+int wgpuprof_load(int impl, const char *path, char *err, size_t errlen);
 
 #endif
