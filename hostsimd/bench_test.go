@@ -290,6 +290,7 @@ func BenchmarkCeilings(b *testing.B) {
 //
 //	HOSTSIMD_TARGETS=1 go test -run TestTargets -v ./hostsimd/
 func TestTargets(t *testing.T) {
+	hostsimd.SkipIfEmulated(t)
 	if os.Getenv("HOSTSIMD_TARGETS") != "1" {
 		t.Skip("set HOSTSIMD_TARGETS=1 to measure the performance targets")
 	}

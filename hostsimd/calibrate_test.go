@@ -9,6 +9,7 @@ import (
 
 // TestCalibrationShow prints the measured calibration (HOSTSIMD_TARGETS=1).
 func TestCalibrationShow(t *testing.T) {
+	skipIfEmulated(t)
 	if os.Getenv("HOSTSIMD_TARGETS") != "1" {
 		t.Skip("set HOSTSIMD_TARGETS=1 to measure the calibration")
 	}
@@ -82,6 +83,7 @@ func TestCalibrationCache(t *testing.T) {
 // TestReadCeilingShow prints the read ceilings at DRAM and cache sizes
 // (HOSTSIMD_TARGETS=1).
 func TestReadCeilingShow(t *testing.T) {
+	skipIfEmulated(t)
 	if os.Getenv("HOSTSIMD_TARGETS") != "1" {
 		t.Skip("set HOSTSIMD_TARGETS=1 to measure the read ceilings")
 	}

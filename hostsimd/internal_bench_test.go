@@ -99,6 +99,7 @@ func BenchmarkCosTile8Kernel(b *testing.B) {
 // a fraction of the peak, counting 2·Q·N·D flops as TestTargets does.
 // HOSTSIMD_TARGETS=1 enables it.
 func TestCosineBatchPaths(t *testing.T) {
+	skipIfEmulated(t)
 	if os.Getenv("HOSTSIMD_TARGETS") != "1" {
 		t.Skip("set HOSTSIMD_TARGETS=1 to time the CosineBatch paths")
 	}

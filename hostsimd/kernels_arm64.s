@@ -15,12 +15,9 @@
 // WORD encodings through the macros below (arguments are register
 // numbers: 5 for V5 or R5); each macro names the instruction it encodes.
 //
-// On an amd64 machine the kernels can be tested with qemu-user:
-//
-//	GOARCH=arm64 CGO_ENABLED=0 go test -c -o /tmp/hs_arm64.test ./hostsimd/
-//	qemu-aarch64 /tmp/hs_arm64.test -test.count=1
-//
-// (qemu timings say nothing about NEON speed on real hardware.)
+// scripts/test.sh runs hostsimd's tests on them under qemu-aarch64 on an
+// amd64 machine (scripts/test-arm64.sh, which names the test of each
+// kernel); qemu timings say nothing about NEON speed on real hardware.
 //
 // Registers: R0-R13 for pointers and counters (R18 and R26-R30 are left
 // alone), V0-V31 freely (these are ABI0 functions).

@@ -1,8 +1,19 @@
 #!/usr/bin/env bash
 # Set-up for wgpu-prof: makes sure wgpu-native (pinned, checksummed) and a
-# Vulkan driver are present. Idempotent: re-running it does nothing when all
-# is in place. `eval "$(scripts/setup.sh --env)"` also sets the environment
-# it describes.
+# Vulkan driver are present: all the main job (scripts/run.sh) needs.
+# Idempotent: re-running it does nothing when all is in place. It says which
+# packages it checks and which it installs. `eval "$(scripts/setup.sh --env)"`
+# also sets the environment it describes.
+#
+#   scripts/setup.sh [--env] [--test] [--with-dawn]
+#
+# --test adds what only the tests need (scripts/test.sh passes it): Chromium
+# (the report.html test), mingw-w64 (the Windows build, and the
+# bcryptprimitives.dll Wine lacks, from scripts/wine/), qemu-user (the arm64
+# tests), Wine and Xvfb (the Windows build run under Wine; winevulkan needs
+# an X display), the Windows wgpu-native (the win_amd64 wheel of the same
+# pinned release, checksummed) in third_party/wgpu-native-windows, and the
+# pinned Dawn (scripts/setup-dawn.sh; --with-dawn alone adds only that).
 #
 # wgpu-prof loads libwgpu_native at run time (compute/wgpu/library.go); building
 # needs none of this. The pinned build goes to two places:
@@ -24,12 +35,13 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 lock="$root/scripts/wgpu-native.lock"
 dest="$root/third_party/wgpu-native"
-want_env=0
-want_dawn=0
+want_env=0 want_test=0 want_dawn=0
 for arg in "$@"; do
-  case "$arg" in
+  case $arg in
     --env) want_env=1 ;;
+    --test) want_test=1 want_dawn=1 ;;
     --with-dawn) want_dawn=1 ;; # also the pinned Dawn (scripts/setup-dawn.sh)
+    *) echo "setup: unknown argument '$arg' (--env, --test, --with-dawn)" >&2; exit 2 ;;
   esac
 done
 
@@ -119,9 +131,11 @@ pinned_ok() {
   done
 }
 
-# install_pinned fills third_party/wgpu-native from the checksummed wheel.
+# install_pinned TAG SUM [DEST LIBNAME] fills DEST (default
+# third_party/wgpu-native) from the checksummed wheel for platform TAG.
 install_pinned() {
   local tag="$1" sum="$2"
+  local dest="${3:-$dest}" libname="${4:-$(lib_file_name)}"
   if pinned_ok "$py_version $tag $sum"; then
     return
   fi
@@ -166,12 +180,12 @@ PY
   (cd "$dest.new" && for f in lib/* include/*; do echo "$(sha256_of "$f") $f"; done) > "$dest.new/MANIFEST"
   # The stable name compute/wgpu/library.go looks for, next to the wheel's file.
   (cd "$dest.new/lib" && for f in *wgpu_native-release.so *wgpu_native-release.dylib *wgpu_native-release.dll; do
-     [ -e "$f" ] && [ "$f" != "$(lib_file_name)" ] && ln -sf "$f" "$(lib_file_name)"; done; true)
+     [ -e "$f" ] && [ "$f" != "$libname" ] && ln -sf "$f" "$libname"; done; true)
   echo "$native_version" > "$dest.new/VERSION"
   echo "$py_version $tag $sum" > "$dest.new/STAMP"
   rm -rf "$dest"
   mv "$dest.new" "$dest"
-  say "wgpu-native $native_version installed in third_party/wgpu-native"
+  say "wgpu-native $native_version ($tag) installed in ${dest#"$root"/}"
 }
 
 # install_cache copies the pinned library into the user cache folder, where
@@ -206,6 +220,7 @@ install_wgpu_native() {
   [ -n "$sum" ] || die "no checksum for platform $tag in $lock"
   install_pinned "$tag" "$sum"
   install_cache
+  say "main job: wgpu-native $native_version (wheel wgpu==$py_version, $tag, sha256 checked) in third_party/wgpu-native and the user cache"
 }
 
 vulkan_icd_present() {
@@ -222,60 +237,102 @@ vulkan_loader_present() {
   ls /usr/lib/*/libvulkan.so.1 /usr/lib/libvulkan.so.1 >/dev/null 2>&1
 }
 
+can_apt() {
+  [ "$(id -u)" = 0 ] && [ -z "${WGPU_PROF_NO_APT:-}" ] && command -v apt-get >/dev/null 2>&1
+}
+
+# apt_install WHAT PKG:PROBE...: PROBE is a command (or an absolute path)
+# whose presence means PKG is in place. Says which packages WHAT needs,
+# installs the missing ones in one apt-get call (apt-get update first when
+# the package lists are empty or stale for them), and prints the version of
+# each. Without apt (or as a user) it says what to install and goes on.
+apt_install() {
+  local what=$1 item pkg probe all="" missing=""
+  shift
+  for item in "$@"; do
+    pkg=${item%%:*} probe=${item#*:}
+    all="$all $pkg"
+    case $probe in
+      /*) [ -e "$probe" ] ;;
+      *) command -v "$probe" >/dev/null 2>&1 ;;
+    esac || missing="$missing $pkg"
+  done
+  if [ -z "$missing" ]; then
+    say "$what: apt packages$all: present"
+  elif can_apt; then
+    say "$what: installing apt packages:$missing"
+    # shellcheck disable=SC2086
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >&2 ||
+      { DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 &&
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >&2; } ||
+      die "apt-get install$missing failed"
+  else
+    say "$what: missing apt packages:$missing (install them, e.g. sudo apt-get install$missing); the checks that need them will fail and name what is missing"
+    return 0
+  fi
+  if command -v dpkg-query >/dev/null 2>&1; then
+    # shellcheck disable=SC2086
+    say "$what: versions: $(dpkg-query -W -f '${Package}=${Version} ' $all 2>/dev/null)"
+  fi
+}
+
 install_vulkan() {
   [ "$(uname -s)" = Linux ] || return 0
-  if vulkan_icd_present && vulkan_loader_present; then return 0; fi
-  local pkgs="mesa-vulkan-drivers libvulkan1"
-  if [ "$(id -u)" = 0 ] && [ -z "${WGPU_PROF_NO_APT:-}" ] && command -v apt-get >/dev/null 2>&1; then
-    say "no Vulkan driver found; installing Mesa lavapipe ($pkgs)"
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 || die "apt-get update failed"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $pkgs >&2 || die "apt-get install $pkgs failed"
-  else
-    say "no Vulkan driver found. Install one, e.g. on Debian/Ubuntu: sudo apt-get install $pkgs"
-    say "(GPU tests will fail and name what is missing until a driver is present)"
+  if vulkan_icd_present && vulkan_loader_present; then
+    say "main job: a Vulkan loader and driver are present"
+    return 0
   fi
+  apt_install "main job (Vulkan: Mesa lavapipe)" mesa-vulkan-drivers:/usr/share/vulkan/icd.d/lvp_icd.x86_64.json libvulkan1:/usr/lib/x86_64-linux-gnu/libvulkan.so.1
 }
 
-# Headless Chromium for the test that renders report.html
-# (cmd/wgpu-prof TestRunOutHTMLTraceBench); it runs offline.
-install_chromium() {
-  [ "$(uname -s)" = Linux ] || return 0
-  local b
+# The test tools (--test). Debian packages, as Debian 12 ships them (the
+# versions tested: qemu-user 7.2, wine 8.0, mingw-w64 gcc 12, chromium);
+# the versions installed are printed.
+install_test_tools() {
+  [ "$(uname -s)" = Linux ] || { say "test tools: only set up on Linux (the emulated arm64 and Windows checks run there)"; return 0; }
+  local chromium=chromium b
   for b in chromium chromium-browser google-chrome google-chrome-stable; do
-    command -v "$b" >/dev/null 2>&1 && return 0
+    command -v "$b" >/dev/null 2>&1 && chromium=$b && break
   done
-  if [ "$(id -u)" = 0 ] && [ -z "${WGPU_PROF_NO_APT:-}" ] && command -v apt-get >/dev/null 2>&1; then
-    say "no chromium found; installing Debian's chromium (for the report.html test)"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >&2 ||
-      { DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 &&
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >&2; } ||
-      die "apt-get install chromium failed"
-  else
-    say "no chromium found: the report.html test will fail until it is installed (e.g. sudo apt-get install chromium)"
-  fi
+  apt_install "tests" \
+    chromium:"$chromium" \
+    gcc-mingw-w64-x86-64:x86_64-w64-mingw32-gcc \
+    qemu-user:qemu-aarch64 \
+    wine:wine wine64:/usr/lib/wine/wine64 \
+    xvfb:Xvfb
+  install_wine_stub
+  install_windows_wgpu_native
 }
 
-# The mingw-w64 C cross-compiler, with which scripts/test.sh compiles and
-# vets the Windows build (cgo) on Linux. Optional: without it that check is
-# skipped with a message.
-install_mingw() {
-  [ "$(uname -s)" = Linux ] || return 0
-  command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 && return 0
-  if [ "$(id -u)" = 0 ] && [ -z "${WGPU_PROF_NO_APT:-}" ] && command -v apt-get >/dev/null 2>&1; then
-    say "no x86_64-w64-mingw32-gcc found; installing gcc-mingw-w64-x86-64 (for the Windows build check)"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc-mingw-w64-x86-64 >&2 ||
-      { DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 &&
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc-mingw-w64-x86-64 >&2; } ||
-      say "apt-get install gcc-mingw-w64-x86-64 failed: the Windows build check will be skipped"
-  else
-    say "no x86_64-w64-mingw32-gcc found: the Windows build check will be skipped (e.g. sudo apt-get install gcc-mingw-w64-x86-64)"
-  fi
+# bcryptprimitives.dll for Wine (scripts/wine/): Go's Windows runtime needs
+# its ProcessPrng, which Wine 8 lacks. Built from source here, never
+# committed; rebuilt when the source changes.
+install_wine_stub() {
+  local src="$root/scripts/wine" out="$root/third_party/wine" stamp
+  command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 ||
+    { say "no x86_64-w64-mingw32-gcc: bcryptprimitives.dll for Wine not built"; return 0; }
+  stamp=$(cat "$src/bcryptprimitives.c" "$src/bcryptprimitives.def" | sha256sum | cut -d' ' -f1)
+  [ -f "$out/bcryptprimitives.dll" ] && [ "$(cat "$out/STAMP" 2>/dev/null)" = "$stamp" ] && return 0
+  mkdir -p "$out"
+  x86_64-w64-mingw32-gcc -O2 -Wall -Werror -shared -nostartfiles -Wl,--entry,DllMain -Wl,--no-insert-timestamp \
+    -o "$out/bcryptprimitives.dll.tmp" "$src/bcryptprimitives.c" "$src/bcryptprimitives.def" -lbcrypt ||
+    die "building bcryptprimitives.dll from scripts/wine/ failed"
+  mv "$out/bcryptprimitives.dll.tmp" "$out/bcryptprimitives.dll"
+  echo "$stamp" >"$out/STAMP"
+  say "bcryptprimitives.dll (ProcessPrng for Go under Wine) built in third_party/wine"
+}
+
+# The Windows wgpu-native: the win_amd64 wheel of the pinned release.
+install_windows_wgpu_native() {
+  local sum
+  sum=$(awk '$1=="win_amd64" {print $2}' "$lock")
+  [ -n "$sum" ] || die "no checksum for platform win_amd64 in $lock"
+  install_pinned win_amd64 "$sum" "$root/third_party/wgpu-native-windows" wgpu_native.dll
 }
 
 install_wgpu_native
 install_vulkan
-install_chromium
-install_mingw
+if [ "$want_test" = 1 ]; then install_test_tools; fi
 if [ "$want_dawn" = 1 ]; then "$root/scripts/setup-dawn.sh"; fi
 
 if [ "$want_env" = 1 ]; then

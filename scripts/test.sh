@@ -7,7 +7,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
-scripts/setup.sh --with-dawn
+scripts/setup.sh --test
 
 echo "== gofmt -l"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './third_party/*'))
@@ -31,11 +31,14 @@ go test -p 1 -count=1 -timeout 15m ./...
 echo "== go test -tags noasm (pure-Go host kernels)"
 go test -count=1 -tags noasm -timeout 10m ./hostsimd/...
 
-echo "== arm64 cross-check: go vet (assembles kernels_arm64.s) of the NEON and noasm builds"
-# No arm64 machine or emulator is needed; the NEON tests themselves run
-# under qemu-aarch64 by hand (see hostsimd/kernels_arm64.s).
+echo "== linux/arm64: go vet (assembles kernels_arm64.s) of the NEON and noasm builds"
 GOARCH=arm64 CGO_ENABLED=0 go vet ./hostsimd/
 GOARCH=arm64 CGO_ENABLED=0 go vet -tags noasm ./hostsimd/
+
+echo "== linux/arm64 under qemu-aarch64: hostsimd (NEON and noasm) and every package without cgo"
+t0=$(date +%s)
+scripts/test-arm64.sh out/test-logs
+echo "(arm64 stage: $(( $(date +%s) - t0 )) s)"
 
 echo "== windows/amd64 cross-check: go build and go vet (cgo with mingw-w64)"
 # Compiles the Windows build, its LoadLibrary path (compute/wgpu/loader.c)
