@@ -320,6 +320,9 @@ func (c HostConfig) Validate() error {
 		return err
 	}
 	d, n, q := float64(c.Dim), float64(c.N), float64(c.Q)
-	need := n*d*4 + n*16 + q*d*4 + q*float64(c.NCached)*4*3
+	// The DRAM rows with their reference, the queries, and cosine-batch's
+	// 4 × n-cached rows with 24 bytes a score (reference, tolerance, output).
+	nb := 4 * float64(c.NCached)
+	need := n*d*4 + n*16 + q*d*4 + nb*d*4 + q*nb*24
 	return CheckHostMemory(fmt.Sprintf("d %d, n %d, q %d", c.Dim, c.N, c.Q), need)
 }

@@ -14,11 +14,6 @@ import (
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
 
-// hostBatchRows is the most stored rows of the CPU-only suite's
-// cosine-batch shape (4 × its cache-resident rows): the shape the host
-// suite chooses, not a bound on anything a user sets.
-const hostBatchRows = 8192
-
 // CosineBatch scores q queries against n stored rows (S = Q×N), with the
 // tiled GPU kernel.
 var CosineBatch = &Descriptor{
@@ -42,8 +37,10 @@ var CosineBatch = &Descriptor{
 		}
 		return ""
 	},
+	// The CPU-only suite's shape: 4 × its cache-resident rows, whatever
+	// that count is set to.
 	Host: func(h HostSizes) []HostShape {
-		n := min(4*h.NCached, hostBatchRows)
+		n := 4 * h.NCached
 		return []HostShape{{Cache: "resident", Config: Config{Dim: h.Dim, N: n, Q: h.Q, Seed: h.Seed}, Batch: h.Q}}
 	},
 	// Every one of the n stored rows is scored: the GPU runner splits V

@@ -91,3 +91,22 @@ func fixedOf(pr *Prepared, key string) string {
 	}
 	return ""
 }
+
+// The CPU-only suite's shapes take the sizes they are given: no shape
+// cuts the cache-resident rows short.
+func TestHostShapesHonourTheirSizes(t *testing.T) {
+	h := HostSizes{Dim: 64, N: 300_000, NCached: 5000, Q: 8, Seed: 1}
+	for _, d := range All() {
+		if d.Host == nil {
+			continue
+		}
+		for _, s := range d.Host(h) {
+			if d == CosineBatch && s.Config.N != 4*h.NCached {
+				t.Errorf("cosine-batch host shape: %d rows, want 4 × n-cached = %d", s.Config.N, 4*h.NCached)
+			}
+			if d == CosineSingle && s.Cache == "resident" && s.Config.N != h.NCached {
+				t.Errorf("cosine-single resident host shape: %d rows, want n-cached %d", s.Config.N, h.NCached)
+			}
+		}
+	}
+}
