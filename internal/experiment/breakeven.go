@@ -85,8 +85,8 @@ func AmdahlLines(rep *report.Report, share float64) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, fmt.Sprintf("%s (%s): at batch %d the GPU is %.2f× the CPU; for an operation taking %.0f%% of the application's time that makes the application %.2f× as fast",
-			be.Workload, be.Clock, be.Batches[last], speedup, 100*share, app))
+		out = append(out, fmt.Sprintf("%s (%s): at %s the GPU is %.2f× the CPU; for an operation taking %.0f%% of the application's time that makes the application %.2f× as fast",
+			be.Workload, be.Clock, report.BatchCount(be.Batch, float64(be.Batches[last])), speedup, 100*share, app))
 	}
 	return out, nil
 }

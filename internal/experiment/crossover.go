@@ -55,7 +55,7 @@ type sideRun struct {
 // size), so a side two comparisons share is measured and reported once;
 // emitted marks the ones already returned as measurements.
 func (e *Env) searchOne(w *workload.Descriptor, cfg RunConfig, sc SearchConfig, sides [2]SideSpec, roofs Roofs, cache map[string]sideRun, emitted map[string]bool, rep *report.Report) ([]report.BreakEven, []report.Measurement, error) {
-	pr, err := w.Prepare(cfg.Config)
+	pr, err := e.prepare(w, cfg.Config)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", w.Name, err)
 	}

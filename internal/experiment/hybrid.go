@@ -180,7 +180,7 @@ func (e *Env) hybridSetup(cfg RunConfig, hc HybridConfig, rep *report.Report) (*
 		return nil, nil, &ParamError{Name: "kernel", Limit: "hybrid runs one workload: name it"}
 	}
 	w := ds[0]
-	pr, err := w.Prepare(cfg.Config)
+	pr, err := e.prepare(w, cfg.Config)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", w.Name, err)
 	}

@@ -307,7 +307,7 @@ func (e *Env) RunSuite(cfg RunConfig, rep *report.Report) error {
 // runWorkload measures one workload of the suite: its variant selection,
 // break-even sweep, the rows at its default size and the timestamp cost.
 func (e *Env) runWorkload(w *workload.Descriptor, cfg RunConfig, knobs workload.Knobs, roofs Roofs, rep *report.Report) error {
-	pr, err := w.Prepare(cfg.Config)
+	pr, err := e.prepare(w, cfg.Config)
 	if err != nil {
 		return fmt.Errorf("%s: %w", w.Name, err)
 	}
