@@ -291,7 +291,7 @@ func (t *textWriter) breakEvens(r *Report) {
 		la, lb := sidesOf(b)
 		rests := "-"
 		if len(b.Interval) == 2 {
-			rests = fmt.Sprintf("%s %s … %s", orDash(b.Batch), formatCount(float64(b.Interval[0])), formatCount(float64(b.Interval[1])))
+			rests = BatchSpan(b.Batch, float64(b.Interval[0]), float64(b.Interval[1]))
 		}
 		fitted := b.Fitted.String()
 		if b.Predicted != nil && b.Predicted.Refused != "" {
@@ -440,7 +440,7 @@ func (t *textWriter) shortMeasurements(r *Report) {
 	several := r.Backends != nil
 	common := commonParams(r.Measurements)
 	if len(common) > 0 && len(r.Measurements) > 1 {
-		t.printf("every row: %s\n", DisplayParams(common))
+		t.printf("in every row that has them: %s\n", DisplayParams(common))
 	}
 	head := []string{"workload", "side", "variant", "params", "end to end", "% of its ceiling", "GPU vs CPU"}
 	if several {
@@ -521,22 +521,31 @@ func fitColumns(rows [][]string, width, gap int, shrink []int, minWidth int) {
 	}
 }
 
-// commonParams are the params (key and value) every measurement has.
+// commonParams are the params (key and value) that every measurement
+// having the key has with that value, each held by two rows or more (d=768
+// and n=8192 of a run, beside the graph workloads' nodes and edges), in
+// the order first seen.
 func commonParams(ms []Measurement) []Param {
-	if len(ms) == 0 {
-		return nil
+	values := map[string]string{}
+	count := map[string]int{}
+	var order []string
+	for i := range ms {
+		for _, p := range ms[i].Params {
+			v, seen := values[p.Key]
+			switch {
+			case !seen:
+				values[p.Key] = p.Value
+				order = append(order, p.Key)
+			case v != p.Value:
+				values[p.Key] = "\x00" // differs between rows
+			}
+			count[p.Key]++
+		}
 	}
 	var out []Param
-	for _, p := range ms[0].Params {
-		all := true
-		for i := range ms[1:] {
-			if !hasParam(ms[i+1].Params, p) {
-				all = false
-				break
-			}
-		}
-		if all {
-			out = append(out, p)
+	for _, k := range order {
+		if v := values[k]; v != "\x00" && count[k] > 1 {
+			out = append(out, Param{Key: k, Value: v})
 		}
 	}
 	return out
