@@ -91,7 +91,7 @@ func (e *Env) Sweep(kernel string, cfg RunConfig, sizes, tiles []int, rep *repor
 		// The design run uses lacks the knob: sweep the best family that
 		// has it, and say how its best compares with run's design.
 		runDesign = design
-		if design, why, err = e.bestWith(w, pr, cfg, knob, with, values[0]); err != nil {
+		if design, why, err = e.bestWith(w, pr, cfg, knob, with, fits[0]); err != nil {
 			return err
 		}
 	}
