@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -189,4 +190,23 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// writeWrapped writes lines of prose, each broken at report.MaxLine
+// columns: a continuation is indented two spaces past its line's own
+// indent, so a line and its details still read as a list.
+func writeWrapped(w io.Writer, lines []string) error {
+	var b strings.Builder
+	for _, l := range lines {
+		body := strings.TrimLeft(l, " ")
+		indent := l[:len(l)-len(body)]
+		for i, part := range report.WrapBullet(indent, body, report.MaxLine) {
+			if i > 0 {
+				part = "  " + part
+			}
+			b.WriteString(part + "\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
