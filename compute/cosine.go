@@ -309,11 +309,8 @@ func (c *CosineSingle) Run(q, out []float32, t *wgpu.Timer) (Timing, error) {
 	if err := c.setQuery(q); err != nil {
 		return Timing{}, err
 	}
-	passes, err := c.d.Submit(c.passes, nil, t)
+	passes, err := c.d.Run(wgpu.Call{Passes: c.passes, Reads: []wgpu.Readback{{Src: c.out, Dst: wgpu.Bytes(out)}}, Timer: t})
 	if err != nil {
-		return Timing{}, err
-	}
-	if err := c.d.Read(c.out, 0, wgpu.Bytes(out)); err != nil {
 		return Timing{}, err
 	}
 	return timingFrom(passes, start), nil

@@ -425,14 +425,11 @@ func (c *CosineBatch) Run(qs, out []float32, t *wgpu.Timer) (Timing, error) {
 		if err != nil {
 			return Timing{}, fmt.Errorf("%s: %w", op, err)
 		}
-		passes, err := c.d.Submit([]wgpu.Pass{pass}, nil, t)
+		passes, err := c.d.Run(wgpu.Call{Passes: []wgpu.Pass{pass}, Reads: []wgpu.Readback{{Src: c.out, Dst: wgpu.Bytes(out[q0*c.N : (q0+n)*c.N])}}, Timer: t})
 		if err != nil {
 			return Timing{}, fmt.Errorf("%s: %w", op, err)
 		}
 		all = append(all, passes...)
-		if err := c.d.Read(c.out, 0, wgpu.Bytes(out[q0*c.N:(q0+n)*c.N])); err != nil {
-			return Timing{}, fmt.Errorf("%s: %w", op, err)
-		}
 	}
 	return timingFrom(all, start), nil
 }

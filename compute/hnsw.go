@@ -347,11 +347,8 @@ func (g *Gather) Run(q []float32, ids []int32, c int, out []float32, t *wgpu.Tim
 		}
 	}
 	pass := wgpu.Pass{Label: "hnsw_distances " + g.opts.Metric.String(), Dispatches: dispatches}
-	passes, err := g.d.Submit([]wgpu.Pass{pass}, nil, t)
+	passes, err := g.d.Run(wgpu.Call{Passes: []wgpu.Pass{pass}, Reads: []wgpu.Readback{{Src: g.out, Dst: wgpu.Bytes(out)}}, Timer: t})
 	if err != nil {
-		return Timing{}, err
-	}
-	if err := g.d.Read(g.out, 0, wgpu.Bytes(out)); err != nil {
 		return Timing{}, err
 	}
 	return timingFrom(passes, start), nil

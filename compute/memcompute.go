@@ -241,11 +241,8 @@ func (m *MemCompute) runPass(pass wgpu.Pass, t *wgpu.Timer) (Timing, error) {
 	if err := m.cs.setQuery(m.q); err != nil {
 		return Timing{}, err
 	}
-	passes, err := m.d.Submit([]wgpu.Pass{pass}, nil, t)
+	passes, err := m.d.Run(wgpu.Call{Passes: []wgpu.Pass{pass}, Reads: []wgpu.Readback{{Src: m.cs.out, Dst: wgpu.Bytes(m.out)}}, Timer: t})
 	if err != nil {
-		return Timing{}, err
-	}
-	if err := m.d.Read(m.cs.out, 0, wgpu.Bytes(m.out)); err != nil {
 		return Timing{}, err
 	}
 	return timingFrom(passes, start), nil
@@ -486,11 +483,8 @@ func (m *MemStream) Run(variant string, t *wgpu.Timer) (Timing, error) {
 		return Timing{}, fmt.Errorf("%s: %w", op, err)
 	}
 	start := time.Now()
-	passes, err := m.d.Submit([]wgpu.Pass{pass}, nil, t)
+	passes, err := m.d.Run(wgpu.Call{Passes: []wgpu.Pass{pass}, Reads: []wgpu.Readback{{Src: m.out, Dst: wgpu.Bytes(m.got)}}, Timer: t})
 	if err != nil {
-		return Timing{}, fmt.Errorf("%s: %w", op, err)
-	}
-	if err := m.d.Read(m.out, 0, wgpu.Bytes(m.got)); err != nil {
 		return Timing{}, fmt.Errorf("%s: %w", op, err)
 	}
 	tm := timingFrom(passes, start)

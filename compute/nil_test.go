@@ -1,6 +1,7 @@
 package compute_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
@@ -29,7 +30,11 @@ func TestNilDeviceAndRunners(t *testing.T) {
 			return err
 		},
 		"MeasureCeilings": func() error { _, err := compute.MeasureCeilings(nil, compute.CeilingOptions{}); return err },
-		"MeasureOverhead": func() error { _, err := compute.MeasureOverhead(nil, 10); return err },
+		"MeasureLatency": func() error {
+			_, err := compute.MeasureLatency(context.Background(), nil, compute.LatencyOptions{})
+			return err
+		},
+		"NewTinyCall": func() error { _, err := compute.NewTinyCall(nil); return err },
 		"RunStream": func() error {
 			_, err := compute.RunStream(nil, compute.StreamOptions{ArraySize: 1024, NumTimes: 2})
 			return err

@@ -489,16 +489,20 @@ func (s *Spread) Run(a0 []float32, p SpreadParams, out []float32, t *wgpu.Timer)
 		s.dsSteps = p.Steps
 	}
 	ds := s.ds
-	passes, err := s.d.Submit([]wgpu.Pass{{Label: "spread " + s.opts.Variant.String(), Dispatches: ds}}, nil, t)
+	// One call reads the activations after the last step (and the
+	// counters); only when the counters show an earlier stop whose
+	// activations are in the other buffer does a second readback follow.
+	res := SpreadResult{StepsRun: p.Steps}
+	reads := []wgpu.Readback{{Src: s.act[p.Steps%2], Dst: wgpu.Bytes(out)}}
+	if count {
+		res.ChangedPerStep = make([]uint32, p.Steps)
+		reads = append(reads, wgpu.Readback{Src: s.counters, Dst: wgpu.Bytes(res.ChangedPerStep)})
+	}
+	passes, err := s.d.Run(wgpu.Call{Passes: []wgpu.Pass{{Label: "spread " + s.opts.Variant.String(), Dispatches: ds}}, Reads: reads, Timer: t})
 	if err != nil {
 		return SpreadResult{}, err
 	}
-	res := SpreadResult{StepsRun: p.Steps}
 	if count {
-		res.ChangedPerStep = make([]uint32, p.Steps)
-		if err := s.d.Read(s.counters, 0, wgpu.Bytes(res.ChangedPerStep)); err != nil {
-			return SpreadResult{}, err
-		}
 		for k, c := range res.ChangedPerStep {
 			if c == 0 {
 				res.StepsRun = k + 1
@@ -506,9 +510,11 @@ func (s *Spread) Run(a0 []float32, p SpreadParams, out []float32, t *wgpu.Timer)
 			}
 		}
 		res.Changed = res.ChangedPerStep[res.StepsRun-1]
-	}
-	if err := s.d.Read(s.act[res.StepsRun%2], 0, wgpu.Bytes(out)); err != nil {
-		return SpreadResult{}, err
+		if res.StepsRun%2 != p.Steps%2 {
+			if err := s.d.Read(s.act[res.StepsRun%2], 0, wgpu.Bytes(out)); err != nil {
+				return SpreadResult{}, err
+			}
+		}
 	}
 	res.Timing = timingFrom(passes, start)
 	return res, nil

@@ -219,14 +219,16 @@ func RunStream(d *wgpu.Device, o StreamOptions) (StreamResult, error) {
 	for r := 0; r < o.NumTimes; r++ {
 		for k := range entries {
 			start := time.Now()
-			pt, err := d.Submit(passes[k:k+1], nil, timer)
+			// Dot's partial sums are read back in the call that computes them.
+			var reads []wgpu.Readback
+			if k == len(entries)-1 {
+				reads = []wgpu.Readback{{Src: partial, Dst: partialHost}}
+			}
+			pt, err := d.Run(wgpu.Call{Passes: passes[k : k+1], Reads: reads, Timer: timer})
 			if err != nil {
 				return StreamResult{}, fmt.Errorf("%s: %s run %d: %w", op, entries[k].entry, r, err)
 			}
 			if k == len(entries)-1 {
-				if err := d.Read(partial, 0, partialHost); err != nil {
-					return StreamResult{}, fmt.Errorf("%s: dot: %w", op, err)
-				}
 				res.Sum = sumPartials(partialHost, parts, partialOff, dotGroups, sizeof)
 			}
 			host := time.Since(start)

@@ -214,9 +214,10 @@ func (p *topkPlan) pass(nq int) (wgpu.Pass, error) {
 	return wgpu.Pass{Label: "topk", Dispatches: ds}, nil
 }
 
-// read copies the k pairs of the first len(out)/k rows into out.
-func (p *topkPlan) read(out []ops.Pair) error {
-	return p.d.Read(p.stages[len(p.stages)-1].out, 0, wgpu.Bytes(out))
+// readback reads the k pairs of the first len(out)/k rows into out, as
+// part of the call that runs the selection.
+func (p *topkPlan) readback(out []ops.Pair) []wgpu.Readback {
+	return []wgpu.Readback{{Src: p.stages[len(p.stages)-1].out, Dst: wgpu.Bytes(out)}}
 }
 
 // Release frees the plan's buffers; idempotent.
@@ -301,7 +302,8 @@ func (t *TopK) Read(out []ops.Pair) error {
 	if len(out) != t.Q*t.K {
 		return fmt.Errorf("compute: TopK.Read: len(out) = %d, want Q·k = %d", len(out), t.Q*t.K)
 	}
-	return t.plan.read(out)
+	_, err := t.d.Run(wgpu.Call{Reads: t.plan.readback(out)})
+	return err
 }
 
 // Run submits the top-k pass alone (one timed pass) and reads the Q·K pairs
@@ -324,11 +326,8 @@ func (t *TopK) Run(out []ops.Pair, timer *wgpu.Timer) (Timing, error) {
 	if err != nil {
 		return Timing{}, fmt.Errorf("%s: %w", op, err)
 	}
-	passes, err := t.d.Submit([]wgpu.Pass{pass}, nil, timer)
+	passes, err := t.d.Run(wgpu.Call{Passes: []wgpu.Pass{pass}, Reads: t.plan.readback(out), Timer: timer})
 	if err != nil {
-		return Timing{}, fmt.Errorf("%s: %w", op, err)
-	}
-	if err := t.plan.read(out); err != nil {
 		return Timing{}, fmt.Errorf("%s: %w", op, err)
 	}
 	return timingFrom(passes, start), nil
@@ -416,11 +415,8 @@ func (t *TopKSingle) Run(q []float32, out []ops.Pair, timer *wgpu.Timer) (Timing
 		return Timing{}, fmt.Errorf("%s: %w", op, err)
 	}
 	passes := append(append([]wgpu.Pass(nil), c.passes...), sel)
-	pt, err := c.d.Submit(passes, nil, timer)
+	pt, err := c.d.Run(wgpu.Call{Passes: passes, Reads: t.plan.readback(out), Timer: timer})
 	if err != nil {
-		return Timing{}, fmt.Errorf("%s: %w", op, err)
-	}
-	if err := t.plan.read(out); err != nil {
 		return Timing{}, fmt.Errorf("%s: %w", op, err)
 	}
 	return timingFrom(pt, start), nil
@@ -484,14 +480,11 @@ func (c *CosineBatch) RunTopK(qs []float32, k int, out []ops.Pair, t *wgpu.Timer
 		if err != nil {
 			return Timing{}, fmt.Errorf("%s: %w", op, err)
 		}
-		passes, err := c.d.Submit([]wgpu.Pass{cos, sel}, nil, t)
+		passes, err := c.d.Run(wgpu.Call{Passes: []wgpu.Pass{cos, sel}, Reads: plan.readback(out[q0*k : (q0+n)*k]), Timer: t})
 		if err != nil {
 			return Timing{}, fmt.Errorf("%s: %w", op, err)
 		}
 		all = append(all, passes...)
-		if err := plan.read(out[q0*k : (q0+n)*k]); err != nil {
-			return Timing{}, fmt.Errorf("%s: %w", op, err)
-		}
 	}
 	return timingFrom(all, start), nil
 }

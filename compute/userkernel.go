@@ -331,9 +331,6 @@ func (k *UserKernel) run(t *wgpu.Timer) (Timing, error) {
 	if err != nil {
 		return Timing{}, err
 	}
-	if err := k.d.Wait(); err != nil {
-		return Timing{}, err
-	}
 	return timingFrom(passes, start), nil
 }
 

@@ -22,6 +22,7 @@ func TestHelpPerCommand(t *testing.T) {
 		"hybrid":     {{"--kernel", "--sides", "--profile", "--fault", "--budget"}, {"--trace", "--amdahl"}},
 		"workloads":  {{"--has"}, {"--budget", "--plot"}},
 		"plan":       {{"--pprof", "--op", "--report", "--n", "--budget", "--out"}, {"--kernel", "--plot"}},
+		"latency":    {{"--rounds", "--max-bytes", "--format", "--backend"}, {"--budget", "--plot"}},
 		"stream":     {{"--side", "--csv", "--double", "--threads", "--backend"}, {"--budget", "--plot", "--out"}},
 	}
 	for _, c := range commands() {

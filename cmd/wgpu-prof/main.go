@@ -75,6 +75,7 @@ func commands() []command {
 		{"compare", "compare two JSON reports; exit 1 on a significant regression", runCompare},
 		{"plan", "from an application's CPU profile: which operations to port, at which sizes, the gain", runPlan},
 		{"kernel", "profile your own WGSL compute shader: buffers by name, timestamps, ceilings, sweeps", runKernel},
+		{"latency", "the anatomy of one GPU call: round trip, cost per dispatch, readback and upload curves", runLatency},
 		{"stream", "BabelStream's five kernels on the GPU (WGSL) or the CPU, its table and CSV", runStream},
 		{"host", "CPU only: measured CPU ceilings and the host SIMD kernels at each level", runHost},
 		{"version", "tool version, commit, wgpu-native and Go versions", runVersion},

@@ -9,8 +9,6 @@ import "C"
 import (
 	"fmt"
 	"math/bits"
-	"runtime/cgo"
-	"time"
 	"unsafe"
 )
 
@@ -154,79 +152,16 @@ func (d *Device) putStaging(b *Buffer) {
 	d.staging[b.Size] = append(d.staging[b.Size], b)
 }
 
-// Read copies size bytes of b from offset into dst (len(dst) bytes) through
-// a pooled staging buffer: one copy command, one submission, MapAsync and a
-// wait bounded by the device's timeout.
+// Read copies len(dst) bytes of b from offset into dst through a pooled
+// staging buffer: Run with one readback (one copy command, one
+// submission, one map and one wait bounded by the device's timeout).
 func (d *Device) Read(b *Buffer, offset uint64, dst []byte) error {
 	if b == nil {
 		return fmt.Errorf("wgpu: Read: nil buffer: %w", ErrReleased)
 	}
-	op := fmt.Sprintf("Read(%q)", b.Label)
-	if err := d.check(op); err != nil {
-		return err
-	}
-	if b.c == nil {
-		return fmt.Errorf("wgpu: %s: %w", op, ErrReleased)
-	}
-	n := uint64(len(dst))
-	if n == 0 {
+	if len(dst) == 0 {
 		return nil
 	}
-	if n%4 != 0 || offset%4 != 0 {
-		return fmt.Errorf("wgpu: %s: offset %d and length %d must be multiples of 4", op, offset, n)
-	}
-	if offset+n > b.Size {
-		return fmt.Errorf("wgpu: %s: %d bytes at offset %d overflow the %d-byte buffer", op, n, offset, b.Size)
-	}
-	st, err := d.getStaging(n)
-	if err != nil {
-		return err
-	}
-	enc := C.wgpuDeviceCreateCommandEncoder(d.c, nil)
-	C.wgpuCommandEncoderCopyBufferToBuffer(enc, b.c, C.uint64_t(offset), st.c, 0, C.uint64_t(n))
-	cmd := C.wgpuCommandEncoderFinish(enc, nil)
-	C.wgpuQueueSubmit(d.queue, 1, &cmd)
-	C.wgpuCommandBufferRelease(cmd)
-	C.wgpuCommandEncoderRelease(enc)
-	if err := d.mapRead(st, n); err != nil {
-		st.Release()
-		return fmt.Errorf("wgpu: %s: %w", op, err)
-	}
-	p := C.wgpuBufferGetConstMappedRange(st.c, 0, C.size_t(n))
-	if p == nil {
-		C.wgpuBufferUnmap(st.c)
-		st.Release()
-		return fmt.Errorf("wgpu: %s: mapped range is null", op)
-	}
-	// Mapped memory may be uncached: one bulk copy, never element reads.
-	C.memcpy(unsafe.Pointer(&dst[0]), p, C.size_t(n))
-	C.wgpuBufferUnmap(st.c)
-	d.putStaging(st)
-	return nil
-}
-
-// mapRead maps the first n bytes of a map-read buffer and waits for it.
-func (d *Device) mapRead(st *Buffer, n uint64) error {
-	r := &mapResult{}
-	h := cgo.NewHandle(r)
-	C.shim_buffer_map_read(st.c, 0, C.size_t(n), C.uintptr_t(h))
-	isDone := func() bool { r.mu.Lock(); defer r.mu.Unlock(); return r.done }
-	if !isDone() {
-		if err := d.Wait(); err != nil {
-			return err
-		}
-	}
-	deadline := time.Now().Add(d.timeout)
-	for !isDone() {
-		d.pollOnce(false)
-		C.wgpuInstanceProcessEvents(d.inst.c)
-		if time.Now().After(deadline) {
-			return fmt.Errorf("MapAsync: %w", ErrTimeout)
-		}
-		time.Sleep(20 * time.Microsecond)
-	}
-	if r.status != int(C.WGPUMapAsyncStatus_Success) {
-		return fmt.Errorf("MapAsync failed (status %d): %s", r.status, r.msg)
-	}
-	return nil
+	_, err := d.Run(Call{Reads: []Readback{{Src: b, Offset: offset, Dst: dst}}})
+	return err
 }

@@ -29,23 +29,6 @@ func goRequestDeviceDone(h C.uintptr_t, status C.int, dev C.WGPUDevice, msg *C.c
 	hd.Delete()
 }
 
-type mapResult struct {
-	mu     sync.Mutex
-	done   bool
-	status int
-	msg    string
-}
-
-//export goMapDone
-func goMapDone(h C.uintptr_t, status C.int, msg *C.char, n C.size_t) {
-	hd := cgo.Handle(h)
-	r := hd.Value().(*mapResult)
-	r.mu.Lock()
-	r.done, r.status, r.msg = true, int(status), goString(msg, n)
-	r.mu.Unlock()
-	hd.Delete()
-}
-
 type popResult struct {
 	done    bool
 	status  int

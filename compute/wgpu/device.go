@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"runtime/cgo"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 )
@@ -85,6 +86,8 @@ type Device struct {
 
 	timestampPeriod float64 // ns per tick
 	timestamps      bool
+	waitMode        WaitMode
+	lastWait        atomic.Int64 // ns the last wait took; 0 before the first
 
 	mu        sync.Mutex
 	staging   map[uint64][]*Buffer // free map-read buffers by size class
@@ -314,22 +317,5 @@ func (d *Device) Wait() error {
 	if err := d.check("Wait"); err != nil {
 		return err
 	}
-	done := make(chan struct{})
-	c := d.c
-	go func() {
-		C.wgpuDevicePoll(c, 1, nil)
-		close(done)
-	}()
-	t := time.NewTimer(d.timeout)
-	defer t.Stop()
-	select {
-	case <-done:
-	case <-t.C:
-		d.state.setLost(int(C.WGPUDeviceLostReason_Unknown), fmt.Sprintf("GPU work did not finish within %v", d.timeout))
-		return fmt.Errorf("wgpu: Wait: %w after %v", ErrTimeout, d.timeout)
-	}
-	if err := d.state.take(); err != nil {
-		return fmt.Errorf("wgpu: Wait: %w", err)
-	}
-	return nil
+	return d.await("Wait", nil)
 }

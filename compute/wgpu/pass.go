@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"math"
 	"time"
-	"unsafe"
 )
 
 // Dispatch is one compute dispatch: a pipeline, its bind groups (index =
@@ -103,96 +102,10 @@ func (t *Timer) Release() {
 }
 
 // Submit records the passes (and then the copies) in one command buffer,
-// submits it and waits for completion. With a timer it returns each pass's
-// GPU time; the query set is resolved in a separate submission after the
-// work (resolving in the same encoder has returned zeros on Vulkan).
+// submits it once and waits once: Run without readbacks. With a timer it
+// returns each pass's GPU time.
 func (d *Device) Submit(passes []Pass, copies []Copy, t *Timer) ([]PassTime, error) {
-	if err := d.check("Submit"); err != nil {
-		return nil, err
-	}
-	if t != nil && len(passes) > t.MaxPasses {
-		return nil, fmt.Errorf("wgpu: Submit: %d passes > timer capacity %d", len(passes), t.MaxPasses)
-	}
-	if t != nil && t.qs == nil {
-		return nil, fmt.Errorf("wgpu: Submit: timer: %w", ErrReleased)
-	}
-	for i, p := range passes {
-		for j, ds := range p.Dispatches {
-			if ds.Pipeline == nil || ds.Pipeline.c == nil {
-				return nil, fmt.Errorf("wgpu: Submit: pass %d (%s) dispatch %d: pipeline %w", i, p.Label, j, ErrReleased)
-			}
-			max := d.Limits.MaxComputeWorkgroupsPerDimension
-			if ds.X == 0 || ds.Y == 0 || ds.Z == 0 || ds.X > max || ds.Y > max || ds.Z > max {
-				return nil, fmt.Errorf("wgpu: Submit: pass %d (%s): workgroup counts (%d,%d,%d) must be in 1..%d: %w", i, p.Label, ds.X, ds.Y, ds.Z, max, ErrLimit)
-			}
-			for g, bg := range ds.BindGroups {
-				if bg == nil || bg.c == nil {
-					return nil, fmt.Errorf("wgpu: Submit: pass %d (%s): bind group %d %w", i, p.Label, g, ErrReleased)
-				}
-			}
-		}
-	}
-	for i, c := range copies {
-		if c.Src == nil || c.Dst == nil || c.Src.c == nil || c.Dst.c == nil {
-			return nil, fmt.Errorf("wgpu: Submit: copy %d: %w", i, ErrReleased)
-		}
-	}
-	var tw *C.WGPUPassTimestampWrites
-	if t != nil {
-		tw = (*C.WGPUPassTimestampWrites)(C.calloc(1, C.size_t(unsafe.Sizeof(C.WGPUPassTimestampWrites{}))))
-		defer C.free(unsafe.Pointer(tw))
-	}
-	enc := C.wgpuDeviceCreateCommandEncoder(d.c, nil)
-	for i, p := range passes {
-		var desc C.WGPUComputePassDescriptor
-		if tw != nil {
-			tw.querySet = t.qs
-			tw.beginningOfPassWriteIndex = C.uint32_t(2 * i)
-			tw.endOfPassWriteIndex = C.uint32_t(2*i + 1)
-			desc.timestampWrites = tw
-		}
-		pe := C.wgpuCommandEncoderBeginComputePass(enc, &desc)
-		for _, ds := range p.Dispatches {
-			C.wgpuComputePassEncoderSetPipeline(pe, ds.Pipeline.c)
-			for g, bg := range ds.BindGroups {
-				C.wgpuComputePassEncoderSetBindGroup(pe, C.uint32_t(g), bg.c, 0, nil)
-			}
-			C.wgpuComputePassEncoderDispatchWorkgroups(pe, C.uint32_t(ds.X), C.uint32_t(ds.Y), C.uint32_t(ds.Z))
-		}
-		C.wgpuComputePassEncoderEnd(pe)
-		C.wgpuComputePassEncoderRelease(pe)
-	}
-	for _, c := range copies {
-		C.wgpuCommandEncoderCopyBufferToBuffer(enc, c.Src.c, C.uint64_t(c.SrcOffset), c.Dst.c, C.uint64_t(c.DstOffset), C.uint64_t(c.Size))
-	}
-	cmd := C.wgpuCommandEncoderFinish(enc, nil)
-	C.wgpuCommandEncoderRelease(enc)
-	if cmd == nil {
-		if err := d.check("Submit"); err != nil {
-			return nil, err
-		}
-		return nil, fmt.Errorf("wgpu: Submit: command encoding failed")
-	}
-	C.wgpuQueueSubmit(d.queue, 1, &cmd)
-	C.wgpuCommandBufferRelease(cmd)
-	if t == nil || len(passes) == 0 {
-		if err := d.Wait(); err != nil {
-			return nil, err
-		}
-		return nil, nil
-	}
-	n := 2 * len(passes)
-	enc = C.wgpuDeviceCreateCommandEncoder(d.c, nil)
-	C.wgpuCommandEncoderResolveQuerySet(enc, t.qs, 0, C.uint32_t(n), t.resolve.c, 0)
-	cmd = C.wgpuCommandEncoderFinish(enc, nil)
-	C.wgpuCommandEncoderRelease(enc)
-	C.wgpuQueueSubmit(d.queue, 1, &cmd)
-	C.wgpuCommandBufferRelease(cmd)
-	ticks := make([]uint64, n)
-	if err := d.Read(t.resolve, 0, Bytes(ticks)); err != nil {
-		return nil, err
-	}
-	return passTimes(ticks, d.timestampPeriod), nil
+	return d.Run(Call{Passes: passes, Copies: copies, Timer: t})
 }
 
 // passTimes turns resolved (begin, end) tick pairs into pass times. A pair

@@ -47,16 +47,16 @@ WGPUFuture shim_request_device(WGPUAdapter adapter, WGPUDeviceDescriptor *desc, 
 	return wgpuAdapterRequestDevice(adapter, desc, info);
 }
 
-static void on_map(WGPUMapAsyncStatus status, WGPUStringView msg, void *u1, void *u2) {
-	(void)u2;
-	goMapDone((uintptr_t)u1, (int)status, (char *)msg.data, msg.data ? msg.length : 0);
+static void on_map_slot(WGPUMapAsyncStatus status, WGPUStringView msg, void *u1, void *u2) {
+	(void)msg; (void)u2;
+	__atomic_store_n((int32_t *)u1, (int32_t)status + 1, __ATOMIC_RELEASE);
 }
 
-WGPUFuture shim_buffer_map_read(WGPUBuffer buf, size_t offset, size_t size, uintptr_t h) {
+WGPUFuture shim_buffer_map_read_slot(WGPUBuffer buf, size_t offset, size_t size, int32_t *slot) {
 	WGPUBufferMapCallbackInfo info = {0};
 	info.mode = WGPUCallbackMode_AllowSpontaneous;
-	info.callback = on_map;
-	info.userdata1 = (void *)h;
+	info.callback = on_map_slot;
+	info.userdata1 = slot;
 	return wgpuBufferMapAsync(buf, WGPUMapMode_Read, offset, size, info);
 }
 

@@ -10,7 +10,9 @@
 
 WGPUInstance shim_create_instance(uint64_t backends);
 WGPUFuture shim_request_device(WGPUAdapter adapter, WGPUDeviceDescriptor *desc, uintptr_t reqHandle, uintptr_t devID);
-WGPUFuture shim_buffer_map_read(WGPUBuffer buf, size_t offset, size_t size, uintptr_t h);
+// shim_buffer_map_read_slot maps for reading and, from C, stores the map
+// status + 1 into *slot when the map completes (0 = pending).
+WGPUFuture shim_buffer_map_read_slot(WGPUBuffer buf, size_t offset, size_t size, int32_t *slot);
 void shim_push_error_scopes(WGPUDevice dev);
 void shim_pop_error_scope(WGPUDevice dev, uintptr_t h);
 WGPUStringView shim_sv(const char *s, size_t n);

@@ -42,6 +42,9 @@ type RunConfig struct {
 	// QuickStaircase sweeps the cache staircase in steps of 4× with
 	// fewer runs (run --quick).
 	QuickStaircase bool
+	// QuickLatency measures the call latency anatomy with fewer rounds
+	// and transfers up to 4 MiB (run --quick).
+	QuickLatency bool
 	// Retune re-measures the GPU variant selection instead of reading the
 	// cache (see SelectVariant).
 	Retune bool
@@ -254,7 +257,7 @@ func (e *Env) RunSuite(cfg RunConfig, rep *report.Report) error {
 	if err != nil {
 		return err
 	}
-	if err := e.runnerOverhead(rep); err != nil {
+	if err := e.callAnatomy(cfg.QuickLatency, rep); err != nil {
 		return err
 	}
 	knobs := workload.Knobs{Workgroup: cfg.Workgroup, Tile: cfg.Tile}
@@ -294,6 +297,7 @@ func (e *Env) RunSuite(cfg RunConfig, rep *report.Report) error {
 	rep.Summary = append(rep.Summary, checkUnderCeiling(rep, roofs.GPU.BandwidthGBs)...)
 	// The answer per workload first, then the details (timestamp cost);
 	// the workloads skipped are answers too.
+	roundTripShares(rep)
 	rep.Summary = append(Summarize(rep), rep.Summary...)
 	rep.Verdicts = append(rep.Verdicts, skips...)
 	warns, ok := CeilingCheck(rep)

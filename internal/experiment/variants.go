@@ -520,22 +520,6 @@ func checkUnderCeiling(rep *report.Report, read float64) []string {
 	return []string{fmt.Sprintf("no GPU kernel above %.0f%% of the run's GPU read ceiling (highest: %s at %.0f%%)", 100*underMeasuredFrac, where, 100*worst)}
 }
 
-// runnerOverhead measures what a runner pays per call outside its kernel
-// (compute.MeasureOverhead) and states it in the report's summary,
-// separately from every kernel time.
-func (e *Env) runnerOverhead(rep *report.Report) error {
-	e.progress("gpu  runner overhead per call (upload, bind group, submit, readback)")
-	o, err := compute.MeasureOverhead(e.Device, 20)
-	if err != nil {
-		return fmt.Errorf("runner overhead: %w", err)
-	}
-	rep.Summary = append(rep.Summary, fmt.Sprintf(
-		"GPU runner overhead per call (medians of %d, outside any kernel): submit and wait %s beyond the kernel, readback of 16 B %s, upload of 16 B %s, bind group creation %s (runners create theirs once)",
-		o.Calls, timing.FormatSeconds(o.Submit.Seconds()), timing.FormatSeconds(o.Readback.Seconds()),
-		timing.FormatSeconds(o.Upload.Seconds()), timing.FormatSeconds(o.BindGroup.Seconds())))
-	return nil
-}
-
 // outsideKernel states how much of a GPU measurement's end-to-end time
 // is spent outside its kernel ("" without kernel time).
 func outsideKernel(m report.Measurement) string {

@@ -50,6 +50,10 @@ type Report struct {
 	// Staircase is the working-set sweep of read bandwidth and the memory
 	// levels found in it (run).
 	Staircase *Staircase `json:"staircase,omitempty"`
+	// Latency is the anatomy of one GPU call on the adapter (round trip,
+	// cost per dispatch, readback and upload curves), measured by run and
+	// by the latency command.
+	Latency *timing.Anatomy `json:"latency,omitempty"`
 
 	Measurements []Measurement `json:"measurements"`
 	BreakEvens   []BreakEven   `json:"break_evens,omitempty"`
@@ -199,6 +203,10 @@ type Measurement struct {
 	ReadCeiling string `json:"read_ceiling,omitempty"`
 	Bound       string `json:"bound"`    // "memory" or "compute" (roofline), "" if unknown
 	Verified    bool   `json:"verified"` // output matched the reference
+	// RoundTripShare is, on a GPU row of a report with a latency
+	// anatomy, the tiny call's round trip over the row's end-to-end
+	// median (at most 1): the part no faster kernel removes.
+	RoundTripShare *float64 `json:"round_trip_share,omitempty"`
 	// State is the host's state probed before the row (CPU rows at the
 	// DRAM level, GPU rows); StateEnd the probe after it, when it
 	// differs. A CPU row is judged only against a ceiling pass of State.

@@ -1,0 +1,216 @@
+// Command _tinycall compares the tiny GPU call through wgpu-prof's Go API
+// (compute.Open, compute.TinyCall: one submit and one wait per call) with
+// the same call made directly through wgpu-native's webgpu.h from C
+// (peer.c, linked in), in one process on the same adapter, blocks of calls
+// of the two interleaved so drift and load hit both alike. It links
+// third_party/wgpu-native (scripts/setup.sh), so it is built by name, not
+// by ./...:
+//
+//	go run ./bench/_tinycall [-rounds R] [-block B] [-wait MODE,...] [K ...]
+//	go run ./bench/_tinycall -only go [-calls N] [-wait MODE] K ...   (bench/callpath.py)
+//
+// A round times, for each K, a block of B calls of each stack back to back
+// (the order alternating from round to round) and keeps each block's
+// median; the report gives, per K, each stack's median over rounds and
+// the ratio Go / C as the median of the rounds' ratios with their range.
+// -wait adds Go stacks with other wait modes (spin, helper, caller,
+// locked) on the same device. Every call's value is checked.
+package main
+
+/*
+#cgo CFLAGS: -I${SRCDIR}/../../third_party/wgpu-native/include
+#cgo LDFLAGS: -L${SRCDIR}/../../third_party/wgpu-native/lib -lwgpu_native -Wl,-rpath,${SRCDIR}/../../third_party/wgpu-native/lib
+#include <stdlib.h>
+#include "peer.h"
+*/
+import "C"
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unsafe"
+
+	"github.com/wgpu-prof/wgpu-prof/compute"
+	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
+	"github.com/wgpu-prof/wgpu-prof/wgsl"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "tinycall:", err)
+		os.Exit(1)
+	}
+}
+
+var modes = map[string]wgpu.WaitMode{"auto": wgpu.WaitAuto, "spin": wgpu.WaitSpinThenBlock, "helper": wgpu.WaitBlockHelper, "caller": wgpu.WaitBlockCaller, "locked": wgpu.WaitBlockLocked}
+
+// stack is one way of making the tiny call.
+type stack struct {
+	name string
+	call func(k int) error
+}
+
+func run() error {
+	rounds := flag.Int("rounds", 40, "interleaved rounds")
+	block := flag.Int("block", 25, "calls per stack, K and round (short blocks keep load drift out of the ratio)")
+	only := flag.String("only", "", `"go": time the Go API alone, printing "K <k> median_us <m> min_us <lo> calls <n>"`)
+	calls := flag.Int("calls", 1500, "with -only: timed calls per K")
+	noTS := flag.Bool("no-timestamps", false, "open the Go side's device without the timestamp-query feature, as the C peer's")
+	wait := flag.String("wait", "", "extra Go stacks: wait modes, comma-separated (auto, spin, helper, caller, locked)")
+	flag.Parse()
+	if *rounds < 1 || *block < 1 || *calls < 1 {
+		return fmt.Errorf("-rounds, -block and -calls must be positive")
+	}
+	ks := []int{1, 2, 4, 8, 16, 32, 64}
+	if flag.NArg() > 0 {
+		ks = nil
+		for _, a := range flag.Args() {
+			k, err := strconv.Atoi(a)
+			if err != nil || k < 1 || k > compute.MaxTinyDispatches {
+				return fmt.Errorf("K %q: must be an integer in 1..%d", a, compute.MaxTinyDispatches)
+			}
+			ks = append(ks, k)
+		}
+	}
+	d, err := compute.Open(context.Background(), compute.Options{Device: wgpu.DeviceOptions{NoTimestamps: *noTS}})
+	if err != nil {
+		return err
+	}
+	defer d.Release()
+	fmt.Fprintf(os.Stderr, "tinycall: Go API on %s (%s)\n", d.Info.Name, d.Info.Backend)
+	tc, err := compute.NewTinyCall(d.Device)
+	if err != nil {
+		return err
+	}
+	defer tc.Release()
+	goStack := stack{"go", tc.Call}
+	if *only == "go" {
+		if *wait != "" {
+			mode, ok := modes[*wait]
+			if !ok {
+				return fmt.Errorf("-wait %q: with -only, one of auto, spin, helper, caller, locked", *wait)
+			}
+			d.SetWaitMode(mode)
+		}
+		return timeAlone(goStack, ks, *calls)
+	} else if *only != "" {
+		return fmt.Errorf("-only %q: want go", *only)
+	}
+
+	src := C.CString(wgsl.MustSource("latency_tiny"))
+	defer C.free(unsafe.Pointer(src))
+	p := C.peer_open(src)
+	if p == nil {
+		return fmt.Errorf("the C peer found no adapter, device or pipeline")
+	}
+	fmt.Printf("Go API: %s (%s); C peer: %s\n", d.Info.Name, d.Info.Backend, C.GoString(C.peer_adapter(p)))
+	stacks := []stack{goStack, {"c", func(k int) error {
+		if rc := C.peer_call(p, C.int(k)); rc != 0 {
+			return fmt.Errorf("C peer: call failed (%d)", rc)
+		}
+		return nil
+	}}}
+	for _, m := range strings.Split(*wait, ",") {
+		if m == "" {
+			continue
+		}
+		mode, ok := modes[m]
+		if !ok {
+			return fmt.Errorf("-wait %q: want spin, helper, caller or locked", m)
+		}
+		stacks = append(stacks, stack{"go-" + m, func(k int) error {
+			d.SetWaitMode(mode)
+			defer d.SetWaitMode(wgpu.WaitAuto)
+			return tc.Call(k)
+		}})
+	}
+	// med[s][ki] holds stack s's block medians at ks[ki], one per round.
+	med := make([][][]float64, len(stacks))
+	for s := range med {
+		med[s] = make([][]float64, len(ks))
+	}
+	t := make([]float64, *block)
+	for r := -1; r < *rounds; r++ { // round -1 warms every stack up
+		for ki, k := range ks {
+			for i := range stacks {
+				s := (i + max(r, 0)) % len(stacks)
+				for j := range t {
+					t0 := time.Now()
+					if err := stacks[s].call(k); err != nil {
+						return err
+					}
+					t[j] = float64(time.Since(t0).Nanoseconds()) / 1e3
+				}
+				if r >= 0 {
+					slices.Sort(t)
+					med[s][ki] = append(med[s][ki], t[len(t)/2])
+				}
+			}
+		}
+	}
+	fmt.Printf("tiny call, µs per call: median over %d interleaved rounds of %d-call blocks' medians\n", *rounds, *block)
+	fmt.Printf("%3s", "K")
+	for _, s := range stacks {
+		fmt.Printf("%10s", s.name)
+	}
+	fmt.Println("   Go / C: median [range] of rounds")
+	for ki, k := range ks {
+		fmt.Printf("%3d", k)
+		for s := range stacks {
+			fmt.Printf("%10.1f", median(med[s][ki]))
+		}
+		fmt.Printf("   %s\n", ratio(med[0][ki], med[1][ki]))
+	}
+	for s := 2; s < len(stacks); s++ {
+		fmt.Printf("%s / C:", stacks[s].name)
+		for ki, k := range ks {
+			fmt.Printf(" K=%d %s", k, ratio(med[s][ki], med[1][ki]))
+		}
+		fmt.Println()
+	}
+	return nil
+}
+
+// timeAlone times calls calls of s per K after calls/4 warm-up calls.
+func timeAlone(s stack, ks []int, calls int) error {
+	t := make([]float64, calls)
+	for _, k := range ks {
+		for i := -(calls/4 + 1); i < calls; i++ {
+			t0 := time.Now()
+			if err := s.call(k); err != nil {
+				return err
+			}
+			if i >= 0 {
+				t[i] = float64(time.Since(t0).Nanoseconds()) / 1e3
+			}
+		}
+		slices.Sort(t)
+		fmt.Printf("K %d median_us %.2f min_us %.2f calls %d\n", k, t[len(t)/2], t[0], len(t))
+	}
+	return nil
+}
+
+func median(x []float64) float64 {
+	s := slices.Clone(x)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return 0
+	}
+	return s[len(s)/2]
+}
+
+// ratio is the median of the per-round ratios a/b with their range.
+func ratio(a, b []float64) string {
+	r := make([]float64, len(a))
+	for i := range a {
+		r[i] = a[i] / b[i]
+	}
+	slices.Sort(r)
+	return fmt.Sprintf("%.3f [%.3f–%.3f]", median(r), r[0], r[len(r)-1])
+}

@@ -1,0 +1,115 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/wgpu-prof/wgpu-prof/compute"
+	"github.com/wgpu-prof/wgpu-prof/internal/report"
+	"github.com/wgpu-prof/wgpu-prof/timing"
+)
+
+// LatencyConfig configures Latency; zero fields take compute's defaults.
+type LatencyConfig struct {
+	Rounds   int    // interleaved rounds over every point (≥ 3)
+	MaxBytes uint64 // largest transfer of the readback and upload curves
+}
+
+// Validate checks the configuration, naming the bad flag.
+func (c LatencyConfig) Validate() error {
+	if c.Rounds != 0 && (c.Rounds < 3 || c.Rounds > 1000) {
+		return usage(fmt.Errorf("--rounds %d: must be in 3..1000", c.Rounds))
+	}
+	if c.MaxBytes != 0 && c.MaxBytes < 4 {
+		return usage(fmt.Errorf("--max-bytes %d: must be at least 4", c.MaxBytes))
+	}
+	return nil
+}
+
+// quickLatency is the anatomy run --quick measures: fewer rounds and
+// transfers up to 4 MiB.
+var quickLatency = LatencyConfig{Rounds: 5, MaxBytes: 4 << 20}
+
+// Latency measures the anatomy of a GPU call on the environment's device:
+// the round trip of an empty and of a tiny call, the cost per dispatch at
+// K = 1 … 64 per submit, and readback and upload against bytes, every call
+// verified (compute.MeasureLatency).
+func (e *Env) Latency(c LatencyConfig) (*timing.Anatomy, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	if c.MaxBytes > e.Device.Limits.MaxBufferSize {
+		return nil, usage(fmt.Errorf("--max-bytes %d: above the adapter's maxBufferSize %d", c.MaxBytes, e.Device.Limits.MaxBufferSize))
+	}
+	if e.interrupted.Load() {
+		return nil, fmt.Errorf("before the latency anatomy: %w", ErrInterrupted)
+	}
+	e.progress("gpu  call latency anatomy (empty and tiny calls, K dispatches per submit, readback and upload curves)")
+	return compute.MeasureLatency(context.Background(), e.Device, compute.LatencyOptions{Rounds: c.Rounds, MaxBytes: c.MaxBytes})
+}
+
+// callAnatomy measures the anatomy for a run's report and states it in
+// one summary line.
+func (e *Env) callAnatomy(quick bool, rep *report.Report) error {
+	c := LatencyConfig{}
+	if quick {
+		c = quickLatency
+	}
+	a, err := e.Latency(c)
+	if err != nil {
+		return fmt.Errorf("latency anatomy: %w", err)
+	}
+	rep.Latency = a
+	rep.Summary = append(rep.Summary, AnatomyLine(a))
+	return nil
+}
+
+// AnatomyLine is the anatomy in one line: the tiny call's round trip, the
+// empty call, the cost per dispatch, and the transfer rates at the
+// largest size measured.
+func AnatomyLine(a *timing.Anatomy) string {
+	if a == nil {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "GPU call round trip (one submit, one wait): tiny call %s, empty call %s, +%s per dispatch in the same submit",
+		a.Tiny, a.Empty, timing.FormatSeconds(a.PerDispatch()))
+	if n := len(a.Readback); n > 0 {
+		p := a.Readback[n-1]
+		fmt.Fprintf(&b, ", readback %.2f GB/s at %s", p.GBps, sizeIEC(p.Bytes))
+	}
+	if n := len(a.Upload); n > 0 {
+		p := a.Upload[n-1]
+		fmt.Fprintf(&b, ", upload %.2f GB/s at %s", p.GBps, sizeIEC(p.Bytes))
+	}
+	return b.String()
+}
+
+func sizeIEC(n uint64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// roundTripShares sets, on every GPU row, the share of its end-to-end
+// median that the tiny call's round trip is: the part of the row no
+// kernel, however fast, removes.
+func roundTripShares(rep *report.Report) {
+	if rep.Latency == nil || !rep.Latency.Tiny.Valid() {
+		return
+	}
+	rt := rep.Latency.Tiny.Median
+	for i := range rep.Measurements {
+		m := &rep.Measurements[i]
+		if m.Side != report.SideGPU || !m.EndToEnd.Valid() || m.EndToEnd.Median <= 0 {
+			continue
+		}
+		s := min(1, rt/m.EndToEnd.Median)
+		m.RoundTripShare = &s
+	}
+}
