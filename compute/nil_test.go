@@ -30,6 +30,7 @@ func TestNilDeviceAndRunners(t *testing.T) {
 			return err
 		},
 		"MeasureCeilings": func() error { _, err := compute.MeasureCeilings(nil, compute.CeilingOptions{}); return err },
+		"MeasureOverhead": func() error { _, err := compute.MeasureOverhead(nil, 10); return err },
 		"MeasureLatency": func() error {
 			_, err := compute.MeasureLatency(context.Background(), nil, compute.LatencyOptions{})
 			return err
