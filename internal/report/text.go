@@ -74,6 +74,7 @@ func WriteTextOpts(w io.Writer, r *Report, o TextOptions) error {
 	}
 	tw.sweeps(r)
 	tw.experiments(r)
+	tw.latency(r)
 	if o.Verbose {
 		if len(r.Summary) > 0 && summaryIsDetail(r) {
 			tw.section("Details")
