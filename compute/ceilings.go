@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
@@ -34,7 +35,13 @@ type CeilingOptions struct {
 	// (0: 0.25, 1, 4, 16, 64, 256). Each is rounded to a multiple of 0.25
 	// (whole vec4 FMA steps per element).
 	Intensities []float64
+	// Stop, when set, is polled before each kernel: once it returns
+	// true MeasureCeilings returns an error wrapping ErrStopped.
+	Stop func() bool
 }
+
+// ErrStopped is returned by a measurement its Stop function ended.
+var ErrStopped = errors.New("measurement stopped")
 
 // CeilingDesign is one design tried for a ceiling and its rate.
 type CeilingDesign struct {
@@ -69,6 +76,12 @@ type Ceilings struct {
 	// CopyGBs, the best of WriteTried and CopyTried.
 	WriteDesign, CopyDesign string
 	WriteTried, CopyTried   []CeilingDesign
+	// FMADesign names the FMA chain that set PeakGFLOPs, the fastest of
+	// FMATried (each verified; CeilingDesign.GBs holds its GFLOP/s): the
+	// plain fma() chain at every intensity, the other designs
+	// (x*a+b, four interleaved elements) at the highest.
+	FMADesign string
+	FMATried  []CeilingDesign
 	// Timed is "timestamps" when every number is GPU kernel time from
 	// timestamp queries, "host clock" when timestamps were unavailable or
 	// implausible for any kernel (then every number is host time around
@@ -218,11 +231,21 @@ func MeasureCeilings(d *wgpu.Device, opts CeilingOptions) (Ceilings, error) {
 		}
 	}
 	for _, x := range opts.Intensities {
-		k, err := b.fmaKernel(max(1, int(math.Round(4*x))))
+		k, err := b.fmaKernel(max(1, int(math.Round(4*x))), fmaDesigns[0])
 		if err != nil {
 			return Ceilings{}, fmt.Errorf("%s: %w", op, err)
 		}
 		kernels = append(kernels, k)
+	}
+	// The other designs at the highest intensity, where the peak is.
+	top := slices.Max(opts.Intensities)
+	var fmaAlt []*microKernel
+	for _, d := range fmaDesigns[1:] {
+		k, err := b.fmaKernel(max(1, int(math.Round(4*top))), d)
+		if err != nil {
+			return Ceilings{}, fmt.Errorf("%s: %w", op, err)
+		}
+		fmaAlt = append(fmaAlt, k)
 	}
 	nbase := len(kernels)
 	kernels = append(kernels, reads...)
@@ -230,9 +253,14 @@ func MeasureCeilings(d *wgpu.Device, opts CeilingOptions) (Ceilings, error) {
 	kernels = append(kernels, writes...)
 	nwrites := len(kernels)
 	kernels = append(kernels, copies...)
+	ncopies := len(kernels)
+	kernels = append(kernels, fmaAlt...)
 	times := make([]runTimes, len(kernels))
 	allKernel := timer != nil
 	for i, k := range kernels {
+		if opts.Stop != nil && opts.Stop() {
+			return Ceilings{}, fmt.Errorf("%s: %w", op, ErrStopped)
+		}
 		if times[i], err = b.measure(k, opts.Runs, timer); err != nil {
 			return Ceilings{}, fmt.Errorf("%s: %w", op, err)
 		}
@@ -263,12 +291,29 @@ func MeasureCeilings(d *wgpu.Device, opts CeilingOptions) (Ceilings, error) {
 	}
 	c.ReadGBs, c.ReadDesign, c.ReadTried = best(0, nbase, nreads)
 	c.WriteGBs, c.WriteDesign, c.WriteTried = best(1, nreads, nwrites)
-	c.CopyGBs, c.CopyDesign, c.CopyTried = best(2, nwrites, len(kernels))
+	c.CopyGBs, c.CopyDesign, c.CopyTried = best(2, nwrites, ncopies)
 	for i := 3; i < nbase; i++ {
 		k := kernels[i]
 		p := FMAPoint{Intensity: k.flops / k.bytes, GFLOPs: rate(i, k.flops), GBs: rate(i, k.bytes)}
 		c.FMA = append(c.FMA, p)
-		c.PeakGFLOPs = max(c.PeakGFLOPs, p.GFLOPs)
+		c.FMATried = append(c.FMATried, CeilingDesign{k.name, p.GFLOPs})
+	}
+	// The other designs at the top intensity raise its point (and the
+	// peak) where faster.
+	for i := ncopies; i < len(kernels); i++ {
+		k := kernels[i]
+		g := rate(i, k.flops)
+		c.FMATried = append(c.FMATried, CeilingDesign{k.name, g})
+		for j := range c.FMA {
+			if c.FMA[j].Intensity == k.flops/k.bytes && g > c.FMA[j].GFLOPs {
+				c.FMA[j].GFLOPs, c.FMA[j].GBs = g, rate(i, k.bytes)
+			}
+		}
+	}
+	for _, d := range c.FMATried {
+		if d.GBs > c.PeakGFLOPs {
+			c.PeakGFLOPs, c.FMADesign = d.GBs, d.Name
+		}
 	}
 	return c, nil
 }
@@ -668,8 +713,35 @@ func fmaRef(x0 float32, fmas int) (want, tol float64) {
 	return float64(x), 2*eps32*bound + 1e-30
 }
 
-func (b *ceilingBench) fmaKernel(fmas int) (*microKernel, error) {
-	p, err := b.pipeline("micro_fma", wgpu.Constants{"FMAS": float64(fmas)})
+// fmaDesign is one way of writing the FMA chain (wgsl/micro_fma.wgsl's
+// MAD and WIDE overrides).
+type fmaDesign struct{ mad, wide bool }
+
+// fmaDesigns are the FMA chain's designs: fma() with two interleaved
+// elements first (every intensity), then x*a+b and four elements (at the
+// peak's intensity): the ceiling is the best of them.
+var fmaDesigns = []fmaDesign{{}, {mad: true}, {wide: true}, {mad: true, wide: true}}
+
+func (d fmaDesign) String() string {
+	s := "fma"
+	if d.mad {
+		s = "mad"
+	}
+	if d.wide {
+		s += ",x4"
+	}
+	return s
+}
+
+func (b *ceilingBench) fmaKernel(fmas int, design fmaDesign) (*microKernel, error) {
+	consts := wgpu.Constants{"FMAS": float64(fmas)}
+	if design.mad {
+		consts["MAD"] = 1
+	}
+	if design.wide {
+		consts["WIDE"] = 1
+	}
+	p, err := b.pipeline("micro_fma", consts)
 	if err != nil {
 		return nil, err
 	}
@@ -685,6 +757,9 @@ func (b *ceilingBench) fmaKernel(fmas int) (*microKernel, error) {
 	const blk, count = 32, 4
 	starts := sampleStarts(n4, blk, count)
 	name := fmt.Sprintf("micro_fma(FMAS=%d)", fmas)
+	if design != (fmaDesign{}) {
+		name = fmt.Sprintf("micro_fma(FMAS=%d,%v)", fmas, design)
+	}
 	return &microKernel{
 		name:  name,
 		pass:  wgpu.Pass{Label: name, Dispatches: []wgpu.Dispatch{{Pipeline: p, BindGroups: []*wgpu.BindGroup{bg}, X: b.streamGroups(n4, 2), Y: 1, Z: 1}}},

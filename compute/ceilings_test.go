@@ -257,20 +257,22 @@ func TestCeilingVerifiers(t *testing.T) {
 	}
 	b.srcHost[4*(b.n4-1)] -= 0.5
 
-	for _, fmas := range []int{1, 1024} {
-		k, err := b.fmaKernel(fmas)
-		if err != nil {
-			t.Fatal(err)
+	for _, d := range fmaDesigns {
+		for _, fmas := range []int{1, 1024} {
+			k, err := b.fmaKernel(fmas, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			run(k, 0)
+			if err := k.verify(0); err != nil {
+				t.Fatalf("fma %d %v: real output rejected: %v", fmas, d, err)
+			}
+			b.srcHost[0] += 0.25
+			if err := k.verify(0); !errors.Is(err, ErrVerify) {
+				t.Errorf("fma %d %v: wrong expected element accepted (err %v)", fmas, d, err)
+			}
+			b.srcHost[0] -= 0.25
 		}
-		run(k, 0)
-		if err := k.verify(0); err != nil {
-			t.Fatalf("fma %d: real output rejected: %v", fmas, err)
-		}
-		b.srcHost[0] += 0.25
-		if err := k.verify(0); !errors.Is(err, ErrVerify) {
-			t.Errorf("fma %d: wrong expected element accepted (err %v)", fmas, err)
-		}
-		b.srcHost[0] -= 0.25
 	}
 }
 

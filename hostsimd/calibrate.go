@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/klauspost/cpuid/v2"
+	"github.com/wgpu-prof/wgpu-prof/internal/machine"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
 
@@ -36,7 +37,7 @@ import (
 
 // calibVersion changes whenever the candidates or the method change, so
 // stale cache files are not used.
-const calibVersion = 8 // 8: the DRAM class over DRAMWorkingSet (≥ 8× L3); 7: DRAM candidates on huge pages (HugeFloats)
+const calibVersion = 9 // 9: the DRAM class over DRAMWorkingSet within the memory budget; 8: over DRAMWorkingSet (≥ 8× L3); 7: DRAM candidates on huge pages (HugeFloats)
 
 // Class names of CosineSingle shapes.
 const (
@@ -94,14 +95,12 @@ func cpuKey() string {
 	return fmt.Sprintf("%s family %d model %d (%s)", strings.TrimSpace(c.BrandName), c.Family, c.Model, c.VendorString)
 }
 
-// residentClass reports whether a buffer of bytes counts as cache-resident:
-// at most half the last-level cache (8 MiB when unknown).
+// residentClass reports whether a buffer of bytes counts as
+// cache-resident: whether the one level rule (machine.Machine.LevelOf,
+// with no staircase measured: half a level's cpuid capacity) places it in
+// a cache level on the default thread count (TestResidentClassIsTheLevelRule).
 func residentClass(bytes int64) bool {
-	l3 := int64(cpuid.CPU.Cache.L3)
-	if l3 <= 0 {
-		l3 = 16 << 20
-	}
-	return 2*bytes <= l3
+	return machine.Current().LevelOf(float64(bytes), defaultThreads, nil) != machine.DRAM
 }
 
 // ClassOf returns ClassResident or ClassDRAM for a buffer of bytes.
@@ -301,11 +300,10 @@ func measureCalibration() *Calibration {
 	const d = 768
 	c := &Calibration{Version: calibVersion, CPU: cpuKey(), Threads: defaultThreads,
 		Single: map[string]Choice{}, When: time.Now().UTC().Format(time.RFC3339), Source: "measured"}
-	l3 := int64(cpuid.CPU.Cache.L3)
-	if l3 <= 0 {
-		l3 = 16 << 20
-	}
-	resBytes := min(max(l3/8, 1<<20), 8<<20)
+	// The resident buffer well inside the level rule's reach of the
+	// largest cache (1 … 8 MiB).
+	m := machine.Current()
+	resBytes := min(max(m.LargestCache(defaultThreads)/8, 1<<20), 8<<20)
 	dramBytes := DRAMWorkingSet(defaultThreads)
 	rng := rand.New(rand.NewPCG(7, 11))
 	q := make([]float32, d)

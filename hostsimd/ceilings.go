@@ -1,6 +1,7 @@
 package hostsimd
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -8,7 +9,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/klauspost/cpuid/v2"
+	"github.com/wgpu-prof/wgpu-prof/internal/machine"
 )
 
 // CeilingOpts configures MeasureCeilings. Zero values pick defaults.
@@ -30,7 +31,14 @@ type CeilingOpts struct {
 	// Budget bounds the total time: once it is spent, each remaining
 	// kernel runs only twice (warm-up + one timed run). 0 means no bound.
 	Budget time.Duration
+	// Stop, when set, is polled between timed runs: once it returns
+	// true the remaining kernels are skipped and MeasureCeilings returns
+	// ErrStopped.
+	Stop func() bool
 }
+
+// ErrStopped is returned by a measurement its Stop function ended.
+var ErrStopped = errors.New("hostsimd: measurement stopped")
 
 // Ceilings are measured CPU limits, in 10^9 bytes or flops per second.
 type Ceilings struct {
@@ -81,19 +89,26 @@ func (c Ceilings) String() string {
 // DRAMWorkingSet of all threads.
 func DefaultCeilingBytes() int64 { return DRAMWorkingSet(runtime.GOMAXPROCS(0)) }
 
+// CeilingArrays is how many arrays of CeilingOpts.Bytes MeasureCeilings
+// holds at once (the triad's).
+const CeilingArrays = 3
+
 // DRAMWorkingSet is the working set of a "dram" measurement on threads
-// threads: past every cache any of them can see. The guest reports one L3
-// (cpuid), but a hypervisor may place each vCPU on its own chiplet with an
-// L3 of that size, so threads threads may see threads L3s: the set is at
-// least twice that sum, at least 8× the reported L3 and at least 256 MiB:
-// a set of twice the reported L3 fits in two such L3s, and each thread's
-// half of it is then read at cache speed and called DRAM.
+// threads: what the caches call for (past every cache any of them can
+// see, machine.Machine.DRAMWant), planned so that CeilingArrays arrays of
+// it fit the memory budget of the machine in use (machine.Current).
+// DRAMWorkingSetPlan says whether the budget cut it.
 func DRAMWorkingSet(threads int) int64 {
-	l3 := int64(cpuid.CPU.Cache.L3)
-	if l3 <= 0 {
-		l3 = 32 << 20
-	}
-	return max(8*l3, 2*l3*int64(max(threads, 1)), 256<<20)
+	b, _ := DRAMWorkingSetPlan(threads)
+	return b
+}
+
+// DRAMWorkingSetPlan is DRAMWorkingSet and whether the memory budget made
+// it smaller than the caches call for (a capped DRAM level: it may still
+// be partly cache-resident).
+func DRAMWorkingSetPlan(threads int) (int64, bool) {
+	m := machine.Current()
+	return machine.Plan(m.DRAMWant(threads), CeilingArrays, m.Budget(false))
 }
 
 // alignedFloats returns n float32s starting on a 64-byte boundary.
@@ -171,9 +186,13 @@ func (h Host) MeasureCeilings(opts CeilingOpts) (Ceilings, error) {
 	})
 	// bestOf runs fn runs times (the first a warm-up) and returns the best
 	// time; with budgeted set, a spent Budget cuts the runs short.
+	stopped := func() bool { return opts.Stop != nil && opts.Stop() }
 	bestOf := func(fn func(th, lo, hi int), budgeted bool) float64 {
 		bt := time.Duration(math.MaxInt64)
 		for r := 0; r < runs; r++ {
+			if stopped() {
+				return math.Inf(1)
+			}
 			d := par(fn)
 			if r > 0 {
 				bt = min(bt, d)
@@ -188,7 +207,7 @@ func (h Host) MeasureCeilings(opts CeilingOpts) (Ceilings, error) {
 	gb := func(nbytes int64, sec float64) float64 { return float64(nbytes) / sec / 1e9 }
 	nb := int64(n) * 4
 
-	rd, err := measureRead(k, a, t, runs, opts.Budget, start)
+	rd, err := measureRead(k, a, t, runs, opts.Budget, start, opts.Stop)
 	if err != nil {
 		return Ceilings{}, err
 	}
@@ -198,7 +217,7 @@ func (h Host) MeasureCeilings(opts CeilingOpts) (Ceilings, error) {
 		if cn == 0 {
 			return Ceilings{}, fmt.Errorf("hostsimd.MeasureCeilings: CacheBytes=%d too small for %d threads", opts.CacheBytes, t)
 		}
-		cr, err := measureRead(k, a[:cn], t, runs, 0, time.Now())
+		cr, err := measureRead(k, a[:cn], t, runs, 0, time.Now(), opts.Stop)
 		if err != nil {
 			return Ceilings{}, err
 		}
@@ -229,6 +248,9 @@ func (h Host) MeasureCeilings(opts CeilingOpts) (Ceilings, error) {
 	}, false)
 	res.FMAGFLOPs = float64(t) * float64(iters) * float64(k.fmaLanes) * 2 / sec / 1e9
 	runtime.KeepAlive(a)
+	if stopped() {
+		return res, ErrStopped
+	}
 	return res, nil
 }
 
@@ -255,6 +277,12 @@ type ReadCeiling struct {
 // cache is read several times per timed pass so a pass lasts long enough
 // to time, and stays resident: this is the roof for cache-resident rows.
 func MeasureRead(bytes int64, threads, runs int) (ReadCeiling, error) {
+	return MeasureReadUntil(bytes, threads, runs, nil)
+}
+
+// MeasureReadUntil is MeasureRead polling stop (when not nil) between
+// timed runs: once it returns true the measurement ends with ErrStopped.
+func MeasureReadUntil(bytes int64, threads, runs int, stop func() bool) (ReadCeiling, error) {
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
@@ -279,12 +307,12 @@ func MeasureRead(bytes int64, threads, runs int) (ReadCeiling, error) {
 		}()
 	}
 	wg.Wait()
-	return measureRead(defaultKernels(), a, threads, max(runs, 2), 0, time.Now())
+	return measureRead(defaultKernels(), a, threads, max(runs, 2), 0, time.Now(), stop)
 }
 
 // measureRead times every reader of k in every layout over a (whose
 // length is a multiple of 16*t) with t locked goroutines.
-func measureRead(k *kernelTable, a []float32, t, runs int, budget time.Duration, start time.Time) (ReadCeiling, error) {
+func measureRead(k *kernelTable, a []float32, t, runs int, budget time.Duration, start time.Time, stop func() bool) (ReadCeiling, error) {
 	n := len(a)
 	res := ReadCeiling{Bytes: int64(n) * 4, Threads: t}
 	// Passes per timed run: at least ~256 MiB read, so cache-sized sets
@@ -331,6 +359,9 @@ func measureRead(k *kernelTable, a []float32, t, runs int, budget time.Duration,
 		for _, ly := range layouts {
 			bt := time.Duration(math.MaxInt64)
 			for r := 0; r < runs; r++ {
+				if stop != nil && stop() {
+					return res, ErrStopped
+				}
 				var wg sync.WaitGroup
 				var ready sync.WaitGroup
 				ready.Add(t)

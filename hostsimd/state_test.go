@@ -3,7 +3,7 @@ package hostsimd
 import (
 	"testing"
 
-	"github.com/klauspost/cpuid/v2"
+	"github.com/wgpu-prof/wgpu-prof/internal/machine"
 )
 
 // TestClassifyRoundTrip: round trips typical of the two placements of a
@@ -58,20 +58,32 @@ func BenchmarkProbeState(b *testing.B) {
 }
 
 // TestDRAMWorkingSet: the DRAM working set is past every L3 the threads
-// may see: at least 8× the reported L3, twice the L3s of all threads, and
-// the calibration's DRAM class and the default ceilings use it.
+// may see (at least 8× the reported L3, twice the L3s of all threads,
+// 256 MiB) where the memory budget allows it, and otherwise the largest
+// set CeilingArrays arrays of which fit the budget, said to be capped.
 func TestDRAMWorkingSet(t *testing.T) {
-	l3 := int64(cpuid.CPU.Cache.L3)
-	if l3 <= 0 {
-		l3 = 32 << 20
-	}
-	for _, th := range []int{1, 2, 8, 64} {
-		b := DRAMWorkingSet(th)
-		if b < 8*l3 || b < 2*l3*int64(th) || b < 256<<20 {
-			t.Errorf("%d threads: %d bytes, L3 %d", th, b, l3)
+	for _, m := range []machine.Machine{
+		{L3: 32 << 20, Cores: 2, MemAvailable: 22 << 30},
+		{Cores: 2, MemAvailable: 22 << 30},
+		{L3: 480 << 20, Cores: 2, MemAvailable: 22 << 30},
+		{L3: 32 << 20, Cores: 2, MemAvailable: 22 << 30, MaxMemory: 256 << 20},
+	} {
+		restore := machine.Set(m)
+		l3 := m.L3
+		if l3 <= 0 {
+			l3 = 32 << 20
 		}
-	}
-	if DefaultCeilingBytes() < 8*l3 {
-		t.Errorf("DefaultCeilingBytes %d < 8× L3 %d", DefaultCeilingBytes(), l3)
+		for _, th := range []int{1, 2, 8, 64} {
+			b, capped := DRAMWorkingSetPlan(th)
+			want := max(8*l3, 2*l3*int64(th), 256<<20)
+			per := m.Budget(false) / CeilingArrays
+			if capped != (want > per) || (!capped && b != want) || (capped && b != per) {
+				t.Errorf("L3 %d, budget %d, %d threads: %d bytes (capped %v), want %d within %d per array", m.L3, m.Budget(false), th, b, capped, want, per)
+			}
+			if DRAMWorkingSet(th) != b {
+				t.Errorf("DRAMWorkingSet(%d) != DRAMWorkingSetPlan", th)
+			}
+		}
+		restore()
 	}
 }

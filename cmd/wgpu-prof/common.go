@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/machine"
 )
 
 // deviceFlags select the adapter and the measurement budget.
@@ -24,6 +25,7 @@ type deviceFlags struct {
 	cpuLevel     string
 	threads      int
 	cvWarn       float64
+	maxMemory    string
 }
 
 func (f *deviceFlags) register(fs *pflag.FlagSet) {
@@ -36,6 +38,28 @@ func (f *deviceFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.cpuLevel, "cpu-level", "", "host SIMD level: generic, avx2, avx512, neon (default: the best available)")
 	fs.IntVar(&f.threads, "threads", 0, "host worker threads (0: GOMAXPROCS; at most 8 per logical CPU)")
 	fs.Float64Var(&f.cvWarn, "cv-warn", 0.05, "flag a measurement whose coefficient of variation exceeds this (0.05: 5%)")
+	maxMemoryVar(fs, &f.maxMemory)
+}
+
+// maxMemoryVar defines --max-memory, the memory budget of every
+// measuring command.
+func maxMemoryVar(fs *pflag.FlagSet, p *string) {
+	fs.StringVar(p, "max-memory", "", "memory budget of the working sets, e.g. 1GiB or 512MiB (default: 25% of the memory available at start, at most 1 GiB with --quick)")
+}
+
+// parseMaxMemory parses --max-memory ("": the default budget, 0).
+func parseMaxMemory(s string) (int64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	b, err := machine.ParseBytes(s)
+	if err != nil {
+		return 0, fmt.Errorf("--max-memory: %w", err)
+	}
+	if b < machine.MinBudget {
+		return 0, fmt.Errorf("--max-memory %s: below %s, too little to measure past the caches", s, machine.IEC(machine.MinBudget))
+	}
+	return b, nil
 }
 
 // open validates the flags and opens the device.
@@ -53,12 +77,17 @@ func (f *deviceFlags) open(stderr io.Writer) (*experiment.Env, error) {
 	if err := experiment.CheckCVWarn(f.cvWarn); err != nil {
 		return nil, err
 	}
+	maxMem, err := parseMaxMemory(f.maxMemory)
+	if err != nil {
+		return nil, err
+	}
 	env, err := experiment.Open(experiment.AdapterSelect{Backend: f.backend, Index: f.adapter, Name: f.adapterName},
 		experiment.MeasureOpts{Budget: f.budget, TargetRel: f.target, WarnCV: f.cvWarn}, f.noTimestamps)
 	if err != nil {
 		return nil, err
 	}
 	env.Host = host
+	env.SetMaxMemory(maxMem)
 	return env, nil
 }
 

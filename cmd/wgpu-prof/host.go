@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/machine"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
@@ -24,6 +25,8 @@ func runHost(stdout, stderr io.Writer, args []string) error {
 	q := fs.Int("q", 64, "queries for the batch cosine")
 	threads := fs.Int("threads", 0, "worker threads (0: GOMAXPROCS; 1: single-core speed; at most 8 per logical CPU)")
 	budget := fs.Duration("budget", experiment.DefaultBudget, "time budget per measurement (at least 10 samples are always taken)")
+	var maxMemory string
+	maxMemoryVar(fs, &maxMemory)
 	setHelp(fs, stdout, "usage: wgpu-prof host [flags]\n"+
 		"CPU only (no GPU needed): measures the host's read/write/copy/triad bandwidth and\n"+
 		"FMA peak, then the host SIMD kernels at each level against those ceilings.",
@@ -50,6 +53,15 @@ func runHost(stdout, stderr io.Writer, args []string) error {
 	lv, err := experiment.ParseLevels(*levels)
 	if err != nil {
 		return err
+	}
+	maxMem, err := parseMaxMemory(maxMemory)
+	if err != nil {
+		return err
+	}
+	if maxMem > 0 {
+		m := machine.Current()
+		m.MaxMemory = maxMem
+		defer machine.Set(m)()
 	}
 	rep := report.New(versionString(), time.Now().UTC())
 	cfg := experiment.HostConfig{

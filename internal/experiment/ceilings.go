@@ -1,29 +1,32 @@
 package experiment
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/klauspost/cpuid/v2"
-
 	"github.com/wgpu-prof/wgpu-prof/compute"
+	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
+	"github.com/wgpu-prof/wgpu-prof/internal/machine"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
 
 // cacheLevels are the cache-resident working sets the read ceilings are
-// measured at besides DRAM: half the L2 and half the last-level cache
-// (from cpuid; a level the CPU does not report is skipped).
-func cacheLevels(dram float64) []RoofLevel {
+// measured at besides DRAM, without a staircase: half the L2 and half the
+// last-level cache as threads threads see them (from the machine's cpuid
+// description; a level it does not report is skipped), each judging the
+// working sets up to its capacity (the one level rule, machine.ReachOf).
+func cacheLevels(dram float64, threads int) []RoofLevel {
+	m := machine.Current()
 	var out []RoofLevel
-	add := func(name string, b int) {
-		if b > 0 && float64(b/2) < dram {
-			out = append(out, RoofLevel{Name: name, Bytes: float64(b / 2)})
+	for _, name := range []string{machine.L2, machine.LLC} {
+		c := float64(m.CacheBytes(name, threads))
+		if c > 0 && c/2 < dram {
+			out = append(out, RoofLevel{Name: name, Bytes: c / 2, CPUCap: c})
 		}
 	}
-	add("l2", cpuid.CPU.Cache.L2)
-	add("llc", cpuid.CPU.Cache.L3)
 	return out
 }
 
@@ -42,11 +45,12 @@ func (e *Env) cacheCeilings(cfg RunConfig, dram Roofs, rep *report.Report) ([]Ro
 	if dramBytes == 0 {
 		dramBytes = float64(hostsimd.DefaultCeilingBytes())
 	}
-	levels := cacheLevels(dramBytes)
+	threads := e.Host.ThreadCount()
+	levels := cacheLevels(dramBytes, threads)
 	if rep.Staircase != nil {
 		// The levels the staircase found, each side at a working set
 		// inside its own plateau.
-		levels = stairRoofLevels(rep.Staircase)
+		levels = stairRoofLevels(rep.Staircase, threads)
 	}
 	for i := range levels {
 		l := &levels[i]
@@ -56,6 +60,9 @@ func (e *Env) cacheCeilings(cfg RunConfig, dram Roofs, rep *report.Report) ([]Ro
 			gpuBytes = l.Bytes
 		}
 		if gpuBytes >= 4096 {
+			if err := e.checkStop("gpu cache-level ceilings"); err != nil {
+				return nil, err
+			}
 			// Only the read ceiling depends on the level: the read
 			// designs alone (compute.MeasureReadAt).
 			e.progress("gpu read ceiling at the %s working set (%s)", l.Name, fmtBytes(gpuBytes))
@@ -72,9 +79,15 @@ func (e *Env) cacheCeilings(cfg RunConfig, dram Roofs, rep *report.Report) ([]Ro
 			rep.Ceilings.GPU[bk] = float64(gc.Bytes)
 		}
 		if l.Bytes > 0 {
+			if err := e.checkStop("cpu cache-level ceilings"); err != nil {
+				return nil, err
+			}
 			e.progress("cpu ceilings at the %s working set (%s)", l.Name, fmtBytes(l.Bytes))
 			before := probeState(e.Host.ThreadCount())
-			cc, err := e.Host.MeasureCeilings(hostsimd.CeilingOpts{Bytes: int64(l.Bytes), Budget: ceilingBudget(e.Measure)})
+			cc, err := e.Host.MeasureCeilings(hostsimd.CeilingOpts{Bytes: int64(l.Bytes), Budget: ceilingBudget(e.Measure), Stop: e.stopped})
+			if errors.Is(err, hostsimd.ErrStopped) {
+				return nil, fmt.Errorf("cpu ceilings (%s working set): %w", l.Name, ErrInterrupted)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("cpu ceilings (%s working set): %w", l.Name, err)
 			}
@@ -95,15 +108,25 @@ func (e *Env) cacheCeilings(cfg RunConfig, dram Roofs, rep *report.Report) ([]Ro
 // CeilingCheck is the invariant that no kernel runs above 105% of the
 // ceiling it is judged against: a kernel faster than its ceiling means the
 // ceiling is not this machine's best. It returns one warning per row above
-// it, or a line saying none is.
+// it and one line for all the rows between 100% and 105% (each marked
+// "above it" in the tables, so each is explained), or a line saying no
+// row is above 105%.
 func CeilingCheck(rep *report.Report) (warnings []string, ok string) {
+	var near []string
 	for _, m := range rep.Measurements {
-		if m.CeilingFrac > 1.05 {
+		switch {
+		case m.CeilingFrac > 1.05:
 			warnings = append(warnings, fmt.Sprintf("%s %s %s %s: %.0f%% of its %s ceiling, above the 105%% the invariant allows: that ceiling is not this machine's best",
 				m.Workload, m.Side, m.Variant, paramLabel(m.Params), 100*m.CeilingFrac, m.Bound+"-bound"))
+		case m.CeilingFrac > 1:
+			near = append(near, fmt.Sprintf("%s %s %s %.1f%%", m.Workload, m.Side, m.Variant, 100*m.CeilingFrac))
 		}
 	}
-	if len(warnings) == 0 {
+	if len(near) > 0 {
+		warnings = append(warnings, fmt.Sprintf("%d row(s) between 100%% and 105%% of their ceilings (%s): within the ceilings' own run-to-run spread, so the ceiling is this machine's best as far as this run can tell",
+			len(near), strings.Join(near, ", ")))
+	}
+	if len(warnings) == 0 || (len(near) > 0 && len(warnings) == 1) {
 		ok = "ceiling check: no row runs above 105% of the ceiling of its own working set"
 	}
 	return warnings, ok
@@ -193,3 +216,115 @@ func recheckCPUReadCeilings(rep *report.Report, dramBytes int64, threads int, pr
 // RecheckPrefix starts the summary lines of recheckCPUReadCeilings;
 // HostSummary keeps them.
 const RecheckPrefix = "ceiling recheck: "
+
+// dramPlan is how the DRAM-level ceilings' working sets were planned in
+// the memory budget: what the caches call for on each side, what was
+// planned, and where the budget cut the staircase.
+type dramPlan struct {
+	budget           int64
+	source           string
+	cpuWant, cpuPlan int64
+	gpuWant, gpuPlan uint64
+	gpuCapped        bool   // by the budget, not the binding limit
+	stair            string // the staircase's cut ("": none)
+}
+
+// planDRAM plans the DRAM-level ceilings' working sets inside the memory
+// budget before anything is allocated: on the CPU what the caches call
+// for (machine.Machine.DRAMWant, and past every cache level the staircase
+// found), on the GPU 256 MiB or 8× its largest cache level (on a CPU
+// adapter, the CPU's caches too), each for hostsimd.CeilingArrays arrays
+// at once, the GPU's also within the adapter's binding limit. A side the
+// budget cut is measured over what fits and labelled capped (dramPlan.line).
+func (e *Env) planDRAM(cfg RunConfig, st *report.Staircase) (gpuBytes uint64, cpuBytes int64, p dramPlan) {
+	m := machine.Current()
+	threads := e.Host.ThreadCount()
+	p.budget, p.source, p.stair = memoryBudget(cfg.QuickStaircase), m.BudgetSource(cfg.QuickStaircase), e.stairCap
+	gpuCache := largestCache(st, report.SideGPU)
+	if e.Device.Info.Type == wgpu.DeviceCPU {
+		// A CPU adapter (llvmpipe) reads through the CPU's caches, which
+		// its own sweep may not resolve on a busy machine.
+		gpuCache = max(gpuCache, largestCache(st, report.SideCPU), float64(m.L3))
+	}
+	p.gpuWant = max(cfg.CeilingBytes, 256<<20, uint64(8*gpuCache))
+	if cfg.CeilingBytes > 0 {
+		p.gpuWant = max(cfg.CeilingBytes, uint64(8*gpuCache))
+	}
+	planned, gpuCapped := machine.Plan(int64(p.gpuWant), hostsimd.CeilingArrays, p.budget)
+	lim := min(e.Device.Limits.MaxStorageBufferBindingSize, e.Device.Limits.MaxBufferSize) &^ 15
+	p.gpuPlan = min(uint64(planned), lim) &^ 15
+	p.gpuCapped = gpuCapped && uint64(planned) < lim
+	if p.gpuPlan == lim && lim < uint64(8*gpuCache) {
+		st.Notes = append(st.Notes, fmt.Sprintf("gpu dram ceilings over %s, the adapter's binding limit: less than 8× the largest cache level (%s)", fmtBytes(float64(lim)), fmtBytes(gpuCache)))
+	}
+	p.cpuWant = max(int64(cfg.CeilingBytes), m.DRAMWant(threads), int64(4*largestCache(st, report.SideCPU)))
+	p.cpuPlan, _ = machine.Plan(p.cpuWant, hostsimd.CeilingArrays, p.budget)
+	return p.gpuPlan, p.cpuPlan, p
+}
+
+// MemoryPrefix starts the summary line about the memory budget and the
+// levels it capped.
+const MemoryPrefix = "memory budget: "
+
+// line is the one summary line on the budget: which DRAM levels it
+// capped (measured over less than the caches call for, so possibly
+// partly cache-resident), or that it capped none. It also marks the
+// capped sides' ceilings in rep (dram_capped, bytes_want).
+func (p dramPlan) line(rep *report.Report) string {
+	var capped []string
+	if p.cpuPlan < p.cpuWant {
+		capped = append(capped, fmt.Sprintf("cpu dram ceilings over %s per array (the caches call for %s)", fmtBytes(float64(p.cpuPlan)), fmtBytes(float64(p.cpuWant))))
+		rep.Ceilings.CPU["dram_capped"], rep.Ceilings.CPU["bytes_want"] = 1, float64(p.cpuWant)
+	}
+	if p.gpuCapped {
+		capped = append(capped, fmt.Sprintf("gpu dram ceilings over %s (the caches call for %s)", fmtBytes(float64(p.gpuPlan)), fmtBytes(float64(p.gpuWant))))
+		rep.Ceilings.GPU["dram_capped"], rep.Ceilings.GPU["bytes_want"] = 1, float64(p.gpuWant)
+	}
+	if p.stair != "" {
+		capped = append(capped, p.stair)
+	}
+	head := fmt.Sprintf("%s%s (%s)", MemoryPrefix, fmtBytes(float64(p.budget)), p.source)
+	if len(capped) == 0 {
+		return head + ": no level capped"
+	}
+	return head + ": capped " + strings.Join(capped, "; ") + ": a capped level may be partly cache-resident, its ceiling an upper bound"
+}
+
+// raiseGPUComputeCeiling keeps the GPU compute ceiling from being left
+// below a measured kernel: the FMA microbenchmarks (every design of
+// compute.MeasureCeilings) are this adapter's best known FMA streamers,
+// but a verified kernel that ran faster shows the adapter does more. The
+// ceiling is then raised to the fastest such kernel's rate (the rows are
+// placed again against it) and the summary says which kernel set it.
+// TestRaiseGPUComputeCeiling checks both outcomes.
+func raiseGPUComputeCeiling(rep *report.Report) []string {
+	cs := rep.Ceilings.GPU
+	old := cs["fma_gflops"]
+	if !(old > 0) {
+		return nil
+	}
+	var best *report.Measurement
+	for i := range rep.Measurements {
+		m := &rep.Measurements[i]
+		if m.Side == report.SideGPU && m.Verified && m.Bound == timing.BoundCompute && m.GFLOPs > old && (best == nil || m.GFLOPs > best.GFLOPs) {
+			best = m
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	cs["fma_gflops"] = best.GFLOPs
+	for i := range rep.Measurements {
+		m := &rep.Measurements[i]
+		if m.Side != report.SideGPU || m.Bound == "" {
+			continue
+		}
+		bw := cs[m.ReadCeilingKey()]
+		if !(bw > 0) {
+			bw = cs["read_gbs"]
+		}
+		place(m, timing.Roof{PeakGFLOPs: best.GFLOPs, BandwidthGBs: bw}, m.Time().Median)
+	}
+	return []string{fmt.Sprintf("%sGPU FMA ceiling raised from %.1f to %.1f GFLOP/s, the rate of %s %s %s (verified): it ran faster than every FMA microbenchmark (fma() and x*a+b chains, two and four elements per invocation)",
+		RecheckPrefix, old, best.GFLOPs, best.Workload, best.Variant, paramLabel(best.Params))}
+}

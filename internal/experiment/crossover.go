@@ -654,8 +654,7 @@ func (e *Env) extensionLimit(w *workload.Descriptor, cfg RunConfig, pr *workload
 	if !grows {
 		return limit, why
 	}
-	availU, _ := memAvailable()
-	avail := int64(availU)
+	budget := memoryBudget(cfg.QuickStaircase)
 	c0 := pr.At(pr.Size, workload.Knobs{})
 	perItem := c0.Bytes / float64(pr.Size)
 	size := pr.Size
@@ -672,10 +671,10 @@ func (e *Env) extensionLimit(w *workload.Descriptor, cfg RunConfig, pr *workload
 			}
 		}
 		// Data, reference and the GPU's copy: about 3× the bytes one call
-		// reads; keep within a quarter of the available host memory.
-		if avail > 0 && 3*perItem*float64(next) > float64(avail)/4 {
-			return size, fmt.Sprintf("host RAM: %s=%d would need about %.1f GiB, a quarter of the %.1f GiB available",
-				w.Batch, next, 3*perItem*float64(next)/(1<<30), float64(avail)/(1<<30))
+		// reads; keep within the memory budget.
+		if 3*perItem*float64(next) > float64(budget) {
+			return size, fmt.Sprintf("host RAM: %s=%d would need about %.1f GiB, past the %.1f GiB memory budget",
+				w.Batch, next, 3*perItem*float64(next)/(1<<30), float64(budget)/(1<<30))
 		}
 		size = next
 	}

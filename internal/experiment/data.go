@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/dataset"
+	"github.com/wgpu-prof/wgpu-prof/internal/machine"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
 )
@@ -32,8 +33,8 @@ func (c *RunConfig) loadData(set func(name string) bool) error {
 		return err
 	}
 	var maxBytes uint64
-	if avail, ok := memAvailable(); ok {
-		maxBytes = uint64(MemHeadroom * float64(avail))
+	if m := machine.Current(); m.MemAvailable > 0 || m.MaxMemory > 0 {
+		maxBytes = uint64(m.Budget(false))
 	}
 	fileErr := func(p *workload.Param, err error) error {
 		return &ParamError{Name: p.Name, Value: *p.String(&c.Config), Limit: err.Error()}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"runtime/debug"
 	"sync/atomic"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/klauspost/cpuid/v2"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
+	"github.com/wgpu-prof/wgpu-prof/internal/machine"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
@@ -48,6 +50,12 @@ type Env struct {
 	TimestampProblem string
 
 	interrupted atomic.Bool
+	// restoreMachine puts back the machine description SetMaxMemory
+	// replaced (Close calls it).
+	restoreMachine func()
+	// stairCap says where the memory budget stopped the last staircase
+	// before it reached the DRAM level ("": it did not).
+	stairCap string
 
 	tracing    bool
 	traceStart time.Time
@@ -81,6 +89,46 @@ func (e *Env) Close() {
 	}
 	e.dev.Release()
 	e.dev, e.Device, e.Timer = nil, nil, nil
+	if e.restoreMachine != nil {
+		e.restoreMachine()
+		e.restoreMachine = nil
+	}
+}
+
+// SetMaxMemory sets the memory budget every phase of this environment
+// plans its working sets in (--max-memory; 0 or less: the default,
+// machine.Machine.Budget) until Close.
+func (e *Env) SetMaxMemory(bytes int64) {
+	if bytes <= 0 {
+		return
+	}
+	m := machine.Current()
+	m.MaxMemory = bytes
+	restore := machine.Set(m)
+	if e.restoreMachine == nil {
+		e.restoreMachine = restore
+	}
+}
+
+// memoryBudget is the memory budget of one phase (quick: of a quick
+// look), in bytes.
+func memoryBudget(quick bool) int64 { return machine.Current().Budget(quick) }
+
+// freeMemory hands the arrays of a finished phase back to the OS, so
+// that the next phase starts from what the process needs, not from the
+// largest phase before it (TestRepeatedPhasesMemoryFlat).
+func freeMemory() { debug.FreeOSMemory() }
+
+// stopped reports whether Interrupt was called.
+func (e *Env) stopped() bool { return e.interrupted.Load() }
+
+// checkStop returns an error wrapping ErrInterrupted, naming the phase,
+// once Interrupt was called.
+func (e *Env) checkStop(phase string) error {
+	if e.interrupted.Load() {
+		return fmt.Errorf("%s: %w", phase, ErrInterrupted)
+	}
+	return nil
 }
 
 // ErrInterrupted is returned by a run stopped by Interrupt.

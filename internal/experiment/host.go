@@ -3,9 +3,8 @@ package experiment
 import (
 	"fmt"
 
-	"github.com/klauspost/cpuid/v2"
-
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
+	"github.com/wgpu-prof/wgpu-prof/internal/machine"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
 	"github.com/wgpu-prof/wgpu-prof/timing"
@@ -122,6 +121,7 @@ type hostRun struct {
 	all        hostsimd.Ceilings
 	roofs      Roofs // DRAM and cache levels
 	cacheRoofs Roofs // the cache-resident rows' roof
+	dramCapped bool  // the memory budget cut the DRAM level's working set
 }
 
 // hostShape is one shape's data, generated once: every level runs the
@@ -146,6 +146,11 @@ func (hr *hostRun) ceilings() error {
 	hr.say("cpu ceilings (%d threads)", hr.auto.ThreadCount())
 	if cfg.Ceiling.Budget == 0 {
 		cfg.Ceiling.Budget = ceilingBudget(cfg.Measure)
+	}
+	if cfg.Ceiling.Bytes == 0 {
+		// The DRAM level within the memory budget (planned before
+		// anything is allocated; capped: said in the summary).
+		cfg.Ceiling.Bytes, hr.dramCapped = hostsimd.DRAMWorkingSetPlan(cfg.Ceiling.Threads)
 	}
 	if cfg.Ceiling.CacheBytes == 0 {
 		// The cache-resident rows' working set: their roof.
@@ -179,14 +184,15 @@ func (hr *hostRun) ceilings() error {
 	}
 	rep.Summary = append(rep.Summary, fmt.Sprintf("%sread ceiling %.1f GB/s on %d threads (%s) over %.0f MB, cache-resident %.1f GB/s over %d B (%s); one-vs-all-threads break-even: %s; calibration's dram class over %.0f MB (%.0f× the %.0f MB L3 cpuid reports) (%s)",
 		LevelChoicePrefix, all.ReadGBs, all.Threads, all.ReadKernel, float64(all.Bytes)/1e6, all.CacheReadGBs, all.CacheBytes, all.CacheReadKernel, calib.Crossover,
-		float64(calib.Single[hostsimd.ClassDRAM].Bytes)/1e6, float64(calib.Single[hostsimd.ClassDRAM].Bytes)/float64(max(cpuid.CPU.Cache.L3, 1)), float64(cpuid.CPU.Cache.L3)/1e6, calib.Source))
+		float64(calib.Single[hostsimd.ClassDRAM].Bytes)/1e6, float64(calib.Single[hostsimd.ClassDRAM].Bytes)/float64(max(machine.Current().L3, 1)), float64(machine.Current().L3)/1e6, calib.Source))
 	// The out-of-cache rows are judged by their working set, as in run: a
-	// --n small enough to sit partly in the last-level cache would read
-	// above the DRAM ceiling (TestHostJudgesRowsByTheirWorkingSet). The
-	// read ceilings at half the L2 and half the last-level cache judge
-	// working sets up to levelReach times theirs.
-	levels := cacheLevels(float64(all.Bytes))
+	// --n small enough to sit in the last-level cache would read above
+	// the DRAM ceiling (TestHostJudgesRowsByTheirWorkingSet). The read
+	// ceilings at half the L2 and half the last-level cache judge working
+	// sets up to the cache's capacity (the one level rule,
+	// machine.ReachOf: host has no staircase).
 	threads := hr.auto.ThreadCount()
+	levels := cacheLevels(float64(all.Bytes), threads)
 	for i := range levels {
 		l := &levels[i]
 		hr.say("cpu read ceiling at the %s working set (%.3g MB)", l.Name, l.Bytes/1e6)
@@ -203,6 +209,13 @@ func (hr *hostRun) ceilings() error {
 		rep.Ceilings.CPU[bk] = l.Bytes
 	}
 	hr.roofs.Levels = levels
+	if hr.dramCapped {
+		m := machine.Current()
+		want := m.DRAMWant(cfg.Ceiling.Threads)
+		rep.Ceilings.CPU["dram_capped"], rep.Ceilings.CPU["bytes_want"] = 1, float64(want)
+		rep.Summary = append(rep.Summary, fmt.Sprintf("%s%s (%s): capped cpu dram ceilings over %s per array (the caches call for %s): a capped level may be partly cache-resident, its ceiling an upper bound",
+			MemoryPrefix, fmtBytes(float64(m.Budget(false))), m.BudgetSource(false), fmtBytes(float64(all.Bytes)), fmtBytes(float64(want))))
+	}
 	return nil
 }
 
@@ -250,14 +263,21 @@ func (hr *hostRun) row(h hostsimd.Host, isAuto bool, sh hostShape) error {
 	if err != nil {
 		return err
 	}
+	// The label is the one level rule's (through the roofs' reach); a
+	// "resident" shape keeps its own roof while the rule places it in a
+	// cache, and is judged and labelled dram where it does not fit one.
 	cache, rf := sh.cache, hr.roofs
-	if sh.cache == "resident" {
+	_, lvl, _ := hr.roofs.forBytes(report.SideCPU, c.Bytes)
+	switch {
+	case sh.cache == "resident" && lvl != machine.DRAM:
 		rf = hr.cacheRoofs
-	} else if _, lvl, _ := hr.roofs.forBytes(report.SideCPU, c.Bytes); lvl != "dram" {
-		cache = lvl // the working set fits a cache level's reach
+	case sh.cache == "resident":
+		cache = machine.DRAM
+	default:
+		cache = lvl // the working set's level: a cache's, or dram
 	}
 	var before *report.HostState
-	if cache != "resident" && cache == sh.cache {
+	if cache == machine.DRAM {
 		before = probeState(hr.auto.ThreadCount())
 	}
 	res, err := measureSide("cpu "+c.Name, side, hr.cfg.Measure)

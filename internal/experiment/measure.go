@@ -7,6 +7,7 @@ import (
 	"github.com/wgpu-prof/wgpu-prof/compute"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
+	"github.com/wgpu-prof/wgpu-prof/internal/machine"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
 	"github.com/wgpu-prof/wgpu-prof/timing"
@@ -83,19 +84,28 @@ type RoofLevel struct {
 	// Bytes (levels from the staircase: each side's own plateau), 0 for
 	// Bytes. CPUReach and GPUReach, when positive, are the working sets
 	// each side's level judges (below the next plateau's start, from the
-	// staircase); 0 means levelReach × Bytes.
+	// staircase); 0 means levelReach × Bytes on the GPU side and the
+	// capacity on the CPU side.
 	GPUBytes           float64
 	CPUReach, GPUReach float64
+	// CPUCap is the capacity cpuid reports for the level as the CPU side's
+	// threads see it (0: not reported): the CPU side's reach never passes
+	// it (machine.ReachOf, the one level rule).
+	CPUCap float64
 }
 
-// reach is the largest working set side's roof of l judges.
+// reach is the largest working set side's roof of l judges: on the CPU
+// side the one level rule (machine.ReachOf: the measured reach, capped by
+// the capacity cpuid reports), on the GPU side the measured reach.
 func (l RoofLevel) reach(side string) float64 {
-	r := l.CPUReach
 	if side == report.SideGPU {
-		r = l.GPUReach
+		if l.GPUReach > 0 {
+			return l.GPUReach
+		}
+		return levelReach * l.Bytes
 	}
-	if r > 0 {
-		return r
+	if l.CPUCap > 0 || l.CPUReach > 0 {
+		return machine.ReachOf(l.CPUCap, l.CPUReach)
 	}
 	return levelReach * l.Bytes
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wgpu-prof/wgpu-prof/internal/machine"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
@@ -70,25 +71,31 @@ func TestCheckMeasureRange(t *testing.T) {
 	}
 }
 
-// The host-memory check refuses a plan past the headroom and names the
-// sizes and the limit.
+// The host-memory check refuses a plan past the memory budget (a share
+// of MemAvailable, or --max-memory) and names the sizes, the need and the
+// budget.
 func TestCheckHostMemory(t *testing.T) {
-	defer func(f func() (uint64, bool)) { memAvailable = f }(memAvailable)
-	memAvailable = func() (uint64, bool) { return 8 << 30, true }
-	if err := CheckHostMemory("--n 1", 5<<30); err != nil {
-		t.Errorf("5 GiB of 8 GiB refused: %v", err)
+	m := machine.Machine{L3: 32 << 20, Cores: 2, MemAvailable: 8 << 30}
+	defer machine.Set(m)()
+	if err := CheckHostMemory("--n 1", 1.5*(1<<30)); err != nil {
+		t.Errorf("1.5 GiB in a 2 GiB budget refused: %v", err)
 	}
-	err := CheckHostMemory("--n 2", 7<<30)
+	err := CheckHostMemory("--n 2", 3<<30)
 	if err == nil || !IsUsage(err) {
-		t.Fatalf("7 GiB of 8 GiB (headroom 75%%): err = %v", err)
+		t.Fatalf("3 GiB in a 2 GiB budget (25%% of 8 GiB): err = %v", err)
 	}
-	for _, s := range []string{"--n 2", "7 GiB", "6 GiB", "8 GiB"} {
+	for _, s := range []string{"--n 2", "3 GiB", "2 GiB", "8 GiB", "--max-memory"} {
 		if !contains(err.Error(), s) {
 			t.Errorf("%q does not name %q", err, s)
 		}
 	}
-	memAvailable = func() (uint64, bool) { return 0, false }
-	if err := CheckHostMemory("--n 3", 1e30); err != nil {
+	m.MaxMemory = 1 << 30
+	machine.Set(m)
+	if err := CheckHostMemory("--n 3", 1.5*(1<<30)); err == nil || !contains(err.Error(), "1 GiB") {
+		t.Errorf("1.5 GiB past --max-memory 1 GiB: err = %v", err)
+	}
+	machine.Set(machine.Machine{Cores: 2})
+	if err := CheckHostMemory("--n 4", 1e30); err != nil {
 		t.Errorf("unknown memory: %v", err)
 	}
 }

@@ -1,11 +1,10 @@
 package experiment
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/klauspost/cpuid/v2"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
@@ -135,7 +134,7 @@ func (c *RunConfig) validate(d *wgpu.Device) ([]*workload.Descriptor, error) {
 		}
 	}
 	what = strings.TrimSpace(what)
-	if err := CheckHostMemory(what, dataBytes(c.Config, ds)); err != nil {
+	if err := checkHostMemory(what, dataBytes(c.Config, ds), c.QuickStaircase); err != nil {
 		return nil, err
 	}
 	return ds, nil
@@ -157,37 +156,16 @@ func (e *Env) Ceilings(cfg RunConfig, rep *report.Report) (Roofs, error) {
 	if err != nil {
 		return Roofs{}, err
 	}
-	// DRAM-level ceilings past every cache level the staircase found
-	// (8×), and on the CPU past every L3 the threads may see.
-	gpuBytes := cfg.CeilingBytes
-	if gpuBytes == 0 {
-		gpuBytes = 256 << 20
-	}
-	lim := min(e.Device.Limits.MaxStorageBufferBindingSize, e.Device.Limits.MaxBufferSize) &^ 15
-	gpuCache := largestCache(st, report.SideGPU)
-	if e.Device.Info.Type == wgpu.DeviceCPU {
-		// A CPU adapter (llvmpipe) reads through the CPU's caches, which
-		// its own sweep may not resolve on a busy machine.
-		gpuCache = max(gpuCache, largestCache(st, report.SideCPU), float64(cpuid.CPU.Cache.L3))
-	}
-	if want := uint64(8 * gpuCache); gpuBytes < want {
-		gpuBytes = want
-	}
-	if gpuBytes > lim {
-		if 8*gpuCache > float64(lim) {
-			st.Notes = append(st.Notes, fmt.Sprintf("gpu dram ceilings over %s, the adapter's binding limit: less than 8× the largest cache level (%s)", fmtBytes(float64(lim)), fmtBytes(gpuCache)))
-		}
-		gpuBytes = lim
-	}
-	// DRAMWorkingSet is already 4× every L3 the threads may span; the
-	// staircase's largest level (which sees those L3s) bounds it too.
-	cpuBytes := max(int64(cfg.CeilingBytes), hostsimd.DRAMWorkingSet(e.Host.ThreadCount()), int64(4*largestCache(st, report.SideCPU)))
+	gpuBytes, cpuBytes, capped := e.planDRAM(cfg, st)
 	runs := 0
 	var intensities []float64 // the default set
 	if cfg.QuickStaircase {
 		// --quick: fewer runs, and the FMA chain at fewer intensities
 		// (each streams the whole DRAM-level buffer).
 		runs, intensities = 3, []float64{0.25, 4, 64}
+	}
+	if err := e.checkStop("gpu ceilings"); err != nil {
+		return Roofs{}, err
 	}
 	e.progress("gpu ceilings (read, write, copy, FMA intensities) over %s", fmtBytes(float64(gpuBytes)))
 	gc, err := compute.MeasureCeilings(e.Device, compute.CeilingOptions{Bytes: gpuBytes, Runs: runs, Intensities: intensities})
@@ -218,9 +196,17 @@ func (e *Env) Ceilings(cfg RunConfig, rep *report.Report) (Roofs, error) {
 	if gc.Timed != "timestamps" {
 		rep.Warnings = append(rep.Warnings, "GPU ceilings timed by the host clock ("+gc.Timed+"): they include submission overhead")
 	}
-	e.progress("cpu ceilings (read, write, copy, triad, FMA; all cores and one)")
+	freeMemory()
+	if err := e.checkStop("cpu ceilings"); err != nil {
+		return Roofs{}, err
+	}
+	e.progress("cpu ceilings (read, write, copy, triad, FMA; all cores and one) over %s per array", fmtBytes(float64(cpuBytes)))
 	before := probeState(e.Host.ThreadCount())
-	all, _, keys, err := CPUCeilings(hostsimd.CeilingOpts{Bytes: cpuBytes, Budget: ceilingBudget(e.Measure)})
+	all, _, keys, err := CPUCeilings(hostsimd.CeilingOpts{Bytes: cpuBytes, Budget: ceilingBudget(e.Measure), Stop: e.stopped})
+	freeMemory()
+	if errors.Is(err, hostsimd.ErrStopped) {
+		return Roofs{}, fmt.Errorf("cpu ceilings: %w", ErrInterrupted)
+	}
 	if err != nil {
 		return Roofs{}, err
 	}
@@ -238,6 +224,7 @@ func (e *Env) Ceilings(cfg RunConfig, rep *report.Report) (Roofs, error) {
 	roofs.Levels = levels
 	rep.Ceilings.CPU["bytes"] = float64(all.Bytes)
 	rep.Ceilings.GPU["bytes"] = float64(gc.Bytes)
+	rep.Summary = append(rep.Summary, capped.line(rep))
 	st.Notes = append(st.Notes, orderNotes(rep)...)
 	for _, n := range st.Notes {
 		rep.Summary = append(rep.Summary, StaircasePrefix+n)
@@ -294,6 +281,7 @@ func (e *Env) RunSuite(cfg RunConfig, rep *report.Report) error {
 	if err != nil {
 		return err
 	}
+	rep.Summary = append(rep.Summary, raiseGPUComputeCeiling(rep)...)
 	rep.Summary = append(rep.Summary, checkUnderCeiling(rep, roofs.GPU.BandwidthGBs)...)
 	// The answer per workload first, then the details (timestamp cost);
 	// the workloads skipped are answers too.

@@ -1,23 +1,24 @@
 package experiment
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 
-	"github.com/klauspost/cpuid/v2"
-
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
+	"github.com/wgpu-prof/wgpu-prof/internal/machine"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
 // The cache staircase (docs/METHOD.md, "Staircase"): read bandwidth over
-// working sets of 16 KiB, 32 KiB, … up to at least 8× the largest cache
-// the CPU reports (and DRAMWorkingSet), on both sides (the GPU up to its
-// binding limit), the levels found from the curve's plateaus and knees,
-// and from them the working sets the level ceilings are measured at and
-// the working sets each level judges.
+// working sets of 16 KiB, 32 KiB, … until the DRAM level is reached (the
+// bandwidth stops changing when the working set doubles, past every cache
+// the CPU reports) or the memory budget stops it, on both sides (the GPU
+// up to the same working set and its binding limit), the levels found
+// from the curve's plateaus and knees, and from them the working sets the
+// level ceilings are measured at and the working sets each level judges.
 
 // stairMin is the smallest working set of the sweep.
 const stairMin = 16 << 10
@@ -39,10 +40,59 @@ func stairSizes(top, limit uint64, quick bool) []uint64 {
 	return out
 }
 
-// stairTop is the CPU sweep's largest working set: past every cache any
-// thread can see.
-func stairTop(threads int) uint64 {
-	return uint64(max(8*int64(max(cpuid.CPU.Cache.L3, cpuid.CPU.Cache.L2)), hostsimd.DRAMWorkingSet(threads)))
+// stairFlat: the DRAM level is reached where a point's bandwidth is
+// within this factor of the previous point's (one step of the sweep
+// smaller) either way. A step from one level to the next changes the
+// bandwidth by a factor of 1.5 or more (plateauTol), well past it.
+const stairFlat = 0.85
+
+// stairPast is the smallest working set the DRAM level may be found at
+// on m with threads threads: twice the largest cache they see (a set that
+// size cannot sit in it), or 256 MiB where cpuid reports no cache.
+func stairPast(m machine.Machine, threads int) uint64 {
+	if c := m.LargestCache(threads); c > 0 {
+		return uint64(2 * c)
+	}
+	return 256 << 20
+}
+
+// sweepCPU runs the CPU side's sweep: measure at stairMin, step×, …
+// (from half of past on, 2×: the DRAM level is where doubling the working
+// set no longer changes the bandwidth) while the working set is within
+// budget, until dramReached (past: see stairPast). It returns the last
+// working set measured and whether the DRAM level was reached before the
+// budget stopped it.
+func sweepCPU(budget, past, step uint64, measure func(bytes uint64) (report.StairPoint, error)) (top uint64, reached bool, err error) {
+	var pts []report.StairPoint
+	next := func(b uint64) uint64 {
+		if 2*b >= past {
+			return 2 * b
+		}
+		return b * step
+	}
+	for b := uint64(stairMin); b <= budget; b = next(b) {
+		pt, err := measure(b)
+		if err != nil {
+			return top, false, err
+		}
+		pts, top = append(pts, pt), b
+		if dramReached(pts, past) {
+			return top, true, nil
+		}
+	}
+	return top, false, nil
+}
+
+// dramReached reports whether the CPU sweep's points (ascending) have
+// reached the DRAM level: the last point is at or past past and within
+// stairFlat of the one before it (half its size).
+func dramReached(pts []report.StairPoint, past uint64) bool {
+	n := len(pts)
+	if n < 2 || pts[n-1].Bytes < float64(past) {
+		return false
+	}
+	a, b := pts[n-2].GBs, pts[n-1].GBs
+	return a > 0 && b > 0 && b >= stairFlat*a && a >= stairFlat*b
 }
 
 // plateauTol: a point belongs to the current plateau while its bandwidth
@@ -139,9 +189,10 @@ func cpuidCaches(threads int) []struct {
 			bytes       float64
 		}{level, desc, x})
 	}
-	add("l1", "L1d", cpuid.CPU.Cache.L1D, true)
-	add("l2", "L2", cpuid.CPU.Cache.L2, true)
-	add("llc", "L3", cpuid.CPU.Cache.L3, false)
+	m := machine.Current()
+	add("l1", "L1d", int(m.L1D), true)
+	add("l2", "L2", int(m.L2), true)
+	add("llc", "L3", int(m.L3), false)
 	return out
 }
 
@@ -180,8 +231,8 @@ func nameByCPUID(levels []report.StairLevel, threads int) {
 func capReachByCPUID(levels []report.StairLevel, threads int) {
 	for _, c := range cpuidCaches(threads) {
 		for i := range levels {
-			if levels[i].Name == c.level && levels[i].ReachBytes > c.bytes {
-				levels[i].ReachBytes = max(c.bytes, levels[i].ToBytes)
+			if levels[i].Name == c.level && levels[i].ReachBytes > 0 {
+				levels[i].ReachBytes = machine.ReachOf(c.bytes, levels[i].ReachBytes)
 			}
 		}
 	}
@@ -227,27 +278,62 @@ func fmtBytes(b float64) string {
 	return fmt.Sprintf("%.3g KiB", b/(1<<10))
 }
 
-// staircase sweeps both sides and records the curve and its levels.
+// staircase sweeps both sides and records the curve and its levels. The
+// CPU sweep doubles (quick: quadruples) the working set until the DRAM
+// level is reached (dramReached) or the next set would pass the memory
+// budget; the GPU sweep goes as far (within the adapter's binding limit
+// and the budget for its buffers). Each point's array is freed before the
+// next phase.
 func (e *Env) staircase(quick bool, rep *report.Report) (*report.Staircase, error) {
 	st := &report.Staircase{}
+	rep.Staircase = st // what was measured stays reported if the run stops
+	defer freeMemory()
+	m := machine.Current()
 	threads := e.Host.ThreadCount()
 	runs := 3
 	if quick {
 		runs = 2
 	}
-	top := stairTop(threads)
-	e.progress("cache staircase: cpu read bandwidth, %d KiB … %s", stairMin>>10, fmtBytes(float64(top)))
-	for _, b := range stairSizes(top, math.MaxInt64, quick) {
-		rc, err := hostsimd.MeasureRead(int64(b), threads, runs)
-		if err != nil {
-			return nil, fmt.Errorf("staircase (cpu, %d bytes): %w", b, err)
+	step := uint64(2)
+	if quick {
+		step = 4
+	}
+	budget := uint64(memoryBudget(quick))
+	past := stairPast(m, threads)
+	e.progress("cache staircase: cpu read bandwidth from %d KiB until it stops changing (past %s, within the %s memory budget)",
+		stairMin>>10, fmtBytes(float64(past)), fmtBytes(float64(budget)))
+	top, reached, err := sweepCPU(budget, past, step, func(b uint64) (report.StairPoint, error) {
+		if err := e.checkStop("cache staircase"); err != nil {
+			return report.StairPoint{}, err
 		}
-		st.Points = append(st.Points, report.StairPoint{Side: report.SideCPU, Bytes: float64(rc.Bytes), GBs: rc.GBs})
+		rc, err := hostsimd.MeasureReadUntil(int64(b), threads, runs, e.stopped)
+		if errors.Is(err, hostsimd.ErrStopped) {
+			return report.StairPoint{}, fmt.Errorf("cache staircase (cpu, %s): %w", fmtBytes(float64(b)), ErrInterrupted)
+		}
+		if err != nil {
+			return report.StairPoint{}, fmt.Errorf("staircase (cpu, %d bytes): %w", b, err)
+		}
+		pt := report.StairPoint{Side: report.SideCPU, Bytes: float64(rc.Bytes), GBs: rc.GBs}
+		st.Points = append(st.Points, pt)
+		return pt, nil
+	})
+	if err != nil {
+		return st, err
+	}
+	freeMemory()
+	e.stairCap = ""
+	if !reached {
+		e.stairCap = fmt.Sprintf("the cpu staircase at %s, before its bandwidth stopped changing", fmtBytes(float64(top)))
 	}
 	if e.Device != nil {
-		lim := min(e.Device.Limits.MaxStorageBufferBindingSize, e.Device.Limits.MaxBufferSize)
+		// A ceiling bench holds its buffer twice on the device and once
+		// on the host (CeilingArrays buffers of it).
+		lim := min(e.Device.Limits.MaxStorageBufferBindingSize, e.Device.Limits.MaxBufferSize, budget/hostsimd.CeilingArrays)
 		e.progress("cache staircase: gpu read bandwidth, %d KiB … %s", stairMin>>10, fmtBytes(float64(min(top, lim))))
 		for _, b := range stairSizes(top, lim, quick) {
+			if err := e.checkStop("cache staircase"); err != nil {
+				return st, err
+			}
 			pt, err := compute.MeasureReadAt(e.Device, b, runs)
 			if err != nil {
 				return nil, fmt.Errorf("staircase (gpu, %d bytes): %w", b, err)
@@ -273,7 +359,6 @@ func (e *Env) staircase(quick bool, rep *report.Report) (*report.Staircase, erro
 		st.Levels = append(st.Levels, lv...)
 	}
 	st.Notes = append(cpuidNotes(st.Levels, threads), st.Notes...)
-	rep.Staircase = st
 	return st, nil
 }
 
@@ -281,10 +366,11 @@ func (e *Env) staircase(quick bool, rep *report.Report) (*report.Staircase, erro
 // too small for a kernel's working set and dram is the main roof) into
 // the RoofLevels cacheCeilings measures: each side at its own plateau's
 // working set, judging working sets up to its own reach.
-func stairRoofLevels(st *report.Staircase) []RoofLevel {
+func stairRoofLevels(st *report.Staircase, threads int) []RoofLevel {
+	m := machine.Current()
 	var out []RoofLevel
 	for _, name := range []string{"l2", "llc"} {
-		var l RoofLevel
+		l := RoofLevel{CPUCap: float64(m.CacheBytes(name, threads))}
 		for _, sl := range st.Levels {
 			if sl.Name != name {
 				continue

@@ -79,7 +79,7 @@ func TestStairRoofLevels(t *testing.T) {
 	st := &report.Staircase{}
 	st.Levels = append(findLevels("cpu", curve("cpu", 440, 450, 230, 220, 100, 105, 30, 31)),
 		findLevels("gpu", curve("gpu", 20, 21, 10, 10, 10, 10))...)
-	lv := stairRoofLevels(st)
+	lv := stairRoofLevels(st, 2)
 	if len(lv) != 2 || lv[0].Name != "l2" || lv[1].Name != "llc" {
 		t.Fatalf("%+v", lv)
 	}

@@ -1,13 +1,11 @@
 package experiment
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
-	"strings"
 
+	"github.com/wgpu-prof/wgpu-prof/internal/machine"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
 )
 
@@ -70,43 +68,23 @@ func IsUsage(err error) bool {
 	return errors.As(err, &u)
 }
 
-// MemHeadroom is the share of the host's available memory a run may plan
-// to use; the rest is left to the OS, the GPU driver and the CPU kernels'
-// copies.
-const MemHeadroom = 0.75
-
-// memAvailable returns the host's available memory in bytes (Linux:
-// MemAvailable of /proc/meminfo) and whether it is known.
-var memAvailable = func() (uint64, bool) {
-	f, err := os.Open("/proc/meminfo")
-	if err != nil {
-		return 0, false
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) >= 2 && fields[0] == "MemAvailable:" {
-			kb, err := strconv.ParseUint(fields[1], 10, 64)
-			if err != nil {
-				return 0, false
-			}
-			return kb * 1024, true
-		}
-	}
-	return 0, false
-}
-
 // CheckHostMemory refuses a plan of need bytes (what names the sizes that
-// make it) past MemHeadroom of the host's available memory.
-func CheckHostMemory(what string, need float64) error {
-	avail, ok := memAvailable()
-	if !ok {
+// make it) past the memory budget (machine.Machine.Budget: --max-memory,
+// else a share of the host's available memory), naming the need and the
+// budget. Where the host's memory is unknown and no budget was set,
+// nothing is refused.
+func CheckHostMemory(what string, need float64) error { return checkHostMemory(what, need, false) }
+
+// checkHostMemory is CheckHostMemory with the budget of a quick look
+// when quick.
+func checkHostMemory(what string, need float64, quick bool) error {
+	m := machine.Current()
+	if m.MemAvailable == 0 && m.MaxMemory <= 0 {
 		return nil
 	}
-	if limit := MemHeadroom * float64(avail); need > limit {
-		return usage(fmt.Errorf("%s needs about %s of host memory; the limit is %s (%.0f%% of the %s MemAvailable)",
-			what, iec(need), iec(limit), 100*MemHeadroom, iec(float64(avail))))
+	if limit := m.Budget(quick); need > float64(limit) {
+		return usage(fmt.Errorf("%s needs about %s of host memory; the memory budget is %s (%s; --max-memory sets it)",
+			what, iec(need), iec(float64(limit)), m.BudgetSource(quick)))
 	}
 	return nil
 }
