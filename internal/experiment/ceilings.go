@@ -10,6 +10,7 @@ import (
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/internal/machine"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
+	"github.com/wgpu-prof/wgpu-prof/internal/workload"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
 
@@ -327,4 +328,53 @@ func raiseGPUComputeCeiling(rep *report.Report) []string {
 	}
 	return []string{fmt.Sprintf("%sGPU FMA ceiling raised from %.1f to %.1f GFLOP/s, the rate of %s %s %s (verified): it ran faster than every FMA microbenchmark (fma() and x*a+b chains, two and four elements per invocation)",
 		RecheckPrefix, old, best.GFLOPs, best.Workload, best.Variant, paramLabel(best.Params))}
+}
+
+// estimateRate is the streaming rate the duration estimate assumes for
+// the ceilings' and the staircase's bytes: a small virtual machine's
+// DRAM, so the estimate errs long.
+const estimateRate = 10e9
+
+// durationLine says, before anything is measured, about how long the
+// suite will take: the bytes the staircase and the ceilings stream at
+// estimateRate, plus every planned measurement (both sides of each
+// break-even batch, the timestamp cost's two) at its full time budget.
+func (e *Env) durationLine(cfg RunConfig, ds []*workload.Descriptor) string {
+	quick := cfg.QuickStaircase
+	m := machine.Current()
+	threads := e.Host.ThreadCount()
+	budget := float64(memoryBudget(quick))
+	runs, stairRuns, step := 7.0, 3.0, uint64(2)
+	if quick {
+		runs, stairRuns, step = 3, 2, 4
+	}
+	// Staircase: each point reads at least 256 MiB per run, with six
+	// reader/layout candidates, as far as the DRAM level is usually found
+	// (twice stairPast), within the budget.
+	var stair float64
+	top := min(2*stairPast(m, threads), uint64(budget))
+	_, _, _ = sweepCPU(top, 0, step, func(b uint64) (report.StairPoint, error) {
+		stair += max(float64(b), 256<<20) * stairRuns * 6
+		return report.StairPoint{}, nil
+	})
+	// Ceilings: three arrays streamed by about ten kernels, all threads
+	// and one, on the CPU; about twenty kernels over two buffers on the GPU.
+	cpuB, _ := machine.Plan(m.DRAMWant(threads), hostsimd.CeilingArrays, int64(budget))
+	ceil := float64(cpuB)*3*runs*10*2 + float64(min(cpuB, 256<<20))*2*runs*20
+	n := 0
+	for _, w := range ds {
+		size := 1
+		if bp := w.BatchParam(); bp != nil {
+			size = *bp.Int(&cfg.Config)
+		}
+		batches := len(powersOf4(1, size))
+		if len(cfg.Batches) > 0 {
+			batches = len(cfg.Batches)
+		}
+		n += 2*batches + 2
+	}
+	meas := float64(n) * e.Measure.Budget.Seconds()
+	total := (stair+ceil)/estimateRate + meas
+	return fmt.Sprintf("run: about %.0f s to measure (estimate: the staircase and the ceilings about %.0f s at %.0f GB/s, then %d measurements of at most %v each, %d workloads)",
+		total, (stair+ceil)/estimateRate, estimateRate/1e9, n, e.Measure.Budget, len(ds))
 }

@@ -240,6 +240,7 @@ func (e *Env) RunSuite(cfg RunConfig, rep *report.Report) error {
 	if err != nil {
 		return err
 	}
+	e.progress("%s", e.durationLine(cfg, ds))
 	roofs, err := e.Ceilings(cfg, rep)
 	if err != nil {
 		return err

@@ -1,0 +1,68 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/workload"
+)
+
+// An interrupt ends every phase before the first row (the staircase, the
+// GPU and CPU ceilings, the cache-level ceilings) promptly: the ceilings
+// return an error wrapping ErrInterrupted within interruptLatency of the
+// call, wherever it lands.
+func TestInterruptEndsCeilingsPromptly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures the ceilings several times")
+	}
+	// A bound on the latency, with room for a loaded test machine: the
+	// phases poll between timed runs of at most a few hundred ms.
+	const interruptLatency = 2 * time.Second
+	var cfg RunConfig
+	for _, p := range workload.Params() {
+		if p.Kind == IntParam {
+			*p.Int(&cfg.Config) = p.QuickDefault()
+		}
+	}
+	cfg.QuickStaircase = true
+	cfg.Defaults()
+	for _, after := range []time.Duration{300 * time.Millisecond, 1500 * time.Millisecond, 3 * time.Second, 5 * time.Second} {
+		t.Run(fmt.Sprint(after), func(t *testing.T) {
+			e := openEnv(t)
+			var last atomic.Value
+			last.Store("")
+			e.Progress = progressFunc(func(s string) { last.Store(s) })
+			done := make(chan error, 1)
+			go func() {
+				_, err := e.Ceilings(cfg, e.NewReport("test"))
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				t.Skipf("the ceilings finished in under %v (%v)", after, err)
+			case <-time.After(after):
+			}
+			at := time.Now()
+			e.Interrupt()
+			err := <-done
+			phase := last.Load().(string)
+			if took := time.Since(at); took > interruptLatency {
+				t.Errorf("interrupted during %q: returned %v later", phase, took)
+			}
+			if !errors.Is(err, ErrInterrupted) {
+				t.Errorf("interrupted during %q: err = %v, want ErrInterrupted", phase, err)
+			}
+		})
+	}
+}
+
+// progressFunc is an io.Writer calling f with each line written.
+type progressFunc func(string)
+
+func (f progressFunc) Write(p []byte) (int, error) {
+	f(string(p))
+	return len(p), nil
+}
