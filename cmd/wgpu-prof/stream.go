@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/machine"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
@@ -25,6 +26,8 @@ func runStream(stdout, stderr io.Writer, args []string) error {
 	adapter := fs.Int("adapter", -1, "GPU adapter index (see wgpu-prof devices); -1: the best one")
 	adapterName := fs.String("adapter-name", "", "pick the adapter whose name contains this text")
 	noTS := fs.Bool("no-timestamps", false, "time by the host clock only")
+	var maxMemory string
+	maxMemoryVar(fs, &maxMemory)
 	setHelp(fs, stdout, "usage: wgpu-prof stream [flags]\n"+
 		"BabelStream's five kernels (Copy c=a, Mul b=s·c, Add c=a+b, Triad a=b+s·c,\n"+
 		"Dot Σa·b) with its definitions: start values 0.1, 0.2, 0.0, scalar 0.4, the\n"+
@@ -45,6 +48,15 @@ func runStream(stdout, stderr io.Writer, args []string) error {
 	if *side != "gpu" && *side != "cpu" {
 		return fmt.Errorf("--side %q: want gpu or cpu", *side)
 	}
+	maxMem, err := parseMaxMemory(maxMemory)
+	if err != nil {
+		return err
+	}
+	if maxMem > 0 {
+		m := machine.Current()
+		m.MaxMemory = maxMem
+		defer machine.Set(m)()
+	}
 	cfg := experiment.StreamConfig{ArraySize: *arraySize, NumTimes: *numTimes, F64: *double, Threads: *threads}
 	if err := cfg.Validate(); err != nil {
 		return err
@@ -53,7 +65,6 @@ func runStream(stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("--double: not available with --side cpu (the host SIMD kernels are float32)")
 	}
 	var run experiment.StreamRun
-	var err error
 	if *side == "cpu" {
 		if fs.Changed("backend") || fs.Changed("adapter") || fs.Changed("adapter-name") || *noTS {
 			return fmt.Errorf("--backend, --adapter, --adapter-name and --no-timestamps apply to --side gpu")

@@ -43,7 +43,12 @@ func (c StreamConfig) Validate() error {
 	if err := CheckThreads(c.Threads); err != nil {
 		return err
 	}
-	return nil
+	// BabelStream's three arrays (and the GPU's staging of one).
+	elem := 4.0
+	if c.F64 {
+		elem = 8
+	}
+	return checkHostMemory(fmt.Sprintf("arraysize %d", c.ArraySize), 4*elem*float64(c.ArraySize), false)
 }
 
 // StreamRun is one side's BabelStream-compatible result.

@@ -83,8 +83,12 @@ func checkHostMemory(what string, need float64, quick bool) error {
 		return nil
 	}
 	if limit := m.Budget(quick); need > float64(limit) {
-		return usage(fmt.Errorf("%s needs about %s of host memory; the memory budget is %s (%s; --max-memory sets it)",
-			what, iec(need), iec(float64(limit)), m.BudgetSource(quick)))
+		src := m.BudgetSource(quick)
+		if m.MaxMemory <= 0 {
+			src += "; --max-memory sets it"
+		}
+		return usage(fmt.Errorf("%s needs about %s of host memory; the memory budget is %s (%s)",
+			what, iec(need), iec(float64(limit)), src))
 	}
 	return nil
 }
