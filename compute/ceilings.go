@@ -35,8 +35,9 @@ type CeilingOptions struct {
 	// (0: 0.25, 1, 4, 16, 64, 256). Each is rounded to a multiple of 0.25
 	// (whole vec4 FMA steps per element).
 	Intensities []float64
-	// Stop, when set, is polled before each kernel: once it returns
-	// true MeasureCeilings returns an error wrapping ErrStopped.
+	// Stop, when set, is polled before each kernel is built and before
+	// each run: once it returns true MeasureCeilings returns an error
+	// wrapping ErrStopped.
 	Stop func() bool
 }
 
@@ -119,6 +120,7 @@ type runTimes struct {
 // ceilingBench holds the buffers shared by the micro-kernels.
 type ceilingBench struct {
 	d       *wgpu.Device
+	stop    func() bool // polled before each pipeline and run (nil: never)
 	wg      int
 	n4      uint64 // vec4 elements in src and dst
 	srcHost []float32
@@ -190,6 +192,7 @@ func MeasureCeilings(d *wgpu.Device, opts CeilingOptions) (Ceilings, error) {
 		return Ceilings{}, fmt.Errorf("%s: %w", op, err)
 	}
 	defer b.release()
+	b.stop = opts.Stop
 	var timer *wgpu.Timer
 	if d.HasTimestamps() {
 		if timer, err = d.NewTimer(1); err != nil {
@@ -369,6 +372,9 @@ func (b *ceilingBench) streamGroups(n4 uint64, perThread uint64) uint32 {
 }
 
 func (b *ceilingBench) pipeline(name string, consts wgpu.Constants) (*wgpu.Pipeline, error) {
+	if b.stopped() {
+		return nil, ErrStopped
+	}
 	consts["WG"] = float64(b.wg)
 	return b.d.Pipeline(name, wgsl.MustSource(name), "main", consts)
 }
@@ -782,11 +788,17 @@ func (b *ceilingBench) fmaKernel(fmas int, design fmaDesign) (*microKernel, erro
 	}, nil
 }
 
+// stopped reports whether the measurement was asked to stop.
+func (b *ceilingBench) stopped() bool { return b.stop != nil && b.stop() }
+
 // measure runs k runs times, verifying every run, and keeps the best host
 // and kernel times of all runs but the first.
 func (b *ceilingBench) measure(k *microKernel, runs int, timer *wgpu.Timer) (runTimes, error) {
 	rt := runTimes{kernelValid: timer != nil}
 	for run := 0; run < runs; run++ {
+		if b.stopped() {
+			return rt, ErrStopped
+		}
 		if err := k.prepare(run); err != nil {
 			return rt, fmt.Errorf("%s: %w", k.name, err)
 		}

@@ -20,6 +20,13 @@ type ReadPoint struct {
 // CeilingOptions (0: 7). It is the point of a working-set sweep (the
 // staircase), without the write, copy and FMA kernels.
 func MeasureReadAt(d *wgpu.Device, bytes uint64, runs int) (ReadPoint, error) {
+	return MeasureReadAtUntil(d, bytes, runs, nil)
+}
+
+// MeasureReadAtUntil is MeasureReadAt polling stop (when not nil) before
+// each design is built and each run: once it returns true the
+// measurement ends with an error wrapping ErrStopped.
+func MeasureReadAtUntil(d *wgpu.Device, bytes uint64, runs int, stop func() bool) (ReadPoint, error) {
 	const op = "compute: MeasureReadAt"
 	bytes &^= 15
 	if bytes < 4096 {
@@ -41,6 +48,7 @@ func MeasureReadAt(d *wgpu.Device, bytes uint64, runs int) (ReadPoint, error) {
 		return ReadPoint{}, fmt.Errorf("%s: %w", op, err)
 	}
 	defer b.release()
+	b.stop = stop
 	var timer *wgpu.Timer
 	if d.HasTimestamps() {
 		if timer, err = d.NewTimer(1); err != nil {

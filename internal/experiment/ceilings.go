@@ -67,7 +67,10 @@ func (e *Env) cacheCeilings(cfg RunConfig, dram Roofs, rep *report.Report) ([]Ro
 			// Only the read ceiling depends on the level: the read
 			// designs alone (compute.MeasureReadAt).
 			e.progress("gpu read ceiling at the %s working set (%s)", l.Name, fmtBytes(gpuBytes))
-			gc, err := compute.MeasureReadAt(e.Device, uint64(gpuBytes), 0)
+			gc, err := compute.MeasureReadAtUntil(e.Device, uint64(gpuBytes), 0, e.stopped)
+			if errors.Is(err, compute.ErrStopped) {
+				return nil, fmt.Errorf("gpu read ceiling (%s working set): %w", l.Name, ErrInterrupted)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("gpu read ceiling (%s working set): %w", l.Name, err)
 			}

@@ -168,7 +168,11 @@ func (e *Env) Ceilings(cfg RunConfig, rep *report.Report) (Roofs, error) {
 		return Roofs{}, err
 	}
 	e.progress("gpu ceilings (read, write, copy, FMA intensities) over %s", fmtBytes(float64(gpuBytes)))
-	gc, err := compute.MeasureCeilings(e.Device, compute.CeilingOptions{Bytes: gpuBytes, Runs: runs, Intensities: intensities})
+	gc, err := compute.MeasureCeilings(e.Device, compute.CeilingOptions{Bytes: gpuBytes, Runs: runs, Intensities: intensities, Stop: e.stopped})
+	freeMemory()
+	if errors.Is(err, compute.ErrStopped) {
+		return Roofs{}, fmt.Errorf("gpu ceilings: %w", ErrInterrupted)
+	}
 	if err != nil {
 		return Roofs{}, fmt.Errorf("gpu ceilings: %w", err)
 	}

@@ -334,7 +334,10 @@ func (e *Env) staircase(quick bool, rep *report.Report) (*report.Staircase, erro
 			if err := e.checkStop("cache staircase"); err != nil {
 				return st, err
 			}
-			pt, err := compute.MeasureReadAt(e.Device, b, runs)
+			pt, err := compute.MeasureReadAtUntil(e.Device, b, runs, e.stopped)
+			if errors.Is(err, compute.ErrStopped) {
+				return st, fmt.Errorf("cache staircase (gpu, %s): %w", fmtBytes(float64(b)), ErrInterrupted)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("staircase (gpu, %d bytes): %w", b, err)
 			}
