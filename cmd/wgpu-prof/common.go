@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
-	"github.com/wgpu-prof/wgpu-prof/internal/machine"
 )
 
 // deviceFlags select the adapter and the measurement budget.
@@ -48,19 +47,7 @@ func maxMemoryVar(fs *pflag.FlagSet, p *string) {
 }
 
 // parseMaxMemory parses --max-memory ("": the default budget, 0).
-func parseMaxMemory(s string) (int64, error) {
-	if s == "" {
-		return 0, nil
-	}
-	b, err := machine.ParseBytes(s)
-	if err != nil {
-		return 0, fmt.Errorf("--max-memory: %w", err)
-	}
-	if b < machine.MinBudget {
-		return 0, fmt.Errorf("--max-memory %s: below %s, too little to measure past the caches", s, machine.IEC(machine.MinBudget))
-	}
-	return b, nil
-}
+func parseMaxMemory(s string) (int64, error) { return experiment.ParseMaxMemory(s) }
 
 // open validates the flags and opens the device.
 func (f *deviceFlags) open(stderr io.Writer) (*experiment.Env, error) {

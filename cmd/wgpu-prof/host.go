@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
-	"github.com/wgpu-prof/wgpu-prof/internal/machine"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
@@ -58,11 +57,7 @@ func runHost(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	if maxMem > 0 {
-		m := machine.Current()
-		m.MaxMemory = maxMem
-		defer machine.Set(m)()
-	}
+	defer experiment.SetMaxMemory(maxMem)()
 	rep := report.New(versionString(), time.Now().UTC())
 	cfg := experiment.HostConfig{
 		Levels: lv, Dim: *dim, N: *n, NCached: *nCached, Q: *q, Threads: *threads,

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
-	"github.com/wgpu-prof/wgpu-prof/internal/machine"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
@@ -52,11 +51,7 @@ func runStream(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	if maxMem > 0 {
-		m := machine.Current()
-		m.MaxMemory = maxMem
-		defer machine.Set(m)()
-	}
+	defer experiment.SetMaxMemory(maxMem)()
 	cfg := experiment.StreamConfig{ArraySize: *arraySize, NumTimes: *numTimes, F64: *double, Threads: *threads}
 	if err := cfg.Validate(); err != nil {
 		return err

@@ -102,9 +102,7 @@ func (e *Env) SetMaxMemory(bytes int64) {
 	if bytes <= 0 {
 		return
 	}
-	m := machine.Current()
-	m.MaxMemory = bytes
-	restore := machine.Set(m)
+	restore := SetMaxMemory(bytes)
 	if e.restoreMachine == nil {
 		e.restoreMachine = restore
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
+	"github.com/wgpu-prof/wgpu-prof/internal/machine"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
 
@@ -103,4 +104,33 @@ func CheckCVWarn(cv float64) error {
 		return invalid("cv-warn", cv, "must be in (0, 10) (a fraction: 0.05 is 5%%)")
 	}
 	return nil
+}
+
+// ParseMaxMemory parses --max-memory, the memory budget of every phase
+// (e.g. 1GiB, 512MiB, 2GB; "": the default budget, returned as 0),
+// refusing a size too small to measure past the caches. Its errors are
+// UsageErrors.
+func ParseMaxMemory(s string) (int64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	b, err := machine.ParseBytes(s)
+	if err != nil {
+		return 0, usage(invalid("max-memory", s, "not a positive size (e.g. 1GiB, 512MiB, 2GB)"))
+	}
+	if b < machine.MinBudget {
+		return 0, usage(invalid("max-memory", s, "below %s, too little to measure past the caches", machine.IEC(machine.MinBudget)))
+	}
+	return b, nil
+}
+
+// SetMaxMemory makes bytes (when positive) the memory budget every phase
+// plans its working sets in, until restore is called.
+func SetMaxMemory(bytes int64) (restore func()) {
+	if bytes <= 0 {
+		return func() {}
+	}
+	m := machine.Current()
+	m.MaxMemory = bytes
+	return machine.Set(m)
 }
