@@ -25,6 +25,7 @@ type deviceFlags struct {
 	threads      int
 	cvWarn       float64
 	maxMemory    string
+	quick        bool // a quick look: its memory budget (set by suiteFlags.config)
 }
 
 func (f *deviceFlags) register(fs *pflag.FlagSet) {
@@ -68,6 +69,7 @@ func (f *deviceFlags) open(stderr io.Writer) (*experiment.Env, error) {
 	if err != nil {
 		return nil, err
 	}
+
 	env, err := experiment.Open(experiment.AdapterSelect{Backend: f.backend, Index: f.adapter, Name: f.adapterName},
 		experiment.MeasureOpts{Budget: f.budget, TargetRel: f.target, WarnCV: f.cvWarn}, f.noTimestamps)
 	if err != nil {
@@ -75,6 +77,9 @@ func (f *deviceFlags) open(stderr io.Writer) (*experiment.Env, error) {
 	}
 	env.Host = host
 	env.SetMaxMemory(maxMem)
+	if f.quick {
+		env.SetQuickMemory()
+	}
 	return env, nil
 }
 

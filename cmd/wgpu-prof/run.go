@@ -54,6 +54,7 @@ func (s *suiteFlags) config(fs *pflag.FlagSet, dev *deviceFlags) (experiment.Run
 		cfg.CeilingBytes = 32 << 20
 		cfg.QuickStaircase = true
 		cfg.QuickLatency = true
+		dev.quick = true
 	}
 	if err := cfg.LoadData(fs.Changed); err != nil {
 		return cfg, err

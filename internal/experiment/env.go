@@ -103,7 +103,20 @@ func (e *Env) SetMaxMemory(bytes int64) {
 		return
 	}
 	restore := SetMaxMemory(bytes)
-	if e.restoreMachine == nil {
+	if prev := e.restoreMachine; prev != nil {
+		e.restoreMachine = func() { restore(); prev() }
+	} else {
+		e.restoreMachine = restore
+	}
+}
+
+// SetQuickMemory makes every phase of this environment plan inside the
+// budget of a quick look (SetQuickMemory) until Close.
+func (e *Env) SetQuickMemory() {
+	restore := SetQuickMemory()
+	if prev := e.restoreMachine; prev != nil {
+		e.restoreMachine = func() { restore(); prev() }
+	} else {
 		e.restoreMachine = restore
 	}
 }

@@ -134,3 +134,13 @@ func SetMaxMemory(bytes int64) (restore func()) {
 	m.MaxMemory = bytes
 	return machine.Set(m)
 }
+
+// SetQuickMemory makes every phase plan inside the budget of a quick look
+// (--quick: at most machine.QuickCap unless --max-memory says otherwise),
+// the library's own defaults and the calibration included, until restore
+// is called.
+func SetQuickMemory() (restore func()) {
+	m := machine.Current()
+	m.Quick = true
+	return machine.Set(m)
+}

@@ -35,6 +35,9 @@ type Machine struct {
 	// MaxMemory, when positive, is the memory budget (--max-memory); 0
 	// means the default (Budget).
 	MaxMemory int64
+	// Quick marks a process making a quick look (--quick): every
+	// Budget is the quick one.
+	Quick bool
 }
 
 // BudgetFraction is the share of MemAvailable the default budget takes:
@@ -58,6 +61,7 @@ const MinBudget = 64 << 20
 // take together: MaxMemory when set, else BudgetFraction of MemAvailable
 // (of 4 GiB when unknown), at most QuickCap for a quick look.
 func (m Machine) Budget(quick bool) int64 {
+	quick = quick || m.Quick
 	if m.MaxMemory > 0 {
 		return m.MaxMemory
 	}
@@ -74,6 +78,7 @@ func (m Machine) Budget(quick bool) int64 {
 
 // BudgetSource says where Budget(quick) comes from, for the report.
 func (m Machine) BudgetSource(quick bool) string {
+	quick = quick || m.Quick
 	if m.MaxMemory > 0 {
 		return "--max-memory"
 	}
