@@ -44,7 +44,7 @@ func NewCosineSingleF16(d *wgpu.Device, v []float32, dim int, opts CosineOptions
 		return nil, fmt.Errorf("%s: %w: %w", op, ErrNoShaderF16, err)
 	}
 	if opts.Subgroup {
-		return nil, fmt.Errorf("%s: the subgroup-per-row design reads f32 rows only", op)
+		return nil, fmt.Errorf("%s: %w: the subgroup-per-row design reads f32 rows only", op, ErrUnsupported)
 	}
 	c, err := newCosineSingle(op, d, v, dim, opts)
 	if err != nil {

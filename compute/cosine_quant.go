@@ -30,7 +30,7 @@ func newCosineSingleInt8(d *wgpu.Device, v []float32, dim int, opts CosineOption
 		return nil, err
 	}
 	if opts.Subgroup || opts.PrecomputedNorms {
-		return nil, fmt.Errorf("%s: the int8 kernel has the workgroup-per-row and row-per-invocation designs only (no Subgroup, no PrecomputedNorms)", op)
+		return nil, fmt.Errorf("%s: %w: the int8 kernel has the workgroup-per-row and row-per-invocation designs only (no Subgroup, no PrecomputedNorms)", op, ErrUnsupported)
 	}
 	if dim > hostsimd.MaxInt8Dim {
 		return nil, fmt.Errorf("%s: dimension %d exceeds %d (the i32 sums' exact range)", op, dim, hostsimd.MaxInt8Dim)

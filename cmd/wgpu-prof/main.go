@@ -69,7 +69,7 @@ func commands() []command {
 		{"devices", "list WebGPU adapters, their limits and features, and whether timestamps work", runDevices},
 		{"run", "the default suite: ceilings, every workload on GPU and CPU, break-even, summary", runRun},
 		{"sweep", "workgroup-size or tile-size sweep of one GPU kernel", runSweep},
-		{"experiment", "memory-compute: memory-only, compute-only and full shaders, classified", runExperiment},
+		{"experiment", "memory-compute: memory-only, compute-only and full shaders, classified; quantization: f32, f16, int8", runExperiment},
 		{"breakeven", "batch-size sweep on both sides: fitted and measured crossovers, Amdahl", runBreakEven},
 		{"hybrid", "replay mixed sizes through two sides: single side, static threshold, adaptive dispatcher", runHybrid},
 		{"compare", "compare two JSON reports; exit 1 on a significant regression", runCompare},

@@ -328,8 +328,11 @@ const experimentExamples = `  wgpu-prof experiment memory-compute --kernel cosin
 
 func runExperiment(stdout, stderr io.Writer, args []string) error {
 	helpOnly := len(args) > 0 && isHelp(args[0])
+	if len(args) > 0 && args[0] == "quantization" {
+		return runQuantization(stdout, stderr, args[1:])
+	}
 	if !helpOnly && (len(args) == 0 || args[0] != "memory-compute") {
-		return fmt.Errorf("experiment: the only experiment is memory-compute: wgpu-prof experiment memory-compute --kernel K")
+		return fmt.Errorf("experiment: want memory-compute or quantization: wgpu-prof experiment memory-compute --kernel K, wgpu-prof experiment quantization")
 	}
 	if helpOnly {
 		args = []string{"memory-compute", "--help"}

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"io"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/report"
+)
+
+const quantizationExamples = `  wgpu-prof experiment quantization --quick
+  wgpu-prof experiment quantization --quick --format json > q.json
+  wgpu-prof experiment quantization --vectors emb.npy --k 10 --min-recall 0.9   # recall on your data`
+
+// runQuantization is `wgpu-prof experiment quantization`.
+func runQuantization(stdout, stderr io.Writer, args []string) error {
+	usage := "usage: wgpu-prof experiment quantization [flags]\n" +
+		"Stored vectors in f32, f16 and int8 (symmetric per-vector codes, int32 sums) on both\n" +
+		"sides, over the same rows: time, bytes, GB/s and % of the ceiling of each working set;\n" +
+		"the decode overhead against f32 on the same rows and on the same bytes ((B − A)/A);\n" +
+		"recall@k of each precision's top-k against the exact f32 top-k and the largest score\n" +
+		"error. The answer per workload: the fastest precision at the accepted recall.\n" +
+		"Generated data has at least enough rows for the f32 set to lie past the host's caches.\n" +
+		"--workloads defaults to those with a stored precision (cosine-single, cosine-topk)."
+	if !hasFlag(args, "workloads") {
+		// The default list: every workload with a stored precision.
+		args = append(args, "--workloads", strings.Join(experiment.QuantizationWorkloads(), ","))
+	}
+	return measureCommand(stdout, stderr, args, "experiment quantization", usage, quantizationExamples, false, func(fs *pflag.FlagSet) measureHooks {
+		minRecall := fs.Float64("min-recall", experiment.DefaultMinRecall, "recall@k a precision must reach to be accepted (k: --k)")
+		variant, retune := designFlags(fs)
+		return measureHooks{run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
+			cfg.Variant, cfg.Retune = *variant, *retune
+			return env.Quantization(cfg, *minRecall, rep)
+		}}
+	})
+}
+
+// hasFlag reports whether args set --name (as --name V or --name=V).
+func hasFlag(args []string, name string) bool {
+	for _, a := range args {
+		if a == "--"+name || strings.HasPrefix(a, "--"+name+"=") {
+			return true
+		}
+	}
+	return false
+}

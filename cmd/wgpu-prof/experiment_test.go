@@ -1,0 +1,96 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Bad input to the quantization experiment exits 2 naming the flag.
+func TestQuantizationBadInput(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--min-recall", "0"}, "--min-recall 0"},
+		{[]string{"--min-recall", "1.5"}, "--min-recall 1.5"},
+		{[]string{"--precision", "int8"}, "runs every precision"},
+		{[]string{"--workloads", "hnsw"}, "has no stored precision"},
+		{[]string{"--precision", "bf16"}, "--precision"},
+	} {
+		_, _, err := runCmd(append([]string{"experiment", "quantization", "--quick"}, c.args...)...)
+		if code, msg := exitStatus(err); code != 2 || !strings.Contains(msg, c.want) {
+			t.Errorf("%v: exit %d %q, want 2 and %q", c.args, code, msg, c.want)
+		}
+	}
+}
+
+// The experiment over a user's .npy: every precision on both sides for
+// both workloads, verified, with bytes, time, decode overheads and the
+// recall on that data.
+func TestQuantizationOnUserVectors(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures on both sides")
+	}
+	const rows, d = 600, 64
+	r := rand.New(rand.NewPCG(rand.Uint64(), 3))
+	v := make([]float32, rows*d)
+	for i := range v {
+		v[i] = float32(r.NormFloat64())
+	}
+	f := npyFile(t, filepath.Join(t.TempDir(), "emb.npy"), false, fmt.Sprintf("(%d, %d)", rows, d), v)
+	stdout, stderr, err := runCmd("experiment", "quantization", "--quick", "--budget", "20ms", "--vectors", f, "--format", "json")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	var rep struct {
+		Verdicts     []string
+		Measurements []struct {
+			Workload, Side, Variant string
+			Params                  []struct{ Key, Value string }
+			Bytes                   float64
+			Verified                bool
+			EndToEnd                struct{ Median float64 } `json:"end_to_end"`
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, m := range rep.Measurements {
+		ps := map[string]string{}
+		for _, p := range m.Params {
+			ps[p.Key] = p.Value
+		}
+		if !m.Verified || m.Bytes <= 0 || !(m.EndToEnd.Median > 0) || ps["n"] == "" {
+			t.Errorf("row %+v: want verified, bytes, a time and n", m)
+		}
+		if ps["same_bytes_as"] != "" {
+			continue
+		}
+		rec, err := strconv.ParseFloat(ps["recall@10"], 64)
+		if err != nil || rec < 0 || rec > 1 || ps["max_score_err"] == "" || ps["vs_f32_same_rows"] == "" || ps["vs_f32_same_bytes"] == "" {
+			t.Errorf("row %s %s %v: want recall@10, max_score_err and both overheads", m.Workload, m.Side, m.Params)
+		}
+		if ps["n"] != strconv.Itoa(rows) {
+			t.Errorf("row %v: n %s, want the file's %d rows", m.Params, ps["n"], rows)
+		}
+		seen[m.Workload+" "+m.Side+" "+ps["precision"]] = true
+	}
+	for _, w := range []string{"cosine-single", "cosine-topk"} {
+		for _, s := range []string{"gpu", "cpu"} {
+			for _, p := range []string{"f32", "f16", "int8"} {
+				if !seen[w+" "+s+" "+p] && !(p == "f16" && s == "gpu") {
+					t.Errorf("no %s %s %s row", w, s, p)
+				}
+			}
+		}
+	}
+	if len(rep.Verdicts) < 2 || !strings.Contains(strings.Join(rep.Verdicts, "\n"), "fastest at recall@10") {
+		t.Errorf("verdicts %q: want one answer per workload", rep.Verdicts)
+	}
+}
