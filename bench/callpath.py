@@ -1,28 +1,27 @@
 """callpath.py: the tiny GPU call through wgpu-prof's Go API against the
-same call made directly through wgpu-native's webgpu.h from C (and from
-Python, where bench/.venv has the pinned "wgpu" wheel), interleaved round
-after round on the same adapter.
+same call made directly through wgpu-native's webgpu.h from C and from
+Python (cffi, where bench/.venv has the pinned "wgpu" wheel), on the same
+adapter in the same run, blocks of calls interleaved.
 
     bench/setup.sh         # builds bench/out/tinycall; venv with wgpu
-    python3 bench/callpath.py [--rounds 8] [--calls 1500] [--go-wait MODE,...] [K ...]
+    python3 bench/callpath.py [--rounds 40] [--block 25] [--go-wait MODE,...] [K ...]
 
-Process rounds are coarser than bench/_tinycall's in-process blocks (one
-process per stack and round, seconds apart): use them for the Python
-stack, and _tinycall for the Go / C ratio.
-
-Every stack makes the same call (bench/tinycall.c): a 16-byte uniform
+Every stack makes the same call (bench/_tinycall/peer.c): a 16-byte uniform
 write, K dispatches of one 64-invocation workgroup, a 4-byte readback, one
-submit and one wait, its value checked after every call; each prints the
-median of CALLS timed calls per K. A round runs every stack once, in an
-order that rotates from round to round. The end prints, per K, each
-stack's median over rounds and the ratio Go / C (and Go / Python): the
-median of the rounds' ratios with their range. Default K: 1 2 4 8 16 32 64.
---go-wait adds Go stacks with other wait modes (spin, helper, caller,
-locked) to compare with the library's default.
+submit and one wait, its value checked after every call. Each stack is a
+process of its own that stays open (bench/_tinycall -serve, bench/out/tinycall
+serve, bench/tinycall.py serve) and times a block of calls when asked, so
+the blocks of the stacks alternate as in one process: a round asks every
+stack for one block at each K, in an order that rotates from round to round,
+after one warm-up round. The end prints, per K, each stack's median over the
+rounds' block medians and the ratios Go / C and Go / Python: the median of
+the rounds' ratios with their range. Default K: 1 2 4 8 16 32 64. --go-wait
+adds Go stacks with other wait modes (auto, spin, helper, caller, locked).
+--json writes the figures as JSON too.
 """
 import argparse
+import json
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -38,16 +37,7 @@ def run(cmd):
     r = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
     if r.returncode != 0:
         sys.exit(f"callpath.py: {' '.join(cmd)} failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
-    return r.stdout, r.stderr
-
-
-def parse(out):
-    res = {}
-    for line in out.splitlines():
-        m = re.match(r"K (\d+) median_us ([\d.]+) min_us ([\d.]+) calls (\d+)", line)
-        if m:
-            res[int(m.group(1))] = float(m.group(2))
-    return res
+    return r.stdout
 
 
 def has_wgpu_py():
@@ -56,67 +46,101 @@ def has_wgpu_py():
     return subprocess.run([VENV_PY, "-c", "import wgpu"], capture_output=True).returncode == 0
 
 
+class Server:
+    """One stack's process, timing blocks of calls on request."""
+
+    def __init__(self, name, cmd):
+        self.name = name
+        self.err = open(os.path.join(OUT, f"callpath-{name}.stderr"), "w+")
+        self.p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err, text=True, cwd=ROOT, bufsize=1)
+
+    def block(self, k, n):
+        self.p.stdin.write(f"{k} {n}\n")
+        self.p.stdin.flush()
+        line = self.p.stdout.readline()
+        if not line:
+            self.err.seek(0)
+            sys.exit(f"callpath.py: {self.name} stopped:\n{self.err.read()}")
+        return float(line.split()[0])
+
+    def adapter(self):
+        self.err.flush()
+        self.err.seek(0)
+        lines = [l.strip() for l in self.err.read().splitlines() if "adapter" in l]
+        return lines[-1] if lines else "?"
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait()
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--rounds", type=int, default=8)
-    ap.add_argument("--calls", type=int, default=1500)
+    ap.add_argument("--rounds", type=int, default=40)
+    ap.add_argument("--block", type=int, default=25)
     ap.add_argument("--go-wait", default="", help="extra Go stacks: wait modes, comma-separated")
     ap.add_argument("--no-python", action="store_true")
+    ap.add_argument("--json", help="also write the figures to this file")
     ap.add_argument("ks", nargs="*", type=int)
     a = ap.parse_args()
     ks = a.ks or [1, 2, 4, 8, 16, 32, 64]
-    if a.rounds < 1 or a.calls < 1 or any(k < 1 for k in ks):
-        sys.exit("callpath.py: --rounds, --calls and every K must be positive")
+    if a.rounds < 1 or a.block < 1 or any(k < 1 for k in ks):
+        sys.exit("callpath.py: --rounds, --block and every K must be positive")
     os.makedirs(OUT, exist_ok=True)
     run([os.path.join(HERE, "build.sh")])
     gobin = os.path.join(OUT, "tinycall-go")
     run(["go", "build", "-o", gobin, "./bench/_tinycall"])
-    kargs = [str(k) for k in ks]
-    n = str(a.calls)
-    stacks = {"go": [gobin, "-only", "go", "-calls", n] + kargs, "c": [os.path.join(OUT, "tinycall"), WGSL, n] + kargs}
+    cmds = {"go": [gobin, "-serve"], "c": [os.path.join(OUT, "tinycall"), WGSL, "serve"]}
     for m in filter(None, a.go_wait.split(",")):
-        stacks["go-" + m] = [gobin, "-only", "go", "-calls", n, "-wait", m] + kargs
+        cmds["go-" + m] = [gobin, "-serve", "-wait", m]
     if not a.no_python and has_wgpu_py():
-        stacks["python"] = [VENV_PY, os.path.join(HERE, "tinycall.py"), WGSL, n] + kargs
+        cmds["python"] = [VENV_PY, os.path.join(HERE, "tinycall.py"), WGSL, "serve"]
     elif not a.no_python:
         print("callpath.py: no wgpu in bench/.venv (bench/setup.sh): no Python stack", file=sys.stderr)
-    names = list(stacks)
-    res = {s: {k: [] for k in ks} for s in names}
-    for r in range(a.rounds):
-        order = names[r % len(names):] + names[:r % len(names)]
-        line = []
-        for s in order:
-            out, err = run(stacks[s])
-            if r == 0:
-                ad = [l for l in err.splitlines() if "adapter" in l]
-                print(f"{s}: {ad[-1] if ad else '?'}")
-            got = parse(out)
-            for k in ks:
-                if k not in got:
-                    sys.exit(f"callpath.py: {s} printed no K={k}:\n{out}\n{err}")
-                res[s][k].append(got[k])
-            line.append(f"{s} {got[ks[0]]:.1f}")
-        print(f"round {r + 1}: K={ks[0]} µs/call: " + ", ".join(line), flush=True)
+    servers = [Server(n, c) for n, c in cmds.items()]
+    names = [s.name for s in servers]
+    med = {n: {k: [] for k in ks} for n in names}
+    for r in range(-1, a.rounds):  # round -1 warms every stack up
+        for k in ks:
+            rot = max(r, 0) % len(servers)
+            for s in servers[rot:] + servers[:rot]:
+                m = s.block(k, a.block)
+                if r >= 0:
+                    med[s.name][k].append(m)
+    for s in servers:
+        print(f"{s.name}: {s.adapter()}")
+        s.close()
 
     def ratio(num, den, k):
-        rs = [x / y for x, y in zip(res[num][k], res[den][k])]
-        return f"{statistics.median(rs):.3f} [{min(rs):.3f}–{max(rs):.3f}]"
+        rs = sorted(x / y for x, y in zip(med[num][k], med[den][k]))
+        return statistics.median(rs), rs[0], rs[-1]
+
+    def fmt(t):
+        return f"{t[0]:.3f} [{t[1]:.3f}–{t[2]:.3f}]"
 
     print()
-    print(f"tiny call, µs per call (median over {a.rounds} rounds of {a.calls} calls' medians)")
-    hdr = "K".rjust(3) + "".join(s.rjust(10) for s in names) + "   Go / C (median [range] of rounds)"
+    print(f"tiny call, µs per call: median over {a.rounds} interleaved rounds of {a.block}-call blocks' medians")
+    hdr = "K".rjust(3) + "".join(n.rjust(10) for n in names) + "   Go / C: median [range] of rounds"
     if "python" in names:
         hdr += "   Go / Python"
     print(hdr)
+    res = {"rounds": a.rounds, "block": a.block, "stacks": names, "k": {}}
     for k in ks:
-        row = str(k).rjust(3) + "".join(f"{statistics.median(res[s][k]):10.1f}" for s in names)
-        row += "   " + ratio("go", "c", k)
+        row = str(k).rjust(3) + "".join(f"{statistics.median(med[n][k]):10.1f}" for n in names)
+        entry = {n: statistics.median(med[n][k]) for n in names}
+        entry["go_over_c"] = ratio("go", "c", k)
+        row += "   " + fmt(entry["go_over_c"])
         if "python" in names:
-            row += "   " + ratio("go", "python", k)
+            entry["go_over_python"] = ratio("go", "python", k)
+            row += "   " + fmt(entry["go_over_python"])
         print(row)
-    for s in names:
-        if s.startswith("go-"):
-            print(f"{s} / C: " + ", ".join(f"K={k} {ratio(s, 'c', k)}" for k in ks))
+        res["k"][k] = entry
+    for n in names:
+        if n.startswith("go-"):
+            print(f"{n} / C: " + ", ".join(f"K={k} {fmt(ratio(n, 'c', k))}" for k in ks))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(res, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -3,11 +3,16 @@
 // Built by bench/build.sh against third_party/wgpu-native.
 //
 //   tinycall WGSL CALLS K...
+//   tinycall WGSL serve
 //
 // For each K, after CALLS/4 warm-up calls, CALLS calls are timed one by
-// one; each K prints "K <k> median_us <m> min_us <lo> calls <n>".
+// one; each K prints "K <k> median_us <m> min_us <lo> calls <n>". With
+// serve, it reads "K N" lines from stdin and answers each with the
+// median and the minimum of N timed calls ("<median_us> <min_us>"), so a
+// driver can interleave blocks of calls with other processes.
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "_tinycall/peer.c"
@@ -37,11 +42,12 @@ static char *slurp(const char *path) {
 }
 
 int main(int argc, char **argv) {
-	if (argc < 4) {
+	if (argc < 3 || (argc < 4 && strcmp(argv[2], "serve") != 0)) {
 		fprintf(stderr, "usage: tinycall WGSL CALLS K...\n");
 		return 2;
 	}
-	int calls = atoi(argv[2]);
+	int serve = strcmp(argv[2], "serve") == 0;
+	int calls = serve ? 1 : atoi(argv[2]);
 	char *src = slurp(argv[1]);
 	if (!src || calls < 1) {
 		fprintf(stderr, "tinycall: cannot read %s, or CALLS %s < 1\n", argv[1], argv[2]);
@@ -53,6 +59,27 @@ int main(int argc, char **argv) {
 		return 1;
 	}
 	fprintf(stderr, "tinycall: adapter %s\n", peer_adapter(p));
+	if (serve) {
+		int k, n;
+		while (scanf("%d %d", &k, &n) == 2) {
+			if (k < 1 || n < 1) return 2;
+			double *t = malloc(sizeof(double) * n);
+			for (int i = 0; i < n; i++) {
+				double t0 = now_us();
+				int rc = peer_call(p, k);
+				t[i] = now_us() - t0;
+				if (rc != 0) {
+					fprintf(stderr, "tinycall: call failed (%d)\n", rc);
+					return 1;
+				}
+			}
+			qsort(t, n, sizeof(double), cmp);
+			printf("%.3f %.3f\n", t[n / 2], t[0]);
+			fflush(stdout);
+			free(t);
+		}
+		return 0;
+	}
 	double *t = malloc(sizeof(double) * calls);
 	for (int a = 3; a < argc; a++) {
 		int k = atoi(argv[a]);

@@ -7,14 +7,17 @@
 // by ./...:
 //
 //	go run ./bench/_tinycall [-rounds R] [-block B] [-wait MODE,...] [K ...]
-//	go run ./bench/_tinycall -only go [-calls N] [-wait MODE] K ...   (bench/callpath.py)
+//	go run ./bench/_tinycall -only go [-calls N] [-wait MODE] K ...
+//	go run ./bench/_tinycall -serve [-wait MODE]    (bench/callpath.py)
 //
 // A round times, for each K, a block of B calls of each stack back to back
 // (the order alternating from round to round) and keeps each block's
 // median; the report gives, per K, each stack's median over rounds and
 // the ratio Go / C as the median of the rounds' ratios with their range.
 // -wait adds Go stacks with other wait modes (spin, helper, caller,
-// locked) on the same device. Every call's value is checked.
+// locked) on the same device. Every call's value is checked. -serve
+// answers "K N" lines on stdin with "<median_us> <min_us>" of N timed
+// calls of the Go API, as bench/tinycall.c and tinycall.py do.
 package main
 
 /*
@@ -26,6 +29,7 @@ package main
 import "C"
 
 import (
+	"bufio"
 	"context"
 	"flag"
 	"fmt"
@@ -59,6 +63,7 @@ type stack struct {
 func run() error {
 	rounds := flag.Int("rounds", 40, "interleaved rounds")
 	block := flag.Int("block", 25, "calls per stack, K and round (short blocks keep load drift out of the ratio)")
+	serve := flag.Bool("serve", false, `answer "K N" lines on stdin with the median and minimum µs of N timed Go API calls`)
 	only := flag.String("only", "", `"go": time the Go API alone, printing "K <k> median_us <m> min_us <lo> calls <n>"`)
 	calls := flag.Int("calls", 1500, "with -only: timed calls per K")
 	noTS := flag.Bool("no-timestamps", false, "open the Go side's device without the timestamp-query feature, as the C peer's")
@@ -83,20 +88,23 @@ func run() error {
 		return err
 	}
 	defer d.Release()
-	fmt.Fprintf(os.Stderr, "tinycall: Go API on %s (%s)\n", d.Info.Name, d.Info.Backend)
+	fmt.Fprintf(os.Stderr, "tinycall: adapter %s (%s)\n", d.Info.Name, d.Info.Backend)
 	tc, err := compute.NewTinyCall(d.Device)
 	if err != nil {
 		return err
 	}
 	defer tc.Release()
 	goStack := stack{"go", tc.Call}
-	if *only == "go" {
+	if *serve || *only == "go" {
 		if *wait != "" {
 			mode, ok := modes[*wait]
 			if !ok {
 				return fmt.Errorf("-wait %q: with -only, one of auto, spin, helper, caller, locked", *wait)
 			}
 			d.SetWaitMode(mode)
+		}
+		if *serve {
+			return serveCalls(goStack)
 		}
 		return timeAlone(goStack, ks, *calls)
 	} else if *only != "" {
@@ -175,6 +183,29 @@ func run() error {
 		fmt.Println()
 	}
 	return nil
+}
+
+// serveCalls answers each "K N" line of stdin with the median and the
+// minimum of N timed calls of s, in µs.
+func serveCalls(s stack) error {
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		var k, n int
+		if _, err := fmt.Sscan(sc.Text(), &k, &n); err != nil || k < 1 || k > compute.MaxTinyDispatches || n < 1 {
+			return fmt.Errorf("serve: line %q: want K N with K in 1..%d and N ≥ 1", sc.Text(), compute.MaxTinyDispatches)
+		}
+		t := make([]float64, n)
+		for j := range t {
+			t0 := time.Now()
+			if err := s.call(k); err != nil {
+				return err
+			}
+			t[j] = float64(time.Since(t0).Nanoseconds()) / 1e3
+		}
+		slices.Sort(t)
+		fmt.Printf("%.3f %.3f\n", t[n/2], t[0])
+	}
+	return sc.Err()
 }
 
 // timeAlone times calls calls of s per K after calls/4 warm-up calls.
