@@ -7,6 +7,7 @@ package wgpu
 import "C"
 
 import (
+	"errors"
 	"fmt"
 	"math/bits"
 	"unsafe"
@@ -97,18 +98,20 @@ func (d *Device) Write(b *Buffer, offset uint64, data []byte) error {
 	if b == nil {
 		return fmt.Errorf("wgpu: Write: nil buffer: %w", ErrReleased)
 	}
-	op := fmt.Sprintf("Write(%q)", b.Label)
-	if err := d.check(op); err != nil {
-		return err
+	// The operation's name is formatted only on an error: Write is on
+	// every call's path.
+	op := func() string { return fmt.Sprintf("Write(%q)", b.Label) }
+	if err := d.check("Write"); err != nil {
+		return fmt.Errorf("wgpu: %s: %w", op(), errors.Unwrap(err))
 	}
 	if b.c == nil {
-		return fmt.Errorf("wgpu: %s: %w", op, ErrReleased)
+		return fmt.Errorf("wgpu: %s: %w", op(), ErrReleased)
 	}
 	if len(data)%4 != 0 || offset%4 != 0 {
-		return fmt.Errorf("wgpu: %s: offset %d and length %d must be multiples of 4", op, offset, len(data))
+		return fmt.Errorf("wgpu: %s: offset %d and length %d must be multiples of 4", op(), offset, len(data))
 	}
 	if offset+uint64(len(data)) > b.Size {
-		return fmt.Errorf("wgpu: %s: %d bytes at offset %d overflow the %d-byte buffer", op, len(data), offset, b.Size)
+		return fmt.Errorf("wgpu: %s: %d bytes at offset %d overflow the %d-byte buffer", op(), len(data), offset, b.Size)
 	}
 	if len(data) == 0 {
 		return nil
