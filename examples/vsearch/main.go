@@ -33,6 +33,8 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -163,6 +165,7 @@ func run() error {
 	requests := flag.Int("requests", 2400, "requests served")
 	clients := flag.Int("clients", 8, "client goroutines sending the requests")
 	procs := flag.Int("procs", 1, "GOMAXPROCS: the cores the service's Go code runs on")
+	variant := flag.String("variant", "row-per-inv-wg256", "the GPU kernel variant: the plan's gpu_variant (wg-per-row-wgN or row-per-inv-wgN)")
 	flag.Parse()
 	switch {
 	case *profile == "":
@@ -173,6 +176,10 @@ func run() error {
 		return usageError{errors.New("-port adaptive needs -plan plan.json")}
 	case *requests < 1 || *clients < 1 || *procs < 1:
 		return usageError{fmt.Errorf("-requests %d, -clients %d, -procs %d: each must be ≥ 1", *requests, *clients, *procs)}
+	}
+	opts, err := cosineOptions(*variant)
+	if err != nil {
+		return usageError{err}
 	}
 	runtime.GOMAXPROCS(*procs)
 	r := rand.New(rand.NewPCG(7, 11))
@@ -185,7 +192,7 @@ func run() error {
 		s.vecs = append(s.vecs, v)
 	}
 	if *port != "none" {
-		dev, err := s.openGPU()
+		dev, err := s.openGPU(opts)
 		if err != nil {
 			return err
 		}
@@ -284,13 +291,13 @@ func (s *service) serve(colls []int, clients int) (int64, []int64, error) {
 }
 
 // openGPU opens the default adapter and stores each collection on it.
-func (s *service) openGPU() (*compute.Device, error) {
+func (s *service) openGPU(opts compute.CosineOptions) (*compute.Device, error) {
 	dev, err := compute.Open(context.Background(), compute.Options{Device: wgpu.DeviceOptions{WaitTimeout: time.Minute}})
 	if err != nil {
 		return nil, fmt.Errorf("GPU: %w (libwgpu_native: run scripts/setup.sh)", err)
 	}
 	for i, n := range collectionSizes {
-		g, err := compute.NewCosineSingle(dev.Device, s.vecs[i], dim, compute.CosineOptions{})
+		g, err := compute.NewCosineSingle(dev.Device, s.vecs[i], dim, opts)
 		if err != nil {
 			dev.Release()
 			return nil, fmt.Errorf("GPU: collection of %d rows: %w", n, err)
@@ -298,6 +305,20 @@ func (s *service) openGPU() (*compute.Device, error) {
 		s.gpu = append(s.gpu, g)
 	}
 	return dev, nil
+}
+
+// cosineOptions parses a cosine-single variant name (wgpu-prof's
+// labels): its design and workgroup size.
+func cosineOptions(v string) (compute.CosineOptions, error) {
+	for _, design := range []string{"wg-per-row", "row-per-inv"} {
+		if wg, ok := strings.CutPrefix(v, design+"-wg"); ok {
+			n, err := strconv.Atoi(wg)
+			if err == nil && n > 0 {
+				return compute.CosineOptions{Workgroup: n, RowPerInvocation: design == "row-per-inv"}, nil
+			}
+		}
+	}
+	return compute.CosineOptions{}, fmt.Errorf("-variant %q: want wg-per-row-wgN or row-per-inv-wgN (the plan's gpu_variant)", v)
 }
 
 // buildRoute builds the similarity's route: the GPU alone ("gpu"), or
@@ -312,7 +333,7 @@ func (s *service) buildRoute(port, planPath string) error {
 		s.route, err = dispatch.NewRoute([]dispatch.RouteSide[request]{{Name: "gpu", Serve: gpu, Model: dispatch.Linear(0, 1)}}, size, dispatch.Profile{}, dispatch.Config{})
 		return err
 	}
-	s.route, err = dispatch.RouteFromReport(planPath, `main\.similarity$`, cpu, gpu, size)
+	s.route, err = dispatch.RouteFromReport(planPath, "cosine-single", cpu, gpu, size)
 	return err
 }
 

@@ -417,6 +417,7 @@ func costsOf(in PlanInput, i int, op PlanOp, mix BatchMix, share float64, transf
 	po.Kernel = c.kernel
 	if w != nil {
 		c.bound = kernelBound(in.Rows, w, c.median, in.GPURoof)
+		po.GPUVariant = gpuVariant(in.Rows, w)
 	}
 	c.gpuAll = mixMean(mix, c.gpu.At)
 	po.GPU = estimate(c.gpuAll, func(rng *rand.Rand) float64 { m := drawModel(rng, c.gpu); return mixMean(mix, m.At) })
@@ -588,15 +589,23 @@ func PlanLines(pl report.Plan) []string {
 		if op.OwnPerCall > 0 {
 			own = fmt.Sprintf("own code %s (%d calls, from the %s)", fmtSeconds(op.OwnPerCall), op.Calls, op.CallsFrom)
 		}
-		out = append(out, fmt.Sprintf("  per call: %s · tool's CPU kernel %s · GPU %s: kernel %s + launch tax %s + transfer tax %s (transfer %s), bounded by %s",
-			own, ci(op.ToolCPU), ci(op.GPU), ci(op.Kernel), ci(op.Launch), ci(op.Transfer), op.TransferMode, op.BoundedBy))
+		gpu := "GPU"
+		if op.GPUVariant != "" {
+			gpu += " (" + op.GPUVariant + ")"
+		}
+		out = append(out, fmt.Sprintf("  per call: %s · tool's CPU kernel %s · %s %s: kernel %s + launch tax %s + transfer tax %s (transfer %s), bounded by %s",
+			own, ci(op.ToolCPU), gpu, ci(op.GPU), ci(op.Kernel), ci(op.Launch), ci(op.Transfer), op.TransferMode, op.BoundedBy))
 		if op.Warning != "" {
 			out = append(out, "  WARNING: "+op.Warning)
 		}
 	}
 	if s := pl.Summary; s != nil {
-		out = append(out, fmt.Sprintf("application: %.2f× (95%% CI %.2f … %.2f) with %d operation(s) ported to the GPU (%.0f%% of CPU time), %s → %s; ported code %.2f×; with each operation's best choice %.2f×",
-			pl.AppSpeedup, s.AppSpeedup.Lo, s.AppSpeedup.Hi, s.NumberPorted, 100*pl.PortedShare, fmtSeconds(s.TimeBefore), fmtSeconds(s.TimeAfter), s.PortedSpeedup, s.BestSpeedup))
+		ported := "nothing ported"
+		if s.NumberPorted > 0 {
+			ported = fmt.Sprintf("ported code %.2f×", s.PortedSpeedup)
+		}
+		out = append(out, fmt.Sprintf("application: %.2f× (95%% CI %.2f … %.2f) with %d operation(s) ported to the GPU (%.0f%% of CPU time), %s → %s; %s; with each operation's best choice %.2f×",
+			pl.AppSpeedup, s.AppSpeedup.Lo, s.AppSpeedup.Hi, s.NumberPorted, 100*pl.PortedShare, fmtSeconds(s.TimeBefore), fmtSeconds(s.TimeAfter), ported, s.BestSpeedup))
 		if s.TopPorted != "" {
 			out = append(out, "  top ported: "+s.TopPorted)
 		}

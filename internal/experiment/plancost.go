@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
@@ -200,6 +201,22 @@ func (c opCosts) boundedBy() string {
 // row not judged yet is placed under roof (the GPU's read and FMA
 // ceilings; nil: none) by its kernel time.
 func kernelBound(rows []report.Measurement, w *workload.Descriptor, n int, roof *timing.Roof) string {
+	b, _ := kernelRow(rows, w, n, roof)
+	return b
+}
+
+// gpuVariant is the variant of workload's GPU rows in rows ("" none).
+func gpuVariant(rows []report.Measurement, w *workload.Descriptor) string {
+	for _, m := range rows {
+		if m.Workload == w.Name && m.Side == report.SideGPU {
+			return strings.TrimSuffix(m.Variant, " gpu")
+		}
+	}
+	return ""
+}
+
+// kernelRow is kernelBound with the row's variant.
+func kernelRow(rows []report.Measurement, w *workload.Descriptor, n int, roof *timing.Roof) (string, string) {
 	best, bestD := -1, math.Inf(1)
 	for i, m := range rows {
 		if m.Workload != w.Name || m.Side != report.SideGPU {
@@ -229,7 +246,7 @@ func kernelBound(rows []report.Measurement, w *workload.Descriptor, n int, roof 
 		}
 	}
 	if best < 0 {
-		return ""
+		return "", ""
 	}
 	m := rows[best]
 	what := m.Bound
@@ -240,7 +257,7 @@ func kernelBound(rows []report.Measurement, w *workload.Descriptor, n int, roof 
 		}
 		what = "memory (" + level + ")"
 	}
-	return fmt.Sprintf("%s at %.0f%% of its ceiling", what, 100*m.CeilingFrac)
+	return fmt.Sprintf("%s at %.0f%% of its ceiling", what, 100*m.CeilingFrac), m.Variant
 }
 
 // medianSize is the size of the mix's median call.

@@ -1,6 +1,9 @@
 package report
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // plan writes the port-or-not decision matrix (wgpu-prof plan): one row
 // per operation, ranked by the share of application time it saves, then
@@ -20,9 +23,31 @@ func (h *htmlWriter) plan(r *Report) {
 			num(fmt.Sprint(op.Samples), base+"samples", 1),
 			num(fmt.Sprintf("%.2f×", op.Speedup), base+"speedup", 1),
 			num(fmt.Sprintf("%.2f×", op.AppSpeedup), base+"app_speedup", 1),
+			label(op.Choice), label(planSeconds(op.OwnPerCall)), label(planEstimate(op.ToolCPU)), label(planEstimate(op.GPU)),
+			label(planEstimate(op.Kernel)), label(planEstimate(op.Launch)), label(planEstimate(op.Transfer)), label(op.BoundedBy),
 		})
 	}
-	h.table([]string{"functions", "workload", "verdict", "reason", "share of CPU time", "samples", "speedup on its calls", "application if ported alone"}, rows)
+	h.table([]string{"functions", "workload", "verdict", "reason", "share of CPU time", "samples", "speedup on its calls", "application if ported alone",
+		"best choice", "own code per call", "tool's CPU kernel per call", "GPU per call", "GPU kernel", "launch tax", "transfer tax", "GPU bounded by"}, rows)
 	h.p("<p>Application speedup with the ported operations on the GPU: <b>%s</b></p>\n",
 		esc(fmt.Sprintf("%.2f× (%.1f%% of CPU time ported)", p.AppSpeedup, 100*p.PortedShare)))
+}
+
+// planSeconds formats a time per call ("—" when unknown).
+func planSeconds(t float64) string {
+	if !(t > 0) {
+		return "—"
+	}
+	return FormatDuration(time.Duration(t * 1e9))
+}
+
+// planEstimate formats an estimate with its 95% CI.
+func planEstimate(e Estimate) string {
+	if !(e.Value > 0) {
+		return "—"
+	}
+	if !(e.Hi > e.Lo) {
+		return planSeconds(e.Value)
+	}
+	return fmt.Sprintf("%s [%s, %s]", planSeconds(e.Value), planSeconds(e.Lo), planSeconds(e.Hi))
 }

@@ -41,6 +41,9 @@ type PlanCosts struct {
 	BytesDown     float64  `json:"bytes_down_per_call"`
 	BytesResident float64  `json:"bytes_resident"`
 	GPU           Estimate `json:"gpu_total_per_call_s"`
+	// GPUVariant is the GPU kernel variant measured (the fastest of those
+	// selected among), the one a port should use.
+	GPUVariant string `json:"gpu_variant,omitempty"`
 	// BoundedBy names what bounds the GPU's time per call: "launch tax",
 	// "transfer tax", or the kernel's roofline bound ("memory (dram) at
 	// 43% of its ceiling", "compute at 12% of its ceiling").
