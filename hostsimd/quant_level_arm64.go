@@ -1,0 +1,52 @@
+//go:build !noasm
+
+package hostsimd
+
+import (
+	"unsafe"
+
+	"github.com/klauspost/cpuid/v2"
+)
+
+// The int8 kernel of the NEON level (quant_arm64.s), where the CPU has the
+// dot-product extension (SDOT, ARMv8.2 ASIMDDP); without it the NEON
+// level runs the generic one.
+func init() {
+	if cpuid.CPU.Supports(cpuid.ASIMDDP) {
+		quantTables[NEON] = quantKernels{name: "neon-sdot", dots: dotsI8SDOT}
+	}
+}
+
+// dotI8RowsSDOT writes, for each of the n rows v_i of v (stride d),
+// out[2i] = Σ q_k·v_ik and out[2i+1] = Σ v_ik² over k < d&^15:
+//
+//	for k := 0; k < d&^15; k++ { out[2i] += q[k]*v[i*d+k]; out[2i+1] += v[i*d+k]*v[i*d+k] }
+//
+//go:noescape
+func dotI8RowsSDOT(q *int8, v *int8, d, n int, out *int32)
+
+// dotsI8SDOT runs dotI8RowsSDOT over blocks of rows and adds each row's
+// last d%16 products.
+func dotsI8SDOT(q *int8Query, v []int8, n int, dot, ss []int32) {
+	d := len(q.c)
+	full := d &^ 15
+	var out [2 * int8Block]int32
+	for i := 0; i < n; i += int8Block {
+		m := min(int8Block, n-i)
+		if full > 0 {
+			dotI8RowsSDOT(unsafe.SliceData(q.c), unsafe.SliceData(v[i*d:]), d, m, &out[0])
+		}
+		for j := 0; j < m; j++ {
+			a, b := out[2*j], out[2*j+1]
+			if full == 0 {
+				a, b = 0, 0
+			}
+			row := v[(i+j)*d : (i+j+1)*d]
+			for k := full; k < d; k++ {
+				a += int32(q.c[k]) * int32(row[k])
+				b += int32(row[k]) * int32(row[k])
+			}
+			dot[i+j], ss[i+j] = a, b
+		}
+	}
+}
