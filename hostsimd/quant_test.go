@@ -227,3 +227,42 @@ func BenchmarkCosineSingleInt8(b *testing.B) {
 		}
 	})
 }
+
+// FuzzDotsInt8 compares every level's integer products with the generic
+// level's on any bytes as codes and any dimension.
+func FuzzDotsInt8(f *testing.F) {
+	f.Add([]byte("0123456789abcdef0123456789abcdef"), uint16(7))
+	f.Add(make([]byte, 300), uint16(64))
+	f.Add([]byte{0x80, 0x80, 0x7f, 0x7f, 0x80, 0x01, 0xff, 0x00}, uint16(2))
+	f.Fuzz(func(t *testing.T, data []byte, d16 uint16) {
+		d := 1 + int(d16)%200
+		if len(data) < d {
+			return
+		}
+		codes := make([]int8, len(data))
+		for i, b := range data {
+			codes[i] = int8(b)
+		}
+		q, v := codes[:d], codes[d:d+(len(codes)-d)/d*d]
+		n := len(v) / d
+		ref := hostsimd.Host{Level: hostsimd.Generic, FixLevel: true}
+		wd, ws := make([]int32, n), make([]int32, n)
+		if err := ref.DotsInt8(q, v, d, wd, ws); err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range levelHosts() {
+			dot, ss := make([]int32, n), make([]int32, n)
+			for i := range dot {
+				dot[i], ss[i] = math.MaxInt32, math.MaxInt32
+			}
+			if err := h.DotsInt8(q, v, d, dot, ss); err != nil {
+				t.Fatal(err)
+			}
+			for i := range dot {
+				if dot[i] != wd[i] || ss[i] != ws[i] {
+					t.Fatalf("%v d=%d row %d: %d %d, generic %d %d", h.Level, d, i, dot[i], ss[i], wd[i], ws[i])
+				}
+			}
+		}
+	})
+}
