@@ -33,6 +33,16 @@
 // avo only emits amd64, so the NEON kernels (kernels_arm64.s) are written
 // by hand. Building with the noasm tag gives a pure-Go package.
 //
+// # Int8 vectors
+//
+// QuantizeInt8 stores each vector as int8 codes with one scale: symmetric
+// per-vector (absmax) quantization, s = max|x|/127, c = round(x/s) in
+// [−127, 127]. It is not FAISS's SQ8 (a trained [min, max] per
+// dimension). CosineSingleInt8 quantizes the query alike and sums q·v and
+// v·v exactly in int32 (AVX-512 VNNI VPDPBUSD, AVX2 VPMADDWD, NEON SDOT
+// where present, Generic); the scales cancel in a cosine. The int8
+// kernels are generated from _gen/quant (quant_amd64.s).
+//
 // # Settings
 //
 // The level, the thread count and the one-vs-all-threads break-even are
