@@ -120,9 +120,10 @@ func runPlan(stdout, stderr io.Writer, args []string) error {
 	}
 	var beforeWall, afterWall float64
 	if *validate != "" {
-		if beforeWall, err = experiment.ProfileWall("pprof", *pprofPath); err != nil {
-			return err
+		if unit != "cpu/nanoseconds" {
+			return &experiment.ParamError{Name: "validate", Value: *validate, Limit: "the --pprof profile is not of CPU time (" + unit + "): its time before is unknown"}
 		}
+		beforeWall = float64(total) * 1e-9
 		if afterWall, err = experiment.ProfileWall("validate", *validate); err != nil {
 			return err
 		}

@@ -577,6 +577,9 @@ func amdahl(s, k float64) float64 {
 func PlanLines(pl report.Plan) []string {
 	var out []string
 	ci := func(e report.Estimate) string {
+		if e.Value == 0 && e.Lo == 0 && e.Hi == 0 {
+			return "not measured"
+		}
 		if math.IsNaN(e.Lo) || (e.Lo == 0 && e.Hi == 0) {
 			return fmtSeconds(e.Value)
 		}

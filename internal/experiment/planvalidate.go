@@ -17,25 +17,24 @@ const (
 	PortedGPU    = "gpu"
 )
 
-// ValidatePlan checks pl's predictions against the application's
-// profiles before (beforeWall seconds) and after the port (afterWall): the
+// ValidatePlan checks pl's predictions against a profile of the
+// application after the port (afterWall: its wall time, seconds): the
 // operations with a call count ran routed (each call where the plan
 // routes it: its own code where the plan does not port it) or every call
-// on the GPU. An operation's own time per call before is its share of the
-// before profile's wall time over its calls (the CPU shares apportion the
-// elapsed time); the application's time after is predicted as its time
-// before less, per operation, its calls × (that own time − its predicted
-// time per call), and measured as the after profile's wall time. An
-// operation's measured time is the after profile's wall time less the
-// rest of the application as it was before (Amdahl's premise), shared
-// among the operations in proportion to their predictions. Both profiles
-// must cover the same work (the same calls).
-func ValidatePlan(pl report.Plan, after string, beforeWall, afterWall float64, ported string) (*report.PlanValidation, error) {
-	if !(beforeWall > 0) || !(afterWall > 0) {
-		return nil, usage(invalid("validate", after, "both profiles must record their wall time (pprof duration): before %.3g s, after %.3g s", beforeWall, afterWall))
-	}
+// on the GPU. The application's time before is the before profile's CPU
+// time (before: its seconds), which for an application running one call
+// at a time is its elapsed time without what other processes took from
+// it; its time after is predicted as that less, per operation, its calls
+// × (its own time per call − its predicted time per call), and measured
+// as the after profile's wall time. An operation's measured time is the
+// after profile's wall time less the rest of the application as it was
+// before (Amdahl's premise), shared among the operations in proportion
+// to their predictions. Both profiles must cover the same work (the same
+// calls).
+func ValidatePlan(pl report.Plan, after string, before, afterWall float64, ported string) (*report.PlanValidation, error) {
+	beforeWall := before
 	v := &report.PlanValidation{After: after, Ported: ported, Limit: ValidateLimit,
-		How: "application: the profiles' wall time; an operation: the after profile's wall time less the rest of the application as before, in proportion to the predictions"}
+		How: "application: its CPU time before, its wall time after; an operation: the after profile's wall time less the rest of the application as before, in proportion to the predictions"}
 	pred := beforeWall
 	var opsPred, opsShare float64
 	type portedOp struct {
