@@ -181,8 +181,8 @@ func MixAnswer(be BreakEven) string {
 	default:
 		route = fmt.Sprintf("routes calls of %s ≥ %s%s to the %s (%.0f%% of calls)", batch, formatCount(m.Crossover), unitSuffix(batch), b, 100*m.ShareAbove)
 	}
-	s := fmt.Sprintf("%s, %s, on %s (%d calls, %d sizes): %s; per 1,000 calls %s-only %s, %s-only %s, routed %s",
-		be.Workload, regimeName(be), m.File, m.Calls, m.Distinct, route, a, Seconds(m.PerThousandA), b, Seconds(m.PerThousandB), Seconds(m.PerThousandRouted))
+	s := fmt.Sprintf("%s, %s, %d calls of %d sizes: %s; per 1,000 calls %s-only %s, %s-only %s, routed %s",
+		be.Workload, regimeName(be), m.Calls, m.Distinct, route, a, Seconds(m.PerThousandA), b, Seconds(m.PerThousandB), Seconds(m.PerThousandRouted))
 	if m.ShareAbove <= 0 || be.Verdict == timing.VerdictInconclusive {
 		s += fmt.Sprintf(": no saving against %s-only", a)
 	} else {

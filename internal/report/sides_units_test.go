@@ -89,3 +89,33 @@ func TestEveryVerdictLineNamesBothSidesWithUnits(t *testing.T) {
 		}
 	}
 }
+
+// The --batch-mix answer routes nothing when the verdict is inconclusive
+// and says so; a routed mix names the crossover with what it counts and
+// the saving with its CI.
+func TestMixAnswer(t *testing.T) {
+	be := report.BreakEven{Workload: "cosine-batch", Batch: "q", Clock: "end-to-end", Sides: []string{"cpu", "gpu"},
+		Verdict: timing.VerdictInconclusive,
+		Mix:     &report.MixResult{File: "q.txt", Calls: 1000, Distinct: 3, PerThousandA: 2e-3, PerThousandB: 9e-3, PerThousandRouted: 2e-3}}
+	got := report.MixAnswer(be)
+	for _, want := range []string{"routes no call to the GPU: the break-even is inconclusive", "CPU-only 2.00 ms", "GPU-only 9.00 ms", "no saving"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("MixAnswer = %q, want %q", got, want)
+		}
+	}
+	be.Verdict = timing.VerdictCrossover
+	be.Mix = &report.MixResult{File: "q.txt", Calls: 1000, Distinct: 3, Crossover: 64, ShareAbove: 0.2,
+		PerThousandA: 2e-3, PerThousandB: 9e-3, PerThousandRouted: 1.5e-3, Saving: 0.25, SavingLo: 0.2, SavingHi: 0.3}
+	got = report.MixAnswer(be)
+	for _, want := range []string{"routes calls of q ≥ 64 queries to the GPU (20% of calls)", "saves 25.0% (95% CI 20.0% … 30.0%) against CPU-only"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("MixAnswer = %q, want %q", got, want)
+		}
+	}
+	if s, err := report.AmdahlAnswer(report.BreakEven{Workload: "w", Batch: "n", Batches: []int{1, 8192},
+		CPU: []timing.Summary{{N: 5, Median: 1, Lo: 1, Hi: 1}, {N: 5, Median: 4e-3, Lo: 3.8e-3, Hi: 4.2e-3}},
+		GPU: []timing.Summary{{N: 5, Median: 1, Lo: 1, Hi: 1}, {N: 5, Median: 1e-3, Lo: 0.9e-3, Hi: 1.1e-3}}}, 0.5); err != nil ||
+		!strings.Contains(s, "at n = 8192 rows (GPU 1.00 ms vs CPU 4.00 ms)") || !strings.Contains(s, "1.60× as fast (95% CI 1.55× … 1.65×)") {
+		t.Errorf("AmdahlAnswer = %q, %v", s, err)
+	}
+}
