@@ -99,8 +99,10 @@ func writeStream(w io.Writer, r experiment.StreamRun, csv bool) error {
 		prec = "float64"
 	}
 	arr := float64(r.ArraySize) * float64(r.Sizeof) / 1e6
-	fmt.Fprintf(w, "stream %s: %s: verified (BabelStream's check of the final arrays); %s, %d elements (%.1f MB per array, %.1f MB total), %d times in Classic order; times from %s\n",
-		r.Side, r.Device, prec, r.ArraySize, arr, 3*arr, r.NumTimes, r.Timed)
+	if err := writeWrapped(w, []string{fmt.Sprintf("stream %s: %s: verified (BabelStream's check of the final arrays); %s, %d elements (%.1f MB per array, %.1f MB total), %d times in Classic order; times from %s",
+		r.Side, r.Device, prec, r.ArraySize, arr, 3*arr, r.NumTimes, r.Timed)}); err != nil {
+		return err
+	}
 	if r.Parts > 1 {
 		fmt.Fprintf(w, "each array bound in %d parts (past maxStorageBufferBindingSize), dispatched in one pass per kernel\n", r.Parts)
 	}

@@ -361,6 +361,11 @@ func (t *textWriter) experiments(r *Report) {
 		rows = append(rows, []string{e.Workload, e.Side, orDash(paramString(e.Params, " ")),
 			FormatSummary(e.A), FormatSummary(e.B), FormatSummary(e.C), e.Classification.Kind})
 	}
+	if t.wrap {
+		// The short form summarises the params to fit 120 columns; JSON
+		// and --verbose have them whole.
+		fitColumns(rows, MaxLine, 2, []int{2}, 16)
+	}
 	t.table(rows)
 	for _, e := range r.Experiments {
 		t.bullet("  ", fmt.Sprintf("%s/%s: %s", e.Workload, e.Side, e.Classification.Explanation))
