@@ -94,3 +94,40 @@ func TestQuantizationOnUserVectors(t *testing.T) {
 		t.Errorf("verdicts %q: want one answer per workload", rep.Verdicts)
 	}
 }
+
+// Vectors past binary16's range leave f16 out with a warning; f32 and int8
+// still run.
+func TestQuantizationLeavesOutWhatDataCannotHold(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures on both sides")
+	}
+	const rows, d = 200, 32
+	v := values(rows * d)
+	v[5*d+7] = 1e5
+	f := npyFile(t, filepath.Join(t.TempDir(), "big.npy"), false, fmt.Sprintf("(%d, %d)", rows, d), v)
+	stdout, stderr, err := runCmd("experiment", "quantization", "--quick", "--budget", "20ms", "--vectors", f, "--workloads", "cosine-single", "--format", "json")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	var rep struct {
+		Warnings     []string
+		Measurements []struct{ Params []struct{ Key, Value string } }
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(rep.Warnings, "\n"), "f16 left out") {
+		t.Errorf("warnings %q: want f16 left out", rep.Warnings)
+	}
+	precs := map[string]bool{}
+	for _, m := range rep.Measurements {
+		for _, p := range m.Params {
+			if p.Key == "precision" {
+				precs[p.Value] = true
+			}
+		}
+	}
+	if !precs["f32"] || !precs["int8"] || precs["f16"] {
+		t.Errorf("precisions measured %v: want f32 and int8, no f16", precs)
+	}
+}

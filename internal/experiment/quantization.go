@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -79,17 +80,28 @@ func (e *Env) Quantization(cfg RunConfig, minRecall float64, rep *report.Report)
 		return err
 	}
 	acc := map[string]workload.Accuracy{}
+	var precs []string
 	for _, p := range workload.Precisions {
 		e.progress("accuracy of %s over %d rows", p, cfg.N)
 		c := cfg.Config
 		c.Precision = p
-		if acc[p], err = workload.StoredAccuracy(c, p, cfg.N, cfg.K); err != nil {
+		a, err := workload.StoredAccuracy(c, p, cfg.N, cfg.K)
+		var pe *ParamError
+		if err != nil && p != workload.PrecisionF32 && errors.As(err, &pe) {
+			// Data this precision cannot hold (f16's range, int8's
+			// dimension): the other precisions still run.
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s left out: %v", p, err))
+			continue
+		}
+		if err != nil {
 			return fmt.Errorf("%s: %w", p, err)
 		}
+		acc[p] = a
+		precs = append(precs, p)
 	}
-	rep.Summary = append(rep.Summary, accuracyLines(acc, cfg)...)
+	rep.Summary = append(rep.Summary, accuracyLines(precs, acc, cfg)...)
 	for _, w := range ds {
-		if err := e.quantWorkload(w, cfg, acc, minRecall, roofs, rep); err != nil {
+		if err := e.quantWorkload(w, cfg, precs, acc, minRecall, roofs, rep); err != nil {
 			return err
 		}
 	}
@@ -97,9 +109,9 @@ func (e *Env) Quantization(cfg RunConfig, minRecall float64, rep *report.Report)
 }
 
 // accuracyLines say what each precision costs in results on the data.
-func accuracyLines(acc map[string]workload.Accuracy, cfg RunConfig) []string {
+func accuracyLines(precs []string, acc map[string]workload.Accuracy, cfg RunConfig) []string {
 	var out []string
-	for _, p := range workload.Precisions {
+	for _, p := range precs {
 		a := acc[p]
 		out = append(out, fmt.Sprintf("accuracy %s over n = %d rows, d = %d: recall@%d %.3f against the exact f32 top-%d; largest cosine error %.3g (bound %.3g)",
 			p, cfg.N, cfg.Dim, a.K, a.Recall, a.K, a.MaxScoreErr, a.Bound))
@@ -116,11 +128,11 @@ type quantPoint struct {
 
 // quantWorkload measures w in every precision, then the f32 rows that
 // move as many bytes as f16 and int8 do, and concludes.
-func (e *Env) quantWorkload(w *workload.Descriptor, cfg RunConfig, acc map[string]workload.Accuracy, minRecall float64, roofs Roofs, rep *report.Report) error {
+func (e *Env) quantWorkload(w *workload.Descriptor, cfg RunConfig, precs []string, acc map[string]workload.Accuracy, minRecall float64, roofs Roofs, rep *report.Report) error {
 	n := cfg.N
 	var pts []quantPoint
 	sameBytes := map[string][2]*report.Measurement{} // precision → f32 (gpu, cpu) over as many bytes
-	for _, p := range workload.Precisions {
+	for _, p := range precs {
 		c := cfg
 		c.Precision = p
 		pr, err := w.Prepare(c.Config)
@@ -165,7 +177,7 @@ func (e *Env) quantWorkload(w *workload.Descriptor, cfg RunConfig, acc map[strin
 		if p != workload.PrecisionF32 {
 			continue
 		}
-		for _, q := range workload.Precisions[1:] {
+		for _, q := range precs[1:] {
 			rows := n * workload.BytesPerValue(q) / 4
 			ms, err := e.measureCase(pr.At(max(rows, 1), knobs), roofs)
 			if err != nil {
@@ -266,8 +278,8 @@ func quantVerdict(name string, n int, pts []quantPoint, acc map[string]workload.
 		parts = append(parts, s+")")
 	}
 	var rejected []string
-	for _, p := range workload.Precisions {
-		if acc[p].Recall < minRecall {
+	for _, pt := range pts {
+		if p := pt.prec; acc[p].Recall < minRecall {
 			rejected = append(rejected, fmt.Sprintf("%s (recall@%d %.3f)", p, k, acc[p].Recall))
 		}
 	}
