@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
@@ -176,5 +177,32 @@ func TestPlanCommand(t *testing.T) {
 		if code, msg := exitStatus(err); code != 2 || !strings.Contains(msg, c.want) {
 			t.Errorf("%v: exit %d %q, want 2 and %q", c.args, code, msg, c.want)
 		}
+	}
+}
+
+// plan --suggest maps the profile's top functions by their names; an
+// --op carries its own calls and data files.
+func TestPlanSuggestAndOpOptions(t *testing.T) {
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "app.pprof")
+	writeProfile(t, prof)
+	out, _, err := runCmd("plan", "--pprof", prof, "--suggest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`--op 'main\.similarity$=cosine-single'`, `--op 'main\.spread$=spread-uniform'`, "65.0%  main.similarity"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--suggest: no %q in\n%s", want, out)
+		}
+	}
+	op, err := experiment.ParsePlanOp(`main\.x=y$=cosine-single,calls=40,vectors=v.npy,queries=q.fvecs`)
+	if err != nil || op.Regex.String() != `main\.x=y$` || op.Calls != 40 || op.Files["vectors"] != "v.npy" || op.Files["queries"] != "q.fvecs" {
+		t.Errorf("op with options: %+v %v", op, err)
+	}
+	// Its own vectors are read for this operation alone (and checked:
+	// a missing file is an input error naming the parameter).
+	_, _, err = runCmd("plan", "--pprof", prof, "--op", `main\.similarity$=cosine-single,vectors=`+filepath.Join(dir, "none.npy"), "--no-taxes")
+	if code, msg := exitStatus(err); code != 2 || !strings.Contains(msg, "--vectors") {
+		t.Errorf("missing per-op vectors: exit %d %q", code, msg)
 	}
 }
