@@ -183,7 +183,7 @@ func runPlan(stdout, stderr io.Writer, args []string) error {
 			fmt.Fprintf(stderr, "plan: no GPU taxes (the device did not open: %v)\n", err)
 		default:
 			defer env.Close()
-			if rep, err = measurePlan(env, &o, stderr, rep, &in, cfgs, measure, planBudget(fs, &suite, *budget), !*noTaxes); err != nil {
+			if rep, err = measurePlan(env, &o, stderr, rep, &in, cfgs, measure, planBudget(fs, &suite, *budget), !*noTaxes, suite.quick); err != nil {
 				return err
 			}
 		}
@@ -222,7 +222,7 @@ func planBudget(fs *pflag.FlagSet, suite *suiteFlags, b time.Duration) time.Dura
 // measurePlan measures, on env, the GPU taxes (when taxes) and the
 // break-evens of the operations in measure into in, and returns the
 // report they were added to (rep, or a new one).
-func measurePlan(env *experiment.Env, o *outputFlags, stderr io.Writer, rep *report.Report, in *experiment.PlanInput, cfgs []experiment.RunConfig, measure []int, budget time.Duration, taxes bool) (*report.Report, error) {
+func measurePlan(env *experiment.Env, o *outputFlags, stderr io.Writer, rep *report.Report, in *experiment.PlanInput, cfgs []experiment.RunConfig, measure []int, budget time.Duration, taxes, quick bool) (*report.Report, error) {
 	prog := o.startProgress(stderr)
 	defer prog.finish()
 	env.Progress = progressWriter(prog)
@@ -230,7 +230,7 @@ func measurePlan(env *experiment.Env, o *outputFlags, stderr io.Writer, rep *rep
 		rep = env.NewReport(versionString())
 	}
 	if taxes {
-		t, err := env.Taxes().GPUTaxes()
+		t, err := env.Taxes(experiment.PlanLatencyConfig(quick), rep).GPUTaxes()
 		if err != nil {
 			return nil, failed(err)
 		}

@@ -1,111 +1,88 @@
 package experiment
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"time"
+	"math"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
-	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
 
-// Rounds and sizes of the taxes' measurement.
-const (
-	taxRounds        = 15
-	taxCallsPerRound = 20
-	taxTransferBytes = 8 << 20
-)
+// anatomyTaxes are the GPU taxes read from the latency anatomy of the
+// device (compute.MeasureLatency): the launch tax is the anatomy's fixed
+// cost of a call (its dispatch fit at K = 0, or the tiny call), the rates
+// the slopes of its upload and readback curves.
+type anatomyTaxes struct {
+	e   *Env
+	cfg LatencyConfig
+	rep *report.Report
+}
 
-// overheadTaxes measures the GPU taxes on a device: the launch tax from
-// compute.MeasureOverhead (a small queue write, the submit-and-wait of a
-// one-workgroup pass less its kernel time, a 16-byte readback), the
-// transfer rates from timed writes and reads of a large buffer less the
-// same of 16 bytes.
-type overheadTaxes struct{ d *wgpu.Device }
+// Taxes returns the source of the GPU taxes on e's device: the latency
+// anatomy, reused from rep when it holds one for this adapter, else
+// measured (with cfg) into it.
+func (e *Env) Taxes(cfg LatencyConfig, rep *report.Report) TaxSource {
+	return anatomyTaxes{e: e, cfg: cfg, rep: rep}
+}
 
-// Taxes returns the source of the GPU taxes on e's device.
-func (e *Env) Taxes() TaxSource { return overheadTaxes{e.Device} }
+// GPUTaxes measures (or reuses) the anatomy and reads the taxes from it.
+func (t anatomyTaxes) GPUTaxes() (GPUTaxes, error) {
+	a := t.rep.Latency
+	if a == nil || a.Adapter != t.e.Device.Info.Name {
+		var err error
+		if a, err = t.e.Latency(t.cfg); err != nil {
+			return GPUTaxes{}, fmt.Errorf("GPU taxes: %w", err)
+		}
+		t.rep.Latency = a
+	}
+	return TaxesFromAnatomy(a)
+}
 
-// GPUTaxes measures the taxes: each a median over taxRounds rounds with
-// the CI of that median; every transfer's bytes are checked.
-func (o overheadTaxes) GPUTaxes() (GPUTaxes, error) {
-	if o.d == nil {
-		return GPUTaxes{}, errors.New("GPU taxes: no device")
+// TaxesFromAnatomy reads the GPU taxes from an anatomy, each with its 95%
+// CI: the launch tax from the dispatch fit's overhead (its standard
+// error) or the tiny call's median; the upload and readback rates from
+// the fits' seconds per byte.
+func TaxesFromAnatomy(a *timing.Anatomy) (GPUTaxes, error) {
+	if a == nil {
+		return GPUTaxes{}, fmt.Errorf("GPU taxes: no latency anatomy")
 	}
-	var launch, up, down []float64
-	for range taxRounds {
-		ov, err := compute.MeasureOverhead(o.d, taxCallsPerRound)
-		if err != nil {
-			return GPUTaxes{}, err
-		}
-		launch = append(launch, (ov.Upload + ov.Submit + ov.Readback).Seconds())
+	var t GPUTaxes
+	f := a.DispatchFit
+	if f.DoF > 0 && f.Overhead > 0 {
+		t.Launch = report.Estimate{Value: f.Overhead, Lo: math.Max(0, f.Overhead-1.96*f.SEOverhead), Hi: f.Overhead + 1.96*f.SEOverhead}
+	} else {
+		t.Launch = report.Estimate{Value: a.Tiny.Median, Lo: a.Tiny.Lo, Hi: a.Tiny.Hi}
 	}
-	size := uint64(taxTransferBytes)
-	if l := o.d.Limits.MaxBufferSize; l > 0 && l < size {
-		size = l &^ 15
+	rate := func(name string, f timing.LinearFit) (report.Estimate, error) {
+		if !(f.PerItem > 0) {
+			return report.Estimate{}, fmt.Errorf("GPU taxes: the anatomy's %s curve has no slope (%g s/byte)", name, f.PerItem)
+		}
+		lo, hi := f.PerItem+1.96*f.SEPerItem, f.PerItem-1.96*f.SEPerItem
+		e := report.Estimate{Value: 1 / f.PerItem, Lo: 1 / lo, Hi: math.Inf(1)}
+		if hi > 0 {
+			e.Hi = 1 / hi
+		}
+		return e, nil
 	}
-	buf, err := o.d.CreateBuffer("plan transfer", size, wgpu.UsageStorage|wgpu.UsageCopySrc|wgpu.UsageCopyDst)
-	if err != nil {
-		return GPUTaxes{}, fmt.Errorf("GPU taxes: %w", err)
+	var err error
+	if t.Upload, err = rate("upload", a.UploadFit); err != nil {
+		return GPUTaxes{}, err
 	}
-	defer buf.Release()
-	src, got, small := make([]byte, size), make([]byte, size), make([]byte, 16)
-	for r := 0; r <= taxRounds; r++ { // round 0 warms up
-		for i := range src {
-			src[i] = byte(i*7 + r)
-		}
-		// Upload: the write and a 16-byte read that waits for it, less
-		// a 16-byte write and the same read.
-		t0 := time.Now()
-		if err := o.d.Write(buf, 0, src); err != nil {
-			return GPUTaxes{}, fmt.Errorf("GPU taxes: %w", err)
-		}
-		if err := o.d.Read(buf, size-16, small); err != nil {
-			return GPUTaxes{}, fmt.Errorf("GPU taxes: %w", err)
-		}
-		t1 := time.Now()
-		if err := o.d.Write(buf, 0, src[:16]); err != nil {
-			return GPUTaxes{}, fmt.Errorf("GPU taxes: %w", err)
-		}
-		if err := o.d.Read(buf, size-16, small); err != nil {
-			return GPUTaxes{}, fmt.Errorf("GPU taxes: %w", err)
-		}
-		t2 := time.Now()
-		// Readback: the whole buffer less 16 bytes of it.
-		for i := range got {
-			got[i] = ^src[i]
-		}
-		if err := o.d.Read(buf, 0, got); err != nil {
-			return GPUTaxes{}, fmt.Errorf("GPU taxes: %w", err)
-		}
-		t3 := time.Now()
-		if err := o.d.Read(buf, 0, small); err != nil {
-			return GPUTaxes{}, fmt.Errorf("GPU taxes: %w", err)
-		}
-		t4 := time.Now()
-		if !bytes.Equal(got, src) || !bytes.Equal(small, src[:16]) {
-			return GPUTaxes{}, fmt.Errorf("GPU taxes: the %d bytes read back differ from those written: %w", size, compute.ErrVerify)
-		}
-		if r == 0 {
-			continue
-		}
-		b := float64(size - 16)
-		if du, dd := (t1.Sub(t0) - t2.Sub(t1)).Seconds(), (t3.Sub(t2) - t4.Sub(t3)).Seconds(); du > 0 && dd > 0 {
-			up, down = append(up, b/du), append(down, b/dd)
-		}
+	if t.Readback, err = rate("readback", a.ReadbackFit); err != nil {
+		return GPUTaxes{}, err
 	}
-	if len(up) < taxRounds/2 {
-		return GPUTaxes{}, fmt.Errorf("GPU taxes: %d of %d transfer rounds took no longer than 16 bytes", taxRounds-len(up), taxRounds)
+	t.Source = fmt.Sprintf("the latency anatomy of %s (%d calls, each verified): the launch tax is its fixed cost of a call (one submit, one wait, map and read back), the rates its upload and readback curves' slopes", a.Adapter, a.Calls)
+	return t, nil
+}
+
+// PlanLatencyConfig is the anatomy plan measures: run's (quick: fewer
+// rounds, transfers up to 4 MiB).
+func PlanLatencyConfig(quick bool) LatencyConfig {
+	if quick {
+		return quickLatency
 	}
-	est := func(x []float64) report.Estimate {
-		s := timing.Summarize(x)
-		return report.Estimate{Value: s.Median, Lo: s.Lo, Hi: s.Hi}
-	}
-	return GPUTaxes{Launch: est(launch), Upload: est(up), Readback: est(down),
-		Source: fmt.Sprintf("compute.MeasureOverhead (a 16-byte queue write, submit and wait of one workgroup less its kernel time, a 16-byte readback), median of %d rounds of %d calls; rates from %d MiB writes and reads less 16-byte ones", taxRounds, taxCallsPerRound, size>>20)}, nil
+	return LatencyConfig{}
 }
 
 // GPURoof measures the GPU's read bandwidth and FMA ceilings over
