@@ -82,7 +82,7 @@ func runLatency(stdout, stderr io.Writer, args []string) error {
 }
 
 func writeLatencyText(w io.Writer, adapter string, a *timing.Anatomy) {
-	fmt.Fprintf(w, "latency on %s: %s\n", adapter, experiment.AnatomyLine(a))
+	writeWrapped(w, []string{fmt.Sprintf("latency on %s: %s", adapter, experiment.AnatomyLine(a))})
 	fmt.Fprintf(w, "fixed launch cost %s, %s per further dispatch (fit over K, R² %.3f); %d calls timed, each verified\n\n",
 		timing.FormatSeconds(a.Launch()), timing.FormatSeconds(a.PerDispatch()), a.DispatchFit.R2, a.Calls)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)

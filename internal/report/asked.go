@@ -125,7 +125,7 @@ const MaxLine = 118
 // prefix. A word longer than a line stays whole.
 func WrapBullet(prefix, s string, width int) []string {
 	indent := strings.Repeat(" ", utf8.RuneCountInString(prefix))
-	words := strings.Fields(s)
+	words := glueUnits(strings.Fields(s))
 	var out []string
 	cur := prefix
 	empty := true
@@ -249,4 +249,26 @@ func AmdahlAnswer(be BreakEven, share float64) (string, error) {
 		}
 	}
 	return s, nil
+}
+
+// units are the words that stay on the line of the number before them
+// ("2.02 ms", "64 queries").
+var units = map[string]bool{"ns": true, "µs": true, "ms": true, "s": true, "rows": true, "queries": true,
+	"GB/s": true, "MB/s": true, "GFLOP/s": true, "TFLOP/s": true, "KiB": true, "MiB": true, "GiB": true, "MB": true, "GB": true}
+
+// glueUnits joins a unit to the number before it, so a line never breaks
+// between them.
+func glueUnits(words []string) []string {
+	out := words[:0:0]
+	for _, w := range words {
+		if n := len(out); n > 0 && units[strings.TrimRight(w, ",;:.)]")] {
+			prev := out[n-1]
+			if prev != "" && prev[len(prev)-1] >= '0' && prev[len(prev)-1] <= '9' {
+				out[n-1] = prev + " " + w
+				continue
+			}
+		}
+		out = append(out, w)
+	}
+	return out
 }

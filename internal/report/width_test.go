@@ -45,3 +45,19 @@ func TestShortTextFitsAScreen(t *testing.T) {
 		t.Errorf("the asked-for answer does not lead the answer block:\n%s", out)
 	}
 }
+
+// A wrapped line never breaks between a number and its unit.
+func TestWrapKeepsUnits(t *testing.T) {
+	s := strings.Repeat("x", 100) + " is 19.92× slower than reg16x4-bcast at 3.97 ms, over q = 64 queries"
+	for _, width := range []int{104, 110, 118, 130, 150} {
+		lines := report.WrapBullet("- ", s, width)
+		for _, l := range lines {
+			if strings.HasPrefix(strings.TrimSpace(l), "ms") || strings.HasPrefix(strings.TrimSpace(l), "queries") {
+				t.Errorf("width %d: a line starts with a unit: %q", width, lines)
+			}
+		}
+		if got := strings.Join(strings.Fields(strings.Join(lines, " ")), " "); got != "- "+strings.Join(strings.Fields(s), " ") {
+			t.Errorf("width %d: wrapping changed the words: %q", width, got)
+		}
+	}
+}
