@@ -210,3 +210,14 @@ func writeWrapped(w io.Writer, lines []string) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// askedLines are the answers to what the flags asked for (report.Asked),
+// "--min-speedup 2: …", for an output that writes its own lines (plan):
+// they come first, as in every answer block.
+func askedLines(r *report.Report) []string {
+	var out []string
+	for _, a := range r.Asked {
+		out = append(out, a.Flag+": "+a.Answer)
+	}
+	return out
+}

@@ -258,7 +258,7 @@ func measurePlan(env *experiment.Env, o *outputFlags, stderr io.Writer, rep *rep
 // the whole report) and, with --out, plan.{txt,json} beside the report in
 // every format.
 func emitPlan(stdout io.Writer, o *outputFlags, rep *report.Report, lines []string) error {
-	text := func(w io.Writer) error { return writeWrapped(w, lines) }
+	text := func(w io.Writer) error { return writeWrapped(w, append(askedLines(rep), lines...)) }
 	js := func(w io.Writer) error {
 		b, err := json.MarshalIndent(rep.Plan, "", "  ")
 		if err != nil {
