@@ -43,6 +43,7 @@ func TestExitStatusEveryCommand(t *testing.T) {
 		{[]string{"kernel", saxpy, "--buffer", "x=f32:1073741824:rand", "--buffer", "y=f32:1024", "--dispatch", "16", "--out", "{out}"},
 			[]string{"--buffer x", "4294967296 bytes", "maxStorageBufferBindingSize"}},
 		{[]string{"stream", "--arraysize", "0"}, []string{"--arraysize 0"}},
+		{[]string{"latency", "--rounds", "2"}, []string{"--rounds 2", "3..1000"}},
 		{[]string{"host", "--n", "0", "--out", "{out}"}, []string{"--n 0"}},
 		{[]string{"version", "--bogus"}, []string{"--bogus"}},
 		{[]string{"workloads", "--has", "nosuch"}, []string{`--has "nosuch"`}},
