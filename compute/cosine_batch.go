@@ -40,6 +40,19 @@ type CosineBatchOptions struct {
 	// where the device has no subgroup operations or its subgroups may
 	// have fewer than 8 lanes.
 	Broadcast bool
+	// store, when set, is how V and the queries are stored instead of
+	// f32 (NewCosineBatchInt8).
+	store *batchStore
+}
+
+// batchStore is a stored type of the untiled batch kernel: its shader,
+// the bytes of V's rows and their norms, and a call's queries as the
+// shader reads them with their norms.
+type batchStore struct {
+	shader   string
+	rowBytes uint64
+	rows     func(from, to uint64) (data []byte, norms []float32)
+	queries  func(qs []float32, nq int) (data []byte, norms []float32, err error)
 }
 
 // BatchRegQueries is the queries per invocation of the register-blocked
@@ -207,6 +220,9 @@ func (c *CosineBatch) Options() CosineBatchOptions {
 func (c *CosineBatch) init(v []float32) error {
 	d, dim := c.d, c.D
 	rowBytes := uint64(4 * dim)
+	if c.opts.store != nil {
+		rowBytes = c.opts.store.rowBytes
+	}
 	per, err := chunkRows(d, rowBytes)
 	if err != nil {
 		return err
@@ -216,7 +232,9 @@ func (c *CosineBatch) init(v []float32) error {
 	if c.qmax < 1 {
 		return fmt.Errorf("one row of S (N = %d floats) does not fit maxStorageBufferBindingSize %d: %w", c.N, maxBind, wgpu.ErrLimit)
 	}
-	if c.opts.Register {
+	if st := c.opts.store; st != nil {
+		c.pipe, err = d.Pipeline(st.shader, wgsl.MustSource(st.shader), "main", wgpu.Constants{"WG": float64(c.opts.Workgroup)})
+	} else if c.opts.Register {
 		name := "cosine_batch_reg"
 		switch {
 		case c.opts.RegisterQueries == 8:
@@ -247,13 +265,9 @@ func (c *CosineBatch) init(v []float32) error {
 		}
 		c.vbufs = append(c.vbufs, vb)
 		c.InputBytes += vb.Size
-		part := v[row*uint64(dim) : (row+rows)*uint64(dim)]
-		if err := d.Write(vb, 0, wgpu.Bytes(part)); err != nil {
+		data, norms := c.rowsOf(v, row, rows)
+		if err := d.Write(vb, 0, data); err != nil {
 			return err
-		}
-		norms := make([]float32, rows)
-		for r := range norms {
-			norms[r] = norm64(part[r*dim : (r+1)*dim])
 		}
 		nb, err := d.CreateBuffer(fmt.Sprintf("‖V[%d]‖", i), 4*rows, wgpu.UsageStorage|wgpu.UsageCopyDst)
 		if err != nil {
@@ -266,6 +280,21 @@ func (c *CosineBatch) init(v []float32) error {
 		row += rows
 	}
 	return nil
+}
+
+// rowsOf returns the stored bytes of V's rows [row, row+rows) and their
+// norms.
+func (c *CosineBatch) rowsOf(v []float32, row, rows uint64) ([]byte, []float32) {
+	if c.opts.store != nil {
+		return c.opts.store.rows(row, row+rows)
+	}
+	dim := c.D
+	part := v[row*uint64(dim) : (row+rows)*uint64(dim)]
+	norms := make([]float32, rows)
+	for r := range norms {
+		norms[r] = norm64(part[r*dim : (r+1)*dim])
+	}
+	return wgpu.Bytes(part), norms
 }
 
 // norm64 is ‖x‖ accumulated in float64.
@@ -331,11 +360,18 @@ func (c *CosineBatch) releaseCapacity() {
 // parameters, and returns the cosine pass over them.
 func (c *CosineBatch) pass(qs []float32, nq int) (wgpu.Pass, error) {
 	d, dim := c.d, c.D
-	norms := make([]float32, nq)
-	for q := range norms {
-		norms[q] = norm64(qs[q*dim : (q+1)*dim])
+	data, norms := wgpu.Bytes(qs), make([]float32, nq)
+	if st := c.opts.store; st != nil {
+		var err error
+		if data, norms, err = st.queries(qs, nq); err != nil {
+			return wgpu.Pass{}, err
+		}
+	} else {
+		for q := range norms {
+			norms[q] = norm64(qs[q*dim : (q+1)*dim])
+		}
 	}
-	if err := d.Write(c.qs, 0, wgpu.Bytes(qs)); err != nil {
+	if err := d.Write(c.qs, 0, data); err != nil {
 		return wgpu.Pass{}, err
 	}
 	if err := d.Write(c.qn, 0, wgpu.Bytes(norms)); err != nil {
@@ -373,6 +409,9 @@ func (c *CosineBatch) pass(qs []float32, nq int) (wgpu.Pass, error) {
 		return wgpu.Pass{}, err
 	}
 	label := "cosine_batch_naive"
+	if c.opts.store != nil {
+		label = c.opts.store.shader
+	}
 	if c.opts.Tiled {
 		label = "cosine_batch"
 	}

@@ -64,3 +64,69 @@ func newCosineSingleInt8(d *wgpu.Device, v []float32, dim int, opts CosineOption
 	}
 	return c, nil
 }
+
+// NewCosineBatchInt8 is NewCosineBatch with V stored on the GPU as int8
+// codes, four per 32-bit word (hostsimd.QuantizeInt8), and each call's
+// queries quantized by the same rule: the untiled kernel
+// (wgsl/cosine_batch_int8.wgsl) sums q·v exactly in i32 with dot4I8Packed
+// and rescales by the norms of the codes. Tiled and Register are
+// ErrUnsupported. D ≤ hostsimd.MaxInt8Dim.
+func NewCosineBatchInt8(d *wgpu.Device, v []float32, dim int, opts CosineBatchOptions) (*CosineBatch, error) {
+	op := "compute: NewCosineBatchInt8"
+	if err := checkDevice(op, d); err != nil {
+		return nil, err
+	}
+	if opts.Tiled || opts.Register {
+		return nil, fmt.Errorf("%s: %w: the int8 kernel is the untiled design only", op, ErrUnsupported)
+	}
+	if dim > hostsimd.MaxInt8Dim {
+		return nil, fmt.Errorf("%s: dimension %d exceeds %d (the i32 sums' exact range)", op, dim, hostsimd.MaxInt8Dim)
+	}
+	if err := checkRows(v, dim); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	if err := checkFinite("V", v); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	codes, scales := make([]int8, len(v)), make([]float32, len(v)/dim)
+	if err := hostsimd.QuantizeInt8(v, dim, codes, scales); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	opts.store = &batchStore{
+		shader:   "cosine_batch_int8",
+		rowBytes: uint64(dim),
+		rows: func(from, to uint64) ([]byte, []float32) {
+			part := codes[from*uint64(dim) : to*uint64(dim)]
+			return wgpu.Bytes(part), codeNorms(part, dim)
+		},
+		queries: func(qs []float32, nq int) ([]byte, []float32, error) {
+			c := make([]int8, len(qs))
+			for q := 0; q < nq; q++ {
+				qc, _, err := hostsimd.QuantizeQueryInt8(qs[q*dim : (q+1)*dim])
+				if err != nil {
+					return nil, nil, fmt.Errorf("query %d: %w", q, err)
+				}
+				copy(c[q*dim:], qc)
+			}
+			return wgpu.Bytes(c), codeNorms(c, dim), nil
+		},
+	}
+	c, err := NewCosineBatch(d, v, dim, opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	return c, nil
+}
+
+// codeNorms is the norm of each row of dim codes, in float64.
+func codeNorms(c []int8, dim int) []float32 {
+	out := make([]float32, len(c)/dim)
+	for r := range out {
+		var s int64
+		for _, x := range c[r*dim : (r+1)*dim] {
+			s += int64(x) * int64(x)
+		}
+		out[r] = float32(math.Sqrt(float64(s)))
+	}
+	return out
+}

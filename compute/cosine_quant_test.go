@@ -1,6 +1,7 @@
 package compute_test
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -91,6 +92,38 @@ func TestCosineSingleInt8Rejects(t *testing.T) {
 	} {
 		if _, err := compute.NewCosineSingleInt8(d, c.v, c.dim, c.opts); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("want an error naming %q, got %v", c.want, err)
+		}
+	}
+}
+
+// TestCosineBatchInt8 checks the int8 batch runner against the float64
+// cosines of the codes (the f32 kernel's tolerance), across chunks of
+// queries and rows.
+func TestCosineBatchInt8(t *testing.T) {
+	d := openDevice(t)
+	r := rand.New(rand.NewPCG(12, uint64(time.Now().UnixNano())))
+	for _, c := range []struct{ nq, n, dim int }{{1, 1, 4}, {5, 300, 132}, {17, 1000, 768}} {
+		v, qs := randFloats(r, c.n*c.dim), randFloats(r, c.nq*c.dim)
+		cb, err := compute.NewCosineBatchInt8(d, v, c.dim, compute.CosineBatchOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := uint64(c.n * c.dim); cb.InputBytes != want {
+			t.Fatalf("InputBytes = %d, want %d (int8)", cb.InputBytes, want)
+		}
+		out := poisoned(c.nq * c.n)
+		if _, err := cb.Run(qs, out, nil); err != nil {
+			t.Fatal(err)
+		}
+		cb.Release()
+		vc := codesF32(t, v, c.dim)
+		for j := 0; j < c.nq; j++ {
+			checkCosines(t, "cosine_batch_int8", codesF32(t, qs[j*c.dim:(j+1)*c.dim], c.dim), vc, c.dim, out[j*c.n:(j+1)*c.n])
+		}
+	}
+	for _, o := range []compute.CosineBatchOptions{{Tiled: true}, {Register: true}} {
+		if _, err := compute.NewCosineBatchInt8(d, make([]float32, 8), 4, o); !errors.Is(err, compute.ErrUnsupported) {
+			t.Errorf("%+v: err %v, want ErrUnsupported", o, err)
 		}
 	}
 }

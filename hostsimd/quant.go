@@ -265,3 +265,53 @@ func int8Cos(dot int32, qn float64, ss int32) float32 {
 	}
 	return float32(float64(dot) / den)
 }
+
+// CosineBatchInt8 writes out[j*n+i] = cos(q_j, v_i) for the len(qs)/d
+// queries and the n = len(codes)/d rows of int8 codes, each as
+// CosineSingleInt8 computes it. Blocks of rows stay in cache while every
+// query runs over them, so the codes stream from memory once.
+func (h Host) CosineBatchInt8(qs []float32, codes []int8, d int, out []float32) error {
+	const fn = "CosineBatchInt8"
+	r, err := h.resolve()
+	if err != nil {
+		return err
+	}
+	nq, err := rowCount(fn, "qs", len(qs), d)
+	if err != nil {
+		return err
+	}
+	n, err := int8Args(fn, d, len(codes), d, math.MaxInt) // out is checked below
+	if err != nil {
+		return err
+	}
+	if err := checkLen(fn, "out", len(out), nq*n); err != nil {
+		return err
+	}
+	k := quantFor(r.k.level)
+	type query struct {
+		q  *int8Query
+		qn float64
+	}
+	queries := make([]query, nq)
+	for j := range queries {
+		qc, qq, err := QuantizeQueryInt8(qs[j*d : (j+1)*d])
+		if err != nil {
+			return fmt.Errorf("hostsimd.%s: query %d: %w", fn, j, err)
+		}
+		queries[j] = query{newInt8Query(qc), math.Sqrt(float64(qq))}
+	}
+	r.parallelRows(n, d*max(nq, 1), func(lo, hi int) {
+		var dot, ss [int8Block]int32
+		for i := lo; i < hi; i += int8Block {
+			m := min(int8Block, hi-i)
+			for j, q := range queries {
+				k.dots(q.q, codes[i*d:(i+m)*d], m, dot[:m], ss[:m])
+				o := out[j*n+i : j*n+i+m]
+				for t := range o {
+					o[t] = int8Cos(dot[t], q.qn, ss[t])
+				}
+			}
+		}
+	})
+	return nil
+}

@@ -266,3 +266,45 @@ func FuzzDotsInt8(f *testing.F) {
 		}
 	})
 }
+
+// TestCosineBatchInt8 checks every level's batch against CosineSingleInt8
+// of each query (bit-identical: the same sums and rescale).
+func TestCosineBatchInt8(t *testing.T) {
+	r := rand.New(rand.NewPCG(rand.Uint64(), 51))
+	for _, h := range levelHosts() {
+		for _, c := range []struct{ nq, n, d int }{{1, 1, 4}, {3, 70, 33}, {9, 130, 768}} {
+			v, qs := make([]float32, c.n*c.d), make([]float32, c.nq*c.d)
+			for i := range v {
+				v[i] = float32(r.NormFloat64())
+			}
+			for i := range qs {
+				qs[i] = float32(r.NormFloat64())
+			}
+			codes, scales := make([]int8, len(v)), make([]float32, c.n)
+			if err := hostsimd.QuantizeInt8(v, c.d, codes, scales); err != nil {
+				t.Fatal(err)
+			}
+			out := make([]float32, c.nq*c.n)
+			for i := range out {
+				out[i] = float32(math.NaN())
+			}
+			if err := h.CosineBatchInt8(qs, codes, c.d, out); err != nil {
+				t.Fatal(err)
+			}
+			want := make([]float32, c.n)
+			for j := 0; j < c.nq; j++ {
+				if err := h.CosineSingleInt8(qs[j*c.d:(j+1)*c.d], codes, c.d, want); err != nil {
+					t.Fatal(err)
+				}
+				for i, w := range want {
+					if got := out[j*c.n+i]; got != w {
+						t.Fatalf("%v nq=%d n=%d d=%d: S[%d][%d] = %v, want %v", h.Level, c.nq, c.n, c.d, j, i, got, w)
+					}
+				}
+			}
+		}
+	}
+	if err := (hostsimd.Host{}).CosineBatchInt8(make([]float32, 8), make([]int8, 8), 4, make([]float32, 3)); err == nil || !strings.Contains(err.Error(), "len(out)") {
+		t.Errorf("short out: %v", err)
+	}
+}

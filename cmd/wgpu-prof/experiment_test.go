@@ -19,7 +19,8 @@ func TestQuantizationBadInput(t *testing.T) {
 		{[]string{"--min-recall", "0"}, "--min-recall 0"},
 		{[]string{"--min-recall", "1.5"}, "--min-recall 1.5"},
 		{[]string{"--precision", "int8"}, "runs every precision"},
-		{[]string{"--workloads", "hnsw"}, "has no stored precision"},
+		{[]string{"--workloads", "hnsw"}, "not a single-query workload"},
+		{[]string{"--workloads", "cosine-batch"}, "not a single-query workload"},
 		{[]string{"--precision", "bf16"}, "--precision"},
 	} {
 		_, _, err := runCmd(append([]string{"experiment", "quantization", "--quick"}, c.args...)...)

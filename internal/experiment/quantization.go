@@ -27,11 +27,13 @@ import (
 // DefaultMinRecall is the recall@k a precision must reach to be accepted.
 const DefaultMinRecall = 0.95
 
-// QuantizationWorkloads lists the workloads with a stored precision.
+// QuantizationWorkloads lists the workloads the experiment runs: those
+// with a stored precision that score one query against stored rows (their
+// batch counts rows), whose top-k recall the experiment measures.
 func QuantizationWorkloads() []string {
 	var out []string
 	for _, d := range workload.All() {
-		if d.Has(workload.ParamPrecision.Name) {
+		if d.Has(workload.ParamPrecision.Name) && d.Batch == workload.ParamN.Name {
 			out = append(out, d.Name)
 		}
 	}
@@ -66,7 +68,7 @@ func (e *Env) Quantization(cfg RunConfig, minRecall float64, rep *report.Report)
 	}
 	for _, w := range cfg.Workloads {
 		if !slices.Contains(have, w) {
-			return usage(invalid("workloads", w, "has no stored precision (have %s)", strings.Join(have, ", ")))
+			return usage(invalid("workloads", w, "is not a single-query workload with a stored precision (have %s)", strings.Join(have, ", ")))
 		}
 	}
 	cfg.Defaults()

@@ -22,7 +22,7 @@ var CosineBatch = &Descriptor{
 	Batch:    "q",
 	BatchDoc: "queries per call",
 	// The tiled kernel's workgroup is (tile/4)² threads: no "wg" knob.
-	Params:     []*Param{ParamD, ParamN, ParamQ, ParamTile, ParamVectors, ParamQueries},
+	Params:     []*Param{ParamD, ParamN, ParamQ, ParamTile, ParamPrecision, ParamVectors, ParamQueries},
 	Variants:   []string{"tiled", "naive", "reg16x4", "reg8x4", "reg16x4-bcast"},
 	rank:       20,
 	MemCompute: compute.MemComputeStream,
@@ -51,7 +51,10 @@ var CosineBatch = &Descriptor{
 		if c.Queries != nil {
 			qs = c.Queries.Data[:c.Q*c.Dim]
 		}
-		b := newBatchData(c.cosineData(c.Seed+1), c.N, c.Q, c.Seed+2, qs)
+		b, err := newBatchDataIn(c.Precision, c.cosineData(c.Seed+1), c.N, c.Q, c.Seed+2, qs)
+		if err != nil {
+			return nil, err
+		}
 		return &Prepared{
 			Size:  c.Q,
 			Fixed: append(fixed(c, ParamD, ParamN), c.dataParams(ParamVectors, ParamQueries)...),
@@ -69,6 +72,9 @@ type batchData struct {
 	n    int
 	qs   []float32
 	refs []cosineRef // per query
+	// codes, for int8 storage, are V's first n rows quantized; refs are
+	// then the cosines of the codes (precision.go).
+	codes []int8
 }
 
 func newBatchData(c *cosineData, n, maxQ int, seed uint64, qs []float32) *batchData {
@@ -128,14 +134,24 @@ func cosineBatchCase(b *batchData, q int, k Knobs) Case {
 		opts = compute.CosineBatchOptions{Register: true, Broadcast: true, Workgroup: k.Workgroup}
 		label = fmt.Sprintf("reg16x4-bcast-wg%d", k.wg())
 	}
+	vBytes, newCB := 4, compute.NewCosineBatch
+	cpu := func(h hostsimd.Host, out []float32) error { return h.CosineBatch(qs, v, dim, out) }
+	if b.codes != nil {
+		label += "-int8"
+		vBytes, newCB = 1, compute.NewCosineBatchInt8
+		cpu = func(h hostsimd.Host, out []float32) error { return h.CosineBatchInt8(qs, b.codes, dim, out) }
+	}
 	w := Case{
 		Name: "cosine-batch", Variant: label,
 		Params: params("d", dim, "n", n, "q", q),
-		Bytes:  float64(4 * (q*dim + n*dim + q*n)),
+		Bytes:  float64(4*(q*dim+q*n) + vBytes*n*dim),
 		Flops:  float64(2*q*n*dim + 2*n*dim + 3*q*n),
 	}
+	if b.codes != nil {
+		w.Params = append(w.Params, p("precision", PrecisionInt8))
+	}
 	w.GPU = func(g GPU) (Side, error) {
-		cb, err := compute.NewCosineBatch(g.Device, v, dim, opts)
+		cb, err := newCB(g.Device, v, dim, opts)
 		if err != nil {
 			return Side{}, err
 		}
@@ -156,7 +172,7 @@ func cosineBatchCase(b *batchData, q int, k Knobs) Case {
 		return Side{
 			Poison: func() { poisonF32(out) },
 			Run: func() (timing.Sample, error) {
-				return cpuSample(func() error { return host.CosineBatch(qs, v, dim, out) })
+				return cpuSample(func() error { return cpu(host, out) })
 			},
 			Verify: func() error { return b.check("cpu cosine-batch S", q, out) },
 		}, nil

@@ -3,6 +3,7 @@ package workload
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"sort"
 	"sync"
 
@@ -131,6 +132,42 @@ func newStoredData(c *cosineData, p string) (*storedData, error) {
 		}
 	}
 	return s, nil
+}
+
+// newBatchDataIn is cosine-batch's data in precision p: f32, or int8
+// (V's first n rows and the queries quantized; the references are the
+// cosines of the codes). cosine-batch has no f16 design.
+func newBatchDataIn(p string, c *cosineData, n, maxQ int, seed uint64, qs []float32) (*batchData, error) {
+	switch p {
+	case PrecisionF32, "":
+		return newBatchData(c, n, maxQ, seed, qs), nil
+	case PrecisionInt8:
+	default:
+		return nil, invalid(ParamPrecision.Name, p, "cosine-batch stores f32 or int8")
+	}
+	dim := c.dim
+	if dim > hostsimd.MaxInt8Dim {
+		return nil, invalid(ParamPrecision.Name, p, "dimension %d exceeds %d, the int32 sums' exact range", dim, hostsimd.MaxInt8Dim)
+	}
+	if qs == nil {
+		r := rand.New(rand.NewPCG(seed, 0x62617463)) // newBatchData's queries
+		qs = randVectors(r, maxQ*dim)
+	}
+	codes, scales := make([]int8, n*dim), make([]float32, n)
+	if err := hostsimd.QuantizeInt8(c.v[:n*dim], dim, codes, scales); err != nil {
+		return nil, err
+	}
+	qf := make([]float32, len(qs))
+	for j := 0; j < maxQ; j++ {
+		qc, _, err := hostsimd.QuantizeQueryInt8(qs[j*dim : (j+1)*dim])
+		if err != nil {
+			return nil, err
+		}
+		copy(qf[j*dim:], int8F32(qc))
+	}
+	b := newBatchData(&cosineData{dim: dim, v: int8F32(codes)}, n, maxQ, seed, qf)
+	b.c, b.qs, b.codes = c, qs, codes
+	return b, nil
 }
 
 func int8F32(c []int8) []float32 {

@@ -3,6 +3,7 @@ package workload
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
@@ -53,6 +54,47 @@ func TestPrecisionsBothSides(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// cosine-batch in int8: every design verifies or is unsupported (only
+// the untiled one has an int8 kernel); f16 is refused naming the flag.
+func TestCosineBatchInt8BothSides(t *testing.T) {
+	g := openGPU(t)
+	c := small
+	c.Precision = PrecisionInt8
+	c.Defaults()
+	pr, err := CosineBatch.Prepare(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := 0
+	for _, v := range CosineBatch.Variants {
+		cs := pr.At(pr.Size, Knobs{Variant: v})
+		gs, err := cs.GPU(g)
+		if errors.Is(err, compute.ErrUnsupported) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := runSide(gs); err != nil {
+			t.Fatalf("%s gpu: %v", v, err)
+		}
+		ran++
+	}
+	if ran == 0 {
+		t.Fatal("no int8 design ran")
+	}
+	for _, l := range hostsimd.Available() {
+		cpu, _ := pr.At(pr.Size, Knobs{}).CPU(hostsimd.Host{Level: l, FixLevel: true})
+		if err := runSide(cpu); err != nil {
+			t.Fatalf("cpu %v: %v", l, err)
+		}
+	}
+	c.Precision = PrecisionF16
+	if _, err := CosineBatch.Prepare(c); err == nil || !strings.Contains(err.Error(), "precision") {
+		t.Fatalf("f16: %v, want an error naming precision", err)
 	}
 }
 
