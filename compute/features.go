@@ -16,6 +16,8 @@ func HasFeature(d *wgpu.Device, feature string) bool {
 	switch feature {
 	case wgsl.FeatureSubgroups:
 		return d.HasFeature(wgpu.FeatureSubgroups) || d.HasFeature(wgpu.FeatureNativeSubgroup)
+	case wgsl.FeatureSubgroupID:
+		return d.Impl() != wgpu.ImplDawn && (d.HasFeature(wgpu.FeatureSubgroups) || d.HasFeature(wgpu.FeatureNativeSubgroup))
 	case wgsl.FeatureShaderF16:
 		return d.HasFeature(wgpu.FeatureShaderF16)
 	}

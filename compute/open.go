@@ -16,6 +16,9 @@ var ErrInvalidOption = errors.New("invalid option")
 // one, before a CPU adapter) of any backend, with timestamps where the
 // adapter offers them.
 type Options struct {
+	// Impl is the WebGPU implementation (wgpu-native or Dawn);
+	// ImplDefault: $WGPU_PROF_IMPL, else wgpu-native.
+	Impl wgpu.Impl
 	// Backend restricts the adapters to one backend; BackendUndefined: any.
 	Backend wgpu.Backend
 	// Name picks the adapters whose name contains it (case-insensitive);
@@ -66,7 +69,7 @@ func Open(ctx context.Context, opts Options) (*Device, error) {
 	if opts.TimerPasses < 0 {
 		return nil, fmt.Errorf("%s: TimerPasses %d < 0: %w", op, opts.TimerPasses, ErrInvalidOption)
 	}
-	inst, err := wgpu.NewInstance(opts.Backend)
+	inst, err := wgpu.NewInstanceImpl(opts.Impl, opts.Backend)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}

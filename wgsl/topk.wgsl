@@ -28,7 +28,7 @@ override WG: u32 = 256;  // threads per workgroup
 override SL: u32 = 2048; // inputs per workgroup, a power of two
 override KP: u32 = 64;   // kept per workgroup, a power of two ≥ k, ≤ SL
 
-const PAD_SCORE: f32 = -3.40282347e+38;
+const PAD_SCORE: f32 = -3.40282346638528859811704183484516925440e+38; // -FLT_MAX, exactly (Tint refuses a literal that needs rounding to it)
 const PAD_INDEX: u32 = 0xffffffffu;
 
 struct Params {

@@ -66,13 +66,17 @@ const (
 	// FeatureShaderF64 is wgpu-native's float64 in shaders (not part of
 	// WebGPU).
 	FeatureShaderF64 = "shader-f64"
+	// FeatureSubgroupID is the subgroup_id and num_subgroups builtins,
+	// which wgpu-native's WGSL offers with subgroups and Dawn's (of
+	// Chromium 133) does not.
+	FeatureSubgroupID = "subgroup-id"
 )
 
 // needs are the optional features each module needs; a module not listed
 // needs none.
 var needs = map[string][]string{
 	"cosine_single_f16":      {FeatureShaderF16},
-	"cosine_single_subgroup": {FeatureSubgroups},
+	"cosine_single_subgroup": {FeatureSubgroups, FeatureSubgroupID},
 	"cosine_batch_regbc":     {FeatureSubgroups},
 	"stream_babel_f64":       {FeatureShaderF64},
 }

@@ -81,6 +81,9 @@ func usedFeatures(src string) []string {
 	if regexp.MustCompile(`\b(subgroup[A-Z]\w*\s*\(|subgroup_(id|size|invocation_id)\b|num_subgroups\b)`).MatchString(code) {
 		out = append(out, FeatureSubgroups)
 	}
+	if regexp.MustCompile(`\b(subgroup_id|num_subgroups)\b`).MatchString(code) {
+		out = append(out, FeatureSubgroupID)
+	}
 	return out
 }
 

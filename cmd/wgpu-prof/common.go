@@ -15,6 +15,7 @@ import (
 
 // deviceFlags select the adapter and the measurement budget.
 type deviceFlags struct {
+	impl         string
 	backend      string
 	adapter      int
 	adapterName  string
@@ -29,6 +30,7 @@ type deviceFlags struct {
 }
 
 func (f *deviceFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.impl, "impl", "", "WebGPU implementation: wgpu-native or dawn (default: $WGPU_PROF_IMPL, else wgpu-native); run also takes both, wgpu-native,dawn, and reports them side by side")
 	fs.StringVar(&f.backend, "backend", "any", "adapter backend: vulkan, metal, d3d12, gl or any; run also takes several, comma-separated (vulkan,gl), and reports them side by side")
 	fs.IntVar(&f.adapter, "adapter", -1, "adapter index among those of --backend (see wgpu-prof devices); -1: the best one")
 	fs.StringVar(&f.adapterName, "adapter-name", "", "pick the adapter whose name contains this text")
@@ -70,7 +72,7 @@ func (f *deviceFlags) open(stderr io.Writer) (*experiment.Env, error) {
 		return nil, err
 	}
 
-	env, err := experiment.Open(experiment.AdapterSelect{Backend: f.backend, Index: f.adapter, Name: f.adapterName},
+	env, err := experiment.Open(experiment.AdapterSelect{Impl: f.impl, Backend: f.backend, Index: f.adapter, Name: f.adapterName},
 		experiment.MeasureOpts{Budget: f.budget, TargetRel: f.target, WarnCV: f.cvWarn}, f.noTimestamps)
 	if err != nil {
 		return nil, err

@@ -19,7 +19,8 @@ func runDevices(stdout, stderr io.Writer, args []string) error {
 	fs.SetOutput(stderr)
 	format := fs.String("format", "text", "output format: text or json")
 	backend := fs.String("backend", "any", "only adapters of this backend: vulkan, metal, d3d12, gl or any")
-	setHelp(fs, stdout, "usage: wgpu-prof devices [--backend B] [--format text|json]\n"+
+	impl := fs.String("impl", "", "WebGPU implementation: wgpu-native or dawn (default: $WGPU_PROF_IMPL, else wgpu-native)")
+	setHelp(fs, stdout, "usage: wgpu-prof devices [--impl wgpu-native|dawn] [--backend B] [--format text|json]\n"+
 		"Lists every WebGPU adapter with its limits and features, and runs a tiny\n"+
 		"dispatch with timestamp writes on each to show whether GPU timing works.",
 		`  wgpu-prof devices
@@ -36,7 +37,7 @@ func runDevices(stdout, stderr io.Writer, args []string) error {
 	if *format != "text" && *format != "json" {
 		return fmt.Errorf("--format %q: want text or json", *format)
 	}
-	out, err := experiment.Devices(*backend, versionString())
+	out, err := experiment.DevicesOf(*impl, *backend, versionString())
 	if err != nil {
 		return err
 	}
@@ -50,7 +51,7 @@ func runDevices(stdout, stderr io.Writer, args []string) error {
 }
 
 func writeDevicesText(w io.Writer, out experiment.DevicesReport) {
-	fmt.Fprintf(w, "%s, %d adapter(s)\n", out.Tool, len(out.Adapters))
+	fmt.Fprintf(w, "%s, %d adapter(s) through %s %s\n", out.Tool, len(out.Adapters), orDash(out.Implementation), orDash(out.ImplementationVersion))
 	for _, r := range out.Adapters {
 		if r.Default {
 			for _, l := range report.WrapBullet("default: ", fmt.Sprintf("[%d] %s on %s (what a run picks without --adapter or --adapter-name: %s)", r.Index, r.Name, r.Backend, r.DefaultReason), report.MaxLine) {

@@ -75,6 +75,12 @@ func measureCommand(stdout, stderr io.Writer, args []string, name, usage, exampl
 	if err != nil {
 		return err
 	}
+	if strings.Contains(dev.impl, ",") {
+		if !h.several {
+			return fmt.Errorf("--impl %q: %s measures through one implementation (run takes several, e.g. --impl wgpu-native,dawn)", dev.impl, name)
+		}
+		return measureImpls(stdout, stderr, &o, dev, cfg, h)
+	}
 	if backends := strings.Split(dev.backend, ","); len(backends) > 1 {
 		if !h.several {
 			return fmt.Errorf("--backend %q: %s measures on one backend (run takes several, e.g. --backend vulkan,gl)", dev.backend, name)

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -310,3 +311,20 @@ func (d *Device) Impl() Impl {
 
 // ImplVersion is the version of the device's implementation (ImplVersion).
 func (d *Device) ImplVersion() string { return ImplVersionString(d.Impl()) }
+
+var (
+	reSubgroupUse    = regexp.MustCompile(`\b(subgroup[A-Z]\w*\s*\(|subgroup_(id|size|invocation_id)\b|num_subgroups\b)`)
+	reSubgroupEnable = regexp.MustCompile(`(?m)^\s*enable\s+[^;]*\bsubgroups\b`)
+)
+
+// dialect is src as impl's WGSL compiler takes it. The modules are
+// written for both; the one difference is that Dawn's Tint wants
+// "enable subgroups;" before subgroup builtins and functions, which
+// wgpu-native's naga refuses ("not yet supported"). The directive goes on
+// the first line, so the positions of compiler messages stay right.
+func (i Impl) dialect(src string) string {
+	if i != ImplDawn || !reSubgroupUse.MatchString(src) || reSubgroupEnable.MatchString(src) {
+		return src
+	}
+	return "enable subgroups; " + src
+}

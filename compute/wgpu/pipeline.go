@@ -63,6 +63,9 @@ func (d *Device) CreatePipeline(m *ShaderModule, entry string, consts Constants)
 	defer freeC(ce)
 	names := make([]string, 0, len(consts))
 	for k := range consts {
+		if d.Impl() == ImplDawn && !m.scan.entryUses(entry, k) {
+			continue // Dawn refuses constants its entry point does not use
+		}
 		names = append(names, k)
 	}
 	sort.Strings(names)

@@ -28,7 +28,7 @@ func (d *Device) CreateShaderModule(label, wgsl string) (*ShaderModule, error) {
 	m := &ShaderModule{Label: label, scan: scanWGSL(wgsl)}
 	cl, ln := cString(label)
 	defer freeC(cl)
-	code, cn := cString(wgsl)
+	code, cn := cString(d.Impl().dialect(wgsl))
 	defer freeC(code)
 	scopeErr := d.scoped(op, func() {
 		// The chained source must live in C memory: C may not be given a

@@ -82,6 +82,8 @@ func missingFeature(d *wgpu.Device, name string) string {
 			has = d.HasFeature(wgpu.FeatureShaderF16)
 		case wgsl.FeatureShaderF64:
 			has = d.HasFeature(wgpu.FeatureShaderF64)
+		case wgsl.FeatureSubgroupID:
+			has = d.Impl() != wgpu.ImplDawn && (d.HasFeature(wgpu.FeatureSubgroups) || d.HasFeature(wgpu.FeatureNativeSubgroup))
 		}
 		if !has {
 			return f

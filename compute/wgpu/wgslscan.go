@@ -56,6 +56,22 @@ type wgslEntry struct {
 	name     string
 	wgSize   []string // @workgroup_size arguments
 	wgVarSet []string // workgroup variables the entry can reach, sorted
+	// idents are the identifiers the entry can reach: in its functions,
+	// its @workgroup_size, its workgroup variables' types, and the
+	// initializers of the constants and overrides among them.
+	idents map[string]bool
+}
+
+// entryUses reports whether entry can reach the override name (true when
+// the entry is not found: nothing is dropped on a guess). Dawn refuses a
+// pipeline constant its entry point does not use.
+func (m *wgslModule) entryUses(entry, name string) bool {
+	for _, e := range m.entries {
+		if e.name == entry {
+			return e.idents[name]
+		}
+	}
+	return true
 }
 
 // scanWGSL finds the declarations and entry points of src.
@@ -127,6 +143,36 @@ func scanWGSL(src string) *wgslModule {
 				if _, ok := m.wgVars[id]; ok {
 					used[id] = true
 				}
+			}
+		}
+		e.idents = map[string]bool{}
+		var pending []string
+		addIdents := func(text string) {
+			for _, id := range reIdent.FindAllString(text, -1) {
+				if !e.idents[id] {
+					e.idents[id] = true
+					pending = append(pending, id)
+				}
+			}
+		}
+		for f := range seen {
+			addIdents(m.fnBodies[f])
+		}
+		addIdents(strings.Join(e.wgSize, " "))
+		for v := range used {
+			addIdents(m.wgVars[v])
+		}
+		for len(pending) > 0 {
+			id := pending[0]
+			pending = pending[1:]
+			if x, ok := m.overrides[id]; ok {
+				addIdents(x)
+			}
+			if x, ok := m.consts[id]; ok {
+				addIdents(x)
+			}
+			if x, ok := m.structs[id]; ok {
+				addIdents(x)
 			}
 		}
 		for v := range used {

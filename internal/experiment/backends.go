@@ -47,6 +47,11 @@ type BackendResult struct {
 // report's Adapter and Ceilings are the first run's. It returns nil when
 // no run has a report.
 func MergeBackends(runs []BackendResult) *report.Report {
+	return mergeRuns(runs, func(a report.AdapterInfo) string { return a.Backend })
+}
+
+// mergeRuns is MergeBackends with the runs' tags taken from label.
+func mergeRuns(runs []BackendResult, label func(report.AdapterInfo) string) *report.Report {
 	var out *report.Report
 	b := &report.Backends{}
 	for _, run := range runs {
@@ -61,7 +66,7 @@ func MergeBackends(runs []BackendResult) *report.Report {
 		}
 		br.Adapter, br.GPUCeilings, br.Skipped = r.Adapter, r.Ceilings.GPU, r.Skipped
 		b.Adapters = append(b.Adapters, br)
-		tag := fmt.Sprintf("[%s] ", r.Adapter.Backend)
+		tag := fmt.Sprintf("[%s] ", label(r.Adapter))
 		if out == nil {
 			c := *r
 			c.Measurements, c.BreakEvens, c.Skipped, c.Summary, c.Warnings = nil, nil, nil, nil, nil
@@ -219,6 +224,7 @@ func backendCell(run BackendResult, workload, side string) report.BackendCell {
 		return c
 	}
 	c.Variant, c.EndToEnd, c.GBs = m.Variant, m.EndToEnd.Median, m.GBs
+	c.EndToEndLo, c.EndToEndHi = m.EndToEnd.Lo, m.EndToEnd.Hi
 	if m.Kernel != nil {
 		c.Kernel = m.Kernel.Median
 	}

@@ -32,9 +32,13 @@ type DeviceReport struct {
 
 // DevicesReport is every adapter of one backend.
 type DevicesReport struct {
-	Tool              string         `json:"tool"`
-	WgpuNativeVersion string         `json:"wgpu_native_version"`
-	Adapters          []DeviceReport `json:"adapters"`
+	Tool              string `json:"tool"`
+	WgpuNativeVersion string `json:"wgpu_native_version"`
+	// Implementation is the WebGPU implementation listed ("wgpu-native",
+	// "dawn") and ImplementationVersion its version.
+	Implementation        string         `json:"implementation"`
+	ImplementationVersion string         `json:"implementation_version"`
+	Adapters              []DeviceReport `json:"adapters"`
 	// NoDefault says why a plain run would pick none of them ("" when it
 	// picks one).
 	NoDefault string `json:"no_default,omitempty"`
@@ -43,11 +47,23 @@ type DevicesReport struct {
 // Devices lists every adapter of backend ("any" for all) with its limits
 // and features, and probes each one's timestamps with a tiny dispatch.
 func Devices(backend, tool string) (DevicesReport, error) {
+	return DevicesOf("", backend, tool)
+}
+
+// DevicesOf is Devices through implementation impl ("wgpu-native", "dawn";
+// "": the default).
+func DevicesOf(impl, backend, tool string) (DevicesReport, error) {
 	b, err := wgpu.ParseBackend(backend)
 	if err != nil {
 		return DevicesReport{}, err
 	}
-	inst, err := wgpu.NewInstance(b)
+	im := wgpu.ImplDefault
+	if impl != "" {
+		if im, err = wgpu.ParseImpl(impl); err != nil {
+			return DevicesReport{}, usage(fmt.Errorf("--impl %q: %w", impl, err))
+		}
+	}
+	inst, err := wgpu.NewInstanceImpl(im, b)
 	if err != nil {
 		return DevicesReport{}, err
 	}
@@ -65,7 +81,8 @@ func Devices(backend, tool string) (DevicesReport, error) {
 		_, err := wgpu.SelectAdapter(nil, wgpu.AdapterQuery{Backend: b, Index: -1})
 		return DevicesReport{}, err
 	}
-	out := DevicesReport{Tool: tool, WgpuNativeVersion: wgpu.Version()}
+	out := DevicesReport{Tool: tool, WgpuNativeVersion: wgpu.Version(),
+		Implementation: inst.Impl().String(), ImplementationVersion: wgpu.ImplVersionString(inst.Impl())}
 	def, err := wgpu.SelectAdapter(adapters, wgpu.AdapterQuery{Backend: b, Index: -1})
 	if err != nil {
 		out.NoDefault = err.Error()

@@ -28,6 +28,7 @@ import (
 
 // AdapterSelect picks the adapter to run on.
 type AdapterSelect struct {
+	Impl    string // wgpu-native or dawn; "": $WGPU_PROF_IMPL, else wgpu-native
 	Backend string // vulkan, metal, d3d12, gl or any ("")
 	Index   int    // -1: default
 	Name    string // substring of the adapter name
@@ -71,8 +72,14 @@ func Open(sel AdapterSelect, opts timing.MeasureOpts, noTimestamps bool) (*Env, 
 	if err != nil {
 		return nil, err
 	}
+	impl := wgpu.ImplDefault
+	if sel.Impl != "" {
+		if impl, err = wgpu.ParseImpl(sel.Impl); err != nil {
+			return nil, usage(fmt.Errorf("--impl %q: %w", sel.Impl, err))
+		}
+	}
 	dev, err := compute.Open(context.Background(), compute.Options{
-		Backend: backend, Name: sel.Name, Index: sel.Index, UseIndex: sel.Index >= 0,
+		Impl: impl, Backend: backend, Name: sel.Name, Index: sel.Index, UseIndex: sel.Index >= 0,
 		Device: wgpu.DeviceOptions{NoTimestamps: noTimestamps},
 	})
 	if err != nil {
@@ -162,6 +169,7 @@ func (e *Env) AdapterInfo() report.AdapterInfo {
 	return report.AdapterInfo{
 		Name: i.Name, Vendor: i.Vendor, Backend: i.Backend.String(), DeviceType: i.Type.String(),
 		Driver: i.Driver, TimestampsOK: e.TimestampsOK,
+		Implementation: e.Device.Impl().String(), ImplementationVersion: e.Device.ImplVersion(),
 	}
 }
 

@@ -13,6 +13,9 @@ import (
 // report's Measurements hold every adapter's rows, each naming its
 // backend and adapter.
 type Backends struct {
+	// By is "implementation" when the runs differ in WebGPU implementation
+	// (run --impl wgpu-native,dawn) rather than in backend; "" otherwise.
+	By       string       `json:"by,omitempty"`
 	Adapters []BackendRun `json:"adapters"`
 	Rows     []BackendRow `json:"rows"`
 }
@@ -56,6 +59,19 @@ type BackendCell struct {
 	// (below 1: faster than the first); 0 when either is missing.
 	VsFirst float64 `json:"vs_first,omitempty"`
 	Missing string  `json:"missing,omitempty"`
+	// Implementation is the run's WebGPU implementation. EndToEndLo/Hi
+	// are the 95% CI of the end-to-end median; VsFirstLo/Hi bound the
+	// ratio to the first run's (the ratio of the CIs' far ends), and
+	// KernelVsFirst is the kernel medians' ratio. Faster names the faster
+	// run by end-to-end time, or "tie" when the ratio's CI holds 1; set
+	// in a comparison of implementations (Backends.By).
+	Implementation string  `json:"implementation,omitempty"`
+	EndToEndLo     float64 `json:"end_to_end_ci_lo_s,omitempty"`
+	EndToEndHi     float64 `json:"end_to_end_ci_hi_s,omitempty"`
+	VsFirstLo      float64 `json:"vs_first_ci_lo,omitempty"`
+	VsFirstHi      float64 `json:"vs_first_ci_hi,omitempty"`
+	KernelVsFirst  float64 `json:"kernel_vs_first,omitempty"`
+	Faster         string  `json:"faster,omitempty"`
 }
 
 // adapterLabel is "backend (name)".
@@ -68,11 +84,21 @@ func adapterLabel(backend, name string) string {
 // backend; the adapters' names are listed above the table.
 func backendTable(b *Backends) [][]string {
 	head := []string{"workload", "side", "params"}
+	byImpl := b.By == "implementation"
+	label := func(a AdapterInfo) string {
+		if byImpl {
+			return orDash(a.Implementation)
+		}
+		return orDash(a.Backend)
+	}
 	for i, a := range b.Adapters {
-		l := orDash(a.Adapter.Backend)
+		l := label(a.Adapter)
 		head = append(head, l+" end-to-end", l+" kernel", l+" verdict")
 		if i > 0 {
-			head = append(head, fmt.Sprintf("%s/%s", l, orDash(b.Adapters[0].Adapter.Backend)))
+			head = append(head, fmt.Sprintf("%s/%s", l, label(b.Adapters[0].Adapter)))
+			if byImpl {
+				head = append(head, "95% CI", "kernel ratio", "faster")
+			}
 		}
 	}
 	rows := [][]string{head}
@@ -94,6 +120,16 @@ func backendTable(b *Backends) [][]string {
 					ratio = fmt.Sprintf("%.2f×", c.VsFirst)
 				}
 				row = append(row, ratio)
+				if byImpl {
+					ci, kr := "-", "-"
+					if c.VsFirstLo > 0 && c.VsFirstHi > 0 {
+						ci = fmt.Sprintf("%.2f–%.2f×", c.VsFirstLo, c.VsFirstHi)
+					}
+					if c.KernelVsFirst > 0 {
+						kr = fmt.Sprintf("%.2f×", c.KernelVsFirst)
+					}
+					row = append(row, ci, kr, orDash(c.Faster))
+				}
 			}
 		}
 		rows = append(rows, row)
@@ -119,9 +155,16 @@ func (t *textWriter) backends(r *Report) {
 	if b == nil || len(b.Adapters) == 0 {
 		return
 	}
-	t.section("Backends side by side (each workload at its default size; b/a: b's end-to-end median over a's, below 1× b is faster)")
+	if b.By == "implementation" {
+		t.section("Implementations side by side (each workload at its default size; b/a: b's end-to-end median over a's, below 1× b is faster; faster: tie when the ratio's 95% CI holds 1×)")
+	} else {
+		t.section("Backends side by side (each workload at its default size; b/a: b's end-to-end median over a's, below 1× b is faster)")
+	}
 	for i, a := range b.Adapters {
 		line := fmt.Sprintf("  [%d] %s", i, adapterLabel(a.Adapter.Backend, a.Adapter.Name))
+		if b.By == "implementation" {
+			line = fmt.Sprintf("  [%d] %s through %s", i, adapterLabel(a.Adapter.Backend, a.Adapter.Name), implLabel(a.Adapter))
+		}
 		if a.Error != "" {
 			line += ": FAILED: " + a.Error
 		}

@@ -142,6 +142,10 @@ type AdapterInfo struct {
 	Backend    string `json:"backend"`     // "vulkan", "metal", "dx12", …
 	DeviceType string `json:"device_type"` // "discrete", "integrated", "cpu", …
 	Driver     string `json:"driver"`
+	// Implementation is the WebGPU implementation the adapter was reached
+	// through ("wgpu-native", "dawn") and ImplementationVersion its version.
+	Implementation        string `json:"implementation,omitempty"`
+	ImplementationVersion string `json:"implementation_version,omitempty"`
 	// TimestampsOK is true when timestamp queries were available and passed
 	// the sanity checks; kernel times are absent otherwise.
 	TimestampsOK bool `json:"timestamps_ok"`
@@ -181,6 +185,9 @@ type Measurement struct {
 	// named them.
 	Backend string `json:"backend,omitempty"`
 	Adapter string `json:"adapter,omitempty"`
+	// Implementation is the WebGPU implementation of the run the row
+	// belongs to, in a report of several implementations side by side.
+	Implementation string `json:"implementation,omitempty"`
 
 	// Kernel is the GPU timestamp time; nil on the CPU side and when
 	// timestamps were unavailable or failed the sanity check.

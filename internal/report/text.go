@@ -151,6 +151,9 @@ func (t *textWriter) header(r *Report) {
 		[]string{"host:", fmt.Sprintf("%s, %d cores, SIMD %s", orDash(r.Host.CPU), r.Host.Cores, orDash(r.Host.SIMDLevel))},
 		[]string{"wgpu-native:", orDash(r.WgpuNativeVersion)},
 	)
+	if a.Implementation != "" {
+		rows = append(rows[:len(rows)-2], append([][]string{{"webgpu:", implLabel(a)}}, rows[len(rows)-2:]...)...)
+	}
 	t.table(rows)
 }
 
@@ -162,7 +165,11 @@ func (t *textWriter) shortHeader(r *Report) {
 		ts = ", no timestamps"
 	}
 	t.printf("wgpu-prof report, %s, %s\n", orDash(r.Tool), r.Created.UTC().Format(time.RFC3339))
-	t.printf("adapter %s (%s, %s%s); host %s, %d cores, SIMD %s\n", orDash(a.Name), orDash(a.Backend), orDash(a.DeviceType), ts,
+	through := ""
+	if a.Implementation != "" && (r.Backends == nil || r.Backends.By != "implementation") {
+		through = " through " + implLabel(a)
+	}
+	t.printf("adapter %s (%s, %s%s)%s; host %s, %d cores, SIMD %s\n", orDash(a.Name), orDash(a.Backend), orDash(a.DeviceType), ts, through,
 		orDash(r.Host.CPU), r.Host.Cores, orDash(r.Host.SIMDLevel))
 }
 
@@ -573,4 +580,16 @@ func clip(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// implLabel is the implementation and its version ("dawn 133.0.6940.0");
+// wgpu-native for reports written before they named it.
+func implLabel(a AdapterInfo) string {
+	if a.Implementation == "" {
+		return "wgpu-native"
+	}
+	if a.ImplementationVersion == "" {
+		return a.Implementation
+	}
+	return a.Implementation + " " + a.ImplementationVersion
 }

@@ -1,0 +1,137 @@
+package experiment
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
+	"github.com/wgpu-prof/wgpu-prof/internal/report"
+	"github.com/wgpu-prof/wgpu-prof/timing"
+)
+
+// ParseImplList parses --impl's comma-separated list of implementations
+// ("wgpu-native,dawn"), none twice, as the reports spell them.
+func ParseImplList(s string) ([]string, error) {
+	impls, err := wgpu.ParseImpls(s)
+	if err != nil {
+		return nil, usage(fmt.Errorf("--impl %q: %w", s, err))
+	}
+	var out []string
+	for _, i := range impls {
+		out = append(out, i.String())
+	}
+	return out, nil
+}
+
+// MergeImpls puts the runs of one suite through several WebGPU
+// implementations on the same adapter into one report, as MergeBackends
+// does for backends: every row names its implementation, the summary lines
+// and warnings are tagged with it, and the side-by-side table
+// (report.Backends, By "implementation") gives per workload each
+// implementation's kernel and end-to-end medians, the end-to-end ratio to
+// the first implementation with its 95% CI (the ratio of the far ends of
+// the two medians' CIs), the kernel ratio, and which is faster: "tie"
+// when the ratio's CI holds 1.
+func MergeImpls(runs []BackendResult) *report.Report {
+	for _, run := range runs {
+		if run.Report == nil {
+			continue
+		}
+		for i := range run.Report.Measurements {
+			run.Report.Measurements[i].Implementation = run.Report.Adapter.Implementation
+		}
+	}
+	out := mergeRuns(runs, func(a report.AdapterInfo) string { return a.Implementation })
+	if out == nil {
+		return nil
+	}
+	b := out.Backends
+	b.By = "implementation"
+	for ri := range b.Rows {
+		row := &b.Rows[ri]
+		for ci := range row.Cells {
+			c := &row.Cells[ci]
+			c.Implementation = runs[ci].Label
+			if runs[ci].Report != nil {
+				c.Implementation = runs[ci].Report.Adapter.Implementation
+			}
+		}
+		first := row.Cells[0]
+		for ci := 1; ci < len(row.Cells); ci++ {
+			c := &row.Cells[ci]
+			if first.Missing != "" || c.Missing != "" || first.EndToEnd <= 0 || c.EndToEnd <= 0 {
+				continue
+			}
+			if first.Kernel > 0 && c.Kernel > 0 {
+				c.KernelVsFirst = c.Kernel / first.Kernel
+			}
+			if first.EndToEndLo > 0 && first.EndToEndHi > 0 && c.EndToEndLo > 0 && c.EndToEndHi > 0 {
+				c.VsFirstLo = c.EndToEndLo / first.EndToEndHi
+				c.VsFirstHi = c.EndToEndHi / first.EndToEndLo
+				switch {
+				case c.VsFirstHi < 1:
+					c.Faster = c.Implementation
+				case c.VsFirstLo > 1:
+					c.Faster = first.Implementation
+				default:
+					c.Faster = "tie"
+				}
+			}
+		}
+	}
+	out.Verdicts = append(implLines(b), stripBackendLines(out.Verdicts, b)...)
+	return out
+}
+
+// stripBackendLines drops the backend side-by-side lines mergeRuns put
+// first (one per GPU row), which implLines replaces.
+func stripBackendLines(v []string, b *report.Backends) []string {
+	n := 0
+	for _, r := range b.Rows {
+		if r.Side == report.SideGPU {
+			n++
+		}
+	}
+	if n > len(v) {
+		n = len(v)
+	}
+	return v[n:]
+}
+
+// implLines are the answers, one per workload's GPU row: each
+// implementation's end-to-end and kernel medians and the comparison.
+func implLines(b *report.Backends) []string {
+	var out []string
+	for _, r := range b.Rows {
+		if r.Side != report.SideGPU {
+			continue
+		}
+		var parts []string
+		for i, c := range r.Cells {
+			if c.Missing != "" {
+				parts = append(parts, fmt.Sprintf("%s not measured (%s)", c.Implementation, c.Missing))
+				continue
+			}
+			p := fmt.Sprintf("%s GPU end-to-end %s", c.Implementation, timing.FormatSeconds(c.EndToEnd))
+			if c.Kernel > 0 {
+				p += ", kernel " + timing.FormatSeconds(c.Kernel)
+			}
+			if i > 0 && c.VsFirst > 0 {
+				p += fmt.Sprintf(", %.2f× %s's end-to-end time", c.VsFirst, r.Cells[0].Implementation)
+				if c.VsFirstLo > 0 {
+					p += fmt.Sprintf(" (95%% CI %.2f–%.2f×)", c.VsFirstLo, c.VsFirstHi)
+				}
+				switch c.Faster {
+				case "tie":
+					p += ": tie"
+				case "":
+				default:
+					p += ": " + c.Faster + " faster"
+				}
+			}
+			parts = append(parts, p)
+		}
+		out = append(out, fmt.Sprintf("%s by implementation: %s", r.Workload, strings.Join(parts, "; ")))
+	}
+	return out
+}
