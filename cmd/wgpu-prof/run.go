@@ -85,9 +85,11 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	return measureCommand(stdout, stderr, args, "run", usage, examples, false, func(fs *pflag.FlagSet) measureHooks {
 		trace := fs.Bool("trace", false, "with --out: write trace.json (Chrome trace of every GPU call; open in Perfetto)")
 		retune := retuneFlag(fs)
+		quiet := false
 		return measureHooks{
 			several: true,
 			ready: func(o *outputFlags) error {
+				quiet = o.quiet
 				if *trace && o.out == "" {
 					return fmt.Errorf("--trace needs --out DIR")
 				}
@@ -100,6 +102,9 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 			},
 			run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
 				cfg.Retune = *retune
+				if !quiet {
+					fmt.Fprintln(stderr, "wgpu-prof:", env.DurationLine(cfg))
+				}
 				return env.RunSuite(cfg, rep)
 			},
 			files: func(env *experiment.Env) []report.DirFile {

@@ -338,11 +338,20 @@ func raiseGPUComputeCeiling(rep *report.Report) []string {
 // DRAM, so the estimate errs long.
 const estimateRate = 10e9
 
+// DurationLine is durationLine for cfg's workloads (the CLI says it on
+// stderr when run starts).
+func (e *Env) DurationLine(cfg RunConfig) string { return e.durationLine(cfg, nil) }
+
 // durationLine says, before anything is measured, about how long the
 // suite will take: the bytes the staircase and the ceilings stream at
 // estimateRate, plus every planned measurement (both sides of each
 // break-even batch, the timestamp cost's two) at its full time budget.
 func (e *Env) durationLine(cfg RunConfig, ds []*workload.Descriptor) string {
+	if ds == nil {
+		c := cfg
+		c.Defaults()
+		ds, _ = c.descriptors()
+	}
 	quick := cfg.QuickStaircase
 	m := machine.Current()
 	threads := e.Host.ThreadCount()

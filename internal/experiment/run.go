@@ -244,7 +244,6 @@ func (e *Env) RunSuite(cfg RunConfig, rep *report.Report) error {
 	if err != nil {
 		return err
 	}
-	e.progress("%s", e.durationLine(cfg, ds))
 	roofs, err := e.Ceilings(cfg, rep)
 	if err != nil {
 		return err

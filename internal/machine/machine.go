@@ -87,7 +87,9 @@ func (m Machine) BudgetSource(quick bool) string {
 		avail = "an assumed " + IEC(unknownMemory) + " (MemAvailable unknown)"
 	}
 	s := fmt.Sprintf("%.0f%% of %s", 100*BudgetFraction, avail)
-	if quick && m.Budget(false) > QuickCap {
+	full := m
+	full.Quick = false
+	if quick && full.Budget(false) > QuickCap {
 		s += fmt.Sprintf(", capped at %s for --quick", IEC(QuickCap))
 	}
 	return s

@@ -21,6 +21,7 @@ func TestBudget(t *testing.T) {
 		{Machine{}, false, 1 << 30, "MemAvailable unknown"},
 		{Machine{MemAvailable: 100 << 20}, false, MinBudget, "25%"},
 		{Machine{MemAvailable: 16 << 30, MaxMemory: 3 << 30}, true, 3 << 30, "--max-memory"},
+		{Machine{MemAvailable: 16 << 30, Quick: true}, false, QuickCap, "capped at 1 GiB for --quick"},
 	} {
 		if got := c.m.Budget(c.quick); got != c.want {
 			t.Errorf("%+v quick=%v: budget %d, want %d", c.m, c.quick, got, c.want)
