@@ -302,35 +302,70 @@ func (p dramPlan) line(rep *report.Report) string {
 // placed again against it) and the summary says which kernel set it.
 // TestRaiseGPUComputeCeiling checks both outcomes.
 func raiseGPUComputeCeiling(rep *report.Report) []string {
+	return raiseComputeCeiling(rep, report.SideGPU, nil)
+}
+
+// recheckCPUComputeCeiling does the same for the CPU's FMA peak, after
+// measuring it again first (remeasure, when not nil: the peak's
+// register-held chains are this CPU's best, so a kernel above them means
+// the load moved since the first pass).
+func recheckCPUComputeCeiling(rep *report.Report, remeasure func() (float64, error)) []string {
+	return raiseComputeCeiling(rep, report.SideCPU, remeasure)
+}
+
+func raiseComputeCeiling(rep *report.Report, side string, remeasure func() (float64, error)) []string {
 	cs := rep.Ceilings.GPU
+	if side == report.SideCPU {
+		cs = rep.Ceilings.CPU
+	}
 	old := cs["fma_gflops"]
 	if !(old > 0) {
 		return nil
 	}
-	var best *report.Measurement
-	for i := range rep.Measurements {
-		m := &rep.Measurements[i]
-		if m.Side == report.SideGPU && m.Verified && m.Bound == timing.BoundCompute && m.GFLOPs > old && (best == nil || m.GFLOPs > best.GFLOPs) {
-			best = m
+	best := func() *report.Measurement {
+		var b *report.Measurement
+		for i := range rep.Measurements {
+			m := &rep.Measurements[i]
+			if m.Side == side && m.Verified && m.Bound == timing.BoundCompute && m.GFLOPs > cs["fma_gflops"] && (b == nil || m.GFLOPs > b.GFLOPs) {
+				b = m
+			}
 		}
+		return b
 	}
-	if best == nil {
+	b := best()
+	if b == nil {
 		return nil
 	}
-	cs["fma_gflops"] = best.GFLOPs
+	var lines []string
+	if remeasure != nil {
+		if g, err := remeasure(); err == nil && g > old {
+			cs["fma_gflops"] = g
+			lines = append(lines, fmt.Sprintf("%s%s FMA peak measured again after the kernels, as %s %s ran at %.1f GFLOP/s above %.1f: %.1f GFLOP/s",
+				RecheckPrefix, strings.ToUpper(side), b.Workload, b.Variant, b.GFLOPs, old, g))
+		}
+	}
+	peak := cs["fma_gflops"]
+	if b = best(); b != nil {
+		peak = b.GFLOPs
+		lines = append(lines, fmt.Sprintf("%s%s FMA ceiling raised from %.1f to %.1f GFLOP/s, the rate of %s %s %s (verified): it ran faster than every FMA microbenchmark",
+			RecheckPrefix, strings.ToUpper(side), cs["fma_gflops"], b.GFLOPs, b.Workload, b.Variant, paramLabel(b.Params)))
+		if side == report.SideGPU {
+			lines[len(lines)-1] += " (fma() and x*a+b chains, two and four elements per invocation)"
+		}
+		cs["fma_gflops"] = peak
+	}
 	for i := range rep.Measurements {
 		m := &rep.Measurements[i]
-		if m.Side != report.SideGPU || m.Bound == "" {
+		if m.Side != side || m.Bound == "" {
 			continue
 		}
 		bw := cs[m.ReadCeilingKey()]
 		if !(bw > 0) {
 			bw = cs["read_gbs"]
 		}
-		place(m, timing.Roof{PeakGFLOPs: best.GFLOPs, BandwidthGBs: bw}, m.Time().Median)
+		place(m, timing.Roof{PeakGFLOPs: peak, BandwidthGBs: bw}, m.Time().Median)
 	}
-	return []string{fmt.Sprintf("%sGPU FMA ceiling raised from %.1f to %.1f GFLOP/s, the rate of %s %s %s (verified): it ran faster than every FMA microbenchmark (fma() and x*a+b chains, two and four elements per invocation)",
-		RecheckPrefix, old, best.GFLOPs, best.Workload, best.Variant, paramLabel(best.Params))}
+	return lines
 }
 
 // estimateRate is the streaming rate the duration estimate assumes for
