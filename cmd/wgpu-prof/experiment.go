@@ -23,7 +23,8 @@ func runQuantization(stdout, stderr io.Writer, args []string) error {
 		"recall@k of each precision's top-k against the exact f32 top-k and the largest score\n" +
 		"error. The answer per workload: the fastest precision at the accepted recall.\n" +
 		"Generated data has at least enough rows for the f32 set to lie past the host's caches.\n" +
-		"--workloads defaults to those with a stored precision (cosine-single, cosine-topk)."
+		"--workloads defaults to the single-query workloads with a stored precision: " +
+		strings.Join(experiment.QuantizationWorkloads(), ", ") + "."
 	if !hasFlag(args, "workloads") {
 		// The default list: every workload with a stored precision.
 		args = append(args, "--workloads", strings.Join(experiment.QuantizationWorkloads(), ","))
