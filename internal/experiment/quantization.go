@@ -275,7 +275,7 @@ func quantVerdict(name string, n int, pts []quantPoint, acc map[string]workload.
 		f32 := []*report.Measurement{pts[0].cpu, pts[0].gpu}[i]
 		s := fmt.Sprintf("%s: %s (%s a call, recall@%d %.3f", side, best.prec, fmtDur(bestM.Time().Median), k, acc[best.prec].Recall)
 		if best.prec != workload.PrecisionF32 && f32 != nil {
-			s += fmt.Sprintf("; f32 %s, %s", fmtDur(f32.Time().Median), fmtOverhead(overhead(f32, bestM)))
+			s += fmt.Sprintf("; f32 %s over %s %s, %s", fmtDur(f32.Time().Median), fmtBytes(f32.Bytes), ceilingLevel(f32), fmtOverhead(overhead(f32, bestM)))
 		}
 		parts = append(parts, s+")")
 	}
@@ -306,6 +306,15 @@ func quantOverheadLines(name string, n int, pts []quantPoint, same map[string][2
 		out = append(out, fmt.Sprintf("%s %s: time against f32 ((B − A)/A): %s", name, side, strings.Join(parts, "; ")))
 	}
 	return out
+}
+
+// ceilingLevel says which read ceiling a row was judged against: "at
+// DRAM", or the key of a cache level's.
+func ceilingLevel(m *report.Measurement) string {
+	if m.ReadCeiling == "" || m.ReadCeiling == "read_gbs" {
+		return "at DRAM"
+	}
+	return "against " + m.ReadCeiling
 }
 
 func fmtDur(s float64) string {

@@ -11,7 +11,7 @@ import (
 )
 
 func rowAt(side string, sec float64) *report.Measurement {
-	return &report.Measurement{Side: side, EndToEnd: timing.Summary{Median: sec}}
+	return &report.Measurement{Side: side, EndToEnd: timing.Summary{Median: sec}, Bytes: 1e6}
 }
 
 // The answer names, per side, the fastest precision whose recall is
@@ -26,7 +26,7 @@ func TestQuantVerdict(t *testing.T) {
 		"f32": {K: 10, Recall: 1}, "f16": {K: 10, Recall: 1}, "int8": {K: 10, Recall: 0.9},
 	}
 	v := quantVerdict("cosine-topk", 1000, pts, acc, 0.95)
-	for _, want := range []string{"CPU: f16 (2 ms a call", "f32 4 ms, -50.0%", "GPU: f32 (4 ms", "below the accepted recall: int8 (recall@10 0.900)"} {
+	for _, want := range []string{"CPU: f16 (2 ms a call", "f32 4 ms over 977 KiB at DRAM, -50.0%", "GPU: f32 (4 ms", "below the accepted recall: int8 (recall@10 0.900)"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("verdict %q lacks %q", v, want)
 		}
