@@ -306,7 +306,12 @@ func planOp(in PlanInput, i int, op PlanOp, minSp float64, transfer string) repo
 	if po.CallsFrom == "" {
 		r = MixOf(be, *mix)
 		if transfer == TransferPerCall {
-			r = EvalMix(*mix, c.ownModel, c.gpu, mixCross(r), [2]string{"cpu", "gpu"})
+			// The same route, priced with the data shipped every call.
+			cross := mixCross(r)
+			if cross < 0 {
+				cross = math.Inf(1)
+			}
+			r = EvalMix(*mix, c.ownModel, c.gpu, cross, [2]string{"cpu", "gpu"})
 		}
 	} else {
 		r = EvalMix(*mix, c.ownModel, c.gpu, ownCrossover(*mix, c.ownModel, c.gpu), [2]string{"own", "gpu"})

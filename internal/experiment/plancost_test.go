@@ -179,3 +179,21 @@ func TestPlanMinSpeedup(t *testing.T) {
 		}
 	}
 }
+
+// Without a call count the GPU is routed at the measured crossover; with
+// the data shipped every call, a mix the search keeps on the CPU stays
+// there (no call to the GPU), and one it routes pays the upload.
+func TestPlanTransferPerCallWithoutCalls(t *testing.T) {
+	in := handPlan(TransferPerCall)
+	in.Ops = in.Ops[:1]
+	in.Ops[0].Mix = &BatchMix{Sizes: []int{1000, 100000}, Counts: []int64{600, 400}}
+	op := Plan(in).Ops[0]
+	if op.CallsFrom != "" || op.Mix.ShareAbove != 0.4 || op.Mix.Crossover != 50000 {
+		t.Errorf("routed %v of calls from %v (%s), want 0.4 from the measured 50000", op.Mix.ShareAbove, op.Mix.Crossover, op.Mix.Route)
+	}
+	in.BreakEvens[0].Search.Points = []timing.SearchPoint{{N: 1, Faster: timing.FasterA}}
+	in.BreakEvens[0].Search.Found = false
+	if op := Plan(in).Ops[0]; op.Mix.ShareAbove != 0 || op.Ported {
+		t.Errorf("GPU never faster: %v of calls routed, %q", op.Mix.ShareAbove, op.Verdict)
+	}
+}
