@@ -309,11 +309,11 @@ func (s Side) Close() {
 	}
 }
 
-// cpuSample times fn on the host clock.
+// cpuSample times fn on the host clock (hostclock.go).
 func cpuSample(fn func() error) (timing.Sample, error) {
-	start := time.Now()
+	start := hostStart()
 	err := fn()
-	return timing.Sample{Host: time.Since(start)}, err
+	return timing.Sample{Host: hostSince(start)}, err
 }
 
 var registry []*Descriptor
