@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# The Windows stage of scripts/test.sh: the windows/amd64 build (cgo with
+# mingw-w64) run under Wine with the Windows wgpu-native, its Vulkan going
+# through winevulkan to the host's driver (lavapipe here):
+#   - wgpu-prof.exe version (the library loads),
+#   - wgpu-prof.exe devices (a Vulkan adapter is listed),
+#   - wgpu-prof.exe run --quick --workloads cosine-single --format json
+#     --backend vulkan: both sides' rows verified (timings not judged),
+#   - the Windows test binaries of the packages that need no GPU.
+# D3D12 is not executed: Wine's D3D12 (vkd3d) cannot compile compute
+# shaders. Tests that Wine makes meaningless are skipped by name, with the
+# reason, below.
+#
+#   scripts/test-windows.sh [LOGDIR]     (default LOGDIR: out/test-logs)
+#
+# Needs what scripts/setup.sh --test installs: x86_64-w64-mingw32-gcc, wine,
+# Xvfb, third_party/wine/bcryptprimitives.dll (Go's runtime needs its
+# ProcessPrng; Wine 8 has none) and third_party/wgpu-native-windows.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+logdir=${1:-out/test-logs}
+mkdir -p "$logdir"
+logdir=$(cd "$logdir" && pwd)
+
+die() { echo "test-windows: $*" >&2; exit 1; }
+for c in x86_64-w64-mingw32-gcc wine Xvfb python3; do
+  command -v "$c" >/dev/null 2>&1 || die "$c not found (scripts/setup.sh --test installs the test tools)"
+done
+stub=third_party/wine/bcryptprimitives.dll
+dll=third_party/wgpu-native-windows/lib/wgpu_native.dll
+[ -f "$stub" ] || die "no $stub (scripts/setup.sh --test builds it from scripts/wine/)"
+[ -f "$dll" ] || die "no $dll (scripts/setup.sh --test fetches it)"
+
+work=$(mktemp -d)
+xpid=
+cleanup() {
+  WINEPREFIX=$WINEPREFIX wineserver -k >/dev/null 2>&1 || true
+  [ -n "$xpid" ] && kill "$xpid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# A Wine prefix of its own (kept between runs: creating one takes ~10 s),
+# no Mono or Gecko, no debug output.
+export WINEPREFIX=${WGPU_PROF_WINEPREFIX:-${XDG_CACHE_HOME:-$HOME/.cache}/wgpu-prof/wine-prefix}
+export WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+mkdir -p "$WINEPREFIX"
+# winevulkan needs a display driver: Wine's X11 driver on a virtual X server.
+exec 9>"$work/display"
+Xvfb -displayfd 9 -nolisten tcp -screen 0 640x480x24 >"$logdir/windows-xvfb.log" 2>&1 &
+xpid=$!
+for _ in $(seq 50); do [ -s "$work/display" ] && break; sleep 0.1; done
+[ -s "$work/display" ] || die "Xvfb did not start (see $logdir/windows-xvfb.log)"
+export DISPLAY=:$(head -1 "$work/display")
+wine wineboot -u >/dev/null 2>&1 || true
+# Go's runtime loads bcryptprimitives.dll from System32 only.
+sys32=$WINEPREFIX/drive_c/windows/system32
+[ -d "$sys32" ] || die "wineboot did not create $sys32"
+cp "$stub" "$sys32/bcryptprimitives.dll"
+
+commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
+bin=$work/bin
+mkdir -p "$bin"
+CC=x86_64-w64-mingw32-gcc CGO_ENABLED=1 GOOS=windows GOARCH=amd64 \
+  go build -ldflags "-X main.buildCommit=$commit" -o "$bin/wgpu-prof.exe" ./cmd/wgpu-prof
+# The library next to the binary, where wgpu-prof looks first (as in a
+# portable folder).
+cp -L "$dll" "$bin/wgpu_native.dll"
+
+echo "-- wgpu-prof.exe version"
+version=$(wine "$bin/wgpu-prof.exe" version 2>&1) || die "version failed: $version"
+echo "$version" | sed 's/^/  /'
+echo "$version" | grep -q 'windows/amd64' || die "version does not name windows/amd64"
+echo "$version" | grep -Eq 'wgpu-native +[0-9]' || die "wgpu_native.dll did not load"
+
+echo "-- wgpu-prof.exe devices"
+devices=$(wine "$bin/wgpu-prof.exe" devices 2>&1) || die "devices failed: $devices"
+echo "$devices" >"$logdir/windows-devices.txt"
+echo "$devices" | grep -E '^\[[0-9]+\] |^  (type|driver|timestamps) ' | sed 's/^/  /'
+echo "$devices" | grep -Eq '^\[[0-9]+\] .*\(vulkan\)' || die "devices lists no Vulkan adapter (see $logdir/windows-devices.txt)"
+echo "  a Vulkan adapter is listed (winevulkan). Not executed: D3D12 (Wine's vkd3d cannot compile compute shaders) and GL."
+
+echo "-- wgpu-prof.exe run --quick --workloads cosine-single --format json --backend vulkan --batches 1024,4096,16384"
+# --backend vulkan: Wine's D3D12 lists an adapter that ranks first but
+# cannot run compute. --batches from 1024 rows, and a run stopped by a
+# sample of 0 s is skipped by name: Go's monotonic clock on Windows is the
+# interrupt time, which moves once per timer tick (under Wine in steps of
+# 50 µs to a few ms), and a shorter call reads 0 s there. CPU samples of
+# the workloads read QueryPerformanceCounter instead
+# (internal/workload/hostclock_windows.go); the GPU side's end-to-end time
+# and the BabelStream ceilings still read Go's clock. Timings are not judged.
+check_rows() {
+  python3 - "$@" <<'PY'
+import json, sys
+path, want = sys.argv[1], sys.argv[2].split(",")
+r = json.load(open(path))
+rows = r.get("measurements") or r.get("rows") or []
+sides = {}
+for m in rows:
+    if m.get("workload") != "cosine-single":
+        continue
+    backend = m.get("backend") or (r.get("adapter") or {}).get("backend", "-")
+    print(f"  cosine-single {m['side']:3} {m['variant']:22} {backend:6} verified={str(m['verified']).lower()}")
+    sides.setdefault(m["side"], []).append(m["verified"])
+bad = [s for s in want if not sides.get(s) or not all(sides[s])]
+if bad:
+    sys.exit(f"test-windows: {path}: no verified cosine-single row on the {', '.join(bad)} side")
+PY
+}
+zero_re='took 0s|t\[[0-9]+\] = 0 |unsupported value: \+Inf'
+rc=0
+wine "$bin/wgpu-prof.exe" run --quick --workloads cosine-single --format json --backend vulkan \
+  --batches 1024,4096,16384 >"$logdir/windows-run.json" 2>"$logdir/windows-run.err" || rc=$?
+if [ $rc = 0 ]; then
+  check_rows "$logdir/windows-run.json" gpu,cpu
+elif grep -Eq "$zero_re" "$logdir/windows-run.err"; then
+  echo "  SKIP run (Wine's clock): it stopped on a reading of 0 s (or a figure divided by one, +Inf, which the JSON writer refuses):"
+  grep -E "$zero_re" "$logdir/windows-run.err" | tail -1 | sed 's/^/    /'
+  echo "  the GPU row verified instead by: sweep workgroup --kernel cosine-single --sizes 64,256 --quick --backend vulkan --format json"
+  wine "$bin/wgpu-prof.exe" sweep workgroup --kernel cosine-single --sizes 64,256 --quick --backend vulkan --format json \
+    >"$logdir/windows-sweep.json" 2>"$logdir/windows-sweep.err" || die "sweep workgroup failed (see $logdir/windows-sweep.err)"
+  check_rows "$logdir/windows-sweep.json" gpu
+  echo "  (the CPU kernels are verified by hostsimd's Windows test binary below)"
+else
+  tail -5 "$logdir/windows-run.err" | sed 's/^/  /'
+  die "run exited $rc (see $logdir/windows-run.err)"
+fi
+
+# The Windows test binaries of the packages whose tests need no cgo (and
+# so no GPU), run under Wine from their package folder. buildcheck and
+# bundlecheck test this machine's toolchain and the Linux bundle.
+# Skipped by name, with the reason:
+skip_reasons="
+TestProbeState|hostsimd: the two-thread round trip is timed on Go's Windows monotonic clock, which Wine moves in steps of 50 µs or more: it reads 0 ns
+TestCalibrationCache|hostsimd: the test isolates the cache with XDG_CACHE_HOME and HOME, which Windows ignores (os.UserCacheDir reads %LocalAppData%): under Wine the second calibration measures again
+TestWriteAtomic|internal/report: a read-only folder and 0644 file modes are Unix semantics
+TestWriteDirFailingWriter|internal/report: it checks that a failed write leaves no folder, which os.RemoveAll cannot remove under Wine 8 (no FileDispositionInformationEx)
+"
+skip_re=$(echo "$skip_reasons" | awk -F'|' 'NF > 1 {printf "%s^%s$", (n++ ? "|" : ""), $1}')
+echo "$skip_reasons" | awk -F'|' 'NF > 1 {print "  SKIP " $1 " (" $2 ")"}'
+pkgs=$(GOOS=windows CGO_ENABLED=0 go list -test -f '{{.ImportPath}} {{join .Deps " "}}' ./... |
+  awk '$1 ~ /\.test$/ { next }
+       { p = $1; sub(/_test$/, "", p); cgo[p] += (p ~ /\/compute\/wgpu$/); for (i = 2; i <= NF; i++) if ($i ~ /\/compute\/wgpu$/) cgo[p]++ }
+       END { for (p in cgo) if (!cgo[p]) print p }' | grep -v -E '/internal/(buildcheck|bundlecheck)$' | sort)
+failed=0
+for p in $pkgs; do
+  dir=${p#github.com/wgpu-prof/wgpu-prof}; dir=.${dir:-/}
+  ls "$dir"/*_test.go >/dev/null 2>&1 || continue
+  name=$(echo "${dir#./}" | tr / -)
+  t=$bin/$name.test.exe
+  log=$logdir/windows-test-$name.log
+  CGO_ENABLED=0 GOOS=windows GOARCH=amd64 go test -c -o "$t" "$dir"
+  rc=0
+  (cd "$dir" && wine "$t" -test.count=1 -test.v -test.timeout 10m -test.skip "$skip_re") >"$log" 2>&1 || rc=$?
+  # Wine 8 lacks FileDispositionInformationEx, with which Go's
+  # os.RemoveAll deletes on Windows: t.TempDir's cleanup then fails after
+  # the test's own checks passed. A failed test whose only messages are
+  # that cleanup counts as passed, and is named.
+  verdict=$(awk '
+    /^=== RUN/ { name = $3; top = name; sub(/\/.*/, "", top) }
+    /^ +testing\.go:[0-9]+: TempDir RemoveAll cleanup: .*Invalid function/ { msgs[top]++; next }
+    /^ +[a-zA-Z_0-9]+\.go:[0-9]+: / { other[top]++ }
+    /^--- FAIL/ { n = $3; if (msgs[n] > 0 && other[n] == 0) cleanup = cleanup " " n; else real = real " " n }
+    /^--- PASS/ { pass++ }
+    /^panic:/ { real = real " (panic)" }
+    END { printf "%d|%s|%s\n", pass, cleanup, real }' "$log")
+  pass=${verdict%%|*}; rest=${verdict#*|}; cleanup=${rest%%|*}; real=${rest#*|}
+  if [ -n "$real" ] || { [ $rc != 0 ] && [ -z "$cleanup" ]; }; then
+    echo "  FAIL $p (exit $rc):${real:- see log} (log: ${log#"$root"/})"
+    grep -E '^(--- FAIL|\s+\S+_test\.go:[0-9]+:)' "$log" | grep -v 'TempDir RemoveAll cleanup' | head -20 | sed 's/^/    /' || true
+    failed=1
+  else
+    echo "  ok   $p: $pass passed${cleanup:+; passed its checks, t.TempDir cleanup failed under Wine:$cleanup}"
+  fi
+done
+[ $failed = 0 ] || die "Windows test binaries failed under Wine"
