@@ -4,7 +4,7 @@ Python (cffi, where bench/.venv has the pinned "wgpu" wheel), on the same
 adapter in the same run, blocks of calls interleaved.
 
     bench/setup.sh         # builds bench/out/tinycall; venv with wgpu
-    python3 bench/callpath.py [--rounds 40] [--block 25] [--go-wait MODE,...] [K ...]
+    python3 bench/callpath.py [--sessions 6] [--rounds 10] [--block 25] [--go-wait MODE,...] [K ...]
 
 Every stack makes the same call (bench/_tinycall/peer.c): a 16-byte uniform
 write, K dispatches of one 64-invocation workgroup, a 4-byte readback, one
@@ -13,7 +13,11 @@ process of its own that stays open (bench/_tinycall -serve, bench/out/tinycall
 serve, bench/tinycall.py serve) and times a block of calls when asked, so
 the blocks of the stacks alternate as in one process: a round asks every
 stack for one block at each K, in an order that rotates from round to round,
-after one warm-up round. The end prints, per K, each stack's median over the
+after one warm-up round. A session starts every stack afresh (a new
+process, device and driver threads) and runs --rounds rounds: lavapipe's
+cost per dispatch has been seen to settle at one of two levels for the
+life of a device, so the rounds of one session alone can compare a fast
+device with a slow one. The end prints, per K, each stack's median over the
 rounds' block medians and the ratios Go / C and Go / Python: the median of
 the rounds' ratios with their range. Default K: 1 2 4 8 16 32 64. --go-wait
 adds Go stacks with other wait modes (auto, spin, helper, caller, locked).
@@ -76,7 +80,8 @@ class Server:
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--rounds", type=int, default=40)
+    ap.add_argument("--sessions", type=int, default=6)
+    ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--block", type=int, default=25)
     ap.add_argument("--go-wait", default="", help="extra Go stacks: wait modes, comma-separated")
     ap.add_argument("--no-python", action="store_true")
@@ -84,8 +89,8 @@ def main():
     ap.add_argument("ks", nargs="*", type=int)
     a = ap.parse_args()
     ks = a.ks or [1, 2, 4, 8, 16, 32, 64]
-    if a.rounds < 1 or a.block < 1 or any(k < 1 for k in ks):
-        sys.exit("callpath.py: --rounds, --block and every K must be positive")
+    if a.sessions < 1 or a.rounds < 1 or a.block < 1 or any(k < 1 for k in ks):
+        sys.exit("callpath.py: --sessions, --rounds, --block and every K must be positive")
     os.makedirs(OUT, exist_ok=True)
     run([os.path.join(HERE, "build.sh")])
     gobin = os.path.join(OUT, "tinycall-go")
@@ -97,19 +102,23 @@ def main():
         cmds["python"] = [VENV_PY, os.path.join(HERE, "tinycall.py"), WGSL, "serve"]
     elif not a.no_python:
         print("callpath.py: no wgpu in bench/.venv (bench/setup.sh): no Python stack", file=sys.stderr)
-    servers = [Server(n, c) for n, c in cmds.items()]
-    names = [s.name for s in servers]
+    names = list(cmds)
     med = {n: {k: [] for k in ks} for n in names}
-    for r in range(-1, a.rounds):  # round -1 warms every stack up
-        for k in ks:
-            rot = max(r, 0) % len(servers)
-            for s in servers[rot:] + servers[:rot]:
-                m = s.block(k, a.block)
-                if r >= 0:
-                    med[s.name][k].append(m)
-    for s in servers:
-        print(f"{s.name}: {s.adapter()}")
-        s.close()
+    for session in range(a.sessions):
+        servers = [Server(n, c) for n, c in cmds.items()]
+        for r in range(-1, a.rounds):  # round -1 warms every stack up
+            for k in ks:
+                rot = (max(r, 0) + session) % len(servers)
+                for s in servers[rot:] + servers[:rot]:
+                    m = s.block(k, a.block)
+                    if r >= 0:
+                        med[s.name][k].append(m)
+        for s in servers:
+            if session == 0:
+                print(f"{s.name}: {s.adapter()}")
+            s.close()
+        print(f"session {session + 1}: K={ks[0]} go/c {statistics.median(x / y for x, y in zip(med['go'][ks[0]][-a.rounds:], med['c'][ks[0]][-a.rounds:])):.3f}, "
+              f"K={ks[-1]} go/c {statistics.median(x / y for x, y in zip(med['go'][ks[-1]][-a.rounds:], med['c'][ks[-1]][-a.rounds:])):.3f}", flush=True)
 
     def ratio(num, den, k):
         rs = sorted(x / y for x, y in zip(med[num][k], med[den][k]))
@@ -119,12 +128,12 @@ def main():
         return f"{t[0]:.3f} [{t[1]:.3f}–{t[2]:.3f}]"
 
     print()
-    print(f"tiny call, µs per call: median over {a.rounds} interleaved rounds of {a.block}-call blocks' medians")
+    print(f"tiny call, µs per call: median over {a.sessions} sessions × {a.rounds} interleaved rounds of {a.block}-call blocks' medians")
     hdr = "K".rjust(3) + "".join(n.rjust(10) for n in names) + "   Go / C: median [range] of rounds"
     if "python" in names:
         hdr += "   Go / Python"
     print(hdr)
-    res = {"rounds": a.rounds, "block": a.block, "stacks": names, "k": {}}
+    res = {"sessions": a.sessions, "rounds": a.rounds, "block": a.block, "stacks": names, "k": {}}
     for k in ks:
         row = str(k).rjust(3) + "".join(f"{statistics.median(med[n][k]):10.1f}" for n in names)
         entry = {n: statistics.median(med[n][k]) for n in names}

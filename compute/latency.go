@@ -102,7 +102,8 @@ func (c *TinyCall) Release() {
 type LatencyOptions struct {
 	// Rounds is how many times every point is measured, the points
 	// interleaved within a round so drift hits them alike (default 10,
-	// at least 3).
+	// at least 3); the calls' points and the transfers' sizes run in
+	// rounds of their own.
 	Rounds int
 	// CallsPerRound is how many calls of a point one round times
 	// (default 4); transfers of 1 MiB and more time one call per round.
@@ -252,8 +253,9 @@ func MeasureLatency(ctx context.Context, d *wgpu.Device, o LatencyOptions) (*tim
 		}
 		return o.CallsPerRound
 	}
-	// One warm-up round pays pipeline creation, first maps and pool
-	// growth; it is not kept.
+	// The calls' points, interleaved within each round (drift hits them
+	// alike); one warm-up round pays pipeline creation, first maps and
+	// pool growth and is not kept.
 	for round := -1; round < o.Rounds; round++ {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("%s: %w", op, err)
@@ -285,6 +287,14 @@ func MeasureLatency(ctx context.Context, d *wgpu.Device, o LatencyOptions) (*tim
 				}
 			}
 		}
+	}
+	// The transfers run in rounds of their own: a large copy flushes the
+	// caches a small call's round trip would otherwise find warm.
+	for round := -1; round < o.Rounds; round++ {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+		keep := round >= 0
 		for i, r := range rb {
 			for c := range callsAt(r.n) {
 				p := (round + c) & 1

@@ -64,7 +64,7 @@ func mergeRuns(runs []BackendResult, label func(report.AdapterInfo) string) *rep
 			b.Adapters = append(b.Adapters, br)
 			continue
 		}
-		br.Adapter, br.GPUCeilings, br.Skipped = r.Adapter, r.Ceilings.GPU, r.Skipped
+		br.Adapter, br.GPUCeilings, br.Skipped, br.Latency = r.Adapter, r.Ceilings.GPU, r.Skipped, r.Latency
 		b.Adapters = append(b.Adapters, br)
 		tag := fmt.Sprintf("[%s] ", label(r.Adapter))
 		if out == nil {

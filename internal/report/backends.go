@@ -27,7 +27,9 @@ type BackendRun struct {
 	Adapter     AdapterInfo        `json:"adapter"`
 	GPUCeilings map[string]float64 `json:"gpu_ceilings,omitempty"`
 	Skipped     []Skip             `json:"skipped,omitempty"`
-	Error       string             `json:"error,omitempty"`
+	// Latency is the call latency anatomy measured on this adapter.
+	Latency *timing.Anatomy `json:"latency,omitempty"`
+	Error   string          `json:"error,omitempty"`
 }
 
 // BackendRow is one workload's side at its default size on every adapter.
