@@ -28,6 +28,7 @@ func runLatency(stdout, stderr io.Writer, args []string) error {
 	rounds := fs.Int("rounds", 10, "interleaved rounds over every point (3..1000)")
 	maxBytes := fs.Uint64("max-bytes", compute.DefaultLatencyMaxBytes, "largest readback and upload measured, in bytes")
 	backend := fs.String("backend", "any", "GPU adapter backend: vulkan, metal, d3d12, gl or any")
+	impl := fs.String("impl", "", "WebGPU implementation: wgpu-native or dawn (default: $WGPU_PROF_IMPL, else wgpu-native)")
 	adapter := fs.Int("adapter", -1, "GPU adapter index (see wgpu-prof devices); -1: the best one")
 	adapterName := fs.String("adapter-name", "", "pick the adapter whose name contains this text")
 	setHelp(fs, stdout, "usage: wgpu-prof latency [flags]\n"+
@@ -61,7 +62,7 @@ func runLatency(stdout, stderr io.Writer, args []string) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	env, err := experiment.OpenStream(experiment.AdapterSelect{Backend: *backend, Index: *adapter, Name: *adapterName}, true)
+	env, err := experiment.OpenStream(experiment.AdapterSelect{Impl: *impl, Backend: *backend, Index: *adapter, Name: *adapterName}, true)
 	if err != nil {
 		return failed(err)
 	}

@@ -22,6 +22,7 @@ func runStream(stdout, stderr io.Writer, args []string) error {
 	threads := fs.Int("threads", 0, "CPU threads (0: GOMAXPROCS), like OMP_NUM_THREADS")
 	cpuLevel := fs.String("cpu-level", "", "host SIMD level: generic, avx2, avx512, neon (default: the best available)")
 	backend := fs.String("backend", "any", "GPU adapter backend: vulkan, metal, d3d12, gl or any")
+	impl := fs.String("impl", "", "WebGPU implementation: wgpu-native or dawn (default: $WGPU_PROF_IMPL, else wgpu-native)")
 	adapter := fs.Int("adapter", -1, "GPU adapter index (see wgpu-prof devices); -1: the best one")
 	adapterName := fs.String("adapter-name", "", "pick the adapter whose name contains this text")
 	noTS := fs.Bool("no-timestamps", false, "time by the host clock only")
@@ -61,8 +62,8 @@ func runStream(stdout, stderr io.Writer, args []string) error {
 	}
 	var run experiment.StreamRun
 	if *side == "cpu" {
-		if fs.Changed("backend") || fs.Changed("adapter") || fs.Changed("adapter-name") || *noTS {
-			return fmt.Errorf("--backend, --adapter, --adapter-name and --no-timestamps apply to --side gpu")
+		if fs.Changed("backend") || fs.Changed("impl") || fs.Changed("adapter") || fs.Changed("adapter-name") || *noTS {
+			return fmt.Errorf("--backend, --impl, --adapter, --adapter-name and --no-timestamps apply to --side gpu")
 		}
 		if cfg.Host, err = experiment.ParseHost(*cpuLevel, 0); err != nil {
 			return err
@@ -75,7 +76,7 @@ func runStream(stdout, stderr io.Writer, args []string) error {
 		if *adapter < -1 {
 			return fmt.Errorf("--adapter %d: an index from wgpu-prof devices (0, 1, …), or -1 for the best one", *adapter)
 		}
-		env, oerr := experiment.OpenStream(experiment.AdapterSelect{Backend: *backend, Index: *adapter, Name: *adapterName}, *noTS)
+		env, oerr := experiment.OpenStream(experiment.AdapterSelect{Impl: *impl, Backend: *backend, Index: *adapter, Name: *adapterName}, *noTS)
 		if oerr != nil {
 			return failed(oerr)
 		}

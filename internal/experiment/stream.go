@@ -118,7 +118,7 @@ func RunStreamGPU(e *Env, cfg StreamConfig) (StreamRun, error) {
 		return StreamRun{}, err
 	}
 	run := StreamRun{
-		Side: "gpu", Device: fmt.Sprintf("%s (%s)", e.Device.Info.Name, e.Device.Info.Backend),
+		Side: "gpu", Device: fmt.Sprintf("%s (%s) through %s %s", e.Device.Info.Name, e.Device.Info.Backend, e.Device.Impl(), e.Device.ImplVersion()),
 		ArraySize: r.ArraySize, NumTimes: r.NumTimes, Sizeof: r.Sizeof, Timed: r.Timed, Rows: rows, Parts: r.Parts,
 	}
 	if r.Timed == "timestamps" {
