@@ -363,3 +363,34 @@ func TestDawnFeatureNames(t *testing.T) {
 		t.Errorf("dawnFeatureNames has %d entries; Dawn's webgpu.py has %d features of its own (plus SubgroupsF16)", len(dawnFeatureNames), n-len(mapped))
 	}
 }
+
+// TestDawnDialect: subgroup code gets "enable subgroups;" on its first
+// line for Dawn only, once, and other code is left alone.
+func TestDawnDialect(t *testing.T) {
+	sub := "fn f() -> f32 {\n    return subgroupAdd(1.0);\n}\n"
+	if got := ImplDawn.dialect(sub); got != "enable subgroups; "+sub {
+		t.Errorf("Dawn: %q", got)
+	}
+	if got := ImplWGPUNative.dialect(sub); got != sub {
+		t.Errorf("wgpu-native: %q", got)
+	}
+	enabled := "enable subgroups;\n" + sub
+	if got := ImplDawn.dialect(enabled); got != enabled {
+		t.Errorf("already enabled: %q", got)
+	}
+	if got := ImplDawn.dialect("fn f() -> f32 { return 1.0; }\n"); got != "fn f() -> f32 { return 1.0; }\n" {
+		t.Errorf("plain: %q", got)
+	}
+}
+
+func TestParseImpls(t *testing.T) {
+	got, err := ParseImpls("wgpu-native,dawn")
+	if err != nil || len(got) != 2 || got[0] != ImplWGPUNative || got[1] != ImplDawn {
+		t.Errorf("ParseImpls: %v %v", got, err)
+	}
+	for _, bad := range []string{"dawn,dawn", "dawn,", "metal"} {
+		if _, err := ParseImpls(bad); err == nil {
+			t.Errorf("ParseImpls(%q) accepted", bad)
+		}
+	}
+}

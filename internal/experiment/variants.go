@@ -311,14 +311,17 @@ func (c variantCache) save() error {
 	return os.Rename(tmp, path)
 }
 
-// adapterKey names this adapter, driver and wgpu-native version.
+// adapterKey names this adapter, driver and WebGPU implementation with
+// its version (each implementation keeps its own choices: they compile
+// and run the variants differently, and refuse different ones).
 func (e *Env) adapterKey() string {
-	v, err := wgpu.LoadedVersion()
+	impl := e.Device.Impl()
+	v, err := wgpu.ImplVersion(impl)
 	if err != nil {
 		v = "unknown"
 	}
 	i := e.Device.Info
-	return strings.Join([]string{i.Name, i.Vendor, i.Driver, fmt.Sprint(i.VendorID), fmt.Sprint(i.DeviceID), "wgpu-native " + v}, "|")
+	return strings.Join([]string{i.Name, i.Vendor, i.Driver, fmt.Sprint(i.VendorID), fmt.Sprint(i.DeviceID), impl.String() + " " + v}, "|")
 }
 
 // SelectVariant chooses the fastest verified GPU variant of w at batch n

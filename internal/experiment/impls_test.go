@@ -1,0 +1,87 @@
+package experiment
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/report"
+	"github.com/wgpu-prof/wgpu-prof/timing"
+)
+
+func implRun(impl string, gpu, lo, hi, kernel float64) BackendResult {
+	r := &report.Report{Adapter: report.AdapterInfo{Name: "llvmpipe", Backend: "vulkan", Implementation: impl, ImplementationVersion: "1"}}
+	k := timing.Summary{Median: kernel, Lo: kernel, Hi: kernel}
+	r.Measurements = []report.Measurement{
+		{Workload: "w", Side: report.SideGPU, EndToEnd: timing.Summary{Median: gpu, Lo: lo, Hi: hi}, Kernel: &k},
+		{Workload: "w", Side: report.SideCPU, EndToEnd: timing.Summary{Median: 1e-3, Lo: 1e-3, Hi: 1e-3}},
+	}
+	return BackendResult{Label: impl, Report: r}
+}
+
+// TestMergeImplsRatioCI: the ratio's CI is that of the far ends of the
+// two medians' CIs; a CI holding 1 is a tie, otherwise the faster one is
+// named; every row names its implementation.
+func TestMergeImplsRatioCI(t *testing.T) {
+	cases := []struct {
+		lo, hi float64 // dawn's end-to-end CI around 2ms; wgpu-native's is 1.9–2.1ms
+		faster string
+	}{
+		{2.9e-3, 3.1e-3, "wgpu-native"},
+		{1.2e-3, 1.3e-3, "dawn"},
+		{1.95e-3, 2.05e-3, "tie"},
+	}
+	for _, c := range cases {
+		mid := (c.lo + c.hi) / 2
+		rep := MergeImpls([]BackendResult{implRun("wgpu-native", 2e-3, 1.9e-3, 2.1e-3, 1e-3), implRun("dawn", mid, c.lo, c.hi, 0.5e-3)})
+		if rep == nil || rep.Backends == nil || rep.Backends.By != "implementation" {
+			t.Fatalf("no implementation table: %+v", rep)
+		}
+		cell := rep.Backends.Rows[0].Cells[1]
+		if cell.Faster != c.faster {
+			t.Errorf("dawn %g–%g s vs wgpu-native 1.9–2.1 ms: faster %q, want %q", c.lo, c.hi, cell.Faster, c.faster)
+		}
+		if want := c.lo / 2.1e-3; cell.VsFirstLo != want {
+			t.Errorf("ratio CI low %g, want %g", cell.VsFirstLo, want)
+		}
+		if want := c.hi / 1.9e-3; cell.VsFirstHi != want {
+			t.Errorf("ratio CI high %g, want %g", cell.VsFirstHi, want)
+		}
+		if cell.KernelVsFirst != 0.5 {
+			t.Errorf("kernel ratio %g, want 0.5", cell.KernelVsFirst)
+		}
+		for _, m := range rep.Measurements {
+			if m.Implementation == "" {
+				t.Errorf("row %s/%s names no implementation", m.Workload, m.Side)
+			}
+		}
+		if len(rep.Verdicts) == 0 || !strings.Contains(rep.Verdicts[0], "w by implementation:") || !strings.Contains(rep.Verdicts[0], c.faster) {
+			t.Errorf("first answer line %q should compare w's implementations and name %q", rep.Verdicts, c.faster)
+		}
+	}
+}
+
+// TestMergeImplsMissing: an implementation that was not opened is a named
+// gap, not a ratio.
+func TestMergeImplsMissing(t *testing.T) {
+	rep := MergeImpls([]BackendResult{implRun("wgpu-native", 2e-3, 1.9e-3, 2.1e-3, 1e-3), {Label: "dawn", Err: errString("Dawn library not found")}})
+	cell := rep.Backends.Rows[0].Cells[1]
+	if cell.Missing == "" || cell.Faster != "" || cell.VsFirst != 0 || cell.Implementation != "dawn" {
+		t.Errorf("missing implementation's cell: %+v", cell)
+	}
+}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }
+
+func TestParseImplList(t *testing.T) {
+	got, err := ParseImplList("wgpu-native, dawn")
+	if err != nil || strings.Join(got, ",") != "wgpu-native,dawn" {
+		t.Errorf("ParseImplList: %v %v", got, err)
+	}
+	for _, bad := range []string{"dawn,dawn", "vulkan", ""} {
+		if _, err := ParseImplList(bad); err == nil || !IsUsage(err) {
+			t.Errorf("ParseImplList(%q): %v, want a usage error", bad, err)
+		}
+	}
+}
