@@ -236,3 +236,35 @@ func TestLevelOfOneRule(t *testing.T) {
 }
 
 func roofOf(gbs float64) timing.Roof { return timing.Roof{BandwidthGBs: gbs, PeakGFLOPs: 100} }
+
+// TestNameByCPUIDCapsByCapacity: a sweep whose doubling steps past the L3
+// leave two points partly in the L3s of two chiplets (64 and 128 MiB
+// here, within a plateau's tolerance of each other) does not name that
+// plateau after the L3: the L3's name, ceiling and reach stay with the
+// plateau that fits it (a staircase measured on a 2-vCPU EPYC, 32 MiB L3).
+func TestNameByCPUIDCapsByCapacity(t *testing.T) {
+	defer machine.Set(machine.Machine{L1D: 48 << 10, L2: 1 << 20, L3: 32 << 20, Cores: 2, MemAvailable: 16 << 30})()
+	mib := func(x float64) float64 { return x * (1 << 20) }
+	var pts []report.StairPoint
+	for _, p := range [][2]float64{{0.015625, 336.9}, {0.0625, 802.8}, {0.25, 366.5}, {1, 301.5}, {4, 212.1}, {16, 189.7}, {64, 76.7}, {128, 60.2}, {256, 54.9}} {
+		pts = append(pts, report.StairPoint{Side: report.SideCPU, Bytes: mib(p[0]), GBs: p[1]})
+	}
+	lv := findLevels(report.SideCPU, pts)
+	nameByCPUID(lv, 2)
+	capReachByCPUID(lv, 2)
+	st := &report.Staircase{Points: pts, Levels: lv}
+	var llc *RoofLevel
+	for _, l := range stairRoofLevels(st, 2) {
+		if l.Name == machine.LLC {
+			llc = &l
+		}
+	}
+	if llc == nil || llc.Bytes > mib(32) || llc.Bytes < mib(4) || llc.reach(report.SideCPU) > mib(32) {
+		t.Fatalf("llc roof level %+v; levels %+v", llc, lv)
+	}
+	for _, l := range lv {
+		if (l.Name == machine.LLC || l.Name == machine.L2) && l.FromBytes > float64(machine.Current().CacheBytes(l.Name, 2)) {
+			t.Errorf("plateau %v … %v named %s, past its cache", l.FromBytes, l.ToBytes, l.Name)
+		}
+	}
+}

@@ -199,7 +199,11 @@ func cpuidCaches(threads int) []struct {
 // nameByCPUID names the CPU's cache plateaus after the reported cache
 // their last working set is nearest (l1, l2, llc) rather than by their
 // count from the top: on a busy machine two levels can merge into one
-// plateau. A name a larger plateau already took is not reused.
+// plateau. A name a larger plateau already took is not reused, and a
+// plateau whose first working set does not fit a cache is not named after
+// it (the one level rule's cap: past the L3, a plateau of working sets
+// partly in the L3s of several chiplets is not the L3's,
+// TestNameByCPUIDCapsByCapacity).
 func nameByCPUID(levels []report.StairLevel, threads int) {
 	caches := cpuidCaches(threads)
 	if len(caches) == 0 {
@@ -209,11 +213,14 @@ func nameByCPUID(levels []report.StairLevel, threads int) {
 	for i := len(levels) - 2; i >= 0; i-- {
 		best, ratio := "", math.Inf(1)
 		for _, c := range caches {
+			if levels[i].FromBytes > c.bytes {
+				continue
+			}
 			if r := math.Abs(math.Log2(levels[i].ToBytes / c.bytes)); r < ratio {
 				best, ratio = c.level, r
 			}
 		}
-		if used[best] {
+		if best == "" || used[best] {
 			best = fmt.Sprintf("level%d", i)
 		}
 		used[best] = true
