@@ -4,7 +4,7 @@
 # results folder, then packed into one .tar.gz.
 #
 # usage: ./run.sh --out DIR [--tar FILE] [--backend B] [--adapter-name TEXT]
-#                 [--phases LIST] [--workloads LIST] [--deadline SECONDS]
+#                 [--phases LIST] [--workloads LIST] [--budget SECONDS]
 #                 [--quick] [--allow-cpu]
 #
 #   --out DIR            results folder (created; must not exist or be empty)
@@ -12,23 +12,29 @@
 #   --backend B          vulkan (default), metal, d3d12, gl or any
 #   --adapter-name TEXT  pick the adapter whose name contains TEXT (e.g. NVIDIA)
 #   --phases LIST        comma-separated, in this order (default all):
-#                        devices, run, sweep-workgroup, sweep-tile,
-#                        memory-compute, breakeven
+#                        devices, cuda-peers, run, sweep-workgroup,
+#                        sweep-tile, memory-compute, breakeven
 #   --workloads LIST     only these workloads (default: every one, as listed
 #                        by ./wgpu-prof workloads)
-#   --deadline SECONDS   start no step after SECONDS and stop the step running
-#                        then, so the tar is written in time (default: none)
+#   --budget SECONDS     wall time of the whole job: no step starts after it,
+#                        the step running then is stopped (its report marked
+#                        INCOMPLETE), and the run step may take at most 60%
+#                        of it; default 450, so that the job and its tar fit
+#                        8 minutes; 0: no limit (--deadline is the same)
 #   --quick              pass --quick to every measuring command (a short look)
 #   --allow-cpu          go on when the adapter is a CPU (lavapipe/llvmpipe) or
 #                        its timestamps do not work (default: stop after devices)
 #
-# Steps: devices (all adapters, text and json); run (full suite, --trace);
+# Steps: devices (all adapters, text and json); cuda-peers (bench's
+# cuda_peers.py next to this script, where python3 has CuPy and a CUDA device;
+# otherwise cuda_peers.json says "no CUDA here" and why); run (full suite, --trace);
 # sweep workgroup --sizes 32,...,1024 for each workload with a workgroup knob;
 # sweep tile --variant tiled --tiles 16,32,64,128 for each one with tiles; experiment
 # memory-compute for each one that has it; breakeven for every workload.
 # Measuring commands get --out DIR/<step> --plot; their stdout and stderr go
 # to DIR/<step>.txt; DIR/job.log lists each command, its exit status and
-# seconds. A tar over 15 MiB is split into FILE.00, FILE.01, ... (so that a
+# seconds. The tar is rewritten after every step, so a job killed at any
+# point leaves the results of the steps before it. A tar over 15 MiB is split into FILE.00, FILE.01, ... (so that a
 # transfer that limits the size of a file can carry it). A failed step is
 # logged and the job goes on; the exit status is
 # the number of failed steps (at most 100), 0 when all passed.
@@ -36,7 +42,7 @@ set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 bin=$here/wgpu-prof
-out= tarfile= backend=vulkan adapter_name= phases=all only= deadline= quick= allow_cpu=
+out= tarfile= backend=vulkan adapter_name= phases=all only= deadline=450 quick= allow_cpu=
 usage() { sed -n '2,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'; }
 need() { [ $# -ge 2 ] && [ -n "$2" ] || { echo "run.sh: $1 needs a value" >&2; exit 2; }; }
 while [ $# -gt 0 ]; do
@@ -47,7 +53,7 @@ while [ $# -gt 0 ]; do
     --adapter-name) need "$@"; adapter_name=$2; shift 2 ;;
     --phases) need "$@"; phases=$2; shift 2 ;;
     --workloads) need "$@"; only=$2; shift 2 ;;
-    --deadline) need "$@"; deadline=$2; shift 2 ;;
+    --budget|--deadline) need "$@"; deadline=$2; shift 2 ;;
     --quick) quick=--quick; shift ;;
     --allow-cpu) allow_cpu=1; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -55,10 +61,11 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -n "$out" ] || { echo "run.sh: --out DIR is required (see ./run.sh --help)" >&2; exit 2; }
-if [ -n "$deadline" ] && ! [[ $deadline =~ ^[0-9]+$ && $deadline -gt 0 ]]; then
-  echo "run.sh: --deadline '$deadline': want a positive number of seconds" >&2; exit 2
+if ! [[ $deadline =~ ^[0-9]+$ ]]; then
+  echo "run.sh: --budget '$deadline': want a number of seconds (0: no limit)" >&2; exit 2
 fi
-all_phases="devices run sweep-workgroup sweep-tile memory-compute breakeven"
+[ "$deadline" = 0 ] && deadline=
+all_phases="devices cuda-peers run sweep-workgroup sweep-tile memory-compute breakeven"
 [ "$phases" = all ] && phases=${all_phases// /,}
 for p in ${phases//,/ }; do
   case " $all_phases " in *" $p "*) ;; *) echo "run.sh: --phases: unknown phase '$p' (have: ${all_phases// /, })" >&2; exit 2 ;; esac
@@ -83,9 +90,13 @@ start=$(date +%s)
 failed=0
 
 say() { echo "$*" | tee -a "$log"; }
+# snapshot rewrites the tar with everything written so far.
+snapshot() {
+  tar -C "$(dirname "$out")" -czf "$tarfile.tmp" "$(basename "$out")" 2>/dev/null && mv "$tarfile.tmp" "$tarfile"
+}
 pack() {
   say "== packing $tarfile"
-  tar -C "$(dirname "$out")" -czf "$tarfile.tmp" "$(basename "$out")" && mv "$tarfile.tmp" "$tarfile"
+  snapshot
   ls -l "$tarfile" | tee -a "$log"
   # A larger tar is split into FILE.00, FILE.01, ... for transfers that
   # limit the size of a file (cat FILE.?? > FILE joins them).
@@ -105,10 +116,14 @@ remaining() {
   [ $r -gt 0 ] && echo $r || echo 0
 }
 
-# step NAME ARGS...: run wgpu-prof ARGS, output to NAME.txt, logged.
+# step NAME ARGS...: run wgpu-prof ARGS, output to NAME.txt, logged, then
+# the tar rewritten. With step_cap set (seconds), the step is stopped after
+# that long even before the deadline.
+step_cap=
 step() {
   local name=$1; shift
   local r; r=$(remaining)
+  if [ -n "$step_cap" ] && [ "$r" != 0 ] && { [ -z "$r" ] || [ "$step_cap" -lt "$r" ]; }; then r=$step_cap; fi
   if [ "$r" = 0 ]; then
     say "SKIPPED (deadline ${deadline}s reached)  wgpu-prof $*"
     failed=$((failed + 1)); return
@@ -127,6 +142,35 @@ step() {
     failed=$((failed + 1))
     tail -n 5 "$out/$name.txt" | sed 's/^/   | /' | tee -a "$log"
   fi
+  snapshot
+}
+
+# cuda_peers: bench's CUDA peers (cuda_peers.py, beside this script) where
+# python3 has CuPy and sees a CUDA device; otherwise cuda_peers.json says
+# "no CUDA here" and why, so the results always hold the file.
+cuda_peers() {
+  local py why= r t0 rc
+  py=$(command -v python3 || true)
+  if [ -z "$py" ]; then why="no python3"
+  elif [ ! -f "$here/cuda_peers.py" ]; then why="no cuda_peers.py next to run.sh"
+  elif ! "$py" -c 'import cupy' >/dev/null 2>&1; then why="python3 has no CuPy"
+  elif ! "$py" -c 'import cupy, sys; sys.exit(cupy.cuda.runtime.getDeviceCount() < 1)' >/dev/null 2>&1; then why="CuPy sees no CUDA device"
+  fi
+  if [ -n "$why" ]; then
+    printf '{"status": "no CUDA here", "reason": "%s"}\n' "$why" >"$out/cuda_peers.json"
+    echo "no CUDA here: $why" >"$out/cuda-peers.txt"
+    say "   cuda-peers: no CUDA here ($why) -> cuda_peers.json"
+    snapshot
+    return
+  fi
+  r=$(remaining)
+  [ "$r" = 0 ] && { say "SKIPPED (deadline ${deadline}s reached)  cuda_peers.py"; failed=$((failed + 1)); return; }
+  say "\$ python3 cuda_peers.py --json cuda_peers.json"
+  t0=$(date +%s)
+  timeout --signal=INT --kill-after=15 "${r:-3600}" "$py" "$here/cuda_peers.py" --json "$out/cuda_peers.json" >"$out/cuda-peers.txt" 2>&1; rc=$?
+  say "   rc=$rc  $(( $(date +%s) - t0 ))s  -> cuda-peers.txt, cuda_peers.json"
+  [ $rc = 0 ] || failed=$((failed + 1))
+  snapshot
 }
 
 say "== wgpu-prof job, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -nrm)"
@@ -142,7 +186,7 @@ say "   $("$bin" version 2>&1)"
   echo "cpu         $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2-) ($(nproc 2>/dev/null) threads)"
   echo "memory      $(grep -m1 MemTotal /proc/meminfo 2>/dev/null)"
   echo "tool        $("$bin" version 2>&1)"
-  echo "job         run.sh --backend $backend${adapter_name:+ --adapter-name $adapter_name} --phases $phases${only:+ --workloads $only}${deadline:+ --deadline $deadline}${quick:+ --quick}"
+  echo "job         run.sh --backend $backend${adapter_name:+ --adapter-name $adapter_name} --phases $phases${only:+ --workloads $only}${deadline:+ --budget $deadline}${quick:+ --quick}"
   echo; echo "== environment (VK_*, WGPU_*, __EGL*)"; env | grep -E '^(VK_|WGPU_|__EGL)' | sort
   echo; echo "== Vulkan loader"; ldconfig -p 2>/dev/null | grep -i vulkan || echo "(ldconfig lists no libvulkan)"
   echo; echo "== Vulkan driver manifests"
@@ -206,9 +250,16 @@ case $verdict in
     say "   (--allow-cpu: going on; these timings are not a GPU's)" ;;
 esac
 
+if want cuda-peers; then
+  cuda_peers
+fi
 if want run; then
   ws=(); [ -n "$only" ] && ws=(--workloads "$only")
+  # The run step takes at most 60% of the budget, leaving the rest to the
+  # phases after it.
+  [ -n "$deadline" ] && step_cap=$((deadline * 6 / 10))
   step run run "${dev[@]}" $quick "${ws[@]}" --out "$out/run" "${plot[@]}" --trace
+  step_cap=
 fi
 if want sweep-workgroup; then
   for w in $(list sweep-workgroup); do

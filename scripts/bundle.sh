@@ -113,13 +113,17 @@ integrated-gpu), backend vulkan, and whose timestamps line says "working" -
 not llvmpipe/lavapipe (type cpu) and not a gl backend.
 
 The job (every command with --out and --plot, the run with --trace):
-  ./run.sh --out RESULTS [--adapter-name NVIDIA] [--phases LIST] [--deadline SECONDS]
-It runs: devices; run (the full suite); sweep workgroup (32..1024) for every
+  ./run.sh --out RESULTS [--adapter-name NVIDIA] [--phases LIST] [--budget SECONDS]
+It runs: devices; the CUDA peers (cuda_peers.py, where python3 has CuPy and a
+CUDA device; otherwise cuda_peers.json says "no CUDA here"); run (the full
+suite); sweep workgroup (32..1024) for every
 workload that has a workgroup knob; sweep tile (16..128) for every one with
 tiles; experiment memory-compute for every one that has it; breakeven for
 every workload. Workload names come from './wgpu-prof workloads'. Each step
 writes RESULTS/<step>/ and its output to RESULTS/<step>.txt; RESULTS/job.log
-has every command with its exit status and time; RESULTS.tar.gz packs it all.
+has every command with its exit status and time; RESULTS.tar.gz packs it all,
+rewritten after every step. --budget (default 450 s) bounds the whole job, so
+that it and its tar fit 8 minutes.
 ./run.sh --help says more. docs/GPU.md in the repository has the recipes.
 EOF
 

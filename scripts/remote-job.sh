@@ -9,6 +9,12 @@
 #                                     loader), and print the remote commands
 #   scripts/remote-job.sh commands [RESULTS]
 #                                     print the remote commands only
+#   scripts/remote-job.sh rehearse [SECONDS]
+#                                     build the bundle and run the remote job
+#                                     here, on this machine's adapter (a CPU:
+#                                     --allow-cpu --quick) with --budget
+#                                     SECONDS (default 150), and check that it
+#                                     wrote every file the real run writes
 #   scripts/remote-job.sh collect DIR...
 #                                     unpack the results tars brought back
 #                                     (DIR: any folder holding them) into
@@ -25,14 +31,14 @@ bundle=dist/wgpu-prof-linux-amd64
 
 # The remote commands. Each unpacks the loader debs when .gl/ holds them
 # (as root), points the Vulkan loader at the NVIDIA driver's manifest when
-# none is installed where the loader looks, and runs part of the job with a
-# deadline of 540 s, so that each part ends, its tar written, within ten
-# minutes.
+# none is installed where the loader looks, and runs part of the job with
+# run.sh's default budget (450 s), so that each part ends, its tar written,
+# within 8 minutes; the tar is rewritten after every step.
 set_commands() {
   local res=${1:-results}
   prelude='for f in .gl/*.deb; do [ -e $f ] && dpkg -x $f /; done; ldconfig; n=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json; ls /usr/share/vulkan/icd.d/*nvidia* /etc/vulkan/icd.d/*nvidia* >/dev/null 2>&1 || { [ -e $n ] && export VK_DRIVER_FILES=$n; };'
-  call1="$prelude $bundle/run.sh --out /tmp/part1 --tar $res/part1.tar.gz --backend vulkan --adapter-name NVIDIA --phases devices,run --deadline 540"
-  call2="$prelude $bundle/run.sh --out /tmp/part2 --tar $res/part2.tar.gz --backend vulkan --adapter-name NVIDIA --phases sweep-workgroup,sweep-tile,memory-compute,breakeven --deadline 540"
+  call1="$prelude $bundle/run.sh --out /tmp/part1 --tar $res/part1.tar.gz --backend vulkan --adapter-name NVIDIA --phases devices,run"
+  call2="$prelude $bundle/run.sh --out /tmp/part2 --tar $res/part2.tar.gz --backend vulkan --adapter-name NVIDIA --phases cuda-peers,sweep-workgroup,sweep-tile,memory-compute,breakeven"
 }
 
 print_commands() {
@@ -44,7 +50,7 @@ run there, from that folder, one after the other:
 1) devices, the full run with --trace
    command: $call1
 
-2) both sweeps, memory-compute, break-even
+2) the CUDA peers, both sweeps, memory-compute, break-even
    command: $call2
 
 Bring back ${1:-results}/part1.tar.gz and part2.tar.gz (or their .00, .01, ...
@@ -74,6 +80,35 @@ prepare() {
   echo "== to copy: $(du -sh "$bundle" | cut -f1) bundle, $(du -sh .gl | cut -f1) loaders"
   echo
   print_commands "${1:-}"
+}
+
+# rehearse: the remote job as it runs there (the bundle's run.sh), here.
+rehearse() {
+  local budget=${1:-150}
+  [[ $budget =~ ^[0-9]+$ && $budget -gt 0 ]] || { echo "remote-job.sh: rehearse: '$budget': want a positive number of seconds" >&2; exit 2; }
+  scripts/bundle.sh >/dev/null
+  local tmp; tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' RETURN
+  local t0 rc=0 el
+  t0=$(date +%s)
+  echo "\$ $bundle/run.sh --out $tmp/job --tar $tmp/job.tar.gz --backend vulkan --allow-cpu --quick --budget $budget"
+  "$bundle/run.sh" --out "$tmp/job" --tar "$tmp/job.tar.gz" --backend vulkan --allow-cpu --quick --budget "$budget" >"$tmp/out.txt" 2>&1 || rc=$?
+  el=$(( $(date +%s) - t0 ))
+  sed 's/^/  /' "$tmp/job/job.log"
+  echo "rehearsal: $el s (budget $budget s), run.sh exit $rc (its number of failed or skipped steps)"
+  local f missing=
+  # What the real job always writes, whatever its budget lets it reach.
+  for f in job.log machine.txt devices.txt devices.json devices-vulkan.txt cuda_peers.json cuda-peers.txt \
+           run.txt run/report.json run/report.txt run/report.html run/trace.json; do
+    [ -s "$tmp/job/$f" ] || missing="$missing $f"
+  done
+  [ -s "$tmp/job.tar.gz" ] || ls "$tmp"/job.tar.gz.00 >/dev/null 2>&1 || missing="$missing job.tar.gz"
+  [ -z "$missing" ] || { echo "remote-job.sh: rehearse: the job did not write:$missing" >&2; cat "$tmp/out.txt" >&2; exit 1; }
+  grep -q '"status": "no CUDA here"' "$tmp/job/cuda_peers.json" || command -v nvidia-smi >/dev/null 2>&1 ||
+    { echo "remote-job.sh: rehearse: cuda_peers.json without CUDA does not say \"no CUDA here\"" >&2; exit 1; }
+  echo "rehearsal: cuda_peers.json: $(cat "$tmp/job/cuda_peers.json")"
+  echo "rehearsal: run/report.txt begins:"; head -5 "$tmp/job/run/report.txt" | sed 's/^/  /'
+  [ "$el" -le $((budget + 30)) ] || { echo "remote-job.sh: rehearse: took $el s, over the budget of $budget s (+30 s to stop and pack)" >&2; exit 1; }
 }
 
 collect() {
@@ -158,7 +193,8 @@ collect() {
 case ${1:-prepare} in
   prepare) shift; prepare "$@" ;;
   commands) shift; print_commands "$@" ;;
+  rehearse) shift; rehearse "$@" ;;
   collect) shift; collect "$@" ;;
-  -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' ;;
-  *) echo "remote-job.sh: unknown command '$1' (prepare, commands, collect DIR)" >&2; exit 2 ;;
+  -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//' ;;
+  *) echo "remote-job.sh: unknown command '$1' (prepare, commands, rehearse [SECONDS], collect DIR)" >&2; exit 2 ;;
 esac

@@ -2,8 +2,8 @@
 # The test command of the README (and of .ci/run): set-up with the test
 # tools, then formatting, vet, the generated-assembly check, all tests (asm
 # and noasm builds), the arm64 tests under qemu-aarch64, the Windows build
-# (build and vet with mingw-w64's gcc for cgo, then run under Wine), and the
-# macOS vet where zig is found.
+# (build and vet with mingw-w64's gcc for cgo, then run under Wine), the GPU
+# bundle's job rehearsed on lavapipe, and the macOS vet where zig is found.
 # Full logs of the emulated stages go to out/test-logs/.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -52,6 +52,11 @@ echo "== windows/amd64 under Wine: version, devices, a verified cosine-single ru
 t0=$(date +%s)
 scripts/test-windows.sh out/test-logs
 echo "(Windows stage: $(( $(date +%s) - t0 )) s)"
+
+echo "== the GPU bundle's job rehearsed on this machine's adapter (budget 150 s)"
+t0=$(date +%s)
+scripts/remote-job.sh rehearse 150
+echo "(rehearsal stage: $(( $(date +%s) - t0 )) s)"
 
 echo "== darwin/arm64 cross-check: go vet with cgo (zig cc's bundled macOS headers)"
 # Type-checks every package for macOS and compiles the cgo C files
