@@ -8,14 +8,14 @@ import (
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
-	"github.com/wgpu-prof/wgpu-prof/internal/babelstream"
+	"github.com/wgpu-prof/wgpu-prof/stream"
 	"github.com/wgpu-prof/wgpu-prof/wgsl"
 )
 
 // StreamOptions configures RunStream.
 type StreamOptions struct {
 	// ArraySize is the number of elements of each of the three arrays
-	// (0: babelstream.DefaultArraySize).
+	// (0: stream.DefaultArraySize).
 	ArraySize int
 	// NumTimes is how often the Classic order runs (0: 100; at least 2).
 	NumTimes int
@@ -33,7 +33,7 @@ type StreamOptions struct {
 // ErrNoF64 reports that the adapter cannot run float64 shaders.
 var ErrNoF64 = fmt.Errorf("float64 needs the shader-f64 feature: %w", ErrUnsupported)
 
-// StreamResult is what RunStream measured, by babelstream.Kernels: every
+// StreamResult is what RunStream measured, by stream.Kernels: every
 // run's time (Times[k][0] is the warm-up run) and the host-clock time
 // around the same submission (HostTimes), both after the final arrays
 // passed BabelStream's check.
@@ -71,12 +71,12 @@ func RunStream(d *wgpu.Device, o StreamOptions) (StreamResult, error) {
 		return StreamResult{}, err
 	}
 	if o.ArraySize == 0 {
-		o.ArraySize = babelstream.DefaultArraySize
+		o.ArraySize = stream.DefaultArraySize
 	}
 	if o.NumTimes == 0 {
-		o.NumTimes = babelstream.DefaultNumTimes
+		o.NumTimes = stream.DefaultNumTimes
 	}
-	if err := (babelstream.Opts{ArraySize: o.ArraySize, NumTimes: o.NumTimes}).Validate(); err != nil {
+	if err := (stream.Opts{ArraySize: o.ArraySize, NumTimes: o.NumTimes}).Validate(); err != nil {
 		return StreamResult{}, fmt.Errorf("%s: %w", op, err)
 	}
 	if o.F64 && !d.HasFeature(wgpu.FeatureShaderF64) {
@@ -166,7 +166,7 @@ func RunStream(d *wgpu.Device, o StreamOptions) (StreamResult, error) {
 		return StreamResult{}, fmt.Errorf("%s: %w", op, err)
 	}
 	// Start values, written in chunks.
-	for i, v := range []float64{babelstream.StartA, babelstream.StartB, babelstream.StartC} {
+	for i, v := range []float64{stream.StartA, stream.StartB, stream.StartC} {
 		if err := writeConst(d, arrays[i], n, sizeof, v); err != nil {
 			return StreamResult{}, fmt.Errorf("%s: %w", op, err)
 		}
@@ -301,7 +301,7 @@ func sumPartials(raw []byte, parts [][2]uint64, off []uint64, groups func(uint64
 }
 
 // checkStream reads a, b and c back and checks them and sum with
-// babelstream.Check in the element type.
+// stream.Check in the element type.
 func checkStream(d *wgpu.Device, arrays []*wgpu.Buffer, n uint64, sizeof, numTimes int, sum float64) error {
 	read := func(buf *wgpu.Buffer, dst []byte) error {
 		for lo := uint64(0); lo < uint64(len(dst)); lo += streamChunk {
@@ -320,7 +320,7 @@ func checkStream(d *wgpu.Device, arrays []*wgpu.Buffer, n uint64, sizeof, numTim
 				return err
 			}
 		}
-		err = babelstream.Check(numTimes, h[0], h[1], h[2], sum)
+		err = stream.Check(numTimes, h[0], h[1], h[2], sum)
 	} else {
 		h := [3][]float32{make([]float32, n), make([]float32, n), make([]float32, n)}
 		for i := range h {
@@ -328,7 +328,7 @@ func checkStream(d *wgpu.Device, arrays []*wgpu.Buffer, n uint64, sizeof, numTim
 				return err
 			}
 		}
-		err = babelstream.Check(numTimes, h[0], h[1], h[2], float32(sum))
+		err = stream.Check(numTimes, h[0], h[1], h[2], float32(sum))
 	}
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrVerify, err)

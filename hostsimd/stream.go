@@ -5,13 +5,13 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/wgpu-prof/wgpu-prof/internal/babelstream"
+	"github.com/wgpu-prof/wgpu-prof/stream"
 )
 
 // StreamOpts configures RunStream.
 type StreamOpts struct {
 	// ArraySize is the number of float32 elements of each of the three
-	// arrays (0: babelstream.DefaultArraySize, 2^25).
+	// arrays (0: stream.DefaultArraySize, 2^25).
 	ArraySize int
 	// NumTimes is how often the Classic order runs (0: 100; at least 2).
 	NumTimes int
@@ -27,7 +27,7 @@ type StreamOpts struct {
 type StreamResult struct {
 	ArraySize, NumTimes, Threads int
 	Level                        Level
-	Times                        [][]time.Duration // by babelstream.Kernels
+	Times                        [][]time.Duration // by stream.Kernels
 	Sum                          float32           // the last Dot
 }
 
@@ -36,7 +36,7 @@ type StreamResult struct {
 // current level's kernels: a, b and c start at 0.1, 0.2 and 0.0, the
 // Classic order runs NumTimes times, each kernel call is timed on its own
 // (wall clock around the parallel call), and the final arrays and the
-// last sum are checked as BabelStream checks them (babelstream.Check);
+// last sum are checked as BabelStream checks them (stream.Check);
 // a failed check is an error and no times are returned.
 //
 // Each of Threads threads owns the same contiguous range of every array
@@ -55,12 +55,12 @@ func (h Host) RunStream(opts StreamOpts) (StreamResult, error) {
 		return StreamResult{}, err
 	}
 	if opts.ArraySize == 0 {
-		opts.ArraySize = babelstream.DefaultArraySize
+		opts.ArraySize = stream.DefaultArraySize
 	}
 	if opts.NumTimes == 0 {
-		opts.NumTimes = babelstream.DefaultNumTimes
+		opts.NumTimes = stream.DefaultNumTimes
 	}
-	if err := (babelstream.Opts{ArraySize: opts.ArraySize, NumTimes: opts.NumTimes}).Validate(); err != nil {
+	if err := (stream.Opts{ArraySize: opts.ArraySize, NumTimes: opts.NumTimes}).Validate(); err != nil {
 		return StreamResult{}, fmt.Errorf("hostsimd.RunStream: %w", err)
 	}
 	if opts.Threads < 0 || opts.Threads > MaxThreads() {
@@ -79,11 +79,11 @@ func runStream(k *kernelTable, opts StreamOpts) (StreamResult, error) {
 	bounds := streamBounds(n, t, k.ntBlock)
 	ensureWorkers(len(bounds) - 1)
 	a, b, c := HugeFloats(n), HugeFloats(n), HugeFloats(n)
-	s := float32(babelstream.StartScalar)
+	s := float32(stream.StartScalar)
 	runSplit(bounds, func(lo, hi int) {
-		fillGeneric(a[lo:hi], babelstream.StartA)
-		fillGeneric(b[lo:hi], babelstream.StartB)
-		fillGeneric(c[lo:hi], babelstream.StartC)
+		fillGeneric(a[lo:hi], stream.StartA)
+		fillGeneric(b[lo:hi], stream.StartB)
+		fillGeneric(c[lo:hi], stream.StartC)
 	})
 	// nt runs an NT kernel over the part of [lo, hi) that is a multiple
 	// of ntBlock and the generic loop over the rest (the last range only).
@@ -137,7 +137,7 @@ func runStream(k *kernelTable, opts StreamOpts) (StreamResult, error) {
 			res.Times[i] = append(res.Times[i], time.Since(t0))
 		}
 	}
-	if err := babelstream.Check(opts.NumTimes, a, b, c, res.Sum); err != nil {
+	if err := stream.Check(opts.NumTimes, a, b, c, res.Sum); err != nil {
 		return StreamResult{}, fmt.Errorf("hostsimd.RunStream (%v, %d threads): %w", k.level, res.Threads, err)
 	}
 	runtime.KeepAlive(a)

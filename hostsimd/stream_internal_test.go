@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wgpu-prof/wgpu-prof/internal/babelstream"
+	"github.com/wgpu-prof/wgpu-prof/stream"
 )
 
 // TestStreamKernelsLevels checks the Mul and Add kernels of every level
@@ -44,7 +44,7 @@ func TestStreamKernelsLevels(t *testing.T) {
 
 // TestRunStreamLevels runs the whole stream at every level on sizes that
 // are and are not multiples of the NT block, on 1 to 3 threads; the run
-// itself checks the final arrays (babelstream.Check).
+// itself checks the final arrays (stream.Check).
 func TestRunStreamLevels(t *testing.T) {
 	for _, l := range Available() {
 		for _, n := range []int{1, 63, 1000, 4099, 1 << 16} {
@@ -56,7 +56,7 @@ func TestRunStreamLevels(t *testing.T) {
 				if len(res.Times) != 5 || len(res.Times[0]) != 3 || res.Level != l {
 					t.Fatalf("%v n=%d: result %+v", l, n, res)
 				}
-				_, _, _, gs := babelstream.Gold[float32](3, n)
+				_, _, _, gs := stream.Gold[float32](3, n)
 				if d := math.Abs(float64(res.Sum - gs)); d > 1e-3*math.Abs(float64(gs)) {
 					t.Errorf("%v n=%d threads=%d: sum %v, gold %v", l, n, th, res.Sum, gs)
 				}
@@ -81,10 +81,10 @@ func TestRunStreamCatchesWrongKernel(t *testing.T) {
 			t.Errorf("bad=%v: err = %v, want a validation failure", bad, err)
 		}
 	}
-	if _, err := RunStream(StreamOpts{ArraySize: -1}); err == nil || !strings.Contains(err.Error(), "--arraysize") {
+	if _, err := RunStream(StreamOpts{ArraySize: -1}); err == nil || !strings.Contains(err.Error(), "ArraySize -1") {
 		t.Errorf("ArraySize -1: err = %v", err)
 	}
-	if _, err := RunStream(StreamOpts{NumTimes: 1}); err == nil || !strings.Contains(err.Error(), "--numtimes") {
+	if _, err := RunStream(StreamOpts{NumTimes: 1}); err == nil || !strings.Contains(err.Error(), "NumTimes 1") {
 		t.Errorf("NumTimes 1: err = %v", err)
 	}
 }

@@ -9,14 +9,14 @@ import (
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
-	"github.com/wgpu-prof/wgpu-prof/internal/babelstream"
+	"github.com/wgpu-prof/wgpu-prof/stream"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
 
 // BabelStream's defaults, for the CLI's flags.
 const (
-	StreamDefaultArraySize = babelstream.DefaultArraySize
-	StreamDefaultNumTimes  = babelstream.DefaultNumTimes
+	StreamDefaultArraySize = stream.DefaultArraySize
+	StreamDefaultNumTimes  = stream.DefaultNumTimes
 )
 
 // OpenStream opens the selected adapter's device for RunStreamGPU (no
@@ -37,7 +37,12 @@ type StreamConfig struct {
 
 // Validate checks the configuration, naming the bad flag.
 func (c StreamConfig) Validate() error {
-	if err := (babelstream.Opts{ArraySize: c.ArraySize, NumTimes: c.NumTimes}).Validate(); err != nil {
+	if err := (stream.Opts{ArraySize: c.ArraySize, NumTimes: c.NumTimes}).Validate(); err != nil {
+		var fe *stream.FieldError
+		if errors.As(err, &fe) {
+			// The CLI's flags are the fields' names in lower case.
+			return usage(fmt.Errorf("--%s %d: must be %s", strings.ToLower(fe.Field), fe.Value, fe.Want))
+		}
 		return usage(err)
 	}
 	if err := CheckThreads(c.Threads); err != nil {
@@ -61,10 +66,10 @@ type StreamRun struct {
 	// Timed says what Rows are from: "wall clock" (CPU), "timestamps" or
 	// "host clock" (GPU).
 	Timed string
-	Rows  []babelstream.Stats
+	Rows  []stream.Stats
 	// HostRows (GPU with timestamps only) are the same runs timed by the
 	// host clock around submit and wait.
-	HostRows []babelstream.Stats
+	HostRows []stream.Stats
 	Parts    int // GPU: bindings each array was split into
 	Threads  int // CPU
 }
@@ -72,10 +77,10 @@ type StreamRun struct {
 // ErrStreamF64 reports a float64 stream the side cannot run.
 var ErrStreamF64 = errors.New("float64 stream not available")
 
-func summarize(times [][]time.Duration, n, sizeof int) ([]babelstream.Stats, error) {
-	var out []babelstream.Stats
-	for i, k := range babelstream.Kernels {
-		st, err := babelstream.Summarize(k, times[i], n, sizeof)
+func summarize(times [][]time.Duration, n, sizeof int) ([]stream.Stats, error) {
+	var out []stream.Stats
+	for i, k := range stream.Kernels {
+		st, err := stream.Summarize(k, times[i], n, sizeof)
 		if err != nil {
 			return nil, err
 		}
@@ -135,8 +140,8 @@ func RunStreamGPU(e *Env, cfg StreamConfig) (StreamRun, error) {
 const streamCeilingRuns = 4
 
 // streamRates are the GB/s (10^9 bytes) of each kernel's best run.
-func streamRates(rows []babelstream.Stats) map[babelstream.Kernel]float64 {
-	out := map[babelstream.Kernel]float64{}
+func streamRates(rows []stream.Stats) map[stream.Kernel]float64 {
+	out := map[stream.Kernel]float64{}
 	for _, r := range rows {
 		out[r.Kernel] = r.MBytesPerSec / 1e3
 	}
@@ -159,15 +164,15 @@ func streamIntoCPUCeilings(h hostsimd.Host, c *hostsimd.Ceilings) (map[string]fl
 		return nil, err
 	}
 	rates := streamRates(rows)
-	if g := rates[babelstream.Dot]; g > c.ReadGBs {
+	if g := rates[stream.Dot]; g > c.ReadGBs {
 		c.ReadGBs, c.ReadKernel, c.ReadPrefetch = g, "BabelStream Dot", 0
 	}
-	c.CopyGBs = max(c.CopyGBs, rates[babelstream.Copy])
-	c.TriadGBs = max(c.TriadGBs, rates[babelstream.Triad])
+	c.CopyGBs = max(c.CopyGBs, rates[stream.Copy])
+	c.TriadGBs = max(c.TriadGBs, rates[stream.Triad])
 	return streamKeys(rates), nil
 }
 
-func streamKeys(rates map[babelstream.Kernel]float64) map[string]float64 {
+func streamKeys(rates map[stream.Kernel]float64) map[string]float64 {
 	keys := map[string]float64{}
 	for k, g := range rates {
 		keys["stream_"+strings.ToLower(k.String())+"_gbs"] = g
@@ -192,13 +197,13 @@ func streamIntoGPUCeilings(e *Env, c *compute.Ceilings) (map[string]float64, err
 		return nil, err
 	}
 	rates := streamRates(rows)
-	if g := rates[babelstream.Dot]; g > c.ReadGBs {
+	if g := rates[stream.Dot]; g > c.ReadGBs {
 		c.ReadGBs, c.ReadDesign = g, "BabelStream Dot"
 	}
-	c.ReadTried = append(c.ReadTried, compute.CeilingDesign{Name: "BabelStream Dot", GBs: rates[babelstream.Dot]})
-	if g := rates[babelstream.Copy]; g > c.CopyGBs {
+	c.ReadTried = append(c.ReadTried, compute.CeilingDesign{Name: "BabelStream Dot", GBs: rates[stream.Dot]})
+	if g := rates[stream.Copy]; g > c.CopyGBs {
 		c.CopyGBs, c.CopyDesign = g, "BabelStream Copy"
 	}
-	c.CopyTried = append(c.CopyTried, compute.CeilingDesign{Name: "BabelStream Copy", GBs: rates[babelstream.Copy]})
+	c.CopyTried = append(c.CopyTried, compute.CeilingDesign{Name: "BabelStream Copy", GBs: rates[stream.Copy]})
 	return streamKeys(rates), nil
 }

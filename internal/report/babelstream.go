@@ -5,7 +5,7 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/wgpu-prof/wgpu-prof/internal/babelstream"
+	"github.com/wgpu-prof/wgpu-prof/stream"
 )
 
 // StreamCSVHeader is BabelStream's CSV header line (MB units, comma separator).
@@ -16,7 +16,7 @@ const StreamCSVHeader = "function,num_times,n_elements,sizeof,max_MB_per_sec,min
 func g6(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
 
 // WriteStreamCSV writes the header and one row per Stats in BabelStream's CSV.
-func WriteStreamCSV(w io.Writer, numTimes, n, sizeof int, rows []babelstream.Stats) error {
+func WriteStreamCSV(w io.Writer, numTimes, n, sizeof int, rows []stream.Stats) error {
 	if _, err := fmt.Fprintln(w, StreamCSVHeader); err != nil {
 		return err
 	}
@@ -32,7 +32,7 @@ func WriteStreamCSV(w io.Writer, numTimes, n, sizeof int, rows []babelstream.Sta
 // WriteStreamTable writes BabelStream's text table: Function, MBytes/sec, Min
 // (sec), Max, Average, in 12-character columns. extra, when non-nil, adds
 // one column headed extraHead whose cell for row i is extra(i).
-func WriteStreamTable(w io.Writer, rows []babelstream.Stats, extraHead string, extra func(i int) string) error {
+func WriteStreamTable(w io.Writer, rows []stream.Stats, extraHead string, extra func(i int) string) error {
 	head := fmt.Sprintf("%-12s%-12s%-12s%-12s%-12s", "Function", "MBytes/sec", "Min (sec)", "Max", "Average")
 	if extra != nil {
 		head += extraHead

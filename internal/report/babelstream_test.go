@@ -6,19 +6,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wgpu-prof/wgpu-prof/internal/babelstream"
+	"github.com/wgpu-prof/wgpu-prof/stream"
 )
 
 // TestStreamOutputs: the CSV has BabelStream's header and C++'s default
 // number format; the table its fixed-width columns.
 func TestStreamOutputs(t *testing.T) {
 	times := []time.Duration{time.Second, 2 * time.Millisecond, 4 * time.Millisecond, 3 * time.Millisecond}
-	st, err := babelstream.Summarize(babelstream.Triad, times, 1<<20, 4)
+	st, err := stream.Summarize(stream.Triad, times, 1<<20, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := WriteStreamCSV(&buf, 4, 1<<20, 4, []babelstream.Stats{st}); err != nil {
+	if err := WriteStreamCSV(&buf, 4, 1<<20, 4, []stream.Stats{st}); err != nil {
 		t.Fatal(err)
 	}
 	want := StreamCSVHeader + "\nTriad,4,1048576,4,6291.46,0.002,0.004,0.003\n"
@@ -26,7 +26,7 @@ func TestStreamOutputs(t *testing.T) {
 		t.Fatalf("CSV:\n%s\nwant:\n%s", buf.String(), want)
 	}
 	buf.Reset()
-	if err := WriteStreamTable(&buf, []babelstream.Stats{st}, "", nil); err != nil {
+	if err := WriteStreamTable(&buf, []stream.Stats{st}, "", nil); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(buf.String(), "Function    MBytes/sec  Min (sec)   Max         Average") || !strings.Contains(buf.String(), "Triad       6291.456    0.00200     0.00400     0.00300") {

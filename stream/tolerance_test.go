@@ -1,4 +1,4 @@
-package babelstream
+package stream
 
 import (
 	"strings"

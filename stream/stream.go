@@ -1,4 +1,4 @@
-// Package babelstream holds the definitions wgpu-prof shares with
+// Package stream holds the definitions wgpu-prof shares with
 // BabelStream (the memory-bandwidth benchmark with ports to CUDA, HIP,
 // SYCL, OpenCL, OpenMP and others), so that its stream runs on either side
 // can be set beside a BabelStream run: the five Classic kernels in their
@@ -11,7 +11,7 @@
 // Only definitions live here: the kernels themselves are in hostsimd
 // (RunStream) and compute (RunStream), and docs/METHOD.md says how each
 // corresponds to BabelStream's.
-package babelstream
+package stream
 
 import (
 	"fmt"
@@ -81,13 +81,27 @@ type Opts struct {
 // side indexes elements with 32-bit integers per binding.
 const MaxArraySize = 1 << 31
 
-// Validate checks o, naming the bad parameter and its limit.
+// FieldError is an Opts field out of its range: the field's name
+// ("ArraySize", "NumTimes"), its value and the range it must be in. A
+// command line maps Field to its own flag name.
+type FieldError struct {
+	Field string
+	Value int
+	Want  string // the accepted range, e.g. "in 1..2147483648"
+}
+
+func (e *FieldError) Error() string {
+	return fmt.Sprintf("stream: %s %d: must be %s", e.Field, e.Value, e.Want)
+}
+
+// Validate checks o; a bad field is a *FieldError naming the field, its
+// value and its limit.
 func (o Opts) Validate() error {
 	if o.ArraySize < 1 || o.ArraySize > MaxArraySize {
-		return fmt.Errorf("--arraysize %d: must be in 1..%d", o.ArraySize, MaxArraySize)
+		return &FieldError{Field: "ArraySize", Value: o.ArraySize, Want: fmt.Sprintf("in 1..%d", MaxArraySize)}
 	}
 	if o.NumTimes < 2 {
-		return fmt.Errorf("--numtimes %d: must be 2 or more (the first run is excluded)", o.NumTimes)
+		return &FieldError{Field: "NumTimes", Value: o.NumTimes, Want: "2 or more (the first run is excluded)"}
 	}
 	return nil
 }
@@ -138,7 +152,7 @@ func within[T Float](is, should, rel T) bool {
 func Check[T Float](numTimes int, a, b, c []T, sum T) error {
 	n := len(a)
 	if len(b) != n || len(c) != n {
-		return fmt.Errorf("babelstream: arrays of %d, %d and %d elements", len(a), len(b), len(c))
+		return fmt.Errorf("stream: arrays of %d, %d and %d elements", len(a), len(b), len(c))
 	}
 	ga, gb, gc, gs := Gold[T](numTimes, n)
 	rel := 100 * epsilon[T]()
@@ -170,7 +184,7 @@ func Check[T Float](numTimes int, a, b, c []T, sum T) error {
 		}
 	}
 	if failed > 0 {
-		return fmt.Errorf("babelstream: %d values failed validation (first: %v)", failed, msgs)
+		return fmt.Errorf("stream: %d values failed validation (first: %v)", failed, msgs)
 	}
 	return nil
 }
@@ -187,7 +201,7 @@ type Stats struct {
 // excluded) for n elements of sizeof bytes.
 func Summarize(k Kernel, times []time.Duration, n, sizeof int) (Stats, error) {
 	if len(times) < 2 {
-		return Stats{}, fmt.Errorf("babelstream: %s: %d runs, need at least 2", k, len(times))
+		return Stats{}, fmt.Errorf("stream: %s: %d runs, need at least 2", k, len(times))
 	}
 	st := Stats{Kernel: k, Min: times[1], Max: times[1]}
 	var total time.Duration
@@ -197,7 +211,7 @@ func Summarize(k Kernel, times []time.Duration, n, sizeof int) (Stats, error) {
 	}
 	st.Avg = total / time.Duration(len(times)-1)
 	if st.Min <= 0 {
-		return Stats{}, fmt.Errorf("babelstream: %s: a run took %v", k, st.Min)
+		return Stats{}, fmt.Errorf("stream: %s: a run took %v", k, st.Min)
 	}
 	st.MBytesPerSec = 1e-6 * float64(k.Weight()) * float64(sizeof) * float64(n) / st.Min.Seconds()
 	return st, nil

@@ -1,6 +1,7 @@
-package babelstream
+package stream
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -77,9 +78,19 @@ func TestSummarizeAndCSV(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	for _, o := range []Opts{{0, 100}, {-5, 100}, {MaxArraySize + 1, 100}, {10, 1}} {
-		if o.Validate() == nil {
-			t.Errorf("%+v accepted", o)
+	for _, c := range []struct {
+		o     Opts
+		field string
+	}{{Opts{0, 100}, "ArraySize"}, {Opts{-5, 100}, "ArraySize"}, {Opts{MaxArraySize + 1, 100}, "ArraySize"}, {Opts{10, 1}, "NumTimes"}} {
+		err := c.o.Validate()
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Field != c.field {
+			t.Errorf("%+v: err = %v, want a *FieldError for %s", c.o, err, c.field)
+			continue
+		}
+		// A library caller sees the field's name, never a command-line flag.
+		if msg := err.Error(); !strings.Contains(msg, c.field) || strings.Contains(msg, "--") {
+			t.Errorf("%+v: %q", c.o, msg)
 		}
 	}
 	if err := (Opts{1, 2}).Validate(); err != nil {
