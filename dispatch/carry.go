@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
 
@@ -117,38 +116,78 @@ func RouteFromReport[Req any](path, op string, cpu, gpu func(Req) error, size fu
 
 func modelOf(m *timing.Model) Model { return func(n float64) float64 { return m.At(n) } }
 
+// ReportRoute is an operation's route as a report of wgpu-prof gives it:
+// the names of its two sides, the models (seconds per call at a batch
+// size) of its CPU side and of its GPU side, and the size from which the
+// GPU is faster (0: every size; -1: none).
+type ReportRoute struct {
+	Sides     []string      `json:"sides"`
+	CPU       *timing.Model `json:"cpu_model"`
+	GPU       *timing.Model `json:"gpu_model"`
+	Crossover float64       `json:"crossover"`
+}
+
+// reportSchema is the version of wgpu-prof's JSON reports that LoadRoute
+// reads (a test holds it to the writer's).
+const reportSchema = "wgpu-prof/v1"
+
+// reportOp and reportBreakEven are the fields of a plan's operation and
+// of a break-even that LoadRoute reads; the rest of a report is ignored.
+type reportOp struct {
+	Regex    string       `json:"regex"`
+	Workload string       `json:"workload"`
+	Route    *ReportRoute `json:"route"`
+}
+
+type reportBreakEven struct {
+	Workload      string        `json:"workload"`
+	Clock         string        `json:"clock"`
+	Sides         []string      `json:"sides"`
+	ModelA        *timing.Model `json:"model_a"`
+	ModelB        *timing.Model `json:"model_b"`
+	Measured      int           `json:"measured"`
+	MeasuredFound bool          `json:"measured_found"`
+}
+
 // LoadRoute reads the route of operation op from a plan or break-even
 // report (RouteFromReport).
-func LoadRoute(path, op string) (report.PlanRoute, error) {
+func LoadRoute(path, op string) (ReportRoute, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return report.PlanRoute{}, fmt.Errorf("dispatch: %w", err)
+		return ReportRoute{}, fmt.Errorf("dispatch: %w", err)
 	}
-	var head struct {
-		Schema *string         `json:"schema"`
-		Ops    []report.PlanOp `json:"ops"`
+	var rep struct {
+		Schema *string    `json:"schema"`
+		Ops    []reportOp `json:"ops"` // a plan on its own (plan --format json)
+		Plan   *struct {
+			Ops []reportOp `json:"ops"`
+		} `json:"plan"`
+		BreakEvens []reportBreakEven `json:"break_evens"`
 	}
-	if err := json.Unmarshal(data, &head); err != nil {
-		return report.PlanRoute{}, fmt.Errorf("dispatch: %s: %w", path, err)
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return ReportRoute{}, fmt.Errorf("dispatch: %s: %w", path, err)
 	}
-	ops := head.Ops
-	var bes []report.BreakEven
-	if head.Schema != nil {
-		rep, err := report.Decode(data, path)
-		if err != nil {
-			return report.PlanRoute{}, fmt.Errorf("dispatch: %w", err)
-		}
+	if rep.Schema != nil && *rep.Schema != reportSchema {
+		return ReportRoute{}, fmt.Errorf("dispatch: %s: schema %q, this build reads %q", path, *rep.Schema, reportSchema)
+	}
+	ops := rep.Ops
+	if rep.Schema != nil {
+		ops = nil
 		if rep.Plan != nil {
 			ops = rep.Plan.Ops
 		}
-		bes = rep.BreakEvens
+	} else {
+		rep.BreakEvens = nil
 	}
 	for _, o := range ops {
 		if (o.Regex == op || o.Workload == op) && o.Route != nil && o.Route.CPU != nil && o.Route.GPU != nil && len(o.Route.CPU.Segments) > 0 && len(o.Route.GPU.Segments) > 0 {
+			if len(o.Route.Sides) != 2 {
+				return ReportRoute{}, fmt.Errorf("dispatch: %s: operation %q: route has %d sides, want 2", path, op, len(o.Route.Sides))
+			}
 			return *o.Route, nil
 		}
 	}
-	for _, be := range bes {
+	for _, be := range rep.BreakEvens {
 		if be.Workload != op || be.Clock != "end-to-end" || be.ModelA == nil || be.ModelB == nil || len(be.ModelA.Segments) == 0 || len(be.ModelB.Segments) == 0 {
 			continue
 		}
@@ -159,7 +198,7 @@ func LoadRoute(path, op string) (report.PlanRoute, error) {
 		if be.MeasuredFound {
 			cross = float64(be.Measured)
 		}
-		return report.PlanRoute{Sides: []string{"cpu", "gpu"}, CPU: be.ModelA, GPU: be.ModelB, Crossover: cross}, nil
+		return ReportRoute{Sides: []string{"cpu", "gpu"}, CPU: be.ModelA, GPU: be.ModelB, Crossover: cross}, nil
 	}
-	return report.PlanRoute{}, fmt.Errorf("%w: %s has no operation or end-to-end CPU-vs-GPU break-even %q with both models", ErrNoRoute, path, op)
+	return ReportRoute{}, fmt.Errorf("%w: %s has no operation or end-to-end CPU-vs-GPU break-even %q with both models", ErrNoRoute, path, op)
 }

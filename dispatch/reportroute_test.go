@@ -1,0 +1,69 @@
+package dispatch_test
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wgpu-prof/wgpu-prof/dispatch"
+	"github.com/wgpu-prof/wgpu-prof/internal/report"
+	"github.com/wgpu-prof/wgpu-prof/timing"
+)
+
+// LoadRoute reads reports through a struct of its own: it must read what
+// the report package writes, field for field, and the schema it writes.
+func TestLoadRouteReadsWrittenReports(t *testing.T) {
+	line := func(a, b float64) *timing.Model {
+		f := timing.LinearFit{Overhead: a, PerItem: b}
+		return &timing.Model{Segments: []timing.Segment{{From: 1, To: 1 << 20, Fit: f}}, Single: f}
+	}
+	cpu, gpu := line(1e-6, 20e-9), line(20e-6, 1e-9)
+	dir := t.TempDir()
+	write := func(name string, v any) string {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	rep := report.Report{Schema: report.SchemaVersion, BreakEvens: []report.BreakEven{
+		{Workload: "l2", Clock: "kernel", ModelA: line(1, 1), ModelB: line(1, 1)},
+		{Workload: "l2", Clock: "end-to-end", Sides: []string{"cpu", "gpu"}, ModelA: cpu, ModelB: gpu, Measured: 4096, MeasuredFound: true},
+	}}
+	got, err := dispatch.LoadRoute(write("be.json", rep), "l2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Crossover != 4096 || got.CPU.Single != cpu.Single || got.GPU.Single != gpu.Single || strings.Join(got.Sides, ",") != "cpu,gpu" {
+		t.Errorf("break-even route %+v", got)
+	}
+	rep.BreakEvens[1].MeasuredFound = false
+	if got, err := dispatch.LoadRoute(write("be2.json", rep), "l2"); err != nil || got.Crossover != -1 {
+		t.Errorf("no measured crossover: %+v, %v", got, err)
+	}
+
+	pl := &report.Plan{Ops: []report.PlanOp{{Regex: `main\.sim$`, Workload: "cosine-single"}}}
+	pl.Ops[0].Route = &report.PlanRoute{Sides: []string{"own", "gpu"}, CPU: cpu, GPU: gpu, Crossover: 1000}
+	inside := report.Report{Schema: report.SchemaVersion, Plan: pl}
+	for name, v := range map[string]any{"plan.json": pl, "report.json": inside} {
+		got, err := dispatch.LoadRoute(write(name, v), "cosine-single")
+		if err != nil || got.Crossover != 1000 || strings.Join(got.Sides, ",") != "own,gpu" || got.GPU.Single != gpu.Single {
+			t.Errorf("%s: %+v, %v", name, got, err)
+		}
+	}
+
+	inside.Schema = "wgpu-prof/v0"
+	if _, err := dispatch.LoadRoute(write("old.json", inside), "cosine-single"); err == nil || !strings.Contains(err.Error(), "schema") {
+		t.Errorf("another schema: %v", err)
+	}
+	if _, err := dispatch.LoadRoute(write("bad.json", "{"), "x"); err == nil || errors.Is(err, dispatch.ErrNoRoute) {
+		t.Errorf("corrupt file: %v", err)
+	}
+}

@@ -1,0 +1,13 @@
+// Package layers holds no code: its tests hold the module to the
+// direction of its arrows. A public package (anything outside internal/,
+// cmd/ and examples/, and the examples, which use the library as a
+// user does) imports nothing under internal/; a package under internal/
+// imports only internal packages of a lower layer:
+//
+//	experiment            the measurements (and any rooms under it)
+//	workload              the descriptors the measurements run
+//	report dataset verify machine
+//	gputest testmem buildcheck bundlecheck layers   test support
+//
+// A new internal package is given its layer in layers_test.go.
+package layers

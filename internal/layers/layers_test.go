@@ -1,0 +1,226 @@
+package layers
+
+import (
+	"fmt"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/wgpu-prof/wgpu-prof"
+
+// layer ranks the top-level packages under internal/: one may import only
+// those of a lower rank (a package's own subpackages are its own rooms).
+var layer = map[string]int{
+	"experiment":  3,
+	"workload":    2,
+	"report":      1,
+	"dataset":     1,
+	"verify":      1,
+	"machine":     1,
+	"gputest":     0,
+	"testmem":     0,
+	"buildcheck":  0,
+	"bundlecheck": 0,
+	"layers":      0,
+}
+
+// exempt names the imports of internal/ a public package may still make,
+// each with its reason.
+var exempt = map[[2]string]string{
+	{"hostsimd", "internal/machine"}: "the host model (caches, cores, memory) becomes public or part of hostsimd once its API settles",
+}
+
+// mustBePublic are packages the walk must find public, so that a change
+// in how it tells public from internal cannot empty the check.
+var mustBePublic = []string{"compute", "compute/wgpu", "compute/tune", "hostsimd", "timing", "dispatch", "ops", "wgsl", "stream"}
+
+// pkg is one directory's Go package: its imports of this module from
+// non-test files and from test files.
+type pkg struct {
+	imports, testImports []string
+}
+
+// scan reads the imports of every package of the module under root.
+func scan(t *testing.T, root string) map[string]*pkg {
+	t.Helper()
+	out := map[string]*pkg{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "third_party" || name == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		rel = filepath.ToSlash(rel)
+		p := out[rel]
+		if p == nil {
+			p = &pkg{}
+			out[rel] = p
+		}
+		for _, im := range f.Imports {
+			ip, _ := strconv.Unquote(im.Path.Value)
+			if ip != module && !strings.HasPrefix(ip, module+"/") {
+				continue
+			}
+			ip = strings.TrimPrefix(strings.TrimPrefix(ip, module), "/")
+			if strings.HasSuffix(name, "_test.go") {
+				p.testImports = append(p.testImports, ip)
+			} else {
+				p.imports = append(p.imports, ip)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// isPublic says whether the package in dir is public API (or an example,
+// which uses the API as a user does).
+func isPublic(dir string) bool {
+	return dir != "." && !under(dir, "internal") && !under(dir, "cmd") && !under(dir, "bench")
+}
+
+func under(dir, top string) bool { return dir == top || strings.HasPrefix(dir, top+"/") }
+
+// internalTop is the top-level package under internal/ of an import path
+// ("" when it is not under internal/).
+func internalTop(path string) string {
+	rest, ok := strings.CutPrefix(path, "internal/")
+	if !ok {
+		return ""
+	}
+	top, _, _ := strings.Cut(rest, "/")
+	return top
+}
+
+// violations lists every import that breaks the rules.
+func violations(pkgs map[string]*pkg) []string {
+	var out []string
+	for dir, p := range pkgs {
+		if isPublic(dir) {
+			for _, ip := range p.imports {
+				if internalTop(ip) != "" && exempt[[2]string{dir, ip}] == "" {
+					out = append(out, fmt.Sprintf("public package %s imports %s", dir, ip))
+				}
+			}
+			continue
+		}
+		from := internalTop(dir)
+		if from == "" {
+			continue
+		}
+		rank, ok := layer[from]
+		if !ok {
+			out = append(out, fmt.Sprintf("internal/%s has no layer: give it one in internal/layers", from))
+			continue
+		}
+		for _, ip := range append(slices.Clone(p.imports), p.testImports...) {
+			to := internalTop(ip)
+			if to == "" || to == from {
+				continue
+			}
+			if r, ok := layer[to]; ok && r >= rank {
+				out = append(out, fmt.Sprintf("%s (layer %d) imports %s (layer %d): an import must point to a lower layer", dir, rank, ip, r))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func root(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
+		t.Fatalf("module root: %v", err)
+	}
+	return dir
+}
+
+func TestNoPublicPackageImportsInternal(t *testing.T) {
+	pkgs := scan(t, root(t))
+	for _, want := range mustBePublic {
+		if p := pkgs[want]; p == nil || !isPublic(want) {
+			t.Errorf("public package %s not found", want)
+		}
+	}
+	for _, v := range violations(pkgs) {
+		if strings.HasPrefix(v, "public") {
+			t.Error(v)
+		}
+	}
+	// An exemption that is no longer used goes.
+	for k := range exempt {
+		if p := pkgs[k[0]]; p == nil || !slices.Contains(p.imports, k[1]) {
+			t.Errorf("exemption %s → %s is no longer used: remove it", k[0], k[1])
+		}
+	}
+}
+
+func TestInternalLayers(t *testing.T) {
+	pkgs := scan(t, root(t))
+	for dir := range pkgs {
+		if top := internalTop(dir); top != "" {
+			if _, ok := layer[top]; !ok {
+				t.Errorf("internal/%s has no layer: give it one", top)
+			}
+		}
+	}
+	for _, v := range violations(pkgs) {
+		if !strings.HasPrefix(v, "public") {
+			t.Error(v)
+		}
+	}
+}
+
+// The checks catch planted violations of each rule.
+func TestViolationsCatchPlanted(t *testing.T) {
+	pkgs := map[string]*pkg{
+		"dispatch":            {imports: []string{"timing", "internal/report"}, testImports: []string{"internal/report"}},
+		"hostsimd":            {imports: []string{"internal/machine"}},
+		"examples/vsearch":    {imports: []string{"internal/dataset"}},
+		"internal/report":     {imports: []string{"timing"}, testImports: []string{"internal/experiment"}},
+		"internal/workload":   {imports: []string{"internal/report", "internal/workload/sub"}},
+		"internal/dataset":    {imports: []string{"internal/verify"}},
+		"internal/experiment": {imports: []string{"internal/workload", "internal/experiment/env"}},
+		"internal/newthing":   {},
+	}
+	got := violations(pkgs)
+	want := []string{
+		"internal/dataset (layer 1) imports internal/verify (layer 1): an import must point to a lower layer",
+		"internal/newthing has no layer: give it one in internal/layers",
+		"internal/report (layer 1) imports internal/experiment (layer 3): an import must point to a lower layer",
+		"public package dispatch imports internal/report",
+		"public package examples/vsearch imports internal/dataset",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("violations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
