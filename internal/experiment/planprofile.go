@@ -124,17 +124,24 @@ func NoMatchError(path string, res []*regexp.Regexp, shares []ProfileShare) erro
 		Limit: "matches no function of " + path + "; its top functions (cumulative CPU): " + strings.Join(names, ", ")})
 }
 
-// suggestRules map words of a function's name to the workload doing the
-// same work, most specific first.
-var suggestRules = []struct {
+// suggestRule maps words of a function's name to the workload doing the
+// same work.
+type suggestRule struct {
 	re       *regexp.Regexp
 	workload string
-}{
-	{regexp.MustCompile(`(?i)top_?k|best|rank`), "cosine-topk"},
-	{regexp.MustCompile(`(?i)batch|many|matrix`), "cosine-batch"},
-	{regexp.MustCompile(`(?i)spread|activat|propagat|diffus|pagerank`), "spread-uniform"},
-	{regexp.MustCompile(`(?i)hnsw|neighbo|candidate|distance|l2`), "hnsw"},
-	{regexp.MustCompile(`(?i)cos|simil|score|dot|recall`), "cosine-single"},
+}
+
+// suggestRules are the workloads' NameWords, most specific first.
+func suggestRules() []suggestRule {
+	ds := workload.All()
+	sort.SliceStable(ds, func(i, j int) bool { return ds[i].NameOrder < ds[j].NameOrder })
+	var rules []suggestRule
+	for _, d := range ds {
+		if d.NameWords != "" {
+			rules = append(rules, suggestRule{regexp.MustCompile(d.NameWords), d.Name})
+		}
+	}
+	return rules
 }
 
 // Suggestion is a proposed --op for one of a profile's top functions.
@@ -151,13 +158,11 @@ func Suggest(path string, k int) ([]Suggestion, error) {
 		return nil, err
 	}
 	var out []Suggestion
+	rules := suggestRules()
 	for _, f := range top {
 		short := f.Name[strings.LastIndexAny(f.Name, "./")+1:]
-		for _, r := range suggestRules {
+		for _, r := range rules {
 			if m := r.re.FindString(short); m != "" {
-				if _, err := workload.Lookup(r.workload); err != nil {
-					continue
-				}
 				out = append(out, Suggestion{Function: f.Name, Workload: r.workload, Share: f.Share,
 					Op:  regexp.QuoteMeta(f.Name) + "$=" + r.workload,
 					Why: fmt.Sprintf("its name says %q", m)})

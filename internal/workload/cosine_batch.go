@@ -25,6 +25,8 @@ var CosineBatch = &Descriptor{
 	Params:     []*Param{ParamD, ParamN, ParamQ, ParamTile, ParamPrecision, ParamVectors, ParamQueries},
 	Variants:   []string{"tiled", "naive", "reg16x4", "reg8x4", "reg16x4-bcast"},
 	rank:       20,
+	NameWords:  `(?i)batch|many|matrix`,
+	NameOrder:  2,
 	MemCompute: compute.MemComputeStream,
 	Idle: func(c Config, k Knobs) string {
 		// A tile covers tile queries × tile rows; queries past Q are padding.

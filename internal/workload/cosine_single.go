@@ -20,6 +20,8 @@ var CosineSingle = &Descriptor{
 	Variants:   cosineSingleVariants,
 	MemCompute: compute.MemComputeStream,
 	rank:       10,
+	NameWords:  `(?i)cos|simil|score|dot|recall`,
+	NameOrder:  5,
 	Idle: func(c Config, k Knobs) string {
 		// One workgroup per row (the wg-per-row design only); its threads
 		// stride over the row's D/4 vec4s.

@@ -24,6 +24,8 @@ var CosineTopK = &Descriptor{
 	// (bitonic network or threshold-filtered queues).
 	Variants:   []string{"wg-per-row+bitonic", "row-per-inv+bitonic", "wg-per-row+queue", "row-per-inv+queue"},
 	rank:       30,
+	NameWords:  `(?i)top_?k|best|rank`,
+	NameOrder:  1,
 	MemCompute: compute.MemComputeStream,
 	Host: func(h HostSizes) []HostShape {
 		return []HostShape{{Cache: "dram", Config: Config{Dim: h.Dim, N: h.N, K: 10, Seed: h.Seed}, Batch: h.N}}

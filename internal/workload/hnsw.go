@@ -26,6 +26,8 @@ var HNSW = &Descriptor{
 	Params:     []*Param{ParamD, ParamN, ParamQ, ParamC, ParamWG, ParamCandidates, ParamMetric, ParamEf},
 	Variants:   []string{"lanes", "per-pair"},
 	rank:       60,
+	NameWords:  `(?i)hnsw|neighbo|candidate|distance|l2`,
+	NameOrder:  4,
 	MemCompute: compute.MemComputeStream,
 	Host: func(h HostSizes) []HostShape {
 		// A call gathers the same q·c rows every time (64 × 32 of 65,536

@@ -21,7 +21,11 @@ import (
 var SpreadUniform = spreadDescriptor("spread-uniform", "a uniform random graph", 40,
 	hostsimd.UniformGraph)
 
-func init() { register(SpreadUniform) }
+func init() {
+	SpreadUniform.NameWords = `(?i)spread|activat|propagat|diffus|pagerank`
+	SpreadUniform.NameOrder = 3
+	register(SpreadUniform)
+}
 
 // spreadVariant maps a spreading variant name to the runner's kernel.
 func spreadVariant(v string) compute.SpreadVariant {

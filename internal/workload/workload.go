@@ -168,6 +168,12 @@ type Descriptor struct {
 	// Host lists the shapes the CPU-only suite (wgpu-prof host) measures;
 	// nil: the workload is not part of it.
 	Host func(h HostSizes) []HostShape
+	// NameWords matches words of a function name that say it does this
+	// workload's work (plan --suggest); "" when no name says so.
+	// NameOrder ranks the descriptors' NameWords, most specific (lowest)
+	// first, since a name such as "topScores" matches several.
+	NameWords string
+	NameOrder int
 	// rank orders the registry (the default suite's run order).
 	rank int
 }

@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"io/fs"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -189,5 +190,29 @@ func TestNoWorkloadNamesOutsideDescriptors(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestNameWordsCompileInOrder: every descriptor's NameWords is a valid
+// regular expression and no two share a NameOrder, so plan --suggest's
+// most-specific-first order is defined.
+func TestNameWordsCompileInOrder(t *testing.T) {
+	seen := map[int]string{}
+	n := 0
+	for _, d := range All() {
+		if d.NameWords == "" {
+			continue
+		}
+		n++
+		if _, err := regexp.Compile(d.NameWords); err != nil {
+			t.Errorf("%s: NameWords %q: %v", d.Name, d.NameWords, err)
+		}
+		if other, ok := seen[d.NameOrder]; ok {
+			t.Errorf("%s and %s share NameOrder %d", d.Name, other, d.NameOrder)
+		}
+		seen[d.NameOrder] = d.Name
+	}
+	if n == 0 {
+		t.Fatal("no workload has NameWords: plan --suggest can propose nothing")
 	}
 }
