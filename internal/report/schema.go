@@ -672,12 +672,13 @@ func (r *Report) Validate() error {
 		if m.Side != SideGPU && m.Side != SideCPU {
 			bad("%s: side %q, want %q or %q", where, m.Side, SideGPU, SideCPU)
 		}
-		// Rows of different backends (run --backend vulkan,gl) may share
-		// a key; within one backend a key appears once.
-		if j, dup := seen[m.Key()+"|"+m.Backend]; dup {
+		// Rows of different backends (run --backend vulkan,gl) or
+		// implementations (run --impl wgpu-native,dawn) may share a key;
+		// within one backend and implementation a key appears once.
+		if j, dup := seen[m.Key()+"|"+m.Backend+"|"+m.Implementation]; dup {
 			bad("%s: duplicates measurements[%d]", where, j)
 		}
-		seen[m.Key()+"|"+m.Backend] = i
+		seen[m.Key()+"|"+m.Backend+"|"+m.Implementation] = i
 		if err := checkSummary(m.EndToEnd); err != nil {
 			bad("%s: end_to_end: %v", where, err)
 		}
