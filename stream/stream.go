@@ -5,12 +5,13 @@
 // run order, the bytes each is counted for, the start values and scalar,
 // the gold values the final arrays are checked against with BabelStream's
 // tolerances and the summary over runs (the first run excluded). The
-// two outputs (the table and the CSV with BabelStream's columns) are in
-// package report (WriteStreamCSV, WriteStreamTable).
+// wgpu-prof stream command writes its two outputs (the table and the CSV
+// with BabelStream's columns) from these.
 //
 // Only definitions live here: the kernels themselves are in hostsimd
-// (RunStream) and compute (RunStream), and docs/METHOD.md says how each
-// corresponds to BabelStream's.
+// (RunStream) and compute (RunStream), whose options default to
+// DefaultArraySize and DefaultNumTimes and are checked by Opts.Validate;
+// docs/METHOD.md says how each corresponds to BabelStream's.
 package stream
 
 import (
