@@ -184,9 +184,16 @@ func (h *htmlWriter) backends(r *Report) {
 	if b == nil || len(b.Adapters) == 0 {
 		return
 	}
-	h.p("<h2 id=\"backends\">Backends side by side</h2>\n<p class=\"note\">Each workload at its default size on every adapter; the ratio is the end-to-end median over the first adapter's (below 1× faster).</p>\n<ul>\n")
+	if b.By == "implementation" {
+		h.p("<h2 id=\"backends\">Implementations side by side</h2>\n<p class=\"note\">Each workload at its default size through every WebGPU implementation on the same adapter; the ratio is the end-to-end median over the first implementation's (below 1× faster), with the 95%% CI of the ratio; tie when it holds 1×.</p>\n<ul>\n")
+	} else {
+		h.p("<h2 id=\"backends\">Backends side by side</h2>\n<p class=\"note\">Each workload at its default size on every adapter; the ratio is the end-to-end median over the first adapter's (below 1× faster).</p>\n<ul>\n")
+	}
 	for i, a := range b.Adapters {
 		line := fmt.Sprintf("[%d] %s", i, adapterLabel(a.Adapter.Backend, a.Adapter.Name))
+		if b.By == "implementation" {
+			line += " through " + implLabel(a.Adapter)
+		}
 		if a.Error != "" {
 			line += ": FAILED: " + a.Error
 		}
