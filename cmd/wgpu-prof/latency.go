@@ -4,29 +4,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"text/tabwriter"
 
 	"github.com/spf13/pflag"
 
-	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
-	"github.com/wgpu-prof/wgpu-prof/timing"
+	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
-
-// latencyJSON is what latency --format json writes.
-type latencyJSON struct {
-	Tool    string          `json:"tool"`
-	Adapter string          `json:"adapter"`
-	Backend string          `json:"backend"`
-	Latency *timing.Anatomy `json:"latency"`
-}
 
 func runLatency(stdout, stderr io.Writer, args []string) error {
 	fs := pflag.NewFlagSet("latency", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	format := fs.String("format", "text", "output format: text or json")
 	rounds := fs.Int("rounds", 10, "interleaved rounds over every point (3..1000)")
-	maxBytes := fs.Uint64("max-bytes", compute.DefaultLatencyMaxBytes, "largest readback and upload measured, in bytes")
+	maxBytes := fs.Uint64("max-bytes", experiment.DefaultLatencyMaxBytes, "largest readback and upload measured, in bytes")
 	backend := fs.String("backend", "any", "GPU adapter backend: vulkan, metal, d3d12, gl or any")
 	impl := fs.String("impl", "", "WebGPU implementation: wgpu-native or dawn (default: $WGPU_PROF_IMPL, else wgpu-native)")
 	adapter := fs.Int("adapter", -1, "GPU adapter index (see wgpu-prof devices); -1: the best one")
@@ -76,30 +66,13 @@ func runLatency(stdout, stderr io.Writer, args []string) error {
 	if *format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(latencyJSON{Tool: versionString(), Adapter: info.Name, Backend: info.Backend.String(), Latency: a})
+		return enc.Encode(report.LatencyFile{Tool: versionString(), Adapter: info.Name, Backend: info.Backend.String(), Latency: a})
 	}
 	writeLatencyText(stdout, fmt.Sprintf("%s (%s)", info.Name, info.Backend), a)
 	return nil
 }
 
-func writeLatencyText(w io.Writer, adapter string, a *timing.Anatomy) {
+func writeLatencyText(w io.Writer, adapter string, a *report.Anatomy) {
 	writeWrapped(w, []string{fmt.Sprintf("latency on %s: %s", adapter, experiment.AnatomyLine(a))})
-	fmt.Fprintf(w, "fixed launch cost %s, %s per further dispatch (fit over K, R² %.3f); %d calls timed, each verified\n\n",
-		timing.FormatSeconds(a.Launch()), timing.FormatSeconds(a.PerDispatch()), a.DispatchFit.R2, a.Calls)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "call\thost time per call (median, 95%% CI)\t\n")
-	fmt.Fprintf(tw, "empty\t%s\t\n", a.Empty)
-	fmt.Fprintf(tw, "tiny\t%s\t\n", a.Tiny)
-	for _, p := range a.Dispatches {
-		fmt.Fprintf(tw, "K=%d dispatches\t%s\t\n", p.K, p.Call)
-	}
-	tw.Flush()
-	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "bytes\treadback time\treadback GB/s\tupload time\tupload GB/s\t\n")
-	for i, r := range a.Readback {
-		u := a.Upload[i]
-		fmt.Fprintf(tw, "%d\t%s\t%.3f\t%s\t%.3f\t\n", r.Bytes, r.Time, r.GBps, u.Time, u.GBps)
-	}
-	tw.Flush()
+	report.WriteLatencyDetail(w, a)
 }

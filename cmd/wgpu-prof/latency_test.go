@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
+	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
 // latency --format json carries every point of the anatomy with its CI;
@@ -15,7 +16,7 @@ func TestLatencyCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got latencyJSON
+	var got report.LatencyFile
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("%v:\n%s", err, out)
 	}

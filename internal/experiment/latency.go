@@ -65,6 +65,10 @@ func (e *Env) callAnatomy(quick bool, rep *report.Report) error {
 	return nil
 }
 
+// DefaultLatencyMaxBytes is the largest readback and upload the latency
+// anatomy measures by default.
+const DefaultLatencyMaxBytes = compute.DefaultLatencyMaxBytes
+
 // AnatomyLine is the anatomy in one line: the tiny call's round trip, the
 // empty call, the cost per dispatch, and the transfer rates at the
 // largest size measured.
