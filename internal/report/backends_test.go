@@ -115,3 +115,24 @@ func TestBackendsFiguresNamed(t *testing.T) {
 		t.Errorf("figures %v", seen)
 	}
 }
+
+// A break-even measured in both data regimes (resident and shipped) on
+// one clock gets a figure per regime: breakeven --plot writes them all.
+func TestRegimesFiguresNamed(t *testing.T) {
+	be := func(regime string) BreakEven {
+		return BreakEven{Workload: "hnsw", Clock: "end-to-end", Regime: regime}
+	}
+	r := &Report{BreakEvens: []BreakEven{be("resident"), {Workload: "hnsw", Clock: "kernel", Regime: "resident"}, be("shipped")}}
+	seen := map[string]bool{}
+	for _, f := range Figures(r) {
+		if seen[f.Name] {
+			t.Errorf("two figures named %q", f.Name)
+		}
+		seen[f.Name] = true
+	}
+	for _, want := range []string{"breakeven-hnsw-end-to-end", "breakeven-hnsw-kernel", "breakeven-hnsw-end-to-end-shipped"} {
+		if !seen[want] {
+			t.Errorf("no figure %q in %v", want, seen)
+		}
+	}
+}

@@ -55,6 +55,11 @@ func Figures(r *Report) []Figure {
 	for _, be := range r.BreakEvens {
 		be := be
 		name, title := be.Workload+"-"+be.Clock, "Break-even: "+be.Workload+" ("+be.Clock+")"
+		if be.Regime != "" && be.Regime != "resident" {
+			// The data regimes of one clock: one figure each, the
+			// resident one keeping the plain name.
+			name, title = name+"-"+be.Regime, "Break-even: "+be.Workload+" ("+be.Clock+", data "+be.Regime+")"
+		}
 		if r.Backends != nil && be.Backend != "" {
 			// Several backends: one figure each, named by its backend.
 			name, title = be.Backend+"-"+name, title+" on "+be.Backend+" ("+be.Adapter+")"
