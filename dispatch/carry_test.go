@@ -102,7 +102,14 @@ func TestRouteCarriesRequestsFrom8Goroutines(t *testing.T) {
 		t.Errorf("answered %v, want %d calls", share, workers*each)
 	}
 	// Half the calls are small: the CPU takes them (and the GPU's failed
-	// ones); the GPU most of the large ones.
+	// ones); the GPU most of the large ones. The split rests on timing
+	// calls of a few to tens of microseconds: a clock that moves in
+	// coarser steps (Go's Windows clock under an emulator) cannot tell the
+	// sides apart, so there only the answers above are checked.
+	if step := clockStep(); step > time.Microsecond {
+		t.Logf("routing split not judged: this clock moves in steps of %v", step)
+		return
+	}
 	if onGPU.Load() < workers*each/4 || onCPU.Load() < workers*each/2 || failed.Load() == 0 {
 		t.Errorf("cpu %d gpu %d failed %d calls", onCPU.Load(), onGPU.Load(), failed.Load())
 	}
@@ -146,4 +153,19 @@ func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
 func spin(d time.Duration) {
 	for t0 := time.Now(); time.Since(t0) < d; {
 	}
+}
+
+// clockStep is the smallest non-zero step of the monotonic clock seen in
+// a short loop (0 when it never moved).
+func clockStep() time.Duration {
+	var step time.Duration
+	prev := time.Now()
+	for range 100000 {
+		now := time.Now()
+		if d := now.Sub(prev); d > 0 && (step == 0 || d < step) {
+			step = d
+		}
+		prev = now
+	}
+	return step
 }
