@@ -1,13 +1,11 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
-	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
 // measureImpls runs the command through each WebGPU implementation in
@@ -24,45 +22,6 @@ func measureImpls(stdout, stderr io.Writer, o *outputFlags, dev deviceFlags, cfg
 	if err != nil {
 		return err
 	}
-	var runs []experiment.BackendResult
-	var files []report.DirFile
-	var failures []string
-	interrupted := false
-	for _, impl := range impls {
-		d := dev
-		d.impl = impl
-		rep, fs, err := measureOneBackend(stderr, d, cfg, o, h)
-		if experiment.IsUsage(err) {
-			return err
-		}
-		runs = append(runs, experiment.BackendResult{Label: impl, Report: rep, Err: err})
-		for _, f := range fs {
-			f.Name = impl + "-" + f.Name
-			files = append(files, f)
-		}
-		if err != nil {
-			failures = append(failures, fmt.Sprintf("%s: %v", impl, err))
-		}
-		if errors.Is(err, experiment.ErrInterrupted) {
-			interrupted = true
-			break
-		}
-	}
-	rep := experiment.MergeImpls(runs)
-	code := 1
-	if interrupted {
-		code = 130
-	}
-	if rep == nil {
-		msg := "no implementation could be measured: " + strings.Join(failures, "; ")
-		return exitError{code: code, msg: msg, err: errors.New(msg)}
-	}
-	if err := o.emit(stdout, rep, files...); err != nil {
-		return failed(err)
-	}
-	if len(failures) > 0 {
-		msg := "not every implementation was measured in full (the others are reported): " + strings.Join(failures, "; ")
-		return exitError{code: code, msg: msg, err: errors.New(msg)}
-	}
-	return nil
+	return measureEach(stdout, stderr, o, dev, cfg, h, impls, "implementation",
+		func(d *deviceFlags, i string) { d.impl = i }, experiment.MergeImpls)
 }

@@ -111,44 +111,56 @@ func measureBackends(stdout, stderr io.Writer, o *outputFlags, dev deviceFlags, 
 	if err != nil {
 		return err
 	}
+	return measureEach(stdout, stderr, o, dev, cfg, h, backends, "backend",
+		func(d *deviceFlags, b string) { d.backend = b }, experiment.MergeBackends)
+}
+
+// measureEach runs the command once per label (a backend or an
+// implementation, set on a copy of dev by set), names each run's files
+// after its label and reports the runs side by side (merge). A run that
+// fails is reported beside the others and makes the exit status 1 (130
+// on an interrupt, which also skips the labels not yet run); a usage
+// error stops everything at once. what names a label in the messages.
+func measureEach(stdout, stderr io.Writer, o *outputFlags, dev deviceFlags, cfg experiment.RunConfig, h measureHooks,
+	labels []string, what string, set func(*deviceFlags, string), merge func([]experiment.BackendResult) *report.Report) error {
 	var runs []experiment.BackendResult
 	var files []report.DirFile
 	var failures []string
 	interrupted := false
-	for _, b := range backends {
+	for _, l := range labels {
 		d := dev
-		d.backend = b
+		set(&d, l)
 		rep, fs, err := measureOneBackend(stderr, d, cfg, o, h)
 		if experiment.IsUsage(err) {
 			return err
 		}
-		runs = append(runs, experiment.BackendResult{Label: b, Report: rep, Err: err})
+		runs = append(runs, experiment.BackendResult{Label: l, Report: rep, Err: err})
 		for _, f := range fs {
-			f.Name = b + "-" + f.Name
+			f.Name = l + "-" + f.Name
 			files = append(files, f)
 		}
 		if err != nil {
-			failures = append(failures, fmt.Sprintf("%s: %v", b, err))
+			failures = append(failures, fmt.Sprintf("%s: %v", l, err))
 		}
 		if errors.Is(err, experiment.ErrInterrupted) {
 			interrupted = true
 			break
 		}
 	}
-	rep := experiment.MergeBackends(runs)
+	rep := merge(runs)
 	code := 1
 	if interrupted {
 		code = 130
 	}
 	if rep == nil {
-		msg := "no backend could be measured: " + strings.Join(failures, "; ")
+		msg := "no " + what + " could be measured: " + strings.Join(failures, "; ")
 		return exitError{code: code, msg: msg, err: errors.New(msg)}
 	}
 	if err := o.emit(stdout, rep, files...); err != nil {
 		return failed(err)
 	}
 	if len(failures) > 0 {
-		msg := "not every backend was measured in full (the others are reported): " + strings.Join(failures, "; ")
+		msg := "not every " + what + " was measured in full (the others are reported): " + strings.Join(failures, "; ")
 		return exitError{code: code, msg: msg, err: errors.New(msg)}
 	}
 	return nil
