@@ -272,26 +272,26 @@ const MemoryPrefix = "memory budget: "
 
 // line is the one summary line on the budget: which DRAM levels it
 // capped (measured over less than the caches call for, so possibly
-// partly cache-resident), or that it capped none. It also marks the
-// capped sides' ceilings in rep (dram_capped, bytes_want).
-func (p dramPlan) line(rep *report.Report) string {
-	var capped []string
+// partly cache-resident), or that it capped none; capped says which. It
+// also marks the capped sides' ceilings in rep (dram_capped, bytes_want).
+func (p dramPlan) line(rep *report.Report) (line string, capped bool) {
+	var levels []string
 	if p.cpuPlan < p.cpuWant {
-		capped = append(capped, fmt.Sprintf("cpu dram ceilings over %s per array (the caches call for %s)", fmtBytes(float64(p.cpuPlan)), fmtBytes(float64(p.cpuWant))))
+		levels = append(levels, fmt.Sprintf("cpu dram ceilings over %s per array (the caches call for %s)", fmtBytes(float64(p.cpuPlan)), fmtBytes(float64(p.cpuWant))))
 		rep.Ceilings.CPU["dram_capped"], rep.Ceilings.CPU["bytes_want"] = 1, float64(p.cpuWant)
 	}
 	if p.gpuCapped {
-		capped = append(capped, fmt.Sprintf("gpu dram ceilings over %s (the caches call for %s)", fmtBytes(float64(p.gpuPlan)), fmtBytes(float64(p.gpuWant))))
+		levels = append(levels, fmt.Sprintf("gpu dram ceilings over %s (the caches call for %s)", fmtBytes(float64(p.gpuPlan)), fmtBytes(float64(p.gpuWant))))
 		rep.Ceilings.GPU["dram_capped"], rep.Ceilings.GPU["bytes_want"] = 1, float64(p.gpuWant)
 	}
 	if p.stair != "" {
-		capped = append(capped, p.stair)
+		levels = append(levels, p.stair)
 	}
 	head := fmt.Sprintf("%s%s (%s)", MemoryPrefix, fmtBytes(float64(p.budget)), p.source)
-	if len(capped) == 0 {
-		return head + ": no level capped"
+	if len(levels) == 0 {
+		return head + ": no level capped", false
 	}
-	return head + ": capped " + strings.Join(capped, "; ") + ": a capped level may be partly cache-resident, its ceiling an upper bound"
+	return head + ": capped " + strings.Join(levels, "; ") + ": a capped level may be partly cache-resident, its ceiling an upper bound", true
 }
 
 // raiseGPUComputeCeiling keeps the GPU compute ceiling from being left

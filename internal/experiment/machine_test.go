@@ -114,7 +114,10 @@ func TestMachinePlans(t *testing.T) {
 				}
 				rep := &report.Report{}
 				rep.Ceilings.CPU, rep.Ceilings.GPU = map[string]float64{}, map[string]float64{}
-				line := plan.line(rep)
+				line, anyCapped := plan.line(rep)
+				if anyCapped != contains(line, ": capped ") {
+					t.Errorf("line %q says capped=%v", line, anyCapped)
+				}
 				if capped := cpuBytes < m.DRAMWant(e.Host.ThreadCount()); capped != (rep.Ceilings.CPU["dram_capped"] == 1) || capped != contains(line, "capped cpu dram") {
 					t.Errorf("cpu dram %d of %d wanted: capped label %v, line %q", cpuBytes, m.DRAMWant(threads), rep.Ceilings.CPU["dram_capped"], line)
 				}

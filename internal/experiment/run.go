@@ -228,7 +228,13 @@ func (e *Env) Ceilings(cfg RunConfig, rep *report.Report) (Roofs, error) {
 	roofs.Levels = levels
 	rep.Ceilings.CPU["bytes"] = float64(all.Bytes)
 	rep.Ceilings.GPU["bytes"] = float64(gc.Bytes)
-	rep.Summary = append(rep.Summary, capped.line(rep))
+	// The budget's line is in the summary; a level it capped is also a
+	// warning, so the default output says which.
+	budgetLine, anyCapped := capped.line(rep)
+	rep.Summary = append(rep.Summary, budgetLine)
+	if anyCapped {
+		rep.Warnings = append(rep.Warnings, budgetLine)
+	}
 	st.Notes = append(st.Notes, orderNotes(rep)...)
 	for _, n := range st.Notes {
 		rep.Summary = append(rep.Summary, StaircasePrefix+n)
