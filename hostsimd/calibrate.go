@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/klauspost/cpuid/v2"
-	"github.com/wgpu-prof/wgpu-prof/internal/machine"
+	"github.com/wgpu-prof/wgpu-prof/machine"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
 

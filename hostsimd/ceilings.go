@@ -9,7 +9,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/wgpu-prof/wgpu-prof/internal/machine"
+	"github.com/wgpu-prof/wgpu-prof/machine"
 )
 
 // CeilingOpts configures MeasureCeilings. Zero values pick defaults.

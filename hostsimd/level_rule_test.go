@@ -3,7 +3,7 @@ package hostsimd
 import (
 	"testing"
 
-	"github.com/wgpu-prof/wgpu-prof/internal/machine"
+	"github.com/wgpu-prof/wgpu-prof/machine"
 )
 
 // TestResidentClassIsTheLevelRule pins the calibration's resident/DRAM

@@ -3,7 +3,7 @@ package hostsimd
 import (
 	"testing"
 
-	"github.com/wgpu-prof/wgpu-prof/internal/machine"
+	"github.com/wgpu-prof/wgpu-prof/machine"
 )
 
 // TestClassifyRoundTrip: round trips typical of the two placements of a

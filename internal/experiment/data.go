@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/dataset"
-	"github.com/wgpu-prof/wgpu-prof/internal/machine"
+	"github.com/wgpu-prof/wgpu-prof/machine"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
 )

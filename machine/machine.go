@@ -233,7 +233,8 @@ func Current() Machine {
 
 // Set installs m as the description in use (tests; the CLI's
 // --max-memory) and returns the function that puts the previous one
-// back.
+// back. Like runtime/debug.SetMemoryLimit it is process-wide: every
+// phase that plans a working set afterwards plans against m.
 func Set(m Machine) (restore func()) {
 	prev := override.Swap(&m)
 	return func() { override.Store(prev) }
