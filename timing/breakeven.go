@@ -1,18 +1,11 @@
 package timing
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"sort"
 
 	"gonum.org/v1/gonum/stat/distuv"
-)
-
-// Errors returned by the fitting functions.
-var (
-	ErrTooFewPoints = errors.New("timing: need at least 3 points with distinct batch sizes")
-	ErrBadPoint     = errors.New("timing: invalid data point")
 )
 
 // LinearFit is t(n) = Overhead + PerItem·n fitted to a batch sweep, with 95%
@@ -54,7 +47,7 @@ func (f LinearFit) At(n float64) float64 { return f.Overhead + f.PerItem*n }
 func FitLinear(n, t []float64) (LinearFit, error) {
 	w, err := relativeWeights(n, t)
 	if err != nil {
-		return LinearFit{}, err
+		return LinearFit{}, fmt.Errorf("timing: FitLinear: %w", err)
 	}
 	return FitLinearWeighted(n, t, w)
 }
@@ -80,11 +73,11 @@ func relativeWeights(n, t []float64) ([]float64, error) {
 // estimated from the data.
 func FitLinearWeighted(n, t, w []float64) (LinearFit, error) {
 	if len(n) != len(t) || (w != nil && len(w) != len(n)) {
-		return LinearFit{}, fmt.Errorf("%w: mismatched lengths %d, %d, %d", ErrBadPoint, len(n), len(t), len(w))
+		return LinearFit{}, fmt.Errorf("timing: FitLinearWeighted: %w: mismatched lengths %d, %d, %d", ErrBadPoint, len(n), len(t), len(w))
 	}
 	m := len(n)
 	if m < 3 {
-		return LinearFit{}, fmt.Errorf("%w: got %d", ErrTooFewPoints, m)
+		return LinearFit{}, fmt.Errorf("timing: FitLinearWeighted: %w: got %d", ErrTooFewPoints, m)
 	}
 	weight := func(i int) float64 {
 		if w == nil {
@@ -96,7 +89,7 @@ func FitLinearWeighted(n, t, w []float64) (LinearFit, error) {
 	for i := range n {
 		wi := weight(i)
 		if bad(n[i]) || bad(t[i]) || bad(wi) || wi <= 0 {
-			return LinearFit{}, fmt.Errorf("%w: point %d (n=%v, t=%v, w=%v)", ErrBadPoint, i, n[i], t[i], wi)
+			return LinearFit{}, fmt.Errorf("timing: FitLinearWeighted: %w: point %d (n=%v, t=%v, w=%v)", ErrBadPoint, i, n[i], t[i], wi)
 		}
 		sw += wi
 		swx += wi * n[i]
@@ -113,7 +106,7 @@ func FitLinearWeighted(n, t, w []float64) (LinearFit, error) {
 		syy += wi * dy * dy
 	}
 	if sxx <= 0 || sxx <= 1e-12*sw*mx*mx {
-		return LinearFit{}, fmt.Errorf("%w: all batch sizes equal", ErrTooFewPoints)
+		return LinearFit{}, fmt.Errorf("timing: FitLinearWeighted: %w: all batch sizes equal", ErrTooFewPoints)
 	}
 	b := sxy / sxx
 	a := my - b*mx

@@ -15,9 +15,6 @@ const (
 	Invalid      = "invalid"
 )
 
-// DefaultClassifyTol is the relative tolerance used by ClassifyMemCompute.
-const DefaultClassifyTol = 0.15
-
 // Classification is the verdict of the three-shader experiment and the
 // numbers behind it.
 type Classification struct {
@@ -30,13 +27,8 @@ type Classification struct {
 
 // ClassifyMemCompute classifies a kernel from three timings over the same
 // data: a (memory only: reads every input, minimal arithmetic), b (compute
-// only: the arithmetic with no global reads) and c (the full kernel). It
-// uses DefaultClassifyTol; see ClassifyMemComputeTol.
-func ClassifyMemCompute(a, b, c Summary) Classification {
-	return ClassifyMemComputeTol(a, b, c, DefaultClassifyTol)
-}
-
-// ClassifyMemComputeTol classifies with relative tolerance tol.
+// only: the arithmetic with no global reads) and c (the full kernel), with
+// the relative tolerance tol = p.ClassifyTol (zero: 0.15).
 //
 // "x ≈ c" means |x − c| ≤ tol·c, or the 95% CIs of x and c overlap (so noisy
 // data is not over-interpreted). For the sum a+b the median is a.Median +
@@ -50,9 +42,9 @@ func ClassifyMemCompute(a, b, c Summary) Classification {
 //   - otherwise "mixed": c lies between the limits and their sum (partial
 //     overlap) or outside them (costs neither shader captures).
 //
-// Invalid summaries (N = 0), non-positive medians or a tol that is
+// Invalid summaries (N = 0), non-positive medians or a Policy field that is
 // negative, NaN or infinite give Kind "invalid".
-func ClassifyMemComputeTol(a, b, c Summary, tol float64) Classification {
+func ClassifyMemCompute(a, b, c Summary, p Policy) Classification {
 	for _, s := range []struct {
 		name string
 		s    Summary
@@ -61,9 +53,11 @@ func ClassifyMemComputeTol(a, b, c Summary, tol float64) Classification {
 			return Classification{Kind: Invalid, Explanation: fmt.Sprintf("shader %s has no valid positive timing", s.name)}
 		}
 	}
-	if !(tol >= 0) || math.IsInf(tol, 0) {
-		return Classification{Kind: Invalid, Explanation: fmt.Sprintf("tolerance %v: want a finite fraction ≥ 0", tol)}
+	p, err := p.resolve()
+	if err != nil {
+		return Classification{Kind: Invalid, Explanation: "tolerance: " + err.Error()}
 	}
+	tol := p.ClassifyTol
 	sum := Summary{N: 1, Median: a.Median + b.Median, Lo: a.Lo + b.Lo, Hi: a.Hi + b.Hi}
 	aC, bC, sumC := approx(a, c, tol), approx(b, c, tol), approx(sum, c, tol)
 	nums := fmt.Sprintf("A (memory only) %s, B (compute only) %s, A+B %s, C (full) %s",

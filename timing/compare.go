@@ -2,7 +2,6 @@ package timing
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -43,13 +42,13 @@ type CompareOpts struct {
 	MaxReason string
 	// Measure is the stopping rule of each pair of measurements.
 	Measure MeasureOpts
-	// Budget bounds the whole search (0: DefaultCompareBudget); a
-	// deadline of ctx bounds it too.
+	// Budget bounds the whole search (0: 2 minutes); a deadline of ctx
+	// bounds it too.
 	Budget time.Duration
 }
 
-// DefaultCompareBudget is CompareExecutors' default time budget.
-const DefaultCompareBudget = 2 * time.Minute
+// defaultCompareBudget is CompareExecutors' default time budget.
+const defaultCompareBudget = 2 * time.Minute
 
 // BreakEvenResult is the adaptive break-even of two executors: the measured
 // interval where the faster one changes (Search), each executor's fitted
@@ -63,9 +62,6 @@ type BreakEvenResult struct {
 	Verdict        string
 }
 
-// ErrCompare wraps errors of bad comparison options.
-var ErrCompare = errors.New("timing: invalid executor comparison")
-
 // CompareExecutors measures a and b side by side (MeasurePair) at the
 // batch sizes SearchCrossover chooses, each call verified before and after
 // it is timed, fits each executor's cost per regime (FitModel) over every
@@ -74,14 +70,14 @@ var ErrCompare = errors.New("timing: invalid executor comparison")
 // built-in workloads, for any two executors of one operation.
 func CompareExecutors(ctx context.Context, a, b Executor, o CompareOpts) (BreakEvenResult, error) {
 	if a.At == nil || b.At == nil {
-		return BreakEvenResult{}, fmt.Errorf("%w: an executor has no At", ErrCompare)
+		return BreakEvenResult{}, fmt.Errorf("timing: CompareExecutors: %w: an executor has no At", ErrCompare)
 	}
 	if len(o.Sizes) < 3 {
-		return BreakEvenResult{}, fmt.Errorf("%w: %d sizes; a fit needs at least 3", ErrCompare, len(o.Sizes))
+		return BreakEvenResult{}, fmt.Errorf("timing: CompareExecutors: %w: %d sizes; a fit needs at least 3", ErrCompare, len(o.Sizes))
 	}
 	for _, n := range o.Sizes {
 		if n < 1 {
-			return BreakEvenResult{}, fmt.Errorf("%w: size %d is not positive", ErrCompare, n)
+			return BreakEvenResult{}, fmt.Errorf("timing: CompareExecutors: %w: size %d is not positive", ErrCompare, n)
 		}
 		o.Max = max(o.Max, 0)
 	}
@@ -95,7 +91,7 @@ func CompareExecutors(ctx context.Context, a, b Executor, o CompareOpts) (BreakE
 	}
 	budget := o.Budget
 	if budget <= 0 {
-		budget = DefaultCompareBudget
+		budget = defaultCompareBudget
 	}
 	deadline := time.Now().Add(budget)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
@@ -170,13 +166,13 @@ func CompareExecutors(ctx context.Context, a, b Executor, o CompareOpts) (BreakE
 	}
 	c := BreakEvenResult{A: a.Name, B: b.Name, Search: res}
 	if len(ns) < 3 {
-		return c, fmt.Errorf("%s vs %s: measured %d sizes before the budget ran out; a fit needs 3", a.Name, b.Name, len(ns))
+		return c, fmt.Errorf("timing: CompareExecutors: %s vs %s: measured %d sizes before the budget ran out; a fit needs 3", a.Name, b.Name, len(ns))
 	}
-	if c.ModelA, err = FitModel(x, ta); err != nil {
-		return c, fmt.Errorf("%s: %w", a.Name, err)
+	if c.ModelA, err = FitModel(x, ta, o.Measure.Policy); err != nil {
+		return c, fmt.Errorf("timing: CompareExecutors: %s: %w", a.Name, err)
 	}
-	if c.ModelB, err = FitModel(x, tb); err != nil {
-		return c, fmt.Errorf("%s: %w", b.Name, err)
+	if c.ModelB, err = FitModel(x, tb, o.Measure.Policy); err != nil {
+		return c, fmt.Errorf("timing: CompareExecutors: %s: %w", b.Name, err)
 	}
 	c.Predicted = PredictCrossover(c.ModelA, c.ModelB)
 	c.Verdict = verdict(c, ns)

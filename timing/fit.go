@@ -1,6 +1,7 @@
 package timing
 
 import (
+	"fmt"
 	"math"
 	"sort"
 )
@@ -26,7 +27,7 @@ const (
 func FitConstrained(n, t []float64) (LinearFit, error) {
 	w, err := relativeWeights(n, t)
 	if err != nil {
-		return LinearFit{}, err
+		return LinearFit{}, fmt.Errorf("timing: FitConstrained: %w", err)
 	}
 	u, err := FitLinearWeighted(n, t, w)
 	if err != nil {
@@ -175,18 +176,6 @@ func (m Model) Range() (lo, hi float64) {
 	return m.Segments[0].From, m.Segments[len(m.Segments)-1].To
 }
 
-// Knee detection thresholds of FitModel.
-const (
-	// KneeMinPoints is the fewest points on each side of a knee (the
-	// knee's own point counts for both).
-	KneeMinPoints = 3
-	// KneeGain: a knee is kept only when it cuts the weighted residual
-	// sum of squares of the single line by at least this factor.
-	KneeGain = 4.0
-	// KneeR2: and only when the single line's R² is below this.
-	KneeR2 = 0.98
-)
-
 // FitModel fits t(n) with FitConstrained and, where the data has a knee,
 // with a continuous two-regime model
 //
@@ -194,9 +183,14 @@ const (
 //	t(n) = a + b₁·k + b₂·(n − k)        for n > k
 //
 // with a, b₁, b₂ ≥ 0 (weights 1/t², the knee k at a measured point). The
-// knee is kept only when the single line's R² is below KneeR2 and the
-// two-regime model cuts its weighted SSR by KneeGain.
-func FitModel(n, t []float64) (Model, error) {
+// knee is kept only when the single line's R² is below p.KneeR2 and the
+// two-regime model cuts its weighted SSR by p.KneeGain, with at least
+// p.KneeMinPoints points either side (zero fields of p: the defaults).
+func FitModel(n, t []float64, p Policy) (Model, error) {
+	p, err := p.resolve()
+	if err != nil {
+		return Model{}, fmt.Errorf("timing: FitModel: %w", err)
+	}
 	single, err := FitConstrained(n, t)
 	if err != nil {
 		return Model{}, err
@@ -213,12 +207,12 @@ func FitModel(n, t []float64) (Model, error) {
 		ns[k], ts[k], w[k] = n[i], t[i], 1/(t[i]*t[i])
 	}
 	m := Model{Single: single, Segments: []Segment{{From: ns[0], To: ns[len(ns)-1], Fit: single, R2: single.R2}}}
-	if single.R2 >= KneeR2 || len(ns) < 2*KneeMinPoints-1 {
+	if single.R2 >= p.KneeR2 || len(ns) < 2*p.KneeMinPoints-1 {
 		return m, nil
 	}
 	var best hinge
 	found := false
-	for k := KneeMinPoints - 1; k <= len(ns)-KneeMinPoints; k++ {
+	for k := p.KneeMinPoints - 1; k <= len(ns)-p.KneeMinPoints; k++ {
 		if ns[k] == ns[0] || ns[k] == ns[len(ns)-1] {
 			continue
 		}
@@ -227,7 +221,7 @@ func FitModel(n, t []float64) (Model, error) {
 			best, found = h, true
 		}
 	}
-	if !found || best.ssr*KneeGain > wssr(ns, ts, w, single.At) {
+	if !found || best.ssr*p.KneeGain > wssr(ns, ts, w, single.At) {
 		return m, nil
 	}
 	k := best.knee

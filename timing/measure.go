@@ -1,7 +1,6 @@
 package timing
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -16,21 +15,11 @@ const (
 	DefaultBudget    = 2 * time.Second
 )
 
-// Kernel-timestamp sanity limits (METHOD.md: sanity-check every delta
-// against the host clock; flag and fall back rather than print nonsense).
-const (
-	// A kernel sample is suspicious when it is ≤ 0 or exceeds the host
-	// sample by more than KernelSlackRel·host + KernelSlackAbs.
-	KernelSlackRel = 0.10
-	KernelSlackAbs = 50 * time.Microsecond
-	// When more than MaxSuspiciousFrac of the kernel samples are
-	// suspicious the kernel clock is dropped for the whole result.
-	MaxSuspiciousFrac = 0.20
-)
-
-// WarnTimestampsDisagree is the warning added to a Result whose kernel
-// timing was dropped by the sanity check.
-const WarnTimestampsDisagree = "timestamp deltas disagree with the host clock; using host clock"
+// warnTimestampsDisagree is the warning added to a Result whose kernel
+// timing was dropped by the sanity check (METHOD.md: sanity-check every
+// delta against the host clock; flag and fall back rather than print
+// nonsense; the limits are Policy's).
+const warnTimestampsDisagree = "timestamp deltas disagree with the host clock; using host clock"
 
 // Reasons Measure stopped, in Result.Stop.
 const (
@@ -38,9 +27,6 @@ const (
 	StopBudget    = "budget"    // Budget spent
 	StopMaxRuns   = "max-runs"  // MaxRuns reached
 )
-
-// ErrBadOpts is wrapped by Measure for inconsistent options.
-var ErrBadOpts = errors.New("timing: invalid measure options")
 
 // MeasureOpts controls the adaptive measurement loop. Zero fields take the
 // Default* values; negative values are errors.
@@ -51,8 +37,11 @@ type MeasureOpts struct {
 	TargetRel float64       // stop when the median's 95% CI is within ±TargetRel (default 0.02)
 	Budget    time.Duration // stop after this much time, warm-up included (default 2s)
 	// WarnCV is the coefficient of variation above which a summary is
-	// flagged as noisy (default DefaultWarnCV).
+	// flagged as noisy (default 0.05).
 	WarnCV float64
+	// Policy holds the limits of the kernel-clock sanity check and, for
+	// CompareExecutors, of its fits (zero fields: the defaults).
+	Policy Policy
 }
 
 // withDefaults fills zero fields and validates the rest.
@@ -64,8 +53,13 @@ func (o MeasureOpts) withDefaults() (MeasureOpts, error) {
 		return o, fmt.Errorf("%w: TargetRel %v and WarnCV %v must be finite", ErrBadOpts, o.TargetRel, o.WarnCV)
 	}
 	if o.WarnCV == 0 {
-		o.WarnCV = DefaultWarnCV
+		o.WarnCV = defaultWarnCV
 	}
+	p, err := o.Policy.resolve()
+	if err != nil {
+		return o, err
+	}
+	o.Policy = p
 	if o.Warmup == 0 {
 		o.Warmup = DefaultWarmup
 	}
@@ -127,10 +121,10 @@ type Result struct {
 func Measure(opts MeasureOpts, fn func() (Sample, error)) (Result, error) {
 	o, err := opts.withDefaults()
 	if err != nil {
-		return Result{}, err
+		return Result{}, fmt.Errorf("timing: Measure: %w", err)
 	}
 	if fn == nil {
-		return Result{}, fmt.Errorf("%w: nil function", ErrBadOpts)
+		return Result{}, fmt.Errorf("timing: Measure: %w: nil function", ErrBadOpts)
 	}
 	start := time.Now()
 	var charged time.Duration
@@ -139,10 +133,10 @@ func Measure(opts MeasureOpts, fn func() (Sample, error)) (Result, error) {
 	for i := 0; i < o.Warmup; i++ {
 		s, err := fn()
 		if err != nil {
-			return Result{}, fmt.Errorf("timing: warm-up run %d: %w", i, err)
+			return Result{}, fmt.Errorf("timing: Measure: warm-up run %d: %w", i, err)
 		}
 		if s.Host < 0 {
-			return Result{}, fmt.Errorf("timing: warm-up run %d: %w", i, errNegative(s.Host))
+			return Result{}, fmt.Errorf("timing: Measure: warm-up run %d: %w", i, errNegative(s.Host))
 		}
 		charged += max(s.Host, 0)
 	}
@@ -151,15 +145,15 @@ func Measure(opts MeasureOpts, fn func() (Sample, error)) (Result, error) {
 	for {
 		s, err := fn()
 		if err != nil {
-			return Result{}, fmt.Errorf("timing: run %d: %w", len(res.Samples), err)
+			return Result{}, fmt.Errorf("timing: Measure: run %d: %w", len(res.Samples), err)
 		}
 		if s.Host < 0 {
-			return Result{}, fmt.Errorf("timing: run %d: %w", len(res.Samples), errNegative(s.Host))
+			return Result{}, fmt.Errorf("timing: Measure: run %d: %w", len(res.Samples), errNegative(s.Host))
 		}
 		res.Samples = append(res.Samples, s)
 		charged += max(s.Host, 0)
 		n := len(res.Samples)
-		if n >= max(o.MinRuns, MinSamplesForCI) && converged(res.Samples, o.TargetRel) {
+		if n >= max(o.MinRuns, MinSamplesForCI) && converged(res.Samples, o) {
 			res.Stop = StopConverged
 			break
 		}
@@ -174,7 +168,7 @@ func Measure(opts MeasureOpts, fn func() (Sample, error)) (Result, error) {
 			break
 		}
 	}
-	finish(&res, o.WarnCV)
+	finish(&res, o)
 	if res.Stop != StopConverged {
 		res.Warnings = append(res.Warnings, fmt.Sprintf(
 			"stopped by %s after %d runs before the CI reached ±%.1f%% (host %s)",
@@ -183,18 +177,15 @@ func Measure(opts MeasureOpts, fn func() (Sample, error)) (Result, error) {
 	return res, nil
 }
 
-// ErrNegativeSample is wrapped by Measure's error for a sample whose host
-// duration is negative.
-var ErrNegativeSample = errors.New("timing: negative sample duration")
-
 func errNegative(d time.Duration) error {
 	return fmt.Errorf("%w: host %v", ErrNegativeSample, d)
 }
 
 // converged reports whether every trusted clock has a 95% CI of the median
 // within ±target.
-func converged(samples []Sample, target float64) bool {
-	host, kernel, _, drop := split(samples)
+func converged(samples []Sample, o MeasureOpts) bool {
+	target := o.TargetRel
+	host, kernel, _, drop := split(samples, o.Policy)
 	h, err := SummarizeErr(host)
 	if err != nil || h.Confidence < Confidence || h.RelHalfWidth() > target {
 		return false
@@ -208,14 +199,15 @@ func converged(samples []Sample, target float64) bool {
 
 // finish fills the summaries, the suspicious list and the warnings of res
 // from res.Samples.
-func finish(res *Result, warnCV float64) {
-	host, kernel, suspicious, drop := split(res.Samples)
+func finish(res *Result, o MeasureOpts) {
+	warnCV := o.WarnCV
+	host, kernel, suspicious, drop := split(res.Samples, o.Policy)
 	res.Host = summarizeCV(host, warnCV)
 	res.Suspicious = suspicious
 	switch {
 	case drop:
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%s (%d of %d kernel samples suspicious)",
-			WarnTimestampsDisagree, len(suspicious), len(res.Samples)))
+			warnTimestampsDisagree, len(suspicious), len(res.Samples)))
 	case len(kernel) > 0:
 		k := summarizeCV(kernel, warnCV)
 		if len(suspicious) > 0 {
@@ -238,8 +230,8 @@ func summarizeCV(samples []float64, warnCV float64) Summary {
 // split separates host and trusted kernel times (seconds), lists suspicious
 // sample indices, and decides whether the kernel clock must be dropped. When
 // no sample has a kernel time, kernel and suspicious are empty and drop is
-// false.
-func split(samples []Sample) (host, kernel []float64, suspicious []int, drop bool) {
+// false. p holds the limits (with its defaults filled).
+func split(samples []Sample, p Policy) (host, kernel []float64, suspicious []int, drop bool) {
 	anyKernel := false
 	for _, s := range samples {
 		anyKernel = anyKernel || s.HasKernel
@@ -249,27 +241,27 @@ func split(samples []Sample) (host, kernel []float64, suspicious []int, drop boo
 		if !anyKernel {
 			continue
 		}
-		if KernelSuspicious(s) {
+		if kernelSuspicious(s, p) {
 			suspicious = append(suspicious, i)
 			continue
 		}
 		kernel = append(kernel, s.Kernel.Seconds())
 	}
-	drop = anyKernel && float64(len(suspicious)) > MaxSuspiciousFrac*float64(len(samples))
+	drop = anyKernel && float64(len(suspicious)) > p.MaxSuspiciousFrac*float64(len(samples))
 	if drop {
 		kernel = nil
 	}
 	return host, kernel, suspicious, drop
 }
 
-// KernelSuspicious reports whether a sample's kernel time cannot be trusted:
-// it is missing, ≤ 0, or longer than the host time by more than
-// KernelSlackRel·host + KernelSlackAbs (the kernel runs inside the host
+// kernelSuspicious reports whether a sample's kernel time cannot be
+// trusted: it is missing, ≤ 0, or longer than the host time by more than
+// p.KernelSlackRel·host + p.KernelSlackAbs (the kernel runs inside the host
 // interval, so it cannot be much longer).
-func KernelSuspicious(s Sample) bool {
+func kernelSuspicious(s Sample, p Policy) bool {
 	if !s.HasKernel || s.Kernel <= 0 {
 		return true
 	}
-	limit := float64(s.Host)*(1+KernelSlackRel) + float64(KernelSlackAbs)
+	limit := float64(s.Host)*(1+p.KernelSlackRel) + float64(p.KernelSlackAbs)
 	return float64(s.Kernel) > limit
 }

@@ -19,10 +19,10 @@ import (
 func MeasurePair(opts MeasureOpts, a, b func() (Sample, error)) (Result, Result, error) {
 	o, err := opts.withDefaults()
 	if err != nil {
-		return Result{}, Result{}, err
+		return Result{}, Result{}, fmt.Errorf("timing: MeasurePair: %w", err)
 	}
 	if a == nil || b == nil {
-		return Result{}, Result{}, fmt.Errorf("%w: nil function", ErrBadOpts)
+		return Result{}, Result{}, fmt.Errorf("timing: MeasurePair: %w: nil function", ErrBadOpts)
 	}
 	start := time.Now()
 	var charged time.Duration
@@ -31,10 +31,10 @@ func MeasurePair(opts MeasureOpts, a, b func() (Sample, error)) (Result, Result,
 		for j, fn := range []func() (Sample, error){a, b} {
 			s, err := fn()
 			if err != nil {
-				return Result{}, Result{}, fmt.Errorf("timing: warm-up run %d of side %d: %w", i, j, err)
+				return Result{}, Result{}, fmt.Errorf("timing: MeasurePair: warm-up run %d of side %d: %w", i, j, err)
 			}
 			if s.Host < 0 {
-				return Result{}, Result{}, fmt.Errorf("timing: warm-up run %d of side %d: %w", i, j, errNegative(s.Host))
+				return Result{}, Result{}, fmt.Errorf("timing: MeasurePair: warm-up run %d of side %d: %w", i, j, errNegative(s.Host))
 			}
 			charged += max(s.Host, 0)
 		}
@@ -56,13 +56,13 @@ func MeasurePair(opts MeasureOpts, a, b func() (Sample, error)) (Result, Result,
 				err = errNegative(min(sa.Host, sb.Host))
 			}
 			if err != nil {
-				return Result{}, Result{}, fmt.Errorf("timing: run %d of side %d: %w", len(ra.Samples), side, err)
+				return Result{}, Result{}, fmt.Errorf("timing: MeasurePair: run %d of side %d: %w", len(ra.Samples), side, err)
 			}
 		}
 		ra.Samples, rb.Samples = append(ra.Samples, sa), append(rb.Samples, sb)
 		charged += max(sa.Host, 0) + max(sb.Host, 0)
 		n := len(ra.Samples)
-		if n >= max(o.MinRuns, MinSamplesForCI) && converged(ra.Samples, o.TargetRel) && converged(rb.Samples, o.TargetRel) {
+		if n >= max(o.MinRuns, MinSamplesForCI) && converged(ra.Samples, o) && converged(rb.Samples, o) {
 			stop = StopConverged
 			break
 		}
@@ -77,7 +77,7 @@ func MeasurePair(opts MeasureOpts, a, b func() (Sample, error)) (Result, Result,
 	}
 	for _, r := range []*Result{&ra, &rb} {
 		r.Stop = stop
-		finish(r, o.WarnCV)
+		finish(r, o)
 		if stop != StopConverged {
 			r.Warnings = append(r.Warnings, fmt.Sprintf(
 				"stopped by %s after %d runs before the CI reached ±%.1f%% (host %s)",

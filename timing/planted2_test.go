@@ -50,7 +50,7 @@ func TestPredictionValidRangeIsTheIntersection(t *testing.T) {
 		for i, x := range n {
 			ts[i] = t0 + b*x
 		}
-		m, err := timing.FitModel(n, ts)
+		m, err := timing.FitModel(n, ts, timing.Policy{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,12 +79,12 @@ func TestKneeNeedsItsGain(t *testing.T) {
 		n = append(n, x)
 		ts = append(ts, (1e-4+1e-6*x)*(1+0.3*r.NormFloat64()))
 	}
-	m, err := timing.FitModel(n, ts)
+	m, err := timing.FitModel(n, ts, timing.Policy{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Single.R2 >= timing.KneeR2 {
-		t.Fatalf("set-up: R² %v, want below %v", m.Single.R2, timing.KneeR2)
+	if kneeR2 := (timing.Policy{}).WithDefaults().KneeR2; m.Single.R2 >= kneeR2 {
+		t.Fatalf("set-up: R² %v, want below %v", m.Single.R2, kneeR2)
 	}
 	if m.Knee != 0 || len(m.Segments) != 1 {
 		t.Errorf("noisy line given a knee at %v (%d segments)", m.Knee, len(m.Segments))

@@ -68,8 +68,8 @@ func TestSearchCrossoverMaxIntSaturates(t *testing.T) {
 		}
 		return point(1), point(2), nil
 	})
-	if err != nil || calls > timing.DefaultSearchMaxProbes {
-		t.Errorf("no Max: %d probes (cap %d), err %v", calls, timing.DefaultSearchMaxProbes, err)
+	if err != nil || calls > 40 {
+		t.Errorf("no Max: %d probes (default cap 40), err %v", calls, err)
 	}
 }
 
@@ -112,8 +112,8 @@ func TestThresholdsRefuseNaN(t *testing.T) {
 	}
 	a := point(1)
 	for _, tol := range []float64{math.NaN(), -0.1, math.Inf(1)} {
-		if k := timing.ClassifyMemComputeTol(a, a, a, tol); k.Kind != timing.Invalid || !strings.Contains(k.Explanation, "tolerance") {
-			t.Errorf("ClassifyMemComputeTol(tol %v) = %+v, want invalid naming the tolerance", tol, k)
+		if k := timing.ClassifyMemCompute(a, a, a, timing.Policy{ClassifyTol: tol}); k.Kind != timing.Invalid || !strings.Contains(k.Explanation, "ClassifyTol") {
+			t.Errorf("ClassifyMemCompute(ClassifyTol %v) = %+v, want invalid naming the tolerance", tol, k)
 		}
 	}
 	if _, err := timing.SummarizeCV([]float64{1, 2}, math.NaN()); !errors.Is(err, timing.ErrBadThreshold) {
@@ -195,20 +195,20 @@ func FuzzTimingEntryPoints(f *testing.F) {
 		timing.FitLinear(ns, ts)
 		timing.FitConstrained(ns, ts)
 		timing.FitLinearWeighted(ns, ts, ts)
-		ma, _ := timing.FitModel(ns, ts)
+		ma, _ := timing.FitModel(ns, ts, timing.Policy{})
 		mb, _ := timing.FitLocal(ns, ts, x)
 		p := timing.PredictCrossover(ma, mb)
 		timing.PredictCrossover(mb, ma)
 		ma.At(x)
 		mb.Range()
 		timing.IntervalError(x, p.ValidFrom, p.ValidTo)
-		timing.RelHalfWidth(x, x/2, x*2)
+		timing.Summary{Median: x, Lo: x / 2, Hi: x * 2}.RelHalfWidth()
 		a, b := timing.Summarize(ns), timing.Summarize(ts)
 		timing.Faster(a, b)
 		_ = timing.Compare(a, b).String()
 		timing.Ratio(a, b)
 		timing.Subtract(a, b)
-		k := timing.ClassifyMemComputeTol(a, b, s, x)
+		k := timing.ClassifyMemCompute(a, b, s, timing.Policy{ClassifyTol: x})
 		timing.RooflineCheck(&k, a, b)
 		timing.RooflineCheck(nil, a, b)
 		timing.Amdahl(x, float64(n))

@@ -1,13 +1,9 @@
 package timing
 
 import (
-	"errors"
 	"fmt"
 	"math"
 )
-
-// ErrBadRoofline is wrapped for non-positive or non-finite roofline inputs.
-var ErrBadRoofline = errors.New("timing: invalid roofline input")
 
 // Roof is a measured roofline: the arithmetic and memory ceilings of one
 // device, measured in this run (never taken from a datasheet).
@@ -63,10 +59,10 @@ const (
 // compute-bound.
 func Place(r Roof, p Point) (Placement, error) {
 	if !(r.PeakGFLOPs > 0) || !(r.BandwidthGBs > 0) || math.IsInf(r.PeakGFLOPs, 0) || math.IsInf(r.BandwidthGBs, 0) {
-		return Placement{}, fmt.Errorf("%w: roof %+v", ErrBadRoofline, r)
+		return Placement{}, fmt.Errorf("timing: Place: %w: roof %+v", ErrBadRoofline, r)
 	}
 	if !(p.Bytes > 0) || !(p.Seconds > 0) || !(p.Flops >= 0) || bad(p.Bytes) || bad(p.Seconds) || bad(p.Flops) {
-		return Placement{}, fmt.Errorf("%w: point %+v", ErrBadRoofline, p)
+		return Placement{}, fmt.Errorf("timing: Place: %w: point %+v", ErrBadRoofline, p)
 	}
 	pl := Placement{
 		Intensity: p.Flops / p.Bytes,
@@ -88,9 +84,6 @@ func Place(r Roof, p Point) (Placement, error) {
 	return pl, nil
 }
 
-// ErrBadAmdahl is wrapped for out-of-range Amdahl inputs.
-var ErrBadAmdahl = errors.New("timing: invalid Amdahl input")
-
 // Amdahl returns the whole-application speedup when an operation taking the
 // fraction share of its time is sped up by speedup:
 //
@@ -100,10 +93,10 @@ var ErrBadAmdahl = errors.New("timing: invalid Amdahl input")
 // and yields a result below 1).
 func Amdahl(share, speedup float64) (float64, error) {
 	if !(share >= 0 && share <= 1) {
-		return 0, fmt.Errorf("%w: share %v not in [0, 1]", ErrBadAmdahl, share)
+		return 0, fmt.Errorf("timing: Amdahl: %w: share %v not in [0, 1]", ErrBadAmdahl, share)
 	}
 	if !(speedup > 0) || math.IsInf(speedup, 0) {
-		return 0, fmt.Errorf("%w: speedup %v must be positive and finite", ErrBadAmdahl, speedup)
+		return 0, fmt.Errorf("timing: Amdahl: %w: speedup %v must be positive and finite", ErrBadAmdahl, speedup)
 	}
 	return 1 / ((1 - share) + share/speedup), nil
 }

@@ -101,7 +101,7 @@ func TestClassifyMemCompute(t *testing.T) {
 		{"invalid", timing.Summary{}, sum(1*ms, .02), sum(1*ms, .02), timing.Invalid},
 	}
 	for _, tc := range tests {
-		got := timing.ClassifyMemCompute(tc.a, tc.b, tc.c)
+		got := timing.ClassifyMemCompute(tc.a, tc.b, tc.c, timing.Policy{})
 		if got.Kind != tc.want || got.Explanation == "" {
 			t.Errorf("%s: got %+v, want %s", tc.name, got, tc.want)
 		}

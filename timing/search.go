@@ -91,12 +91,13 @@ type SearchOpts struct {
 	RunsPerProbe int
 }
 
-// Defaults of SearchOpts.
+// Defaults of SearchOpts (documented with its fields).
 const (
-	DefaultSearchGrow      = 4
-	DefaultSearchRatio     = 1.2
-	DefaultSearchMaxProbes = 40
-	DefaultSearchRefines   = 2
+	defaultSearchGrow         = 4
+	defaultSearchRatio        = 1.2
+	defaultSearchMaxProbes    = 40
+	defaultSearchRefines      = 2
+	defaultSearchRunsPerProbe = 12
 )
 
 // SearchResult is the measured crossover: where the faster side changes,
@@ -117,9 +118,6 @@ type SearchResult struct {
 	Points []SearchPoint `json:"points"`
 }
 
-// ErrSearch wraps errors of bad search options.
-var ErrSearch = errors.New("timing: invalid crossover search")
-
 // errStop ends the search early (deadline or probe cap).
 var errStop = errors.New("search stopped")
 
@@ -133,41 +131,41 @@ var errStop = errors.New("search stopped")
 // again through o.Refine where that is set.
 func SearchCrossover(o SearchOpts, sideA, sideB string, probe func(n int) (a, b Summary, err error)) (SearchResult, error) {
 	if len(o.Sizes) == 0 {
-		return SearchResult{}, fmt.Errorf("%w: no sizes", ErrSearch)
+		return SearchResult{}, fmt.Errorf("timing: SearchCrossover: %w: no sizes", ErrSearch)
 	}
 	if probe == nil {
-		return SearchResult{}, fmt.Errorf("%w: nil probe", ErrSearch)
+		return SearchResult{}, fmt.Errorf("timing: SearchCrossover: %w: nil probe", ErrSearch)
 	}
 	if o.Max < 0 || o.RunsPerProbe < 0 || o.Refines < 0 || math.IsInf(o.Ratio, 0) {
-		return SearchResult{}, fmt.Errorf("%w: max %d, runs per probe %d and refines %d must not be negative, ratio %v finite", ErrSearch, o.Max, o.RunsPerProbe, o.Refines, o.Ratio)
+		return SearchResult{}, fmt.Errorf("timing: SearchCrossover: %w: max %d, runs per probe %d and refines %d must not be negative, ratio %v finite", ErrSearch, o.Max, o.RunsPerProbe, o.Refines, o.Ratio)
 	}
 	if o.Grow == 0 {
-		o.Grow = DefaultSearchGrow
+		o.Grow = defaultSearchGrow
 	}
 	if o.Ratio == 0 {
-		o.Ratio = DefaultSearchRatio
+		o.Ratio = defaultSearchRatio
 	}
 	if o.MaxProbes == 0 {
-		o.MaxProbes = DefaultSearchMaxProbes
+		o.MaxProbes = defaultSearchMaxProbes
 	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
 	if o.Refines == 0 {
-		o.Refines = DefaultSearchRefines
+		o.Refines = defaultSearchRefines
 	}
 	if o.RunsPerProbe == 0 {
-		o.RunsPerProbe = 12
+		o.RunsPerProbe = defaultSearchRunsPerProbe
 	}
 	if o.Grow < 2 || !(o.Ratio > 1) || o.MaxProbes < 1 {
-		return SearchResult{}, fmt.Errorf("%w: grow %d (≥ 2), ratio %v (> 1), max probes %d (≥ 1)", ErrSearch, o.Grow, o.Ratio, o.MaxProbes)
+		return SearchResult{}, fmt.Errorf("timing: SearchCrossover: %w: grow %d (≥ 2), ratio %v (> 1), max probes %d (≥ 1)", ErrSearch, o.Grow, o.Ratio, o.MaxProbes)
 	}
 	for _, n := range o.Sizes {
 		if n <= 0 {
-			return SearchResult{}, fmt.Errorf("%w: size %d is not positive", ErrSearch, n)
+			return SearchResult{}, fmt.Errorf("timing: SearchCrossover: %w: size %d is not positive", ErrSearch, n)
 		}
 		if o.Max > 0 && n > o.Max {
-			return SearchResult{}, fmt.Errorf("%w: size %d is past the limit %d (%s)", ErrSearch, n, o.Max, o.MaxReason)
+			return SearchResult{}, fmt.Errorf("timing: SearchCrossover: %w: size %d is past the limit %d (%s)", ErrSearch, n, o.Max, o.MaxReason)
 		}
 	}
 	pts := map[int]SearchPoint{}
@@ -176,12 +174,12 @@ func SearchCrossover(o SearchOpts, sideA, sideB string, probe func(n int) (a, b 
 	at := func(n int) (a, b Summary, err error) {
 		a, b, err = probe(n)
 		if err != nil {
-			return a, b, fmt.Errorf("timing: crossover search at n=%d: %w", n, err)
+			return a, b, fmt.Errorf("timing: SearchCrossover: at n=%d: %w", n, err)
 		}
 		// A refinement round is not started past the deadline.
 		for round := 1; Faster(a, b) == Tie && o.Refine != nil && round <= o.Refines && (o.Deadline.IsZero() || o.Now().Before(o.Deadline)); round++ {
 			if a, b, err = o.Refine(n, round); err != nil {
-				return a, b, fmt.Errorf("timing: crossover search at n=%d (refined, round %d): %w", n, round, err)
+				return a, b, fmt.Errorf("timing: SearchCrossover: at n=%d (refined, round %d): %w", n, round, err)
 			}
 		}
 		return a, b, nil

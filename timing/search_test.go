@@ -171,7 +171,7 @@ func TestFitModelFindsKnee(t *testing.T) {
 		n = append(n, x)
 		ts = append(ts, y*(1+0.01*(2*r.Float64()-1)))
 	}
-	m, err := timing.FitModel(n, ts)
+	m, err := timing.FitModel(n, ts, timing.Policy{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func TestFitModelFindsKnee(t *testing.T) {
 	for i := range ts {
 		ts[i] = 1e-6 + 2e-9*n[i]
 	}
-	m, _ = timing.FitModel(n, ts)
+	m, _ = timing.FitModel(n, ts, timing.Policy{})
 	if len(m.Segments) != 1 {
 		t.Errorf("knee found in a straight line: %+v", m)
 	}
@@ -205,7 +205,7 @@ func TestPredictCrossoverExtrapolated(t *testing.T) {
 		for x := 1.0; x <= 64; x *= 2 {
 			n, ts = append(n, x), append(ts, a+b*x)
 		}
-		m, err := timing.FitModel(n, ts)
+		m, err := timing.FitModel(n, ts, timing.Policy{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,7 +1,6 @@
 package timing
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -11,30 +10,27 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// Confidence is the confidence level of every interval this package reports.
-const Confidence = 0.95
+// The confidence of the package's intervals.
+const (
+	// Confidence is the confidence level of every interval this package
+	// reports.
+	Confidence = 0.95
+	// MinSamplesForCI is the smallest sample count for which the
+	// order-statistic interval of the median reaches 95% confidence
+	// (1 − 2·0.5⁶ ≈ 0.969).
+	MinSamplesForCI = 6
+)
 
 // Thresholds for the warnings attached to a Summary (METHOD.md: warn, do not
 // hide).
 const (
-	// DefaultWarnCV is the coefficient of variation above which a summary
+	// defaultWarnCV is the coefficient of variation above which a summary
 	// is flagged as noisy unless the caller passes another threshold
 	// (MeasureOpts.WarnCV, SummarizeCV).
-	DefaultWarnCV = 0.05
-
-	// WarnMaxOverMedian is the max/median ratio above which a summary is
-	// flagged as having outliers.
-	WarnMaxOverMedian = 2.0
-)
-
-// MinSamplesForCI is the smallest sample count for which the order-statistic
-// interval of the median reaches 95% confidence (1 − 2·0.5⁶ ≈ 0.969).
-const MinSamplesForCI = 6
-
-// Errors returned by SummarizeErr.
-var (
-	ErrNoSamples     = errors.New("timing: no samples")
-	ErrInvalidSample = errors.New("timing: sample is NaN or infinite")
+	defaultWarnCV = 0.05
+	// warnMaxOverMedian is the max/median ratio above which a summary is
+	// flagged as having outliers ("max > 2× median").
+	warnMaxOverMedian = 2.0
 )
 
 // Summary describes a set of repeated measurements of one quantity.
@@ -60,25 +56,33 @@ type Summary struct {
 
 // SummarizeErr summarizes samples. It returns ErrNoSamples for an empty
 // slice and ErrInvalidSample (wrapped, naming the index) if any sample is
-// NaN or ±Inf. The input slice is not modified. A CV above DefaultWarnCV
-// is flagged.
+// NaN or ±Inf. The input slice is not modified. A CV above 5% is
+// flagged.
 func SummarizeErr(samples []float64) (Summary, error) {
-	return SummarizeCV(samples, DefaultWarnCV)
+	s, err := summarize(samples, defaultWarnCV)
+	if err != nil {
+		return Summary{}, fmt.Errorf("timing: SummarizeErr: %w", err)
+	}
+	return s, nil
 }
 
-// ErrBadThreshold is wrapped by the errors for a NaN, infinite or
-// out-of-range threshold argument.
-var ErrBadThreshold = errors.New("timing: invalid threshold")
-
-// SummarizeCV is SummarizeErr flagging a CV above warnCV (0:
-// DefaultWarnCV); a negative, NaN or infinite warnCV is an error wrapping
-// ErrBadThreshold.
+// SummarizeCV is SummarizeErr flagging a CV above warnCV (0: 0.05, 5%);
+// a negative, NaN or infinite warnCV is an error wrapping ErrBadThreshold.
 func SummarizeCV(samples []float64, warnCV float64) (Summary, error) {
+	s, err := summarize(samples, warnCV)
+	if err != nil {
+		return Summary{}, fmt.Errorf("timing: SummarizeCV: %w", err)
+	}
+	return s, nil
+}
+
+// summarize is SummarizeCV with its errors not yet prefixed.
+func summarize(samples []float64, warnCV float64) (Summary, error) {
 	if warnCV == 0 {
-		warnCV = DefaultWarnCV
+		warnCV = defaultWarnCV
 	}
 	if !(warnCV > 0) || math.IsInf(warnCV, 0) {
-		return Summary{}, fmt.Errorf("%w: warnCV %v (want a positive finite fraction; 0: %v)", ErrBadThreshold, warnCV, DefaultWarnCV)
+		return Summary{}, fmt.Errorf("%w: warnCV %v (want a positive finite fraction; 0: %v)", ErrBadThreshold, warnCV, defaultWarnCV)
 	}
 	if len(samples) == 0 {
 		return Summary{}, ErrNoSamples
@@ -133,7 +137,7 @@ func SummarizeCV(samples []float64, warnCV float64) (Summary, error) {
 	if s.CV > warnCV {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("CV > %.0f%%: CV = %.1f%%", 100*warnCV, 100*s.CV))
 	}
-	if s.Median > 0 && s.Max > WarnMaxOverMedian*s.Median {
+	if s.Median > 0 && s.Max > warnMaxOverMedian*s.Median {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("max > 2× median: max = %.2f× median", s.Max/s.Median))
 	}
 	return s, nil
@@ -158,12 +162,12 @@ func (s Summary) Valid() bool { return s.N > 0 }
 // its confidence interval, relative to the median (0.02 means ±2%). It
 // returns +Inf when the median is zero and the interval is not a point.
 func (s Summary) RelHalfWidth() float64 {
-	return RelHalfWidth(s.Median, s.Lo, s.Hi)
+	return relHalfWidth(s.Median, s.Lo, s.Hi)
 }
 
-// RelHalfWidth returns max(hi−center, center−lo)/|center|; +Inf when center
+// relHalfWidth returns max(hi−center, center−lo)/|center|; +Inf when center
 // is zero and the interval has width, 0 when all three are equal.
-func RelHalfWidth(center, lo, hi float64) float64 {
+func relHalfWidth(center, lo, hi float64) float64 {
 	h := math.Max(hi-center, center-lo)
 	if h <= 0 {
 		return 0
@@ -292,7 +296,7 @@ func quantileSorted(sorted []float64, p float64) float64 {
 // coverage steps there).
 func MedianCI(n int, conf float64) (lo, hi int, coverage float64, err error) {
 	if n <= 0 || !(conf > 0 && conf < 1) {
-		return 0, 0, 0, fmt.Errorf("%w: MedianCI(n=%d, conf=%v): want n ≥ 1 and conf in (0, 1)", ErrBadThreshold, n, conf)
+		return 0, 0, 0, fmt.Errorf("timing: MedianCI: %w: n=%d, conf=%v: want n ≥ 1 and conf in (0, 1)", ErrBadThreshold, n, conf)
 	}
 	if n > medianCIExact {
 		// B ≈ Normal(n/2, √n/2): the largest k with

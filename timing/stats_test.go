@@ -139,7 +139,7 @@ func TestRelHalfWidth(t *testing.T) {
 		{0, -1, 1, math.Inf(1)},
 	}
 	for _, tc := range tests {
-		if got := timing.RelHalfWidth(tc.c, tc.lo, tc.hi); !near(got, tc.want, 1e-12) {
+		if got := (timing.Summary{Median: tc.c, Lo: tc.lo, Hi: tc.hi}).RelHalfWidth(); !near(got, tc.want, 1e-12) {
 			t.Errorf("RelHalfWidth(%v, %v, %v) = %v, want %v", tc.c, tc.lo, tc.hi, got, tc.want)
 		}
 	}

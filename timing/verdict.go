@@ -27,20 +27,6 @@ const (
 	VerdictInconclusive = "inconclusive"
 )
 
-// MinPredictR2 is the coefficient of determination below which a side's
-// fitted model is not used to predict a crossover: a fit that explains
-// less than 80% of the variation of the times says more about the noise of
-// the host than about the cost of a batch (the fit is still reported).
-const MinPredictR2 = 0.8
-
-// FallFactor is how much faster a side must run at a larger batch than at
-// a smaller one (CIs disjoint as well) before the pair counts as
-// non-monotonic evidence: a larger batch of the same work cannot take less
-// time, so such a fall means the load of the host changed between the two
-// measurements. 1.5 leaves room for a side that uses more threads on
-// larger batches (TestJudgeCrossoverNonMonotonic).
-const FallFactor = 1.5
-
 // Verdict is the outcome of a break-even, judged on the measured points
 // only (a fitted model never decides it).
 type Verdict struct {
@@ -63,7 +49,7 @@ type Verdict struct {
 	// contradicts).
 	Reason string `json:"reason"`
 	// UseFit is false when either side's model fits worse than
-	// MinPredictR2; FitNote says which.
+	// Policy.MinPredictR2; FitNote says which.
 	UseFit  bool   `json:"use_fit"`
 	FitNote string `json:"fit_note,omitempty"`
 	// Noisy marks a verdict of one winner throughout that stands on
@@ -77,28 +63,36 @@ type Verdict struct {
 // size) at sizes the first pass disputed, and each side's fit quality.
 //
 // Rules, in order: two measurements of one size with opposite winners →
-// inconclusive; a side whose time falls by FallFactor or more as the batch
-// grows (CIs disjoint) → inconclusive, unless one side wins at every size
+// inconclusive; a side whose time falls by p.FallFactor or more as the
+// batch grows (CIs disjoint: a larger batch of the same work cannot take
+// less time, so the load of the host changed) → inconclusive, unless one side wins at every size
 // where they differ (then that verdict, Noisy); no size with a winner →
 // inconclusive; one winner throughout → never or always; the winner
 // changing once → crossover; changing twice, with the middle stretch
 // holding two sizes or one confirmed by its second measurement →
 // crossover over a bounded range; otherwise inconclusive. A tie between a
-// first and a second measurement makes that size a tie.
-func JudgeCrossover(points []SearchPoint, again map[int]SearchPoint, sideA, sideB string, r2a, r2b float64) Verdict {
+// first and a second measurement makes that size a tie. A Policy with a
+// negative, NaN or infinite field gives an inconclusive verdict whose Reason
+// names the field.
+func JudgeCrossover(points []SearchPoint, again map[int]SearchPoint, sideA, sideB string, r2a, r2b float64, p Policy) Verdict {
 	pts := append([]SearchPoint(nil), points...)
 	sort.Slice(pts, func(i, j int) bool { return pts[i].N < pts[j].N })
 	v := Verdict{Kind: VerdictInconclusive, UseFit: true}
+	p, err := p.resolve()
+	if err != nil {
+		v.UseFit, v.Reason = false, "timing: JudgeCrossover: "+err.Error()
+		return v
+	}
 	var fitBad []string
-	if !(r2a >= MinPredictR2) {
+	if !(r2a >= p.MinPredictR2) {
 		fitBad = append(fitBad, fmt.Sprintf("%s R² %.2f", sideA, r2a))
 	}
-	if !(r2b >= MinPredictR2) {
+	if !(r2b >= p.MinPredictR2) {
 		fitBad = append(fitBad, fmt.Sprintf("%s R² %.2f", sideB, r2b))
 	}
 	if len(fitBad) > 0 {
 		v.UseFit = false
-		v.FitNote = fmt.Sprintf("fit not used to predict: %s below %.2f", strings.Join(fitBad, ", "), MinPredictR2)
+		v.FitNote = fmt.Sprintf("fit not used to predict: %s below %.2f", strings.Join(fitBad, ", "), p.MinPredictR2)
 	}
 	if len(pts) == 0 {
 		v.Reason = "no size measured"
@@ -140,7 +134,7 @@ func JudgeCrossover(points []SearchPoint, again map[int]SearchPoint, sideA, side
 		for i := range pts {
 			for j := i + 1; j < len(pts); j++ {
 				small, big := side.get(pts[i]), side.get(pts[j])
-				if small.Valid() && big.Valid() && big.Hi < small.Lo && small.Median >= FallFactor*big.Median {
+				if small.Valid() && big.Valid() && big.Hi < small.Lo && small.Median >= p.FallFactor*big.Median {
 					if fall == "" {
 						fall = fmt.Sprintf("%s time falls from %s at %d to %s at %d although the batch grows: the load of the host changed during the measurement",
 							side.name, FormatSecondsSpaced(small.Median), pts[i].N, FormatSecondsSpaced(big.Median), pts[j].N)

@@ -36,7 +36,7 @@ func TestJudgeCrossoverKinds(t *testing.T) {
 		{"back and forth", []SearchPoint{sp(1, 1, 3), sp(4, 6, 3), sp(16, 8, 40), sp(64, 90, 41), sp(256, 100, 400)}, nil, VerdictInconclusive, 0, 0, "changes 4 times"},
 	}
 	for _, c := range cases {
-		v := JudgeCrossover(c.pts, c.again, "cpu", "gpu", 0.99, 0.99)
+		v := JudgeCrossover(c.pts, c.again, "cpu", "gpu", 0.99, 0.99, Policy{})
 		if v.Kind != c.kind || (c.kind != VerdictInconclusive && (v.BFrom != c.bFrom || v.BTo != c.bTo)) || !strings.Contains(v.Reason, c.reason) {
 			t.Errorf("%s: got %+v, want %s [%d, %d) with %q in the reason", c.name, v, c.kind, c.bFrom, c.bTo, c.reason)
 		}
@@ -50,24 +50,24 @@ func TestJudgeCrossoverKinds(t *testing.T) {
 // sixteenfold while its batch grows (a noisy host) is inconclusive, while
 // a side that runs 1.3× faster on twice the batch (more threads) is not.
 func TestJudgeCrossoverNonMonotonic(t *testing.T) {
-	v := JudgeCrossover([]SearchPoint{sp(256, 106e-6, 300e-6), sp(304, 2.02e-3, 310e-6), sp(4096, 128e-6, 2e-3)}, nil, "cpu", "gpu", 0.99, 0.99)
+	v := JudgeCrossover([]SearchPoint{sp(256, 106e-6, 300e-6), sp(304, 2.02e-3, 310e-6), sp(4096, 128e-6, 2e-3)}, nil, "cpu", "gpu", 0.99, 0.99, Policy{})
 	if v.Kind != VerdictInconclusive || !strings.Contains(v.Reason, "cpu time falls from 2.02 ms at 304") {
 		t.Errorf("non-monotonic CPU: got %+v", v)
 	}
 	// A slow first GPU call does not change who wins: the verdict stands,
 	// marked noisy.
-	v = JudgeCrossover([]SearchPoint{sp(1, 1e-6, 1.58e-3), sp(4, 4e-6, 298e-6), sp(16, 30e-6, 700e-6)}, nil, "cpu", "gpu", 0.99, 0.99)
+	v = JudgeCrossover([]SearchPoint{sp(1, 1e-6, 1.58e-3), sp(4, 4e-6, 298e-6), sp(16, 30e-6, 700e-6)}, nil, "cpu", "gpu", 0.99, 0.99, Policy{})
 	if v.Kind != VerdictNever || !v.Noisy || !strings.Contains(v.Reason, "gpu time falls") {
 		t.Errorf("slow first GPU call: got %+v, want never, noisy", v)
 	}
-	v = JudgeCrossover([]SearchPoint{sp(256, 100e-6, 300e-6), sp(512, 77e-6, 500e-6), sp(1024, 150e-6, 900e-6)}, nil, "cpu", "gpu", 0.99, 0.99)
+	v = JudgeCrossover([]SearchPoint{sp(256, 100e-6, 300e-6), sp(512, 77e-6, 500e-6), sp(1024, 150e-6, 900e-6)}, nil, "cpu", "gpu", 0.99, 0.99, Policy{})
 	if v.Kind != VerdictNever {
 		t.Errorf("1.3× fall on a doubled batch: got %+v, want never", v)
 	}
 }
 
 func TestJudgeCrossoverPoorFit(t *testing.T) {
-	v := JudgeCrossover([]SearchPoint{sp(1, 1, 3), sp(4, 2, 5), sp(16, 5, 9)}, nil, "cpu", "gpu", 0.005, 0.95)
+	v := JudgeCrossover([]SearchPoint{sp(1, 1, 3), sp(4, 2, 5), sp(16, 5, 9)}, nil, "cpu", "gpu", 0.005, 0.95, Policy{})
 	if v.UseFit || !strings.Contains(v.FitNote, "cpu R² 0.01 below 0.80") || v.Kind != VerdictNever {
 		t.Errorf("R² 0.005: got %+v, want the fit refused and the verdict still never", v)
 	}

@@ -454,11 +454,11 @@ func crossoverBreakEven(w *workload.Descriptor, fixed []report.Param, sides [2]S
 	if len(ns) < 3 {
 		return report.BreakEven{}, fmt.Errorf("break-even %s (%s vs %s): a fit needs at least 3 sizes, measured %v", w.Name, sides[0].Label, sides[1].Label, ns)
 	}
-	ma, err := timing.FitModel(x, ta)
+	ma, err := timing.FitModel(x, ta, timing.Policy{})
 	if err != nil {
 		return report.BreakEven{}, fmt.Errorf("break-even %s (%s): %w", w.Name, sides[0].Label, err)
 	}
-	mb, err := timing.FitModel(x, tb)
+	mb, err := timing.FitModel(x, tb, timing.Policy{})
 	if err != nil {
 		return report.BreakEven{}, fmt.Errorf("break-even %s (%s, %s): %w", w.Name, sides[1].Label, clock, err)
 	}
@@ -509,7 +509,7 @@ func crossoverBreakEven(w *workload.Descriptor, fixed []report.Param, sides [2]S
 	if na == nb {
 		na, nb = sides[0].Label, sides[1].Label
 	}
-	v := timing.JudgeCrossover(pts, again, na, nb, ma.MinR2(), mb.MinR2())
+	v := timing.JudgeCrossover(pts, again, na, nb, ma.MinR2(), mb.MinR2(), timing.Policy{})
 	be.Verdict, be.Reason, be.Interval, be.Tentative = v.Kind, v.Reason, []int{v.Lo, v.Hi}, v.Noisy
 	if v.BFrom > 0 {
 		be.BFaster = &report.Range{From: v.BFrom}

@@ -564,7 +564,7 @@ func (e *Env) memComputeAt(w *workload.Descriptor, pr *workload.Prepared, cfg Ru
 		}
 	}
 	na, nb, nc := timing.Subtract(a, em), timing.Subtract(b, em), timing.Subtract(cc, em)
-	cl := timing.ClassifyMemCompute(na, nb, nc)
+	cl := timing.ClassifyMemCompute(na, nb, nc, e.Measure.Policy)
 	cl.Explanation = "net of the empty skeleton E " + em.String() + ": " + cl.Explanation
 	timing.RooflineCheck(&cl, na, nb)
 	if !cl.Consistent {

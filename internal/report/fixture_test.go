@@ -79,7 +79,7 @@ func fixture() *report.Report {
 	}}
 	a, b, c := sum(0.95e-3, 0.01), sum(0.2e-3, 0.01), sum(1.0e-3, 0.01)
 	r.Experiments = []report.Experiment{{Workload: "cosine-single", Side: report.SideGPU, Params: params,
-		A: a, B: b, C: c, Classification: timing.ClassifyMemCompute(a, b, c)}}
+		A: a, B: b, C: c, Classification: timing.ClassifyMemCompute(a, b, c, timing.Policy{})}}
 	r.Summary = []string{
 		"cosine-single (d=768, n=100000): the GPU is 4.0× faster end to end than the best CPU variant (avx2).",
 		"Break-even: the GPU wins above about 3.2k items per batch.",

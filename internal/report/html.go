@@ -212,7 +212,7 @@ func (h *htmlWriter) breakEvens(r *Report) {
 	if len(r.BreakEvens) == 0 {
 		return
 	}
-	h.p("<h2 id=\"breakeven\">Break-even</h2>\n<p class=\"note\">Each verdict rests on the measured sizes alone (sizes where the faster side changed are measured again, the two sides interleaved); the fits are shown, and used for a prediction only above R² %.2f.</p>\n", timing.MinPredictR2)
+	h.p("<h2 id=\"breakeven\">Break-even</h2>\n<p class=\"note\">Each verdict rests on the measured sizes alone (sizes where the faster side changed are measured again, the two sides interleaved); the fits are shown, and used for a prediction only above R² %.2f.</p>\n", timing.Policy{}.WithDefaults().MinPredictR2)
 	var rows [][]cell
 	for _, b := range r.BreakEvens {
 		la, lb := sidesOf(b)

@@ -504,7 +504,7 @@ type Predicted struct {
 	// measured range, or the regime around the measured crossover.
 	Basis string `json:"basis,omitempty"`
 	// Refused, when set, says why the prediction is not used: a side's
-	// model fits worse than timing.MinPredictR2.
+	// model fits worse than timing.Policy.MinPredictR2.
 	Refused string `json:"refused,omitempty"`
 }
 

@@ -34,7 +34,7 @@ func TestEveryVerdictLineNamesBothSidesWithUnits(t *testing.T) {
 		return p
 	}
 	v := timing.JudgeCrossover([]timing.SearchPoint{pt(256, 1e-3, 2e-3), pt(1024, 2.02e-3, 585e-6), pt(4096, 9e-3, 3e-3)},
-		map[int]timing.SearchPoint{1024: pt(1024, 11.3e-6, 439e-6)}, "CPU", "GPU", 0.99, 0.99)
+		map[int]timing.SearchPoint{1024: pt(1024, 11.3e-6, 439e-6)}, "CPU", "GPU", 0.99, 0.99, timing.Policy{})
 	if v.Kind != timing.VerdictInconclusive {
 		t.Fatalf("JudgeCrossover: %+v, want inconclusive", v)
 	}

@@ -303,7 +303,7 @@ func (t *textWriter) breakEvens(r *Report) {
 		}
 		fitted := b.Fitted.String()
 		if b.Predicted != nil && b.Predicted.Refused != "" {
-			fitted = "not used (R² below " + fmt.Sprintf("%.2f", timing.MinPredictR2) + ")"
+			fitted = "not used (R² below " + fmt.Sprintf("%.2f", timing.Policy{}.WithDefaults().MinPredictR2) + ")"
 		}
 		row := []string{b.Workload, SideName(lb) + " vs " + SideName(la), orDash(b.Clock), orDash(b.Verdict), rests,
 			fitted, shortSide(la) + ": " + fitString(b.CPUFit), shortSide(lb) + ": " + fitString(b.GPUFit)}
