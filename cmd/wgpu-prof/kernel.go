@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/kernel"
 )
 
 const kernelUsage = `usage: wgpu-prof kernel FILE.wgsl --buffer NAME=TYPE:COUNT[:INIT]... --dispatch X[,Y,Z] [flags]
@@ -48,7 +49,7 @@ func runKernel(stdout, stderr io.Writer, args []string) error {
 	sweep := fs.String("sweep", "", "sweep an override constant: NAME=v1,v2,...")
 	noCheck := fs.Bool("no-check", false, "skip the repeatability check (outputs that legitimately vary between runs); the report marks the result unverified")
 	seed := fs.Uint64("seed", 1, "seed of rand-initialised buffers")
-	twin := fs.String("cpu-twin", "", "compare with the CPU side of a built-in workload computing the same operation ("+joinNames(experiment.TwinWorkloads())+"): the tool fills the kernel's buffers with the workload's inputs at each batch size N (dispatch expressions may use N), checks its output against the workload's reference, and reports the adaptive break-even")
+	twin := fs.String("cpu-twin", "", "compare with the CPU side of a built-in workload computing the same operation ("+joinNames(kernel.TwinWorkloads())+"): the tool fills the kernel's buffers with the workload's inputs at each batch size N (dispatch expressions may use N), checks its output against the workload's reference, and reports the adaptive break-even")
 	twinBudget := fs.Duration("search-budget", experiment.DefaultSearchBudget, "with --cpu-twin: time budget of the crossover search")
 	loopIters := fs.Uint64("loop-iterations", 0, "the most loop iterations one invocation runs (each loop's iterations + 1); checked against the adapter's loop budget where it has one (lavapipe), without it a shader with loops there is reported unverified")
 	quick := fs.Bool("quick", false, "a shorter look: 32 MiB ceiling buffers and a 250ms budget per measurement")
@@ -68,7 +69,7 @@ func runKernel(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return fmt.Errorf("kernel: %w", err)
 	}
-	cfg := experiment.KernelConfig{File: file, Source: string(src), Entry: *entry, Flops: *flops, Bytes: *bytesF, NoCheck: *noCheck, Seed: *seed, LoopIterations: *loopIters}
+	cfg := kernel.KernelConfig{File: file, Source: string(src), Entry: *entry, Flops: *flops, Bytes: *bytesF, NoCheck: *noCheck, Seed: *seed, LoopIterations: *loopIters}
 	if !(*bytesF >= 0) || !(*flops >= 0) {
 		return fmt.Errorf("--bytes %v / --flops %v: must be ≥ 0", *bytesF, *flops)
 	}
@@ -76,7 +77,7 @@ func runKernel(stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("kernel: declare the shader's storage buffers with --buffer NAME=TYPE:COUNT[:INIT]")
 	}
 	for _, b := range *buffers {
-		spec, err := experiment.ParseBufferSpec(b)
+		spec, err := kernel.ParseBufferSpec(b)
 		if err != nil {
 			return err
 		}
@@ -122,17 +123,17 @@ func runKernel(stdout, stderr io.Writer, args []string) error {
 		// The dispatch may name N, known per batch size only.
 		check.Dispatch = []string{"1"}
 		found := false
-		for _, w := range experiment.TwinWorkloads() {
+		for _, w := range kernel.TwinWorkloads() {
 			found = found || w == *twin
 		}
 		if !found {
-			return fmt.Errorf("--cpu-twin %q: want one of %s", *twin, joinNames(experiment.TwinWorkloads()))
+			return fmt.Errorf("--cpu-twin %q: want one of %s", *twin, joinNames(kernel.TwinWorkloads()))
 		}
 		if *twinBudget <= 0 {
 			return fmt.Errorf("--search-budget %v: must be positive", *twinBudget)
 		}
 	}
-	if err := experiment.CheckKernelConfig(check); err != nil {
+	if err := kernel.CheckKernelConfig(check); err != nil {
 		return err
 	}
 	env, err := dev.open(stderr)
@@ -152,9 +153,9 @@ func runKernel(stdout, stderr io.Writer, args []string) error {
 				sb = quickSearchBudget
 			}
 		}
-		err = env.KernelTwin(context.Background(), cfg, *twin, rc, sb, rep)
+		err = kernel.Twin(context.Background(), env, cfg, *twin, rc, sb, rep)
 	} else {
-		err = env.Kernel(cfg, rep)
+		err = kernel.Run(env, cfg, rep)
 	}
 	prog.finish()
 	if err != nil {

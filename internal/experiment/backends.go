@@ -18,10 +18,10 @@ func ParseBackendList(s string) ([]string, error) {
 	for _, part := range strings.Split(s, ",") {
 		b, err := wgpu.ParseBackend(part)
 		if err != nil || b == wgpu.BackendUndefined {
-			return nil, usage(fmt.Errorf("--backend %q: %q is not one backend (want vulkan, metal, d3d12 or gl)", s, strings.TrimSpace(part)))
+			return nil, Usage(fmt.Errorf("--backend %q: %q is not one backend (want vulkan, metal, d3d12 or gl)", s, strings.TrimSpace(part)))
 		}
 		if seen[b.String()] {
-			return nil, usage(fmt.Errorf("--backend %q: %s is named twice", s, b))
+			return nil, Usage(fmt.Errorf("--backend %q: %s is named twice", s, b))
 		}
 		seen[b.String()] = true
 		out = append(out, b.String())

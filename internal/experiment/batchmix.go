@@ -277,11 +277,11 @@ func (c RunConfig) reachMix(w *workload.Descriptor, mix *BatchMix, e *Env) (RunC
 		return c, nil
 	}
 	if file, ok := c.fileSized(w); ok {
-		return c, usage(&ParamError{Name: "batch-mix", Value: mix.File, Limit: fmt.Sprintf("size %d is past the %s %d of %s", mix.Max(), bp.Name, *bp.Int(&c.Config), file)})
+		return c, Usage(&ParamError{Name: "batch-mix", Value: mix.File, Limit: fmt.Sprintf("size %d is past the %s %d of %s", mix.Max(), bp.Name, *bp.Int(&c.Config), file)})
 	}
 	*bp.Int(&c.Config) = mix.Max()
 	if _, err := c.Validate(e.Device); err != nil {
-		return c, usage(&ParamError{Name: "batch-mix", Value: mix.File, Limit: fmt.Sprintf("the largest size %d: %v", mix.Max(), err)})
+		return c, Usage(&ParamError{Name: "batch-mix", Value: mix.File, Limit: fmt.Sprintf("the largest size %d: %v", mix.Max(), err)})
 	}
 	return c, nil
 }

@@ -66,7 +66,7 @@ func (e *Env) cacheCeilings(cfg RunConfig, dram Roofs, rep *report.Report) ([]Ro
 			}
 			// Only the read ceiling depends on the level: the read
 			// designs alone (compute.MeasureReadAt).
-			e.progress("gpu read ceiling at the %s working set (%s)", l.Name, fmtBytes(gpuBytes))
+			e.Progressf("gpu read ceiling at the %s working set (%s)", l.Name, fmtBytes(gpuBytes))
 			gc, err := compute.MeasureReadAtUntil(e.Device, uint64(gpuBytes), 0, e.stopped)
 			if errors.Is(err, compute.ErrStopped) {
 				return nil, fmt.Errorf("gpu read ceiling (%s working set): %w", l.Name, ErrInterrupted)
@@ -86,7 +86,7 @@ func (e *Env) cacheCeilings(cfg RunConfig, dram Roofs, rep *report.Report) ([]Ro
 			if err := e.checkStop("cpu cache-level ceilings"); err != nil {
 				return nil, err
 			}
-			e.progress("cpu ceilings at the %s working set (%s)", l.Name, fmtBytes(l.Bytes))
+			e.Progressf("cpu ceilings at the %s working set (%s)", l.Name, fmtBytes(l.Bytes))
 			before := probeState(e.Host.ThreadCount())
 			cc, err := e.Host.MeasureCeilings(hostsimd.CeilingOpts{Bytes: int64(l.Bytes), Budget: ceilingBudget(e.Measure), Stop: e.stopped})
 			if errors.Is(err, hostsimd.ErrStopped) {
@@ -121,7 +121,7 @@ func CeilingCheck(rep *report.Report) (warnings []string, ok string) {
 		switch {
 		case m.CeilingFrac > 1.05:
 			warnings = append(warnings, fmt.Sprintf("%s %s %s %s: %.0f%% of its %s ceiling, above the 105%% the invariant allows: that ceiling is not this machine's best",
-				m.Workload, m.Side, m.Variant, paramLabel(m.Params), 100*m.CeilingFrac, m.Bound+"-bound"))
+				m.Workload, m.Side, m.Variant, ParamLabel(m.Params), 100*m.CeilingFrac, m.Bound+"-bound"))
 		case m.CeilingFrac > 1:
 			near = append(near, fmt.Sprintf("%s %s %s %.1f%%", m.Workload, m.Side, m.Variant, 100*m.CeilingFrac))
 		}
@@ -348,7 +348,7 @@ func raiseComputeCeiling(rep *report.Report, side string, remeasure func() (floa
 	if b = best(); b != nil {
 		peak = b.GFLOPs
 		lines = append(lines, fmt.Sprintf("%s%s FMA ceiling raised from %.1f to %.1f GFLOP/s, the rate of %s %s %s (verified): it ran faster than every FMA microbenchmark",
-			RecheckPrefix, strings.ToUpper(side), cs["fma_gflops"], b.GFLOPs, b.Workload, b.Variant, paramLabel(b.Params)))
+			RecheckPrefix, strings.ToUpper(side), cs["fma_gflops"], b.GFLOPs, b.Workload, b.Variant, ParamLabel(b.Params)))
 		if side == report.SideGPU {
 			lines[len(lines)-1] += " (fma() and x*a+b chains, two and four elements per invocation)"
 		}
@@ -414,7 +414,7 @@ func (e *Env) durationLine(cfg RunConfig, ds []*workload.Descriptor) string {
 		if bp := w.BatchParam(); bp != nil {
 			size = *bp.Int(&cfg.Config)
 		}
-		batches := len(powersOf4(1, size))
+		batches := len(PowersOf4(1, size))
 		if len(cfg.Batches) > 0 {
 			batches = len(cfg.Batches)
 		}

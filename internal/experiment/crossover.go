@@ -72,7 +72,7 @@ func (e *Env) searchOne(w *workload.Descriptor, cfg RunConfig, sc SearchConfig, 
 	opts := timing.SearchOpts{Sizes: batchesFor(cfg, pr), Max: maxN, MaxReason: why, Deadline: time.Now().Add(budget)}
 	for _, n := range opts.Sizes {
 		if n > maxN {
-			return nil, nil, invalid("batches", "", "%d is past the largest size %s can run (%s)", n, w.Name, why)
+			return nil, nil, Invalid("batches", "", "%d is past the largest size %s can run (%s)", n, w.Name, why)
 		}
 	}
 	opts.Refine = ps.probe
@@ -186,12 +186,12 @@ func (ps *pairSearch) measurePair(n, tight int, tag string) ([2]sideRun, error) 
 			return out, fmt.Errorf("%s %s n=%d: %w", sp.Label, w.Name, n, err)
 		}
 		ss[i], out[i].c = s, c
-		what := sp.Label + " " + w.Name + " " + paramLabel(c.Params)
+		what := sp.Label + " " + w.Name + " " + ParamLabel(c.Params)
 		if _, err := verifiedRun(what, s); err != nil {
 			return out, err
 		}
 	}
-	e.progress("%s vs %s  %s %s=%d", sides[0].Label, sides[1].Label, w.Name, w.Batch, n)
+	e.Progressf("%s vs %s  %s %s=%d", sides[0].Label, sides[1].Label, w.Name, w.Batch, n)
 	for i := range logs {
 		logs[i].upload = nil
 	}
@@ -241,7 +241,7 @@ func (ps *pairSearch) measurements(ns []int, emitted map[string]bool, roofs Roof
 				side = report.SideGPU
 				variant = r.c.Variant + " " + sp.Label
 			}
-			ms = append(ms, measurement(ps.w.Name, side, variant, r.c.Params, r.res, r.c.Bytes, r.c.Flops, roofs))
+			ms = append(ms, Measurement(ps.w.Name, side, variant, r.c.Params, r.res, r.c.Bytes, r.c.Flops, roofs))
 		}
 	}
 	return ms
@@ -387,7 +387,7 @@ func (e *Env) measureAgain(sides [2]SideSpec, c workload.Case) ([2]timing.Result
 			s.Close()
 		}
 	}()
-	what := c.Name + " " + paramLabel(c.Params)
+	what := c.Name + " " + ParamLabel(c.Params)
 	for i, sp := range sides {
 		s, err := e.buildSide(sp, c, nil)
 		if err != nil {
@@ -398,7 +398,7 @@ func (e *Env) measureAgain(sides [2]SideSpec, c workload.Case) ([2]timing.Result
 			return out, err
 		}
 	}
-	e.progress("%s vs %s  %s (measured again)", sides[0].Label, sides[1].Label, what)
+	e.Progressf("%s vs %s  %s (measured again)", sides[0].Label, sides[1].Label, what)
 	ra, rb, err := timing.MeasurePair(e.Measure, ss[0].Run, ss[1].Run)
 	if err != nil {
 		return out, fmt.Errorf("%s vs %s %s: %w", sides[0].Label, sides[1].Label, what, err)

@@ -19,7 +19,7 @@ import (
 // file's rows, which then selects a prefix. Every workload selected must
 // read each file given. Errors are UsageErrors naming the parameter.
 func (c *RunConfig) LoadData(set func(name string) bool) error {
-	return usage(c.loadData(set))
+	return Usage(c.loadData(set))
 }
 
 func (c *RunConfig) loadData(set func(name string) bool) error {
@@ -45,7 +45,7 @@ func (c *RunConfig) loadData(set func(name string) bool) error {
 		v := p.Int(&c.Config)
 		if set(p.Name) {
 			if *v > count {
-				return invalid(p.Name, *v, "past the %d %s of %s", count, what, *file.String(&c.Config))
+				return Invalid(p.Name, *v, "past the %d %s of %s", count, what, *file.String(&c.Config))
 			}
 			return nil
 		}
@@ -63,7 +63,7 @@ func (c *RunConfig) loadData(set func(name string) bool) error {
 				return fileErr(workload.ParamVectors, err)
 			}
 			if v.ZeroRow >= 0 {
-				return invalid(workload.ParamVectors.Name, c.VectorsFile, "row %d is all zeros: its cosine similarity is undefined", v.ZeroRow)
+				return Invalid(workload.ParamVectors.Name, c.VectorsFile, "row %d is all zeros: its cosine similarity is undefined", v.ZeroRow)
 			}
 			c.Vectors, c.Dim = v, v.Dim
 			if err := prefix(workload.ParamN, workload.ParamVectors, v.Rows, "rows"); err != nil {
@@ -79,10 +79,10 @@ func (c *RunConfig) loadData(set func(name string) bool) error {
 				return fileErr(workload.ParamQueries, err)
 			}
 			if c.Vectors != nil && q.Dim != c.Vectors.Dim {
-				return invalid(workload.ParamQueries.Name, c.QueriesFile, "dimension %d, the vectors' %d", q.Shape[1], c.Vectors.Shape[1])
+				return Invalid(workload.ParamQueries.Name, c.QueriesFile, "dimension %d, the vectors' %d", q.Shape[1], c.Vectors.Shape[1])
 			}
 			if q.ZeroRow >= 0 {
-				return invalid(workload.ParamQueries.Name, c.QueriesFile, "row %d is all zeros: its cosine similarity is undefined", q.ZeroRow)
+				return Invalid(workload.ParamQueries.Name, c.QueriesFile, "row %d is all zeros: its cosine similarity is undefined", q.ZeroRow)
 			}
 			c.Queries, c.Dim = q, q.Dim
 			if err := prefix(workload.ParamQ, workload.ParamQueries, q.Rows, "rows"); err != nil {
@@ -100,7 +100,7 @@ func (c *RunConfig) loadData(set func(name string) bool) error {
 			return err
 		}
 		if set(workload.ParamDegree.Name) {
-			return invalid(workload.ParamDegree.Name, c.Degree, "the graph file %s sets the graph", c.GraphFile)
+			return Invalid(workload.ParamDegree.Name, c.Degree, "the graph file %s sets the graph", c.GraphFile)
 		}
 		c.Degree = max(1, (g.Shape[1]+g.Nodes-1)/g.Nodes)
 	}

@@ -60,7 +60,7 @@ func DevicesOf(impl, backend, tool string) (DevicesReport, error) {
 	im := wgpu.ImplDefault
 	if impl != "" {
 		if im, err = wgpu.ParseImpl(impl); err != nil {
-			return DevicesReport{}, usage(fmt.Errorf("--impl %q: %w", impl, err))
+			return DevicesReport{}, Usage(fmt.Errorf("--impl %q: %w", impl, err))
 		}
 	}
 	inst, err := wgpu.NewInstanceImpl(im, b)

@@ -75,7 +75,7 @@ func Open(sel AdapterSelect, opts timing.MeasureOpts, noTimestamps bool) (*Env, 
 	impl := wgpu.ImplDefault
 	if sel.Impl != "" {
 		if impl, err = wgpu.ParseImpl(sel.Impl); err != nil {
-			return nil, usage(fmt.Errorf("--impl %q: %w", sel.Impl, err))
+			return nil, Usage(fmt.Errorf("--impl %q: %w", sel.Impl, err))
 		}
 	}
 	dev, err := compute.Open(context.Background(), compute.Options{
@@ -157,7 +157,7 @@ var ErrInterrupted = errors.New("interrupted")
 // error wrapping ErrInterrupted and keeps the rows it finished.
 func (e *Env) Interrupt() { e.interrupted.Store(true) }
 
-func (e *Env) progress(format string, args ...any) {
+func (e *Env) Progressf(format string, args ...any) {
 	if e.Progress != nil {
 		fmt.Fprintf(e.Progress, format+"\n", args...)
 	}

@@ -72,7 +72,7 @@ func (f *fakeSide) side() workload.Side {
 // ErrWrongResult.
 func TestWrongResultIsNeverTimed(t *testing.T) {
 	f := &fakeSide{failOn: map[int]bool{1: true}}
-	_, err := measureSide("fake", f.side(), timing.MeasureOpts{Budget: 20 * time.Millisecond})
+	_, err := MeasureSide("fake", f.side(), timing.MeasureOpts{Budget: 20 * time.Millisecond})
 	if !errors.Is(err, ErrWrongResult) {
 		t.Fatalf("got %v, want ErrWrongResult", err)
 	}
@@ -84,7 +84,7 @@ func TestWrongResultIsNeverTimed(t *testing.T) {
 // A side that goes wrong during timing is caught by the check after it.
 func TestWrongResultAfterTimingIsRefused(t *testing.T) {
 	f := &fakeSide{failOn: map[int]bool{2: true}}
-	_, err := measureSide("fake", f.side(), timing.MeasureOpts{Budget: 20 * time.Millisecond})
+	_, err := MeasureSide("fake", f.side(), timing.MeasureOpts{Budget: 20 * time.Millisecond})
 	if !errors.Is(err, ErrWrongResult) {
 		t.Fatalf("got %v, want ErrWrongResult", err)
 	}
@@ -95,7 +95,7 @@ func TestWrongResultAfterTimingIsRefused(t *testing.T) {
 
 func TestRightResultIsTimed(t *testing.T) {
 	f := &fakeSide{}
-	res, err := measureSide("fake", f.side(), timing.MeasureOpts{Budget: 20 * time.Millisecond})
+	res, err := MeasureSide("fake", f.side(), timing.MeasureOpts{Budget: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -252,13 +252,13 @@ func (hr *hostRun) row(h hostsimd.Host, isAuto bool, sh hostShape) error {
 	if lvl, path, why := h.SingleChoice(int64(c.Bytes)); c.Name == workload.CosineSingle.Name {
 		variant = fmt.Sprintf("%s/%s-t%d", lvl, path, h.ThreadsFor(int64(c.Bytes)))
 		if isAuto {
-			rep.Summary = append(rep.Summary, fmt.Sprintf("%s%s %s ran %s: %s", LevelChoicePrefix, c.Name, paramLabel(c.Params), variant, why))
+			rep.Summary = append(rep.Summary, fmt.Sprintf("%s%s %s ran %s: %s", LevelChoicePrefix, c.Name, ParamLabel(c.Params), variant, why))
 		}
 	}
 	if isAuto {
 		variant = "auto:" + variant
 	}
-	hr.say("cpu %s %s %s", variant, c.Name, paramLabel(c.Params))
+	hr.say("cpu %s %s %s", variant, c.Name, ParamLabel(c.Params))
 	side, err := c.CPU(h)
 	if err != nil {
 		return err
@@ -280,13 +280,13 @@ func (hr *hostRun) row(h hostsimd.Host, isAuto bool, sh hostShape) error {
 	if cache == machine.DRAM {
 		before = probeState(hr.auto.ThreadCount())
 	}
-	res, err := measureSide("cpu "+c.Name, side, hr.cfg.Measure)
+	res, err := MeasureSide("cpu "+c.Name, side, hr.cfg.Measure)
 	side.Close()
 	if err != nil {
 		return err
 	}
-	params := append(c.Params, p("cache", cache))
-	m := measurement(c.Name, report.SideCPU, variant, params, res, c.Bytes, c.Flops, rf)
+	params := append(c.Params, ParamOf("cache", cache))
+	m := Measurement(c.Name, report.SideCPU, variant, params, res, c.Bytes, c.Flops, rf)
 	if before != nil {
 		m.State = before
 		if after := probeState(hr.auto.ThreadCount()); after.Label != before.Label {
@@ -338,7 +338,7 @@ func (c HostConfig) Validate() error {
 		v    int
 	}{{workload.ParamD.Name, c.Dim}, {workload.ParamN.Name, c.N}, {"n-cached", c.NCached}, {workload.ParamQ.Name, c.Q}} {
 		if x.v <= 0 {
-			return usage(invalid(x.name, x.v, "must be positive"))
+			return Usage(Invalid(x.name, x.v, "must be positive"))
 		}
 	}
 	if err := CheckThreads(c.Threads); err != nil {

@@ -38,7 +38,7 @@ func (f Fault) String(sides [2]SideSpec) string {
 // SIDE is a or b (the first or second of --sides).
 func ParseFault(s string) (Fault, error) {
 	bad := func(why string) (Fault, error) {
-		return Fault{}, invalid("fault", s, "%s (want a:slow=3@500-1000 or b:fail@700-900)", why)
+		return Fault{}, Invalid("fault", s, "%s (want a:slow=3@500-1000 or b:fail@700-900)", why)
 	}
 	side, rest, ok := strings.Cut(s, ":")
 	if !ok {
@@ -214,7 +214,7 @@ func (hs *hybridSides) build(ns []int) error {
 	if len(distinct) == 0 {
 		return nil
 	}
-	hs.e.progress("hybrid: building %s and %s at %d sizes", hs.sides[0].Label, hs.sides[1].Label, len(distinct))
+	hs.e.Progressf("hybrid: building %s and %s at %d sizes", hs.sides[0].Label, hs.sides[1].Label, len(distinct))
 	for _, n := range slices.Sorted(maps.Keys(distinct)) {
 		for i, sp := range hs.sides {
 			s, err := hs.e.buildSide(sp, hs.pr.At(n, hs.sk[i]), nil)

@@ -38,7 +38,7 @@ func hybridStream(hc HybridConfig, be *report.BreakEven, size int) ([]int, strin
 			}
 		}
 		if lo < 1 || hi > size || lo > hi {
-			return nil, "", invalid("min", lo, "with max %d: want 1 ≤ min ≤ max ≤ %d (the workload's size)", hi, size)
+			return nil, "", Invalid("min", lo, "with max %d: want 1 ≤ min ≤ max ≤ %d (the workload's size)", hi, size)
 		}
 		grid := hc.Grid
 		if grid <= 0 {
@@ -109,7 +109,7 @@ func (e *Env) hybridPilot(hc HybridConfig, built [2]map[int]workload.Side, grid 
 	sizes := slices.Compact(slices.Clone(grid))
 	times := [2]map[int][]float64{{}, {}}
 	r := rand.New(rand.NewPCG(hc.Seed, 0x5851f42d4c957f2d))
-	e.progress("hybrid: pilot of %s and %s at %d sizes", hc.Sides[0].Label, hc.Sides[1].Label, len(sizes))
+	e.Progressf("hybrid: pilot of %s and %s at %d sizes", hc.Sides[0].Label, hc.Sides[1].Label, len(sizes))
 	call := func(i, n int) (time.Duration, error) {
 		smp, err := verifiedRun(fmt.Sprintf("hybrid: pilot: %s n=%d", hc.Sides[i].Label, n), built[i][n])
 		return smp.Host, err

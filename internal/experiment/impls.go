@@ -14,7 +14,7 @@ import (
 func ParseImplList(s string) ([]string, error) {
 	impls, err := wgpu.ParseImpls(s)
 	if err != nil {
-		return nil, usage(fmt.Errorf("--impl %q: %w", s, err))
+		return nil, Usage(fmt.Errorf("--impl %q: %w", s, err))
 	}
 	var out []string
 	for _, i := range impls {

@@ -19,10 +19,10 @@ type LatencyConfig struct {
 // Validate checks the configuration, naming the bad flag.
 func (c LatencyConfig) Validate() error {
 	if c.Rounds != 0 && (c.Rounds < 3 || c.Rounds > 1000) {
-		return usage(fmt.Errorf("--rounds %d: must be in 3..1000", c.Rounds))
+		return Usage(fmt.Errorf("--rounds %d: must be in 3..1000", c.Rounds))
 	}
 	if c.MaxBytes != 0 && c.MaxBytes < 4 {
-		return usage(fmt.Errorf("--max-bytes %d: must be at least 4", c.MaxBytes))
+		return Usage(fmt.Errorf("--max-bytes %d: must be at least 4", c.MaxBytes))
 	}
 	return nil
 }
@@ -40,12 +40,12 @@ func (e *Env) Latency(c LatencyConfig) (*timing.Anatomy, error) {
 		return nil, err
 	}
 	if c.MaxBytes > e.Device.Limits.MaxBufferSize {
-		return nil, usage(fmt.Errorf("--max-bytes %d: above the adapter's maxBufferSize %d", c.MaxBytes, e.Device.Limits.MaxBufferSize))
+		return nil, Usage(fmt.Errorf("--max-bytes %d: above the adapter's maxBufferSize %d", c.MaxBytes, e.Device.Limits.MaxBufferSize))
 	}
 	if e.interrupted.Load() {
 		return nil, fmt.Errorf("before the latency anatomy: %w", ErrInterrupted)
 	}
-	e.progress("gpu  call latency anatomy (empty and tiny calls, K dispatches per submit, readback and upload curves)")
+	e.Progressf("gpu  call latency anatomy (empty and tiny calls, K dispatches per submit, readback and upload curves)")
 	return compute.MeasureLatency(context.Background(), e.Device, compute.LatencyOptions{Rounds: c.Rounds, MaxBytes: c.MaxBytes})
 }
 

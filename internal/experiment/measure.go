@@ -31,9 +31,9 @@ func verifiedRun(what string, s workload.Side) (timing.Sample, error) {
 	return smp, nil
 }
 
-// measureSide verifies a poisoned run, measures, then verifies the last
+// MeasureSide verifies a poisoned run, measures, then verifies the last
 // measured run's output again: no timing of a wrong result is reported.
-func measureSide(what string, s workload.Side, opts timing.MeasureOpts) (timing.Result, error) {
+func MeasureSide(what string, s workload.Side, opts timing.MeasureOpts) (timing.Result, error) {
 	if _, err := verifiedRun(what, s); err != nil {
 		return timing.Result{}, err
 	}
@@ -47,10 +47,10 @@ func measureSide(what string, s workload.Side, opts timing.MeasureOpts) (timing.
 	return res, nil
 }
 
-// gpuSample converts a runner's Timing into a timing.Sample and, when
+// GPUSample converts a runner's Timing into a timing.Sample and, when
 // tracing, records the call (host clock) and its passes (GPU ticks; placed
 // on the host clock when the trace is read, see Trace).
-func (e *Env) gpuSample(name string, start time.Time, t compute.Timing, err error) (timing.Sample, error) {
+func (e *Env) GPUSample(name string, start time.Time, t compute.Timing, err error) (timing.Sample, error) {
 	if e.tracing && err == nil {
 		e.recordCall(name, start, t)
 	}
@@ -59,7 +59,7 @@ func (e *Env) gpuSample(name string, start time.Time, t compute.Timing, err erro
 
 // gpu is what the workloads' GPU sides run with on this environment.
 func (e *Env) gpu() workload.GPU {
-	return workload.GPU{Device: e.Device, Timer: e.Timer, Sample: e.gpuSample}
+	return workload.GPU{Device: e.Device, Timer: e.Timer, Sample: e.GPUSample}
 }
 
 // Ceilings of both sides, as roofs.
@@ -148,8 +148,8 @@ func (r Roofs) of(side string) timing.Roof {
 	return r.CPU
 }
 
-// measurement fills a report.Measurement from a timing.Result.
-func measurement(workload, side, variant string, params []report.Param, res timing.Result, bytes, flops float64, roofs Roofs) report.Measurement {
+// Measurement fills a report.Measurement from a timing.Result.
+func Measurement(workload, side, variant string, params []report.Param, res timing.Result, bytes, flops float64, roofs Roofs) report.Measurement {
 	m := report.Measurement{
 		Workload: workload, Side: side, Variant: variant, Params: params,
 		Kernel: res.Kernel, EndToEnd: res.Host, Bytes: bytes, Flops: flops, Verified: true,
@@ -189,9 +189,9 @@ func place(m *report.Measurement, roof timing.Roof, t float64) bool {
 	return true
 }
 
-func p(key string, v any) report.Param { return report.Param{Key: key, Value: fmt.Sprint(v)} }
+func ParamOf(key string, v any) report.Param { return report.Param{Key: key, Value: fmt.Sprint(v)} }
 
-func paramLabel(ps []report.Param) string {
+func ParamLabel(ps []report.Param) string {
 	s := ""
 	for i, x := range ps {
 		if i > 0 {

@@ -21,10 +21,10 @@ const DefaultBudget = time.Second
 // CheckMeasure validates the budget and CI target of every command.
 func CheckMeasure(budget time.Duration, target float64) error {
 	if budget <= 0 {
-		return invalid("budget", budget, "must be positive")
+		return Invalid("budget", budget, "must be positive")
 	}
 	if !(target > 0 && target < 1) {
-		return invalid("target", target, "must be in (0, 1)")
+		return Invalid("target", target, "must be in (0, 1)")
 	}
 	return nil
 }
@@ -43,7 +43,7 @@ func ParseHost(level string, threads int) (hostsimd.Host, error) {
 			return h, err
 		}
 		if len(lv) != 1 {
-			return h, invalid("cpu-level", level, "name one level")
+			return h, Invalid("cpu-level", level, "name one level")
 		}
 		h.Level, h.FixLevel = lv[0], true
 	}
@@ -55,7 +55,7 @@ func ParseHost(level string, threads int) (hostsimd.Host, error) {
 // held for the rest of the process, and more only time-share the cores).
 func CheckThreads(threads int) error {
 	if m := hostsimd.MaxThreads(); threads < 0 || threads > m {
-		return usage(invalid("threads", threads, "must be in [0, %d] (at most %d per logical CPU on this machine's %d; 0: GOMAXPROCS)",
+		return Usage(Invalid("threads", threads, "must be in [0, %d] (at most %d per logical CPU on this machine's %d; 0: GOMAXPROCS)",
 			m, m/max(1, runtime.NumCPU()), runtime.NumCPU()))
 	}
 	return nil
@@ -78,7 +78,7 @@ func ParseLevels(s string) ([]hostsimd.Level, error) {
 			ok = ok || a == l
 		}
 		if !ok {
-			return nil, invalid("cpu-level", name, "this CPU does not support it (available: %v)", hostsimd.Available())
+			return nil, Invalid("cpu-level", name, "this CPU does not support it (available: %v)", hostsimd.Available())
 		}
 		out = append(out, l)
 	}
@@ -101,7 +101,7 @@ func ceilingBudget(m MeasureOpts) time.Duration {
 // measurements are flagged as noisy (--cv-warn, MeasureOpts.WarnCV).
 func CheckCVWarn(cv float64) error {
 	if !(cv > 0 && cv < 10) {
-		return invalid("cv-warn", cv, "must be in (0, 10) (a fraction: 0.05 is 5%%)")
+		return Invalid("cv-warn", cv, "must be in (0, 10) (a fraction: 0.05 is 5%%)")
 	}
 	return nil
 }
@@ -116,10 +116,10 @@ func ParseMaxMemory(s string) (int64, error) {
 	}
 	b, err := machine.ParseBytes(s)
 	if err != nil {
-		return 0, usage(invalid("max-memory", s, "not a positive size (e.g. 1GiB, 512MiB, 2GB)"))
+		return 0, Usage(Invalid("max-memory", s, "not a positive size (e.g. 1GiB, 512MiB, 2GB)"))
 	}
 	if b < machine.MinBudget {
-		return 0, usage(invalid("max-memory", s, "below %s, too little to measure past the caches", machine.IEC(machine.MinBudget)))
+		return 0, Usage(Invalid("max-memory", s, "below %s, too little to measure past the caches", machine.IEC(machine.MinBudget)))
 	}
 	return b, nil
 }

@@ -120,7 +120,7 @@ func NoMatchError(path string, res []*regexp.Regexp, shares []ProfileShare) erro
 	for _, f := range top {
 		names = append(names, fmt.Sprintf("%s (%.1f%%)", f.Name, 100*f.Share))
 	}
-	return usage(&ParamError{Name: "op", Value: strings.Join(none, ", "),
+	return Usage(&ParamError{Name: "op", Value: strings.Join(none, ", "),
 		Limit: "matches no function of " + path + "; its top functions (cumulative CPU): " + strings.Join(names, ", ")})
 }
 

@@ -92,7 +92,7 @@ func (e *Env) GPURoof(bytes uint64, rep *report.Report) (timing.Roof, error) {
 	if g := rep.Ceilings.GPU; g["read_gbs"] > 0 && g["fma_gflops"] > 0 {
 		return timing.Roof{PeakGFLOPs: g["fma_gflops"], BandwidthGBs: g["read_gbs"]}, nil
 	}
-	e.progress("gpu ceilings (read, write, copy, FMA)")
+	e.Progressf("gpu ceilings (read, write, copy, FMA)")
 	gc, err := compute.MeasureCeilings(e.Device, compute.CeilingOptions{Bytes: bytes})
 	if err != nil {
 		return timing.Roof{}, fmt.Errorf("gpu ceilings: %w", err)

@@ -25,7 +25,7 @@ func TestCeilingFractionUsesItsOwnSide(t *testing.T) {
 	}
 	// 0.5 GB in 1 s at 0.01 FLOP/byte: memory-bound on both sides.
 	for side, want := range map[string]float64{report.SideGPU: 0.5 / 100, report.SideCPU: 0.5 / 1} {
-		m := measurement("w", side, "v", nil, res, 0.5e9, 0.5e7, roofs)
+		m := Measurement("w", side, "v", nil, res, 0.5e9, 0.5e7, roofs)
 		if math.Abs(m.CeilingFrac-want) > 1e-9*want {
 			t.Errorf("%s: ceiling fraction %g, want %g (of its own roof)", side, m.CeilingFrac, want)
 		}
@@ -46,7 +46,7 @@ func TestPowersOf4(t *testing.T) {
 		{256, 1024, []int{256, 1024}},
 		{5, 5, []int{5}},
 	} {
-		if got := powersOf4(c.from, c.to); !reflect.DeepEqual(got, c.want) {
+		if got := PowersOf4(c.from, c.to); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("powersOf4(%d, %d) = %v, want %v", c.from, c.to, got, c.want)
 		}
 	}

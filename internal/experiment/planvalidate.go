@@ -61,7 +61,7 @@ func ValidatePlan(pl report.Plan, after string, before, afterWall float64, porte
 		ops = append(ops, portedOp{op.Regex, t})
 	}
 	if len(ops) == 0 {
-		return nil, usage(invalid("validate", after, "no operation has a call count (calls=N in --op, or a mix file's counts): nothing to validate"))
+		return nil, Usage(Invalid("validate", after, "no operation has a call count (calls=N in --op, or a mix file's counts): nothing to validate"))
 	}
 	rest := beforeWall * (1 - opsShare)
 	measured := afterWall - rest

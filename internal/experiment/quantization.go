@@ -57,10 +57,10 @@ func quantRows(c workload.Config, threads int) int {
 // with a stored precision; the default list is all of them).
 func (e *Env) Quantization(cfg RunConfig, minRecall float64, rep *report.Report) error {
 	if !(minRecall > 0 && minRecall <= 1) {
-		return usage(invalid("min-recall", minRecall, "a recall in (0, 1]"))
+		return Usage(Invalid("min-recall", minRecall, "a recall in (0, 1]"))
 	}
 	if cfg.Precision != "" && cfg.Precision != workload.PrecisionF32 {
-		return usage(invalid(workload.ParamPrecision.Name, cfg.Precision, "the quantization experiment runs every precision (%s): leave it out", strings.Join(workload.Precisions, ", ")))
+		return Usage(Invalid(workload.ParamPrecision.Name, cfg.Precision, "the quantization experiment runs every precision (%s): leave it out", strings.Join(workload.Precisions, ", ")))
 	}
 	have := QuantizationWorkloads()
 	if len(cfg.Workloads) == 0 || len(cfg.Workloads) == len(workload.Names()) {
@@ -68,7 +68,7 @@ func (e *Env) Quantization(cfg RunConfig, minRecall float64, rep *report.Report)
 	}
 	for _, w := range cfg.Workloads {
 		if !slices.Contains(have, w) {
-			return usage(invalid("workloads", w, "is not a single-query workload with a stored precision (have %s)", strings.Join(have, ", ")))
+			return Usage(Invalid("workloads", w, "is not a single-query workload with a stored precision (have %s)", strings.Join(have, ", ")))
 		}
 	}
 	cfg.Defaults()
@@ -84,7 +84,7 @@ func (e *Env) Quantization(cfg RunConfig, minRecall float64, rep *report.Report)
 	acc := map[string]workload.Accuracy{}
 	var precs []string
 	for _, p := range workload.Precisions {
-		e.progress("accuracy of %s over %d rows", p, cfg.N)
+		e.Progressf("accuracy of %s over %d rows", p, cfg.N)
 		c := cfg.Config
 		c.Precision = p
 		a, err := workload.StoredAccuracy(c, p, cfg.N, cfg.K)
@@ -221,7 +221,7 @@ func (e *Env) quantKnobs(w *workload.Descriptor, pr *workload.Prepared, cfg RunC
 	k := workload.Knobs{Workgroup: cfg.Workgroup, Tile: cfg.Tile, Variant: cfg.Variant}
 	if cfg.Variant != "" {
 		if err := w.CheckVariant(cfg.Variant); err != nil {
-			return k, usage(&ParamError{Name: "variant", Limit: err.Error()})
+			return k, Usage(&ParamError{Name: "variant", Limit: err.Error()})
 		}
 		return k, nil
 	}

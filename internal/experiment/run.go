@@ -78,7 +78,7 @@ func (c *RunConfig) descriptors() ([]*workload.Descriptor, error) {
 // descriptors. Its errors are UsageErrors.
 func (c *RunConfig) Validate(d *wgpu.Device) ([]*workload.Descriptor, error) {
 	ds, err := c.validate(d)
-	return ds, usage(err)
+	return ds, Usage(err)
 }
 
 func (c *RunConfig) validate(d *wgpu.Device) ([]*workload.Descriptor, error) {
@@ -100,7 +100,7 @@ func (c *RunConfig) validate(d *wgpu.Device) ([]*workload.Descriptor, error) {
 					have = append(have, d.Name)
 				}
 			}
-			return nil, invalid(workload.ParamPrecision.Name, c.Precision, "%s has no %s variant (have %v; pick them as the workloads)", w.Name, c.Precision, have)
+			return nil, Invalid(workload.ParamPrecision.Name, c.Precision, "%s has no %s variant (have %v; pick them as the workloads)", w.Name, c.Precision, have)
 		}
 		if w.Check != nil {
 			if err := w.Check(c.Config); err != nil {
@@ -140,9 +140,9 @@ func (c *RunConfig) validate(d *wgpu.Device) ([]*workload.Descriptor, error) {
 	return ds, nil
 }
 
-// powersOf4 returns from, 4·from, 16·from, … up to and including max
+// PowersOf4 returns from, 4·from, 16·from, … up to and including max
 // (from 0 means 1).
-func powersOf4(from, to int) []int {
+func PowersOf4(from, to int) []int {
 	var out []int
 	for b := max(from, 1); b < to; b *= 4 {
 		out = append(out, b)
@@ -167,7 +167,7 @@ func (e *Env) Ceilings(cfg RunConfig, rep *report.Report) (Roofs, error) {
 	if err := e.checkStop("gpu ceilings"); err != nil {
 		return Roofs{}, err
 	}
-	e.progress("gpu ceilings (read, write, copy, FMA intensities) over %s", fmtBytes(float64(gpuBytes)))
+	e.Progressf("gpu ceilings (read, write, copy, FMA intensities) over %s", fmtBytes(float64(gpuBytes)))
 	gc, err := compute.MeasureCeilings(e.Device, compute.CeilingOptions{Bytes: gpuBytes, Runs: runs, Intensities: intensities, Stop: e.stopped})
 	freeMemory()
 	if errors.Is(err, compute.ErrStopped) {
@@ -182,7 +182,7 @@ func (e *Env) Ceilings(cfg RunConfig, rep *report.Report) (Roofs, error) {
 	// software adapter).
 	var sk map[string]float64
 	if !cfg.QuickStaircase {
-		e.progress("gpu stream kernels (BabelStream's) over %s", fmtBytes(float64(gpuBytes)))
+		e.Progressf("gpu stream kernels (BabelStream's) over %s", fmtBytes(float64(gpuBytes)))
 		if sk, err = streamIntoGPUCeilings(e, &gc); err != nil {
 			return Roofs{}, err
 		}
@@ -204,7 +204,7 @@ func (e *Env) Ceilings(cfg RunConfig, rep *report.Report) (Roofs, error) {
 	if err := e.checkStop("cpu ceilings"); err != nil {
 		return Roofs{}, err
 	}
-	e.progress("cpu ceilings (read, write, copy, triad, FMA; all cores and one) over %s per array", fmtBytes(float64(cpuBytes)))
+	e.Progressf("cpu ceilings (read, write, copy, triad, FMA; all cores and one) over %s per array", fmtBytes(float64(cpuBytes)))
 	before := probeState(e.Host.ThreadCount())
 	all, _, keys, err := CPUCeilings(hostsimd.CeilingOpts{Bytes: cpuBytes, Budget: ceilingBudget(e.Measure), Stop: e.stopped})
 	freeMemory()
@@ -273,7 +273,7 @@ func (e *Env) RunSuite(cfg RunConfig, rep *report.Report) error {
 			return err
 		}
 	}
-	lines, err := recheckCPUReadCeilings(rep, int64(rep.Ceilings.CPU["bytes"]), e.Host.ThreadCount(), e.progress)
+	lines, err := recheckCPUReadCeilings(rep, int64(rep.Ceilings.CPU["bytes"]), e.Host.ThreadCount(), e.Progressf)
 	rep.Summary = append(rep.Summary, lines...)
 	if err != nil {
 		return err
@@ -284,7 +284,7 @@ func (e *Env) RunSuite(cfg RunConfig, rep *report.Report) error {
 		dramBytes = hostsimd.DefaultCeilingBytes()
 	}
 	lines, err = judgeByState(rep, roofs.CPU.PeakGFLOPs, func(why string) (report.CeilingPass, error) {
-		e.progress("cpu read ceiling again (%s)", why)
+		e.Progressf("cpu read ceiling again (%s)", why)
 		return measureReadPass(dramBytes, e.Host.ThreadCount(), why)
 	})
 	rep.Summary = append(rep.Summary, lines...)
@@ -293,7 +293,7 @@ func (e *Env) RunSuite(cfg RunConfig, rep *report.Report) error {
 	}
 	rep.Summary = append(rep.Summary, raiseGPUComputeCeiling(rep)...)
 	rep.Summary = append(rep.Summary, recheckCPUComputeCeiling(rep, func() (float64, error) {
-		e.progress("cpu FMA peak again (a row ran above it)")
+		e.Progressf("cpu FMA peak again (a row ran above it)")
 		c, err := e.Host.MeasureCeilings(hostsimd.CeilingOpts{Bytes: 1 << 20, Threads: e.Host.ThreadCount(), Stop: e.stopped})
 		return c.FMAGFLOPs, err
 	})...)
@@ -376,7 +376,7 @@ func batchesFor(cfg RunConfig, pr *workload.Prepared) []int {
 	if len(cfg.Batches) > 0 {
 		return cfg.Batches
 	}
-	return powersOf4(pr.MinBatch, pr.Size)
+	return PowersOf4(pr.MinBatch, pr.Size)
 }
 
 // atBatch returns the GPU and CPU measurements a break-even sweep made at
@@ -406,22 +406,22 @@ func (e *Env) timestampOverhead(c workload.Case, withTimer report.Measurement, r
 			return timing.Summary{}, fmt.Errorf("%s (%s): %w", c.Name, what, err)
 		}
 		defer s.Close()
-		res, err := measureSide("gpu "+c.Name+" ("+what+")", s, e.Measure)
+		res, err := MeasureSide("gpu "+c.Name+" ("+what+")", s, e.Measure)
 		return res.Host, err
 	}
-	e.progress("gpu  %s timestamp overhead (timestamps on)", c.Name)
+	e.Progressf("gpu  %s timestamp overhead (timestamps on)", c.Name)
 	on, err := measure(workload.GPU{Device: e.Device, Timer: e.Timer}, "timestamps on")
 	if err != nil {
 		return err
 	}
-	e.progress("gpu  %s timestamp overhead (timestamps off)", c.Name)
+	e.Progressf("gpu  %s timestamp overhead (timestamps off)", c.Name)
 	off, err := measure(workload.GPU{Device: e.Device}, "timestamps off")
 	if err != nil {
 		return err
 	}
 	r := timing.Ratio(on, off)
 	ci := fmt.Sprintf("95%% CI %+.1f%% … %+.1f%%", 100*(r.Lo-1), 100*(r.Hi-1))
-	where := fmt.Sprintf("at %s (on %s, off %s)", paramLabel(c.Params), on, off)
+	where := fmt.Sprintf("at %s (on %s, off %s)", ParamLabel(c.Params), on, off)
 	line := fmt.Sprintf("%s: timestamp queries cost %+.1f%% end to end (%s) %s", c.Name, 100*(r.Median-1), ci, where)
 	switch {
 	case r.Lo > 1+TimestampOverheadLimit:

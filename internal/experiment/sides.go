@@ -54,7 +54,7 @@ func (s SideSpec) Timed(clock string) string {
 func ParseSides(s string) ([2]SideSpec, error) {
 	parts := strings.Split(s, ",")
 	if len(parts) != 2 {
-		return [2]SideSpec{}, invalid("sides", s, "name exactly two sides, e.g. gpu,cpu or cpu:threads=1,cpu:threads=2")
+		return [2]SideSpec{}, Invalid("sides", s, "name exactly two sides, e.g. gpu,cpu or cpu:threads=1,cpu:threads=2")
 	}
 	var out [2]SideSpec
 	for i, p := range parts {
@@ -65,7 +65,7 @@ func ParseSides(s string) ([2]SideSpec, error) {
 		out[i] = sp
 	}
 	if out[0].Label == out[1].Label {
-		return out, invalid("sides", s, "the two sides are the same (%s)", out[0].Label)
+		return out, Invalid("sides", s, "the two sides are the same (%s)", out[0].Label)
 	}
 	return out, nil
 }

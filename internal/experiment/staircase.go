@@ -307,7 +307,7 @@ func (e *Env) staircase(quick bool, rep *report.Report) (*report.Staircase, erro
 	}
 	budget := uint64(memoryBudget(quick))
 	past := stairPast(m, threads)
-	e.progress("cache staircase: cpu read bandwidth from %d KiB until it stops changing (past %s, within the %s memory budget)",
+	e.Progressf("cache staircase: cpu read bandwidth from %d KiB until it stops changing (past %s, within the %s memory budget)",
 		stairMin>>10, fmtBytes(float64(past)), fmtBytes(float64(budget)))
 	top, reached, err := sweepCPU(budget, past, step, func(b uint64) (report.StairPoint, error) {
 		if err := e.checkStop("cache staircase"); err != nil {
@@ -336,7 +336,7 @@ func (e *Env) staircase(quick bool, rep *report.Report) (*report.Staircase, erro
 		// A ceiling bench holds its buffer twice on the device and once
 		// on the host (CeilingArrays buffers of it).
 		lim := min(e.Device.Limits.MaxStorageBufferBindingSize, e.Device.Limits.MaxBufferSize, budget/hostsimd.CeilingArrays)
-		e.progress("cache staircase: gpu read bandwidth, %d KiB … %s", stairMin>>10, fmtBytes(float64(min(top, lim))))
+		e.Progressf("cache staircase: gpu read bandwidth, %d KiB … %s", stairMin>>10, fmtBytes(float64(min(top, lim))))
 		for _, b := range stairSizes(top, lim, quick) {
 			if err := e.checkStop("cache staircase"); err != nil {
 				return st, err

@@ -41,9 +41,9 @@ func (c StreamConfig) Validate() error {
 		var fe *stream.FieldError
 		if errors.As(err, &fe) {
 			// The CLI's flags are the fields' names in lower case.
-			return usage(fmt.Errorf("--%s %d: must be %s", strings.ToLower(fe.Field), fe.Value, fe.Want))
+			return Usage(fmt.Errorf("--%s %d: must be %s", strings.ToLower(fe.Field), fe.Value, fe.Want))
 		}
-		return usage(err)
+		return Usage(err)
 	}
 	if err := CheckThreads(c.Threads); err != nil {
 		return err

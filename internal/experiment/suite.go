@@ -13,12 +13,12 @@ import (
 // timing of a wrong result is reported.
 func (e *Env) measureCase(w workload.Case, roofs Roofs) ([]report.Measurement, error) {
 	var out []report.Measurement
-	label := fmt.Sprintf("%s %s", w.Name, paramLabel(w.Params))
+	label := fmt.Sprintf("%s %s", w.Name, ParamLabel(w.Params))
 	if e.interrupted.Load() {
 		return nil, fmt.Errorf("before %s: %w", label, ErrInterrupted)
 	}
 	if w.GPU != nil {
-		e.progress("gpu  %s", label)
+		e.Progressf("gpu  %s", label)
 		g, err := w.GPU(e.gpu())
 		if err != nil {
 			return nil, fmt.Errorf("gpu %s: %w", label, err)
@@ -26,18 +26,18 @@ func (e *Env) measureCase(w workload.Case, roofs Roofs) ([]report.Measurement, e
 		// The host's state at the start and end of the row: the GPU
 		// side's host work moves with it too.
 		before := probeState(e.Host.ThreadCount())
-		res, err := measureSide("gpu "+label, e.traced(w, g), e.Measure)
+		res, err := MeasureSide("gpu "+label, e.traced(w, g), e.Measure)
 		e.traceCtx = traceCtx{}
 		g.Close()
 		if err != nil {
 			return nil, err
 		}
-		m := measurement(w.Name, report.SideGPU, w.Variant, w.Params, res, w.Bytes, w.Flops, roofs)
+		m := Measurement(w.Name, report.SideGPU, w.Variant, w.Params, res, w.Bytes, w.Flops, roofs)
 		m.State, m.StateEnd = before, probeState(e.Host.ThreadCount())
 		out = append(out, m)
 	}
 	if w.CPU != nil {
-		e.progress("cpu  %s", label)
+		e.Progressf("cpu  %s", label)
 		c, err := w.CPU(e.Host)
 		if err != nil {
 			return nil, fmt.Errorf("cpu %s: %w", label, err)
@@ -48,12 +48,12 @@ func (e *Env) measureCase(w workload.Case, roofs Roofs) ([]report.Measurement, e
 		if _, lvl, _ := roofs.forBytes(report.SideCPU, w.Bytes); lvl == "dram" {
 			before = probeState(e.Host.ThreadCount())
 		}
-		res, err := measureSide("cpu "+label, c, e.Measure)
+		res, err := MeasureSide("cpu "+label, c, e.Measure)
 		c.Close()
 		if err != nil {
 			return nil, err
 		}
-		m := measurement(w.Name, report.SideCPU, cpuVariant(e.Host), w.Params, res, w.Bytes, w.Flops, roofs)
+		m := Measurement(w.Name, report.SideCPU, cpuVariant(e.Host), w.Params, res, w.Bytes, w.Flops, roofs)
 		if before != nil {
 			m.State = before
 			if after := probeState(e.Host.ThreadCount()); after.Label != before.Label {

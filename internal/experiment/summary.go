@@ -26,14 +26,14 @@ func HostSummary(r *report.Report) []string {
 	generic := map[string]float64{} // workload + params → generic level's median
 	for _, m := range r.Measurements {
 		if strings.HasPrefix(m.Variant, "generic") {
-			generic[m.Workload+" "+paramLabel(m.Params)] = m.Time().Median
+			generic[m.Workload+" "+ParamLabel(m.Params)] = m.Time().Median
 		}
 	}
 	for _, m := range r.Measurements {
 		if m.Side != report.SideCPU {
 			continue
 		}
-		where := paramLabel(m.Params)
+		where := ParamLabel(m.Params)
 		var s string
 		switch {
 		case m.Bound == "memory" && readBW > 0:

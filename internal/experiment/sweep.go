@@ -49,7 +49,7 @@ func (e *Env) Sweep(kernel string, cfg RunConfig, sizes, tiles []int, rep *repor
 				have = append(have, d.Name)
 			}
 		}
-		return usage(fmt.Errorf("kernel %q has no %s knob to sweep; the %s sweep applies to %v", kernel, knob, knob, have))
+		return Usage(fmt.Errorf("kernel %q has no %s knob to sweep; the %s sweep applies to %v", kernel, knob, knob, have))
 	}
 	if len(values) == 0 {
 		return fmt.Errorf("sweep %s: no %s values to sweep", kernel, knob)
@@ -71,7 +71,7 @@ func (e *Env) Sweep(kernel string, cfg RunConfig, sizes, tiles []int, rep *repor
 		}
 	}
 	if len(fits) == 0 {
-		return usage(invalid(flag, "", "%s: the adapter %q runs none of them (%v)", joinInts(values), e.Device.Info.Name, reject))
+		return Usage(Invalid(flag, "", "%s: the adapter %q runs none of them (%v)", joinInts(values), e.Device.Info.Name, reject))
 	}
 	pr, err := e.prepare(w, cfg.Config)
 	if err != nil {
@@ -85,7 +85,7 @@ func (e *Env) Sweep(kernel string, cfg RunConfig, sizes, tiles []int, rep *repor
 	if !designHas(pr, design, knob) {
 		with := designsWith(w, pr, knob)
 		if cfg.Variant != "" || len(with) == 0 {
-			return usage(fmt.Errorf("sweep %s: the design %s (%s) has no %s knob; pass --variant with a design that has one (%s)",
+			return Usage(fmt.Errorf("sweep %s: the design %s (%s) has no %s knob; pass --variant with a design that has one (%s)",
 				kernel, design, why, knob, strings.Join(with, ", ")))
 		}
 		// The design run uses lacks the knob: sweep the best family that
@@ -145,7 +145,7 @@ func (e *Env) bestWith(w *workload.Descriptor, pr *workload.Prepared, cfg RunCon
 		}
 		c := pr.At(pr.Size, k)
 		c.CPU = nil
-		e.progress("gpu  %s %s: which design with a %s knob is fastest", w.Name, d, knob)
+		e.Progressf("gpu  %s %s: which design with a %s knob is fastest", w.Name, d, knob)
 		ms, err := e.measureCase(c, Roofs{})
 		if err != nil {
 			if errors.Is(err, ErrWrongResult) {
@@ -174,7 +174,7 @@ func (ks *knobSweep) compareWith(runDesign string) error {
 	b := ks.best()
 	c := ks.pr.At(ks.pr.Size, workload.Knobs{Workgroup: ks.cfg.Workgroup, Tile: ks.cfg.Tile, Variant: runDesign})
 	c.CPU = nil
-	ks.e.progress("gpu  %s %s: the design run uses, for comparison", kernel, runDesign)
+	ks.e.Progressf("gpu  %s %s: the design run uses, for comparison", kernel, runDesign)
 	ms, err := ks.e.measureCase(c, Roofs{})
 	if err != nil {
 		return fmt.Errorf("sweep %s: measuring %s, the design run uses: %w", kernel, runDesign, err)
@@ -272,11 +272,11 @@ func (ks *knobSweep) measure(v int) (ok bool, err error) {
 	}
 	m := ms[0]
 	t := m.Time()
-	sp := report.SweepPoint{Label: label, Params: append(m.Params, p("variant", m.Variant)), Time: t, GBs: m.GBs}
+	sp := report.SweepPoint{Label: label, Params: append(m.Params, ParamOf("variant", m.Variant)), Time: t, GBs: m.GBs}
 	kernel := ks.s.Workload
 	if ks.w.Idle != nil {
 		if msg := ks.w.Idle(ks.cfg.Config, ks.knobs(v)); msg != "" {
-			sp.Params = append(sp.Params, p("idle", msg))
+			sp.Params = append(sp.Params, ParamOf("idle", msg))
 			ks.rep.Warnings = append(ks.rep.Warnings, fmt.Sprintf("%s sweep %s: %s", kernel, label, msg))
 		}
 	}
@@ -384,7 +384,7 @@ func (ks *knobSweep) conclude(notes []string, lo, hi int, why string) {
 func (e *Env) designOf(w *workload.Descriptor, pr *workload.Prepared, cfg RunConfig, rep *report.Report) (string, string, error) {
 	if cfg.Variant != "" {
 		if err := w.CheckVariant(cfg.Variant); err != nil {
-			return "", "", usage(&ParamError{Name: "variant", Limit: err.Error()})
+			return "", "", Usage(&ParamError{Name: "variant", Limit: err.Error()})
 		}
 		return cfg.Variant, "forced by --variant", nil
 	}
@@ -518,12 +518,12 @@ func (e *Env) memComputeAt(w *workload.Descriptor, pr *workload.Prepared, cfg Ru
 	if probeWG == 0 {
 		probeWG = compute.DefaultWorkgroup
 	}
-	e.progress("gpu  memory-compute %s C (%s)", w.Name, c.Variant)
+	e.Progressf("gpu  memory-compute %s C (%s)", w.Name, c.Variant)
 	side, err := c.GPU(e.gpu())
 	if err != nil {
 		return ex, fmt.Errorf("memory-compute %s C: %w", w.Name, err)
 	}
-	resC, err := measureSide("memory-compute "+w.Name+" C", side, e.Measure)
+	resC, err := MeasureSide("memory-compute "+w.Name+" C", side, e.Measure)
 	side.Close()
 	if err != nil {
 		return ex, err
@@ -541,7 +541,7 @@ func (e *Env) memComputeAt(w *workload.Descriptor, pr *workload.Prepared, cfg Ru
 	}
 	sums := map[string]timing.Summary{compute.VariantFull: pick(resC)}
 	for _, v := range []string{compute.VariantEmpty, compute.VariantMemory, compute.VariantCompute} {
-		e.progress("gpu  memory-compute %s %s", w.Name, v)
+		e.Progressf("gpu  memory-compute %s %s", w.Name, v)
 		// Run verifies every output itself (compute.ErrVerify on mismatch).
 		res, err := timing.Measure(e.Measure, func() (timing.Sample, error) {
 			return workload.SampleOf(ms.Run(v, e.Timer))
@@ -572,8 +572,8 @@ func (e *Env) memComputeAt(w *workload.Descriptor, pr *workload.Prepared, cfg Ru
 	}
 	ex = report.Experiment{
 		Workload: w.Name, Side: report.SideGPU,
-		Params: append(append([]report.Param(nil), c.Params...), p("variant", c.Variant), p("wg", probeWG),
-			p("bytes", ms.Bytes), p("flops_b", ms.Flops), p("dispatches", ms.Dispatches)),
+		Params: append(append([]report.Param(nil), c.Params...), ParamOf("variant", c.Variant), ParamOf("wg", probeWG),
+			ParamOf("bytes", ms.Bytes), ParamOf("flops_b", ms.Flops), ParamOf("dispatches", ms.Dispatches)),
 		A: a, B: b, C: cc, E: &em, Classification: cl,
 	}
 	return ex, nil
@@ -604,6 +604,6 @@ func joinInts(v []int) string {
 // writer first: an index build or a large graph can take a minute, and
 // the progress display says what runs meanwhile.
 func (e *Env) prepare(w *workload.Descriptor, c workload.Config) (*workload.Prepared, error) {
-	e.progress("data %s: generating or reading the inputs (and their float64 reference)", w.Name)
+	e.Progressf("data %s: generating or reading the inputs (and their float64 reference)", w.Name)
 	return w.Prepare(c)
 }

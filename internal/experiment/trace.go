@@ -58,7 +58,7 @@ func (e *Env) traced(c workload.Case, s workload.Side) workload.Side {
 	if warm == 0 {
 		warm = timing.DefaultWarmup
 	}
-	e.traceCtx = traceCtx{workload: c.Name, params: paramLabel(c.Params), bytes: c.Bytes, warmup: warm}
+	e.traceCtx = traceCtx{workload: c.Name, params: ParamLabel(c.Params), bytes: c.Bytes, warmup: warm}
 	run := s.Run
 	s.Run = func() (timing.Sample, error) {
 		e.traceCtx.calls++

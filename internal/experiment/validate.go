@@ -39,10 +39,10 @@ type WorkloadConfig = workload.Config
 // Params returns every workload parameter, in the command line's order.
 func Params() []*Param { return workload.Params() }
 
-// invalid returns a *ParamError for name at value v (formatted with %v,
+// Invalid returns a *ParamError for name at value v (formatted with %v,
 // strings with %q; "" leaves the value to the limit) breaking limit (a
 // format with args).
-func invalid(name string, v any, limit string, args ...any) *ParamError {
+func Invalid(name string, v any, limit string, args ...any) *ParamError {
 	val := fmt.Sprint(v)
 	if s, ok := v.(string); ok && s != "" {
 		val = strconv.Quote(s)
@@ -50,8 +50,8 @@ func invalid(name string, v any, limit string, args ...any) *ParamError {
 	return &ParamError{Name: name, Value: val, Limit: fmt.Sprintf(limit, args...)}
 }
 
-// usage wraps err (nil stays nil) as a UsageError.
-func usage(err error) error {
+// Usage wraps err (nil stays nil) as a UsageError.
+func Usage(err error) error {
 	if err == nil {
 		return nil
 	}
@@ -87,7 +87,7 @@ func checkHostMemory(what string, need float64, quick bool) error {
 		if m.MaxMemory <= 0 {
 			src += "; --max-memory sets it"
 		}
-		return usage(fmt.Errorf("%s needs about %s of host memory; the memory budget is %s (%s)",
+		return Usage(fmt.Errorf("%s needs about %s of host memory; the memory budget is %s (%s)",
 			what, iec(need), iec(float64(limit)), src))
 	}
 	return nil
@@ -139,10 +139,10 @@ func (c *RunConfig) checkBatches(ds []*workload.Descriptor) error {
 	seen := map[int]bool{}
 	for _, b := range c.Batches {
 		if b <= 0 {
-			return invalid("batches", "", "%d is not a positive batch size", b)
+			return Invalid("batches", "", "%d is not a positive batch size", b)
 		}
 		if seen[b] {
-			return invalid("batches", "", "%d is given twice (each batch size is one point of the fit)", b)
+			return Invalid("batches", "", "%d is given twice (each batch size is one point of the fit)", b)
 		}
 		seen[b] = true
 	}
@@ -155,7 +155,7 @@ func (c *RunConfig) checkBatches(ds []*workload.Descriptor) error {
 		limit, why, _ := searchCap(w, *c, size, 0)
 		for _, b := range c.Batches {
 			if b > limit {
-				return invalid("batches", "", "%d is past %d, the largest %s of %s a break-even measures (%s)", b, limit, w.Batch, w.Name, why)
+				return Invalid("batches", "", "%d is past %d, the largest %s of %s a break-even measures (%s)", b, limit, w.Batch, w.Name, why)
 			}
 		}
 	}

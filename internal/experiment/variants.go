@@ -336,7 +336,7 @@ func (e *Env) SelectVariant(w *workload.Descriptor, pr *workload.Prepared, n int
 		}
 		return k, VariantChoice{}, nil
 	}
-	shape := paramLabel(pr.At(n, k).Params)
+	shape := ParamLabel(pr.At(n, k).Params)
 	// The key names the variants tried, so a family that gains a design
 	// is measured again rather than served a choice made without it.
 	wgs := e.workgroupsToTry(k.Workgroup)
@@ -351,7 +351,7 @@ func (e *Env) SelectVariant(w *workload.Descriptor, pr *workload.Prepared, n int
 		return k, ch, nil
 	}
 	cands := e.variantCandidates(w, pr, n, k, wgs)
-	e.progress("gpu  %s %s: selecting among %d variants (%d configurations)", w.Name, shape, len(w.Variants), len(cands))
+	e.Progressf("gpu  %s %s: selecting among %d variants (%d configurations)", w.Name, shape, len(w.Variants), len(cands))
 	ch, err := autotune(w.Name+" "+shape, cands, autotuneCalls, func(s string) {
 		if rep != nil {
 			rep.Warnings = append(rep.Warnings, s)
@@ -453,7 +453,7 @@ func (e *Env) VariantSweep(kernel string, cfg RunConfig, rep *report.Report) err
 		}
 		m := ms[0]
 		t := m.Time()
-		s.Points = append(s.Points, report.SweepPoint{Label: c.Variant, Params: append(m.Params, p("variant", m.Variant)), Time: t, GBs: m.GBs})
+		s.Points = append(s.Points, report.SweepPoint{Label: c.Variant, Params: append(m.Params, ParamOf("variant", m.Variant)), Time: t, GBs: m.GBs})
 		rep.Measurements = append(rep.Measurements, m)
 		if i == 0 {
 			def = t.Median
@@ -507,11 +507,11 @@ func checkUnderCeiling(rep *report.Report, read float64) []string {
 		}
 		f := m.GBs / read
 		if f > worst {
-			worst, where = f, fmt.Sprintf("%s %s %s", m.Workload, m.Variant, paramLabel(m.Params))
+			worst, where = f, fmt.Sprintf("%s %s %s", m.Workload, m.Variant, ParamLabel(m.Params))
 		}
 		if f > underMeasuredFrac {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("GPU read ceiling under-measured: %s %s %s moves %.2f GB/s = %.0f%% of the run's read ceiling %.2f GB/s (limit %.0f%%)",
-				m.Workload, m.Variant, paramLabel(m.Params), m.GBs, 100*f, read, 100*underMeasuredFrac))
+				m.Workload, m.Variant, ParamLabel(m.Params), m.GBs, 100*f, read, 100*underMeasuredFrac))
 		}
 	}
 	if where == "" {
@@ -531,6 +531,6 @@ func outsideKernel(m report.Measurement) string {
 	}
 	out := m.EndToEnd.Median - m.Kernel.Median
 	return fmt.Sprintf("%s %s %s: %s per call outside the kernel (%.0f%% of end to end %s; kernel %s)",
-		m.Workload, m.Variant, paramLabel(m.Params), timing.FormatSeconds(out), 100*out/m.EndToEnd.Median,
+		m.Workload, m.Variant, ParamLabel(m.Params), timing.FormatSeconds(out), 100*out/m.EndToEnd.Median,
 		timing.FormatSeconds(m.EndToEnd.Median), timing.FormatSeconds(m.Kernel.Median))
 }

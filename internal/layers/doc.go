@@ -4,7 +4,7 @@
 // user does) imports nothing under internal/; a package under internal/
 // imports only internal packages of a lower layer:
 //
-//	experiment            the measurements (and any rooms under it)
+//	experiment            the measurements, in rooms ranked in layers_test.go
 //	workload              the descriptors the measurements run
 //	report dataset verify machine
 //	gputest testmem buildcheck bundlecheck layers   test support

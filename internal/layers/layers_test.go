@@ -31,6 +31,17 @@ var layer = map[string]int{
 	"layers":      0,
 }
 
+// room ranks the packages under internal/experiment, its rooms: a room
+// imports only rooms of a lower rank, never a sibling of its own rank or
+// one above it. The base (internal/experiment itself: device, host,
+// budget, progress, one verified measurement of a case) is 0; the
+// families that others build on (ceilings, break-even search) sit above
+// it, and the commands' families on top.
+var room = map[string]int{
+	"":       0,
+	"kernel": 3,
+}
+
 // exempt names the imports of internal/ a public package may still make,
 // each with its reason.
 var exempt = map[[2]string]string{}
@@ -137,7 +148,11 @@ func violations(pkgs map[string]*pkg) []string {
 		}
 		for _, ip := range append(slices.Clone(p.imports), p.testImports...) {
 			to := internalTop(ip)
-			if to == "" || to == from {
+			if to == "" {
+				continue
+			}
+			if to == from {
+				out = append(out, roomViolation(dir, ip)...)
 				continue
 			}
 			if r, ok := layer[to]; ok && r >= rank {
@@ -146,7 +161,31 @@ func violations(pkgs map[string]*pkg) []string {
 		}
 	}
 	sort.Strings(out)
-	return out
+	return slices.Compact(out)
+}
+
+// roomViolation checks one import between two packages of the same
+// top-level internal package: under internal/experiment, against the
+// rooms' ranks.
+func roomViolation(dir, ip string) []string {
+	const top = "internal/experiment"
+	if !under(dir, top) || !under(ip, top) {
+		return nil
+	}
+	name := func(d string) string { return strings.TrimPrefix(strings.TrimPrefix(d, top), "/") }
+	from, to := name(dir), name(ip)
+	rf, ok := room[from]
+	if !ok {
+		return []string{fmt.Sprintf("%s has no room rank: give it one in internal/layers", dir)}
+	}
+	rt, ok := room[to]
+	if !ok {
+		return []string{fmt.Sprintf("%s has no room rank: give it one in internal/layers", ip)}
+	}
+	if from != to && rt >= rf {
+		return []string{fmt.Sprintf("%s (room %d) imports %s (room %d): a room imports only rooms below it", dir, rf, ip, rt)}
+	}
+	return nil
 }
 
 func root(t *testing.T) string {
@@ -200,18 +239,22 @@ func TestInternalLayers(t *testing.T) {
 // The checks catch planted violations of each rule.
 func TestViolationsCatchPlanted(t *testing.T) {
 	pkgs := map[string]*pkg{
-		"dispatch":            {imports: []string{"timing", "internal/report"}, testImports: []string{"internal/report"}},
-		"hostsimd":            {imports: []string{"internal/machine"}},
-		"examples/vsearch":    {imports: []string{"internal/dataset"}},
-		"internal/report":     {imports: []string{"timing"}, testImports: []string{"internal/experiment"}},
-		"internal/workload":   {imports: []string{"internal/report", "internal/workload/sub"}},
-		"internal/dataset":    {imports: []string{"internal/verify"}},
-		"internal/experiment": {imports: []string{"internal/workload", "internal/experiment/env"}},
-		"internal/newthing":   {},
+		"dispatch":                   {imports: []string{"timing", "internal/report"}, testImports: []string{"internal/report"}},
+		"hostsimd":                   {imports: []string{"internal/machine"}},
+		"examples/vsearch":           {imports: []string{"internal/dataset"}},
+		"internal/report":            {imports: []string{"timing"}, testImports: []string{"internal/experiment"}},
+		"internal/workload":          {imports: []string{"internal/report", "internal/workload/sub"}},
+		"internal/dataset":           {imports: []string{"internal/verify"}},
+		"internal/experiment":        {imports: []string{"internal/workload"}, testImports: []string{"internal/experiment/kernel"}},
+		"internal/experiment/kernel": {imports: []string{"internal/experiment"}},
+		"internal/experiment/lost":   {imports: []string{"internal/experiment"}},
+		"internal/newthing":          {},
 	}
 	got := violations(pkgs)
 	want := []string{
 		"internal/dataset (layer 1) imports internal/verify (layer 1): an import must point to a lower layer",
+		"internal/experiment (room 0) imports internal/experiment/kernel (room 3): a room imports only rooms below it",
+		"internal/experiment/lost has no room rank: give it one in internal/layers",
 		"internal/newthing has no layer: give it one in internal/layers",
 		"internal/report (layer 1) imports internal/experiment (layer 3): an import must point to a lower layer",
 		"public package dispatch imports internal/report",

@@ -1,4 +1,4 @@
-package experiment
+package kernel
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
@@ -59,18 +61,18 @@ func (c KernelConfig) points() ([]kernelPoint, *wgpu.WGSLModuleInfo, error) {
 		return nil, nil, err
 	}
 	if len(c.Dispatch) == 0 || len(c.Dispatch) > 3 {
-		return nil, nil, invalid("dispatch", "", "want X[,Y[,Z]], got %d values", len(c.Dispatch))
+		return nil, nil, experiment.Invalid("dispatch", "", "want X[,Y[,Z]], got %d values", len(c.Dispatch))
 	}
 	values := []float64{0}
 	if c.SweepName != "" {
 		if _, ok := info.Overrides[c.SweepName]; !ok {
-			return nil, nil, &ParamError{Name: "sweep", Value: c.SweepName, Limit: "the shader has no override constant " + c.SweepName}
+			return nil, nil, &experiment.ParamError{Name: "sweep", Value: c.SweepName, Limit: "the shader has no override constant " + c.SweepName}
 		}
 		if _, clash := c.Constants[c.SweepName]; clash {
-			return nil, nil, &ParamError{Name: "sweep", Value: c.SweepName, Limit: "also given as a constant: name it once"}
+			return nil, nil, &experiment.ParamError{Name: "sweep", Value: c.SweepName, Limit: "also given as a constant: name it once"}
 		}
 		if len(c.SweepValues) == 0 {
-			return nil, nil, &ParamError{Name: "sweep", Value: c.SweepName, Limit: "no values"}
+			return nil, nil, &experiment.ParamError{Name: "sweep", Value: c.SweepName, Limit: "no values"}
 		}
 		values = c.SweepValues
 	}
@@ -95,10 +97,10 @@ func (c KernelConfig) points() ([]kernelPoint, *wgpu.WGSLModuleInfo, error) {
 		for i, expr := range c.Dispatch {
 			n, err := info.EvalInt(expr, set)
 			if err != nil {
-				return nil, nil, &ParamError{Name: "dispatch", Value: strings.Join(c.Dispatch, ","), Limit: err.Error()}
+				return nil, nil, &experiment.ParamError{Name: "dispatch", Value: strings.Join(c.Dispatch, ","), Limit: err.Error()}
 			}
 			if n < 1 || n > 1<<32-1 {
-				return nil, nil, &ParamError{Name: "dispatch", Value: strings.Join(c.Dispatch, ","), Limit: fmt.Sprintf("%c = %d at %s: must be ≥ 1", "XYZ"[i], n, kp.label)}
+				return nil, nil, &experiment.ParamError{Name: "dispatch", Value: strings.Join(c.Dispatch, ","), Limit: fmt.Sprintf("%c = %d at %s: must be ≥ 1", "XYZ"[i], n, kp.label)}
 			}
 			kp.dispatch[i] = uint32(n)
 		}
@@ -107,10 +109,10 @@ func (c KernelConfig) points() ([]kernelPoint, *wgpu.WGSLModuleInfo, error) {
 	return out, info, nil
 }
 
-// Kernel profiles a user's compute shader: the GPU ceilings of this run,
+// Run profiles a user's compute shader: the GPU ceilings of this run,
 // then each configuration (one, or one per swept constant value) checked
 // for repeatable, finite output, timed, and placed against the ceilings.
-func (e *Env) Kernel(cfg KernelConfig, rep *report.Report) error {
+func Run(e *experiment.Env, cfg KernelConfig, rep *report.Report) error {
 	pts, _, err := cfg.points()
 	if err != nil {
 		return err
@@ -134,13 +136,13 @@ func (e *Env) Kernel(cfg KernelConfig, rep *report.Report) error {
 			return err
 		}
 	}
-	e.progress("gpu ceilings (read, write, copy, FMA intensities)")
+	e.Progressf("gpu ceilings (read, write, copy, FMA intensities)")
 	gc, err := compute.MeasureCeilings(e.Device, compute.CeilingOptions{Bytes: cfg.CeilingBytes})
 	if err != nil {
 		return fmt.Errorf("gpu ceilings: %w", err)
 	}
 	rep.Ceilings.GPU = map[string]float64{"read_gbs": gc.ReadGBs, "write_gbs": gc.WriteGBs, "copy_gbs": gc.CopyGBs, "fma_gflops": gc.PeakGFLOPs}
-	roofs := Roofs{GPU: timing.Roof{PeakGFLOPs: gc.PeakGFLOPs, BandwidthGBs: gc.ReadGBs}}
+	roofs := experiment.Roofs{GPU: timing.Roof{PeakGFLOPs: gc.PeakGFLOPs, BandwidthGBs: gc.ReadGBs}}
 
 	name := "kernel:" + filepath.Base(cfg.File)
 	sw := report.Sweep{Name: cfg.SweepName, Workload: name, Side: report.SideGPU}
@@ -151,17 +153,17 @@ func (e *Env) Kernel(cfg KernelConfig, rep *report.Report) error {
 		if bytes == 0 {
 			bytes, estimated = k.DeclaredBytes(), true
 		}
-		params := []report.Param{p("entry", k.Entry()), p("dispatch", fmt.Sprintf("%d,%d,%d", pt.dispatch[0], pt.dispatch[1], pt.dispatch[2]))}
+		params := []report.Param{experiment.ParamOf("entry", k.Entry()), experiment.ParamOf("dispatch", fmt.Sprintf("%d,%d,%d", pt.dispatch[0], pt.dispatch[1], pt.dispatch[2]))}
 		for _, c := range sortedConsts(pt.consts) {
-			params = append(params, p(c, pt.consts[c]))
+			params = append(params, experiment.ParamOf(c, pt.consts[c]))
 		}
-		e.progress("gpu  %s %s", name, paramLabel(params))
+		e.Progressf("gpu  %s %s", name, experiment.ParamLabel(params))
 		side := workload.Side{
 			Poison: func() {},
 			Run: func() (timing.Sample, error) {
 				start := time.Now()
 				t, err := k.Run(e.Timer)
-				return e.gpuSample(name, start, t, err)
+				return e.GPUSample(name, start, t, err)
 			},
 			Verify: func() error {
 				if cfg.NoCheck {
@@ -170,11 +172,11 @@ func (e *Env) Kernel(cfg KernelConfig, rep *report.Report) error {
 				return k.Check()
 			},
 		}
-		res, err := measureSide("gpu "+name, side, e.Measure)
+		res, err := experiment.MeasureSide("gpu "+name, side, e.Measure)
 		if err != nil {
 			return err
 		}
-		m := measurement(name, report.SideGPU, variantLabel(pt.label), params, res, bytes, cfg.Flops, roofs)
+		m := experiment.Measurement(name, report.SideGPU, variantLabel(pt.label), params, res, bytes, cfg.Flops, roofs)
 		switch {
 		case cfg.NoCheck:
 			m.Verified = false
@@ -238,7 +240,7 @@ func sortedConsts(c wgpu.Constants) []string {
 // --buffer).
 func ParseBufferSpec(s string) (compute.BufferSpec, error) {
 	bad := func(why string) (compute.BufferSpec, error) {
-		return compute.BufferSpec{}, invalid("buffer", s, "%s (want NAME=TYPE:COUNT[:INIT], e.g. x=f32:1048576:rand)", why)
+		return compute.BufferSpec{}, experiment.Invalid("buffer", s, "%s (want NAME=TYPE:COUNT[:INIT], e.g. x=f32:1048576:rand)", why)
 	}
 	name, rest, ok := strings.Cut(s, "=")
 	name = strings.TrimSpace(name)
@@ -284,14 +286,14 @@ func CheckKernelConfig(c KernelConfig) error {
 			found = found || e == c.Entry
 		}
 		if !found {
-			return &ParamError{Name: "entry", Value: c.Entry, Limit: fmt.Sprintf("the shader has no @compute entry point %s (have %s)", c.Entry, strings.Join(info.Entries, ", "))}
+			return &experiment.ParamError{Name: "entry", Value: c.Entry, Limit: fmt.Sprintf("the shader has no @compute entry point %s (have %s)", c.Entry, strings.Join(info.Entries, ", "))}
 		}
 	} else if len(info.Entries) != 1 {
-		return &ParamError{Name: "entry", Limit: fmt.Sprintf("the shader has %d @compute entry points (%s): name one", len(info.Entries), strings.Join(info.Entries, ", "))}
+		return &experiment.ParamError{Name: "entry", Limit: fmt.Sprintf("the shader has %d @compute entry points (%s): name one", len(info.Entries), strings.Join(info.Entries, ", "))}
 	}
 	for k := range c.Constants {
 		if _, ok := info.Overrides[k]; !ok {
-			return &ParamError{Name: "const", Value: k, Limit: "the shader has no override constant " + k}
+			return &experiment.ParamError{Name: "const", Value: k, Limit: "the shader has no override constant " + k}
 		}
 	}
 	return nil

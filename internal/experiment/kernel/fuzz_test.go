@@ -1,9 +1,11 @@
-package experiment
+package kernel
 
 import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 )
 
 // FuzzParseBufferSpec: --buffer specs never panic; an accepted one has a
@@ -15,7 +17,7 @@ func FuzzParseBufferSpec(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		b, err := ParseBufferSpec(s)
 		if err != nil {
-			var pe *ParamError
+			var pe *experiment.ParamError
 			if !errors.As(err, &pe) || pe.Name != "buffer" {
 				t.Fatalf("error is not a ParamError naming buffer: %v", err)
 			}
@@ -33,7 +35,7 @@ func FuzzParseWorkloads(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		ws, err := ParseWorkloads(s)
+		ws, err := experiment.ParseWorkloads(s)
 		if err == nil && len(ws) == 0 {
 			t.Fatalf("%q accepted as no workloads", s)
 		}

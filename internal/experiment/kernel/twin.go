@@ -1,4 +1,4 @@
-package experiment
+package kernel
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"math"
 	"path/filepath"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
@@ -29,7 +31,7 @@ func TwinWorkloads() []string {
 	return out
 }
 
-// KernelTwin compares a user's kernel with the CPU side of the built-in
+// Twin compares a user's kernel with the CPU side of the built-in
 // workload twin, which computes the same operation: at each batch size n
 // the kernel gets the twin's inputs in its storage buffers of the same
 // names (created as f32 when not declared with --buffer), the override
@@ -37,10 +39,10 @@ func TwinWorkloads() []string {
 // and its dispatch evaluated with N = n; its output is checked against the
 // twin's float64 reference before and after timing. The break-even is
 // timing.CompareExecutors over batch sizes from 1 to the twin's size.
-func (e *Env) KernelTwin(ctx context.Context, kc KernelConfig, twin string, rc RunConfig, budget time.Duration, rep *report.Report) error {
+func Twin(ctx context.Context, e *experiment.Env, kc KernelConfig, twin string, rc experiment.RunConfig, budget time.Duration, rep *report.Report) error {
 	w, err := workload.Lookup(twin)
 	if err != nil {
-		return usage(&ParamError{Name: "cpu-twin", Value: twin, Limit: err.Error()})
+		return experiment.Usage(&experiment.ParamError{Name: "cpu-twin", Value: twin, Limit: err.Error()})
 	}
 	rc.Workloads = []string{twin}
 	rc.Defaults()
@@ -52,7 +54,7 @@ func (e *Env) KernelTwin(ctx context.Context, kc KernelConfig, twin string, rc R
 		return err
 	}
 	if pr.At(1, workload.Knobs{}).Twin == nil {
-		return usage(&ParamError{Name: "cpu-twin", Value: twin, Limit: fmt.Sprintf("has no kernel interface (have %v)", TwinWorkloads())})
+		return experiment.Usage(&experiment.ParamError{Name: "cpu-twin", Value: twin, Limit: fmt.Sprintf("has no kernel interface (have %v)", TwinWorkloads())})
 	}
 	info, err := wgpu.ScanWGSL(kc.Source)
 	if err != nil {
@@ -67,9 +69,9 @@ func (e *Env) KernelTwin(ctx context.Context, kc KernelConfig, twin string, rc R
 		s.Poison()
 		return timing.Call{Run: s.Run, Verify: s.Verify, Close: s.Close}, nil
 	}}
-	gpu := timing.Executor{Name: name, At: func(n int) (timing.Call, error) { return e.twinKernelCall(kc, info, rc.Dim, pr, name, n) }}
-	e.progress("%s vs %s: adaptive break-even", name, cpu.Name)
-	sizes := powersOf4(1, pr.Size)
+	gpu := timing.Executor{Name: name, At: func(n int) (timing.Call, error) { return twinKernelCall(e, kc, info, rc.Dim, pr, name, n) }}
+	e.Progressf("%s vs %s: adaptive break-even", name, cpu.Name)
+	sizes := experiment.PowersOf4(1, pr.Size)
 	if len(sizes) < 3 {
 		sizes = []int{1, max(2, pr.Size/2), pr.Size}
 	}
@@ -108,7 +110,7 @@ func f32le(v []float32) []byte {
 // (added where the user declared none), the overrides N and D are set where
 // the shader declares them, and the dispatch expressions are evaluated at
 // N = n. Verify checks the output against the twin's reference.
-func (e *Env) twinKernelCall(kc KernelConfig, info *wgpu.WGSLModuleInfo, dim int, pr *workload.Prepared, name string, n int) (timing.Call, error) {
+func twinKernelCall(e *experiment.Env, kc KernelConfig, info *wgpu.WGSLModuleInfo, dim int, pr *workload.Prepared, name string, n int) (timing.Call, error) {
 	c := pr.At(n, workload.Knobs{})
 	tw := c.Twin
 	set := map[string]int64{"N": int64(n)}
@@ -129,7 +131,7 @@ func (e *Env) twinKernelCall(kc KernelConfig, info *wgpu.WGSLModuleInfo, dim int
 	for i, expr := range kc.Dispatch {
 		v, err := info.EvalInt(expr, set)
 		if err != nil || v < 1 || v > 1<<32-1 {
-			return timing.Call{}, &ParamError{Name: "dispatch", Value: expr, Limit: fmt.Sprintf("at N = %d: %v (value %d)", n, err, v)}
+			return timing.Call{}, &experiment.ParamError{Name: "dispatch", Value: expr, Limit: fmt.Sprintf("at N = %d: %v (value %d)", n, err, v)}
 		}
 		dispatch[i] = uint32(v)
 	}
@@ -161,7 +163,7 @@ func (e *Env) twinKernelCall(kc KernelConfig, info *wgpu.WGSLModuleInfo, dim int
 		Run: func() (timing.Sample, error) {
 			start := time.Now()
 			t, err := k.Run(e.Timer)
-			return e.gpuSample(name, start, t, err)
+			return e.GPUSample(name, start, t, err)
 		},
 		Verify: func() error {
 			b, err := k.Read(tw.Output)
