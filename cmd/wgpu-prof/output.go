@@ -147,6 +147,9 @@ func (o *outputFlags) emit(stdout io.Writer, r *report.Report, extra ...report.D
 		f := f
 		files = append(files, report.DirFile{Name: f.name, Write: func(w io.Writer) error { return writeFormat(w, f.format, r, true) }})
 	}
+	if r != nil && r.Backends != nil {
+		files = append(files, report.DirFile{Name: "side-by-side.csv", Write: func(w io.Writer) error { return report.WriteSideBySideCSV(w, r) }})
+	}
 	if o.plot {
 		files = append(files, plotFiles(r)...)
 	}

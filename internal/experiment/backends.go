@@ -240,10 +240,19 @@ func backendCell(run BackendResult, workload, side string) report.BackendCell {
 		for _, be := range r.BreakEvens {
 			if be.Workload == workload && be.Clock == "end-to-end" {
 				c.Crossover = be.Fitted.String()
+				if f := be.GPUFit; gpuIsSideB(be) && f.Overhead > 0 {
+					c.CallCost, c.CallCostLo, c.CallCostHi = f.Overhead, max(f.OverheadCI[0], 0), f.OverheadCI[1]
+				}
 			}
 		}
 	}
 	return c
+}
+
+// gpuIsSideB reports whether be's side B (GPUFit) is the GPU: a
+// GPU-vs-CPU break-even, not one between two CPU executors.
+func gpuIsSideB(be report.BreakEven) bool {
+	return len(be.Sides) < 2 || strings.HasPrefix(be.Sides[1], report.SideGPU)
 }
 
 // times formats a ratio ≥ 1 as "2.3×" (under 10) or "42×".

@@ -30,8 +30,9 @@ func ParseImplList(s string) ([]string, error) {
 // (report.Backends, By "implementation") gives per workload each
 // implementation's kernel and end-to-end medians, the end-to-end ratio to
 // the first implementation with its 95% CI (the ratio of the far ends of
-// the two medians' CIs), the kernel ratio, and which is faster: "tie"
-// when the ratio's CI holds 1.
+// the two medians' CIs), the kernel ratio, which is faster ("tie" when
+// the ratio's CI holds 1), and each implementation's fixed cost of one
+// call (the end-to-end break-even fit's intercept).
 func MergeImpls(runs []BackendResult) *report.Report {
 	for _, run := range runs {
 		if run.Report == nil {
@@ -115,6 +116,9 @@ func implLines(b *report.Backends) []string {
 			p := fmt.Sprintf("%s GPU end-to-end %s", c.Implementation, timing.FormatSeconds(c.EndToEnd))
 			if c.Kernel > 0 {
 				p += ", kernel " + timing.FormatSeconds(c.Kernel)
+			}
+			if c.CallCost > 0 {
+				p += ", fixed cost per call " + timing.FormatSeconds(c.CallCost)
 			}
 			if i > 0 && c.VsFirst > 0 {
 				p += fmt.Sprintf(", %.2f× %s's end-to-end time", c.VsFirst, r.Cells[0].Implementation)

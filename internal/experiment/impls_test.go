@@ -85,3 +85,33 @@ func TestParseImplList(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeImplsCallCost: each implementation's fixed cost per call is the
+// intercept of its own end-to-end GPU-vs-CPU break-even fit, with the
+// fit's CI; the kernel-clock fit and a CPU-vs-CPU break-even do not count.
+func TestMergeImplsCallCost(t *testing.T) {
+	withFits := func(run BackendResult, e2e, kernel float64) BackendResult {
+		run.Report.BreakEvens = []report.BreakEven{
+			{Workload: "w", Clock: "kernel", GPUFit: timing.LinearFit{Overhead: kernel, OverheadCI: [2]float64{kernel / 2, kernel * 2}}},
+			{Workload: "w", Clock: "end-to-end", Sides: []string{"cpu:threads=1", "cpu:threads=2"}, GPUFit: timing.LinearFit{Overhead: 1}},
+			{Workload: "w", Clock: "end-to-end", GPUFit: timing.LinearFit{Overhead: e2e, OverheadCI: [2]float64{-e2e, 2 * e2e}}},
+		}
+		return run
+	}
+	rep := MergeImpls([]BackendResult{
+		withFits(implRun("wgpu-native", 2e-3, 1.9e-3, 2.1e-3, 1e-3), 300e-6, 1e-6),
+		withFits(implRun("dawn", 2e-3, 1.9e-3, 2.1e-3, 1e-3), 150e-6, 2e-6),
+	})
+	for i, want := range []float64{300e-6, 150e-6} {
+		c := rep.Backends.Rows[0].Cells[i]
+		if c.CallCost != want || c.CallCostLo != 0 || c.CallCostHi != 2*want {
+			t.Errorf("%s: fixed cost per call %g [%g, %g], want %g [0, %g]", c.Implementation, c.CallCost, c.CallCostLo, c.CallCostHi, want, 2*want)
+		}
+	}
+	if cpu := rep.Backends.Rows[1]; cpu.Side != report.SideCPU || cpu.Cells[0].CallCost != 0 {
+		t.Errorf("CPU row carries a GPU call cost: %+v", cpu)
+	}
+	if !strings.Contains(rep.Verdicts[0], "fixed cost per call 300µs") || !strings.Contains(rep.Verdicts[0], "fixed cost per call 150µs") {
+		t.Errorf("answer line names no fixed cost per call: %q", rep.Verdicts[0])
+	}
+}

@@ -1,7 +1,10 @@
 package report
 
 import (
+	"encoding/csv"
 	"fmt"
+	"io"
+	"strconv"
 	"strings"
 
 	"github.com/wgpu-prof/wgpu-prof/timing"
@@ -74,6 +77,26 @@ type BackendCell struct {
 	VsFirstHi      float64 `json:"vs_first_ci_hi,omitempty"`
 	KernelVsFirst  float64 `json:"kernel_vs_first,omitempty"`
 	Faster         string  `json:"faster,omitempty"`
+	// CallCost is the fixed cost of one GPU call in seconds: the intercept
+	// of the end-to-end break-even fit (the time the fit gives a batch of
+	// none: encode, submit, wait and read back around an empty kernel),
+	// with its 95% CI in CallCostLo/Hi; 0 without a break-even fit. Set
+	// in a comparison of implementations, GPU rows only.
+	CallCost   float64 `json:"call_cost_s,omitempty"`
+	CallCostLo float64 `json:"call_cost_ci_lo_s,omitempty"`
+	CallCostHi float64 `json:"call_cost_ci_hi_s,omitempty"`
+}
+
+// callCostString formats a cell's fixed cost per call with its CI, or "-".
+func callCostString(c BackendCell) string {
+	if c.CallCost <= 0 {
+		return "-"
+	}
+	s := timing.FormatSeconds(c.CallCost)
+	if c.CallCostHi > c.CallCostLo && c.CallCostLo >= 0 {
+		s += fmt.Sprintf(" [%s, %s]", timing.FormatSeconds(c.CallCostLo), timing.FormatSeconds(c.CallCostHi))
+	}
+	return s
 }
 
 // adapterLabel is "backend (name)".
@@ -95,7 +118,11 @@ func backendTable(b *Backends) [][]string {
 	}
 	for i, a := range b.Adapters {
 		l := label(a.Adapter)
-		head = append(head, l+" end-to-end", l+" kernel", l+" verdict")
+		head = append(head, l+" end-to-end", l+" kernel")
+		if byImpl {
+			head = append(head, l+" fixed/call")
+		}
+		head = append(head, l+" verdict")
 		if i > 0 {
 			head = append(head, fmt.Sprintf("%s/%s", l, label(b.Adapters[0].Adapter)))
 			if byImpl {
@@ -108,13 +135,21 @@ func backendTable(b *Backends) [][]string {
 		row := []string{r.Workload, r.Side, orDash(paramString(r.Params, " "))}
 		for i, c := range r.Cells {
 			if c.Missing != "" {
-				row = append(row, "-", "-", "not measured: "+firstClause(c.Missing))
+				row = append(row, "-", "-")
+				if byImpl {
+					row = append(row, "-")
+				}
+				row = append(row, "not measured: "+firstClause(c.Missing))
 			} else {
 				k := "-"
 				if c.Kernel > 0 {
 					k = timing.FormatSeconds(c.Kernel)
 				}
-				row = append(row, timing.FormatSeconds(c.EndToEnd), k, orDash(c.Verdict))
+				row = append(row, timing.FormatSeconds(c.EndToEnd), k)
+				if byImpl {
+					row = append(row, callCostString(c))
+				}
+				row = append(row, orDash(c.Verdict))
 			}
 			if i > 0 {
 				ratio := "-"
@@ -158,7 +193,7 @@ func (t *textWriter) backends(r *Report) {
 		return
 	}
 	if b.By == "implementation" {
-		t.section("Implementations side by side (each workload at its default size; b/a: b's end-to-end median over a's, below 1× b is faster; faster: tie when the ratio's 95% CI holds 1×)")
+		t.section("Implementations side by side (each workload at its default size; b/a: b's end-to-end median over a's, below 1× b is faster; faster: tie when the ratio's 95% CI holds 1×; fixed/call: the fixed cost of one GPU call, the end-to-end break-even fit's intercept with its 95% CI)")
 	} else {
 		t.section("Backends side by side (each workload at its default size; b/a: b's end-to-end median over a's, below 1× b is faster)")
 	}
@@ -185,7 +220,7 @@ func (h *htmlWriter) backends(r *Report) {
 		return
 	}
 	if b.By == "implementation" {
-		h.p("<h2 id=\"backends\">Implementations side by side</h2>\n<p class=\"note\">Each workload at its default size through every WebGPU implementation on the same adapter; the ratio is the end-to-end median over the first implementation's (below 1× faster), with the 95%% CI of the ratio; tie when it holds 1×.</p>\n<ul>\n")
+		h.p("<h2 id=\"backends\">Implementations side by side</h2>\n<p class=\"note\">Each workload at its default size through every WebGPU implementation on the same adapter; the ratio is the end-to-end median over the first implementation's (below 1× faster), with the 95%% CI of the ratio; tie when it holds 1×. Fixed/call is the fixed cost of one GPU call (encode, submit, wait, read back), the intercept of the end-to-end break-even fit with its 95%% CI, beside the kernel time.</p>\n<ul>\n")
 	} else {
 		h.p("<h2 id=\"backends\">Backends side by side</h2>\n<p class=\"note\">Each workload at its default size on every adapter; the ratio is the end-to-end median over the first adapter's (below 1× faster).</p>\n<ul>\n")
 	}
@@ -213,4 +248,56 @@ func (h *htmlWriter) backends(r *Report) {
 		rows = append(rows, row)
 	}
 	h.table(t[0], rows)
+}
+
+// SideBySideCSVHeader heads WriteSideBySideCSV's rows.
+var SideBySideCSVHeader = []string{
+	"workload", "side", "params", "by", "run", "backend", "adapter", "implementation", "variant",
+	"e2e_median_s", "e2e_lo_s", "e2e_hi_s", "kernel_median_s", "call_cost_s", "call_cost_lo_s", "call_cost_hi_s",
+	"vs_first", "vs_first_lo", "vs_first_hi", "kernel_vs_first", "faster", "verdict", "crossover", "missing",
+}
+
+// WriteSideBySideCSV writes the side-by-side comparison (r.Backends), one
+// row per workload, side and run: run is the index of the adapter or
+// implementation in the comparison (0 is the one the ratios divide by),
+// times in seconds, ratios as plain numbers. Only the header without a
+// comparison.
+func WriteSideBySideCSV(w io.Writer, r *Report) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(SideBySideCSVHeader); err != nil {
+		return fmt.Errorf("report: WriteSideBySideCSV: %w", err)
+	}
+	g := func(v float64) string {
+		if v == 0 {
+			return ""
+		}
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	if r != nil && r.Backends != nil {
+		b := r.Backends
+		by := b.By
+		if by == "" {
+			by = "backend"
+		}
+		for _, row := range b.Rows {
+			for i, c := range row.Cells {
+				impl := c.Implementation
+				if impl == "" && i < len(b.Adapters) {
+					impl = b.Adapters[i].Adapter.Implementation
+				}
+				rec := []string{row.Workload, row.Side, paramString(row.Params, ";"), by, strconv.Itoa(i),
+					c.Backend, c.Adapter, impl, c.Variant,
+					g(c.EndToEnd), g(c.EndToEndLo), g(c.EndToEndHi), g(c.Kernel), g(c.CallCost), g(c.CallCostLo), g(c.CallCostHi),
+					g(c.VsFirst), g(c.VsFirstLo), g(c.VsFirstHi), g(c.KernelVsFirst), c.Faster, c.Verdict, c.Crossover, c.Missing}
+				if err := cw.Write(rec); err != nil {
+					return fmt.Errorf("report: WriteSideBySideCSV: %w", err)
+				}
+			}
+		}
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("report: WriteSideBySideCSV: %w", err)
+	}
+	return nil
 }

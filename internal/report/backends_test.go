@@ -136,3 +136,61 @@ func TestRegimesFiguresNamed(t *testing.T) {
 		}
 	}
 }
+
+// A comparison of implementations shows each one's fixed cost per call
+// beside its kernel time, with the ratio's CI and the faster one, in the
+// text, HTML, the side-by-side CSV and the bench names.
+func TestImplsSideBySideOutputs(t *testing.T) {
+	m := func(impl string, sec float64) Measurement {
+		return Measurement{Workload: "hnsw", Side: SideGPU, Variant: "lanes", Backend: "vulkan", Adapter: "llvmpipe", Implementation: impl,
+			EndToEnd: timing.Summary{Median: sec, N: 10}, Verified: true}
+	}
+	r := &Report{Schema: SchemaVersion, Adapter: AdapterInfo{Name: "llvmpipe", Backend: "vulkan", Implementation: "wgpu-native"},
+		Measurements: []Measurement{m("wgpu-native", 2e-3), m("dawn", 1e-3)},
+		Backends: &Backends{By: "implementation",
+			Adapters: []BackendRun{
+				{Adapter: AdapterInfo{Name: "llvmpipe", Backend: "vulkan", Implementation: "wgpu-native", ImplementationVersion: "29"}},
+				{Adapter: AdapterInfo{Name: "llvmpipe", Backend: "vulkan", Implementation: "dawn", ImplementationVersion: "133"}}},
+			Rows: []BackendRow{{Workload: "hnsw", Side: SideGPU, Cells: []BackendCell{
+				{Backend: "vulkan", Implementation: "wgpu-native", EndToEnd: 2e-3, Kernel: 1e-3, CallCost: 400e-6, CallCostLo: 300e-6, CallCostHi: 500e-6},
+				{Backend: "vulkan", Implementation: "dawn", EndToEnd: 1e-3, Kernel: 0.9e-3, CallCost: 120e-6, CallCostLo: 100e-6, CallCostHi: 140e-6,
+					VsFirst: 0.5, VsFirstLo: 0.45, VsFirstHi: 0.55, KernelVsFirst: 0.9, Faster: "dawn"},
+			}}},
+		}}
+	var txt, html, sbs, bench bytes.Buffer
+	if err := WriteText(&txt, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHTML(&html, r); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"text": txt.String(), "html": html.String()} {
+		for _, want := range []string{"wgpu-native fixed/call", "dawn fixed/call", "400µs [300µs, 500µs]", "120µs [100µs, 140µs]", "0.45–0.55×", "dawn/wgpu-native"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s lacks %q:\n%s", name, want, out)
+			}
+		}
+	}
+	if err := WriteSideBySideCSV(&sbs, r); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&sbs).ReadAll()
+	if err != nil || len(rows) != 3 {
+		t.Fatalf("side-by-side CSV: %v %q", err, rows)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	d := rows[2]
+	if d[col["implementation"]] != "dawn" || d[col["by"]] != "implementation" || d[col["call_cost_s"]] != "0.00012" ||
+		d[col["vs_first_lo"]] != "0.45" || d[col["faster"]] != "dawn" || rows[1][col["vs_first"]] != "" {
+		t.Errorf("side-by-side CSV rows: %q", rows)
+	}
+	if err := WriteBench(&bench, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(bench.String(), "/impl=wgpu_native/") || !strings.Contains(bench.String(), "/impl=dawn/") {
+		t.Errorf("bench rows must name their implementation:\n%s", bench.String())
+	}
+}

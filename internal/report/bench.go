@@ -124,6 +124,9 @@ func benchName(m *Measurement) string {
 		}
 	}
 	part("side", m.Side)
+	// A run of several implementations names each row's, so that
+	// benchstat -col /impl puts them side by side.
+	part("impl", m.Implementation)
 	part("variant", m.Variant)
 	for _, p := range m.Params {
 		part(p.Key, p.Value)

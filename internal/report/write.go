@@ -93,14 +93,15 @@ func WriteJSON(w io.Writer, r *Report) error {
 // kernel time; "ceiling" names the measured ceiling ceiling_frac is a
 // fraction of ("GPU read 3.10 GB/s"); host_state and round_trip_ns are
 // the host's state probed before the row, host_state_end the probe after
-// it when that differs (HostState).
+// it when that differs (HostState); implementation names the WebGPU
+// implementation in a run of several side by side.
 var CSVHeader = []string{
 	"workload", "side", "variant", "params",
 	"e2e_samples", "e2e_median_s", "e2e_lo_s", "e2e_hi_s", "e2e_cv",
 	"kernel_samples", "kernel_median_s", "kernel_lo_s", "kernel_hi_s", "kernel_cv",
 	"bytes_per_call", "flop_per_call", "gb_per_s", "gflop_per_s", "ceiling_frac", "bound", "verified", "warnings", "ceiling",
 	"host_state", "round_trip_ns", "host_state_end",
-	"backend", "adapter",
+	"backend", "adapter", "implementation",
 }
 
 // WriteCSV writes one row per measurement under CSVHeader. Params are
@@ -148,7 +149,7 @@ func WriteCSV(w io.Writer, r *Report) error {
 		} else {
 			row = append(row, "")
 		}
-		row = append(row, m.Backend, m.Adapter)
+		row = append(row, m.Backend, m.Adapter, m.Implementation)
 		if err := cw.Write(row); err != nil {
 			return fmt.Errorf("report: WriteCSV: %w", err)
 		}
