@@ -69,18 +69,38 @@ type BreakEvenResult struct {
 // (PredictCrossover). It is the break-even wgpu-prof computes for its
 // built-in workloads, for any two executors of one operation.
 func CompareExecutors(ctx context.Context, a, b Executor, o CompareOpts) (BreakEvenResult, error) {
+	o, err := o.resolve(a, b)
+	if err != nil {
+		return BreakEvenResult{}, fmt.Errorf("timing: CompareExecutors: %w", err)
+	}
+	deadline := time.Now().Add(o.Budget)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	c := &comparison{ctx: ctx, ex: [2]Executor{a, b}, o: o, runs: map[int][2]Summary{}}
+	so := SearchOpts{Sizes: o.Sizes, Max: o.Max, MaxReason: o.MaxReason, Deadline: deadline, Refine: c.probe}
+	res, err := SearchCrossover(so, a.Name, b.Name, func(n int) (Summary, Summary, error) { return c.probe(n, 0) })
+	if err != nil {
+		return BreakEvenResult{}, err
+	}
+	return c.fit(res)
+}
+
+// resolve checks o and the executors and fills o's defaults: Max the
+// largest size given, Budget 2 minutes.
+func (o CompareOpts) resolve(a, b Executor) (CompareOpts, error) {
 	if a.At == nil || b.At == nil {
-		return BreakEvenResult{}, fmt.Errorf("timing: CompareExecutors: %w: an executor has no At", ErrCompare)
+		return o, fmt.Errorf("%w: an executor has no At", ErrCompare)
 	}
 	if len(o.Sizes) < 3 {
-		return BreakEvenResult{}, fmt.Errorf("timing: CompareExecutors: %w: %d sizes; a fit needs at least 3", ErrCompare, len(o.Sizes))
+		return o, fmt.Errorf("%w: %d sizes; a fit needs at least 3", ErrCompare, len(o.Sizes))
 	}
 	for _, n := range o.Sizes {
 		if n < 1 {
-			return BreakEvenResult{}, fmt.Errorf("timing: CompareExecutors: %w: size %d is not positive", ErrCompare, n)
+			return o, fmt.Errorf("%w: size %d is not positive", ErrCompare, n)
 		}
-		o.Max = max(o.Max, 0)
 	}
+	o.Max = max(o.Max, 0)
 	if o.Max == 0 {
 		for _, n := range o.Sizes {
 			o.Max = max(o.Max, n)
@@ -89,94 +109,114 @@ func CompareExecutors(ctx context.Context, a, b Executor, o CompareOpts) (BreakE
 			o.MaxReason = "the largest size given"
 		}
 	}
-	budget := o.Budget
-	if budget <= 0 {
-		budget = defaultCompareBudget
+	if o.Budget <= 0 {
+		o.Budget = defaultCompareBudget
 	}
-	deadline := time.Now().Add(budget)
-	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
-		deadline = d
+	return o, nil
+}
+
+// comparison is one CompareExecutors in progress: the host times of both
+// executors at every size measured (the last measurement of each).
+type comparison struct {
+	ctx  context.Context
+	ex   [2]Executor
+	o    CompareOpts
+	runs map[int][2]Summary
+}
+
+// probe measures both executors at n side by side (MeasurePair), each
+// verified before and after it is timed; tight > 0 halves the CI target
+// and doubles the run cap that many times (a refinement round).
+func (c *comparison) probe(n, tight int) (Summary, Summary, error) {
+	if err := c.ctx.Err(); err != nil {
+		return Summary{}, Summary{}, err
 	}
-	runs := map[int][2]Summary{}
-	probe := func(n, tight int) (Summary, Summary, error) {
-		if err := ctx.Err(); err != nil {
-			return Summary{}, Summary{}, err
-		}
-		var calls [2]Call
-		defer func() {
-			for _, c := range calls {
-				if c.Close != nil {
-					c.Close()
-				}
-			}
-		}()
-		for i, e := range []Executor{a, b} {
-			c, err := e.At(n)
-			if err != nil {
-				return Summary{}, Summary{}, fmt.Errorf("%s at n = %d: %w", e.Name, n, err)
-			}
-			if c.Run == nil {
-				return Summary{}, Summary{}, fmt.Errorf("%w: %s at n = %d has no Run", ErrCompare, e.Name, n)
-			}
-			calls[i] = c
-			if _, err := c.Run(); err != nil {
-				return Summary{}, Summary{}, fmt.Errorf("%s at n = %d: %w", e.Name, n, err)
-			}
-			if c.Verify != nil {
-				if err := c.Verify(); err != nil {
-					return Summary{}, Summary{}, fmt.Errorf("%s at n = %d: wrong result: %w", e.Name, n, err)
-				}
+	calls, err := c.prepare(n)
+	defer func() {
+		for _, call := range calls {
+			if call.Close != nil {
+				call.Close()
 			}
 		}
-		mo := o.Measure
-		for range tight {
-			if mo.TargetRel == 0 {
-				mo.TargetRel = DefaultTargetRel
-			}
-			mo.TargetRel /= 2
-			mo.MaxRuns = max(mo.MaxRuns, DefaultMaxRuns) * 2
-		}
-		ra, rb, err := MeasurePair(mo, calls[0].Run, calls[1].Run)
-		if err != nil {
-			return Summary{}, Summary{}, fmt.Errorf("%s vs %s at n = %d: %w", a.Name, b.Name, n, err)
-		}
-		for i, c := range calls {
-			if c.Verify != nil {
-				if err := c.Verify(); err != nil {
-					return Summary{}, Summary{}, fmt.Errorf("%s at n = %d (after timing): wrong result: %w", []string{a.Name, b.Name}[i], n, err)
-				}
-			}
-		}
-		runs[n] = [2]Summary{ra.Host, rb.Host}
-		return ra.Host, rb.Host, nil
-	}
-	so := SearchOpts{Sizes: o.Sizes, Max: o.Max, MaxReason: o.MaxReason, Deadline: deadline, Refine: probe}
-	res, err := SearchCrossover(so, a.Name, b.Name, func(n int) (Summary, Summary, error) { return probe(n, 0) })
+	}()
 	if err != nil {
-		return BreakEvenResult{}, err
+		return Summary{}, Summary{}, err
 	}
-	ns := make([]int, 0, len(runs))
-	for n := range runs {
+	mo := c.o.Measure
+	for range tight {
+		if mo.TargetRel == 0 {
+			mo.TargetRel = DefaultTargetRel
+		}
+		mo.TargetRel /= 2
+		mo.MaxRuns = max(mo.MaxRuns, DefaultMaxRuns) * 2
+	}
+	ra, rb, err := MeasurePair(mo, calls[0].Run, calls[1].Run)
+	if err != nil {
+		return Summary{}, Summary{}, fmt.Errorf("%s vs %s at n = %d: %w", c.ex[0].Name, c.ex[1].Name, n, err)
+	}
+	for i, call := range calls {
+		if call.Verify != nil {
+			if err := call.Verify(); err != nil {
+				return Summary{}, Summary{}, fmt.Errorf("%s at n = %d (after timing): wrong result: %w", c.ex[i].Name, n, err)
+			}
+		}
+	}
+	c.runs[n] = [2]Summary{ra.Host, rb.Host}
+	return ra.Host, rb.Host, nil
+}
+
+// prepare builds both executors at n, runs each once and verifies its
+// output. The calls it returns (even with an error) are to be closed.
+func (c *comparison) prepare(n int) ([2]Call, error) {
+	var calls [2]Call
+	for i, e := range c.ex {
+		call, err := e.At(n)
+		if err != nil {
+			return calls, fmt.Errorf("%s at n = %d: %w", e.Name, n, err)
+		}
+		if call.Run == nil {
+			return calls, fmt.Errorf("%w: %s at n = %d has no Run", ErrCompare, e.Name, n)
+		}
+		calls[i] = call
+		if _, err := call.Run(); err != nil {
+			return calls, fmt.Errorf("%s at n = %d: %w", e.Name, n, err)
+		}
+		if call.Verify != nil {
+			if err := call.Verify(); err != nil {
+				return calls, fmt.Errorf("%s at n = %d: wrong result: %w", e.Name, n, err)
+			}
+		}
+	}
+	return calls, nil
+}
+
+// fit fits each executor's model over every size measured, predicts the
+// crossover and states the verdict.
+func (c *comparison) fit(res SearchResult) (BreakEvenResult, error) {
+	a, b := c.ex[0].Name, c.ex[1].Name
+	ns := make([]int, 0, len(c.runs))
+	for n := range c.runs {
 		ns = append(ns, n)
 	}
 	sort.Ints(ns)
 	x, ta, tb := make([]float64, len(ns)), make([]float64, len(ns)), make([]float64, len(ns))
 	for i, n := range ns {
-		x[i], ta[i], tb[i] = float64(n), runs[n][0].Median, runs[n][1].Median
+		x[i], ta[i], tb[i] = float64(n), c.runs[n][0].Median, c.runs[n][1].Median
 	}
-	c := BreakEvenResult{A: a.Name, B: b.Name, Search: res}
+	r := BreakEvenResult{A: a, B: b, Search: res}
 	if len(ns) < 3 {
-		return c, fmt.Errorf("timing: CompareExecutors: %s vs %s: measured %d sizes before the budget ran out; a fit needs 3", a.Name, b.Name, len(ns))
+		return r, fmt.Errorf("timing: CompareExecutors: %s vs %s: measured %d sizes before the budget ran out; a fit needs 3", a, b, len(ns))
 	}
-	if c.ModelA, err = FitModel(x, ta, o.Measure.Policy); err != nil {
-		return c, fmt.Errorf("timing: CompareExecutors: %s: %w", a.Name, err)
+	var err error
+	if r.ModelA, err = FitModel(x, ta, c.o.Measure.Policy); err != nil {
+		return r, fmt.Errorf("timing: CompareExecutors: %s: %w", a, err)
 	}
-	if c.ModelB, err = FitModel(x, tb, o.Measure.Policy); err != nil {
-		return c, fmt.Errorf("timing: CompareExecutors: %s: %w", b.Name, err)
+	if r.ModelB, err = FitModel(x, tb, c.o.Measure.Policy); err != nil {
+		return r, fmt.Errorf("timing: CompareExecutors: %s: %w", b, err)
 	}
-	c.Predicted = PredictCrossover(c.ModelA, c.ModelB)
-	c.Verdict = verdict(c, ns)
-	return c, nil
+	r.Predicted = PredictCrossover(r.ModelA, r.ModelB)
+	r.Verdict = verdict(r, ns)
+	return r, nil
 }
 
 // verdict says in one line which executor to use at which sizes.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -126,18 +127,39 @@ var errStop = errors.New("search stopped")
 // extends geometrically (×Grow, capped at Max) while the same side stays
 // faster, then bisects the bracket (geometric midpoints) until Hi/Lo ≤
 // Ratio, the bracket is two adjacent sizes, the sides are indistinguishable
-// across what is left of it, or the budget runs out. An error from probe is
-// returned wrapped (the search has no answer then). A tie is measured
-// again through o.Refine where that is set.
+// across what is left of it, or the budget runs out; the ends of a bracket
+// that is small enough are measured again (confirmed) before the search
+// ends on it. An error from probe is returned wrapped (the search has no
+// answer then). A tie is measured again through o.Refine where that is set.
 func SearchCrossover(o SearchOpts, sideA, sideB string, probe func(n int) (a, b Summary, err error)) (SearchResult, error) {
-	if len(o.Sizes) == 0 {
-		return SearchResult{}, fmt.Errorf("timing: SearchCrossover: %w: no sizes", ErrSearch)
+	o, err := o.resolve()
+	if err != nil {
+		return SearchResult{}, fmt.Errorf("timing: SearchCrossover: %w", err)
 	}
 	if probe == nil {
 		return SearchResult{}, fmt.Errorf("timing: SearchCrossover: %w: nil probe", ErrSearch)
 	}
+	s := &search{o: o, sideA: sideA, sideB: sideB, probe: probe, pts: map[int]SearchPoint{}}
+	if err := s.sweep(); err != nil {
+		return SearchResult{}, err
+	}
+	if err := s.extend(); err != nil {
+		return SearchResult{}, err
+	}
+	lo, hi, ok := bracket(s.pts)
+	if !ok {
+		return s.noChange(), nil
+	}
+	return s.bisect(lo, hi)
+}
+
+// resolve fills o's zero fields with their defaults and checks the rest.
+func (o SearchOpts) resolve() (SearchOpts, error) {
+	if len(o.Sizes) == 0 {
+		return o, fmt.Errorf("%w: no sizes", ErrSearch)
+	}
 	if o.Max < 0 || o.RunsPerProbe < 0 || o.Refines < 0 || math.IsInf(o.Ratio, 0) {
-		return SearchResult{}, fmt.Errorf("timing: SearchCrossover: %w: max %d, runs per probe %d and refines %d must not be negative, ratio %v finite", ErrSearch, o.Max, o.RunsPerProbe, o.Refines, o.Ratio)
+		return o, fmt.Errorf("%w: max %d, runs per probe %d and refines %d must not be negative, ratio %v finite", ErrSearch, o.Max, o.RunsPerProbe, o.Refines, o.Ratio)
 	}
 	if o.Grow == 0 {
 		o.Grow = defaultSearchGrow
@@ -158,250 +180,301 @@ func SearchCrossover(o SearchOpts, sideA, sideB string, probe func(n int) (a, b 
 		o.RunsPerProbe = defaultSearchRunsPerProbe
 	}
 	if o.Grow < 2 || !(o.Ratio > 1) || o.MaxProbes < 1 {
-		return SearchResult{}, fmt.Errorf("timing: SearchCrossover: %w: grow %d (≥ 2), ratio %v (> 1), max probes %d (≥ 1)", ErrSearch, o.Grow, o.Ratio, o.MaxProbes)
+		return o, fmt.Errorf("%w: grow %d (≥ 2), ratio %v (> 1), max probes %d (≥ 1)", ErrSearch, o.Grow, o.Ratio, o.MaxProbes)
 	}
 	for _, n := range o.Sizes {
 		if n <= 0 {
-			return SearchResult{}, fmt.Errorf("timing: SearchCrossover: %w: size %d is not positive", ErrSearch, n)
+			return o, fmt.Errorf("%w: size %d is not positive", ErrSearch, n)
 		}
 		if o.Max > 0 && n > o.Max {
-			return SearchResult{}, fmt.Errorf("timing: SearchCrossover: %w: size %d is past the limit %d (%s)", ErrSearch, n, o.Max, o.MaxReason)
+			return o, fmt.Errorf("%w: size %d is past the limit %d (%s)", ErrSearch, n, o.Max, o.MaxReason)
 		}
 	}
-	pts := map[int]SearchPoint{}
-	stopWhy := ""
-	// at probes both sides at n, refining a tie.
-	at := func(n int) (a, b Summary, err error) {
-		a, b, err = probe(n)
-		if err != nil {
-			return a, b, fmt.Errorf("timing: SearchCrossover: at n=%d: %w", n, err)
-		}
-		// A refinement round is not started past the deadline.
-		for round := 1; Faster(a, b) == Tie && o.Refine != nil && round <= o.Refines && (o.Deadline.IsZero() || o.Now().Before(o.Deadline)); round++ {
-			if a, b, err = o.Refine(n, round); err != nil {
-				return a, b, fmt.Errorf("timing: SearchCrossover: at n=%d (refined, round %d): %w", n, round, err)
-			}
-		}
-		return a, b, nil
+	return o, nil
+}
+
+// search is one crossover search in progress: its options (defaults
+// filled), the points measured so far, and why it stopped early, if it did.
+type search struct {
+	o            SearchOpts
+	sideA, sideB string
+	probe        func(n int) (a, b Summary, err error)
+	pts          map[int]SearchPoint
+	stopWhy      string // set when the budget or the probe cap stopped a measurement
+	confirms     int    // rounds of confirm spent
+}
+
+// name is the side that w (FasterA or FasterB) names.
+func (s *search) name(w int) string {
+	if w == FasterA {
+		return s.sideA
 	}
-	measure := func(n int, force bool) error {
-		if _, ok := pts[n]; ok {
-			return nil
+	return s.sideB
+}
+
+// pastDeadline reports whether the search's deadline has passed.
+func (s *search) pastDeadline() bool {
+	return !s.o.Deadline.IsZero() && !s.o.Now().Before(s.o.Deadline)
+}
+
+// at probes both sides at n, measuring a tie again through Refine (a
+// refinement round is not started past the deadline).
+func (s *search) at(n int) (a, b Summary, err error) {
+	a, b, err = s.probe(n)
+	if err != nil {
+		return a, b, fmt.Errorf("timing: SearchCrossover: at n=%d: %w", n, err)
+	}
+	for round := 1; Faster(a, b) == Tie && s.o.Refine != nil && round <= s.o.Refines && !s.pastDeadline(); round++ {
+		if a, b, err = s.o.Refine(n, round); err != nil {
+			return a, b, fmt.Errorf("timing: SearchCrossover: at n=%d (refined, round %d): %w", n, round, err)
 		}
-		if len(pts) >= o.MaxProbes {
-			stopWhy = fmt.Sprintf("probe limit: %d sizes measured", len(pts))
-			return errStop
-		}
-		if !force && !o.Deadline.IsZero() && !o.Now().Before(o.Deadline) {
-			stopWhy = fmt.Sprintf("time budget spent after %d sizes", len(pts))
-			return errStop
-		}
-		if !force && !o.Deadline.IsZero() && len(pts) > 0 {
-			ps := sortedPoints(pts)
-			ref := ps[len(ps)-1]
-			for _, p := range ps {
-				if p.N >= n {
-					ref = p
-					break
-				}
-			}
-			scale := math.Max(1, float64(n)/float64(ref.N))
-			cost := time.Duration(float64(o.RunsPerProbe) * scale * (ref.A.Median + ref.B.Median) * float64(time.Second))
-			if o.Now().Add(cost).After(o.Deadline) {
-				stopWhy = fmt.Sprintf("time budget: measuring n=%d would take about %s, past the budget", n, cost.Round(time.Millisecond))
-				return errStop
-			}
-		}
-		a, b, err := at(n)
-		if err != nil {
-			return err
-		}
-		pts[n] = SearchPoint{N: n, A: a, B: b, Faster: Faster(a, b)}
+	}
+	return a, b, nil
+}
+
+// measure adds the point at n (nothing when it is measured already). It
+// returns errStop, with stopWhy set, when the probe cap is reached or,
+// unless force, when the deadline has passed or measuring n is predicted
+// to overrun it (the nearest larger measured size's times, scaled linearly
+// to n, RunsPerProbe times).
+func (s *search) measure(n int, force bool) error {
+	if _, ok := s.pts[n]; ok {
 		return nil
 	}
-	sizes := append([]int(nil), o.Sizes...)
-	sort.Ints(sizes)
-	res := SearchResult{}
-	finish := func(status, reason string) (SearchResult, error) {
-		res.Status, res.Reason = status, reason
-		res.Points = sortedPoints(pts)
-		return res, nil
+	if len(s.pts) >= s.o.MaxProbes {
+		s.stopWhy = fmt.Sprintf("probe limit: %d sizes measured", len(s.pts))
+		return errStop
 	}
-	for i, n := range sizes {
-		if err := measure(n, i < 3); err != nil {
-			if errors.Is(err, errStop) {
+	if !force && s.pastDeadline() {
+		s.stopWhy = fmt.Sprintf("time budget spent after %d sizes", len(s.pts))
+		return errStop
+	}
+	if !force && !s.o.Deadline.IsZero() && len(s.pts) > 0 {
+		ps := sortedPoints(s.pts)
+		ref := ps[len(ps)-1]
+		for _, p := range ps {
+			if p.N >= n {
+				ref = p
 				break
 			}
-			return SearchResult{}, err
+		}
+		scale := math.Max(1, float64(n)/float64(ref.N))
+		cost := time.Duration(float64(s.o.RunsPerProbe) * scale * (ref.A.Median + ref.B.Median) * float64(time.Second))
+		if s.o.Now().Add(cost).After(s.o.Deadline) {
+			s.stopWhy = fmt.Sprintf("time budget: measuring n=%d would take about %s, past the budget", n, cost.Round(time.Millisecond))
+			return errStop
 		}
 	}
-	name := func(w int) string {
-		if w == FasterA {
-			return sideA
-		}
-		return sideB
+	a, b, err := s.at(n)
+	if err != nil {
+		return err
 	}
-	// Extend past the sweep while no change is seen.
-	for stopWhy == "" {
-		if _, _, ok := bracket(pts); ok {
-			break
+	s.pts[n] = SearchPoint{N: n, A: a, B: b, Faster: Faster(a, b)}
+	return nil
+}
+
+// sweep measures the coarse sweep in ascending order; its first three
+// sizes are measured whatever the budget says, the rest until the budget
+// or the probe cap stops it.
+func (s *search) sweep() error {
+	sizes := append([]int(nil), s.o.Sizes...)
+	sort.Ints(sizes)
+	for i, n := range sizes {
+		if err := s.measure(n, i < 3); err != nil {
+			if errors.Is(err, errStop) {
+				return nil
+			}
+			return err
 		}
-		last := sortedPoints(pts)[len(pts)-1].N
-		if o.Max > 0 && last >= o.Max {
-			break
+	}
+	return nil
+}
+
+// extend measures past the largest size, ×Grow at a time (saturating at
+// Max or the largest int, never wrapping), while no change of the faster
+// side is bracketed and the budget lasts.
+func (s *search) extend() error {
+	for s.stopWhy == "" {
+		if _, _, ok := bracket(s.pts); ok {
+			return nil
 		}
-		// Sizes saturate at the largest int (or Max): they never wrap.
+		last := sortedPoints(s.pts)[len(s.pts)-1].N
+		if s.o.Max > 0 && last >= s.o.Max {
+			return nil
+		}
 		next := math.MaxInt
-		if last <= math.MaxInt/o.Grow {
-			next = last * o.Grow
+		if last <= math.MaxInt/s.o.Grow {
+			next = last * s.o.Grow
 		}
-		if o.Max > 0 {
-			next = min(next, o.Max)
+		if s.o.Max > 0 {
+			next = min(next, s.o.Max)
 		}
 		if next <= last {
+			return nil
+		}
+		if err := s.measure(next, false); err != nil && !errors.Is(err, errStop) {
+			return err
+		}
+	}
+	return nil
+}
+
+// noChange is the result of a search that bracketed no change: one side
+// faster wherever the two differ (no crossover up to the limit, or the
+// budget), or no difference at all.
+func (s *search) noChange() SearchResult {
+	ps := sortedPoints(s.pts)
+	last := ps[len(ps)-1]
+	w := Tie
+	for _, p := range ps {
+		if p.Faster != Tie {
+			w = p.Faster
 			break
 		}
-		if err := measure(next, false); err != nil {
-			if errors.Is(err, errStop) {
-				break
-			}
-			return SearchResult{}, err
+	}
+	res := SearchResult{Before: w, AtLo: ps[0], AtHi: last, Points: ps}
+	limit := s.stopWhy
+	if limit == "" {
+		limit = fmt.Sprintf("limit: %s", s.o.MaxReason)
+		if s.o.MaxReason == "" {
+			limit = "limit: the largest size allowed"
 		}
 	}
-	lo, hi, ok := bracket(pts)
-	if !ok {
-		ps := sortedPoints(pts)
-		last := ps[len(ps)-1]
-		w := Tie
-		for _, p := range ps {
-			if p.Faster != Tie {
-				w = p.Faster
-				break
-			}
-		}
-		res.Before = w
-		res.AtLo, res.AtHi = ps[0], last
-		limit := stopWhy
-		if limit == "" {
-			limit = fmt.Sprintf("limit: %s", o.MaxReason)
-			if o.MaxReason == "" {
-				limit = "limit: the largest size allowed"
-			}
-		}
-		if w == Tie {
-			return finish(SearchIndistinguishable, fmt.Sprintf(
-				"%s and %s are statistically indistinguishable at every size measured, %d to %d (%s)", sideA, sideB, ps[0].N, last.N, limit))
-		}
-		status := SearchNoCrossover
-		if stopWhy != "" {
-			status = SearchBudget
-		}
-		return finish(status, fmt.Sprintf("%s slower at every size up to %d (%s)", name(-w), last.N, limit))
+	switch {
+	case w == Tie:
+		res.Status = SearchIndistinguishable
+		res.Reason = fmt.Sprintf("%s and %s are statistically indistinguishable at every size measured, %d to %d (%s)",
+			s.sideA, s.sideB, ps[0].N, last.N, limit)
+	case s.stopWhy != "":
+		res.Status = SearchBudget
+	default:
+		res.Status = SearchNoCrossover
 	}
-	res.Found = true
-	confirms := 0
-	// confirm measures both ends of a located bracket again, later than
-	// they were first measured: on a shared machine a side can run slow
-	// for a second or two (a vCPU taken away), enough to make one size's
-	// winner wrong (TestSearchConfirmsEnds). An end whose winner changes
-	// is a tie (two measurements disagree), and the search goes on from
-	// the new bracket; ok is false when no bracket is left.
-	confirm := func() (again, ok bool, err error) {
-		if confirms >= maxConfirms || (!o.Deadline.IsZero() && !o.Now().Before(o.Deadline)) {
-			return false, true, nil
-		}
-		confirms++
-		for _, p := range []SearchPoint{lo, hi} {
-			a, b, err := at(p.N)
-			if err != nil {
-				return false, false, err
-			}
-			if Faster(a, b) != p.Faster {
-				pts[p.N] = SearchPoint{N: p.N, A: a, B: b, Faster: Tie}
-				again = true
-			}
-		}
-		if !again {
-			return false, true, nil
-		}
-		lo, hi, ok = bracket(pts)
-		return true, ok, nil
+	if w != Tie {
+		res.Reason = fmt.Sprintf("%s slower at every size up to %d (%s)", s.name(-w), last.N, limit)
 	}
-	// Bisect.
+	return res
+}
+
+// confirm measures both ends of a located bracket again, later than they
+// were first measured: on a shared machine a side can run slow for a
+// second or two (a vCPU taken away), enough to make one size's winner
+// wrong (TestSearchConfirmsEnds). An end whose winner changes becomes a
+// tie (two measurements disagree) and the bracket is found again: again
+// is true then, and ok false when no bracket is left. After maxConfirms
+// rounds, or past the deadline, it confirms nothing and returns lo, hi.
+func (s *search) confirm(lo, hi SearchPoint) (nlo, nhi SearchPoint, again, ok bool, err error) {
+	if s.confirms >= maxConfirms || s.pastDeadline() {
+		return lo, hi, false, true, nil
+	}
+	s.confirms++
+	for _, p := range []SearchPoint{lo, hi} {
+		a, b, err := s.at(p.N)
+		if err != nil {
+			return lo, hi, false, false, err
+		}
+		if Faster(a, b) != p.Faster {
+			s.pts[p.N] = SearchPoint{N: p.N, A: a, B: b, Faster: Tie}
+			again = true
+		}
+	}
+	if !again {
+		return lo, hi, false, true, nil
+	}
+	nlo, nhi, ok = bracket(s.pts)
+	return nlo, nhi, true, ok, nil
+}
+
+// bisect narrows the bracket [lo, hi] by geometric midpoints until Hi/Lo ≤
+// Ratio (located) or the ends are adjacent (resolution), both confirmed
+// first; until the sides are indistinguishable across what is left of it;
+// or until the budget runs out.
+func (s *search) bisect(lo, hi SearchPoint) (SearchResult, error) {
 	for {
-		res.Lo, res.Hi = lo.N, hi.N
-		res.AtLo, res.AtHi, res.Before = lo, hi, lo.Faster
-		change := fmt.Sprintf("%s faster at %d, %s faster at %d", name(lo.Faster), lo.N, name(hi.Faster), hi.N)
-		if float64(hi.N) <= o.Ratio*float64(lo.N) || hi.N-lo.N <= 1 {
-			again, ok, err := confirm()
+		res := SearchResult{Found: true, Lo: lo.N, Hi: hi.N, AtLo: lo, AtHi: hi, Before: lo.Faster}
+		done := func(status, reason string) (SearchResult, error) {
+			res.Status, res.Reason, res.Points = status, reason, sortedPoints(s.pts)
+			return res, nil
+		}
+		change := fmt.Sprintf("%s faster at %d, %s faster at %d", s.name(lo.Faster), lo.N, s.name(hi.Faster), hi.N)
+		located := float64(hi.N) <= s.o.Ratio*float64(lo.N)
+		if located || hi.N-lo.N <= 1 {
+			nlo, nhi, again, ok, err := s.confirm(lo, hi)
 			if err != nil {
 				return SearchResult{}, err
 			}
 			if !ok {
-				res.Found, res.Lo, res.Hi = false, 0, 0
-				return finish(SearchIndistinguishable, fmt.Sprintf(
-					"%s and %s: measured again, the winners at %d and %d changed, and no change of the faster side is left", sideA, sideB, res.AtLo.N, res.AtHi.N))
+				res = SearchResult{AtLo: lo, AtHi: hi, Before: lo.Faster}
+				return done(SearchIndistinguishable, fmt.Sprintf(
+					"%s and %s: measured again, the winners at %d and %d changed, and no change of the faster side is left", s.sideA, s.sideB, lo.N, hi.N))
 			}
 			if again {
+				lo, hi = nlo, nhi
 				continue
 			}
 		}
-		if float64(hi.N) <= o.Ratio*float64(lo.N) {
-			ties := ""
-			for _, p := range sortedPoints(pts) {
-				if p.N > lo.N && p.N < hi.N {
-					ties += fmt.Sprintf(" %d", p.N)
-				}
+		inner := s.inside(lo, hi)
+		switch {
+		case located:
+			if len(inner) > 2 {
+				change += "; indistinguishable at " + strings.Trim(fmt.Sprint(inner[1:len(inner)-1]), "[]")
 			}
-			if ties != "" {
-				change += "; indistinguishable at" + ties
-			}
-			return finish(SearchLocated, fmt.Sprintf("located within ±%.0f%%: %s", 100*(o.Ratio-1)/2, change))
+			return done(SearchLocated, fmt.Sprintf("located within ±%.0f%%: %s", 100*(s.o.Ratio-1)/2, change))
+		case hi.N-lo.N <= 1:
+			return done(SearchResolution, "adjacent sizes: "+change)
 		}
-		if hi.N-lo.N <= 1 {
-			return finish(SearchResolution, "adjacent sizes: "+change)
+		mid, ok := s.midpoint(inner)
+		if !ok {
+			return done(SearchIndistinguishable, fmt.Sprintf(
+				"%s and %s are statistically indistinguishable from %d to %d; %s", s.sideA, s.sideB, inner[1], inner[len(inner)-2], change))
 		}
-		// The gaps of lo, ties…, hi; narrow the widest.
-		inner := []int{lo.N}
-		for _, p := range sortedPoints(pts) {
-			if p.N > lo.N && p.N < hi.N {
-				inner = append(inner, p.N)
-			}
-		}
-		inner = append(inner, hi.N)
-		// With ties inside, each gap is narrowed to √Ratio so that the
-		// winners either side of a single tie are within Ratio.
-		gapMax := o.Ratio
-		if len(inner) > 2 {
-			gapMax = math.Sqrt(o.Ratio)
-		}
-		// Only the outer gaps (lo to the first tie, the last tie to hi)
-		// are narrowed: ties between them are indistinguishable sizes.
-		gaps := [][2]int{{inner[0], inner[1]}}
-		if len(inner) > 2 {
-			gaps = append(gaps, [2]int{inner[len(inner)-2], inner[len(inner)-1]})
-		}
-		gx, gy := 0, 0
-		for _, g := range gaps {
-			x, y := g[0], g[1]
-			if y-x > 1 && float64(y) > gapMax*float64(x) && (gx == 0 || float64(y)/float64(x) > float64(gy)/float64(gx)) {
-				gx, gy = x, y
-			}
-		}
-		if gx == 0 {
-			return finish(SearchIndistinguishable, fmt.Sprintf(
-				"%s and %s are statistically indistinguishable from %d to %d; %s", sideA, sideB, inner[1], inner[len(inner)-2], change))
-		}
-		mid := int(math.Round(math.Sqrt(float64(gx) * float64(gy))))
-		mid = min(max(mid, gx+1), gy-1)
-		if err := measure(mid, false); err != nil {
+		if err := s.measure(mid, false); err != nil {
 			if errors.Is(err, errStop) {
-				return finish(SearchBudget, stopWhy+"; "+change)
+				return done(SearchBudget, s.stopWhy+"; "+change)
 			}
 			return SearchResult{}, err
 		}
-		lo, hi, _ = bracket(pts)
+		lo, hi, _ = bracket(s.pts)
 	}
+}
+
+// inside lists lo, the sizes measured between lo and hi (ties), and hi,
+// ascending.
+func (s *search) inside(lo, hi SearchPoint) []int {
+	inner := []int{lo.N}
+	for _, p := range sortedPoints(s.pts) {
+		if p.N > lo.N && p.N < hi.N {
+			inner = append(inner, p.N)
+		}
+	}
+	return append(inner, hi.N)
+}
+
+// midpoint is the next size to measure inside a bracket whose ends and
+// ties are inner (ascending): the geometric midpoint of the widest outer
+// gap (lo to the first tie, the last tie to hi; ties between them are
+// indistinguishable sizes) wider than Ratio, or √Ratio with ties inside so
+// that the winners either side of a single tie end within Ratio. ok is
+// false when no gap is left to narrow.
+func (s *search) midpoint(inner []int) (mid int, ok bool) {
+	gapMax := s.o.Ratio
+	gaps := [][2]int{{inner[0], inner[1]}}
+	if len(inner) > 2 {
+		gapMax = math.Sqrt(s.o.Ratio)
+		gaps = append(gaps, [2]int{inner[len(inner)-2], inner[len(inner)-1]})
+	}
+	gx, gy := 0, 0
+	for _, g := range gaps {
+		x, y := g[0], g[1]
+		if y-x > 1 && float64(y) > gapMax*float64(x) && (gx == 0 || float64(y)/float64(x) > float64(gy)/float64(gx)) {
+			gx, gy = x, y
+		}
+	}
+	if gx == 0 {
+		return 0, false
+	}
+	mid = int(math.Round(math.Sqrt(float64(gx) * float64(gy))))
+	return min(max(mid, gx+1), gy-1), true
 }
 
 // maxConfirms is how many times a located bracket's ends are measured

@@ -75,38 +75,81 @@ type Verdict struct {
 // negative, NaN or infinite field gives an inconclusive verdict whose Reason
 // names the field.
 func JudgeCrossover(points []SearchPoint, again map[int]SearchPoint, sideA, sideB string, r2a, r2b float64, p Policy) Verdict {
-	pts := append([]SearchPoint(nil), points...)
-	sort.Slice(pts, func(i, j int) bool { return pts[i].N < pts[j].N })
 	v := Verdict{Kind: VerdictInconclusive, UseFit: true}
 	p, err := p.resolve()
 	if err != nil {
 		v.UseFit, v.Reason = false, "timing: JudgeCrossover: "+err.Error()
 		return v
 	}
-	var fitBad []string
-	if !(r2a >= p.MinPredictR2) {
-		fitBad = append(fitBad, fmt.Sprintf("%s R² %.2f", sideA, r2a))
-	}
-	if !(r2b >= p.MinPredictR2) {
-		fitBad = append(fitBad, fmt.Sprintf("%s R² %.2f", sideB, r2b))
-	}
-	if len(fitBad) > 0 {
-		v.UseFit = false
-		v.FitNote = fmt.Sprintf("fit not used to predict: %s below %.2f", strings.Join(fitBad, ", "), p.MinPredictR2)
-	}
-	if len(pts) == 0 {
+	v.UseFit, v.FitNote = fitUse(sideA, sideB, r2a, r2b, p.MinPredictR2)
+	j := judge{sideA: sideA, sideB: sideB, pts: append([]SearchPoint(nil), points...)}
+	sort.Slice(j.pts, func(a, b int) bool { return j.pts[a].N < j.pts[b].N })
+	if len(j.pts) == 0 {
 		v.Reason = "no size measured"
 		return v
 	}
-	v.Lo, v.Hi = pts[0].N, pts[len(pts)-1].N
-	name := func(w int) string {
-		if w == FasterA {
-			return sideA
-		}
-		return sideB
+	v.Lo, v.Hi = j.pts[0].N, j.pts[len(j.pts)-1].N
+	if v.Reason = j.remeasured(again); v.Reason != "" {
+		return v
 	}
-	confirmed := map[int]bool{}
-	for i, p := range pts {
+	fall := j.fall(p.FallFactor)
+	runs, tieNote := j.runs()
+	if fall != "" && len(runs) != 1 {
+		v.Reason = fall
+		return v
+	}
+	if fall != "" {
+		tieNote += "; " + fall + ", but the same side is faster either side of it"
+		v.Noisy = true
+	}
+	return j.verdict(v, runs, tieNote)
+}
+
+// fitUse says whether both sides' fits are good enough (R² ≥ minR2) to
+// predict a crossover, and if not, which is not.
+func fitUse(sideA, sideB string, r2a, r2b, minR2 float64) (use bool, note string) {
+	var bad []string
+	if !(r2a >= minR2) {
+		bad = append(bad, fmt.Sprintf("%s R² %.2f", sideA, r2a))
+	}
+	if !(r2b >= minR2) {
+		bad = append(bad, fmt.Sprintf("%s R² %.2f", sideB, r2b))
+	}
+	if len(bad) == 0 {
+		return true, ""
+	}
+	return false, fmt.Sprintf("fit not used to predict: %s below %.2f", strings.Join(bad, ", "), minR2)
+}
+
+// judge holds the evidence of one JudgeCrossover: the points ascending,
+// their winners adjusted by the second measurements.
+type judge struct {
+	sideA, sideB string
+	pts          []SearchPoint
+	confirmed    map[int]bool // sizes whose second measurement has the same winner
+}
+
+// winRun is a stretch of consecutive sizes with one winner (ties
+// skipped): first and last index j.pts.
+type winRun struct {
+	w           int
+	first, last int
+	points      int
+}
+
+func (j *judge) name(w int) string {
+	if w == FasterA {
+		return j.sideA
+	}
+	return j.sideB
+}
+
+// remeasured reads the second measurements: a size measured twice with
+// opposite winners is a contradiction (returned in words); the same winner
+// twice confirms the size; a tie in either makes the size a tie.
+func (j *judge) remeasured(again map[int]SearchPoint) (contradiction string) {
+	j.confirmed = map[int]bool{}
+	for i, p := range j.pts {
 		q, ok := again[p.N]
 		if !ok {
 			continue
@@ -114,46 +157,44 @@ func JudgeCrossover(points []SearchPoint, again map[int]SearchPoint, sideA, side
 		w2 := Faster(q.A, q.B)
 		switch {
 		case p.Faster != Tie && w2 != Tie && w2 != p.Faster:
-			v.Reason = fmt.Sprintf("at %d, measured twice with the sides interleaved, first %s faster (%s), then %s faster (%s)",
-				p.N, name(p.Faster), sideTimes(p, p.Faster, sideA, sideB), name(w2), sideTimes(q, w2, sideA, sideB))
-			return v
+			return fmt.Sprintf("at %d, measured twice with the sides interleaved, first %s faster (%s), then %s faster (%s)",
+				p.N, j.name(p.Faster), sideTimes(p, p.Faster, j.sideA, j.sideB), j.name(w2), sideTimes(q, w2, j.sideA, j.sideB))
 		case p.Faster == w2 && w2 != Tie:
-			confirmed[p.N] = true
+			j.confirmed[p.N] = true
 		case p.Faster != w2:
-			pts[i].Faster = Tie
+			j.pts[i].Faster = Tie
 		}
 	}
-	// fall is the first sign of non-monotonic evidence: it makes any
-	// change of the faster side inconclusive, and a verdict of one winner
-	// throughout tentative (Noisy).
-	fall := ""
+	return ""
+}
+
+// fall is the first sign of non-monotonic evidence, in words: a side
+// whose time falls by factor or more as the batch grows, CIs disjoint. It
+// makes any change of the faster side inconclusive, and a verdict of one
+// winner throughout tentative (Noisy).
+func (j *judge) fall(factor float64) string {
 	for _, side := range []struct {
 		name string
 		get  func(SearchPoint) Summary
-	}{{sideA, func(p SearchPoint) Summary { return p.A }}, {sideB, func(p SearchPoint) Summary { return p.B }}} {
-		for i := range pts {
-			for j := i + 1; j < len(pts); j++ {
-				small, big := side.get(pts[i]), side.get(pts[j])
-				if small.Valid() && big.Valid() && big.Hi < small.Lo && small.Median >= p.FallFactor*big.Median {
-					if fall == "" {
-						fall = fmt.Sprintf("%s time falls from %s at %d to %s at %d although the batch grows: the load of the host changed during the measurement",
-							side.name, FormatSecondsSpaced(small.Median), pts[i].N, FormatSecondsSpaced(big.Median), pts[j].N)
-					}
+	}{{j.sideA, func(p SearchPoint) Summary { return p.A }}, {j.sideB, func(p SearchPoint) Summary { return p.B }}} {
+		for a := range j.pts {
+			for b := a + 1; b < len(j.pts); b++ {
+				small, big := side.get(j.pts[a]), side.get(j.pts[b])
+				if small.Valid() && big.Valid() && big.Hi < small.Lo && small.Median >= factor*big.Median {
+					return fmt.Sprintf("%s time falls from %s at %d to %s at %d although the batch grows: the load of the host changed during the measurement",
+						side.name, FormatSecondsSpaced(small.Median), j.pts[a].N, FormatSecondsSpaced(big.Median), j.pts[b].N)
 				}
 			}
 		}
 	}
-	// runs are the stretches of consecutive sizes with one winner (ties
-	// skipped).
-	type run struct {
-		w      int
-		first  int // index into pts
-		last   int
-		points int
-	}
-	var runs []run
+	return ""
+}
+
+// runs splits the points into stretches of one winner, ties skipped, and
+// names the tied sizes ("; indistinguishable at …", empty without ties).
+func (j *judge) runs() (runs []winRun, tieNote string) {
 	var ties []string
-	for i, p := range pts {
+	for i, p := range j.pts {
 		if p.Faster == Tie {
 			ties = append(ties, fmt.Sprint(p.N))
 			continue
@@ -163,34 +204,28 @@ func JudgeCrossover(points []SearchPoint, again map[int]SearchPoint, sideA, side
 			runs[len(runs)-1].points++
 			continue
 		}
-		runs = append(runs, run{w: p.Faster, first: i, last: i, points: 1})
+		runs = append(runs, winRun{w: p.Faster, first: i, last: i, points: 1})
 	}
-	tieNote := ""
 	if len(ties) > 0 {
 		tieNote = "; indistinguishable at " + strings.Join(ties, ", ")
 	}
-	if fall != "" && len(runs) != 1 {
-		v.Reason = fall
-		return v
-	}
-	if fall != "" {
-		tieNote += "; " + fall + ", but the same side is faster either side of it"
-		v.Noisy = true
-	}
+	return runs, tieNote
+}
+
+// verdict decides from the runs of winners: none → inconclusive; one →
+// never or always; two → crossover; three → a bounded crossover (or
+// inconclusive); more → inconclusive.
+func (j *judge) verdict(v Verdict, runs []winRun, tieNote string) Verdict {
+	pts := j.pts
 	switch len(runs) {
 	case 0:
-		v.Reason = fmt.Sprintf("%s and %s are statistically indistinguishable at every size measured, %d to %d", sideA, sideB, v.Lo, v.Hi)
-		return v
+		v.Reason = fmt.Sprintf("%s and %s are statistically indistinguishable at every size measured, %d to %d", j.sideA, j.sideB, v.Lo, v.Hi)
 	case 1:
-		if runs[0].w == FasterA {
-			v.Kind = VerdictNever
-			v.Reason = fmt.Sprintf("%s faster at every size where the two differ, %d to %d%s", sideA, v.Lo, v.Hi, tieNote)
-		} else {
-			v.Kind = VerdictAlways
-			v.BFrom = v.Lo
-			v.Reason = fmt.Sprintf("%s faster at every size where the two differ, %d to %d%s", sideB, v.Lo, v.Hi, tieNote)
+		v.Kind = VerdictNever
+		if runs[0].w == FasterB {
+			v.Kind, v.BFrom = VerdictAlways, v.Lo
 		}
-		return v
+		v.Reason = fmt.Sprintf("%s faster at every size where the two differ, %d to %d%s", j.name(runs[0].w), v.Lo, v.Hi, tieNote)
 	case 2:
 		a, b := runs[0], runs[1]
 		v.Kind = VerdictCrossover
@@ -198,37 +233,45 @@ func JudgeCrossover(points []SearchPoint, again map[int]SearchPoint, sideA, side
 		if b.w == FasterB {
 			v.BFrom = pts[b.first].N
 			v.Reason = fmt.Sprintf("%s faster up to %d, %s faster from %d to the largest size measured, %d%s",
-				sideA, pts[a.last].N, sideB, pts[b.first].N, pts[len(pts)-1].N, tieNote)
+				j.sideA, pts[a.last].N, j.sideB, pts[b.first].N, pts[len(pts)-1].N, tieNote)
 		} else {
 			v.BFrom, v.BTo = pts[0].N, pts[b.first].N
 			v.Reason = fmt.Sprintf("%s faster from the smallest size measured, %d, up to %d; %s faster from %d%s",
-				sideB, pts[0].N, pts[a.last].N, sideA, pts[b.first].N, tieNote)
+				j.sideB, pts[0].N, pts[a.last].N, j.sideA, pts[b.first].N, tieNote)
 		}
-		return v
 	case 3:
-		mid := runs[1]
-		if runs[0].w == FasterA && (mid.points >= 2 || confirmed[pts[mid.first].N]) {
-			v.Kind = VerdictCrossover
-			v.Lo, v.Hi = pts[runs[0].last].N, pts[mid.first].N
-			v.BFrom, v.BTo, v.Bounded = pts[mid.first].N, pts[runs[2].first].N, true
-			v.Reason = fmt.Sprintf("%s faster only in [%d, %d): %s faster up to %d and from %d%s",
-				sideB, v.BFrom, v.BTo, sideA, pts[runs[0].last].N, v.BTo, tieNote)
-			return v
+		return j.bounded(v, runs, tieNote)
+	default:
+		var at []string
+		for _, r := range runs {
+			at = append(at, fmt.Sprintf("%s %d–%d", j.name(r.w), pts[r.first].N, pts[r.last].N))
 		}
-		if runs[0].w == FasterB && (mid.points >= 2 || confirmed[pts[mid.first].N]) {
-			v.Reason = fmt.Sprintf("%s faster at the smallest and the largest sizes, %s faster from %d to %d: no single crossover",
-				sideB, sideA, pts[mid.first].N, pts[mid.last].N)
-			return v
-		}
+		v.Reason = fmt.Sprintf("the faster side changes %d times (%s): the measurements contradict each other", len(runs)-1, strings.Join(at, ", "))
+	}
+	return v
+}
+
+// bounded judges three runs of winners: B faster only in the middle, held
+// by two sizes or one confirmed, is a crossover over a bounded range; A
+// faster in the middle is no single crossover; one unconfirmed size in the
+// middle decides nothing.
+func (j *judge) bounded(v Verdict, runs []winRun, tieNote string) Verdict {
+	pts, mid := j.pts, runs[1]
+	held := mid.points >= 2 || j.confirmed[pts[mid.first].N]
+	switch {
+	case held && runs[0].w == FasterA:
+		v.Kind = VerdictCrossover
+		v.Lo, v.Hi = pts[runs[0].last].N, pts[mid.first].N
+		v.BFrom, v.BTo, v.Bounded = pts[mid.first].N, pts[runs[2].first].N, true
+		v.Reason = fmt.Sprintf("%s faster only in [%d, %d): %s faster up to %d and from %d%s",
+			j.sideB, v.BFrom, v.BTo, j.sideA, pts[runs[0].last].N, v.BTo, tieNote)
+	case held:
+		v.Reason = fmt.Sprintf("%s faster at the smallest and the largest sizes, %s faster from %d to %d: no single crossover",
+			j.sideB, j.sideA, pts[mid.first].N, pts[mid.last].N)
+	default:
 		v.Reason = fmt.Sprintf("%s faster at %d alone, between sizes where %s is faster (%d and %d): one unconfirmed size decides nothing",
-			name(mid.w), pts[mid.first].N, name(runs[0].w), pts[runs[0].last].N, pts[runs[2].first].N)
-		return v
+			j.name(mid.w), pts[mid.first].N, j.name(runs[0].w), pts[runs[0].last].N, pts[runs[2].first].N)
 	}
-	var at []string
-	for _, r := range runs {
-		at = append(at, fmt.Sprintf("%s %d–%d", name(r.w), pts[r.first].N, pts[r.last].N))
-	}
-	v.Reason = fmt.Sprintf("the faster side changes %d times (%s): the measurements contradict each other", len(runs)-1, strings.Join(at, ", "))
 	return v
 }
 
