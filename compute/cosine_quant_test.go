@@ -127,3 +127,17 @@ func TestCosineBatchInt8(t *testing.T) {
 		}
 	}
 }
+
+// The int8 peak's chains run and are checked word for word (a wrong word
+// fails MeasureInt8Peak): a positive rate naming its kernel.
+func TestMeasureInt8Peak(t *testing.T) {
+	d := openDevice(t)
+	p, err := compute.MeasureInt8Peak(d, compute.CeilingOptions{Bytes: 1 << 20, Runs: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(p.GOPs > 0) || !strings.HasPrefix(p.Kernel, "micro_dot4i8") {
+		t.Fatalf("%+v", p)
+	}
+	t.Logf("%+v", p)
+}

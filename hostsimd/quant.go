@@ -109,6 +109,12 @@ func int8RelErr(x []float32, c []int8, s float32) float64 {
 type quantKernels struct {
 	name string
 	dots func(q *int8Query, v []int8, n int, dot, ss []int32)
+	// peak runs iters rounds of the level's integer dot-product
+	// instructions on registers (quant_peak.go); each round does
+	// peakProducts byte products. peakName names the instructions.
+	peak         func(iters int) int32
+	peakProducts int
+	peakName     string
 }
 
 // int8Query is a query's codes in the forms the kernels read, built once
@@ -133,7 +139,8 @@ func newInt8Query(c []int8) *int8Query {
 
 // quantTables holds the int8 kernels of each level this CPU and build
 // run; a level without its own falls back to the best one below it.
-var quantTables = map[Level]quantKernels{Generic: {name: "generic", dots: dotsI8Generic}}
+var quantTables = map[Level]quantKernels{Generic: {name: "generic", dots: dotsI8Generic,
+	peak: int8PeakGeneric, peakProducts: 8, peakName: "go-int32-madd"}}
 
 // quantFor is the int8 kernels for level l.
 func quantFor(l Level) quantKernels {

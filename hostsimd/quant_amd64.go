@@ -18,3 +18,13 @@ func dotI8RowsVNNI(q *int8, v *int8, d int, n int, out *int32)
 //
 //go:noescape
 func dotI8RowsAVX2(qw *int16, v *int8, d int, n int, out *int32)
+
+// int8PeakVNNI runs iters rounds of 12 independent VPDPBUSD chains on 512-bit
+// registers (12·64 byte products a round) and returns lane 0 of their sum.
+// Needs AVX512F and AVX512_VNNI.
+func int8PeakVNNI(iters int) int32
+
+// int8PeakAVX2 runs iters rounds of 6 independent VPMADDUBSW + VPMADDWD + VPADDD
+// chains on 256-bit registers (6·32 byte products a round) and returns lane 0
+// of their sum. Needs AVX2.
+func int8PeakAVX2(iters int) int32

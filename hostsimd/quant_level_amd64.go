@@ -16,9 +16,11 @@ func init() {
 	if !c.Supports(cpuid.AVX, cpuid.AVX2) {
 		return
 	}
-	quantTables[AVX2] = quantKernels{name: "avx2-vpmaddwd", dots: dotsI8AVX2}
+	quantTables[AVX2] = quantKernels{name: "avx2-vpmaddwd", dots: dotsI8AVX2,
+		peak: int8PeakAVX2, peakProducts: 6 * 32, peakName: "avx2-vpmaddubsw"}
 	if c.Supports(cpuid.AVX512F, cpuid.AVX512BW, cpuid.AVX512VL, cpuid.AVX512VNNI, cpuid.BMI2) {
-		quantTables[AVX512] = quantKernels{name: "avx512-vnni", dots: dotsI8VNNI}
+		quantTables[AVX512] = quantKernels{name: "avx512-vnni", dots: dotsI8VNNI,
+			peak: int8PeakVNNI, peakProducts: 12 * 64, peakName: "avx512-vpdpbusd"}
 	}
 }
 

@@ -13,7 +13,8 @@ import (
 // level runs the generic one.
 func init() {
 	if cpuid.CPU.Supports(cpuid.ASIMDDP) {
-		quantTables[NEON] = quantKernels{name: "neon-sdot", dots: dotsI8SDOT}
+		quantTables[NEON] = quantKernels{name: "neon-sdot", dots: dotsI8SDOT,
+			peak: int8PeakSDOT, peakProducts: 8 * 16, peakName: "neon-sdot"}
 	}
 }
 
@@ -24,6 +25,12 @@ func init() {
 //
 //go:noescape
 func dotI8RowsSDOT(q *int8, v *int8, d, n int, out *int32)
+
+// int8PeakSDOT runs iters rounds of 8 independent SDOT chains (8·16 byte
+// products a round) on registers and returns lane 0 of their sum.
+//
+//go:noescape
+func int8PeakSDOT(iters int) int32
 
 // dotsI8SDOT runs dotI8RowsSDOT over blocks of rows and adds each row's
 // last d%16 products.

@@ -308,3 +308,18 @@ func TestCosineBatchInt8(t *testing.T) {
 		t.Errorf("short out: %v", err)
 	}
 }
+
+// Every level's int8 peak kernel does the work it counts (its chains'
+// sum is exact) and MeasureInt8Peak gives a positive rate naming it.
+func TestInt8PeakLevels(t *testing.T) {
+	for _, h := range levelHosts() {
+		p, err := h.MeasureInt8Peak(1)
+		if err != nil {
+			t.Fatalf("%v: %v", h.Level, err)
+		}
+		if !(p.GOPs > 0) || p.Kernel == "" || p.Threads != 1 {
+			t.Fatalf("%v: %+v", h.Level, p)
+		}
+		t.Logf("%v: %.1f GOP/s (%s)", h.Level, p.GOPs, p.Kernel)
+	}
+}

@@ -220,9 +220,104 @@ func genAVX2() {
 	RET()
 }
 
+// peakChains is the number of independent accumulators of the int8 peak
+// kernels: more than the instructions' latency × issue rate on current
+// cores, so the chains measure throughput.
+const peakChains = 12
+
+// genPeakVNNI: int8PeakVNNI runs iters rounds of peakChains independent
+// VPDPBUSD (64 byte products each) on registers and returns lane 0 of
+// their sum, so the work cannot be removed.
+func genPeakVNNI() {
+	const name = "int8PeakVNNI"
+	TEXT(name, NOSPLIT, "func(iters int) int32")
+	Doc(name+" runs iters rounds of 12 independent VPDPBUSD chains on 512-bit",
+		"registers (12·64 byte products a round) and returns lane 0 of their sum.",
+		"Needs AVX512F and AVX512_VNNI.")
+	n := Load(Param("iters"), GP64())
+	a, b := ZMM(), ZMM()
+	c := GP32()
+	MOVL(U32(0x01020301), c)
+	VPBROADCASTD(c, a)
+	MOVL(U32(0x02ff01fe), c)
+	VPBROADCASTD(c, b)
+	var acc [peakChains]VecVirtual
+	for j := range acc {
+		acc[j] = ZMM()
+		VPXORD(acc[j], acc[j], acc[j])
+	}
+	Label(name + "_loop")
+	TESTQ(n, n)
+	JZ(LabelRef(name + "_done"))
+	for j := range acc {
+		vpdpbusd(b, a, acc[j])
+	}
+	DECQ(n)
+	JMP(LabelRef(name + "_loop"))
+	Label(name + "_done")
+	for j := 1; j < peakChains; j++ {
+		VPADDD(acc[j], acc[0], acc[0])
+	}
+	r := GP32()
+	VMOVD(acc[0].AsX(), r)
+	Store(r, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
+}
+
+// genPeakAVX2: int8PeakAVX2 runs the AVX2 int8 dot-product sequence
+// (VPMADDUBSW: 32 unsigned×signed byte products summed in pairs to int16;
+// VPMADDWD by ones: pairs to int32; VPADDD) on peakChains/2 independent
+// chains.
+func genPeakAVX2() {
+	const name = "int8PeakAVX2"
+	TEXT(name, NOSPLIT, "func(iters int) int32")
+	Doc(name+" runs iters rounds of 6 independent VPMADDUBSW + VPMADDWD + VPADDD",
+		"chains on 256-bit registers (6·32 byte products a round) and returns lane 0",
+		"of their sum. Needs AVX2.")
+	n := Load(Param("iters"), GP64())
+	a, b, ones := YMM(), YMM(), YMM()
+	c := GP32()
+	MOVL(U32(0x01020301), c)
+	MOVD(c, a.AsX())
+	VPBROADCASTD(a.AsX(), a)
+	MOVL(U32(0x02ff01fe), c)
+	MOVD(c, b.AsX())
+	VPBROADCASTD(b.AsX(), b)
+	MOVL(U32(0x00010001), c)
+	MOVD(c, ones.AsX())
+	VPBROADCASTD(ones.AsX(), ones)
+	var acc, t [peakChains / 2]VecVirtual
+	for j := range acc {
+		acc[j], t[j] = YMM(), YMM()
+		VPXOR(acc[j], acc[j], acc[j])
+	}
+	Label(name + "_loop")
+	TESTQ(n, n)
+	JZ(LabelRef(name + "_done"))
+	for j := range acc {
+		VPMADDUBSW(b, a, t[j])
+		VPMADDWD(ones, t[j], t[j])
+		VPADDD(t[j], acc[j], acc[j])
+	}
+	DECQ(n)
+	JMP(LabelRef(name + "_loop"))
+	Label(name + "_done")
+	for j := 1; j < len(acc); j++ {
+		VPADDD(acc[j], acc[0], acc[0])
+	}
+	r := GP32()
+	VMOVD(acc[0].AsX(), r)
+	Store(r, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
+}
+
 func main() {
 	ConstraintExpr("!noasm")
 	genVNNI()
 	genAVX2()
+	genPeakVNNI()
+	genPeakAVX2()
 	Generate()
 }
