@@ -51,7 +51,7 @@ func runPlan(stdout, stderr io.Writer, args []string) error {
 	dev.register(devg.fs)
 	o.register(outg.fs, false)
 	pprofPath := fs.String("pprof", "", "the application's CPU profile (pprof format: Go's runtime/pprof, or any writer of it)")
-	ops := fs.StringArray("op", nil, "an operation: REGEX=WORKLOAD[@MIXFILE][,calls=N][,vectors=FILE][,queries=FILE][,graph=FILE] (REGEX over the profile's function names; WORKLOAD: "+joinNames(experiment.AllWorkloads())+"; the files replace the command's for this operation); repeat per operation")
+	ops := fs.StringArray("op", nil, "an operation: REGEX=WORKLOAD[@MIXFILE][,calls=N][,precision=P][,vectors=FILE][,queries=FILE][,graph=FILE] (REGEX over the profile's function names; WORKLOAD: "+joinNames(experiment.AllWorkloads())+"; the files replace the command's for this operation); repeat per operation")
 	reportPath := fs.String("report", "", "a run or breakeven report (JSON; plan --out writes one as report.json) whose CPU-vs-GPU models give the times per call (default: measure them)")
 	budget := fs.Duration("search-budget", experiment.DefaultSearchBudget, "time budget of each crossover search measured (20s with --quick)")
 	calls := fs.Int64("calls", 0, "the calls of each operation during the profile, where its --op gives no calls=N and no mix file (0: unknown)")
@@ -105,6 +105,9 @@ func runPlan(stdout, stderr io.Writer, args []string) error {
 		}
 		if op.Calls == 0 && (op.Mix == nil || op.Mix.File == "") {
 			op.Calls = *calls
+		}
+		if op.Precision == "" {
+			op.Precision = suite.cfg.Precision
 		}
 		pops, res = append(pops, op), append(res, op.Regex)
 		if len(op.Files) == 0 && !slices.Contains(names, op.Workload) {
@@ -163,9 +166,9 @@ func runPlan(stdout, stderr io.Writer, args []string) error {
 			in.Sizes[i], sz = []int{n}, []int{n}
 		}
 		in.IO[i] = experiment.PlanCallIO(cfgs[i], op.Workload)
-		be, ok := experiment.PlanBreakEven(given, op.Workload)
+		be, ok := experiment.PlanBreakEven(given, op.Workload, cfgs[i].Precision)
 		if ok && experiment.InRange(be, sz) && len(op.Files) == 0 {
-			in.BreakEvens[i], in.Kernels[i] = be, experiment.PlanKernelBreakEven(given, op.Workload)
+			in.BreakEvens[i], in.Kernels[i] = be, experiment.PlanKernelBreakEven(given, op.Workload, cfgs[i].Precision)
 			continue
 		}
 		measure = append(measure, i)
@@ -247,7 +250,7 @@ func measurePlan(env *experiment.Env, o *outputFlags, stderr io.Writer, rep *rep
 		if err != nil {
 			return nil, failed(err)
 		}
-		in.BreakEvens[i], in.Kernels[i] = be, experiment.PlanKernelBreakEven(rep, op.Workload)
+		in.BreakEvens[i], in.Kernels[i] = be, experiment.PlanKernelBreakEven(rep, op.Workload, cfgs[i].Precision)
 	}
 	in.Rows = rep.Measurements
 	return rep, nil
@@ -301,6 +304,9 @@ func emitPlan(stdout io.Writer, o *outputFlags, rep *report.Report, lines []stri
 func opConfig(cfg experiment.RunConfig, op experiment.PlanOp, changed func(string) bool) (experiment.RunConfig, error) {
 	c := cfg
 	c.Workloads = []string{op.Workload}
+	if op.Precision != "" {
+		c.Precision = op.Precision
+	}
 	if len(op.Files) == 0 {
 		return c, nil
 	}

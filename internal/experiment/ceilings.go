@@ -205,13 +205,12 @@ func recheckCPUReadCeilings(rep *report.Report, dramBytes int64, threads int, pr
 		}
 		cs[k] = rc.GBs
 		lines = append(lines, line+"; the rows are judged against the better pass (this machine's bandwidth moved during the run)")
-		roof := timing.Roof{PeakGFLOPs: cs["fma_gflops"], BandwidthGBs: rc.GBs}
 		for i := range rep.Measurements {
 			m := &rep.Measurements[i]
 			if m.Side != report.SideCPU || m.ReadCeilingKey() != k || m.Bound == "" {
 				continue
 			}
-			place(m, roof, m.Time().Median)
+			place(m, timing.Roof{PeakGFLOPs: peakFor(cs, m, cs["fma_gflops"]), BandwidthGBs: rc.GBs}, m.Time().Median)
 		}
 	}
 	return lines, nil
@@ -326,7 +325,10 @@ func raiseComputeCeiling(rep *report.Report, side string, remeasure func() (floa
 		var b *report.Measurement
 		for i := range rep.Measurements {
 			m := &rep.Measurements[i]
-			if m.Side == side && m.Verified && m.Bound == timing.BoundCompute && m.GFLOPs > cs["fma_gflops"] && (b == nil || m.GFLOPs > b.GFLOPs) {
+			// An int8 row's ops are judged against the int8 peak, not
+			// this one.
+			if m.Side == side && m.Verified && m.Bound == timing.BoundCompute && m.PeakKey() != report.Int8PeakKey &&
+				m.GFLOPs > cs["fma_gflops"] && (b == nil || m.GFLOPs > b.GFLOPs) {
 				b = m
 			}
 		}
@@ -363,7 +365,7 @@ func raiseComputeCeiling(rep *report.Report, side string, remeasure func() (floa
 		if !(bw > 0) {
 			bw = cs["read_gbs"]
 		}
-		place(m, timing.Roof{PeakGFLOPs: peak, BandwidthGBs: bw}, m.Time().Median)
+		place(m, timing.Roof{PeakGFLOPs: peakFor(cs, m, peak), BandwidthGBs: bw}, m.Time().Median)
 	}
 	return lines
 }

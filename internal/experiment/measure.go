@@ -68,6 +68,10 @@ type Roofs struct {
 	// Key names the DRAM roofs' read ceiling in the report's Ceilings
 	// ("": read_gbs).
 	Key string
+	// GPUInt8, CPUInt8 are each side's integer dot-product peak (GOP/s,
+	// report.Int8PeakKey; 0: not measured): an int8 row's ops are judged
+	// against it instead of the FMA peak.
+	GPUInt8, CPUInt8 float64
 	// Levels are roofs measured at smaller working sets (cache-resident),
 	// ascending by Bytes (half of the cache each is named after); a
 	// kernel whose working set is at most levelReach × a level's Bytes is
@@ -141,6 +145,23 @@ func (r Roofs) forBytes(side string, bytes float64) (timing.Roof, string, string
 	return r.of(side), "dram", key
 }
 
+// int8Peak is side's integer dot-product peak (0: not measured).
+func (r Roofs) int8Peak(side string) float64 {
+	if side == report.SideGPU {
+		return r.GPUInt8
+	}
+	return r.CPUInt8
+}
+
+// peakFor is the compute peak row m is judged against: its side's int8
+// dot-product peak in cs for an int8 row where measured, else fma.
+func peakFor(cs map[string]float64, m *report.Measurement, fma float64) float64 {
+	if v := cs[report.Int8PeakKey]; v > 0 && m.PeakKey() == report.Int8PeakKey {
+		return v
+	}
+	return fma
+}
+
 func (r Roofs) of(side string) timing.Roof {
 	if side == report.SideGPU {
 		return r.GPU
@@ -166,6 +187,9 @@ func Measurement(workload, side, variant string, params []report.Param, res timi
 		m.GBs = bytes / t / 1e9
 		m.GFLOPs = flops / t / 1e9
 		roof, level, key := roofs.forBytes(side, bytes)
+		if i8 := roofs.int8Peak(side); i8 > 0 && m.PeakKey() == report.Int8PeakKey {
+			roof.PeakGFLOPs = i8
+		}
 		if place(&m, roof, t) {
 			if key != "read_gbs" {
 				m.ReadCeiling = key

@@ -34,13 +34,17 @@ type PlanOp struct {
 	// Files are the operation's own data files by parameter (vectors,
 	// queries, graph), in place of the command's.
 	Files map[string]string
+	// Precision is the stored precision the port assumes (f32, f16,
+	// int8; "": the command's --precision): the break-even and the
+	// decision are of that precision's kernels on both sides.
+	Precision string
 }
 
 // planOpFiles are the data-file parameters an --op may carry.
 var planOpFiles = []string{"vectors", "queries", "graph"}
 
-// ParsePlanOp parses REGEX=WORKLOAD[@MIXFILE][,calls=N][,vectors=FILE]
-// [,queries=FILE][,graph=FILE] (wgpu-prof plan --op): the expression ends
+// ParsePlanOp parses REGEX=WORKLOAD[@MIXFILE][,calls=N][,precision=P]
+// [,vectors=FILE][,queries=FILE][,graph=FILE] (wgpu-prof plan --op): the expression ends
 // at the last '=' followed by a workload's name, so it may hold '=' and
 // ','.
 func ParsePlanOp(s string) (PlanOp, error) {
@@ -86,13 +90,18 @@ func ParsePlanOp(s string) (PlanOp, error) {
 				return PlanOp{}, bad("calls=%s: want a positive integer (the operation's calls during the profile)", v)
 			}
 			op.Calls = n
+		case k == "precision":
+			if !slices.Contains(workload.Precisions, v) {
+				return PlanOp{}, bad("precision=%s: want one of %s", v, strings.Join(workload.Precisions, ", "))
+			}
+			op.Precision = v
 		case slices.Contains(planOpFiles, k):
 			if op.Files == nil {
 				op.Files = map[string]string{}
 			}
 			op.Files[k] = v
 		default:
-			return PlanOp{}, bad("%q: unknown option (calls, %s)", k, strings.Join(planOpFiles, ", "))
+			return PlanOp{}, bad("%q: unknown option (calls, precision, %s)", k, strings.Join(planOpFiles, ", "))
 		}
 	}
 	if hasMix {
@@ -288,6 +297,9 @@ func planOp(in PlanInput, i int, op PlanOp, minSp float64, transfer string) repo
 	po := report.PlanOp{
 		Regex: op.Regex.String(), Workload: op.Workload, Functions: in.Shares[i].Functions,
 		Share: share, Samples: in.Shares[i].Samples, Sizes: mix.Sizes, Counts: mix.Counts, MixFile: mix.File,
+	}
+	if op.Precision != "" && op.Precision != workload.PrecisionF32 {
+		po.Precision = op.Precision
 	}
 	for _, n := range mix.Sizes {
 		po.CPUPerCall = append(po.CPUPerCall, be.ModelA.At(float64(n)))
@@ -591,7 +603,11 @@ func PlanLines(pl report.Plan) []string {
 		return fmt.Sprintf("%s [%s, %s]", fmtSeconds(e.Value), fmtSeconds(e.Lo), fmtSeconds(e.Hi))
 	}
 	for _, op := range pl.Ops {
-		out = append(out, fmt.Sprintf("%s (%s = %s): %s: %s", op.Regex, op.Workload, fmtShare(op.Share), op.Verdict, op.Reason))
+		wl := op.Workload
+		if op.Precision != "" {
+			wl += " in " + op.Precision
+		}
+		out = append(out, fmt.Sprintf("%s (%s = %s): %s: %s", op.Regex, wl, fmtShare(op.Share), op.Verdict, op.Reason))
 		out = append(out, fmt.Sprintf("  best: %s: %s", op.Choice, op.ChoiceReason))
 		own := "own code unknown (no call count)"
 		if op.OwnPerCall > 0 {
@@ -648,13 +664,14 @@ func PlanLines(pl report.Plan) []string {
 func fmtShare(s float64) string { return fmt.Sprintf("%.1f%%", 100*s) }
 
 // PlanBreakEven returns the end-to-end CPU-vs-GPU (data resident)
-// break-even of workload in rep with both models, if rep has one.
-func PlanBreakEven(rep *report.Report, workload string) (report.BreakEven, bool) {
+// break-even of workload in rep in stored precision prec ("": f32) with
+// both models, if rep has one.
+func PlanBreakEven(rep *report.Report, workload, prec string) (report.BreakEven, bool) {
 	if rep == nil {
 		return report.BreakEven{}, false
 	}
 	for _, be := range rep.BreakEvens {
-		if be.Workload != workload || be.Clock != "end-to-end" || be.ModelA == nil || be.ModelB == nil || len(be.ModelA.Segments) == 0 || len(be.ModelB.Segments) == 0 {
+		if be.Workload != workload || !samePrecision(be, prec) || be.Clock != "end-to-end" || be.ModelA == nil || be.ModelB == nil || len(be.ModelA.Segments) == 0 || len(be.ModelB.Segments) == 0 {
 			continue
 		}
 		if len(be.Sides) == 0 || (len(be.Sides) == 2 && be.Sides[0] == "cpu" && be.Sides[1] == "gpu") {
@@ -664,14 +681,25 @@ func PlanBreakEven(rep *report.Report, workload string) (report.BreakEven, bool)
 	return report.BreakEven{}, false
 }
 
+// samePrecision reports whether be measured stored precision prec ("":
+// f32): its fixed "precision" param, f32 when it has none.
+func samePrecision(be report.BreakEven, prec string) bool {
+	if prec == "" {
+		prec = workload.PrecisionF32
+	}
+	m := report.Measurement{Params: be.Params}
+	return m.Precision() == prec
+}
+
 // PlanKernelBreakEven returns the kernel-clock CPU-vs-GPU break-even of
-// workload in rep (its side B the GPU's kernel time), if rep has one.
-func PlanKernelBreakEven(rep *report.Report, workload string) *report.BreakEven {
+// workload in rep in precision prec (its side B the GPU's kernel time), if
+// rep has one.
+func PlanKernelBreakEven(rep *report.Report, workload, prec string) *report.BreakEven {
 	if rep == nil {
 		return nil
 	}
 	for i, be := range rep.BreakEvens {
-		if be.Workload == workload && be.Clock == "kernel" && be.ModelB != nil && len(be.ModelB.Segments) > 0 &&
+		if be.Workload == workload && samePrecision(be, prec) && be.Clock == "kernel" && be.ModelB != nil && len(be.ModelB.Segments) > 0 &&
 			(len(be.Sides) == 0 || (len(be.Sides) == 2 && be.Sides[0] == "cpu" && be.Sides[1] == "gpu")) {
 			return &rep.BreakEvens[i]
 		}
@@ -719,7 +747,7 @@ func (e *Env) MeasurePlanBreakEven(cfg RunConfig, name string, mix *BatchMix, bu
 	if err := e.BreakEvenSearch(cfg, sc, rep); err != nil {
 		return report.BreakEven{}, err
 	}
-	be, ok := PlanBreakEven(rep, name)
+	be, ok := PlanBreakEven(rep, name, cfg.Precision)
 	if !ok {
 		return report.BreakEven{}, fmt.Errorf("%s: the break-even has no models", name)
 	}

@@ -221,6 +221,9 @@ func (e *Env) Ceilings(cfg RunConfig, rep *report.Report) (Roofs, error) {
 		GPU: timing.Roof{PeakGFLOPs: gc.PeakGFLOPs, BandwidthGBs: gc.ReadGBs},
 		CPU: timing.Roof{PeakGFLOPs: all.FMAGFLOPs, BandwidthGBs: all.ReadGBs},
 	}
+	if err := e.int8Peaks(&roofs, rep); err != nil {
+		return Roofs{}, err
+	}
 	levels, err := e.cacheCeilings(cfg, roofs, rep)
 	if err != nil {
 		return Roofs{}, err

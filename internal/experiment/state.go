@@ -145,7 +145,7 @@ func judgeByState(rep *report.Report, fma float64, measure func(why string) (rep
 			m.CeilingFrac = 0
 			m.Warnings = append(m.Warnings, fmt.Sprintf("no CPU read ceiling was measured in this row's host state (%s): not judged", st))
 		default:
-			place(m, timing.Roof{PeakGFLOPs: fma, BandwidthGBs: gbs}, m.Time().Median)
+			place(m, timing.Roof{PeakGFLOPs: peakFor(rep.Ceilings.CPU, m, fma), BandwidthGBs: gbs}, m.Time().Median)
 		}
 	}
 	return stateLines(rep, rows), nil

@@ -55,9 +55,15 @@ func HostSummary(r *report.Report) []string {
 			}
 			s = fmt.Sprintf("%s %s %s: %.1f GB/s = %.0f%% of the %.1f GB/s %s measured in this run%s%s",
 				m.Variant, m.Workload, where, m.GBs, 100*m.GBs/bw, bw, what, inState, aboveRoof(&m))
-			if fma > 0 {
+			if i8 := r.Ceilings.CPU[report.Int8PeakKey]; i8 > 0 && m.PeakKey() == report.Int8PeakKey {
+				s += fmt.Sprintf(", %.0f%% of the int8 dot-product peak", 100*m.GFLOPs/i8)
+			} else if fma > 0 {
 				s += fmt.Sprintf(", %.0f%% of the FMA peak", 100*m.GFLOPs/fma)
 			}
+		case m.Bound == "compute" && m.PeakKey() == report.Int8PeakKey && r.Ceilings.CPU[report.Int8PeakKey] > 0:
+			i8 := r.Ceilings.CPU[report.Int8PeakKey]
+			s = fmt.Sprintf("%s %s %s: %.1f G int8 ops/s = %.0f%% of the %.1f G ops/s int8 dot-product peak measured in this run",
+				m.Variant, m.Workload, where, m.GFLOPs, 100*m.GFLOPs/i8, i8)
 		case m.Bound == "compute" && fma > 0:
 			s = fmt.Sprintf("%s %s %s: %.1f GFLOP/s = %.0f%% of the %.1f GFLOP/s FMA peak measured in this run",
 				m.Variant, m.Workload, where, m.GFLOPs, 100*m.GFLOPs/fma, fma)

@@ -115,8 +115,12 @@ func plotRoofline(w io.Writer, roofs []RoofSeries, points []RoofPoint, ctx plotC
 		l.LineStyle = lineStyle(roofColor(r.Label, i), i)
 		l.Width = vg.Points(2.5)
 		f.p.Add(l)
-		f.legend(fmt.Sprintf("%s roof: %s read, %s FMA peak (ridge at %s flop/B)", r.Label,
-			FormatRate(r.Roof.BandwidthGBs), FormatFlopRate(r.Roof.PeakGFLOPs), formatPlain(ridge)), l)
+		peak := FormatFlopRate(r.Roof.PeakGFLOPs) + " FMA peak"
+		if strings.HasSuffix(r.Label, " int8") {
+			peak = FormatOpRate(r.Roof.PeakGFLOPs) + " int8 dot-product peak (int ops)"
+		}
+		f.legend(fmt.Sprintf("%s roof: %s read, %s (ridge at %s op/B)", r.Label,
+			FormatRate(r.Roof.BandwidthGBs), peak, formatPlain(ridge)), l)
 	}
 	// Colour by side (as the roofs), marker by workload.
 	shapeOf := map[string]int{}
@@ -134,6 +138,9 @@ func plotRoofline(w io.Writer, roofs []RoofSeries, points []RoofPoint, ctx plotC
 		s.GlyphStyle.Radius = vg.Points(5)
 		f.p.Add(s)
 		entry := fmt.Sprintf("%s: %s at %s flop/B", p.label, FormatFlopRate(p.xy.Y), formatPlain(p.xy.X))
+		if strings.HasSuffix(p.label, " int8") {
+			entry = fmt.Sprintf("%s: %s at %s op/B", p.label, FormatOpRate(p.xy.Y), formatPlain(p.xy.X))
+		}
 		if p.note != "" {
 			entry += ", " + p.note
 		}
@@ -639,7 +646,7 @@ func checkFormat(format string) error {
 func RooflineOf(r *Report) ([]RoofSeries, []RoofPoint) {
 	var roofs []RoofSeries
 	have := map[string]bool{}
-	roofOf := func(side, key string) (string, bool) {
+	roofOf := func(side, key, peak string) (string, bool) {
 		cs, name := r.Ceilings.CPU, "CPU"
 		if side == SideGPU {
 			cs, name = r.Ceilings.GPU, "GPU"
@@ -647,13 +654,19 @@ func RooflineOf(r *Report) ([]RoofSeries, []RoofPoint) {
 		if !(cs[key] > 0) {
 			key = "read_gbs"
 		}
-		if !(cs[key] > 0 && cs["fma_gflops"] > 0) {
+		if !(cs[peak] > 0) {
+			peak = "fma_gflops"
+		}
+		if !(cs[key] > 0 && cs[peak] > 0) {
 			return "", false
 		}
 		label := name + " " + roofLevel(key)
+		if peak == Int8PeakKey {
+			label += " int8"
+		}
 		if !have[label] {
 			have[label] = true
-			roofs = append(roofs, RoofSeries{Label: label, Roof: timing.Roof{PeakGFLOPs: cs["fma_gflops"], BandwidthGBs: cs[key]}})
+			roofs = append(roofs, RoofSeries{Label: label, Roof: timing.Roof{PeakGFLOPs: cs[peak], BandwidthGBs: cs[key]}})
 		}
 		return label, true
 	}
@@ -661,28 +674,40 @@ func RooflineOf(r *Report) ([]RoofSeries, []RoofPoint) {
 	seen := map[string]bool{}
 	for i := range r.Measurements {
 		m := &r.Measurements[i]
-		key := m.Workload + "/" + m.Side
+		key := m.Workload + "/" + m.Side + "/" + m.Precision()
 		if seen[key] || m.Flops <= 0 || m.Bytes <= 0 {
 			continue
 		}
 		seen[key] = true
-		rp := RoofPoint{Label: m.Side + " " + m.Workload, Point: timing.Point{Flops: m.Flops, Bytes: m.Bytes, Seconds: m.Time().Median}}
-		if roof, ok := roofOf(m.Side, m.ReadCeilingKey()); ok {
-			rp.Roof = roof
-			if m.CeilingFrac > 0 {
-				rp.Note = fmt.Sprintf("%.0f%% of its roof (%s)", 100*m.CeilingFrac, CeilingOf(r, m))
-				if m.CeilingFrac > 1 {
-					rp.Note = fmt.Sprintf("ABOVE its roof: %.0f%% of %s", 100*m.CeilingFrac, CeilingOf(r, m))
-				}
-			}
+		if roof, ok := roofOf(m.Side, m.ReadCeilingKey(), m.PeakKey()); ok {
+			points = append(points, roofPoint(r, m, roof))
+		} else {
+			points = append(points, roofPoint(r, m, ""))
 		}
-		points = append(points, rp)
 	}
 	if len(points) == 0 {
-		roofOf(SideGPU, "read_gbs")
-		roofOf(SideCPU, "read_gbs")
+		roofOf(SideGPU, "read_gbs", "fma_gflops")
+		roofOf(SideCPU, "read_gbs", "fma_gflops")
 	}
 	return roofs, points
+}
+
+// roofPoint is m on the roofline, judged against the roof labelled roof
+// ("": none). A row in another precision than f32 sits at its own
+// intensity (its stored bytes) and is named by it.
+func roofPoint(r *Report, m *Measurement, roof string) RoofPoint {
+	label := m.Side + " " + m.Workload
+	if p := m.Precision(); p != "f32" {
+		label += " " + p
+	}
+	rp := RoofPoint{Label: label, Roof: roof, Point: timing.Point{Flops: m.Flops, Bytes: m.Bytes, Seconds: m.Time().Median}}
+	if roof != "" && m.CeilingFrac > 0 {
+		rp.Note = fmt.Sprintf("%.0f%% of its roof (%s)", 100*m.CeilingFrac, CeilingOf(r, m))
+		if m.CeilingFrac > 1 {
+			rp.Note = fmt.Sprintf("ABOVE its roof: %.0f%% of %s", 100*m.CeilingFrac, CeilingOf(r, m))
+		}
+	}
+	return rp
 }
 
 // roofLevel names the memory level of a read ceiling key: "DRAM", "llc",

@@ -402,8 +402,11 @@ type Plan struct {
 
 // PlanOp is one operation of a Plan.
 type PlanOp struct {
-	Regex     string   `json:"regex"`
-	Workload  string   `json:"workload"`
+	Regex    string `json:"regex"`
+	Workload string `json:"workload"`
+	// Precision is the stored precision the decision assumes when it is
+	// not f32 ("f16", "int8"): its break-even is of those kernels.
+	Precision string   `json:"precision,omitempty"`
 	Functions []string `json:"functions"`
 	// Share is the cumulative CPU time of the matching functions over the
 	// profile's total (each sample once); Samples counts the samples.

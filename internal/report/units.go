@@ -190,12 +190,55 @@ func CeilingOf(r *Report, m *Measurement) string {
 			return fmt.Sprintf("%s %s %s", side, ReadCeilingName(key), FormatRate(v))
 		}
 	case "compute":
+		if m.PeakKey() == Int8PeakKey {
+			if v, ok := cs[Int8PeakKey]; ok {
+				return fmt.Sprintf("%s int8 dot-product peak %s", side, FormatOpRate(v))
+			}
+		}
 		if v, ok := cs["fma_gflops"]; ok {
 			return fmt.Sprintf("%s FMA peak %s", side, FormatFlopRate(v))
 		}
 	}
 	return ""
 }
+
+// Int8PeakKey is the key, in a side's Ceilings map, of its integer
+// dot-product peak (1e9 int8 ops per second: a byte product with its
+// sum counts 2, as an FMA counts 2 flops).
+const Int8PeakKey = "int8_gops"
+
+// Precision is the stored precision a row read: its "precision" param,
+// "f32" when it has none.
+func (m *Measurement) Precision() string {
+	for _, p := range m.Params {
+		if p.Key == "precision" {
+			return p.Value
+		}
+	}
+	return "f32"
+}
+
+// PeakKey is the key of the compute peak m is judged against: the int8
+// dot-product peak for an int8 row (its Flops are integer ops), else the
+// FMA peak.
+func (m *Measurement) PeakKey() string {
+	if m.Precision() == "int8" {
+		return Int8PeakKey
+	}
+	return "fma_gflops"
+}
+
+// PeakOf is the compute peak of m in cs (its side's Ceilings): cs at
+// m.PeakKey(), the FMA peak where that is missing.
+func PeakOf(cs map[string]float64, m *Measurement) float64 {
+	if v := cs[m.PeakKey()]; v > 0 {
+		return v
+	}
+	return cs["fma_gflops"]
+}
+
+// FormatOpRate prints an integer op rate given in 1e9 ops/s: "1.02 Tops/s".
+func FormatOpRate(gops float64) string { return siUnit(gops*1e9, "ops/s") }
 
 // ReadCeilingKey is the key of the read ceiling a memory-bound row is
 // judged against: ReadCeiling, "read_gbs" (DRAM) when empty.

@@ -59,7 +59,7 @@ var CosineBatch = &Descriptor{
 		}
 		return &Prepared{
 			Size:  c.Q,
-			Fixed: append(fixed(c, ParamD, ParamN), c.dataParams(ParamVectors, ParamQueries)...),
+			Fixed: append(append(fixed(c, ParamD, ParamN), c.dataParams(ParamVectors, ParamQueries)...), c.precisionFixed()...),
 			At:    func(q int, k Knobs) Case { return cosineBatchCase(b, q, k) },
 		}, nil
 	},

@@ -44,7 +44,7 @@ var CosineSingle = &Descriptor{
 		}
 		return &Prepared{
 			Size:  c.N,
-			Fixed: append(fixed(c, ParamD), c.dataParams(ParamVectors, ParamQueries)...),
+			Fixed: append(append(fixed(c, ParamD), c.dataParams(ParamVectors, ParamQueries)...), c.precisionFixed()...),
 			At:    func(n int, k Knobs) Case { return cosineSingleCase(data, st, n, k) },
 		}, nil
 	},

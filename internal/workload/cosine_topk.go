@@ -44,7 +44,7 @@ var CosineTopK = &Descriptor{
 		}
 		return &Prepared{
 			Size:  c.N,
-			Fixed: append(fixed(c, ParamD, ParamK), c.dataParams(ParamVectors, ParamQueries)...),
+			Fixed: append(append(fixed(c, ParamD, ParamK), c.dataParams(ParamVectors, ParamQueries)...), c.precisionFixed()...),
 			At:    func(n int, k Knobs) Case { return cosineTopKCase(data, st, n, c.K, k) },
 		}, nil
 	},

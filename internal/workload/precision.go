@@ -178,6 +178,15 @@ func int8F32(c []int8) []float32 {
 	return out
 }
 
+// precisionFixed is the precision as a fixed parameter of a workload's
+// sizes (a break-even names what it measured) when it is not f32.
+func (c Config) precisionFixed() []report.Param {
+	if c.Precision == "" || c.Precision == PrecisionF32 {
+		return nil
+	}
+	return []report.Param{p("precision", c.Precision)}
+}
+
 // params appends the precision to a case's parameters when it is not
 // f32, so every row names what it read.
 func (s *storedData) params(ps []report.Param) []report.Param {
