@@ -18,7 +18,7 @@ func (e *Env) int8Peaks(roofs *Roofs, rep *report.Report) error {
 	if err := e.checkStop("int8 peaks"); err != nil {
 		return err
 	}
-	e.progress("int8 dot-product peaks (dot4I8Packed on the GPU, the host level's instructions on the CPU)")
+	e.Progressf("int8 dot-product peaks (dot4I8Packed on the GPU, the host level's instructions on the CPU)")
 	if e.Device != nil {
 		gp, err := compute.MeasureInt8Peak(e.Device, compute.CeilingOptions{Stop: e.stopped})
 		switch {

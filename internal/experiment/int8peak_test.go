@@ -17,8 +17,8 @@ func TestInt8RowsJudgedAgainstInt8Peak(t *testing.T) {
 	res := timing.Result{Host: timing.Summarize([]float64{1, 1, 1})}
 	roofs := Roofs{CPU: timing.Roof{PeakGFLOPs: 100, BandwidthGBs: 1000}, CPUInt8: 400}
 	// 200 G ops in 1 s over 1 GB: compute-bound on both roofs.
-	i8 := measurement("cosine-batch", report.SideCPU, "avx512-t2", []report.Param{{Key: "precision", Value: "int8"}}, res, 1e9, 200e9, roofs)
-	f32 := measurement("cosine-batch", report.SideCPU, "avx512-t2", nil, res, 1e9, 200e9, roofs)
+	i8 := Measurement("cosine-batch", report.SideCPU, "avx512-t2", []report.Param{{Key: "precision", Value: "int8"}}, res, 1e9, 200e9, roofs)
+	f32 := Measurement("cosine-batch", report.SideCPU, "avx512-t2", nil, res, 1e9, 200e9, roofs)
 	if i8.Bound != timing.BoundCompute || math.Abs(i8.CeilingFrac-0.5) > 1e-9 {
 		t.Fatalf("int8 row: bound %q frac %v, want compute 0.5 of the int8 peak", i8.Bound, i8.CeilingFrac)
 	}
