@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/hybrid"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
@@ -40,8 +41,8 @@ func runHybrid(stdout, stderr io.Writer, args []string) error {
 		rows := fs.Bool("requests-csv", false, "with --out: also write requests.csv, every request of every replay and strategy (about 7 MB for the default stream)")
 		mixFile := fs.String("batch-mix", "", "FILE of the application's batch sizes (one per line, or 'size count' pairs): price the mix with the break-even's models, one side only and routed at the crossover, with the saving's CI")
 		var mix *experiment.BatchMix
-		var hc experiment.HybridConfig // from the flags (ready)
-		var hy *report.Hybrid          // the replay, for requests.csv
+		var hc hybrid.HybridConfig // from the flags (ready)
+		var hy *report.Hybrid      // the replay, for requests.csv
 		return measureHooks{
 			files: func(*experiment.Env) []report.DirFile {
 				if !*rows || hy == nil || len(hy.Rows) == 0 {
@@ -68,9 +69,9 @@ func runHybrid(stdout, stderr io.Writer, args []string) error {
 				if err != nil {
 					return err
 				}
-				hc = experiment.HybridConfig{Sides: pair, Requests: *requests, Min: *minN, Max: *maxN, SearchBudget: *budget, Rows: *rows}
+				hc = hybrid.HybridConfig{Sides: pair, Requests: *requests, Min: *minN, Max: *maxN, SearchBudget: *budget, Rows: *rows}
 				for _, f := range *faults {
-					ft, err := experiment.ParseFault(f)
+					ft, err := hybrid.ParseFault(f)
 					if err != nil {
 						return err
 					}
@@ -81,7 +82,7 @@ func runHybrid(stdout, stderr io.Writer, args []string) error {
 					if err != nil {
 						return fmt.Errorf("--sizes-file: %w", err)
 					}
-					if hc.Sizes, err = experiment.ParseSizes(string(data)); err != nil {
+					if hc.Sizes, err = hybrid.ParseSizes(string(data)); err != nil {
 						return fmt.Errorf("--sizes-file %s: %w", *sizesFile, err)
 					}
 				}
@@ -99,7 +100,7 @@ func runHybrid(stdout, stderr io.Writer, args []string) error {
 					// The kernel's name is checked later with the others;
 					// a profile must hold its break-even for these sides.
 					if k := fs.Lookup("kernel"); k != nil && k.Value.String() != "" {
-						if _, err := experiment.HybridProfile(hc.Profile, k.Value.String(), pair); err != nil {
+						if _, err := hybrid.HybridProfile(hc.Profile, k.Value.String(), pair); err != nil {
 							return err
 						}
 					}
@@ -114,7 +115,7 @@ func runHybrid(stdout, stderr io.Writer, args []string) error {
 				}
 				cfg.Retune = *retune
 				hc.Seed = cfg.Seed
-				err := env.Hybrid(cfg, hc, rep)
+				err := hybrid.Run(env, cfg, hc, rep)
 				hy = rep.Hybrid
 				if err == nil && mix != nil {
 					experiment.PriceMix(rep, *mix)

@@ -44,9 +44,9 @@ func (e *Env) BreakEvenSearch(cfg RunConfig, sc SearchConfig, rep *report.Report
 		if err != nil {
 			return err
 		}
-		cache, emitted := map[string]sideRun{}, map[string]bool{}
+		cache, emitted := map[string]SideRun{}, map[string]bool{}
 		for _, pair := range comps {
-			bes, ms, err := e.searchOne(w, cfg, sc, pair, Roofs{}, cache, emitted, rep)
+			bes, ms, err := e.SearchOne(w, cfg, sc, pair, Roofs{}, cache, emitted, rep)
 			if err != nil {
 				return err
 			}
@@ -62,7 +62,7 @@ func (e *Env) BreakEvenSearch(cfg RunConfig, sc SearchConfig, rep *report.Report
 			rep.Measurements = append(rep.Measurements, ms...)
 			rep.BreakEvens = append(rep.BreakEvens, bes...)
 			for _, be := range bes {
-				rep.Summary = append(rep.Summary, crossoverLines(be)...)
+				rep.Summary = append(rep.Summary, CrossoverLines(be)...)
 			}
 		}
 	}

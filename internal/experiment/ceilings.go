@@ -8,9 +8,9 @@ import (
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
-	"github.com/wgpu-prof/wgpu-prof/machine"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
+	"github.com/wgpu-prof/wgpu-prof/machine"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
 
@@ -67,7 +67,7 @@ func (e *Env) cacheCeilings(cfg RunConfig, dram Roofs, rep *report.Report) ([]Ro
 			// Only the read ceiling depends on the level: the read
 			// designs alone (compute.MeasureReadAt).
 			e.Progressf("gpu read ceiling at the %s working set (%s)", l.Name, fmtBytes(gpuBytes))
-			gc, err := compute.MeasureReadAtUntil(e.Device, uint64(gpuBytes), 0, e.stopped)
+			gc, err := compute.MeasureReadAtUntil(e.Device, uint64(gpuBytes), 0, e.Stopped)
 			if errors.Is(err, compute.ErrStopped) {
 				return nil, fmt.Errorf("gpu read ceiling (%s working set): %w", l.Name, ErrInterrupted)
 			}
@@ -88,7 +88,7 @@ func (e *Env) cacheCeilings(cfg RunConfig, dram Roofs, rep *report.Report) ([]Ro
 			}
 			e.Progressf("cpu ceilings at the %s working set (%s)", l.Name, fmtBytes(l.Bytes))
 			before := probeState(e.Host.ThreadCount())
-			cc, err := e.Host.MeasureCeilings(hostsimd.CeilingOpts{Bytes: int64(l.Bytes), Budget: ceilingBudget(e.Measure), Stop: e.stopped})
+			cc, err := e.Host.MeasureCeilings(hostsimd.CeilingOpts{Bytes: int64(l.Bytes), Budget: ceilingBudget(e.Measure), Stop: e.Stopped})
 			if errors.Is(err, hostsimd.ErrStopped) {
 				return nil, fmt.Errorf("cpu ceilings (%s working set): %w", l.Name, ErrInterrupted)
 			}

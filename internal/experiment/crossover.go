@@ -40,30 +40,30 @@ func DefaultComparisons() [][2]SideSpec {
 	return [][2]SideSpec{{cpu, gpu}, {cpu, ship}}
 }
 
-// sideRun is one side measured at one size.
-type sideRun struct {
+// SideRun is one side measured at one size.
+type SideRun struct {
 	res    timing.Result
 	upload []time.Duration // shipped GPU side: per-call upload times
 	c      workload.Case
 }
 
-// searchOne runs the adaptive search for one workload and one pair of
+// SearchOne runs the adaptive search for one workload and one pair of
 // sides and returns its break-evens (end-to-end; kernel clock too when a
 // resident GPU side has timestamps) and the measurements at every size.
 //
 // cache holds the sides already measured on this workload (by label and
 // size), so a side two comparisons share is measured and reported once;
 // emitted marks the ones already returned as measurements.
-func (e *Env) searchOne(w *workload.Descriptor, cfg RunConfig, sc SearchConfig, sides [2]SideSpec, roofs Roofs, cache map[string]sideRun, emitted map[string]bool, rep *report.Report) ([]report.BreakEven, []report.Measurement, error) {
-	pr, err := e.prepare(w, cfg.Config)
+func (e *Env) SearchOne(w *workload.Descriptor, cfg RunConfig, sc SearchConfig, sides [2]SideSpec, roofs Roofs, cache map[string]SideRun, emitted map[string]bool, rep *report.Report) ([]report.BreakEven, []report.Measurement, error) {
+	pr, err := e.Prepare(w, cfg.Config)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", w.Name, err)
 	}
-	sk, err := e.sideKnobs(w, pr, cfg, sides, rep)
+	sk, err := e.SideKnobs(w, pr, cfg, sides, rep)
 	if err != nil {
 		return nil, nil, err
 	}
-	ps := &pairSearch{e: e, w: w, cfg: cfg, sides: sides, knobs: sk, prs: []*workload.Prepared{pr}, cache: cache, runs: map[int][2]sideRun{}}
+	ps := &pairSearch{e: e, w: w, cfg: cfg, sides: sides, knobs: sk, prs: []*workload.Prepared{pr}, cache: cache, runs: map[int][2]SideRun{}}
 	maxN, why := e.extensionLimit(w, cfg, pr, sc.MaxGrow)
 	budget := sc.Budget
 	if budget <= 0 {
@@ -93,7 +93,7 @@ func (e *Env) searchOne(w *workload.Descriptor, cfg RunConfig, sc SearchConfig, 
 	if len(disputed) > maxRemeasured {
 		disputed = disputed[:maxRemeasured]
 	}
-	ps.again = map[int][2]sideRun{}
+	ps.again = map[int][2]SideRun{}
 	for _, n := range disputed {
 		r, err := ps.measurePair(n, 0, "|again")
 		if err != nil {
@@ -121,9 +121,9 @@ type pairSearch struct {
 	sides [2]SideSpec
 	knobs [2]workload.Knobs
 	prs   []*workload.Prepared // the default-size data, then the largest prepared
-	cache map[string]sideRun
-	runs  map[int][2]sideRun
-	again map[int][2]sideRun
+	cache map[string]SideRun
+	runs  map[int][2]SideRun
+	again map[int][2]SideRun
 }
 
 // prepared returns data of at least n rows: the default-size data when it
@@ -158,20 +158,20 @@ func (ps *pairSearch) probe(n, tight int) (timing.Summary, timing.Summary, error
 // measurePair builds both sides at n, verifies each on poisoned outputs,
 // measures them side by side (interleaved calls, so a load that comes and
 // goes falls on both alike), and verifies again.
-func (ps *pairSearch) measurePair(n, tight int, tag string) ([2]sideRun, error) {
+func (ps *pairSearch) measurePair(n, tight int, tag string) ([2]SideRun, error) {
 	e, w, sides := ps.e, ps.w, ps.sides
 	key := fmt.Sprintf("%s|%s|%d|%d%s", sides[0].Label, sides[1].Label, n, tight, tag)
 	if r, ok := ps.cache[key]; ok {
-		return [2]sideRun{r, ps.cache[key+"|b"]}, nil
+		return [2]SideRun{r, ps.cache[key+"|b"]}, nil
 	}
-	if e.interrupted.Load() {
-		return [2]sideRun{}, fmt.Errorf("%s vs %s %s n=%d: %w", sides[0].Label, sides[1].Label, w.Name, n, ErrInterrupted)
+	if e.Stopped() {
+		return [2]SideRun{}, fmt.Errorf("%s vs %s %s n=%d: %w", sides[0].Label, sides[1].Label, w.Name, n, ErrInterrupted)
 	}
 	p, err := ps.prepared(n)
 	if err != nil {
-		return [2]sideRun{}, err
+		return [2]SideRun{}, err
 	}
-	var out [2]sideRun
+	var out [2]SideRun
 	var ss [2]workload.Side
 	var logs [2]shippedLog
 	defer func() {
@@ -181,13 +181,13 @@ func (ps *pairSearch) measurePair(n, tight int, tag string) ([2]sideRun, error) 
 	}()
 	for i, sp := range sides {
 		c := p.At(n, ps.knobs[i])
-		s, err := e.buildSide(sp, c, &logs[i])
+		s, err := e.BuildSide(sp, c, &logs[i])
 		if err != nil {
 			return out, fmt.Errorf("%s %s n=%d: %w", sp.Label, w.Name, n, err)
 		}
 		ss[i], out[i].c = s, c
 		what := sp.Label + " " + w.Name + " " + ParamLabel(c.Params)
-		if _, err := verifiedRun(what, s); err != nil {
+		if _, err := VerifiedRun(what, s); err != nil {
 			return out, err
 		}
 	}
@@ -349,12 +349,12 @@ func cappedNote(sizes []int, res timing.SearchResult) string {
 	return fmt.Sprintf("only %d of the %d sizes asked for were measured (the search stopped at its probe limit or time budget)", got, len(asked))
 }
 
-// sideKnobs returns each side's knobs: cfg's workgroup and tile, the
+// SideKnobs returns each side's knobs: cfg's workgroup and tile, the
 // side's forced workgroup (gpu:wg=N), and for a GPU side the fastest
 // verified variant on this adapter at the default size, as run chooses it
 // (SelectVariant, cached per adapter; the choice goes to rep's summary), so
 // a break-even or a hybrid replay is against the GPU's best design.
-func (e *Env) sideKnobs(w *workload.Descriptor, pr *workload.Prepared, cfg RunConfig, sides [2]SideSpec, rep *report.Report) ([2]workload.Knobs, error) {
+func (e *Env) SideKnobs(w *workload.Descriptor, pr *workload.Prepared, cfg RunConfig, sides [2]SideSpec, rep *report.Report) ([2]workload.Knobs, error) {
 	var out [2]workload.Knobs
 	for i, sp := range sides {
 		k := workload.Knobs{Workgroup: cfg.Workgroup, Tile: cfg.Tile}
@@ -389,12 +389,12 @@ func (e *Env) measureAgain(sides [2]SideSpec, c workload.Case) ([2]timing.Result
 	}()
 	what := c.Name + " " + ParamLabel(c.Params)
 	for i, sp := range sides {
-		s, err := e.buildSide(sp, c, nil)
+		s, err := e.BuildSide(sp, c, nil)
 		if err != nil {
 			return out, fmt.Errorf("%s %s: %w", sp.Label, what, err)
 		}
 		ss[i] = s
-		if _, err := verifiedRun(sp.Label+" "+what, s); err != nil {
+		if _, err := VerifiedRun(sp.Label+" "+what, s); err != nil {
 			return out, err
 		}
 	}
@@ -582,7 +582,7 @@ func sideName(sides [2]SideSpec, faster int) string {
 // parts breaks the GPU side's end-to-end time at the largest size into
 // upload (host clock around buffer creation and upload, shipped sides),
 // kernel (timestamps) and dispatch + wait + readback (the rest).
-func parts(sides [2]SideSpec, last [2]sideRun) []report.TimePart {
+func parts(sides [2]SideSpec, last [2]SideRun) []report.TimePart {
 	for i, sp := range sides {
 		if !sp.IsGPU() {
 			continue
@@ -710,8 +710,8 @@ func searchCap(w *workload.Descriptor, cfg RunConfig, size, maxGrow int) (limit 
 	return size * maxGrow, fmt.Sprintf("search cap: %d× the default size %d", maxGrow, size), true
 }
 
-// crossoverLines says in words what a break-even found.
-func crossoverLines(be report.BreakEven) []string {
+// CrossoverLines says in words what a break-even found.
+func CrossoverLines(be report.BreakEven) []string {
 	if len(be.Sides) != 2 || be.Search == nil {
 		return nil
 	}

@@ -5,9 +5,9 @@ import (
 	"strings"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/dataset"
-	"github.com/wgpu-prof/wgpu-prof/machine"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
+	"github.com/wgpu-prof/wgpu-prof/machine"
 )
 
 // LoadData reads the data files the configuration names (workload

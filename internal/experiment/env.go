@@ -21,8 +21,8 @@ import (
 	"github.com/klauspost/cpuid/v2"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
-	"github.com/wgpu-prof/wgpu-prof/machine"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
+	"github.com/wgpu-prof/wgpu-prof/machine"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
 
@@ -137,13 +137,13 @@ func memoryBudget(quick bool) int64 { return machine.Current().Budget(quick) }
 // largest phase before it (TestRepeatedPhasesMemoryFlat).
 func freeMemory() { debug.FreeOSMemory() }
 
-// stopped reports whether Interrupt was called.
-func (e *Env) stopped() bool { return e.interrupted.Load() }
+// Stopped reports whether Interrupt was called.
+func (e *Env) Stopped() bool { return e.interrupted.Load() }
 
 // checkStop returns an error wrapping ErrInterrupted, naming the phase,
 // once Interrupt was called.
 func (e *Env) checkStop(phase string) error {
-	if e.interrupted.Load() {
+	if e.Stopped() {
 		return fmt.Errorf("%s: %w", phase, ErrInterrupted)
 	}
 	return nil

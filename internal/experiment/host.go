@@ -4,9 +4,9 @@ import (
 	"fmt"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
-	"github.com/wgpu-prof/wgpu-prof/machine"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
+	"github.com/wgpu-prof/wgpu-prof/machine"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
 

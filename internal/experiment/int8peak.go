@@ -20,7 +20,7 @@ func (e *Env) int8Peaks(roofs *Roofs, rep *report.Report) error {
 	}
 	e.Progressf("int8 dot-product peaks (dot4I8Packed on the GPU, the host level's instructions on the CPU)")
 	if e.Device != nil {
-		gp, err := compute.MeasureInt8Peak(e.Device, compute.CeilingOptions{Stop: e.stopped})
+		gp, err := compute.MeasureInt8Peak(e.Device, compute.CeilingOptions{Stop: e.Stopped})
 		switch {
 		case errors.Is(err, compute.ErrStopped):
 			return fmt.Errorf("gpu int8 peak: %w", ErrInterrupted)

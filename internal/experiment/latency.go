@@ -42,7 +42,7 @@ func (e *Env) Latency(c LatencyConfig) (*timing.Anatomy, error) {
 	if c.MaxBytes > e.Device.Limits.MaxBufferSize {
 		return nil, Usage(fmt.Errorf("--max-bytes %d: above the adapter's maxBufferSize %d", c.MaxBytes, e.Device.Limits.MaxBufferSize))
 	}
-	if e.interrupted.Load() {
+	if e.Stopped() {
 		return nil, fmt.Errorf("before the latency anatomy: %w", ErrInterrupted)
 	}
 	e.Progressf("gpu  call latency anatomy (empty and tiny calls, K dispatches per submit, readback and upload curves)")

@@ -7,9 +7,9 @@ import (
 	"github.com/wgpu-prof/wgpu-prof/compute"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
-	"github.com/wgpu-prof/wgpu-prof/machine"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
+	"github.com/wgpu-prof/wgpu-prof/machine"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
 
@@ -17,9 +17,9 @@ import (
 // never reported.
 var ErrWrongResult = fmt.Errorf("result failed verification")
 
-// verifiedRun poisons s's outputs, runs it once and verifies them; errors
+// VerifiedRun poisons s's outputs, runs it once and verifies them; errors
 // are prefixed with what (a wrong result wraps ErrWrongResult).
-func verifiedRun(what string, s workload.Side) (timing.Sample, error) {
+func VerifiedRun(what string, s workload.Side) (timing.Sample, error) {
 	s.Poison()
 	smp, err := s.Run()
 	if err != nil {
@@ -34,7 +34,7 @@ func verifiedRun(what string, s workload.Side) (timing.Sample, error) {
 // MeasureSide verifies a poisoned run, measures, then verifies the last
 // measured run's output again: no timing of a wrong result is reported.
 func MeasureSide(what string, s workload.Side, opts timing.MeasureOpts) (timing.Result, error) {
-	if _, err := verifiedRun(what, s); err != nil {
+	if _, err := VerifiedRun(what, s); err != nil {
 		return timing.Result{}, err
 	}
 	res, err := timing.Measure(opts, s.Run)

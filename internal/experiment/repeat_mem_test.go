@@ -3,9 +3,9 @@ package experiment
 import (
 	"testing"
 
-	"github.com/wgpu-prof/wgpu-prof/machine"
 	"github.com/wgpu-prof/wgpu-prof/internal/testmem"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
+	"github.com/wgpu-prof/wgpu-prof/machine"
 )
 
 // TestRepeatedPhasesMemoryFlat runs the ceilings (with the staircase) and

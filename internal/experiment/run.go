@@ -168,7 +168,7 @@ func (e *Env) Ceilings(cfg RunConfig, rep *report.Report) (Roofs, error) {
 		return Roofs{}, err
 	}
 	e.Progressf("gpu ceilings (read, write, copy, FMA intensities) over %s", fmtBytes(float64(gpuBytes)))
-	gc, err := compute.MeasureCeilings(e.Device, compute.CeilingOptions{Bytes: gpuBytes, Runs: runs, Intensities: intensities, Stop: e.stopped})
+	gc, err := compute.MeasureCeilings(e.Device, compute.CeilingOptions{Bytes: gpuBytes, Runs: runs, Intensities: intensities, Stop: e.Stopped})
 	freeMemory()
 	if errors.Is(err, compute.ErrStopped) {
 		return Roofs{}, fmt.Errorf("gpu ceilings: %w", ErrInterrupted)
@@ -206,7 +206,7 @@ func (e *Env) Ceilings(cfg RunConfig, rep *report.Report) (Roofs, error) {
 	}
 	e.Progressf("cpu ceilings (read, write, copy, triad, FMA; all cores and one) over %s per array", fmtBytes(float64(cpuBytes)))
 	before := probeState(e.Host.ThreadCount())
-	all, _, keys, err := CPUCeilings(hostsimd.CeilingOpts{Bytes: cpuBytes, Budget: ceilingBudget(e.Measure), Stop: e.stopped})
+	all, _, keys, err := CPUCeilings(hostsimd.CeilingOpts{Bytes: cpuBytes, Budget: ceilingBudget(e.Measure), Stop: e.Stopped})
 	freeMemory()
 	if errors.Is(err, hostsimd.ErrStopped) {
 		return Roofs{}, fmt.Errorf("cpu ceilings: %w", ErrInterrupted)
@@ -297,7 +297,7 @@ func (e *Env) RunSuite(cfg RunConfig, rep *report.Report) error {
 	rep.Summary = append(rep.Summary, raiseGPUComputeCeiling(rep)...)
 	rep.Summary = append(rep.Summary, recheckCPUComputeCeiling(rep, func() (float64, error) {
 		e.Progressf("cpu FMA peak again (a row ran above it)")
-		c, err := e.Host.MeasureCeilings(hostsimd.CeilingOpts{Bytes: 1 << 20, Threads: e.Host.ThreadCount(), Stop: e.stopped})
+		c, err := e.Host.MeasureCeilings(hostsimd.CeilingOpts{Bytes: 1 << 20, Threads: e.Host.ThreadCount(), Stop: e.Stopped})
 		return c.FMAGFLOPs, err
 	})...)
 	rep.Summary = append(rep.Summary, checkUnderCeiling(rep, roofs.GPU.BandwidthGBs)...)
@@ -317,7 +317,7 @@ func (e *Env) RunSuite(cfg RunConfig, rep *report.Report) error {
 // runWorkload measures one workload of the suite: its variant selection,
 // break-even sweep, the rows at its default size and the timestamp cost.
 func (e *Env) runWorkload(w *workload.Descriptor, cfg RunConfig, knobs workload.Knobs, roofs Roofs, rep *report.Report) error {
-	pr, err := e.prepare(w, cfg.Config)
+	pr, err := e.Prepare(w, cfg.Config)
 	if err != nil {
 		return fmt.Errorf("%s: %w", w.Name, err)
 	}
@@ -362,7 +362,7 @@ func (e *Env) runWorkload(w *workload.Descriptor, cfg RunConfig, knobs workload.
 	rep.Measurements = append(rep.Measurements, ms...)
 	rep.BreakEvens = append(rep.BreakEvens, bes...)
 	for _, be := range bes {
-		rep.Summary = append(rep.Summary, crossoverLines(be)...)
+		rep.Summary = append(rep.Summary, CrossoverLines(be)...)
 	}
 	if s := outsideKernel(ms[0]); s != "" {
 		rep.Summary = append(rep.Summary, s)

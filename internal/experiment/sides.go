@@ -146,7 +146,7 @@ type shippedLog struct{ upload []time.Duration }
 // forced around every call (outside the timed region). A shipped GPU side
 // builds the runner (buffers, upload) inside each timed call. log, when
 // not nil, receives the upload times of a shipped side.
-func (e *Env) buildSide(sp SideSpec, c workload.Case, log *shippedLog) (workload.Side, error) {
+func (e *Env) BuildSide(sp SideSpec, c workload.Case, log *shippedLog) (workload.Side, error) {
 	if sp.IsGPU() {
 		if c.GPU == nil {
 			return workload.Side{}, fmt.Errorf("%s: %s has no GPU side", sp.Label, c.Name)

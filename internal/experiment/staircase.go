@@ -8,8 +8,8 @@ import (
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
-	"github.com/wgpu-prof/wgpu-prof/machine"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
+	"github.com/wgpu-prof/wgpu-prof/machine"
 )
 
 // The cache staircase (docs/METHOD.md, "Staircase"): read bandwidth over
@@ -313,7 +313,7 @@ func (e *Env) staircase(quick bool, rep *report.Report) (*report.Staircase, erro
 		if err := e.checkStop("cache staircase"); err != nil {
 			return report.StairPoint{}, err
 		}
-		rc, err := hostsimd.MeasureReadUntil(int64(b), threads, runs, e.stopped)
+		rc, err := hostsimd.MeasureReadUntil(int64(b), threads, runs, e.Stopped)
 		if errors.Is(err, hostsimd.ErrStopped) {
 			return report.StairPoint{}, fmt.Errorf("cache staircase (cpu, %s): %w", fmtBytes(float64(b)), ErrInterrupted)
 		}
@@ -341,7 +341,7 @@ func (e *Env) staircase(quick bool, rep *report.Report) (*report.Staircase, erro
 			if err := e.checkStop("cache staircase"); err != nil {
 				return st, err
 			}
-			pt, err := compute.MeasureReadAtUntil(e.Device, b, runs, e.stopped)
+			pt, err := compute.MeasureReadAtUntil(e.Device, b, runs, e.Stopped)
 			if errors.Is(err, compute.ErrStopped) {
 				return st, fmt.Errorf("cache staircase (gpu, %s): %w", fmtBytes(float64(b)), ErrInterrupted)
 			}

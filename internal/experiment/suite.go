@@ -14,7 +14,7 @@ import (
 func (e *Env) measureCase(w workload.Case, roofs Roofs) ([]report.Measurement, error) {
 	var out []report.Measurement
 	label := fmt.Sprintf("%s %s", w.Name, ParamLabel(w.Params))
-	if e.interrupted.Load() {
+	if e.Stopped() {
 		return nil, fmt.Errorf("before %s: %w", label, ErrInterrupted)
 	}
 	if w.GPU != nil {

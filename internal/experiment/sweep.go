@@ -73,7 +73,7 @@ func (e *Env) Sweep(kernel string, cfg RunConfig, sizes, tiles []int, rep *repor
 	if len(fits) == 0 {
 		return Usage(Invalid(flag, "", "%s: the adapter %q runs none of them (%v)", joinInts(values), e.Device.Info.Name, reject))
 	}
-	pr, err := e.prepare(w, cfg.Config)
+	pr, err := e.Prepare(w, cfg.Config)
 	if err != nil {
 		return fmt.Errorf("%s: %w", w.Name, err)
 	}
@@ -469,7 +469,7 @@ func (e *Env) MemCompute(kernel string, cfg RunConfig, rep *report.Report) error
 	if cfg.Workgroup == 0 && w.Has("wg") {
 		wgs = memComputeWorkgroups
 	}
-	pr, err := e.prepare(w, cfg.Config)
+	pr, err := e.Prepare(w, cfg.Config)
 	if err != nil {
 		return fmt.Errorf("%s: %w", w.Name, err)
 	}
@@ -600,10 +600,10 @@ func joinInts(v []int) string {
 	return strings.Join(s, ",")
 }
 
-// prepare generates (or reads) w's data at c, announced on the progress
+// Prepare generates (or reads) w's data at c, announced on the progress
 // writer first: an index build or a large graph can take a minute, and
 // the progress display says what runs meanwhile.
-func (e *Env) prepare(w *workload.Descriptor, c workload.Config) (*workload.Prepared, error) {
+func (e *Env) Prepare(w *workload.Descriptor, c workload.Config) (*workload.Prepared, error) {
 	e.Progressf("data %s: generating or reading the inputs (and their float64 reference)", w.Name)
 	return w.Prepare(c)
 }

@@ -249,12 +249,12 @@ func tuneOne(c variantCandidate, calls int) (sec float64, building bool, err err
 		return 0, runs, fmt.Errorf("after timing: %w: %v", ErrWrongResult, err)
 	}
 	if len(kern) == calls {
-		return median(kern), runs, nil
+		return Median(kern), runs, nil
 	}
-	return median(host), runs, nil
+	return Median(host), runs, nil
 }
 
-func median(x []float64) float64 {
+func Median(x []float64) float64 {
 	s := slices.Clone(x)
 	slices.Sort(s)
 	n := len(s)

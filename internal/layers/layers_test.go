@@ -40,6 +40,7 @@ var layer = map[string]int{
 var room = map[string]int{
 	"":       0,
 	"kernel": 3,
+	"hybrid": 3,
 }
 
 // exempt names the imports of internal/ a public package may still make,
@@ -246,7 +247,7 @@ func TestViolationsCatchPlanted(t *testing.T) {
 		"internal/workload":          {imports: []string{"internal/report", "internal/workload/sub"}},
 		"internal/dataset":           {imports: []string{"internal/verify"}},
 		"internal/experiment":        {imports: []string{"internal/workload"}, testImports: []string{"internal/experiment/kernel"}},
-		"internal/experiment/kernel": {imports: []string{"internal/experiment"}},
+		"internal/experiment/kernel": {imports: []string{"internal/experiment", "internal/experiment/hybrid"}},
 		"internal/experiment/lost":   {imports: []string{"internal/experiment"}},
 		"internal/newthing":          {},
 	}
@@ -254,6 +255,7 @@ func TestViolationsCatchPlanted(t *testing.T) {
 	want := []string{
 		"internal/dataset (layer 1) imports internal/verify (layer 1): an import must point to a lower layer",
 		"internal/experiment (room 0) imports internal/experiment/kernel (room 3): a room imports only rooms below it",
+		"internal/experiment/kernel (room 3) imports internal/experiment/hybrid (room 3): a room imports only rooms below it",
 		"internal/experiment/lost has no room rank: give it one in internal/layers",
 		"internal/newthing has no layer: give it one in internal/layers",
 		"internal/report (layer 1) imports internal/experiment (layer 3): an import must point to a lower layer",

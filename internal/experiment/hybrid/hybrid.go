@@ -1,4 +1,4 @@
-package experiment
+package hybrid
 
 import (
 	"errors"
@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 
 	"github.com/wgpu-prof/wgpu-prof/dispatch"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
@@ -26,7 +28,7 @@ type Fault struct {
 	From, To int
 }
 
-func (f Fault) String(sides [2]SideSpec) string {
+func (f Fault) String(sides [2]experiment.SideSpec) string {
 	what := fmt.Sprintf("%.3g× slower", f.Slow)
 	if f.Fail {
 		what = "failing"
@@ -38,7 +40,7 @@ func (f Fault) String(sides [2]SideSpec) string {
 // SIDE is a or b (the first or second of --sides).
 func ParseFault(s string) (Fault, error) {
 	bad := func(why string) (Fault, error) {
-		return Fault{}, Invalid("fault", s, "%s (want a:slow=3@500-1000 or b:fail@700-900)", why)
+		return Fault{}, experiment.Invalid("fault", s, "%s (want a:slow=3@500-1000 or b:fail@700-900)", why)
 	}
 	side, rest, ok := strings.Cut(s, ":")
 	if !ok {
@@ -81,7 +83,7 @@ func ParseFault(s string) (Fault, error) {
 
 // HybridConfig configures a replay.
 type HybridConfig struct {
-	Sides [2]SideSpec
+	Sides [2]experiment.SideSpec
 	// Requests is the stream's length when generated (default 2000).
 	Requests int
 	// Min and Max bound the log-uniform sizes. Both 0 with a measured
@@ -113,18 +115,18 @@ type HybridConfig struct {
 	points []int
 }
 
-// Hybrid replays a stream of mixed sizes through each side alone, a
+// Run replays a stream of mixed sizes through each side alone, a
 // static threshold at the measured crossover, the adaptive dispatcher and
 // an oracle that routes by size with hindsight, with every request's
 // output verified, and reports each strategy's total against the better
 // single side, per-request times, shares and the dispatcher's switches.
-func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
-	hs, be, err := e.hybridSetup(cfg, hc, rep)
+func Run(e *experiment.Env, cfg experiment.RunConfig, hc HybridConfig, rep *report.Report) error {
+	hs, be, err := hybridSetup(e, cfg, hc, rep)
 	if err != nil {
 		return err
 	}
 	defer hs.close()
-	stream, desc, err := e.hybridStreamOf(hs, hc, be)
+	stream, desc, err := hybridStreamOf(e, hs, hc, be)
 	if err != nil {
 		return err
 	}
@@ -152,11 +154,11 @@ func (e *Env) Hybrid(cfg RunConfig, hc HybridConfig, rep *report.Report) error {
 // hybridSides holds the workload and both sides built at each size of
 // the stream, each verified once.
 type hybridSides struct {
-	e     *Env
+	e     *experiment.Env
 	w     *workload.Descriptor
 	pr    *workload.Prepared
 	sk    [2]workload.Knobs
-	sides [2]SideSpec
+	sides [2]experiment.SideSpec
 	built [2]map[int]workload.Side
 }
 
@@ -170,29 +172,29 @@ func (hs *hybridSides) close() {
 
 // hybridSetup validates the run, prepares the workload and takes the
 // sides' profile (from hc.Profile or measured now).
-func (e *Env) hybridSetup(cfg RunConfig, hc HybridConfig, rep *report.Report) (*hybridSides, *report.BreakEven, error) {
+func hybridSetup(e *experiment.Env, cfg experiment.RunConfig, hc HybridConfig, rep *report.Report) (*hybridSides, *report.BreakEven, error) {
 	cfg.Defaults()
 	ds, err := cfg.Validate(e.Device)
 	if err != nil {
 		return nil, nil, err
 	}
 	if len(ds) != 1 {
-		return nil, nil, &ParamError{Name: "kernel", Limit: "hybrid runs one workload: name it"}
+		return nil, nil, &experiment.ParamError{Name: "kernel", Limit: "hybrid runs one workload: name it"}
 	}
 	w := ds[0]
-	pr, err := e.prepare(w, cfg.Config)
+	pr, err := e.Prepare(w, cfg.Config)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", w.Name, err)
 	}
-	be, err := e.hybridProfile(w, cfg, hc, rep)
+	be, err := hybridProfile(e, w, cfg, hc, rep)
 	if err != nil {
 		return nil, nil, err
 	}
 	rep.BreakEvens = append(rep.BreakEvens, *be)
-	rep.Summary = append(rep.Summary, crossoverLines(*be)...)
+	rep.Summary = append(rep.Summary, experiment.CrossoverLines(*be)...)
 	// The same knobs the profile's search used: a GPU side runs the
 	// variant selected on this adapter (cached, so not measured twice).
-	sk, err := e.sideKnobs(w, pr, cfg, hc.Sides, nil)
+	sk, err := e.SideKnobs(w, pr, cfg, hc.Sides, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -217,12 +219,12 @@ func (hs *hybridSides) build(ns []int) error {
 	hs.e.Progressf("hybrid: building %s and %s at %d sizes", hs.sides[0].Label, hs.sides[1].Label, len(distinct))
 	for _, n := range slices.Sorted(maps.Keys(distinct)) {
 		for i, sp := range hs.sides {
-			s, err := hs.e.buildSide(sp, hs.pr.At(n, hs.sk[i]), nil)
+			s, err := hs.e.BuildSide(sp, hs.pr.At(n, hs.sk[i]), nil)
 			if err != nil {
 				return fmt.Errorf("hybrid: %s n=%d: %w", sp.Label, n, err)
 			}
 			hs.built[i][n] = s
-			if _, err := verifiedRun(fmt.Sprintf("hybrid: %s n=%d", sp.Label, n), s); err != nil {
+			if _, err := experiment.VerifiedRun(fmt.Sprintf("hybrid: %s n=%d", sp.Label, n), s); err != nil {
 				return err
 			}
 		}
@@ -234,7 +236,7 @@ func (hs *hybridSides) build(ns []int) error {
 // description. The default stream (no sizes, no range, a measured
 // crossover) covers a range where neither side alone is the answer,
 // found by a pilot in the replay's own context.
-func (e *Env) hybridStreamOf(hs *hybridSides, hc HybridConfig, be *report.BreakEven) ([]int, string, error) {
+func hybridStreamOf(e *experiment.Env, hs *hybridSides, hc HybridConfig, be *report.BreakEven) ([]int, string, error) {
 	var pilotNote string
 	if len(hc.Sizes) == 0 && hc.Min == 0 && hc.Max == 0 && be.Search != nil && be.Search.Found {
 		grid := hybridCandidates(be, hs.pr.Size)
@@ -242,7 +244,7 @@ func (e *Env) hybridStreamOf(hs *hybridSides, hc HybridConfig, be *report.BreakE
 			return nil, "", err
 		}
 		settleHeap()
-		pl, err := e.hybridPilot(hc, hs.built, grid)
+		pl, err := hybridPilot(e, hc, hs.built, grid)
 		if err != nil {
 			return nil, "", err
 		}
@@ -353,7 +355,7 @@ func quantile(sorted []float64, p float64) float64 {
 
 // hybridProfile takes the two sides' break-even from the given report, or
 // measures it now.
-func (e *Env) hybridProfile(w *workload.Descriptor, cfg RunConfig, hc HybridConfig, rep *report.Report) (*report.BreakEven, error) {
+func hybridProfile(e *experiment.Env, w *workload.Descriptor, cfg experiment.RunConfig, hc HybridConfig, rep *report.Report) (*report.BreakEven, error) {
 	if hc.Profile != nil {
 		return HybridProfile(hc.Profile, w.Name, hc.Sides)
 	}
@@ -361,7 +363,7 @@ func (e *Env) hybridProfile(w *workload.Descriptor, cfg RunConfig, hc HybridConf
 	if budget <= 0 {
 		budget = time.Minute
 	}
-	bes, _, err := e.searchOne(w, cfg, SearchConfig{Budget: budget}, hc.Sides, Roofs{}, map[string]sideRun{}, map[string]bool{}, rep)
+	bes, _, err := e.SearchOne(w, cfg, experiment.SearchConfig{Budget: budget}, hc.Sides, experiment.Roofs{}, map[string]experiment.SideRun{}, map[string]bool{}, rep)
 	if err != nil {
 		return nil, err
 	}
@@ -371,13 +373,13 @@ func (e *Env) hybridProfile(w *workload.Descriptor, cfg RunConfig, hc HybridConf
 // HybridProfile returns the end-to-end break-even of workload between
 // sides in a report (hybrid's --profile), or an error that says how to
 // make one.
-func HybridProfile(r *report.Report, workload string, sides [2]SideSpec) (*report.BreakEven, error) {
+func HybridProfile(r *report.Report, workload string, sides [2]experiment.SideSpec) (*report.BreakEven, error) {
 	for i := range r.BreakEvens {
 		be := r.BreakEvens[i]
 		if be.Workload == workload && be.Clock == "end-to-end" && len(be.Sides) == 2 &&
 			be.Sides[0] == sides[0].Label && be.Sides[1] == sides[1].Label && be.ModelA != nil && be.ModelB != nil {
 			if len(be.ModelA.Segments) == 0 || len(be.ModelB.Segments) == 0 {
-				return nil, &ParamError{Name: "profile", Limit: fmt.Sprintf("the break-even of %s with sides %s,%s has a model with no segments", workload, sides[0].Label, sides[1].Label)}
+				return nil, &experiment.ParamError{Name: "profile", Limit: fmt.Sprintf("the break-even of %s with sides %s,%s has a model with no segments", workload, sides[0].Label, sides[1].Label)}
 			}
 			return &be, nil
 		}

@@ -1,4 +1,4 @@
-package experiment
+package hybrid
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
@@ -17,7 +19,7 @@ func hybridStream(hc HybridConfig, be *report.BreakEven, size int) ([]int, strin
 	if len(hc.Sizes) > 0 {
 		for i, n := range hc.Sizes {
 			if n < 1 || n > size {
-				return nil, "", &ParamError{Name: "sizes-file", Limit: fmt.Sprintf("size %d (line %d) outside [1, %d] (the workload's size; raise it with n, q or nodes)", n, i+1, size)}
+				return nil, "", &experiment.ParamError{Name: "sizes-file", Limit: fmt.Sprintf("size %d (line %d) outside [1, %d] (the workload's size; raise it with n, q or nodes)", n, i+1, size)}
 			}
 		}
 		return hc.Sizes, fmt.Sprintf("%d sizes from a file", len(hc.Sizes)), nil
@@ -38,7 +40,7 @@ func hybridStream(hc HybridConfig, be *report.BreakEven, size int) ([]int, strin
 			}
 		}
 		if lo < 1 || hi > size || lo > hi {
-			return nil, "", Invalid("min", lo, "with max %d: want 1 ≤ min ≤ max ≤ %d (the workload's size)", hi, size)
+			return nil, "", experiment.Invalid("min", lo, "with max %d: want 1 ≤ min ≤ max ≤ %d (the workload's size)", hi, size)
 		}
 		grid := hc.Grid
 		if grid <= 0 {
@@ -105,20 +107,20 @@ type pilot struct {
 // context: each request poisoned before and verified after its call, one
 // side's calls in a row (a round of every size, in a shuffled order, then
 // the other side's), pilotCalls rounds, the sides' order alternating.
-func (e *Env) hybridPilot(hc HybridConfig, built [2]map[int]workload.Side, grid []int) (pilot, error) {
+func hybridPilot(e *experiment.Env, hc HybridConfig, built [2]map[int]workload.Side, grid []int) (pilot, error) {
 	sizes := slices.Compact(slices.Clone(grid))
 	times := [2]map[int][]float64{{}, {}}
 	r := rand.New(rand.NewPCG(hc.Seed, 0x5851f42d4c957f2d))
 	e.Progressf("hybrid: pilot of %s and %s at %d sizes", hc.Sides[0].Label, hc.Sides[1].Label, len(sizes))
 	call := func(i, n int) (time.Duration, error) {
-		smp, err := verifiedRun(fmt.Sprintf("hybrid: pilot: %s n=%d", hc.Sides[i].Label, n), built[i][n])
+		smp, err := experiment.VerifiedRun(fmt.Sprintf("hybrid: pilot: %s n=%d", hc.Sides[i].Label, n), built[i][n])
 		return smp.Host, err
 	}
 	for round := range pilotCalls {
 		for j := range 2 {
 			i := (round + j) % 2
-			if e.interrupted.Load() {
-				return pilot{}, fmt.Errorf("hybrid: pilot: %w", ErrInterrupted)
+			if e.Stopped() {
+				return pilot{}, fmt.Errorf("hybrid: pilot: %w", experiment.ErrInterrupted)
 			}
 			r.Shuffle(len(sizes), func(a, b int) { sizes[a], sizes[b] = sizes[b], sizes[a] })
 			if _, err := call(i, sizes[0]); err != nil { // warm, untimed
@@ -147,7 +149,7 @@ func (e *Env) hybridPilot(hc HybridConfig, built [2]map[int]workload.Side, grid 
 // clippedMean returns the median of xs and their mean with each value
 // counted at most clip× the median.
 func clippedMean(xs []float64, clip float64) (med, mean float64) {
-	med = median(xs)
+	med = experiment.Median(xs)
 	for _, x := range xs {
 		mean += math.Min(x, clip*med)
 	}
@@ -242,7 +244,7 @@ func balancedRange(grid []int, med, mean [2][]float64) balance {
 const minBalancedSizes = 8
 
 // describe says how the pilot chose the stream's range.
-func (b balance) describe(grid []int, sides [2]SideSpec, be *report.BreakEven) string {
+func (b balance) describe(grid []int, sides [2]experiment.SideSpec, be *report.BreakEven) string {
 	calls := fmt.Sprintf("a pilot (%d calls per size and side over %d log-spaced sizes in [%d, %d], in the replay's context: poisoned and verified around each call, one side's calls in a row)",
 		pilotCalls, len(grid), grid[0], grid[len(grid)-1])
 	if !b.OK {

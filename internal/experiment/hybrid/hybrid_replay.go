@@ -1,4 +1,4 @@
-package experiment
+package hybrid
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 
 	"github.com/wgpu-prof/wgpu-prof/dispatch"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
@@ -16,7 +18,7 @@ import (
 // replay runs a stream through a list of strategies and records, per
 // strategy, every request's time, side and flags.
 type replay struct {
-	e      *Env
+	e      *experiment.Env
 	hc     HybridConfig
 	built  [2]map[int]workload.Side
 	stream []int
@@ -79,7 +81,7 @@ func (r *replay) exec(i int) dispatch.Func {
 			}
 		}
 		if err := s.Verify(); err != nil {
-			return took, fmt.Errorf("%s n=%d: %w: %v", r.hc.Sides[i].Label, n, ErrWrongResult, err)
+			return took, fmt.Errorf("%s n=%d: %w: %v", r.hc.Sides[i].Label, n, experiment.ErrWrongResult, err)
 		}
 		return took, nil
 	}
@@ -124,8 +126,8 @@ func (r *replay) run() error {
 		for c0, round := 0, rp; c0 < len(r.stream); c0, round = c0+replayChunk, round+1 {
 			for j := range r.strats {
 				k := williams(len(r.strats), round, j)
-				if r.e.interrupted.Load() {
-					return fmt.Errorf("hybrid: replay %d, request %d: %w", rp+1, c0, ErrInterrupted)
+				if r.e.Stopped() {
+					return fmt.Errorf("hybrid: replay %d, request %d: %w", rp+1, c0, experiment.ErrInterrupted)
 				}
 				if err := r.chunk(k, rp, c0); err != nil {
 					return err
@@ -198,7 +200,7 @@ func (r *replay) addRouting() {
 	floor := math.Inf(1)
 	for k, st := range r.strats {
 		if st.kind() == "single" {
-			floor = min(floor, median(r.recs[k].routing))
+			floor = min(floor, experiment.Median(r.recs[k].routing))
 		}
 	}
 	for k, rec := range r.recs {
@@ -226,7 +228,7 @@ func (r *replay) strategies(h *report.Hybrid) {
 		h.Strategies = append(h.Strategies, report.HybridStrategy{
 			Name: st.name(), Kind: st.kind(), Total: tot.Median, TotalSummary: tot, VsBest: timing.Summarize(ratios),
 			P50: quantile(sorted, 0.5), P99: quantile(sorted, 0.99),
-			Share: []int{rec.share[0], rec.share[1]}, Lost: rec.lost, Recovered: rec.rec, Probes: rec.probe, Routing: median(rec.routing),
+			Share: []int{rec.share[0], rec.share[1]}, Lost: rec.lost, Recovered: rec.rec, Probes: rec.probe, Routing: experiment.Median(rec.routing),
 		})
 	}
 	h.Best = best
