@@ -106,14 +106,9 @@ func LoadVectors(path string, opts VectorOptions) (*Vectors, error) {
 	r := bufio.NewReaderSize(io.TeeReader(f, h), 1<<20)
 	v := &Vectors{}
 	v.File = filepath.Base(path)
-	bad := func(format string, args ...any) error {
-		return &FormatError{fmt.Sprintf(format, args...)}
-	}
-	var rows, dim int
-	var read func(row []float32) error
 	head, _ := r.Peek(sniffBytes)
 	if what, ok := textKind(head); ok {
-		return nil, bad("%s is %s, not binary vectors: %s", v.File, what, vectorFormats)
+		return nil, formatErr("%s is %s, not binary vectors: %s", v.File, what, vectorFormats)
 	}
 	ext := strings.ToLower(filepath.Ext(path))
 	if isNpy(head) {
@@ -121,99 +116,62 @@ func LoadVectors(path string, opts VectorOptions) (*Vectors, error) {
 		// name.
 		ext = ".npy"
 	}
+	rr, err := openRows(r, ext, st.Size(), opts.Dim)
+	if err != nil {
+		return nil, err
+	}
+	if err := v.shape(rr, opts); err != nil {
+		return nil, err
+	}
+	if err := v.readRows(rr); err != nil {
+		return nil, err
+	}
+	if _, err := io.Copy(io.Discard, r); err != nil {
+		return nil, err
+	}
+	v.Hash = hashPrefix(h)
+	return v, nil
+}
+
+// formatErr is a FormatError with a formatted message.
+func formatErr(format string, args ...any) error {
+	return &FormatError{fmt.Sprintf(format, args...)}
+}
+
+// rowReader reads the rows of one vector format, its header already read
+// and checked against the file's size.
+type rowReader interface {
+	// header is the format's name, the stored value type and the shape.
+	header() (format, dtype string, rows, dim int)
+	// readRow fills row (dim values) with the next row.
+	readRow(row []float32) error
+}
+
+// openRows reads the header of a vector file of the format ext names
+// (anything but .npy, .fvecs and .bvecs is raw float32 of dimension dim)
+// and returns the reader of its rows.
+func openRows(r *bufio.Reader, ext string, size int64, dim int) (rowReader, error) {
 	switch ext {
 	case ".npy":
-		v.Format = "npy"
-		hdr, err := readNpyHeader(r)
-		if err != nil {
-			return nil, bad("%v", err)
-		}
-		rows, dim, v.DType = hdr.rows, hdr.cols, hdr.dtype
-		size := 4
-		if hdr.dtype == "float16" {
-			size = 2
-		}
-		if want := int64(hdr.offset) + int64(rows)*int64(dim)*int64(size); st.Size() != want {
-			return nil, bad("the header declares %d×%d %s (%d bytes with the header) but the file has %d bytes", rows, dim, hdr.dtype, want, st.Size())
-		}
-		buf := make([]byte, dim*size)
-		read = func(row []float32) error {
-			if _, err := io.ReadFull(r, buf); err != nil {
-				return err
-			}
-			for k := range dim {
-				if size == 2 {
-					row[k] = halfToFloat(binary.LittleEndian.Uint16(buf[2*k:]))
-				} else {
-					row[k] = math.Float32frombits(binary.LittleEndian.Uint32(buf[4*k:]))
-				}
-			}
-			return nil
-		}
-	case ".fvecs", ".bvecs":
-		v.Format, v.DType = "fvecs", "float32"
-		size := 4
-		if ext == ".bvecs" {
-			v.Format, v.DType, size = "bvecs", "uint8", 1
-		}
-		head, err := r.Peek(4)
-		if err != nil {
-			return nil, bad("shorter than one row's dimension field")
-		}
-		dim = int(int32(binary.LittleEndian.Uint32(head)))
-		if dim <= 0 || dim > 1<<20 {
-			return nil, bad("row 0 declares dimension %d", dim)
-		}
-		rowBytes := int64(4 + dim*size)
-		if st.Size()%rowBytes != 0 {
-			return nil, bad("%d bytes is not a whole number of rows of 4+%d×%d bytes (dimension %d)", st.Size(), dim, size, dim)
-		}
-		rows = int(st.Size() / rowBytes)
-		buf := make([]byte, rowBytes)
-		i := 0
-		read = func(row []float32) error {
-			if _, err := io.ReadFull(r, buf); err != nil {
-				return err
-			}
-			if d := int(int32(binary.LittleEndian.Uint32(buf))); d != dim {
-				return fmt.Errorf("row %d declares dimension %d, row 0 %d", i, d, dim)
-			}
-			for k := range dim {
-				if size == 1 {
-					row[k] = float32(buf[4+k])
-				} else {
-					row[k] = math.Float32frombits(binary.LittleEndian.Uint32(buf[4+4*k:]))
-				}
-			}
-			i++
-			return nil
-		}
-	default:
-		v.Format, v.DType = "raw-f32", "float32"
-		if opts.Dim <= 0 {
-			return nil, bad("a raw float32 file needs its dimension (d)")
-		}
-		dim = opts.Dim
-		if st.Size()%int64(4*dim) != 0 || st.Size() == 0 {
-			return nil, bad("%d bytes is not a whole number of rows of %d float32", st.Size(), dim)
-		}
-		rows = int(st.Size() / int64(4*dim))
-		buf := make([]byte, 4*dim)
-		read = func(row []float32) error {
-			if _, err := io.ReadFull(r, buf); err != nil {
-				return err
-			}
-			for k := range dim {
-				row[k] = math.Float32frombits(binary.LittleEndian.Uint32(buf[4*k:]))
-			}
-			return nil
-		}
+		return newNpyRows(r, size)
+	case ".fvecs":
+		return newVecsRows(r, size, 4)
+	case ".bvecs":
+		return newVecsRows(r, size, 1)
 	}
+	return newRawRows(r, size, dim)
+}
+
+// shape checks the reader's shape against opts and the limits and sets
+// v's format, shape and padded dimension.
+func (v *Vectors) shape(rr rowReader, opts VectorOptions) error {
+	format, dtype, rows, dim := rr.header()
+	v.Format, v.DType = format, dtype
 	if opts.Dim > 0 && opts.Dim != dim && v.Format != "raw-f32" {
-		return nil, bad("dimension %d, but d %d was asked for", dim, opts.Dim)
+		return formatErr("dimension %d, but d %d was asked for", dim, opts.Dim)
 	}
 	if rows <= 0 || dim <= 0 {
-		return nil, bad("no rows (shape %d×%d)", rows, dim)
+		return formatErr("no rows (shape %d×%d)", rows, dim)
 	}
 	v.Shape, v.Rows, v.Dim = [2]int{rows, dim}, rows, (dim+3)/4*4
 	if v.Dim != dim {
@@ -221,29 +179,32 @@ func LoadVectors(path string, opts VectorOptions) (*Vectors, error) {
 	}
 	need := uint64(rows) * uint64(v.Dim) * 4
 	if opts.MaxBytes > 0 && need > opts.MaxBytes {
-		return nil, fmt.Errorf("%d×%d float32 need %d bytes of memory; the limit is %d", rows, v.Dim, need, opts.MaxBytes)
+		return fmt.Errorf("%d×%d float32 need %d bytes of memory; the limit is %d", rows, v.Dim, need, opts.MaxBytes)
 	}
 	if int64(rows)*int64(v.Dim) >= 1<<31 {
-		return nil, bad("%d×%d values is past 2³¹", rows, v.Dim)
+		return formatErr("%d×%d values is past 2³¹", rows, v.Dim)
 	}
-	v.Data = make([]float32, rows*v.Dim)
+	return nil
+}
+
+// readRows allocates v.Data and fills it row by row from rr (the padding
+// columns left 0), checking every value and noting the first zero row.
+func (v *Vectors) readRows(rr rowReader) error {
+	dim := v.Shape[1]
+	v.Data = make([]float32, v.Rows*v.Dim)
 	v.ZeroRow = -1
-	for i := range rows {
+	for i := range v.Rows {
 		row := v.Data[i*v.Dim : i*v.Dim+dim]
-		if err := read(row); err != nil {
+		if err := rr.readRow(row); err != nil {
 			if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-				return nil, bad("ends inside row %d", i)
+				return formatErr("ends inside row %d", i)
 			}
-			return nil, bad("%v", err)
+			return formatErr("%v", err)
 		}
 		zero := true
 		for k, x := range row {
-			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				return nil, bad("row %d, column %d is %v: values must be finite", i, k, x)
-			}
-			if a := math.Abs(float64(x)); a != 0 && (a < minMagnitude || a > maxMagnitude) {
-				return nil, bad("row %d, column %d is %v: outside ±[%.2g, %.2g], where its square leaves float32's normal range and the kernels' float32 arithmetic loses it; "+
-					"a value like this usually means the file holds another type than %s (float64? integers?) or needs rescaling", i, k, x, minMagnitude, maxMagnitude, v.DType)
+			if err := checkValue(x, v.DType); err != nil {
+				return formatErr("row %d, column %d is %v: %v", i, k, x, err)
 			}
 			zero = zero && x == 0
 		}
@@ -251,11 +212,144 @@ func LoadVectors(path string, opts VectorOptions) (*Vectors, error) {
 			v.ZeroRow = i
 		}
 	}
-	if _, err := io.Copy(io.Discard, r); err != nil {
-		return nil, err
+	return nil
+}
+
+// checkValue refuses a value that is not finite, or whose nonzero
+// magnitude lies outside minMagnitude … maxMagnitude (dtype is the type
+// the file was read as, for the message).
+func checkValue(x float32, dtype string) error {
+	if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+		return errors.New("values must be finite")
 	}
-	v.Hash = hashPrefix(h)
-	return v, nil
+	if a := math.Abs(float64(x)); a != 0 && (a < minMagnitude || a > maxMagnitude) {
+		return fmt.Errorf("outside ±[%.2g, %.2g], where its square leaves float32's normal range and the kernels' float32 arithmetic loses it; "+
+			"a value like this usually means the file holds another type than %s (float64? integers?) or needs rescaling", minMagnitude, maxMagnitude, dtype)
+	}
+	return nil
+}
+
+// npyRows reads a NumPy .npy file's rows of float32 or float16.
+type npyRows struct {
+	r    *bufio.Reader
+	hdr  npyHeader
+	size int // bytes a value
+	buf  []byte
+}
+
+func newNpyRows(r *bufio.Reader, fileSize int64) (*npyRows, error) {
+	hdr, err := readNpyHeader(r)
+	if err != nil {
+		return nil, formatErr("%v", err)
+	}
+	size := 4
+	if hdr.dtype == "float16" {
+		size = 2
+	}
+	if want := int64(hdr.offset) + int64(hdr.rows)*int64(hdr.cols)*int64(size); fileSize != want {
+		return nil, formatErr("the header declares %d×%d %s (%d bytes with the header) but the file has %d bytes", hdr.rows, hdr.cols, hdr.dtype, want, fileSize)
+	}
+	return &npyRows{r: r, hdr: hdr, size: size, buf: make([]byte, hdr.cols*size)}, nil
+}
+
+func (n *npyRows) header() (string, string, int, int) {
+	return "npy", n.hdr.dtype, n.hdr.rows, n.hdr.cols
+}
+
+func (n *npyRows) readRow(row []float32) error {
+	if _, err := io.ReadFull(n.r, n.buf); err != nil {
+		return err
+	}
+	for k := range row {
+		if n.size == 2 {
+			row[k] = halfToFloat(binary.LittleEndian.Uint16(n.buf[2*k:]))
+		} else {
+			row[k] = math.Float32frombits(binary.LittleEndian.Uint32(n.buf[4*k:]))
+		}
+	}
+	return nil
+}
+
+// vecsRows reads the rows of an .fvecs (float32, size 4) or .bvecs
+// (uint8, size 1) file: each row a little-endian int32 dimension, then its
+// values.
+type vecsRows struct {
+	r         *bufio.Reader
+	size      int // bytes a value
+	rows, dim int
+	buf       []byte
+	next      int // the row readRow reads
+}
+
+func newVecsRows(r *bufio.Reader, fileSize int64, size int) (*vecsRows, error) {
+	head, err := r.Peek(4)
+	if err != nil {
+		return nil, formatErr("shorter than one row's dimension field")
+	}
+	dim := int(int32(binary.LittleEndian.Uint32(head)))
+	if dim <= 0 || dim > 1<<20 {
+		return nil, formatErr("row 0 declares dimension %d", dim)
+	}
+	rowBytes := int64(4 + dim*size)
+	if fileSize%rowBytes != 0 {
+		return nil, formatErr("%d bytes is not a whole number of rows of 4+%d×%d bytes (dimension %d)", fileSize, dim, size, dim)
+	}
+	return &vecsRows{r: r, size: size, rows: int(fileSize / rowBytes), dim: dim, buf: make([]byte, rowBytes)}, nil
+}
+
+func (b *vecsRows) header() (string, string, int, int) {
+	if b.size == 1 {
+		return "bvecs", "uint8", b.rows, b.dim
+	}
+	return "fvecs", "float32", b.rows, b.dim
+}
+
+func (b *vecsRows) readRow(row []float32) error {
+	if _, err := io.ReadFull(b.r, b.buf); err != nil {
+		return err
+	}
+	if d := int(int32(binary.LittleEndian.Uint32(b.buf))); d != b.dim {
+		return fmt.Errorf("row %d declares dimension %d, row 0 %d", b.next, d, b.dim)
+	}
+	for k := range row {
+		if b.size == 1 {
+			row[k] = float32(b.buf[4+k])
+		} else {
+			row[k] = math.Float32frombits(binary.LittleEndian.Uint32(b.buf[4+4*k:]))
+		}
+	}
+	b.next++
+	return nil
+}
+
+// rawRows reads raw little-endian float32 rows of a dimension the caller
+// gives.
+type rawRows struct {
+	r         *bufio.Reader
+	rows, dim int
+	buf       []byte
+}
+
+func newRawRows(r *bufio.Reader, fileSize int64, dim int) (*rawRows, error) {
+	if dim <= 0 {
+		return nil, formatErr("a raw float32 file needs its dimension (d)")
+	}
+	if fileSize%int64(4*dim) != 0 || fileSize == 0 {
+		return nil, formatErr("%d bytes is not a whole number of rows of %d float32", fileSize, dim)
+	}
+	return &rawRows{r: r, rows: int(fileSize / int64(4*dim)), dim: dim, buf: make([]byte, 4*dim)}, nil
+}
+
+func (w *rawRows) header() (string, string, int, int) { return "raw-f32", "float32", w.rows, w.dim }
+
+func (w *rawRows) readRow(row []float32) error {
+	if _, err := io.ReadFull(w.r, w.buf); err != nil {
+		return err
+	}
+	for k := range row {
+		row[k] = math.Float32frombits(binary.LittleEndian.Uint32(w.buf[4*k:]))
+	}
+	return nil
 }
 
 func hashPrefix(h hash.Hash) string { return hex.EncodeToString(h.Sum(nil))[:12] }
