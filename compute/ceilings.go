@@ -158,34 +158,9 @@ func MeasureCeilings(d *wgpu.Device, opts CeilingOptions) (Ceilings, error) {
 	if err := checkDevice(op, d); err != nil {
 		return Ceilings{}, err
 	}
-	if opts.Bytes == 0 {
-		opts.Bytes = min(256<<20, d.Limits.MaxStorageBufferBindingSize, d.Limits.MaxBufferSize)
-	}
-	opts.Bytes &^= 15
-	if opts.Bytes < 4096 {
-		return Ceilings{}, fmt.Errorf("%s: Bytes %d: need at least 4096", op, opts.Bytes)
-	}
-	if opts.Bytes > d.Limits.MaxStorageBufferBindingSize {
-		return Ceilings{}, fmt.Errorf("%s: Bytes %d > maxStorageBufferBindingSize %d: %w", op, opts.Bytes, d.Limits.MaxStorageBufferBindingSize, wgpu.ErrLimit)
-	}
-	if opts.Runs == 0 {
-		opts.Runs = 7
-	}
-	opts.Runs = max(opts.Runs, 2)
-	if opts.Workgroup == 0 {
-		opts.Workgroup = 256
-	}
-	wg, err := validWorkgroup(d, opts.Workgroup)
+	wg, err := ceilingDefaults(d, &opts)
 	if err != nil {
 		return Ceilings{}, fmt.Errorf("%s: %w", op, err)
-	}
-	if opts.Intensities == nil {
-		opts.Intensities = []float64{0.25, 1, 4, 16, 64, 256}
-	}
-	for _, x := range opts.Intensities {
-		if !(x >= 0.25 && x <= 1<<20) {
-			return Ceilings{}, fmt.Errorf("%s: intensity %v flop/byte: must be in [0.25, 2^20]", op, x)
-		}
 	}
 	b, err := newCeilingBench(d, opts.Bytes, wg)
 	if err != nil {
@@ -200,67 +175,13 @@ func MeasureCeilings(d *wgpu.Device, opts CeilingOptions) (Ceilings, error) {
 		}
 		defer timer.Release()
 	}
-
-	kernels := make([]*microKernel, 0, 3+len(opts.Intensities))
-	for _, mk := range []func() (*microKernel, error){b.readKernel, b.fillKernel, b.copyKernel} {
-		k, err := mk()
-		if err != nil {
-			return Ceilings{}, fmt.Errorf("%s: %w", op, err)
-		}
-		kernels = append(kernels, k)
-	}
-	reads, err := b.readDesigns()
+	ks, err := b.ceilingKernels(opts.Intensities)
 	if err != nil {
 		return Ceilings{}, fmt.Errorf("%s: %w", op, err)
 	}
-	var writes, copies []*microKernel
-	for _, x := range []struct {
-		wg    int
-		chunk uint64
-	}{{64, 256}, {256, 64}, {64, 1024}} {
-		w, err := b.chunkDesign(kernels[1], "micro_fill", []wgpu.BufferBinding{b.params.binding(0), {Binding: 1, Buffer: b.dst}}, x.wg, x.chunk)
-		if err != nil {
-			return Ceilings{}, fmt.Errorf("%s: %w", op, err)
-		}
-		c, err := b.chunkDesign(kernels[2], "micro_copy", []wgpu.BufferBinding{{Binding: 0, Buffer: b.src}, {Binding: 1, Buffer: b.dst}}, x.wg, x.chunk)
-		if err != nil {
-			return Ceilings{}, fmt.Errorf("%s: %w", op, err)
-		}
-		if w != nil {
-			writes = append(writes, w)
-		}
-		if c != nil {
-			copies = append(copies, c)
-		}
-	}
-	for _, x := range opts.Intensities {
-		k, err := b.fmaKernel(max(1, int(math.Round(4*x))), fmaDesigns[0])
-		if err != nil {
-			return Ceilings{}, fmt.Errorf("%s: %w", op, err)
-		}
-		kernels = append(kernels, k)
-	}
-	// The other designs at the highest intensity, where the peak is.
-	top := slices.Max(opts.Intensities)
-	var fmaAlt []*microKernel
-	for _, d := range fmaDesigns[1:] {
-		k, err := b.fmaKernel(max(1, int(math.Round(4*top))), d)
-		if err != nil {
-			return Ceilings{}, fmt.Errorf("%s: %w", op, err)
-		}
-		fmaAlt = append(fmaAlt, k)
-	}
-	nbase := len(kernels)
-	kernels = append(kernels, reads...)
-	nreads := len(kernels)
-	kernels = append(kernels, writes...)
-	nwrites := len(kernels)
-	kernels = append(kernels, copies...)
-	ncopies := len(kernels)
-	kernels = append(kernels, fmaAlt...)
-	times := make([]runTimes, len(kernels))
+	times := make([]runTimes, len(ks.all))
 	allKernel := timer != nil
-	for i, k := range kernels {
+	for i, k := range ks.all {
 		if opts.Stop != nil && opts.Stop() {
 			return Ceilings{}, fmt.Errorf("%s: %w", op, ErrStopped)
 		}
@@ -269,7 +190,125 @@ func MeasureCeilings(d *wgpu.Device, opts CeilingOptions) (Ceilings, error) {
 		}
 		allKernel = allKernel && times[i].kernelValid
 	}
-	c := Ceilings{Bytes: opts.Bytes, Workgroup: wg, Timed: timedHost}
+	return ks.ceilings(times, allKernel, opts.Bytes, wg), nil
+}
+
+// ceilingDefaults fills opts' defaults, checks it against d's limits and
+// returns the checked workgroup size.
+func ceilingDefaults(d *wgpu.Device, opts *CeilingOptions) (int, error) {
+	if opts.Bytes == 0 {
+		opts.Bytes = min(256<<20, d.Limits.MaxStorageBufferBindingSize, d.Limits.MaxBufferSize)
+	}
+	opts.Bytes &^= 15
+	if opts.Bytes < 4096 {
+		return 0, fmt.Errorf("Bytes %d: need at least 4096", opts.Bytes)
+	}
+	if opts.Bytes > d.Limits.MaxStorageBufferBindingSize {
+		return 0, fmt.Errorf("Bytes %d > maxStorageBufferBindingSize %d: %w", opts.Bytes, d.Limits.MaxStorageBufferBindingSize, wgpu.ErrLimit)
+	}
+	if opts.Runs == 0 {
+		opts.Runs = 7
+	}
+	opts.Runs = max(opts.Runs, 2)
+	if opts.Workgroup == 0 {
+		opts.Workgroup = 256
+	}
+	wg, err := validWorkgroup(d, opts.Workgroup)
+	if err != nil {
+		return 0, err
+	}
+	if opts.Intensities == nil {
+		opts.Intensities = []float64{0.25, 1, 4, 16, 64, 256}
+	}
+	for _, x := range opts.Intensities {
+		if !(x >= 0.25 && x <= 1<<20) {
+			return 0, fmt.Errorf("intensity %v flop/byte: must be in [0.25, 2^20]", x)
+		}
+	}
+	return wg, nil
+}
+
+// ceilingSet is every kernel MeasureCeilings times, in order: read, fill
+// and copy, the FMA kernels at each intensity (up to nbase), the other
+// read designs (to nreads), write designs (to nwrites), copy designs (to
+// ncopies) and the other FMA designs at the top intensity (to the end).
+type ceilingSet struct {
+	all                             []*microKernel
+	nbase, nreads, nwrites, ncopies int
+}
+
+// ceilingChunkDesigns are the (workgroup, chunk) designs tried for fill
+// and copy.
+var ceilingChunkDesigns = []struct {
+	wg    int
+	chunk uint64
+}{{64, 256}, {256, 64}, {64, 1024}}
+
+func (b *ceilingBench) ceilingKernels(intensities []float64) (ceilingSet, error) {
+	kernels := make([]*microKernel, 0, 3+len(intensities))
+	for _, mk := range []func() (*microKernel, error){b.readKernel, b.fillKernel, b.copyKernel} {
+		k, err := mk()
+		if err != nil {
+			return ceilingSet{}, err
+		}
+		kernels = append(kernels, k)
+	}
+	reads, err := b.readDesigns()
+	if err != nil {
+		return ceilingSet{}, err
+	}
+	var writes, copies []*microKernel
+	for _, x := range ceilingChunkDesigns {
+		w, err := b.chunkDesign(kernels[1], "micro_fill", []wgpu.BufferBinding{b.params.binding(0), {Binding: 1, Buffer: b.dst}}, x.wg, x.chunk)
+		if err != nil {
+			return ceilingSet{}, err
+		}
+		c, err := b.chunkDesign(kernels[2], "micro_copy", []wgpu.BufferBinding{{Binding: 0, Buffer: b.src}, {Binding: 1, Buffer: b.dst}}, x.wg, x.chunk)
+		if err != nil {
+			return ceilingSet{}, err
+		}
+		if w != nil {
+			writes = append(writes, w)
+		}
+		if c != nil {
+			copies = append(copies, c)
+		}
+	}
+	for _, x := range intensities {
+		k, err := b.fmaKernel(max(1, int(math.Round(4*x))), fmaDesigns[0])
+		if err != nil {
+			return ceilingSet{}, err
+		}
+		kernels = append(kernels, k)
+	}
+	// The other designs at the highest intensity, where the peak is.
+	top := slices.Max(intensities)
+	var fmaAlt []*microKernel
+	for _, d := range fmaDesigns[1:] {
+		k, err := b.fmaKernel(max(1, int(math.Round(4*top))), d)
+		if err != nil {
+			return ceilingSet{}, err
+		}
+		fmaAlt = append(fmaAlt, k)
+	}
+	var s ceilingSet
+	s.nbase = len(kernels)
+	kernels = append(kernels, reads...)
+	s.nreads = len(kernels)
+	kernels = append(kernels, writes...)
+	s.nwrites = len(kernels)
+	kernels = append(kernels, copies...)
+	s.ncopies = len(kernels)
+	s.all = append(kernels, fmaAlt...)
+	return s, nil
+}
+
+// ceilings turns the kernels' times into rates (the kernel clock when
+// every kernel had valid timestamps, else the host clock) and picks the
+// best design of each ceiling.
+func (s ceilingSet) ceilings(times []runTimes, allKernel bool, bytes uint64, wg int) Ceilings {
+	kernels := s.all
+	c := Ceilings{Bytes: bytes, Workgroup: wg, Timed: timedHost}
 	if allKernel {
 		c.Timed = timedTimestamps
 	}
@@ -292,10 +331,10 @@ func MeasureCeilings(d *wgpu.Device, opts CeilingOptions) (Ceilings, error) {
 		}
 		return r, name, tried
 	}
-	c.ReadGBs, c.ReadDesign, c.ReadTried = best(0, nbase, nreads)
-	c.WriteGBs, c.WriteDesign, c.WriteTried = best(1, nreads, nwrites)
-	c.CopyGBs, c.CopyDesign, c.CopyTried = best(2, nwrites, ncopies)
-	for i := 3; i < nbase; i++ {
+	c.ReadGBs, c.ReadDesign, c.ReadTried = best(0, s.nbase, s.nreads)
+	c.WriteGBs, c.WriteDesign, c.WriteTried = best(1, s.nreads, s.nwrites)
+	c.CopyGBs, c.CopyDesign, c.CopyTried = best(2, s.nwrites, s.ncopies)
+	for i := 3; i < s.nbase; i++ {
 		k := kernels[i]
 		p := FMAPoint{Intensity: k.flops / k.bytes, GFLOPs: rate(i, k.flops), GBs: rate(i, k.bytes)}
 		c.FMA = append(c.FMA, p)
@@ -303,7 +342,7 @@ func MeasureCeilings(d *wgpu.Device, opts CeilingOptions) (Ceilings, error) {
 	}
 	// The other designs at the top intensity raise its point (and the
 	// peak) where faster.
-	for i := ncopies; i < len(kernels); i++ {
+	for i := s.ncopies; i < len(kernels); i++ {
 		k := kernels[i]
 		g := rate(i, k.flops)
 		c.FMATried = append(c.FMATried, CeilingDesign{k.name, g})
@@ -318,7 +357,7 @@ func MeasureCeilings(d *wgpu.Device, opts CeilingOptions) (Ceilings, error) {
 			c.PeakGFLOPs, c.FMADesign = d.GBs, d.Name
 		}
 	}
-	return c, nil
+	return c
 }
 
 func newCeilingBench(d *wgpu.Device, bytes uint64, wg int) (*ceilingBench, error) {
@@ -485,20 +524,7 @@ func (b *ceilingBench) readKernel() (*microKernel, error) {
 // main_chunk, main_stride) at several workgroup sizes; those the adapter
 // refuses (workgroup size, grid, loop budget) are left out.
 func (b *ceilingBench) readDesigns() ([]*microKernel, error) {
-	type design struct {
-		entry     string
-		wg        int
-		chunk     uint64 // main_chunk: vec4s per invocation
-		perThread uint64 // main_stride: about this many per invocation
-	}
-	var out []*microKernel
-	designs := []design{
-		{"main", 64, 0, 32},
-		{"main_stride", 64, 0, 64},
-		{"main_chunk", 64, 64, 0},
-		{"main_chunk", 64, 1024, 0},
-		{"main_chunk", 256, 256, 0},
-	}
+	designs := slices.Clone(readDesignTable)
 	// A buffer much smaller than repReadBytes (a cache-level working set)
 	// is also read repeatedly within one dispatch: read once, the
 	// dispatch's own start-up dominates and the "ceiling" comes out below
@@ -507,80 +533,125 @@ func (b *ceilingBench) readDesigns() ([]*microKernel, error) {
 	// read twice would be partly served from the cache.
 	reps := (repReadBytes + 16*b.n4 - 1) / (16 * b.n4)
 	if reps >= 4 {
-		designs = append(designs, design{"main_chunk_rep", 64, 64, 0}, design{"main_chunk_rep", 64, 256, 0}, design{"main_chunk_rep", 256, 64, 0})
+		designs = append(designs, readDesignRep...)
 	}
+	var out []*microKernel
 	for _, x := range designs {
 		if b.d.CheckWorkgroup(x.wg) != nil {
 			continue
 		}
-		maxDim := uint64(b.d.Limits.MaxComputeWorkgroupsPerDimension)
-		var groups, perLane uint64
-		var name string
-		copies := uint64(1)
-		switch x.entry {
-		case "main_chunk":
-			groups = (b.n4 + x.chunk*uint64(x.wg) - 1) / (x.chunk * uint64(x.wg))
-			perLane = x.chunk
-			name = fmt.Sprintf("chunk of %d vec4/invocation wg%d", x.chunk, x.wg)
-		case "main_chunk_rep":
-			copies = reps
-			chunks := (b.n4 + x.chunk - 1) / x.chunk
-			groups = (chunks*reps + uint64(x.wg) - 1) / uint64(x.wg)
-			perLane = x.chunk
-			name = fmt.Sprintf("chunk of %d vec4/invocation wg%d, %d passes over the buffer", x.chunk, x.wg, reps)
-		default:
-			groups = (b.n4 + uint64(x.wg)*x.perThread - 1) / (uint64(x.wg) * x.perThread)
-			groups = max(1, min(groups, maxDim))
-			perLane = (b.n4 + groups*uint64(x.wg) - 1) / (groups * uint64(x.wg))
-			name = fmt.Sprintf("grid-stride+tree wg%d", x.wg)
-			if x.entry == "main_stride" {
-				name = fmt.Sprintf("grid-stride, partial per invocation wg%d", x.wg)
-			}
-		}
-		if groups > maxDim || wgpu.CheckLoopBudget(b.d, perLane+1, name) != nil {
+		s := b.readShape(x, reps)
+		if s.groups > uint64(b.d.Limits.MaxComputeWorkgroupsPerDimension) || wgpu.CheckLoopBudget(b.d, s.perLane+1, s.name) != nil {
 			continue
 		}
-		consts := wgpu.Constants{"WG": float64(x.wg), "CHUNK": float64(max(x.chunk, 1))}
-		if x.entry == "main_chunk_rep" {
-			consts["REPS"] = float64(reps)
-		}
-		p, err := b.d.Pipeline("micro_read", wgsl.MustSource("micro_read"), x.entry, consts)
+		k, err := b.readDesignKernel(x, s, reps)
 		if err != nil {
 			return nil, err
 		}
-		n := groups * uint64(x.wg)
-		if x.entry == "main" {
-			n = groups
-		}
-		partial, err := b.d.CreateBuffer("ceiling partial sums "+name, 4*n, wgpu.UsageStorage|wgpu.UsageCopyDst|wgpu.UsageCopySrc)
-		if err != nil {
-			return nil, err
-		}
-		b.extra = append(b.extra, partial)
-		bg, err := b.bind(p, []wgpu.BufferBinding{{Binding: 0, Buffer: b.src}, {Binding: 1, Buffer: partial}})
-		if err != nil {
-			return nil, err
-		}
-		nan := make([]float32, n)
-		for i := range nan {
-			nan[i] = nanBits
-		}
-		got := make([]float32, n)
-		depth := int(perLane) + bits.Len(uint(x.wg)) + 2
-		out = append(out, &microKernel{
-			name:    name,
-			pass:    wgpu.Pass{Label: "micro_read " + x.entry, Dispatches: []wgpu.Dispatch{{Pipeline: p, BindGroups: []*wgpu.BindGroup{bg}, X: uint32(groups), Y: 1, Z: 1}}},
-			bytes:   float64(16 * b.n4 * copies),
-			prepare: func(int) error { return b.d.Write(partial, 0, wgpu.Bytes(nan)) },
-			verify: func(int) error {
-				if err := b.d.Read(partial, 0, wgpu.Bytes(got)); err != nil {
-					return err
-				}
-				return checkSum("micro_read "+name, got, float64(copies)*b.sum, float64(copies)*b.absSum, depth)
-			},
-		})
+		out = append(out, k)
 	}
 	return out, nil
+}
+
+// readDesign is one read kernel design of wgsl/micro_read.
+type readDesign struct {
+	entry     string
+	wg        int
+	chunk     uint64 // main_chunk: vec4s per invocation
+	perThread uint64 // main_stride: about this many per invocation
+}
+
+// readDesignTable are the read designs tried on every buffer size;
+// readDesignRep those tried where the buffer is small enough to be read
+// repeatedly within one dispatch.
+var (
+	readDesignTable = []readDesign{
+		{"main", 64, 0, 32},
+		{"main_stride", 64, 0, 64},
+		{"main_chunk", 64, 64, 0},
+		{"main_chunk", 64, 1024, 0},
+		{"main_chunk", 256, 256, 0},
+	}
+	readDesignRep = []readDesign{{"main_chunk_rep", 64, 64, 0}, {"main_chunk_rep", 64, 256, 0}, {"main_chunk_rep", 256, 64, 0}}
+)
+
+// readShape is a read design's dispatch on the bench's buffer: its
+// workgroups, the vec4s one invocation loads, the passes over the buffer
+// and the design's name.
+type readShape struct {
+	groups, perLane, copies uint64
+	name                    string
+}
+
+func (b *ceilingBench) readShape(x readDesign, reps uint64) readShape {
+	wg := uint64(x.wg)
+	s := readShape{copies: 1}
+	switch x.entry {
+	case "main_chunk":
+		s.groups = (b.n4 + x.chunk*wg - 1) / (x.chunk * wg)
+		s.perLane = x.chunk
+		s.name = fmt.Sprintf("chunk of %d vec4/invocation wg%d", x.chunk, x.wg)
+	case "main_chunk_rep":
+		s.copies = reps
+		chunks := (b.n4 + x.chunk - 1) / x.chunk
+		s.groups = (chunks*reps + wg - 1) / wg
+		s.perLane = x.chunk
+		s.name = fmt.Sprintf("chunk of %d vec4/invocation wg%d, %d passes over the buffer", x.chunk, x.wg, reps)
+	default:
+		s.groups = (b.n4 + wg*x.perThread - 1) / (wg * x.perThread)
+		s.groups = max(1, min(s.groups, uint64(b.d.Limits.MaxComputeWorkgroupsPerDimension)))
+		s.perLane = (b.n4 + s.groups*wg - 1) / (s.groups * wg)
+		s.name = fmt.Sprintf("grid-stride+tree wg%d", x.wg)
+		if x.entry == "main_stride" {
+			s.name = fmt.Sprintf("grid-stride, partial per invocation wg%d", x.wg)
+		}
+	}
+	return s
+}
+
+// readDesignKernel builds the read kernel of design x: its pipeline, a
+// partial-sum buffer poisoned before each run and checked after it.
+func (b *ceilingBench) readDesignKernel(x readDesign, s readShape, reps uint64) (*microKernel, error) {
+	consts := wgpu.Constants{"WG": float64(x.wg), "CHUNK": float64(max(x.chunk, 1))}
+	if x.entry == "main_chunk_rep" {
+		consts["REPS"] = float64(reps)
+	}
+	p, err := b.d.Pipeline("micro_read", wgsl.MustSource("micro_read"), x.entry, consts)
+	if err != nil {
+		return nil, err
+	}
+	n := s.groups * uint64(x.wg)
+	if x.entry == "main" {
+		n = s.groups
+	}
+	partial, err := b.d.CreateBuffer("ceiling partial sums "+s.name, 4*n, wgpu.UsageStorage|wgpu.UsageCopyDst|wgpu.UsageCopySrc)
+	if err != nil {
+		return nil, err
+	}
+	b.extra = append(b.extra, partial)
+	bg, err := b.bind(p, []wgpu.BufferBinding{{Binding: 0, Buffer: b.src}, {Binding: 1, Buffer: partial}})
+	if err != nil {
+		return nil, err
+	}
+	nan := make([]float32, n)
+	for i := range nan {
+		nan[i] = nanBits
+	}
+	got := make([]float32, n)
+	depth := int(s.perLane) + bits.Len(uint(x.wg)) + 2
+	copies := s.copies
+	return &microKernel{
+		name:    s.name,
+		pass:    wgpu.Pass{Label: "micro_read " + x.entry, Dispatches: []wgpu.Dispatch{{Pipeline: p, BindGroups: []*wgpu.BindGroup{bg}, X: uint32(s.groups), Y: 1, Z: 1}}},
+		bytes:   float64(16 * b.n4 * copies),
+		prepare: func(int) error { return b.d.Write(partial, 0, wgpu.Bytes(nan)) },
+		verify: func(int) error {
+			if err := b.d.Read(partial, 0, wgpu.Bytes(got)); err != nil {
+				return err
+			}
+			return checkSum("micro_read "+s.name, got, float64(copies)*b.sum, float64(copies)*b.absSum, depth)
+		},
+	}, nil
 }
 
 // chunkDesign is base's operation by the main_chunk entry of shader

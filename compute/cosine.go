@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sync"
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
@@ -40,7 +39,7 @@ var ErrUnsupported = errors.New("not supported by this device")
 // wgpu.Timer passed to Run must not be used by another call at the same
 // time.
 type CosineSingle struct {
-	mu     sync.Mutex
+	runnerGuard
 	d      *wgpu.Device
 	N, D   int
 	opts   CosineOptions
@@ -151,25 +150,7 @@ func (c *CosineSingle) init(st rowStore) error {
 	if err != nil {
 		return err
 	}
-	shader, entry := st.shader, "main"
-	if c.opts.PrecomputedNorms {
-		entry = "main_norms"
-	}
-	if c.opts.RowPerInvocation {
-		entry = "main_rows"
-	}
-	if st.entry != "" {
-		entry = st.entry
-	}
-	if c.opts.Subgroup {
-		// f32 rows only (NewCosineSingleF16 refuses Subgroup).
-		shader = "cosine_single_subgroup"
-	}
-	if err := checkNeeds(d, shader); err != nil {
-		return err
-	}
-	c.pipe, err = d.Pipeline(shader, wgsl.MustSource(shader), entry, wgpu.Constants{"WG": float64(c.opts.Workgroup)})
-	if err != nil {
+	if err := c.initPipeline(st); err != nil {
 		return err
 	}
 	if c.q, err = d.CreateBuffer("q", uint64(4*dim), wgpu.UsageStorage|wgpu.UsageCopyDst); err != nil {
@@ -187,62 +168,109 @@ func (c *CosineSingle) init(st rowStore) error {
 	var dispatches []wgpu.Dispatch
 	row := uint64(0)
 	for i, rows := range c.chunks {
-		vb, err := d.CreateBuffer(fmt.Sprintf("%s[%d]", st.label, i), rows*st.rowBytes, wgpu.UsageStorage|wgpu.UsageCopyDst)
+		disp, err := c.initChunk(st, i, row, rows)
 		if err != nil {
 			return err
 		}
-		c.vbufs = append(c.vbufs, vb)
-		c.InputBytes += vb.Size
-		if err := d.Write(vb, 0, st.rows(row, row+rows)); err != nil {
-			return err
-		}
-		bindings := []wgpu.BufferBinding{
-			c.params.binding(i),
-			{Binding: 1, Buffer: c.q},
-			{Binding: 2, Buffer: vb},
-			{Binding: 3, Buffer: c.out, Offset: 4 * row, Size: 4 * rows},
-		}
-		if c.opts.PrecomputedNorms { // automatic layouts hold only the bindings an entry point uses
-			norms := make([]float32, rows)
-			for r := range norms {
-				var s float64
-				base := (row + uint64(r)) * uint64(dim)
-				for k := base; k < base+uint64(dim); k++ {
-					x := st.value(k)
-					s += x * x
-				}
-				norms[r] = float32(math.Sqrt(s))
-			}
-			nb, err := d.CreateBuffer(fmt.Sprintf("norms[%d]", i), 4*rows, wgpu.UsageStorage|wgpu.UsageCopyDst)
-			if err != nil {
-				return err
-			}
-			c.nbufs = append(c.nbufs, nb)
-			if err := d.Write(nb, 0, wgpu.Bytes(norms)); err != nil {
-				return err
-			}
-			bindings = append(bindings, wgpu.BufferBinding{Binding: 4, Buffer: nb})
-		}
-		bg, err := d.CreateBindGroup(c.pipe, 0, bindings)
-		if err != nil {
-			return err
-		}
-		c.groups = append(c.groups, bg)
-		groups := uint32(rows)
-		if c.opts.Subgroup {
-			// about 8 rows per workgroup; subgroups stride over the rest
-			groups = uint32(max(1, (rows+7)/8))
-		}
-		if c.opts.RowPerInvocation {
-			groups = uint32((rows + uint64(c.opts.Workgroup) - 1) / uint64(c.opts.Workgroup))
-		}
-		gx, gy := grid2D(groups, d.Limits.MaxComputeWorkgroupsPerDimension)
-		c.params.set(i, uint32(rows), uint32(dim/4), gx) // word 3, |q|, is set per call by setQuery
-		dispatches = append(dispatches, wgpu.Dispatch{Pipeline: c.pipe, BindGroups: []*wgpu.BindGroup{bg}, X: gx, Y: gy, Z: 1})
+		dispatches = append(dispatches, disp)
 		row += rows
 	}
 	c.passes = []wgpu.Pass{{Label: st.shader, Dispatches: dispatches}}
 	return c.params.flush(d)
+}
+
+// initPipeline picks the shader and entry point of the runner's design
+// and the stored type, and creates the pipeline.
+func (c *CosineSingle) initPipeline(st rowStore) error {
+	shader, entry := st.shader, "main"
+	if c.opts.PrecomputedNorms {
+		entry = "main_norms"
+	}
+	if c.opts.RowPerInvocation {
+		entry = "main_rows"
+	}
+	if st.entry != "" {
+		entry = st.entry
+	}
+	if c.opts.Subgroup {
+		// f32 rows only (NewCosineSingleF16 refuses Subgroup).
+		shader = "cosine_single_subgroup"
+	}
+	if err := checkNeeds(c.d, shader); err != nil {
+		return err
+	}
+	var err error
+	c.pipe, err = c.d.Pipeline(shader, wgsl.MustSource(shader), entry, wgpu.Constants{"WG": float64(c.opts.Workgroup)})
+	return err
+}
+
+// initChunk uploads chunk i (rows [row, row+rows) of V, with their norms
+// when precomputed), binds it and returns its dispatch.
+func (c *CosineSingle) initChunk(st rowStore, i int, row, rows uint64) (wgpu.Dispatch, error) {
+	d, dim := c.d, c.D
+	vb, err := d.CreateBuffer(fmt.Sprintf("%s[%d]", st.label, i), rows*st.rowBytes, wgpu.UsageStorage|wgpu.UsageCopyDst)
+	if err != nil {
+		return wgpu.Dispatch{}, err
+	}
+	c.vbufs = append(c.vbufs, vb)
+	c.InputBytes += vb.Size
+	if err := d.Write(vb, 0, st.rows(row, row+rows)); err != nil {
+		return wgpu.Dispatch{}, err
+	}
+	bindings := []wgpu.BufferBinding{
+		c.params.binding(i),
+		{Binding: 1, Buffer: c.q},
+		{Binding: 2, Buffer: vb},
+		{Binding: 3, Buffer: c.out, Offset: 4 * row, Size: 4 * rows},
+	}
+	if c.opts.PrecomputedNorms { // automatic layouts hold only the bindings an entry point uses
+		nb, err := c.uploadNorms(st, i, row, rows)
+		if err != nil {
+			return wgpu.Dispatch{}, err
+		}
+		bindings = append(bindings, wgpu.BufferBinding{Binding: 4, Buffer: nb})
+	}
+	bg, err := d.CreateBindGroup(c.pipe, 0, bindings)
+	if err != nil {
+		return wgpu.Dispatch{}, err
+	}
+	c.groups = append(c.groups, bg)
+	groups := uint32(rows)
+	if c.opts.Subgroup {
+		// about 8 rows per workgroup; subgroups stride over the rest
+		groups = uint32(max(1, (rows+7)/8))
+	}
+	if c.opts.RowPerInvocation {
+		groups = uint32((rows + uint64(c.opts.Workgroup) - 1) / uint64(c.opts.Workgroup))
+	}
+	gx, gy := grid2D(groups, d.Limits.MaxComputeWorkgroupsPerDimension)
+	c.params.set(i, uint32(rows), uint32(dim/4), gx) // word 3, |q|, is set per call by setQuery
+	return wgpu.Dispatch{Pipeline: c.pipe, BindGroups: []*wgpu.BindGroup{bg}, X: gx, Y: gy, Z: 1}, nil
+}
+
+// uploadNorms computes the norms of rows [row, row+rows) from the stored
+// values and uploads them as chunk i's norms buffer.
+func (c *CosineSingle) uploadNorms(st rowStore, i int, row, rows uint64) (*wgpu.Buffer, error) {
+	dim := uint64(c.D)
+	norms := make([]float32, rows)
+	for r := range norms {
+		var s float64
+		base := (row + uint64(r)) * dim
+		for k := base; k < base+dim; k++ {
+			x := st.value(k)
+			s += x * x
+		}
+		norms[r] = float32(math.Sqrt(s))
+	}
+	nb, err := c.d.CreateBuffer(fmt.Sprintf("norms[%d]", i), 4*rows, wgpu.UsageStorage|wgpu.UsageCopyDst)
+	if err != nil {
+		return nil, err
+	}
+	c.nbufs = append(c.nbufs, nb)
+	if err := c.d.Write(nb, 0, wgpu.Bytes(norms)); err != nil {
+		return nil, err
+	}
+	return nb, nil
 }
 
 // setQuery uploads a query: its norm into word 3 of every chunk's
@@ -288,22 +316,20 @@ func (c *CosineSingle) setQuery(q []float32) error {
 // by timestamps. out is poisoned by nothing here: callers that verify
 // should poison it first.
 func (c *CosineSingle) Run(q, out []float32, t *wgpu.Timer) (Timing, error) {
-	if c == nil || c.groups == nil {
-		return Timing{}, fmt.Errorf("compute: CosineSingle.Run: %w", wgpu.ErrReleased)
+	const op = "compute: CosineSingle.Run"
+	unlock, err := lockLive(op, c)
+	if err != nil {
+		return Timing{}, err
 	}
+	defer unlock()
 	if len(q) != c.D {
-		return Timing{}, fmt.Errorf("compute: CosineSingle.Run: len(q) = %d, want dimension %d", len(q), c.D)
+		return Timing{}, fmt.Errorf("%s: len(q) = %d, want dimension %d", op, len(q), c.D)
 	}
 	if len(out) != c.N {
-		return Timing{}, fmt.Errorf("compute: CosineSingle.Run: len(out) = %d, want N = %d", len(out), c.N)
+		return Timing{}, fmt.Errorf("%s: len(out) = %d, want N = %d", op, len(out), c.N)
 	}
 	if err := checkFinite("q", q); err != nil {
-		return Timing{}, fmt.Errorf("compute: CosineSingle.Run: %w", err)
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.groups == nil {
-		return Timing{}, fmt.Errorf("compute: CosineSingle.Run: %w", wgpu.ErrReleased)
+		return Timing{}, fmt.Errorf("%s: %w", op, err)
 	}
 	start := time.Now()
 	if err := c.setQuery(q); err != nil {
@@ -325,12 +351,9 @@ func (c *CosineSingle) Chunks() int {
 }
 
 // Release frees the runner's GPU memory; idempotent.
-func (c *CosineSingle) Release() {
-	if c == nil {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+func (c *CosineSingle) Release() { releaseRunner(c) }
+
+func (c *CosineSingle) free() {
 	releaseAll(c.groups)
 	releaseAll(c.vbufs)
 	releaseAll(c.nbufs)

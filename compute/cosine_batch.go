@@ -3,7 +3,6 @@ package compute
 import (
 	"fmt"
 	"math"
-	"sync"
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
@@ -100,7 +99,7 @@ func checkTile(d *wgpu.Device, tile, wg int) (int, error) {
 // A CosineBatch is safe for concurrent use: its calls share its GPU buffers, so
 // they are serialised (TestRunnersConcurrentCallers).
 type CosineBatch struct {
-	mu     sync.Mutex
+	runnerGuard
 	d      *wgpu.Device
 	N, D   int
 	opts   CosineBatchOptions
@@ -438,14 +437,11 @@ func (c *CosineBatch) checkQueries(qs []float32) (int, error) {
 // them (Passes lists every group's pass).
 func (c *CosineBatch) Run(qs, out []float32, t *wgpu.Timer) (Timing, error) {
 	const op = "compute: CosineBatch.Run"
-	if c == nil {
-		return Timing{}, fmt.Errorf("%s: %w", op, wgpu.ErrReleased)
+	unlock, err := lockLive(op, c)
+	if err != nil {
+		return Timing{}, err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.params == nil {
-		return Timing{}, fmt.Errorf("%s: %w", op, wgpu.ErrReleased)
-	}
+	defer unlock()
 	nq, err := c.checkQueries(qs)
 	if err != nil {
 		return Timing{}, fmt.Errorf("%s: %w", op, err)
@@ -491,12 +487,9 @@ func (c *CosineBatch) MaxQueriesPerSubmission() int {
 }
 
 // Release frees the runner's GPU memory; idempotent.
-func (c *CosineBatch) Release() {
-	if c == nil {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+func (c *CosineBatch) Release() { releaseRunner(c) }
+
+func (c *CosineBatch) free() {
 	c.releaseCapacity()
 	releaseAll(c.vbufs)
 	releaseAll(c.nbufs)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
@@ -35,7 +34,7 @@ type GatherOptions struct {
 // A Gather is safe for concurrent use: its calls share its GPU buffers, so
 // they are serialised (TestRunnersConcurrentCallers).
 type Gather struct {
-	mu   sync.Mutex
+	runnerGuard
 	d    *wgpu.Device
 	N, D int
 	opts GatherOptions
@@ -261,33 +260,13 @@ func (g *Gather) grow(queries, pairs int) error {
 // position and value.
 func (g *Gather) Run(q []float32, ids []int32, c int, out []float32, t *wgpu.Timer) (Timing, error) {
 	op := "compute: Gather.Run"
-	if g == nil {
-		return Timing{}, fmt.Errorf("%s: %w", op, wgpu.ErrReleased)
+	unlock, err := lockLive(op, g)
+	if err != nil {
+		return Timing{}, err
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.vbufs == nil {
-		return Timing{}, fmt.Errorf("%s: %w", op, wgpu.ErrReleased)
-	}
-	if len(q) == 0 || len(q)%g.D != 0 {
-		return Timing{}, fmt.Errorf("%s: len(q) = %d is not a positive multiple of dimension %d", op, len(q), g.D)
-	}
-	nq := len(q) / g.D
-	if c < 1 {
-		return Timing{}, fmt.Errorf("%s: c = %d candidates per query: must be ≥ 1", op, c)
-	}
-	if len(ids) != nq*c {
-		return Timing{}, fmt.Errorf("%s: len(ids) = %d, want Q·C = %d·%d = %d", op, len(ids), nq, c, nq*c)
-	}
-	if len(out) != nq*c {
-		return Timing{}, fmt.Errorf("%s: len(out) = %d, want Q·C = %d", op, len(out), nq*c)
-	}
-	for i, id := range ids {
-		if id < 0 || int(id) >= g.N {
-			return Timing{}, fmt.Errorf("%s: ids[%d] = %d (query %d, candidate %d) out of range [0,%d)", op, i, id, i/c, i%c, g.N)
-		}
-	}
-	if err := checkFinite("q", q); err != nil {
+	defer unlock()
+	nq, err := g.checkRun(q, ids, c, out)
+	if err != nil {
 		return Timing{}, fmt.Errorf("%s: %w", op, err)
 	}
 	pairs := nq * c
@@ -303,19 +282,63 @@ func (g *Gather) Run(q []float32, ids []int32, c int, out []float32, t *wgpu.Tim
 		return Timing{}, fmt.Errorf("%s: %w", op, err)
 	}
 	start := time.Now()
+	dispatches, err := g.upload(q, ids, c, nq, perGroup, maxDim)
+	if err != nil {
+		return Timing{}, err
+	}
+	pass := wgpu.Pass{Label: "hnsw_distances " + g.opts.Metric.String(), Dispatches: dispatches}
+	passes, err := g.d.Run(wgpu.Call{Passes: []wgpu.Pass{pass}, Reads: []wgpu.Readback{{Src: g.out, Dst: wgpu.Bytes(out)}}, Timer: t})
+	if err != nil {
+		return Timing{}, err
+	}
+	return timingFrom(passes, start), nil
+}
+
+// checkRun checks Run's arguments (every id against [0,N)) and returns
+// the number of queries.
+func (g *Gather) checkRun(q []float32, ids []int32, c int, out []float32) (int, error) {
+	if len(q) == 0 || len(q)%g.D != 0 {
+		return 0, fmt.Errorf("len(q) = %d is not a positive multiple of dimension %d", len(q), g.D)
+	}
+	nq := len(q) / g.D
+	if c < 1 {
+		return 0, fmt.Errorf("c = %d candidates per query: must be ≥ 1", c)
+	}
+	if len(ids) != nq*c {
+		return 0, fmt.Errorf("len(ids) = %d, want Q·C = %d·%d = %d", len(ids), nq, c, nq*c)
+	}
+	if len(out) != nq*c {
+		return 0, fmt.Errorf("len(out) = %d, want Q·C = %d", len(out), nq*c)
+	}
+	for i, id := range ids {
+		if id < 0 || int(id) >= g.N {
+			return 0, fmt.Errorf("ids[%d] = %d (query %d, candidate %d) out of range [0,%d)", i, id, i/c, i%c, g.N)
+		}
+	}
+	if err := checkFinite("q", q); err != nil {
+		return 0, err
+	}
+	return nq, nil
+}
+
+// upload writes the ids (sorted by chunk when V is split), the chunks'
+// parameters, the queries and, for cosine, their norms, and returns one
+// dispatch per chunk that holds candidates.
+func (g *Gather) upload(q []float32, ids []int32, c, nq, perGroup, maxDim int) ([]wgpu.Dispatch, error) {
+	pairs := nq * c
 	// starts[k] … starts[k+1] are chunk k's slots (one chunk: all pairs,
 	// in ids order).
 	starts := []int{0, pairs}
 	if len(g.vbufs) > 1 {
 		starts = g.sortByChunk(ids)
 		if err := g.d.Write(g.ids, 0, wgpu.Bytes(g.slotRow[:pairs])); err != nil {
-			return Timing{}, err
+			return nil, err
 		}
 		if err := g.d.Write(g.perm, 0, wgpu.Bytes(g.slotPair[:pairs])); err != nil {
-			return Timing{}, err
+			return nil, err
 		}
 	} else if err := g.d.Write(g.ids, 0, wgpu.Bytes(ids)); err != nil {
-		return Timing{}, err
+		return nil, err
 	}
 	var dispatches []wgpu.Dispatch
 	for k := range g.vbufs {
@@ -328,10 +351,10 @@ func (g *Gather) Run(q []float32, ids []int32, c int, out []float32, t *wgpu.Tim
 		dispatches = append(dispatches, wgpu.Dispatch{Pipeline: g.pipe, BindGroups: []*wgpu.BindGroup{g.groups[k]}, X: gx, Y: gy, Z: 1})
 	}
 	if err := g.param.flush(g.d); err != nil {
-		return Timing{}, err
+		return nil, err
 	}
 	if err := g.d.Write(g.q, 0, wgpu.Bytes(q)); err != nil {
-		return Timing{}, err
+		return nil, err
 	}
 	if g.opts.Metric == ops.Cosine {
 		norms := make([]float32, nq)
@@ -343,15 +366,10 @@ func (g *Gather) Run(q []float32, ids []int32, c int, out []float32, t *wgpu.Tim
 			norms[j] = float32(math.Sqrt(s))
 		}
 		if err := g.d.Write(g.qnorm, 0, wgpu.Bytes(norms)); err != nil {
-			return Timing{}, err
+			return nil, err
 		}
 	}
-	pass := wgpu.Pass{Label: "hnsw_distances " + g.opts.Metric.String(), Dispatches: dispatches}
-	passes, err := g.d.Run(wgpu.Call{Passes: []wgpu.Pass{pass}, Reads: []wgpu.Readback{{Src: g.out, Dst: wgpu.Bytes(out)}}, Timer: t})
-	if err != nil {
-		return Timing{}, err
-	}
-	return timingFrom(passes, start), nil
+	return dispatches, nil
 }
 
 // sortByChunk buckets the pairs of ids (validated in [0,N)) by the chunk
@@ -389,12 +407,9 @@ func (g *Gather) Lanes() int {
 }
 
 // Release frees the runner's GPU memory; idempotent.
-func (g *Gather) Release() {
-	if g == nil {
-		return
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
+func (g *Gather) Release() { releaseRunner(g) }
+
+func (g *Gather) free() {
 	g.releaseCall()
 	releaseAll(g.vbufs)
 	g.vbufs = nil

@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
-	"sync"
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
@@ -32,7 +31,7 @@ var MemComputeKernels = []string{"cosine_single"}
 // A MemCompute is safe for concurrent use: its calls share its GPU buffers, so
 // they are serialised (TestRunnersConcurrentCallers).
 type MemCompute struct {
-	mu        sync.Mutex
+	runnerGuard
 	Kernel    string
 	N, D      int
 	Workgroup int
@@ -193,15 +192,15 @@ func cosineWithTol(dot, dabs, qn, vn float64, dim int) (cos, tol float64) {
 // poisoned before the run, outside the timed region, so a stale result
 // cannot pass. A mismatch is an error wrapping ErrVerify.
 func (m *MemCompute) Run(variant string, t *wgpu.Timer) (Timing, error) {
-	if m == nil {
-		return Timing{}, fmt.Errorf("compute: MemCompute.Run(%q): %w", variant, wgpu.ErrReleased)
+	op := fmt.Sprintf("compute: MemCompute.Run(%q)", variant)
+	if m != nil {
+		op = fmt.Sprintf("compute: MemCompute(%s).Run(%q)", m.Kernel, variant)
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	op := fmt.Sprintf("compute: MemCompute(%s).Run(%q)", m.Kernel, variant)
-	if m.cs == nil {
-		return Timing{}, fmt.Errorf("%s: %w", op, wgpu.ErrReleased)
+	unlock, err := lockLive(op, m)
+	if err != nil {
+		return Timing{}, err
 	}
+	defer unlock()
 	var pass wgpu.Pass
 	switch variant {
 	case VariantMemory:
@@ -220,7 +219,6 @@ func (m *MemCompute) Run(variant string, t *wgpu.Timer) (Timing, error) {
 	}
 	copy(m.out, m.nan)
 	var tm Timing
-	var err error
 	if variant == VariantFull {
 		tm, err = m.cs.Run(m.q, m.out, t)
 	} else {
@@ -268,12 +266,9 @@ func (m *MemCompute) check(variant string) error {
 }
 
 // Release frees the experiment's GPU memory; idempotent.
-func (m *MemCompute) Release() {
-	if m == nil {
-		return
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
+func (m *MemCompute) Release() { releaseRunner(m) }
+
+func (m *MemCompute) free() {
 	releaseAll(m.bgs)
 	m.bgs = nil
 	m.cs.Release()
@@ -304,7 +299,7 @@ const memStreamPer = 16
 // A MemStream is safe for concurrent use: its calls share its GPU buffers, so
 // they are serialised (TestRunnersConcurrentCallers).
 type MemStream struct {
-	mu        sync.Mutex
+	runnerGuard
 	Workgroup int
 	// Bytes and Flops are what A reads and what B computes (B rounds to
 	// whole FMA iterations per thread; Flops is the rounded count).
@@ -373,7 +368,7 @@ func NewMemStream(d *wgpu.Device, bytes, flops float64, passes, wg int) (*MemStr
 }
 
 func (m *MemStream) init(total, per, nd, groups, gx, gy uint64, iters uint32) error {
-	d, wg := m.d, m.Workgroup
+	d := m.d
 	var err error
 	if m.src, err = d.CreateBuffer("memstream src", 16*per, wgpu.UsageStorage|wgpu.UsageCopyDst); err != nil {
 		return err
@@ -394,38 +389,69 @@ func (m *MemStream) init(total, per, nd, groups, gx, gy uint64, iters uint32) er
 	if err := d.Write(m.src, 0, wgpu.Bytes(src)); err != nil {
 		return err
 	}
-	const mul, add = 1, 0.5
 	for j := uint64(0); j < nd; j++ {
 		count := min(per, total-j*per)
-		m.params.set(int(j), uint32(count), uint32(groups), uint32(gx), iters, uint32(j*groups), math.Float32bits(mul), math.Float32bits(add))
+		m.params.set(int(j), uint32(count), uint32(groups), uint32(gx), iters, uint32(j*groups), math.Float32bits(memStreamMul), math.Float32bits(memStreamAdd))
 	}
 	if err := m.params.flush(d); err != nil {
 		return err
 	}
-	consts := wgpu.Constants{"WG": float64(wg)}
-	for _, v := range []struct{ variant, shader string }{{VariantMemory, "memcompute_stream_mem"}, {VariantCompute, "memcompute_stream_alu"}, {VariantEmpty, "memcompute_stream_empty"}} {
-		pl, err := d.Pipeline(v.shader, wgsl.MustSource(v.shader), "main", consts)
+	for _, v := range memStreamShaders {
+		if err := m.initPass(v.variant, v.shader, nd, gx, gy); err != nil {
+			return err
+		}
+	}
+	m.expect(src, total, per, nd, groups, iters)
+	m.got = make([]float32, nOut)
+	m.nan = make([]float32, nOut)
+	for i := range m.nan {
+		m.nan[i] = nanBits
+	}
+	return nil
+}
+
+// memStreamMul and memStreamAdd are shader B's FMA coefficients.
+const memStreamMul, memStreamAdd = 1, 0.5
+
+// memStreamShaders are the generic family's variants and their shaders.
+var memStreamShaders = []struct{ variant, shader string }{
+	{VariantMemory, "memcompute_stream_mem"},
+	{VariantCompute, "memcompute_stream_alu"},
+	{VariantEmpty, "memcompute_stream_empty"},
+}
+
+// initPass builds one variant's pass: nd dispatches of gx×gy workgroups,
+// each on its own parameter block (A also reads the source buffer).
+func (m *MemStream) initPass(variant, shader string, nd, gx, gy uint64) error {
+	d := m.d
+	pl, err := d.Pipeline(shader, wgsl.MustSource(shader), "main", wgpu.Constants{"WG": float64(m.Workgroup)})
+	if err != nil {
+		return err
+	}
+	m.pipes = append(m.pipes, pl)
+	pass := wgpu.Pass{Label: "memcompute_stream " + variant}
+	for j := uint64(0); j < nd; j++ {
+		binds := []wgpu.BufferBinding{m.params.binding(int(j))}
+		if variant == VariantMemory {
+			binds = append(binds, wgpu.BufferBinding{Binding: 1, Buffer: m.src})
+		}
+		binds = append(binds, wgpu.BufferBinding{Binding: 2, Buffer: m.out})
+		bg, err := d.CreateBindGroup(pl, 0, binds)
 		if err != nil {
 			return err
 		}
-		m.pipes = append(m.pipes, pl)
-		pass := wgpu.Pass{Label: "memcompute_stream " + v.variant}
-		for j := uint64(0); j < nd; j++ {
-			binds := []wgpu.BufferBinding{m.params.binding(int(j))}
-			if v.variant == VariantMemory {
-				binds = append(binds, wgpu.BufferBinding{Binding: 1, Buffer: m.src})
-			}
-			binds = append(binds, wgpu.BufferBinding{Binding: 2, Buffer: m.out})
-			bg, err := d.CreateBindGroup(pl, 0, binds)
-			if err != nil {
-				return err
-			}
-			m.bgs = append(m.bgs, bg)
-			pass.Dispatches = append(pass.Dispatches, wgpu.Dispatch{Pipeline: pl, BindGroups: []*wgpu.BindGroup{bg}, X: uint32(gx), Y: uint32(gy), Z: 1})
-		}
-		m.pass[v.variant] = pass
+		m.bgs = append(m.bgs, bg)
+		pass.Dispatches = append(pass.Dispatches, wgpu.Dispatch{Pipeline: pl, BindGroups: []*wgpu.BindGroup{bg}, X: uint32(gx), Y: uint32(gy), Z: 1})
 	}
-	// Expected outputs.
+	m.pass[variant] = pass
+	return nil
+}
+
+// expect computes every variant's expected outputs (one per workgroup of
+// every dispatch) and B's tolerance.
+func (m *MemStream) expect(src []float32, total, per, nd, groups uint64, iters uint32) {
+	wg := m.Workgroup
+	nOut := nd * groups
 	block := uint64(wg * memStreamPer)
 	wantA := make([]float64, nOut)
 	for j := uint64(0); j < nd; j++ {
@@ -440,7 +466,7 @@ func (m *MemStream) init(total, per, nd, groups, gx, gy uint64, iters uint32) er
 	}
 	var b, e float64
 	for lid := 0; lid < wg; lid++ {
-		b += 8 * (float64(lid) + add*float64(iters))
+		b += 8 * (float64(lid) + memStreamAdd*float64(iters))
 		e += float64(lid)
 	}
 	wantB, wantE := make([]float64, nOut), make([]float64, nOut)
@@ -451,12 +477,6 @@ func (m *MemStream) init(total, per, nd, groups, gx, gy uint64, iters uint32) er
 	// B's per-thread value lid + 0.5·iters may round once it passes 2^24;
 	// its sum over the workgroup carries log2(WG)+3 roundings.
 	m.tolB = float64(iters+uint32(wg))*float64(wg)*8*eps32*float64(iters+8) + 1e-6
-	m.got = make([]float32, nOut)
-	m.nan = make([]float32, nOut)
-	for i := range m.nan {
-		m.nan[i] = nanBits
-	}
-	return nil
 }
 
 // Run runs variant A, B or E once (timed by t when not nil), reads the
@@ -464,14 +484,11 @@ func (m *MemStream) init(total, per, nd, groups, gx, gy uint64, iters uint32) er
 // the timed region. A mismatch is an error wrapping ErrVerify.
 func (m *MemStream) Run(variant string, t *wgpu.Timer) (Timing, error) {
 	op := fmt.Sprintf("compute: MemStream.Run(%q)", variant)
-	if m == nil {
-		return Timing{}, fmt.Errorf("%s: %w", op, wgpu.ErrReleased)
+	unlock, err := lockLive(op, m)
+	if err != nil {
+		return Timing{}, err
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.out == nil {
-		return Timing{}, fmt.Errorf("%s: %w", op, wgpu.ErrReleased)
-	}
+	defer unlock()
 	pass, ok := m.pass[variant]
 	if !ok {
 		return Timing{}, fmt.Errorf("%s: unknown variant: want %q, %q or %q", op, VariantMemory, VariantCompute, VariantEmpty)
@@ -502,12 +519,9 @@ func (m *MemStream) Run(variant string, t *wgpu.Timer) (Timing, error) {
 }
 
 // Release frees the family's GPU objects; idempotent.
-func (m *MemStream) Release() {
-	if m == nil {
-		return
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
+func (m *MemStream) Release() { releaseRunner(m) }
+
+func (m *MemStream) free() {
 	releaseAll(m.bgs)
 	m.bgs = nil
 	releaseAll(m.pipes)

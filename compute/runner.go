@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
@@ -182,4 +183,58 @@ func checkDevice(op string, d *wgpu.Device) error {
 		return fmt.Errorf("%s: nil device: %w", op, wgpu.ErrReleased)
 	}
 	return nil
+}
+
+// runnerGuard is the state every runner shares: the lock that serialises
+// its calls (they share its GPU buffers) and the flag its Release sets.
+// A runner embeds it and implements free; lockLive is then the preamble
+// of each of its methods that uses GPU objects and releaseRunner its
+// Release, so that every runner refuses a nil or released receiver the
+// same way (TestNilDeviceAndRunners, TestRunAfterReleaseIsAnError).
+type runnerGuard struct {
+	mu       sync.Mutex
+	released bool
+}
+
+func (g *runnerGuard) guard() *runnerGuard { return g }
+
+// guarded is a pointer to a runner that embeds runnerGuard; free releases
+// its GPU objects and is called once, under its lock.
+type guarded[T any] interface {
+	*T
+	guard() *runnerGuard
+	free()
+}
+
+// lockLive refuses a nil or released runner with op's error wrapping
+// wgpu.ErrReleased; otherwise it returns with the runner locked and the
+// caller defers the returned unlock.
+func lockLive[T any, R guarded[T]](op string, r R) (unlock func(), err error) {
+	if r == nil {
+		return nil, fmt.Errorf("%s: %w", op, wgpu.ErrReleased)
+	}
+	g := r.guard()
+	g.mu.Lock()
+	if g.released {
+		g.mu.Unlock()
+		return nil, fmt.Errorf("%s: %w", op, wgpu.ErrReleased)
+	}
+	return g.mu.Unlock, nil
+}
+
+// releaseRunner is every runner's Release: safe on nil and idempotent; it
+// frees the GPU objects once, under the runner's lock, after which the
+// runner's methods fail with wgpu.ErrReleased.
+func releaseRunner[T any, R guarded[T]](r R) {
+	if r == nil {
+		return
+	}
+	g := r.guard()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.released {
+		return
+	}
+	g.released = true
+	r.free()
 }

@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/bits"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
@@ -107,12 +106,11 @@ type SpreadResult struct {
 // A Spread is safe for concurrent use: its calls share its GPU buffers, so
 // they are serialised (TestRunnersConcurrentCallers).
 type Spread struct {
-	mu       sync.Mutex
-	released bool
-	d        *wgpu.Device
-	N, E     int
-	opts     SpreadOptions
-	pipe     *wgpu.Pipeline
+	runnerGuard
+	d    *wgpu.Device
+	N, E int
+	opts SpreadOptions
+	pipe *wgpu.Pipeline
 
 	chunks      []spreadChunk
 	chunkParams *chunkParams      // one uniform block per chunk
@@ -428,14 +426,11 @@ func (p SpreadParams) validate() error {
 // and reads the final activations into out (len N).
 func (s *Spread) Run(a0 []float32, p SpreadParams, out []float32, t *wgpu.Timer) (SpreadResult, error) {
 	op := "compute: Spread.Run"
-	if s == nil {
-		return SpreadResult{}, fmt.Errorf("%s: %w", op, wgpu.ErrReleased)
+	unlock, err := lockLive(op, s)
+	if err != nil {
+		return SpreadResult{}, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.released {
-		return SpreadResult{}, fmt.Errorf("%s: %w", op, wgpu.ErrReleased)
-	}
+	defer unlock()
 	if len(a0) != s.N {
 		return SpreadResult{}, fmt.Errorf("%s: len(a0) = %d, want N = %d", op, len(a0), s.N)
 	}
@@ -453,21 +448,8 @@ func (s *Spread) Run(a0 []float32, p SpreadParams, out []float32, t *wgpu.Timer)
 	}
 	start := time.Now()
 	count := p.Epsilon >= 0
-	if !s.paramsOK || p != s.lastParams {
-		f := (1 - p.Retention) * p.Decay // float32, as hostsimd.SpreadStep
-		var countWord uint32
-		if count {
-			countWord = 1
-		}
-		for k := 0; k < p.Steps; k++ {
-			s.params.set(k, uint32(k), countWord, math.Float32bits(p.Retention), math.Float32bits(f),
-				math.Float32bits(p.Threshold), math.Float32bits(p.Epsilon))
-		}
-		s.paramsOK = false
-		if err := s.params.flush(s.d); err != nil {
-			return SpreadResult{}, err
-		}
-		s.lastParams, s.paramsOK = p, true
+	if err := s.setParams(p, count); err != nil {
+		return SpreadResult{}, err
 	}
 	if count {
 		if err := s.d.Write(s.counters, 0, make([]byte, 4*p.Steps)); err != nil {
@@ -477,18 +459,7 @@ func (s *Spread) Run(a0 []float32, p SpreadParams, out []float32, t *wgpu.Timer)
 	if err := s.d.Write(s.act[0], 0, wgpu.Bytes(a0)); err != nil {
 		return SpreadResult{}, err
 	}
-	// Step k is one dispatch per chunk; the pass runs them in order, so
-	// step k+1 sees all of step k's dst and counters[k].
-	if s.dsSteps != p.Steps {
-		s.ds = make([]wgpu.Dispatch, 0, p.Steps*len(s.chunks))
-		for k := 0; k < p.Steps; k++ {
-			for _, c := range s.chunks {
-				s.ds = append(s.ds, wgpu.Dispatch{Pipeline: s.pipe, BindGroups: []*wgpu.BindGroup{s.groups[k], c.group}, X: c.gx, Y: c.gy, Z: 1})
-			}
-		}
-		s.dsSteps = p.Steps
-	}
-	ds := s.ds
+	ds := s.dispatches(p.Steps)
 	// One call reads the activations after the last step (and the
 	// counters); only when the counters show an earlier stop whose
 	// activations are in the other buffer does a second readback follow.
@@ -520,14 +491,49 @@ func (s *Spread) Run(a0 []float32, p SpreadParams, out []float32, t *wgpu.Timer)
 	return res, nil
 }
 
-// Release frees the runner's GPU memory; idempotent.
-func (s *Spread) Release() {
-	if s == nil {
-		return
+// setParams writes every step's parameter block unless p is what the
+// blocks already hold.
+func (s *Spread) setParams(p SpreadParams, count bool) error {
+	if s.paramsOK && p == s.lastParams {
+		return nil
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.released = true
+	f := (1 - p.Retention) * p.Decay // float32, as hostsimd.SpreadStep
+	var countWord uint32
+	if count {
+		countWord = 1
+	}
+	for k := 0; k < p.Steps; k++ {
+		s.params.set(k, uint32(k), countWord, math.Float32bits(p.Retention), math.Float32bits(f),
+			math.Float32bits(p.Threshold), math.Float32bits(p.Epsilon))
+	}
+	s.paramsOK = false
+	if err := s.params.flush(s.d); err != nil {
+		return err
+	}
+	s.lastParams, s.paramsOK = p, true
+	return nil
+}
+
+// dispatches is the pass of steps steps: step k is one dispatch per
+// chunk, and the pass runs them in order, so step k+1 sees all of step
+// k's dst and counters[k]. It is rebuilt only when steps changes.
+func (s *Spread) dispatches(steps int) []wgpu.Dispatch {
+	if s.dsSteps != steps {
+		s.ds = make([]wgpu.Dispatch, 0, steps*len(s.chunks))
+		for k := 0; k < steps; k++ {
+			for _, c := range s.chunks {
+				s.ds = append(s.ds, wgpu.Dispatch{Pipeline: s.pipe, BindGroups: []*wgpu.BindGroup{s.groups[k], c.group}, X: c.gx, Y: c.gy, Z: 1})
+			}
+		}
+		s.dsSteps = steps
+	}
+	return s.ds
+}
+
+// Release frees the runner's GPU memory; idempotent.
+func (s *Spread) Release() { releaseRunner(s) }
+
+func (s *Spread) free() {
 	releaseAll(s.groups)
 	s.groups = nil
 	for _, c := range s.chunks {

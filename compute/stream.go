@@ -70,140 +70,18 @@ func RunStream(d *wgpu.Device, o StreamOptions) (StreamResult, error) {
 	if err := checkDevice(op, d); err != nil {
 		return StreamResult{}, err
 	}
-	if o.ArraySize == 0 {
-		o.ArraySize = stream.DefaultArraySize
-	}
-	if o.NumTimes == 0 {
-		o.NumTimes = stream.DefaultNumTimes
-	}
-	if err := (stream.Opts{ArraySize: o.ArraySize, NumTimes: o.NumTimes}).Validate(); err != nil {
-		return StreamResult{}, fmt.Errorf("%s: %w", op, err)
-	}
-	if o.F64 && !d.HasFeature(wgpu.FeatureShaderF64) {
-		return StreamResult{}, fmt.Errorf("%s: %w (%s)", op, ErrNoF64, d.Info.Name)
-	}
-	if o.Workgroup == 0 {
-		o.Workgroup = 256
-	}
-	wg, err := validWorkgroup(d, o.Workgroup)
+	p, err := planStream(d, &o)
 	if err != nil {
 		return StreamResult{}, fmt.Errorf("%s: %w", op, err)
 	}
-	sizeof := 4
-	shader := "stream_babel_f32"
-	if o.F64 {
-		sizeof, shader = 8, "stream_babel_f64"
-	}
-	n := uint64(o.ArraySize)
-	total := n * uint64(sizeof)
-	if total > d.Limits.MaxBufferSize {
-		return StreamResult{}, fmt.Errorf("%s: --arraysize %d: %d bytes per array > maxBufferSize %d: %w", op, o.ArraySize, total, d.Limits.MaxBufferSize, wgpu.ErrLimit)
-	}
-	align := uint64(max(d.Limits.MinStorageBufferOffsetAlignment, 4))
-	maxBind := d.Limits.MaxStorageBufferBindingSize
-	if o.MaxBinding > 0 {
-		maxBind = min(maxBind, o.MaxBinding)
-	}
-	// Part size: whole alignment units, so every part's offset is aligned.
-	partBytes := maxBind / align * align
-	if partBytes == 0 {
-		return StreamResult{}, fmt.Errorf("%s: maxStorageBufferBindingSize %d below the offset alignment %d: %w", op, maxBind, align, wgpu.ErrLimit)
-	}
-	partElems := partBytes / uint64(sizeof)
-	var parts [][2]uint64 // element ranges
-	for lo := uint64(0); lo < n; lo += partElems {
-		parts = append(parts, [2]uint64{lo, min(lo+partElems, n)})
-	}
-	maxGroups := uint64(d.Limits.MaxComputeWorkgroupsPerDimension)
-	streamGroups := func(m uint64) uint32 {
-		return uint32(max(1, min((m+uint64(wg)-1)/uint64(wg), maxGroups)))
-	}
-	dotGroups := func(m uint64) uint64 {
-		per := uint64(wg) * streamDotIters
-		return max(1, min((m+per-1)/per, maxGroups))
-	}
-	// Loop budget: the longest loop one invocation runs.
-	for _, p := range parts {
-		m := p[1] - p[0]
-		iters := max((m+uint64(streamGroups(m))*uint64(wg)-1)/(uint64(streamGroups(m))*uint64(wg)),
-			(m+dotGroups(m)*uint64(wg)-1)/(dotGroups(m)*uint64(wg))) + 1 + uint64(bits.Len(uint(wg))) + 1
-		if err := wgpu.CheckLoopBudget(d, iters, "stream"); err != nil {
-			return StreamResult{}, fmt.Errorf("%s: %w", op, err)
-		}
-	}
-
-	usage := wgpu.UsageStorage | wgpu.UsageCopyDst | wgpu.UsageCopySrc
-	var bufs []*wgpu.Buffer
-	var groups []*wgpu.BindGroup
-	defer func() {
-		releaseAll(groups)
-		for _, b := range bufs {
-			b.Release()
-		}
-	}()
-	newBuf := func(label string, size uint64) (*wgpu.Buffer, error) {
-		b, err := d.CreateBuffer(label, size, usage)
-		if err == nil {
-			bufs = append(bufs, b)
-		}
-		return b, err
-	}
-	arrays := make([]*wgpu.Buffer, 3)
-	for i, name := range []string{"stream a", "stream b", "stream c"} {
-		if arrays[i], err = newBuf(name, total); err != nil {
-			return StreamResult{}, fmt.Errorf("%s: %w", op, err)
-		}
-	}
-	// Each part's partial sums start on an aligned offset.
-	partialOff := make([]uint64, len(parts))
-	var partialBytes uint64
-	for i, p := range parts {
-		partialOff[i] = partialBytes
-		partialBytes += (dotGroups(p[1]-p[0])*uint64(sizeof) + align - 1) / align * align
-	}
-	partial, err := newBuf("stream partial sums", partialBytes)
-	if err != nil {
+	s := &streamRun{d: d, plan: p}
+	defer s.release()
+	if err := s.allocate(); err != nil {
 		return StreamResult{}, fmt.Errorf("%s: %w", op, err)
 	}
-	// Start values, written in chunks.
-	for i, v := range []float64{stream.StartA, stream.StartB, stream.StartC} {
-		if err := writeConst(d, arrays[i], n, sizeof, v); err != nil {
-			return StreamResult{}, fmt.Errorf("%s: %w", op, err)
-		}
-	}
-	// The passes: for each kernel, one dispatch per part.
-	entries := []struct {
-		entry string
-		uses  []int // bindings: 0 a, 1 b, 2 c, 3 partial
-	}{{"copy", []int{0, 2}}, {"mul", []int{1, 2}}, {"add", []int{0, 1, 2}}, {"triad", []int{0, 1, 2}}, {"dot", []int{0, 1, 3}}}
-	passes := make([]wgpu.Pass, len(entries))
-	for k, e := range entries {
-		p, err := d.Pipeline(shader, wgsl.MustSource(shader), e.entry, wgpu.Constants{"WG": float64(wg)})
-		if err != nil {
-			return StreamResult{}, fmt.Errorf("%s: %s: %w", op, e.entry, err)
-		}
-		passes[k].Label = "stream " + e.entry
-		for i, pr := range parts {
-			off, size := pr[0]*uint64(sizeof), (pr[1]-pr[0])*uint64(sizeof)
-			var bb []wgpu.BufferBinding
-			for _, u := range e.uses {
-				if u == 3 {
-					bb = append(bb, wgpu.BufferBinding{Binding: 3, Buffer: partial, Offset: partialOff[i], Size: dotGroups(pr[1]-pr[0]) * uint64(sizeof)})
-				} else {
-					bb = append(bb, wgpu.BufferBinding{Binding: uint32(u), Buffer: arrays[u], Offset: off, Size: size})
-				}
-			}
-			bg, err := d.CreateBindGroup(p, 0, bb)
-			if err != nil {
-				return StreamResult{}, fmt.Errorf("%s: %s: %w", op, e.entry, err)
-			}
-			groups = append(groups, bg)
-			x := streamGroups(pr[1] - pr[0])
-			if e.entry == "dot" {
-				x = uint32(dotGroups(pr[1] - pr[0]))
-			}
-			passes[k].Dispatches = append(passes[k].Dispatches, wgpu.Dispatch{Pipeline: p, BindGroups: []*wgpu.BindGroup{bg}, X: x, Y: 1, Z: 1})
-		}
+	passes, err := s.buildPasses()
+	if err != nil {
+		return StreamResult{}, fmt.Errorf("%s: %w", op, err)
 	}
 	var timer *wgpu.Timer
 	if d.HasTimestamps() {
@@ -212,24 +90,229 @@ func RunStream(d *wgpu.Device, o StreamOptions) (StreamResult, error) {
 		}
 		defer timer.Release()
 	}
-	res := StreamResult{ArraySize: o.ArraySize, NumTimes: o.NumTimes, Sizeof: sizeof, Parts: len(parts), Workgroup: wg,
-		Times: make([][]time.Duration, len(entries)), HostTimes: make([][]time.Duration, len(entries))}
+	res, err := s.time(o, passes, timer)
+	if err != nil {
+		return StreamResult{}, fmt.Errorf("%s: %w", op, err)
+	}
+	if err := checkStream(d, s.arrays, p.n, p.sizeof, o.NumTimes, res.Sum); err != nil {
+		return StreamResult{}, fmt.Errorf("%s: %w", op, err)
+	}
+	return res, nil
+}
+
+// streamPlan is the shape of one RunStream: element type, array length,
+// workgroup size and the split of each array into parts (element ranges)
+// that each fit one binding.
+type streamPlan struct {
+	sizeof       int
+	shader       string
+	n            uint64 // elements per array
+	wg           int
+	align        uint64 // storage offset alignment, bytes
+	maxGroups    uint64
+	parts        [][2]uint64 // element ranges
+	partialOff   []uint64    // each part's dot partial sums, aligned
+	partialBytes uint64
+}
+
+// streamKernels are the Classic kernels in order with the bindings each
+// uses (0 a, 1 b, 2 c, 3 partial sums); dot is last.
+var streamKernels = []struct {
+	entry string
+	uses  []int
+}{{"copy", []int{0, 2}}, {"mul", []int{1, 2}}, {"add", []int{0, 1, 2}}, {"triad", []int{0, 1, 2}}, {"dot", []int{0, 1, 3}}}
+
+// planStream fills o's defaults and checks it against d's limits and
+// loop budget before anything is allocated.
+func planStream(d *wgpu.Device, o *StreamOptions) (streamPlan, error) {
+	if o.ArraySize == 0 {
+		o.ArraySize = stream.DefaultArraySize
+	}
+	if o.NumTimes == 0 {
+		o.NumTimes = stream.DefaultNumTimes
+	}
+	if err := (stream.Opts{ArraySize: o.ArraySize, NumTimes: o.NumTimes}).Validate(); err != nil {
+		return streamPlan{}, err
+	}
+	if o.F64 && !d.HasFeature(wgpu.FeatureShaderF64) {
+		return streamPlan{}, fmt.Errorf("%w (%s)", ErrNoF64, d.Info.Name)
+	}
+	if o.Workgroup == 0 {
+		o.Workgroup = 256
+	}
+	wg, err := validWorkgroup(d, o.Workgroup)
+	if err != nil {
+		return streamPlan{}, err
+	}
+	p := streamPlan{sizeof: 4, shader: "stream_babel_f32", n: uint64(o.ArraySize), wg: wg,
+		align: uint64(max(d.Limits.MinStorageBufferOffsetAlignment, 4)), maxGroups: uint64(d.Limits.MaxComputeWorkgroupsPerDimension)}
+	if o.F64 {
+		p.sizeof, p.shader = 8, "stream_babel_f64"
+	}
+	if total := p.arrayBytes(); total > d.Limits.MaxBufferSize {
+		return streamPlan{}, fmt.Errorf("--arraysize %d: %d bytes per array > maxBufferSize %d: %w", o.ArraySize, total, d.Limits.MaxBufferSize, wgpu.ErrLimit)
+	}
+	maxBind := d.Limits.MaxStorageBufferBindingSize
+	if o.MaxBinding > 0 {
+		maxBind = min(maxBind, o.MaxBinding)
+	}
+	// Part size: whole alignment units, so every part's offset is aligned.
+	partBytes := maxBind / p.align * p.align
+	if partBytes == 0 {
+		return streamPlan{}, fmt.Errorf("maxStorageBufferBindingSize %d below the offset alignment %d: %w", maxBind, p.align, wgpu.ErrLimit)
+	}
+	partElems := partBytes / uint64(p.sizeof)
+	for lo := uint64(0); lo < p.n; lo += partElems {
+		p.parts = append(p.parts, [2]uint64{lo, min(lo+partElems, p.n)})
+	}
+	if err := p.checkLoopBudget(d); err != nil {
+		return streamPlan{}, err
+	}
+	// Each part's partial sums start on an aligned offset.
+	p.partialOff = make([]uint64, len(p.parts))
+	for i, pr := range p.parts {
+		p.partialOff[i] = p.partialBytes
+		p.partialBytes += (p.dotGroups(pr[1]-pr[0])*uint64(p.sizeof) + p.align - 1) / p.align * p.align
+	}
+	return p, nil
+}
+
+// arrayBytes is the size of one array.
+func (p *streamPlan) arrayBytes() uint64 { return p.n * uint64(p.sizeof) }
+
+// streamGroups is the workgroups of a streaming kernel over m elements.
+func (p *streamPlan) streamGroups(m uint64) uint32 {
+	return uint32(max(1, min((m+uint64(p.wg)-1)/uint64(p.wg), p.maxGroups)))
+}
+
+// dotGroups is the workgroups (and partial sums) of dot over m elements.
+func (p *streamPlan) dotGroups(m uint64) uint64 {
+	per := uint64(p.wg) * streamDotIters
+	return max(1, min((m+per-1)/per, p.maxGroups))
+}
+
+// checkLoopBudget checks the longest loop one invocation runs in any part.
+func (p *streamPlan) checkLoopBudget(d *wgpu.Device) error {
+	wg := uint64(p.wg)
+	for _, pr := range p.parts {
+		m := pr[1] - pr[0]
+		sg := uint64(p.streamGroups(m))
+		iters := max((m+sg*wg-1)/(sg*wg), (m+p.dotGroups(m)*wg-1)/(p.dotGroups(m)*wg)) + 1 + uint64(bits.Len(uint(p.wg))) + 1
+		if err := wgpu.CheckLoopBudget(d, iters, "stream"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// streamRun holds one RunStream's GPU objects; release frees them all.
+type streamRun struct {
+	d       *wgpu.Device
+	plan    streamPlan
+	arrays  []*wgpu.Buffer // a, b, c
+	partial *wgpu.Buffer
+	bufs    []*wgpu.Buffer
+	groups  []*wgpu.BindGroup
+}
+
+func (s *streamRun) release() {
+	releaseAll(s.groups)
+	for _, b := range s.bufs {
+		b.Release()
+	}
+}
+
+func (s *streamRun) newBuf(label string, size uint64) (*wgpu.Buffer, error) {
+	b, err := s.d.CreateBuffer(label, size, wgpu.UsageStorage|wgpu.UsageCopyDst|wgpu.UsageCopySrc)
+	if err == nil {
+		s.bufs = append(s.bufs, b)
+	}
+	return b, err
+}
+
+// allocate creates the three arrays at their start values and the
+// partial-sum buffer.
+func (s *streamRun) allocate() error {
+	p := &s.plan
+	s.arrays = make([]*wgpu.Buffer, 3)
+	var err error
+	for i, name := range []string{"stream a", "stream b", "stream c"} {
+		if s.arrays[i], err = s.newBuf(name, p.arrayBytes()); err != nil {
+			return err
+		}
+	}
+	if s.partial, err = s.newBuf("stream partial sums", p.partialBytes); err != nil {
+		return err
+	}
+	// Start values, written in chunks.
+	for i, v := range []float64{stream.StartA, stream.StartB, stream.StartC} {
+		if err := writeConst(s.d, s.arrays[i], p.n, p.sizeof, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// buildPasses makes one pass per kernel, one dispatch per part.
+func (s *streamRun) buildPasses() ([]wgpu.Pass, error) {
+	p := &s.plan
+	sz := uint64(p.sizeof)
+	passes := make([]wgpu.Pass, len(streamKernels))
+	for k, e := range streamKernels {
+		pipe, err := s.d.Pipeline(p.shader, wgsl.MustSource(p.shader), e.entry, wgpu.Constants{"WG": float64(p.wg)})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", e.entry, err)
+		}
+		passes[k].Label = "stream " + e.entry
+		for i, pr := range p.parts {
+			m := pr[1] - pr[0]
+			var bb []wgpu.BufferBinding
+			for _, u := range e.uses {
+				if u == 3 {
+					bb = append(bb, wgpu.BufferBinding{Binding: 3, Buffer: s.partial, Offset: p.partialOff[i], Size: p.dotGroups(m) * sz})
+				} else {
+					bb = append(bb, wgpu.BufferBinding{Binding: uint32(u), Buffer: s.arrays[u], Offset: pr[0] * sz, Size: m * sz})
+				}
+			}
+			bg, err := s.d.CreateBindGroup(pipe, 0, bb)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", e.entry, err)
+			}
+			s.groups = append(s.groups, bg)
+			x := p.streamGroups(m)
+			if e.entry == "dot" {
+				x = uint32(p.dotGroups(m))
+			}
+			passes[k].Dispatches = append(passes[k].Dispatches, wgpu.Dispatch{Pipeline: pipe, BindGroups: []*wgpu.BindGroup{bg}, X: x, Y: 1, Z: 1})
+		}
+	}
+	return passes, nil
+}
+
+// time runs the Classic order o.NumTimes times, each kernel in its own
+// submission; Times falls back to the host clock when any timestamp is
+// missing or implausible.
+func (s *streamRun) time(o StreamOptions, passes []wgpu.Pass, timer *wgpu.Timer) (StreamResult, error) {
+	p := &s.plan
+	nk := len(streamKernels)
+	res := StreamResult{ArraySize: o.ArraySize, NumTimes: o.NumTimes, Sizeof: p.sizeof, Parts: len(p.parts), Workgroup: p.wg,
+		Times: make([][]time.Duration, nk), HostTimes: make([][]time.Duration, nk)}
 	kernelValid := timer != nil
-	partialHost := make([]byte, partialBytes)
+	partialHost := make([]byte, p.partialBytes)
 	for r := 0; r < o.NumTimes; r++ {
-		for k := range entries {
+		for k := range streamKernels {
 			start := time.Now()
 			// Dot's partial sums are read back in the call that computes them.
 			var reads []wgpu.Readback
-			if k == len(entries)-1 {
-				reads = []wgpu.Readback{{Src: partial, Dst: partialHost}}
+			if k == nk-1 {
+				reads = []wgpu.Readback{{Src: s.partial, Dst: partialHost}}
 			}
-			pt, err := d.Run(wgpu.Call{Passes: passes[k : k+1], Reads: reads, Timer: timer})
+			pt, err := s.d.Run(wgpu.Call{Passes: passes[k : k+1], Reads: reads, Timer: timer})
 			if err != nil {
-				return StreamResult{}, fmt.Errorf("%s: %s run %d: %w", op, entries[k].entry, r, err)
+				return StreamResult{}, fmt.Errorf("%s run %d: %w", streamKernels[k].entry, r, err)
 			}
-			if k == len(entries)-1 {
-				res.Sum = sumPartials(partialHost, parts, partialOff, dotGroups, sizeof)
+			if k == nk-1 {
+				res.Sum = sumPartials(partialHost, p.parts, p.partialOff, p.dotGroups, p.sizeof)
 			}
 			host := time.Since(start)
 			res.HostTimes[k] = append(res.HostTimes[k], host)
@@ -246,9 +329,6 @@ func RunStream(d *wgpu.Device, o StreamOptions) (StreamResult, error) {
 	if !kernelValid {
 		res.Timed = timedHost
 		res.Times = res.HostTimes
-	}
-	if err := checkStream(d, arrays, n, sizeof, o.NumTimes, res.Sum); err != nil {
-		return StreamResult{}, fmt.Errorf("%s: %w", op, err)
 	}
 	return res, nil
 }

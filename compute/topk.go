@@ -2,7 +2,6 @@ package compute
 
 import (
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
@@ -243,7 +242,7 @@ func (p *topkPlan) Release() {
 // A TopK is safe for concurrent use: its calls share its GPU buffers, so
 // they are serialised (TestRunnersConcurrentCallers).
 type TopK struct {
-	mu      sync.Mutex
+	runnerGuard
 	d       *wgpu.Device
 	plan    *topkPlan
 	Q, N, K int
@@ -274,35 +273,27 @@ func NewTopK(d *wgpu.Device, scores *wgpu.Buffer, q, n, k int, opts TopKOptions)
 // the scores (in the same submission or a later one); Read then reads the
 // result.
 func (t *TopK) Pass() (wgpu.Pass, error) {
-	if t == nil {
-		return wgpu.Pass{}, fmt.Errorf("compute: TopK.Pass: %w", wgpu.ErrReleased)
+	unlock, err := lockLive("compute: TopK.Pass", t)
+	if err != nil {
+		return wgpu.Pass{}, err
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	defer unlock()
 	return t.pass()
 }
 
-func (t *TopK) pass() (wgpu.Pass, error) {
-	if t.plan == nil {
-		return wgpu.Pass{}, fmt.Errorf("compute: TopK.Pass: %w", wgpu.ErrReleased)
-	}
-	return t.plan.pass(t.Q)
-}
+func (t *TopK) pass() (wgpu.Pass, error) { return t.plan.pass(t.Q) }
 
 // Read copies the Q·K selected pairs (row-major) into out.
 func (t *TopK) Read(out []ops.Pair) error {
-	if t == nil {
-		return fmt.Errorf("compute: TopK.Read: %w", wgpu.ErrReleased)
+	unlock, err := lockLive("compute: TopK.Read", t)
+	if err != nil {
+		return err
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.plan == nil {
-		return fmt.Errorf("compute: TopK.Read: %w", wgpu.ErrReleased)
-	}
+	defer unlock()
 	if len(out) != t.Q*t.K {
 		return fmt.Errorf("compute: TopK.Read: len(out) = %d, want Q·k = %d", len(out), t.Q*t.K)
 	}
-	_, err := t.d.Run(wgpu.Call{Reads: t.plan.readback(out)})
+	_, err = t.d.Run(wgpu.Call{Reads: t.plan.readback(out)})
 	return err
 }
 
@@ -310,14 +301,11 @@ func (t *TopK) Read(out []ops.Pair) error {
 // into out.
 func (t *TopK) Run(out []ops.Pair, timer *wgpu.Timer) (Timing, error) {
 	const op = "compute: TopK.Run"
-	if t == nil {
-		return Timing{}, fmt.Errorf("%s: %w", op, wgpu.ErrReleased)
+	unlock, err := lockLive(op, t)
+	if err != nil {
+		return Timing{}, err
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.plan == nil {
-		return Timing{}, fmt.Errorf("%s: %w", op, wgpu.ErrReleased)
-	}
+	defer unlock()
 	if len(out) != t.Q*t.K {
 		return Timing{}, fmt.Errorf("%s: len(out) = %d, want Q·k = %d", op, len(out), t.Q*t.K)
 	}
@@ -334,12 +322,9 @@ func (t *TopK) Run(out []ops.Pair, timer *wgpu.Timer) (Timing, error) {
 }
 
 // Release frees the selection's buffers (not the scores); idempotent.
-func (t *TopK) Release() {
-	if t == nil {
-		return
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
+func (t *TopK) Release() { releaseRunner(t) }
+
+func (t *TopK) free() {
 	t.plan.Release()
 	t.plan = nil
 }
@@ -349,7 +334,7 @@ func (t *TopK) Release() {
 // A TopKSingle is safe for concurrent use: its calls share its GPU buffers, so
 // they are serialised (TestRunnersConcurrentCallers).
 type TopKSingle struct {
-	mu   sync.Mutex
+	runnerGuard
 	c    *CosineSingle
 	plan *topkPlan
 	K    int
@@ -384,18 +369,18 @@ func NewTopKSingle(c *CosineSingle, k int, opts TopKOptions) (*TopKSingle, error
 // and Timing.Passes holds [cosine, top-k].
 func (t *TopKSingle) Run(q []float32, out []ops.Pair, timer *wgpu.Timer) (Timing, error) {
 	const op = "compute: TopKSingle.Run"
-	if t == nil || t.c == nil {
-		return Timing{}, fmt.Errorf("%s: %w", op, wgpu.ErrReleased)
+	unlock, err := lockLive(op, t)
+	if err != nil {
+		return Timing{}, err
 	}
+	defer unlock()
 	// The cosine pass writes the CosineSingle's buffers: its calls and
 	// this one are serialised on its lock too.
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.c.mu.Lock()
-	defer t.c.mu.Unlock()
-	if t.plan == nil || t.c.groups == nil {
-		return Timing{}, fmt.Errorf("%s: %w", op, wgpu.ErrReleased)
+	unlockC, err := lockLive(op, t.c)
+	if err != nil {
+		return Timing{}, err
 	}
+	defer unlockC()
 	c := t.c
 	if len(q) != c.D {
 		return Timing{}, fmt.Errorf("%s: len(q) = %d, want dimension %d", op, len(q), c.D)
@@ -423,12 +408,9 @@ func (t *TopKSingle) Run(q []float32, out []ops.Pair, timer *wgpu.Timer) (Timing
 }
 
 // Release frees the selection's buffers (not the CosineSingle); idempotent.
-func (t *TopKSingle) Release() {
-	if t == nil {
-		return
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
+func (t *TopKSingle) Release() { releaseRunner(t) }
+
+func (t *TopKSingle) free() {
 	t.plan.Release()
 	t.plan = nil
 }
@@ -440,14 +422,11 @@ func (t *TopKSingle) Release() {
 // (timed separately with a timer of MaxPasses ≥ 2; Timing sums them).
 func (c *CosineBatch) RunTopK(qs []float32, k int, out []ops.Pair, t *wgpu.Timer) (Timing, error) {
 	const op = "compute: CosineBatch.RunTopK"
-	if c == nil {
-		return Timing{}, fmt.Errorf("%s: %w", op, wgpu.ErrReleased)
+	unlock, err := lockLive(op, c)
+	if err != nil {
+		return Timing{}, err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.params == nil {
-		return Timing{}, fmt.Errorf("%s: %w", op, wgpu.ErrReleased)
-	}
+	defer unlock()
 	nq, err := c.checkQueries(qs)
 	if err != nil {
 		return Timing{}, fmt.Errorf("%s: %w", op, err)

@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
@@ -72,7 +71,7 @@ type UserKernelOptions struct {
 // needs to know nothing of layouts. A UserKernel is safe for concurrent
 // use: its calls share the buffers, so they are serialised.
 type UserKernel struct {
-	mu      sync.Mutex
+	runnerGuard
 	d       *wgpu.Device
 	opts    UserKernelOptions
 	pipe    *wgpu.Pipeline
@@ -105,33 +104,8 @@ func NewUserKernel(d *wgpu.Device, opts UserKernelOptions) (*UserKernel, error) 
 	if err != nil {
 		return nil, err
 	}
-	if opts.LoopIterations > 0 {
-		if err := wgpu.CheckLoopBudget(d, opts.LoopIterations, "declared loop iterations"); err != nil {
-			return nil, fmt.Errorf("%s: %w: %w", op, &ParamError{Name: "loop-iterations", Value: fmt.Sprint(opts.LoopIterations), Limit: "past the adapter's loop budget"}, err)
-		}
-	}
-	if opts.Entry == "" {
-		if len(info.Entries) != 1 {
-			return nil, fmt.Errorf("%s: %w", op, &ParamError{Name: "entry", Limit: fmt.Sprintf("the shader has %d @compute entry points (%s): name one", len(info.Entries), strings.Join(info.Entries, ", "))})
-		}
-		opts.Entry = info.Entries[0]
-	} else if !contains(info.Entries, opts.Entry) {
-		return nil, fmt.Errorf("%s: %w", op, &ParamError{Name: "entry", Value: opts.Entry, Limit: fmt.Sprintf("no @compute entry point %s (have %s)", opts.Entry, strings.Join(info.Entries, ", "))})
-	}
-	for k := range opts.Constants {
-		if _, ok := info.Overrides[k]; !ok {
-			return nil, fmt.Errorf("%s: %w", op, &ParamError{Name: "const", Value: k, Limit: fmt.Sprintf("the shader has no override constant %s (have %s)", k, strings.Join(sortedKeys(info.Overrides), ", "))})
-		}
-	}
-	lim := d.Limits
-	for i, n := range opts.Dispatch {
-		if i > 0 && n == 0 {
-			opts.Dispatch[i] = 1
-			continue
-		}
-		if n == 0 || n > lim.MaxComputeWorkgroupsPerDimension {
-			return nil, fmt.Errorf("%s: %w: %w", op, &ParamError{Name: "dispatch", Limit: fmt.Sprintf("%c = %d: must be in [1, %d] (maxComputeWorkgroupsPerDimension of %q): use larger workgroups or a 2-D grid", "XYZ"[i], n, lim.MaxComputeWorkgroupsPerDimension, d.Info.Name)}, wgpu.ErrLimit)
-		}
+	if err := checkUserOptions(d, info, &opts); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	k := &UserKernel{d: d, opts: opts, bufs: map[string]*wgpu.Buffer{}, specs: map[string]BufferSpec{}, initial: map[string][]byte{}}
 	if b := d.LoopBudget(); b > 0 && opts.LoopIterations == 0 && hasLoops(opts.Source) {
@@ -152,57 +126,117 @@ func NewUserKernel(d *wgpu.Device, opts UserKernelOptions) (*UserKernel, error) 
 			}
 			return nil, bufErr(op, s.Name, nil, "the shader has no storage binding %s (have %s)", s.Name, strings.Join(names, ", "))
 		}
-		if _, dup := k.specs[s.Name]; dup {
-			return nil, bufErr(op, s.Name, nil, "given twice")
+		if err := k.addBuffer(op, b, s); err != nil {
+			return nil, err
 		}
-		size, ok := elemSize(s.Type)
-		if !ok {
-			return nil, bufErr(op, s.Name, nil, "type %q: want f32, u32, i32 or f16", s.Type)
-		}
-		if scalar, width, ok := b.Scalar(); ok {
-			if scalar != s.Type {
-				return nil, bufErr(op, s.Name+"="+s.Type, nil, "the shader declares %s: %s", s.Name, b.Type)
-			}
-			if s.Count%width != 0 {
-				return nil, bufErr(op, s.Name, nil, "count %d is not a multiple of %d (%s)", s.Count, width, b.Type)
-			}
-		}
-		if s.Count <= 0 {
-			return nil, bufErr(op, s.Name, nil, "count %d: must be positive", s.Count)
-		}
-		bytesN := uint64(s.Count) * uint64(size)
-		if bytesN > lim.MaxStorageBufferBindingSize || bytesN > lim.MaxBufferSize {
-			return nil, bufErr(op, s.Name, wgpu.ErrLimit, "%d bytes > maxStorageBufferBindingSize %d", bytesN, lim.MaxStorageBufferBindingSize)
-		}
-		if s.Type == "f16" && !d.HasFeature(wgpu.FeatureShaderF16) {
-			return nil, bufErr(op, s.Name, wgpu.ErrLimit, "f16 needs the shader-f16 feature, which %q lacks", d.Info.Name)
-		}
-		if s.Init == "" {
-			s.Init = "zero"
-		}
-		data, err := initData(s, opts.Seed)
-		if s.Data != nil {
-			if len(s.Data) != s.Count*size {
-				return nil, bufErr(op, s.Name, nil, "%d bytes of data for %d × %s: want %d", len(s.Data), s.Count, s.Type, s.Count*size)
-			}
-			data = append(s.Data[:len(s.Data):len(s.Data)], make([]byte, len(data)-len(s.Data))...)
-		}
-		if err != nil {
-			return nil, bufErr(op, s.Name, nil, "%v", err)
-		}
-		k.specs[s.Name], k.initial[s.Name] = s, data
 	}
-	// Every binding the entry point uses must be declared.
+	used, err := k.usedBindings(info)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	if err := k.build(used); err != nil {
+		k.Release()
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	return k, nil
+}
+
+// checkUserOptions checks the declared loop bound, the entry point, the
+// override constants and the dispatch grid against the shader and d,
+// filling the entry point and unused grid dimensions.
+func checkUserOptions(d *wgpu.Device, info *wgpu.WGSLModuleInfo, opts *UserKernelOptions) error {
+	if opts.LoopIterations > 0 {
+		if err := wgpu.CheckLoopBudget(d, opts.LoopIterations, "declared loop iterations"); err != nil {
+			return fmt.Errorf("%w: %w", &ParamError{Name: "loop-iterations", Value: fmt.Sprint(opts.LoopIterations), Limit: "past the adapter's loop budget"}, err)
+		}
+	}
+	if opts.Entry == "" {
+		if len(info.Entries) != 1 {
+			return &ParamError{Name: "entry", Limit: fmt.Sprintf("the shader has %d @compute entry points (%s): name one", len(info.Entries), strings.Join(info.Entries, ", "))}
+		}
+		opts.Entry = info.Entries[0]
+	} else if !contains(info.Entries, opts.Entry) {
+		return &ParamError{Name: "entry", Value: opts.Entry, Limit: fmt.Sprintf("no @compute entry point %s (have %s)", opts.Entry, strings.Join(info.Entries, ", "))}
+	}
+	for k := range opts.Constants {
+		if _, ok := info.Overrides[k]; !ok {
+			return &ParamError{Name: "const", Value: k, Limit: fmt.Sprintf("the shader has no override constant %s (have %s)", k, strings.Join(sortedKeys(info.Overrides), ", "))}
+		}
+	}
+	lim := d.Limits
+	for i, n := range opts.Dispatch {
+		if i > 0 && n == 0 {
+			opts.Dispatch[i] = 1
+			continue
+		}
+		if n == 0 || n > lim.MaxComputeWorkgroupsPerDimension {
+			return fmt.Errorf("%w: %w", &ParamError{Name: "dispatch", Limit: fmt.Sprintf("%c = %d: must be in [1, %d] (maxComputeWorkgroupsPerDimension of %q): use larger workgroups or a 2-D grid", "XYZ"[i], n, lim.MaxComputeWorkgroupsPerDimension, d.Info.Name)}, wgpu.ErrLimit)
+		}
+	}
+	return nil
+}
+
+// addBuffer checks buffer s against its storage binding b and d's limits
+// and records it with its initial contents.
+func (k *UserKernel) addBuffer(op string, b wgpu.WGSLBinding, s BufferSpec) error {
+	d, lim := k.d, k.d.Limits
+	if _, dup := k.specs[s.Name]; dup {
+		return bufErr(op, s.Name, nil, "given twice")
+	}
+	size, ok := elemSize(s.Type)
+	if !ok {
+		return bufErr(op, s.Name, nil, "type %q: want f32, u32, i32 or f16", s.Type)
+	}
+	if scalar, width, ok := b.Scalar(); ok {
+		if scalar != s.Type {
+			return bufErr(op, s.Name+"="+s.Type, nil, "the shader declares %s: %s", s.Name, b.Type)
+		}
+		if s.Count%width != 0 {
+			return bufErr(op, s.Name, nil, "count %d is not a multiple of %d (%s)", s.Count, width, b.Type)
+		}
+	}
+	if s.Count <= 0 {
+		return bufErr(op, s.Name, nil, "count %d: must be positive", s.Count)
+	}
+	bytesN := uint64(s.Count) * uint64(size)
+	if bytesN > lim.MaxStorageBufferBindingSize || bytesN > lim.MaxBufferSize {
+		return bufErr(op, s.Name, wgpu.ErrLimit, "%d bytes > maxStorageBufferBindingSize %d", bytesN, lim.MaxStorageBufferBindingSize)
+	}
+	if s.Type == "f16" && !d.HasFeature(wgpu.FeatureShaderF16) {
+		return bufErr(op, s.Name, wgpu.ErrLimit, "f16 needs the shader-f16 feature, which %q lacks", d.Info.Name)
+	}
+	if s.Init == "" {
+		s.Init = "zero"
+	}
+	data, err := initData(s, k.opts.Seed)
+	if s.Data != nil {
+		if len(s.Data) != s.Count*size {
+			return bufErr(op, s.Name, nil, "%d bytes of data for %d × %s: want %d", len(s.Data), s.Count, s.Type, s.Count*size)
+		}
+		data = append(s.Data[:len(s.Data):len(s.Data)], make([]byte, len(data)-len(s.Data))...)
+	}
+	if err != nil {
+		return bufErr(op, s.Name, nil, "%v", err)
+	}
+	k.specs[s.Name], k.initial[s.Name] = s, data
+	return nil
+}
+
+// usedBindings groups the bindings the entry point uses by bind group,
+// requiring each to be a declared storage buffer, and records the
+// writable ones.
+func (k *UserKernel) usedBindings(info *wgpu.WGSLModuleInfo) (map[uint32][]wgpu.WGSLBinding, error) {
+	entry := k.opts.Entry
 	used := map[uint32][]wgpu.WGSLBinding{}
 	for _, b := range info.Bindings {
-		if !info.Uses(opts.Entry, b.Name) {
+		if !info.Uses(entry, b.Name) {
 			continue
 		}
 		if b.Space != "storage" {
-			return nil, fmt.Errorf("%s: binding %s is var<%s>: only storage buffers can be declared (use override constants for parameters)", op, b.Name, b.Space)
+			return nil, fmt.Errorf("binding %s is var<%s>: only storage buffers can be declared (use override constants for parameters)", b.Name, b.Space)
 		}
 		if _, ok := k.specs[b.Name]; !ok {
-			return nil, fmt.Errorf("%s: %w", op, &ParamError{Name: "buffer", Value: b.Name, Limit: fmt.Sprintf("%s uses storage binding %s (@group(%d) @binding(%d), %s): declare it as a buffer (%s=TYPE:COUNT[:INIT])", opts.Entry, b.Name, b.Group, b.Binding, b.Type, b.Name)})
+			return nil, &ParamError{Name: "buffer", Value: b.Name, Limit: fmt.Sprintf("%s uses storage binding %s (@group(%d) @binding(%d), %s): declare it as a buffer (%s=TYPE:COUNT[:INIT])", entry, b.Name, b.Group, b.Binding, b.Type, b.Name)}
 		}
 		used[b.Group] = append(used[b.Group], b)
 		if b.Access == "read_write" {
@@ -210,11 +244,7 @@ func NewUserKernel(d *wgpu.Device, opts UserKernelOptions) (*UserKernel, error) 
 		}
 	}
 	sort.Strings(k.Writable)
-	if err := k.build(used); err != nil {
-		k.Release()
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	return k, nil
+	return used, nil
 }
 
 func (k *UserKernel) build(used map[uint32][]wgpu.WGSLBinding) error {
@@ -291,18 +321,15 @@ func initData(s BufferSpec, seed uint64) ([]byte, error) {
 
 // Reset uploads every buffer's initial contents again.
 func (k *UserKernel) Reset() error {
-	if k == nil {
-		return fmt.Errorf("compute: UserKernel.Reset: %w", wgpu.ErrReleased)
+	unlock, err := lockLive("compute: UserKernel.Reset", k)
+	if err != nil {
+		return err
 	}
-	k.mu.Lock()
-	defer k.mu.Unlock()
+	defer unlock()
 	return k.reset()
 }
 
 func (k *UserKernel) reset() error {
-	if k.pipe == nil {
-		return fmt.Errorf("compute: %s: used after Release", k.opts.Label)
-	}
 	for name, b := range k.bufs {
 		if err := k.d.Write(b, 0, k.initial[name]); err != nil {
 			return err
@@ -313,18 +340,15 @@ func (k *UserKernel) reset() error {
 
 // Run performs one dispatch (one pass, timed by t when non-nil).
 func (k *UserKernel) Run(t *wgpu.Timer) (Timing, error) {
-	if k == nil {
-		return Timing{}, fmt.Errorf("compute: UserKernel.Run: %w", wgpu.ErrReleased)
+	unlock, err := lockLive("compute: UserKernel.Run", k)
+	if err != nil {
+		return Timing{}, err
 	}
-	k.mu.Lock()
-	defer k.mu.Unlock()
+	defer unlock()
 	return k.run(t)
 }
 
 func (k *UserKernel) run(t *wgpu.Timer) (Timing, error) {
-	if k.pipe == nil {
-		return Timing{}, fmt.Errorf("compute: %s: %w", k.opts.Label, wgpu.ErrReleased)
-	}
 	start := time.Now()
 	x := k.opts.Dispatch
 	passes, err := k.d.Submit([]wgpu.Pass{{Label: k.opts.Label, Dispatches: []wgpu.Dispatch{{Pipeline: k.pipe, BindGroups: k.groups, X: x[0], Y: x[1], Z: x[2]}}}}, nil, t)
@@ -336,11 +360,11 @@ func (k *UserKernel) run(t *wgpu.Timer) (Timing, error) {
 
 // Read returns the current contents of buffer name.
 func (k *UserKernel) Read(name string) ([]byte, error) {
-	if k == nil {
-		return nil, fmt.Errorf("compute: UserKernel.Read: %w", wgpu.ErrReleased)
+	unlock, err := lockLive("compute: UserKernel.Read", k)
+	if err != nil {
+		return nil, err
 	}
-	k.mu.Lock()
-	defer k.mu.Unlock()
+	defer unlock()
 	return k.read(name)
 }
 
@@ -364,11 +388,11 @@ func (k *UserKernel) read(name string) ([]byte, error) {
 // finite. A user kernel has no reference result: this is what can be
 // verified without one.
 func (k *UserKernel) Check() error {
-	if k == nil {
-		return fmt.Errorf("compute: UserKernel.Check: %w", wgpu.ErrReleased)
+	unlock, err := lockLive("compute: UserKernel.Check", k)
+	if err != nil {
+		return err
 	}
-	k.mu.Lock()
-	defer k.mu.Unlock()
+	defer unlock()
 	var first map[string][]byte
 	for round := 0; round < 2; round++ {
 		if err := k.reset(); err != nil {
@@ -430,12 +454,9 @@ func firstDiff(a, b []byte) int {
 }
 
 // Release frees the buffers and bind groups; idempotent.
-func (k *UserKernel) Release() {
-	if k == nil {
-		return
-	}
-	k.mu.Lock()
-	defer k.mu.Unlock()
+func (k *UserKernel) Release() { releaseRunner(k) }
+
+func (k *UserKernel) free() {
 	for _, g := range k.groups {
 		if g != nil {
 			g.Release()
