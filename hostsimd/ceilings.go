@@ -135,12 +135,67 @@ func (h Host) MeasureCeilings(opts CeilingOpts) (Ceilings, error) {
 	if err := h.Validate(); err != nil {
 		return Ceilings{}, err
 	}
+	cr, err := newCeilingRun(h.table(), opts)
+	if err != nil {
+		return Ceilings{}, err
+	}
+	k, t, n := cr.k, cr.t, cr.part*cr.t
+	res := Ceilings{Threads: t, Bytes: int64(n) * 4, Level: k.level}
+	a, b, c := HugeFloats(n), HugeFloats(n), HugeFloats(n)
+	// First touch by the owning thread.
+	cr.par(func(_, lo, hi int) {
+		fillGeneric(a[lo:hi], 1)
+		fillGeneric(b[lo:hi], 2)
+		fillGeneric(c[lo:hi], 0.5)
+	})
+	best := func(fn func(th, lo, hi int)) float64 { return cr.bestOf(fn, true) }
+	gb := func(nbytes int64, sec float64) float64 { return float64(nbytes) / sec / 1e9 }
+	nb := int64(n) * 4
+
+	rd, err := measureRead(k, a, t, cr.runs, opts.Budget, cr.start, opts.Stop)
+	if err != nil {
+		return Ceilings{}, err
+	}
+	res.ReadGBs, res.ReadPrefetch, res.ReadKernel, res.ReadCandidates = rd.GBs, rd.Prefetch, rd.Kernel, rd.Candidates
+	if opts.CacheBytes > 0 {
+		cn := int(opts.CacheBytes/4) / t / 16 * 16 * t
+		if cn == 0 {
+			return Ceilings{}, fmt.Errorf("hostsimd.MeasureCeilings: CacheBytes=%d too small for %d threads", opts.CacheBytes, t)
+		}
+		cache, err := measureRead(k, a[:cn], t, cr.runs, 0, time.Now(), opts.Stop)
+		if err != nil {
+			return Ceilings{}, err
+		}
+		res.CacheReadGBs, res.CacheBytes, res.CacheReadKernel = cache.GBs, int64(cn)*4, cache.Kernel
+	}
+	res.WriteGBs = gb(nb, best(func(_, lo, hi int) { k.fillNT(c[lo:hi], 0.5) }))
+	res.CopyGBs = gb(2*nb, best(func(_, lo, hi int) { k.copyNT(c[lo:hi], a[lo:hi]) }))
+	res.TriadGBs = gb(3*nb, best(func(_, lo, hi int) { k.triadNT(a[lo:hi], b[lo:hi], c[lo:hi], 0.5) }))
+	res.FMAGFLOPs = cr.fmaPeak()
+	runtime.KeepAlive(a)
+	if cr.stopped() {
+		return res, ErrStopped
+	}
+	return res, nil
+}
+
+// ceilingRun is one MeasureCeilings: t locked goroutines, each owning part
+// floats of every array, timing each kernel runs times.
+type ceilingRun struct {
+	k             *kernelTable
+	opts          CeilingOpts
+	t, part, runs int
+	start         time.Time
+}
+
+// newCeilingRun checks opts and fills their defaults.
+func newCeilingRun(k *kernelTable, opts CeilingOpts) (*ceilingRun, error) {
 	t := opts.Threads
 	if t <= 0 {
 		t = runtime.GOMAXPROCS(0)
 	}
 	if opts.Bytes < 0 || opts.Runs < 0 || opts.Budget < 0 {
-		return Ceilings{}, fmt.Errorf("hostsimd.MeasureCeilings: negative option in %+v", opts)
+		return nil, fmt.Errorf("hostsimd.MeasureCeilings: negative option in %+v", opts)
 	}
 	bytes := opts.Bytes
 	if bytes == 0 {
@@ -151,84 +206,56 @@ func (h Host) MeasureCeilings(opts CeilingOpts) (Ceilings, error) {
 		runs = 7
 	}
 	runs = max(runs, 2)
-	k := h.table()
 	part := int(bytes/4) / t / k.ntBlock * k.ntBlock // floats per thread
 	if part == 0 {
-		return Ceilings{}, fmt.Errorf("hostsimd.MeasureCeilings: Bytes=%d too small for %d threads", bytes, t)
+		return nil, fmt.Errorf("hostsimd.MeasureCeilings: Bytes=%d too small for %d threads", bytes, t)
 	}
-	n := part * t
-	res := Ceilings{Threads: t, Bytes: int64(n) * 4, Level: k.level}
-	start := time.Now()
-	a, b, c := HugeFloats(n), HugeFloats(n), HugeFloats(n)
-	var sinkMu sync.Mutex
+	return &ceilingRun{k: k, opts: opts, t: t, part: part, runs: runs, start: time.Now()}, nil
+}
 
-	// par runs fn on every thread's part and returns the wall time.
-	par := func(fn func(th, lo, hi int)) time.Duration {
-		var wg sync.WaitGroup
-		t0 := time.Now()
-		for th := 0; th < t; th++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				runtime.LockOSThread()
-				defer runtime.UnlockOSThread()
-				fn(th, th*part, (th+1)*part)
-			}()
-		}
-		wg.Wait()
-		return time.Since(t0)
+func (cr *ceilingRun) stopped() bool { return cr.opts.Stop != nil && cr.opts.Stop() }
+
+// par runs fn on every thread's part and returns the wall time.
+func (cr *ceilingRun) par(fn func(th, lo, hi int)) time.Duration {
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	for th := 0; th < cr.t; th++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			fn(th, th*cr.part, (th+1)*cr.part)
+		}()
 	}
-	// First touch by the owning thread.
-	par(func(_, lo, hi int) {
-		fillGeneric(a[lo:hi], 1)
-		fillGeneric(b[lo:hi], 2)
-		fillGeneric(c[lo:hi], 0.5)
-	})
-	// bestOf runs fn runs times (the first a warm-up) and returns the best
-	// time; with budgeted set, a spent Budget cuts the runs short.
-	stopped := func() bool { return opts.Stop != nil && opts.Stop() }
-	bestOf := func(fn func(th, lo, hi int), budgeted bool) float64 {
-		bt := time.Duration(math.MaxInt64)
-		for r := 0; r < runs; r++ {
-			if stopped() {
-				return math.Inf(1)
-			}
-			d := par(fn)
-			if r > 0 {
-				bt = min(bt, d)
-				if budgeted && opts.Budget > 0 && time.Since(start) > opts.Budget {
-					break
-				}
+	wg.Wait()
+	return time.Since(t0)
+}
+
+// bestOf runs fn runs times (the first a warm-up) and returns the best
+// time; with budgeted set, a spent Budget cuts the runs short.
+func (cr *ceilingRun) bestOf(fn func(th, lo, hi int), budgeted bool) float64 {
+	bt := time.Duration(math.MaxInt64)
+	for r := 0; r < cr.runs; r++ {
+		if cr.stopped() {
+			return math.Inf(1)
+		}
+		d := cr.par(fn)
+		if r > 0 {
+			bt = min(bt, d)
+			if budgeted && cr.opts.Budget > 0 && time.Since(cr.start) > cr.opts.Budget {
+				break
 			}
 		}
-		return bt.Seconds()
 	}
-	best := func(fn func(th, lo, hi int)) float64 { return bestOf(fn, true) }
-	gb := func(nbytes int64, sec float64) float64 { return float64(nbytes) / sec / 1e9 }
-	nb := int64(n) * 4
+	return bt.Seconds()
+}
 
-	rd, err := measureRead(k, a, t, runs, opts.Budget, start, opts.Stop)
-	if err != nil {
-		return Ceilings{}, err
-	}
-	res.ReadGBs, res.ReadPrefetch, res.ReadKernel, res.ReadCandidates = rd.GBs, rd.Prefetch, rd.Kernel, rd.Candidates
-	if opts.CacheBytes > 0 {
-		cn := int(opts.CacheBytes/4) / t / 16 * 16 * t
-		if cn == 0 {
-			return Ceilings{}, fmt.Errorf("hostsimd.MeasureCeilings: CacheBytes=%d too small for %d threads", opts.CacheBytes, t)
-		}
-		cr, err := measureRead(k, a[:cn], t, runs, 0, time.Now(), opts.Stop)
-		if err != nil {
-			return Ceilings{}, err
-		}
-		res.CacheReadGBs, res.CacheBytes, res.CacheReadKernel = cr.GBs, int64(cn)*4, cr.Kernel
-	}
-	res.WriteGBs = gb(nb, best(func(_, lo, hi int) { k.fillNT(c[lo:hi], 0.5) }))
-	res.CopyGBs = gb(2*nb, best(func(_, lo, hi int) { k.copyNT(c[lo:hi], a[lo:hi]) }))
-	res.TriadGBs = gb(3*nb, best(func(_, lo, hi int) { k.triadNT(a[lo:hi], b[lo:hi], c[lo:hi], 0.5) }))
-
-	// FMA peak: calibrate iterations to ~20 ms on one thread.
+// fmaPeak is the FMA rate of every thread, GFLOP/s, with iterations
+// calibrated to ~20 ms on one thread.
+func (cr *ceilingRun) fmaPeak() float64 {
 	const m, add = 0.99999994, 1e-3
+	k := cr.k
 	iters := 1 << 12
 	for {
 		t0 := time.Now()
@@ -240,18 +267,14 @@ func (h Host) MeasureCeilings(opts CeilingOpts) (Ceilings, error) {
 	}
 	// Not cut by the budget: a run is ~20 ms, and one timed run on a
 	// shared machine can land on a busy core and read far below the peak.
-	sec := bestOf(func(_, _, _ int) {
+	var sinkMu sync.Mutex
+	sec := cr.bestOf(func(_, _, _ int) {
 		s := k.fmaPeak(iters, m, add)
 		sinkMu.Lock()
 		ceilingSink += s
 		sinkMu.Unlock()
 	}, false)
-	res.FMAGFLOPs = float64(t) * float64(iters) * float64(k.fmaLanes) * 2 / sec / 1e9
-	runtime.KeepAlive(a)
-	if stopped() {
-		return res, ErrStopped
-	}
-	return res, nil
+	return float64(cr.t) * float64(iters) * float64(k.fmaLanes) * 2 / sec / 1e9
 }
 
 // ReadCandidate is one reader and thread layout MeasureRead tried.
@@ -319,78 +342,14 @@ func measureRead(k *kernelTable, a []float32, t, runs int, budget time.Duration,
 	// are timed over many passes (and stay resident) and waking the
 	// goroutines is a negligible part of a run.
 	passes := max(1, int((256<<20)/(int64(n)*4)))
-	type reader struct {
-		name string
-		pf   int
-		fn   func([]float32) float32
-	}
-	readers := []reader{{"sum4", 0, k.sum}}
-	if k.sum2 != nil {
-		readers = append(readers, reader{"sum2", 0, k.sum2})
-	}
-	if k.sumPF != nil {
-		readers = append(readers, reader{fmt.Sprintf("sum4+prefetch%dK", singlePrefetch>>10), singlePrefetch,
-			func(x []float32) float32 { return k.sumPF(x, singlePrefetch) }})
-	}
-	const block = 1 << 18 // floats: 1 MiB blocks for the interleaved layout
-	layouts := []struct {
-		name  string
-		parts func(th int) [][2]int
-	}{
-		{"contiguous", func(th int) [][2]int {
-			p := n / t
-			return [][2]int{{th * p, (th + 1) * p}}
-		}},
-	}
-	if n >= 2*block*t {
-		layouts = append(layouts, struct {
-			name  string
-			parts func(th int) [][2]int
-		}{"interleaved-1MiB", func(th int) [][2]int {
-			var r [][2]int
-			for lo := th * block; lo < n; lo += t * block {
-				r = append(r, [2]int{lo, min(lo+block, n)})
-			}
-			return r
-		}})
-	}
-	var sinkMu sync.Mutex
-	for _, rd := range readers {
-		for _, ly := range layouts {
+	for _, rd := range readersOf(k) {
+		for _, ly := range readLayouts(n, t) {
 			bt := time.Duration(math.MaxInt64)
 			for r := 0; r < runs; r++ {
 				if stop != nil && stop() {
 					return res, ErrStopped
 				}
-				var wg sync.WaitGroup
-				var ready sync.WaitGroup
-				ready.Add(t)
-				gate := make(chan struct{})
-				for th := 0; th < t; th++ {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						runtime.LockOSThread()
-						defer runtime.UnlockOSThread()
-						parts := ly.parts(th)
-						ready.Done()
-						<-gate
-						var s float32
-						for p := 0; p < passes; p++ {
-							for _, pr := range parts {
-								s += rd.fn(a[pr[0]:pr[1]])
-							}
-						}
-						sinkMu.Lock()
-						ceilingSink += s
-						sinkMu.Unlock()
-					}()
-				}
-				ready.Wait()
-				t0 := time.Now()
-				close(gate)
-				wg.Wait()
-				d := time.Since(t0)
+				d := timeRead(a, t, passes, rd.fn, ly.parts)
 				if r > 0 {
 					bt = min(bt, d)
 					if budget > 0 && time.Since(start) > budget {
@@ -408,4 +367,87 @@ func measureRead(k *kernelTable, a []float32, t, runs int, budget time.Duration,
 	}
 	runtime.KeepAlive(a)
 	return res, nil
+}
+
+// reader is one read kernel measureRead tries, with its software prefetch
+// distance in bytes.
+type reader struct {
+	name string
+	pf   int
+	fn   func([]float32) float32
+}
+
+// readersOf lists the read kernels of k.
+func readersOf(k *kernelTable) []reader {
+	readers := []reader{{"sum4", 0, k.sum}}
+	if k.sum2 != nil {
+		readers = append(readers, reader{"sum2", 0, k.sum2})
+	}
+	if k.sumPF != nil {
+		readers = append(readers, reader{fmt.Sprintf("sum4+prefetch%dK", singlePrefetch>>10), singlePrefetch,
+			func(x []float32) float32 { return k.sumPF(x, singlePrefetch) }})
+	}
+	return readers
+}
+
+// readLayout is how n floats are split over t threads: parts(th) are
+// thread th's ranges.
+type readLayout struct {
+	name  string
+	parts func(th int) [][2]int
+}
+
+// readLayouts are the layouts tried over n floats: contiguous parts, and
+// where the set is large enough, 1 MiB blocks dealt round-robin.
+func readLayouts(n, t int) []readLayout {
+	const block = 1 << 18 // floats: 1 MiB blocks for the interleaved layout
+	layouts := []readLayout{{"contiguous", func(th int) [][2]int {
+		p := n / t
+		return [][2]int{{th * p, (th + 1) * p}}
+	}}}
+	if n >= 2*block*t {
+		layouts = append(layouts, readLayout{"interleaved-1MiB", func(th int) [][2]int {
+			var r [][2]int
+			for lo := th * block; lo < n; lo += t * block {
+				r = append(r, [2]int{lo, min(lo+block, n)})
+			}
+			return r
+		}})
+	}
+	return layouts
+}
+
+// timeRead runs one timed run: t locked goroutines, started together once
+// all are ready, each reading its parts of a passes times.
+func timeRead(a []float32, t, passes int, fn func([]float32) float32, layout func(th int) [][2]int) time.Duration {
+	var sinkMu sync.Mutex
+	var wg sync.WaitGroup
+	var ready sync.WaitGroup
+	ready.Add(t)
+	gate := make(chan struct{})
+	for th := 0; th < t; th++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			parts := layout(th)
+			ready.Done()
+			<-gate
+			var s float32
+			for p := 0; p < passes; p++ {
+				for _, pr := range parts {
+					s += fn(a[pr[0]:pr[1]])
+				}
+			}
+			sinkMu.Lock()
+			ceilingSink += s
+			sinkMu.Unlock()
+		}()
+	}
+	ready.Wait()
+	t0 := time.Now()
+	close(gate)
+	wg.Wait()
+	return time.Since(t0)
 }

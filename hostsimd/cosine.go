@@ -484,11 +484,31 @@ func (r *run) cosineBatch(qs, v []float32, d int, out []float32) error {
 		return nil
 	}
 	k := r.k
-	// Inverse norms (0 for zero vectors, NaN for NaN ones) so that the
-	// finishing step is two multiplies per score. Row norms are computed
-	// per block, while the block is being brought into cache anyway.
-	// Queries whose squared norm leaves float32's range are scaled by a
-	// power of two first (scaleQuery; scale.go).
+	qs, iq := scaledQueries(k, qs, nq, d)
+	j := &batchJob{k: k, qs: qs, v: v, out: out, iq: iq, d: d, n: n, nq: nq, groups: batchGroups(k, qs, d, iq)}
+	j.rb = max(4, batchBlockBytes/(4*d)) &^ 3
+	nb := (n + j.rb - 1) / j.rb
+	// A task is one row block with a chunk of query groups: all groups
+	// when there are enough blocks to keep every thread busy.
+	j.gpc = len(j.groups)
+	if nb < 4*r.threads {
+		j.gpc = min(j.gpc, max(1, batchQueryChunk/j.groups[0].m))
+	}
+	j.nqc = (len(j.groups) + j.gpc - 1) / j.gpc
+	r.parallelFor(nb*j.nqc, j.rb*j.gpc*j.groups[0].m*d, 1, func(lo, hi int) {
+		s := batchScratch{iv: make([]float32, j.rb)}
+		for u := lo; u < hi; u++ {
+			j.task(u, hi, &s)
+		}
+	})
+	return nil
+}
+
+// scaledQueries returns the queries' inverse norms (0 for zero vectors,
+// NaN for NaN ones) so that the finishing step is two multiplies per
+// score. Queries whose squared norm leaves float32's range are scaled by
+// a power of two first (scaleQuery; scale.go), in a copy of qs.
+func scaledQueries(k *kernelTable, qs []float32, nq, d int) ([]float32, []float32) {
 	iq := make([]float32, nq)
 	scaled := qs
 	for j := range iq {
@@ -502,95 +522,118 @@ func (r *run) cosineBatch(qs, v []float32, d int, out []float32) error {
 		}
 		iq[j] = invNorm(ss)
 	}
-	qs = scaled
-	groups := batchGroups(k, qs, d, iq)
+	return scaled, iq
+}
 
-	rb := max(4, batchBlockBytes/(4*d)) &^ 3
-	nb := (n + rb - 1) / rb
-	// A task is one row block with a chunk of query groups: all groups
-	// when there are enough blocks to keep every thread busy.
-	gpc := len(groups)
-	if nb < 4*r.threads {
-		gpc = min(gpc, max(1, batchQueryChunk/groups[0].m))
+// batchJob is one CosineBatch: task u is row block u/nqc (rb rows) with
+// the u%nqc-th chunk of gpc query groups.
+type batchJob struct {
+	k                      *kernelTable
+	qs, v, out, iq         []float32
+	d, n, nq, rb, gpc, nqc int
+	groups                 []queryGroup
+}
+
+// batchScratch is one goroutine's buffers: the row block's inverse norms
+// and, allocated on first use, the 4-query tile and the padded output of
+// a partial group of 8.
+type batchScratch struct{ iv, tile, pad []float32 }
+
+// task runs task u; hi is the end of this goroutine's tasks. Row norms
+// are computed per block, while the block is being brought into cache
+// anyway.
+func (j *batchJob) task(u, hi int, s *batchScratch) {
+	d, n := j.d, j.n
+	b, qc := u/j.nqc, u%j.nqc
+	r0 := b * j.rb
+	r1 := min(r0+j.rb, n)
+	rows := r1 - r0
+	blk := j.v[r0*d : r1*d]
+	gs := j.groups[qc*j.gpc : min((qc+1)*j.gpc, len(j.groups))]
+	// Groups of 8 come first; the first computes the row norms.
+	norms := gs[0].m == 8
+	if !norms {
+		for i := range rows {
+			r := blk[i*d : (i+1)*d]
+			s.iv[i] = invNorm(j.k.dot(r, r))
+		}
 	}
-	nqc := (len(groups) + gpc - 1) / gpc
-	r.parallelFor(nb*nqc, rb*gpc*groups[0].m*d, 1, func(lo, hi int) {
-		var tile, pad []float32
-		iv := make([]float32, rb)
-		for u := lo; u < hi; u++ {
-			b, qc := u/nqc, u%nqc
-			r0 := b * rb
-			r1 := min(r0+rb, n)
-			rows := r1 - r0
-			blk := v[r0*d : r1*d]
-			gs := groups[qc*gpc : min((qc+1)*gpc, len(groups))]
-			// Groups of 8 come first; the first computes the row norms.
-			norms := gs[0].m == 8
-			if !norms {
-				for i := range rows {
-					r := blk[i*d : (i+1)*d]
-					iv[i] = invNorm(k.dot(r, r))
-				}
-			}
-			// The next block this goroutine works on, when it is a
-			// different one: cosTile8 prefetches it, a share per group,
-			// spread over the group's inner-loop iterations.
-			var next []float32
-			if nqc == 1 && u+1 < hi {
-				next = v[r1*d : min(r1+rb, n)*d]
-			}
-			lines := (4*len(next)+63)/64 + 1
-			iters := (rows / 3) * (d / 32)
-			for gi, g := range gs {
-				if g.m == 4 {
-					if tile == nil {
-						tile = make([]float32, 4*rb)
-					}
-					k.dotTile4(g.packed, blk, d, rows, tile)
-					for j := g.j0; j < min(g.j0+4, nq); j++ {
-						scaleCosTile(out[j*n+r0:j*n+r1], tile[j-g.j0:], iq[j], iv[:rows])
-					}
-					continue
-				}
-				var pf []float32
-				pfs := 0
-				if len(next) > 0 && iters > 0 {
-					l0, l1 := gi*lines/len(gs), (gi+1)*lines/len(gs)
-					if l0*16 < len(next) {
-						pf = next[l0*16:]
-						pfs = ((l1-l0)*64 + iters - 1) / iters
-					}
-				}
-				if g.j0+8 <= nq {
-					k.cosTile8(g.packed, blk, d, rows, out[g.j0*n+r0:], n, g.iqs, iv[:rows], norms, pf, pfs)
-				} else {
-					if pad == nil {
-						pad = make([]float32, 8*rb)
-					}
-					k.cosTile8(g.packed, blk, d, rows, pad, rows, g.iqs, iv[:rows], norms, pf, pfs)
-					for j := g.j0; j < nq; j++ {
-						copy(out[j*n+r0:j*n+r1], pad[(j-g.j0)*rows:])
-					}
-				}
-				norms = false
-			}
-			// Rows whose squared norm left float32's range (inverse
-			// norm 0, huge or NaN; zero rows too): their scores again
-			// in float64 (scale.go).
-			for i, x := range iv[:rows] {
-				if x >= 0x1p-64 && x <= 0x1p40 {
-					continue
-				}
-				row := blk[i*d : (i+1)*d]
-				for _, g := range gs {
-					for j := g.j0; j < min(g.j0+g.m, nq); j++ {
-						out[j*n+r0+i] = cosine64(qs[j*d:(j+1)*d], row)
-					}
-				}
+	// The next block this goroutine works on, when it is a different
+	// one: cosTile8 prefetches it, a share per group, spread over the
+	// group's inner-loop iterations.
+	var next []float32
+	if j.nqc == 1 && u+1 < hi {
+		next = j.v[r1*d : min(r1+j.rb, n)*d]
+	}
+	lines := (4*len(next)+63)/64 + 1
+	iters := (rows / 3) * (d / 32)
+	for gi, g := range gs {
+		if g.m == 4 {
+			j.group4(g, blk, r0, r1, s)
+			continue
+		}
+		var pf []float32
+		pfs := 0
+		if len(next) > 0 && iters > 0 {
+			l0, l1 := gi*lines/len(gs), (gi+1)*lines/len(gs)
+			if l0*16 < len(next) {
+				pf = next[l0*16:]
+				pfs = ((l1-l0)*64 + iters - 1) / iters
 			}
 		}
-	})
-	return nil
+		j.group8(g, blk, r0, r1, s, norms, pf, pfs)
+		norms = false
+	}
+	j.rescore(gs, blk, r0, s.iv[:rows])
+}
+
+// group4 scores a group of 4 queries against rows [r0, r1) with dotTile4
+// and a separate scaling pass.
+func (j *batchJob) group4(g queryGroup, blk []float32, r0, r1 int, s *batchScratch) {
+	rows, n := r1-r0, j.n
+	if s.tile == nil {
+		s.tile = make([]float32, 4*j.rb)
+	}
+	j.k.dotTile4(g.packed, blk, j.d, rows, s.tile)
+	for q := g.j0; q < min(g.j0+4, j.nq); q++ {
+		scaleCosTile(j.out[q*n+r0:q*n+r1], s.tile[q-g.j0:], j.iq[q], s.iv[:rows])
+	}
+}
+
+// group8 scores a group of 8 queries against rows [r0, r1) with
+// cosTile8 (computing the row norms when norms is set, prefetching pfs
+// lines of pf); a partial group writes to the padded buffer first.
+func (j *batchJob) group8(g queryGroup, blk []float32, r0, r1 int, s *batchScratch, norms bool, pf []float32, pfs int) {
+	rows, n := r1-r0, j.n
+	if g.j0+8 <= j.nq {
+		j.k.cosTile8(g.packed, blk, j.d, rows, j.out[g.j0*n+r0:], n, g.iqs, s.iv[:rows], norms, pf, pfs)
+		return
+	}
+	if s.pad == nil {
+		s.pad = make([]float32, 8*j.rb)
+	}
+	j.k.cosTile8(g.packed, blk, j.d, rows, s.pad, rows, g.iqs, s.iv[:rows], norms, pf, pfs)
+	for q := g.j0; q < j.nq; q++ {
+		copy(j.out[q*n+r0:q*n+r1], s.pad[(q-g.j0)*rows:])
+	}
+}
+
+// rescore scores again in float64 the rows whose squared norm left
+// float32's range (inverse norm 0, huge or NaN; zero rows too), for every
+// query of gs (scale.go).
+func (j *batchJob) rescore(gs []queryGroup, blk []float32, r0 int, iv []float32) {
+	d, n := j.d, j.n
+	for i, x := range iv {
+		if x >= 0x1p-64 && x <= 0x1p40 {
+			continue
+		}
+		row := blk[i*d : (i+1)*d]
+		for _, g := range gs {
+			for q := g.j0; q < min(g.j0+g.m, j.nq); q++ {
+				j.out[q*n+r0+i] = cosine64(j.qs[q*d:(q+1)*d], row)
+			}
+		}
+	}
 }
 
 // invNorm returns 1/sqrt(ss), 0 for ss == 0 and NaN for NaN.

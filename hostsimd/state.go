@@ -120,94 +120,109 @@ func ProbeState(threads int) (HostState, error) {
 // not returned to the runtime (a goroutine that ends locked takes its
 // thread with it), so no other goroutine inherits their affinity.
 func roundTrip(pin [2]int, pinned bool) (float64, error) {
-	var line struct {
-		_ [64]byte
-		v atomic.Int64
-		_ [64]byte
-	}
+	p := &pingPong{errs: make(chan error, 2), ready: make(chan struct{}, 2), times: make([]float64, 0, probeRounds),
+		deadline: time.Now().Add(probeTimeout)}
 	var wg sync.WaitGroup
-	errs := make(chan error, 2)
-	ready := make(chan struct{}, 2)
-	times := make([]float64, 0, probeRounds)
-	total := int64(probeRounds * probeBatch)
-	deadline := time.Now().Add(probeTimeout)
 	wg.Add(2)
-	// The responder answers every odd value with the next even one.
 	go func() {
 		defer wg.Done()
-		runtime.LockOSThread()
-		if pinned {
-			if err := pinThread(pin[1]); err != nil {
-				errs <- err
-				ready <- struct{}{}
-				line.v.Store(-1)
-				return
-			}
-		}
-		ready <- struct{}{}
-		for want := int64(1); want < 2*total; want += 2 {
-			spins := 0
-			for {
-				x := line.v.Load()
-				if x == want {
-					break
-				}
-				if x < 0 {
-					return
-				}
-				if spins++; spins%4096 == 0 && time.Now().After(deadline) {
-					errs <- fmt.Errorf("hostsimd.ProbeState: the responder waited past %v", probeTimeout)
-					line.v.Store(-1)
-					return
-				}
-			}
-			line.v.Store(want + 1)
-		}
+		p.respond(pin[1], pinned)
 	}()
 	go func() {
 		defer wg.Done()
-		runtime.LockOSThread()
-		if pinned {
-			if err := pinThread(pin[0]); err != nil {
-				errs <- err
-				line.v.Store(-1)
-				return
-			}
-		}
-		<-ready
-		next := int64(1)
-		for r := 0; r < probeRounds; r++ {
-			t0 := time.Now()
-			for i := 0; i < probeBatch; i++ {
-				line.v.Store(next)
-				spins := 0
-				for {
-					x := line.v.Load()
-					if x == next+1 {
-						break
-					}
-					if x < 0 {
-						return
-					}
-					if spins++; spins%4096 == 0 && time.Now().After(deadline) {
-						errs <- fmt.Errorf("hostsimd.ProbeState: no answer from the responder within %v", probeTimeout)
-						line.v.Store(-1)
-						return
-					}
-				}
-				next += 2
-			}
-			times = append(times, float64(time.Since(t0).Nanoseconds())/probeBatch)
-		}
+		p.initiate(pin[0], pinned)
 	}()
 	wg.Wait()
 	select {
-	case err := <-errs:
+	case err := <-p.errs:
 		return 0, err
 	default:
 	}
-	slices.Sort(times)
-	return times[len(times)/2], nil
+	slices.Sort(p.times)
+	return p.times[len(p.times)/2], nil
+}
+
+// pingPong is one round-trip probe: a cache line of its own that the
+// initiator sets to odd values and the responder answers with the next
+// even one; -1 on it tells the other side to stop.
+type pingPong struct {
+	_        [64]byte
+	v        atomic.Int64
+	_        [64]byte
+	errs     chan error
+	ready    chan struct{}
+	times    []float64 // ns per round trip, one per round
+	deadline time.Time
+}
+
+// spinUntil spins until the line holds want. It returns false when the
+// other side stopped, or when the deadline passed: then it sends the
+// error late (formatted with probeTimeout) and stops the other side.
+func (p *pingPong) spinUntil(want int64, late string) bool {
+	spins := 0
+	for {
+		x := p.v.Load()
+		if x == want {
+			return true
+		}
+		if x < 0 {
+			return false
+		}
+		if spins++; spins%4096 == 0 && time.Now().After(p.deadline) {
+			p.errs <- fmt.Errorf(late, probeTimeout)
+			p.v.Store(-1)
+			return false
+		}
+	}
+}
+
+// respond answers every odd value with the next even one, on a thread
+// locked (and with pinned, pinned to cpu) for good.
+func (p *pingPong) respond(cpu int, pinned bool) {
+	runtime.LockOSThread()
+	if pinned {
+		if err := pinThread(cpu); err != nil {
+			p.errs <- err
+			p.ready <- struct{}{}
+			p.v.Store(-1)
+			return
+		}
+	}
+	p.ready <- struct{}{}
+	total := int64(probeRounds * probeBatch)
+	for want := int64(1); want < 2*total; want += 2 {
+		if !p.spinUntil(want, "hostsimd.ProbeState: the responder waited past %v") {
+			return
+		}
+		p.v.Store(want + 1)
+	}
+}
+
+// initiate times probeRounds rounds of probeBatch round trips once the
+// responder is ready, on a thread locked (and with pinned, pinned to cpu)
+// for good.
+func (p *pingPong) initiate(cpu int, pinned bool) {
+	runtime.LockOSThread()
+	if pinned {
+		if err := pinThread(cpu); err != nil {
+			p.errs <- err
+			p.v.Store(-1)
+			return
+		}
+	}
+	<-p.ready
+	next := int64(1)
+	for r := 0; r < probeRounds; r++ {
+		t0 := time.Now()
+		for i := 0; i < probeBatch; i++ {
+			p.v.Store(next)
+			if !p.spinUntil(next+1, "hostsimd.ProbeState: no answer from the responder within %v") {
+				return
+			}
+			next += 2
+		}
+		p.times = append(p.times, float64(time.Since(t0).Nanoseconds())/probeBatch)
+	}
 }
 
 // StateSummary groups probes by label: how many probes saw each state,
