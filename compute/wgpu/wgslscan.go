@@ -91,12 +91,24 @@ func scanWGSL(src string) *wgslModule {
 	for _, x := range reWorkgroupVar.FindAllStringSubmatch(src, -1) {
 		m.wgVars[x[1]] = strings.TrimSpace(x[2])
 	}
-	type fnHead struct{ attrs, name string }
+	for _, h := range m.scanFunctions(src) {
+		if reComputeAttr.MatchString(h.attrs) {
+			m.entries = append(m.entries, m.scanEntry(h))
+		}
+	}
+	return m
+}
+
+// fnHead is a function's attributes and name.
+type fnHead struct{ attrs, name string }
+
+// scanFunctions records every function's body (from its head to the '}'
+// that matches its first '{') and returns their heads in source order.
+func (m *wgslModule) scanFunctions(src string) []fnHead {
 	var heads []fnHead
 	for _, idx := range reFn.FindAllStringSubmatchIndex(src, -1) {
 		attrs, name := src[idx[2]:idx[3]], src[idx[4]:idx[5]]
 		heads = append(heads, fnHead{attrs, name})
-		// The body: from the first '{' after the head to its match.
 		open := strings.IndexByte(src[idx[1]:], '{')
 		if open < 0 {
 			continue
@@ -115,73 +127,79 @@ func scanWGSL(src string) *wgslModule {
 		}
 		m.fnBodies[name] = src[idx[1]:end]
 	}
-	for _, h := range heads {
-		if !reComputeAttr.MatchString(h.attrs) {
-			continue
-		}
-		e := wgslEntry{name: h.name}
-		if x := reWGSize.FindStringSubmatch(h.attrs); x != nil {
-			for _, a := range strings.Split(x[1], ",") {
-				if a = strings.TrimSpace(a); a != "" {
-					e.wgSize = append(e.wgSize, a)
-				}
+	return heads
+}
+
+// reachable returns the functions reachable from entry (itself included)
+// and the workgroup variables they name.
+func (m *wgslModule) reachable(entry string) (fns, wgVars map[string]bool) {
+	fns = map[string]bool{entry: true}
+	queue := []string{entry}
+	wgVars = map[string]bool{}
+	for len(queue) > 0 {
+		f := queue[0]
+		queue = queue[1:]
+		for _, id := range reIdent.FindAllString(m.fnBodies[f], -1) {
+			if _, ok := m.fnBodies[id]; ok && !fns[id] {
+				fns[id] = true
+				queue = append(queue, id)
+			}
+			if _, ok := m.wgVars[id]; ok {
+				wgVars[id] = true
 			}
 		}
-		// Functions reachable from the entry, and the workgroup variables
-		// they name.
-		seen := map[string]bool{h.name: true}
-		queue := []string{h.name}
-		used := map[string]bool{}
-		for len(queue) > 0 {
-			f := queue[0]
-			queue = queue[1:]
-			for _, id := range reIdent.FindAllString(m.fnBodies[f], -1) {
-				if _, ok := m.fnBodies[id]; ok && !seen[id] {
-					seen[id] = true
-					queue = append(queue, id)
-				}
-				if _, ok := m.wgVars[id]; ok {
-					used[id] = true
-				}
-			}
-		}
-		e.idents = map[string]bool{}
-		var pending []string
-		addIdents := func(text string) {
-			for _, id := range reIdent.FindAllString(text, -1) {
-				if !e.idents[id] {
-					e.idents[id] = true
-					pending = append(pending, id)
-				}
-			}
-		}
-		for f := range seen {
-			addIdents(m.fnBodies[f])
-		}
-		addIdents(strings.Join(e.wgSize, " "))
-		for v := range used {
-			addIdents(m.wgVars[v])
-		}
-		for len(pending) > 0 {
-			id := pending[0]
-			pending = pending[1:]
-			if x, ok := m.overrides[id]; ok {
-				addIdents(x)
-			}
-			if x, ok := m.consts[id]; ok {
-				addIdents(x)
-			}
-			if x, ok := m.structs[id]; ok {
-				addIdents(x)
-			}
-		}
-		for v := range used {
-			e.wgVarSet = append(e.wgVarSet, v)
-		}
-		sort.Strings(e.wgVarSet)
-		m.entries = append(m.entries, e)
 	}
-	return m
+	return fns, wgVars
+}
+
+// scanEntry is compute entry point h: its workgroup size, the workgroup
+// variables it uses and every identifier it names, directly or through
+// the overrides, constants and structs those name.
+func (m *wgslModule) scanEntry(h fnHead) wgslEntry {
+	e := wgslEntry{name: h.name}
+	if x := reWGSize.FindStringSubmatch(h.attrs); x != nil {
+		for _, a := range strings.Split(x[1], ",") {
+			if a = strings.TrimSpace(a); a != "" {
+				e.wgSize = append(e.wgSize, a)
+			}
+		}
+	}
+	fns, used := m.reachable(h.name)
+	e.idents = map[string]bool{}
+	var pending []string
+	addIdents := func(text string) {
+		for _, id := range reIdent.FindAllString(text, -1) {
+			if !e.idents[id] {
+				e.idents[id] = true
+				pending = append(pending, id)
+			}
+		}
+	}
+	for f := range fns {
+		addIdents(m.fnBodies[f])
+	}
+	addIdents(strings.Join(e.wgSize, " "))
+	for v := range used {
+		addIdents(m.wgVars[v])
+	}
+	for len(pending) > 0 {
+		id := pending[0]
+		pending = pending[1:]
+		if x, ok := m.overrides[id]; ok {
+			addIdents(x)
+		}
+		if x, ok := m.consts[id]; ok {
+			addIdents(x)
+		}
+		if x, ok := m.structs[id]; ok {
+			addIdents(x)
+		}
+	}
+	for v := range used {
+		e.wgVarSet = append(e.wgVarSet, v)
+	}
+	sort.Strings(e.wgVarSet)
+	return e
 }
 
 func (m *wgslModule) entry(name string) (wgslEntry, bool) {
@@ -419,55 +437,66 @@ func (ev *wgslEval) typeLayout(ty string) (size, align int64, ok bool) {
 		return cols * roundUp(col, al), al, true
 	}
 	if strings.HasPrefix(ty, "array<") && strings.HasSuffix(ty, ">") {
-		inner := ty[len("array<") : len(ty)-1]
-		// Split at the last top-level comma.
-		depth, cut := 0, -1
-		for i, c := range inner {
-			switch c {
-			case '<', '(':
-				depth++
-			case '>', ')':
-				depth--
-			case ',':
-				if depth == 0 {
-					cut = i
-				}
+		return ev.arrayLayout(ty[len("array<") : len(ty)-1])
+	}
+	if fields, found := ev.m.structs[ty]; found {
+		return ev.structLayout(fields)
+	}
+	return 0, 0, false
+}
+
+// arrayLayout is the layout of array<inner>: a fixed-size array whose
+// count evaluates; a runtime-sized one is not allowed in workgroup memory.
+func (ev *wgslEval) arrayLayout(inner string) (size, align int64, ok bool) {
+	// Split at the last top-level comma.
+	depth, cut := 0, -1
+	for i, c := range inner {
+		switch c {
+		case '<', '(':
+			depth++
+		case '>', ')':
+			depth--
+		case ',':
+			if depth == 0 {
+				cut = i
 			}
 		}
-		if cut < 0 {
-			return 0, 0, false // runtime-sized: not allowed in workgroup memory
+	}
+	if cut < 0 {
+		return 0, 0, false
+	}
+	es, ea, ok := ev.typeLayout(inner[:cut])
+	if !ok {
+		return 0, 0, false
+	}
+	n, ok := ev.eval(inner[cut+1:])
+	if !ok || n <= 0 {
+		return 0, 0, false
+	}
+	return n * roundUp(es, ea), ea, true
+}
+
+// structLayout lays out a struct's comma-separated fields in order, each
+// at its alignment; the size rounds up to the largest alignment.
+func (ev *wgslEval) structLayout(fields string) (size, align int64, ok bool) {
+	var off, maxAlign int64 = 0, 1
+	for _, f := range strings.Split(fields, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
 		}
-		es, ea, ok := ev.typeLayout(inner[:cut])
+		colon := strings.IndexByte(f, ':')
+		if colon < 0 {
+			return 0, 0, false
+		}
+		fs, fa, ok := ev.typeLayout(f[colon+1:])
 		if !ok {
 			return 0, 0, false
 		}
-		n, ok := ev.eval(inner[cut+1:])
-		if !ok || n <= 0 {
-			return 0, 0, false
-		}
-		return n * roundUp(es, ea), ea, true
+		off = roundUp(off, fa) + fs
+		maxAlign = max(maxAlign, fa)
 	}
-	if fields, found := ev.m.structs[ty]; found {
-		var off, maxAlign int64 = 0, 1
-		for _, f := range strings.Split(fields, ",") {
-			f = strings.TrimSpace(f)
-			if f == "" {
-				continue
-			}
-			colon := strings.IndexByte(f, ':')
-			if colon < 0 {
-				return 0, 0, false
-			}
-			fs, fa, ok := ev.typeLayout(f[colon+1:])
-			if !ok {
-				return 0, 0, false
-			}
-			off = roundUp(off, fa) + fs
-			maxAlign = max(maxAlign, fa)
-		}
-		return roundUp(off, maxAlign), maxAlign, true
-	}
-	return 0, 0, false
+	return roundUp(off, maxAlign), maxAlign, true
 }
 
 func roundUp(x, a int64) int64 { return (x + a - 1) / a * a }

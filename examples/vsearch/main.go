@@ -158,40 +158,18 @@ func main() {
 type usageError struct{ error }
 
 func run() error {
-	profile := flag.String("cpuprofile", "", "write the CPU profile here (required)")
-	sizes := flag.String("sizes", "", "write the similarity calls' sizes here, as 'size count' lines")
-	port := flag.String("port", "none", "how the similarity runs: none (own code), gpu (every call on the GPU), adaptive (routed by the plan)")
-	planPath := flag.String("plan", "", "with -port adaptive: the plan (wgpu-prof plan --format json, or its --out plan.json)")
-	requests := flag.Int("requests", 2400, "requests served")
-	clients := flag.Int("clients", 8, "client goroutines sending the requests")
-	procs := flag.Int("procs", 1, "GOMAXPROCS: the cores the service's Go code runs on")
-	variant := flag.String("variant", "row-per-inv-wg256", "the GPU kernel variant: the plan's gpu_variant (wg-per-row-wgN or row-per-inv-wgN)")
-	flag.Parse()
-	switch {
-	case *profile == "":
-		return usageError{errors.New("-cpuprofile FILE is required")}
-	case *port != "none" && *port != "gpu" && *port != "adaptive":
-		return usageError{fmt.Errorf("-port %q: want none, gpu or adaptive", *port)}
-	case *port == "adaptive" && *planPath == "":
-		return usageError{errors.New("-port adaptive needs -plan plan.json")}
-	case *requests < 1 || *clients < 1 || *procs < 1:
-		return usageError{fmt.Errorf("-requests %d, -clients %d, -procs %d: each must be ≥ 1", *requests, *clients, *procs)}
+	cfg, err := parseFlags()
+	if err != nil {
+		return err
 	}
-	opts, err := cosineOptions(*variant)
+	opts, err := cosineOptions(cfg.variant)
 	if err != nil {
 		return usageError{err}
 	}
-	runtime.GOMAXPROCS(*procs)
+	runtime.GOMAXPROCS(cfg.procs)
 	r := rand.New(rand.NewPCG(7, 11))
-	s := &service{calls: make([]atomic.Int64, len(collectionSizes))}
-	for _, n := range collectionSizes {
-		v := make([]float32, n*dim)
-		for i := range v {
-			v[i] = float32(r.NormFloat64())
-		}
-		s.vecs = append(s.vecs, v)
-	}
-	if *port != "none" {
+	s := newService(r)
+	if cfg.port != "none" {
 		dev, err := s.openGPU(opts)
 		if err != nil {
 			return err
@@ -202,16 +180,76 @@ func run() error {
 				g.Release()
 			}
 		}()
-		if err := s.buildRoute(*port, *planPath); err != nil {
+		if err := s.buildRoute(cfg.port, cfg.planPath); err != nil {
 			return err
 		}
 		if err := s.check(r); err != nil {
 			return err
 		}
 	}
-	// The requests: a collection each, drawn up front so every run of the
-	// service serves the same ones.
-	colls := make([]int, *requests)
+	colls := drawRequests(r, cfg.requests)
+	served, onSide, elapsed, err := s.serveProfiled(colls, cfg.clients, cfg.profile)
+	if err != nil {
+		return err
+	}
+	if cfg.sizes != "" {
+		if err := s.writeSizes(cfg.sizes); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("vsearch: %d requests from %d clients in %.3f s (port %s; similarity calls answered by side: %v); checksum %d; CPU profile in %s\n",
+		cfg.requests, cfg.clients, elapsed.Seconds(), cfg.port, onSide, served, cfg.profile)
+	return nil
+}
+
+// config is the command line.
+type config struct {
+	profile, sizes, port, planPath, variant string
+	requests, clients, procs                int
+}
+
+// parseFlags reads and checks the command line; a bad one is a usageError.
+func parseFlags() (config, error) {
+	var c config
+	flag.StringVar(&c.profile, "cpuprofile", "", "write the CPU profile here (required)")
+	flag.StringVar(&c.sizes, "sizes", "", "write the similarity calls' sizes here, as 'size count' lines")
+	flag.StringVar(&c.port, "port", "none", "how the similarity runs: none (own code), gpu (every call on the GPU), adaptive (routed by the plan)")
+	flag.StringVar(&c.planPath, "plan", "", "with -port adaptive: the plan (wgpu-prof plan --format json, or its --out plan.json)")
+	flag.IntVar(&c.requests, "requests", 2400, "requests served")
+	flag.IntVar(&c.clients, "clients", 8, "client goroutines sending the requests")
+	flag.IntVar(&c.procs, "procs", 1, "GOMAXPROCS: the cores the service's Go code runs on")
+	flag.StringVar(&c.variant, "variant", "row-per-inv-wg256", "the GPU kernel variant: the plan's gpu_variant (wg-per-row-wgN or row-per-inv-wgN)")
+	flag.Parse()
+	switch {
+	case c.profile == "":
+		return c, usageError{errors.New("-cpuprofile FILE is required")}
+	case c.port != "none" && c.port != "gpu" && c.port != "adaptive":
+		return c, usageError{fmt.Errorf("-port %q: want none, gpu or adaptive", c.port)}
+	case c.port == "adaptive" && c.planPath == "":
+		return c, usageError{errors.New("-port adaptive needs -plan plan.json")}
+	case c.requests < 1 || c.clients < 1 || c.procs < 1:
+		return c, usageError{fmt.Errorf("-requests %d, -clients %d, -procs %d: each must be ≥ 1", c.requests, c.clients, c.procs)}
+	}
+	return c, nil
+}
+
+// newService makes the service with its collections of random vectors.
+func newService(r *rand.Rand) *service {
+	s := &service{calls: make([]atomic.Int64, len(collectionSizes))}
+	for _, n := range collectionSizes {
+		v := make([]float32, n*dim)
+		for i := range v {
+			v[i] = float32(r.NormFloat64())
+		}
+		s.vecs = append(s.vecs, v)
+	}
+	return s
+}
+
+// drawRequests draws the requests' collections up front (by
+// collectionWeights), so every run of the service serves the same ones.
+func drawRequests(r *rand.Rand, n int) []int {
+	colls := make([]int, n)
 	for i := range colls {
 		x, c := r.Float64(), 0
 		for c < len(collectionWeights)-1 && x >= collectionWeights[c] {
@@ -220,31 +258,27 @@ func run() error {
 		}
 		colls[i] = c
 	}
-	f, err := os.Create(*profile)
+	return colls
+}
+
+// serveProfiled serves colls under the CPU profiler, writing the profile
+// to path, and returns serve's results and the time it took.
+func (s *service) serveProfiled(colls []int, clients int, path string) (int64, []int64, time.Duration, error) {
+	f, err := os.Create(path)
 	if err != nil {
-		return err
+		return 0, nil, 0, err
 	}
 	if err := pprof.StartCPUProfile(f); err != nil {
-		return err
+		return 0, nil, 0, err
 	}
 	t0 := time.Now()
-	served, onSide, err := s.serve(colls, *clients)
+	served, onSide, err := s.serve(colls, clients)
 	elapsed := time.Since(t0)
 	pprof.StopCPUProfile()
 	if err := f.Close(); err != nil {
-		return err
+		return 0, nil, 0, err
 	}
-	if err != nil {
-		return err
-	}
-	if *sizes != "" {
-		if err := s.writeSizes(*sizes); err != nil {
-			return err
-		}
-	}
-	fmt.Printf("vsearch: %d requests from %d clients in %.3f s (port %s; similarity calls answered by side: %v); checksum %d; CPU profile in %s\n",
-		*requests, *clients, elapsed.Seconds(), *port, onSide, served, *profile)
-	return nil
+	return served, onSide, elapsed, err
 }
 
 // serve runs the requests from clients goroutines and returns a checksum

@@ -146,73 +146,26 @@ func verdictAnswer(be BreakEven) string {
 		batch = "n"
 	}
 	la, lb := sidesOf(be)
-	a, b := shortSide(la), shortSide(lb)
-	if a == b {
-		a, b = la, lb
+	x := answerText{be: be, batch: batch, a: shortSide(la), b: shortSide(lb)}
+	if x.a == x.b {
+		x.a, x.b = la, lb
 	}
-	count := func(v int) string { return formatCount(float64(v)) }
-	// ratios of the slower over the faster side's median where side w
-	// (FasterA or FasterB) wins.
-	span := func(w int) (float64, float64, bool) {
-		mn, mx, ok := math.Inf(1), 0.0, false
-		for i := range be.Batches {
-			if i >= len(be.CPU) || i >= len(be.GPU) || timing.Faster(be.CPU[i], be.GPU[i]) != w {
-				continue
-			}
-			r := be.CPU[i].Median / be.GPU[i].Median
-			if w == timing.FasterA {
-				r = 1 / r
-			}
-			if r > 0 && !math.IsInf(r, 0) {
-				mn, mx, ok = math.Min(mn, r), math.Max(mx, r), true
-			}
-		}
-		return mn, mx, ok
-	}
-	by := func(w int) string {
-		mn, mx, ok := span(w)
-		if !ok {
-			return ""
-		}
-		if answerRatio(mn) == answerRatio(mx) {
-			return ", by " + answerRatio(mx)
-		}
-		return fmt.Sprintf(", by %s to %s", answerRatio(mn), answerRatio(mx))
-	}
-	lo, hi := 0, 0
 	if len(be.Interval) == 2 {
-		lo, hi = be.Interval[0], be.Interval[1]
+		x.lo, x.hi = be.Interval[0], be.Interval[1]
 	} else if len(be.Batches) > 0 {
-		lo, hi = be.Batches[0], be.Batches[len(be.Batches)-1]
+		x.lo, x.hi = be.Batches[0], be.Batches[len(be.Batches)-1]
 	}
-	unit := ""
 	if u := BatchUnit(batch); u != "" {
-		unit = " " + u
+		x.unit = " " + u
 	}
-	at := atLargest(be, a, b)
+	x.at = atLargest(be, x.a, x.b)
 	switch be.Verdict {
 	case timing.VerdictNever:
-		return fmt.Sprintf("never: %s faster at every size measured, %s%s%s", a, BatchSpan(batch, float64(lo), float64(hi)), by(timing.FasterA), at)
+		return fmt.Sprintf("never: %s faster at every size measured, %s%s%s", x.a, BatchSpan(batch, float64(x.lo), float64(x.hi)), x.by(timing.FasterA), x.at)
 	case timing.VerdictAlways:
-		return fmt.Sprintf("always: %s faster at every size measured, %s%s%s", b, BatchSpan(batch, float64(lo), float64(hi)), by(timing.FasterB), at)
+		return fmt.Sprintf("always: %s faster at every size measured, %s%s%s", x.b, BatchSpan(batch, float64(x.lo), float64(x.hi)), x.by(timing.FasterB), x.at)
 	case timing.VerdictCrossover:
-		r := be.BFaster
-		switch {
-		case r == nil:
-		case r.To != nil && r.From > 0 && len(be.Batches) > 0 && r.From == be.Batches[0]:
-			return fmt.Sprintf("crossover: %s faster below %s (measured between %s and %s), %s faster from there%s%s",
-				b, BatchCount(batch, float64(*r.To)), count(lo), count(hi), a, by(timing.FasterA), at)
-		case r.To != nil:
-			return fmt.Sprintf("crossover: %s faster only in [%s, %s) (%s%s), %s faster below and above%s", b, count(r.From), count(*r.To), batch, unit, a, at)
-		default:
-			last := hi
-			if len(be.Batches) > 0 {
-				last = be.Batches[len(be.Batches)-1]
-			}
-			return fmt.Sprintf("crossover: %s faster from %s (measured between %s and %s) up to %s, the largest measured; %s faster below%s%s",
-				b, BatchCount(batch, float64(r.From)), count(lo), count(hi), count(last), a, by(timing.FasterA), at)
-		}
-		return "crossover: " + be.Reason + at
+		return x.crossover()
 	}
 	s := "inconclusive"
 	if len(be.Batches) > 0 {
@@ -220,9 +173,69 @@ func verdictAnswer(be BreakEven) string {
 	}
 	s += ": " + be.Reason
 	if !strings.Contains(be.Reason, "measured twice") {
-		s += at
+		s += x.at
 	}
 	return s
+}
+
+// answerText is what a verdict's one line is built from: the sides' names
+// a and b, the batch parameter and its unit, the measured interval and
+// the note on the largest size.
+type answerText struct {
+	be                    BreakEven
+	batch, a, b, unit, at string
+	lo, hi                int
+}
+
+// by is ", by R" or ", by R1 to R2": the ratios of the slower over the
+// faster side's median where side w (FasterA or FasterB) wins; "" where
+// it never does.
+func (x answerText) by(w int) string {
+	be := x.be
+	mn, mx, ok := math.Inf(1), 0.0, false
+	for i := range be.Batches {
+		if i >= len(be.CPU) || i >= len(be.GPU) || timing.Faster(be.CPU[i], be.GPU[i]) != w {
+			continue
+		}
+		r := be.CPU[i].Median / be.GPU[i].Median
+		if w == timing.FasterA {
+			r = 1 / r
+		}
+		if r > 0 && !math.IsInf(r, 0) {
+			mn, mx, ok = math.Min(mn, r), math.Max(mx, r), true
+		}
+	}
+	if !ok {
+		return ""
+	}
+	if answerRatio(mn) == answerRatio(mx) {
+		return ", by " + answerRatio(mx)
+	}
+	return fmt.Sprintf(", by %s to %s", answerRatio(mn), answerRatio(mx))
+}
+
+// crossover is the line of a crossover verdict: where b is faster (below
+// a size, in a window, or from a size on) and a elsewhere.
+func (x answerText) crossover() string {
+	be, batch, a, b, at := x.be, x.batch, x.a, x.b, x.at
+	count := func(v int) string { return formatCount(float64(v)) }
+	r := be.BFaster
+	switch {
+	case r == nil:
+	case r.To != nil && r.From > 0 && len(be.Batches) > 0 && r.From == be.Batches[0]:
+		return fmt.Sprintf("crossover: %s faster below %s (measured between %s and %s), %s faster from there%s%s",
+			b, BatchCount(batch, float64(*r.To)), count(x.lo), count(x.hi), a, x.by(timing.FasterA), at)
+	case r.To != nil:
+		return fmt.Sprintf("crossover: %s faster only in [%s, %s) (%s%s), %s faster below and above%s", b, count(r.From), count(*r.To), batch, x.unit, a, at)
+	default:
+		last := x.hi
+		if len(be.Batches) > 0 {
+			last = be.Batches[len(be.Batches)-1]
+		}
+		return fmt.Sprintf("crossover: %s faster from %s (measured between %s and %s) up to %s, the largest measured; %s faster below%s%s",
+			b, BatchCount(batch, float64(r.From)), count(x.lo), count(x.hi), count(last), a, x.by(timing.FasterA), at)
+	}
+	return "crossover: " + be.Reason + at
 }
 
 // atLargest is " (at n = 131k rows: CPU 1.2 ms vs GPU 25 ms)": both

@@ -59,22 +59,9 @@ func plotRoofline(w io.Writer, roofs []RoofSeries, points []RoofPoint, ctx plotC
 	if err := checkFormat(format); err != nil {
 		return err
 	}
-	type pt struct {
-		label, note string
-		xy          plotter.XY
-	}
-	var pts []pt
-	var skipped []string
-	for _, rp := range points {
-		p := rp.Point
-		if !(p.Flops >= 0 && p.Bytes > 0 && p.Seconds > 0) || math.IsInf(p.Flops+p.Bytes+p.Seconds, 0) {
-			return fmt.Errorf("%w: roofline point %q: %+v", ErrPlot, rp.Label, p)
-		}
-		if p.Flops == 0 {
-			skipped = append(skipped, rp.Label) // a pure copy has no place on a log intensity axis
-			continue
-		}
-		pts = append(pts, pt{rp.Label, rp.Note, plotter.XY{X: p.Flops / p.Bytes, Y: p.Flops / p.Seconds / 1e9}})
+	pts, skipped, err := rooflineDots(points)
+	if err != nil {
+		return err
 	}
 	xmin, xmax := math.Inf(1), math.Inf(-1)
 	ymin, ymax := math.Inf(1), math.Inf(-1)
@@ -102,27 +89,71 @@ func plotRoofline(w io.Writer, roofs []RoofSeries, points []RoofPoint, ctx plotC
 	f.p.X.Min, f.p.X.Max = xmin, xmax
 	f.p.Y.Min, f.p.Y.Max = ymin/3, ymax*3
 	for i, r := range roofs {
-		ridge := r.Roof.Ridge()
-		xys := plotter.XYs{{X: xmin, Y: r.Roof.Attainable(xmin)}}
-		if ridge > xmin && ridge < xmax {
-			xys = append(xys, plotter.XY{X: ridge, Y: r.Roof.PeakGFLOPs})
+		if err := f.roof(i, r, xmin, xmax); err != nil {
+			return err
 		}
-		xys = append(xys, plotter.XY{X: xmax, Y: r.Roof.Attainable(xmax)})
-		l, err := plotter.NewLine(xys)
-		if err != nil {
-			return fmt.Errorf("%w: roof %q: %w", ErrPlot, r.Label, err)
-		}
-		l.LineStyle = lineStyle(roofColor(r.Label, i), i)
-		l.Width = vg.Points(2.5)
-		f.p.Add(l)
-		peak := FormatFlopRate(r.Roof.PeakGFLOPs) + " FMA peak"
-		if strings.HasSuffix(r.Label, " int8") {
-			peak = FormatOpRate(r.Roof.PeakGFLOPs) + " int8 dot-product peak (int ops)"
-		}
-		f.legend(fmt.Sprintf("%s roof: %s read, %s (ridge at %s op/B)", r.Label,
-			FormatRate(r.Roof.BandwidthGBs), peak, formatPlain(ridge)), l)
 	}
-	// Colour by side (as the roofs), marker by workload.
+	if err := f.rooflineDots(pts); err != nil {
+		return err
+	}
+	for _, sk := range skipped {
+		f.legend(sk + ": no arithmetic, not on a log intensity axis")
+	}
+	return f.render(w, format)
+}
+
+// rooflineDot is a point of the roofline plot: intensity (flop or op per
+// byte) and attained G(FL)OP/s.
+type rooflineDot struct {
+	label, note string
+	xy          plotter.XY
+}
+
+// rooflineDots checks every point and places those with arithmetic; the
+// labels of those without (a pure copy has no place on a log intensity
+// axis) are returned apart.
+func rooflineDots(points []RoofPoint) (pts []rooflineDot, skipped []string, err error) {
+	for _, rp := range points {
+		p := rp.Point
+		if !(p.Flops >= 0 && p.Bytes > 0 && p.Seconds > 0) || math.IsInf(p.Flops+p.Bytes+p.Seconds, 0) {
+			return nil, nil, fmt.Errorf("%w: roofline point %q: %+v", ErrPlot, rp.Label, p)
+		}
+		if p.Flops == 0 {
+			skipped = append(skipped, rp.Label)
+			continue
+		}
+		pts = append(pts, rooflineDot{rp.Label, rp.Note, plotter.XY{X: p.Flops / p.Bytes, Y: p.Flops / p.Seconds / 1e9}})
+	}
+	return pts, skipped, nil
+}
+
+// roof draws roof i over intensities [xmin, xmax], bent at its ridge.
+func (f *figure) roof(i int, r RoofSeries, xmin, xmax float64) error {
+	ridge := r.Roof.Ridge()
+	xys := plotter.XYs{{X: xmin, Y: r.Roof.Attainable(xmin)}}
+	if ridge > xmin && ridge < xmax {
+		xys = append(xys, plotter.XY{X: ridge, Y: r.Roof.PeakGFLOPs})
+	}
+	xys = append(xys, plotter.XY{X: xmax, Y: r.Roof.Attainable(xmax)})
+	l, err := plotter.NewLine(xys)
+	if err != nil {
+		return fmt.Errorf("%w: roof %q: %w", ErrPlot, r.Label, err)
+	}
+	l.LineStyle = lineStyle(roofColor(r.Label, i), i)
+	l.Width = vg.Points(2.5)
+	f.p.Add(l)
+	peak := FormatFlopRate(r.Roof.PeakGFLOPs) + " FMA peak"
+	if strings.HasSuffix(r.Label, " int8") {
+		peak = FormatOpRate(r.Roof.PeakGFLOPs) + " int8 dot-product peak (int ops)"
+	}
+	f.legend(fmt.Sprintf("%s roof: %s read, %s (ridge at %s op/B)", r.Label,
+		FormatRate(r.Roof.BandwidthGBs), peak, formatPlain(ridge)), l)
+	return nil
+}
+
+// rooflineDots draws the points, coloured by side (as the roofs) with a
+// marker per workload.
+func (f *figure) rooflineDots(pts []rooflineDot) error {
 	shapeOf := map[string]int{}
 	for _, p := range pts {
 		side, wl, _ := strings.Cut(p.label, " ")
@@ -146,10 +177,7 @@ func plotRoofline(w io.Writer, roofs []RoofSeries, points []RoofPoint, ctx plotC
 		}
 		f.legend(entry, s)
 	}
-	for _, sk := range skipped {
-		f.legend(sk + ": no arithmetic, not on a log intensity axis")
-	}
-	return f.render(w, format)
+	return nil
 }
 
 // PlotBreakEven draws CPU and GPU time against batch size (log-log) with
@@ -183,115 +211,151 @@ func plotBreakEven(w io.Writer, be BreakEven, ctx plotContext, format string) er
 	f := newFigure(title, ctx, fmt.Sprintf("batch size %s (log)", batch), "time per call (median, 95% CI; log)")
 	f.logX(func(v float64) string { return tickSI(v, "") })
 	f.logY(func(v float64) string { return tickSI(v, "s") })
-	nmin, nmax := math.Inf(1), math.Inf(-1)
-	ymin, ymax := math.Inf(1), math.Inf(-1)
+	r := plotRange{nmin: math.Inf(1), nmax: math.Inf(-1), ymin: math.Inf(1), ymax: math.Inf(-1)}
 	plotted := 0
 	for i, side := range []struct {
 		name string
 		sums []timing.Summary
 		fit  timing.LinearFit
 	}{{"CPU", be.CPU, be.CPUFit}, {"GPU", be.GPU, be.GPUFit}} {
-		var data errXYs
-		for j, s := range side.sums {
-			n := float64(be.Batches[j])
-			if n <= 0 || !s.Valid() || s.Median <= 0 || s.Lo <= 0 {
-				continue
-			}
-			data.XYs = append(data.XYs, plotter.XY{X: n, Y: s.Median})
-			data.YErrors = append(data.YErrors, struct{ Low, High float64 }{s.Median - s.Lo, s.Hi - s.Median})
-			nmin, nmax = math.Min(nmin, n), math.Max(nmax, n)
-			ymin, ymax = math.Min(ymin, s.Lo), math.Max(ymax, s.Hi)
-		}
-		if len(data.XYs) == 0 {
-			continue
-		}
-		plotted++
-		c := sideColor(side.name)
-		s, err := plotter.NewScatter(data.XYs)
+		ok, err := f.breakEvenSide(i, side.name, be.Batches, side.sums, side.fit, &r)
 		if err != nil {
-			return fmt.Errorf("%w: %s points: %w", ErrPlot, side.name, err)
+			return err
 		}
-		s.GlyphStyle = glyph(i)
-		s.GlyphStyle.Color = c
-		s.GlyphStyle.Radius = vg.Points(4)
-		eb, err := plotter.NewYErrorBars(data)
-		if err != nil {
-			return fmt.Errorf("%w: %s error bars: %w", ErrPlot, side.name, err)
-		}
-		eb.Color = c
-		eb.Width = vg.Points(1.2)
-		f.p.Add(eb, s)
-		f.legend(side.name+" measured (median, 95% CI)", s)
-		if fit := fitLine(side.fit, data.XYs); fit != nil {
-			fit.LineStyle = lineStyle(c, i)
-			f.p.Add(fit)
-			f.legend(fmt.Sprintf("%s fit: %s", side.name, fitString(side.fit)), fit)
+		if ok {
+			plotted++
 		}
 	}
 	if plotted == 0 {
 		return fmt.Errorf("%w: break-even %s: no positive times", ErrPlot, be.Workload)
 	}
-	ylo, yhi := ymin/2, ymax*2
-	f.p.Y.Min, f.p.Y.Max = ylo, yhi
-	f.p.X.Min, f.p.X.Max = nmin/1.5, nmax*1.5
-	band := func(x0, x1 float64, c color.Color, name string) error {
-		poly, err := plotter.NewPolygon(plotter.XYs{{X: x0, Y: ylo}, {X: x1, Y: ylo}, {X: x1, Y: yhi}, {X: x0, Y: yhi}})
-		if err != nil {
-			return fmt.Errorf("%w: band: %w", ErrPlot, err)
+	r.ylo, r.yhi = r.ymin/2, r.ymax*2
+	f.p.Y.Min, f.p.Y.Max = r.ylo, r.yhi
+	f.p.X.Min, f.p.X.Max = r.nmin/1.5, r.nmax*1.5
+	if err := f.measuredCrossover(be, batch, r); err != nil {
+		return err
+	}
+	if err := f.fittedCrossover(be, r); err != nil {
+		return err
+	}
+	return f.render(w, format)
+}
+
+// plotRange is the extent of a break-even plot's points (batch sizes n
+// and times y) and the y range drawn.
+type plotRange struct {
+	nmin, nmax, ymin, ymax float64
+	ylo, yhi               float64
+}
+
+// breakEvenSide adds one side's medians with their 95% CIs and its fit,
+// growing r; false when the side has no positive time to draw.
+func (f *figure) breakEvenSide(i int, name string, batches []int, sums []timing.Summary, lf timing.LinearFit, r *plotRange) (bool, error) {
+	var data errXYs
+	for j, s := range sums {
+		n := float64(batches[j])
+		if n <= 0 || !s.Valid() || s.Median <= 0 || s.Lo <= 0 {
+			continue
 		}
-		poly.Color = c
-		poly.LineStyle.Width = 0
-		f.p.Add(poly)
-		f.legend(name, poly)
+		data.XYs = append(data.XYs, plotter.XY{X: n, Y: s.Median})
+		data.YErrors = append(data.YErrors, struct{ Low, High float64 }{s.Median - s.Lo, s.Hi - s.Median})
+		r.nmin, r.nmax = math.Min(r.nmin, n), math.Max(r.nmax, n)
+		r.ymin, r.ymax = math.Min(r.ymin, s.Lo), math.Max(r.ymax, s.Hi)
+	}
+	if len(data.XYs) == 0 {
+		return false, nil
+	}
+	c := sideColor(name)
+	s, err := plotter.NewScatter(data.XYs)
+	if err != nil {
+		return false, fmt.Errorf("%w: %s points: %w", ErrPlot, name, err)
+	}
+	s.GlyphStyle = glyph(i)
+	s.GlyphStyle.Color = c
+	s.GlyphStyle.Radius = vg.Points(4)
+	eb, err := plotter.NewYErrorBars(data)
+	if err != nil {
+		return false, fmt.Errorf("%w: %s error bars: %w", ErrPlot, name, err)
+	}
+	eb.Color = c
+	eb.Width = vg.Points(1.2)
+	f.p.Add(eb, s)
+	f.legend(name+" measured (median, 95% CI)", s)
+	if fit := fitLine(lf, data.XYs); fit != nil {
+		fit.LineStyle = lineStyle(c, i)
+		f.p.Add(fit)
+		f.legend(fmt.Sprintf("%s fit: %s", name, fitString(lf)), fit)
+	}
+	return true, nil
+}
+
+// band shades batch sizes [x0, x1] over the plot's height.
+func (f *figure) band(x0, x1 float64, r plotRange, c color.Color, name string) error {
+	poly, err := plotter.NewPolygon(plotter.XYs{{X: x0, Y: r.ylo}, {X: x1, Y: r.ylo}, {X: x1, Y: r.yhi}, {X: x0, Y: r.yhi}})
+	if err != nil {
+		return fmt.Errorf("%w: band: %w", ErrPlot, err)
+	}
+	poly.Color = c
+	poly.LineStyle.Width = 0
+	f.p.Add(poly)
+	f.legend(name, poly)
+	return nil
+}
+
+// measuredCrossover shades the measured crossover's bracket, or says the
+// GPU was faster from the first batch.
+func (f *figure) measuredCrossover(be BreakEven, batch string, r plotRange) error {
+	if !be.MeasuredFound {
 		return nil
 	}
-	if be.MeasuredFound {
-		i := 0
-		for i < len(be.Batches) && be.Batches[i] != be.Measured {
-			i++
-		}
-		switch {
-		case i > 0 && i < len(be.Batches):
-			lo := float64(be.Batches[i-1])
-			if err := band(lo, float64(be.Measured), color.NRGBA{R: 0x00, G: 0x9E, B: 0x73, A: 0x40},
-				fmt.Sprintf("measured crossover: between %s %s and %s", batch, formatCount(lo), formatCount(float64(be.Measured)))); err != nil {
-				return err
-			}
-		default:
-			f.legend(fmt.Sprintf("measured: GPU faster from the first batch (%s)", formatCount(float64(be.Measured))))
-		}
+	i := 0
+	for i < len(be.Batches) && be.Batches[i] != be.Measured {
+		i++
 	}
+	if i > 0 && i < len(be.Batches) {
+		lo := float64(be.Batches[i-1])
+		return f.band(lo, float64(be.Measured), r, color.NRGBA{R: 0x00, G: 0x9E, B: 0x73, A: 0x40},
+			fmt.Sprintf("measured crossover: between %s %s and %s", batch, formatCount(lo), formatCount(float64(be.Measured))))
+	}
+	f.legend(fmt.Sprintf("measured: GPU faster from the first batch (%s)", formatCount(float64(be.Measured))))
+	return nil
+}
+
+// fittedCrossover draws the fitted crossover and its 95% CI where they
+// fall within the measured range, and otherwise says why not.
+func (f *figure) fittedCrossover(be BreakEven, r plotRange) error {
 	refused := be.Predicted != nil && be.Predicted.Refused != ""
 	if refused {
 		f.legend("no fitted crossover: " + be.Predicted.Refused)
 	}
-	if !refused && (be.Fitted.Kind == timing.CrossAt || be.Fitted.Kind == timing.CrossBelow) {
-		n := be.Fitted.N
-		if n >= nmin && n <= nmax {
-			hi := nmax
-			if be.Fitted.Hi != nil {
-				hi = math.Min(*be.Fitted.Hi, nmax)
-			}
-			lo := math.Max(be.Fitted.Lo, nmin)
-			if hi > lo {
-				if err := band(lo, hi, color.NRGBA{R: 0x80, G: 0x80, B: 0x80, A: 0x30}, "fitted crossover 95% CI (within the measured range)"); err != nil {
-					return err
-				}
-			}
-			v, err := plotter.NewLine(plotter.XYs{{X: n, Y: ylo}, {X: n, Y: yhi}})
-			if err != nil {
-				return fmt.Errorf("%w: crossover line: %w", ErrPlot, err)
-			}
-			v.Color = color.Black
-			v.Width = vg.Points(1.5)
-			v.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
-			f.p.Add(v)
-			f.legend("fitted crossover "+be.Fitted.String(), v)
-		} else {
-			f.legend(fmt.Sprintf("fitted crossover %s: outside the measured range %s–%s, not drawn", be.Fitted, formatCount(nmin), formatCount(nmax)))
+	if refused || (be.Fitted.Kind != timing.CrossAt && be.Fitted.Kind != timing.CrossBelow) {
+		return nil
+	}
+	n := be.Fitted.N
+	if !(n >= r.nmin && n <= r.nmax) {
+		f.legend(fmt.Sprintf("fitted crossover %s: outside the measured range %s–%s, not drawn", be.Fitted, formatCount(r.nmin), formatCount(r.nmax)))
+		return nil
+	}
+	hi := r.nmax
+	if be.Fitted.Hi != nil {
+		hi = math.Min(*be.Fitted.Hi, r.nmax)
+	}
+	lo := math.Max(be.Fitted.Lo, r.nmin)
+	if hi > lo {
+		if err := f.band(lo, hi, r, color.NRGBA{R: 0x80, G: 0x80, B: 0x80, A: 0x30}, "fitted crossover 95% CI (within the measured range)"); err != nil {
+			return err
 		}
 	}
-	return f.render(w, format)
+	v, err := plotter.NewLine(plotter.XYs{{X: n, Y: r.ylo}, {X: n, Y: r.yhi}})
+	if err != nil {
+		return fmt.Errorf("%w: crossover line: %w", ErrPlot, err)
+	}
+	v.Color = color.Black
+	v.Width = vg.Points(1.5)
+	v.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
+	f.p.Add(v)
+	f.legend("fitted crossover "+be.Fitted.String(), v)
+	return nil
 }
 
 // fitLine evaluates a fit on a log-spaced grid over the data's batch range,

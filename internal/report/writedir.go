@@ -24,15 +24,8 @@ type DirFile struct {
 // kept aside until all have moved, and put back if a move fails). Files
 // in dir that the set does not name are left alone.
 func WriteDir(dir string, files []DirFile) (err error) {
-	if dir == "" {
-		return fmt.Errorf("report: write folder: no folder named")
-	}
-	seen := map[string]bool{}
-	for _, f := range files {
-		if f.Name == "" || f.Name != filepath.Base(f.Name) || f.Name == "." || f.Name == ".." || seen[f.Name] {
-			return fmt.Errorf("report: write %s: bad or repeated file name %q", dir, f.Name)
-		}
-		seen[f.Name] = true
+	if err := checkDirFiles(dir, files); err != nil {
+		return err
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -70,8 +63,34 @@ func WriteDir(dir string, files []DirFile) (err error) {
 		syncDir(stageIn)
 		return nil
 	}
-	// Move each old file aside into the staging folder, then the new one
-	// into place; on a failure undo every step so far.
+	if err := swapIn(abs, tmp, files); err != nil {
+		return err
+	}
+	syncDir(abs)
+	os.RemoveAll(tmp)
+	return nil
+}
+
+// checkDirFiles refuses an unnamed folder and file names that are empty,
+// not plain names or repeated.
+func checkDirFiles(dir string, files []DirFile) error {
+	if dir == "" {
+		return fmt.Errorf("report: write folder: no folder named")
+	}
+	seen := map[string]bool{}
+	for _, f := range files {
+		if f.Name == "" || f.Name != filepath.Base(f.Name) || f.Name == "." || f.Name == ".." || seen[f.Name] {
+			return fmt.Errorf("report: write %s: bad or repeated file name %q", dir, f.Name)
+		}
+		seen[f.Name] = true
+	}
+	return nil
+}
+
+// swapIn moves each old file of the existing folder abs aside into the
+// staging folder tmp, then the new one from tmp into place; on a failure
+// it undoes every step so far.
+func swapIn(abs, tmp string, files []DirFile) error {
 	type step struct{ name, aside string }
 	var done []step
 	undo := func() {
@@ -103,8 +122,6 @@ func WriteDir(dir string, files []DirFile) (err error) {
 		}
 		done = append(done, s)
 	}
-	syncDir(abs)
-	os.RemoveAll(tmp)
 	return nil
 }
 
