@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/sweeps"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
@@ -323,13 +324,13 @@ func sweepFlags(kind string) func(fs *pflag.FlagSet) measureHooks {
 			},
 			run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
 				if kind == "variant" {
-					return env.VariantSweep(cfg.Workloads[0], cfg, rep)
+					return sweeps.Variants(env, cfg.Workloads[0], cfg, rep)
 				}
 				cfg.Variant, cfg.Retune = *design, *retune
 				if kind == "tile" {
-					return env.Sweep(cfg.Workloads[0], cfg, nil, values, rep)
+					return sweeps.Sweep(env, cfg.Workloads[0], cfg, nil, values, rep)
 				}
-				return env.Sweep(cfg.Workloads[0], cfg, values, nil, rep)
+				return sweeps.Sweep(env, cfg.Workloads[0], cfg, values, nil, rep)
 			}}
 	}
 }
@@ -363,7 +364,7 @@ func runExperiment(stdout, stderr io.Writer, args []string) error {
 		variant, retune := designFlags(fs)
 		return measureHooks{run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
 			cfg.Variant, cfg.Retune = *variant, *retune
-			return env.MemCompute(cfg.Workloads[0], cfg, rep)
+			return sweeps.MemCompute(env, cfg.Workloads[0], cfg, rep)
 		}}
 	})
 }

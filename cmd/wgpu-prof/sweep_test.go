@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/sweeps"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
@@ -27,7 +28,7 @@ func TestEverySweepWritesJSONAndOut(t *testing.T) {
 			cmds = append(cmds, append([]string{"sweep", kind, "--kernel", w, "--sizes", "32,64", "--tiles", "8,16"}, small...))
 		}
 	}
-	for _, w := range experiment.MemComputeWorkloads() {
+	for _, w := range sweeps.MemComputeWorkloads() {
 		cmds = append(cmds, append([]string{"experiment", "memory-compute", "--kernel", w}, small...))
 	}
 	ran := 0

@@ -132,10 +132,10 @@ func (e *Env) SetQuickMemory() {
 // look), in bytes.
 func memoryBudget(quick bool) int64 { return machine.Current().Budget(quick) }
 
-// freeMemory hands the arrays of a finished phase back to the OS, so
+// FreeMemory hands the arrays of a finished phase back to the OS, so
 // that the next phase starts from what the process needs, not from the
 // largest phase before it (TestRepeatedPhasesMemoryFlat).
-func freeMemory() { debug.FreeOSMemory() }
+func FreeMemory() { debug.FreeOSMemory() }
 
 // Stopped reports whether Interrupt was called.
 func (e *Env) Stopped() bool { return e.interrupted.Load() }

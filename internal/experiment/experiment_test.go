@@ -26,7 +26,7 @@ func TestCosineSingleBothSidesVerified(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, err := e.measureCase(pr.At(2048, workload.Knobs{Workgroup: 64}), Roofs{GPU: timing.Roof{PeakGFLOPs: 1, BandwidthGBs: 1}, CPU: timing.Roof{PeakGFLOPs: 1, BandwidthGBs: 1}})
+	ms, err := e.MeasureCase(pr.At(2048, workload.Knobs{Workgroup: 64}), Roofs{GPU: timing.Roof{PeakGFLOPs: 1, BandwidthGBs: 1}, CPU: timing.Roof{PeakGFLOPs: 1, BandwidthGBs: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

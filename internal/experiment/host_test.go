@@ -38,11 +38,11 @@ func TestHostJudgesRowsByTheirWorkingSet(t *testing.T) {
 		// byte sits at the ridge of this CPU's FMA peak over its llc read
 		// ceiling, which moves from run to run, so on a loaded host no row
 		// may be memory-bound.
-		if m.Side != report.SideCPU || paramValue(m.Params, "cache") == "resident" {
+		if m.Side != report.SideCPU || ParamValue(m.Params, "cache") == "resident" {
 			continue
 		}
 		seen++
-		if c := paramValue(m.Params, "cache"); c != "llc" || m.ReadCeiling != "read_gbs_llc" {
+		if c := ParamValue(m.Params, "cache"); c != "llc" || m.ReadCeiling != "read_gbs_llc" {
 			t.Errorf("%s %s (%.3g MB): cache=%s, judged against %q; want llc, read_gbs_llc", m.Workload, m.Variant, m.Bytes/1e6, c, m.ReadCeiling)
 		}
 	}

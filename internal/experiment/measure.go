@@ -57,8 +57,8 @@ func (e *Env) GPUSample(name string, start time.Time, t compute.Timing, err erro
 	return workload.SampleOf(t, err)
 }
 
-// gpu is what the workloads' GPU sides run with on this environment.
-func (e *Env) gpu() workload.GPU {
+// Gpu is what the workloads' GPU sides run with on this environment.
+func (e *Env) Gpu() workload.GPU {
 	return workload.GPU{Device: e.Device, Timer: e.Timer, Sample: e.GPUSample}
 }
 
@@ -229,4 +229,12 @@ func ParamLabel(ps []report.Param) string {
 // cpuVariant names the host kernels h runs: SIMD level and threads.
 func cpuVariant(h hostsimd.Host) string {
 	return fmt.Sprintf("%s-t%d", h.ActiveLevel(), h.ThreadCount())
+}
+
+// Prepare generates (or reads) w's data at c, announced on the progress
+// writer first: an index build or a large graph can take a minute, and
+// the progress display says what runs meanwhile.
+func (e *Env) Prepare(w *workload.Descriptor, c workload.Config) (*workload.Prepared, error) {
+	e.Progressf("data %s: generating or reading the inputs (and their float64 reference)", w.Name)
+	return w.Prepare(c)
 }

@@ -150,10 +150,10 @@ func (e *Env) quantWorkload(w *workload.Descriptor, cfg RunConfig, precs []strin
 		if !gpuOK {
 			cs.GPU = nil
 		}
-		ms, err := e.measureCase(cs, roofs)
+		ms, err := e.MeasureCase(cs, roofs)
 		if err != nil && gpuOK && canSkip(err) {
 			gpuOK, cs.GPU = false, nil
-			ms, err = e.measureCase(cs, roofs)
+			ms, err = e.MeasureCase(cs, roofs)
 		}
 		if err != nil {
 			return err
@@ -181,7 +181,7 @@ func (e *Env) quantWorkload(w *workload.Descriptor, cfg RunConfig, precs []strin
 		}
 		for _, q := range precs[1:] {
 			rows := n * workload.BytesPerValue(q) / 4
-			ms, err := e.measureCase(pr.At(max(rows, 1), knobs), roofs)
+			ms, err := e.MeasureCase(pr.At(max(rows, 1), knobs), roofs)
 			if err != nil {
 				return err
 			}

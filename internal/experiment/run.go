@@ -169,7 +169,7 @@ func (e *Env) Ceilings(cfg RunConfig, rep *report.Report) (Roofs, error) {
 	}
 	e.Progressf("gpu ceilings (read, write, copy, FMA intensities) over %s", fmtBytes(float64(gpuBytes)))
 	gc, err := compute.MeasureCeilings(e.Device, compute.CeilingOptions{Bytes: gpuBytes, Runs: runs, Intensities: intensities, Stop: e.Stopped})
-	freeMemory()
+	FreeMemory()
 	if errors.Is(err, compute.ErrStopped) {
 		return Roofs{}, fmt.Errorf("gpu ceilings: %w", ErrInterrupted)
 	}
@@ -200,14 +200,14 @@ func (e *Env) Ceilings(cfg RunConfig, rep *report.Report) (Roofs, error) {
 	if gc.Timed != "timestamps" {
 		rep.Warnings = append(rep.Warnings, "GPU ceilings timed by the host clock ("+gc.Timed+"): they include submission overhead")
 	}
-	freeMemory()
+	FreeMemory()
 	if err := e.checkStop("cpu ceilings"); err != nil {
 		return Roofs{}, err
 	}
 	e.Progressf("cpu ceilings (read, write, copy, triad, FMA; all cores and one) over %s per array", fmtBytes(float64(cpuBytes)))
 	before := probeState(e.Host.ThreadCount())
 	all, _, keys, err := CPUCeilings(hostsimd.CeilingOpts{Bytes: cpuBytes, Budget: ceilingBudget(e.Measure), Stop: e.Stopped})
-	freeMemory()
+	FreeMemory()
 	if errors.Is(err, hostsimd.ErrStopped) {
 		return Roofs{}, fmt.Errorf("cpu ceilings: %w", ErrInterrupted)
 	}
@@ -355,7 +355,7 @@ func (e *Env) runWorkload(w *workload.Descriptor, cfg RunConfig, knobs workload.
 	// other points are summarized by the break-even, not repeated as rows.
 	ms := atBatch(sweep, batches, pr.Size)
 	if ms == nil {
-		if ms, err = e.measureCase(at(pr.Size), roofs); err != nil {
+		if ms, err = e.MeasureCase(at(pr.Size), roofs); err != nil {
 			return err
 		}
 	}

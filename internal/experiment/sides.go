@@ -152,9 +152,9 @@ func (e *Env) BuildSide(sp SideSpec, c workload.Case, log *shippedLog) (workload
 			return workload.Side{}, fmt.Errorf("%s: %s has no GPU side", sp.Label, c.Name)
 		}
 		if !sp.Shipped {
-			return c.GPU(e.gpu())
+			return c.GPU(e.Gpu())
 		}
-		return shippedSide(e.gpu(), c, log), nil
+		return shippedSide(e.Gpu(), c, log), nil
 	}
 	if c.CPU == nil {
 		return workload.Side{}, fmt.Errorf("%s: %s has no CPU side", sp.Label, c.Name)

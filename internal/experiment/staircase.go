@@ -294,7 +294,7 @@ func fmtBytes(b float64) string {
 func (e *Env) staircase(quick bool, rep *report.Report) (*report.Staircase, error) {
 	st := &report.Staircase{}
 	rep.Staircase = st // what was measured stays reported if the run stops
-	defer freeMemory()
+	defer FreeMemory()
 	m := machine.Current()
 	threads := e.Host.ThreadCount()
 	runs := 3
@@ -327,7 +327,7 @@ func (e *Env) staircase(quick bool, rep *report.Report) (*report.Staircase, erro
 	if err != nil {
 		return st, err
 	}
-	freeMemory()
+	FreeMemory()
 	e.stairCap = ""
 	if !reached {
 		e.stairCap = fmt.Sprintf("the cpu staircase at %s, before its bandwidth stopped changing", fmtBytes(float64(top)))

@@ -8,10 +8,10 @@ import (
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
 
-// measureCase measures both sides of w and returns their measurements
+// MeasureCase measures both sides of w and returns their measurements
 // (GPU first). A side whose result fails verification is an error: no
 // timing of a wrong result is reported.
-func (e *Env) measureCase(w workload.Case, roofs Roofs) ([]report.Measurement, error) {
+func (e *Env) MeasureCase(w workload.Case, roofs Roofs) ([]report.Measurement, error) {
 	var out []report.Measurement
 	label := fmt.Sprintf("%s %s", w.Name, ParamLabel(w.Params))
 	if e.Stopped() {
@@ -19,7 +19,7 @@ func (e *Env) measureCase(w workload.Case, roofs Roofs) ([]report.Measurement, e
 	}
 	if w.GPU != nil {
 		e.Progressf("gpu  %s", label)
-		g, err := w.GPU(e.gpu())
+		g, err := w.GPU(e.Gpu())
 		if err != nil {
 			return nil, fmt.Errorf("gpu %s: %w", label, err)
 		}
@@ -77,7 +77,7 @@ func (e *Env) breakEven(w *workload.Descriptor, fixed []report.Param, batches []
 	var gpuE2E, gpuKernel, cpu []timing.Summary
 	kernelOK := e.Timer != nil
 	for _, n := range batches {
-		ms, err := e.measureCase(at(n), roofs)
+		ms, err := e.MeasureCase(at(n), roofs)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -78,7 +78,7 @@ func HostSummary(r *report.Report) []string {
 	return out
 }
 
-func paramValue(ps []report.Param, key string) string {
+func ParamValue(ps []report.Param, key string) string {
 	for _, x := range ps {
 		if x.Key == key {
 			return x.Value

@@ -39,9 +39,9 @@ const autotuneCalls = 5
 // sweep's first point is the variant's default configuration.
 var tuneWorkgroups = []int{64, 32, 128, 256}
 
-// workgroupsToTry is forced alone when set, else the tuneWorkgroups this
+// WorkgroupsToTry is forced alone when set, else the tuneWorkgroups this
 // adapter allows.
-func (e *Env) workgroupsToTry(forced int) []int {
+func (e *Env) WorkgroupsToTry(forced int) []int {
 	if forced != 0 {
 		return []int{forced}
 	}
@@ -339,7 +339,7 @@ func (e *Env) SelectVariant(w *workload.Descriptor, pr *workload.Prepared, n int
 	shape := ParamLabel(pr.At(n, k).Params)
 	// The key names the variants tried, so a family that gains a design
 	// is measured again rather than served a choice made without it.
-	wgs := e.workgroupsToTry(k.Workgroup)
+	wgs := e.WorkgroupsToTry(k.Workgroup)
 	key := fmt.Sprintf("%s|%s|%s|wg=%d|tile=%d|%s|wgs=%v", e.adapterKey(), w.Name, shape, k.Workgroup, k.Tile, strings.Join(w.Variants, ","), wgs)
 	cache := loadVariantCache()
 	if ch, ok := cache[key]; ok && !retune && w.CheckVariant(ch.Chosen) == nil {
@@ -376,16 +376,16 @@ func (e *Env) SelectVariant(w *workload.Descriptor, pr *workload.Prepared, n int
 type variantConfig struct {
 	variant string
 	wg      int
-	c       workload.Case
+	C       workload.Case
 	// quiet: not the design's first size; a failure there is recorded,
 	// not warned about (a size the design does not take).
-	quiet bool
+	Quiet bool
 }
 
-// variantConfigs are w's variants at each workgroup size of wgs, one per
+// VariantConfigs are w's variants at each workgroup size of wgs, one per
 // distinct configuration (a design whose label does not change with the
 // size, e.g. one sized by its tile, is listed once), designs in order.
-func variantConfigs(w *workload.Descriptor, pr *workload.Prepared, n int, k workload.Knobs, wgs []int) []variantConfig {
+func VariantConfigs(w *workload.Descriptor, pr *workload.Prepared, n int, k workload.Knobs, wgs []int) []variantConfig {
 	var out []variantConfig
 	seen := map[string]bool{}
 	for _, v := range w.Variants {
@@ -397,7 +397,7 @@ func variantConfigs(w *workload.Descriptor, pr *workload.Prepared, n int, k work
 				continue
 			}
 			seen[c.Variant] = true
-			out = append(out, variantConfig{variant: v, wg: wg, c: c, quiet: i > 0})
+			out = append(out, variantConfig{variant: v, wg: wg, C: c, Quiet: i > 0})
 		}
 	}
 	return out
@@ -407,71 +407,12 @@ func variantConfigs(w *workload.Descriptor, pr *workload.Prepared, n int, k work
 // their GPU sides.
 func (e *Env) variantCandidates(w *workload.Descriptor, pr *workload.Prepared, n int, k workload.Knobs, wgs []int) []variantCandidate {
 	var cands []variantCandidate
-	for _, vc := range variantConfigs(w, pr, n, k, wgs) {
-		c, g := vc.c, e.gpu()
-		cands = append(cands, variantCandidate{name: vc.variant, label: c.Variant, wg: vc.wg, quiet: vc.quiet,
+	for _, vc := range VariantConfigs(w, pr, n, k, wgs) {
+		c, g := vc.C, e.Gpu()
+		cands = append(cands, variantCandidate{name: vc.variant, label: c.Variant, wg: vc.wg, quiet: vc.Quiet,
 			build: func() (workload.Side, error) { return c.GPU(g) }})
 	}
 	return cands
-}
-
-// VariantSweep measures every GPU variant of kernel side by side at its
-// default size (full measurements, n ≥ 10), the default one included,
-// and names the fastest and the margin over the default.
-func (e *Env) VariantSweep(kernel string, cfg RunConfig, rep *report.Report) error {
-	cfg.Defaults()
-	cfg.Workloads = []string{kernel}
-	ds, err := cfg.Validate(e.Device)
-	if err != nil {
-		return err
-	}
-	w := ds[0]
-	if len(w.Variants) == 0 {
-		return fmt.Errorf("kernel %q lists no GPU variants", kernel)
-	}
-	pr, err := w.Prepare(cfg.Config)
-	if err != nil {
-		return fmt.Errorf("%s: %w", w.Name, err)
-	}
-	s := report.Sweep{Name: "variant", Workload: kernel, Side: report.SideGPU}
-	best, def := 0.0, 0.0
-	configs := variantConfigs(w, pr, pr.Size, workload.Knobs{Tile: cfg.Tile}, e.workgroupsToTry(cfg.Workgroup))
-	for i, vc := range configs {
-		c := vc.c
-		c.CPU = nil
-		ms, err := e.measureCase(c, Roofs{})
-		if err != nil {
-			var ge *wgpu.GPUError
-			if errors.Is(err, wgpu.ErrLimit) || errors.As(err, &ge) || errors.Is(err, ErrWrongResult) || errors.Is(err, compute.ErrUnsupported) {
-				s.Rejected = append(s.Rejected, report.Rejection{Label: c.Variant, Reason: err.Error()})
-				if !vc.quiet {
-					rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s variant %s skipped: %v", kernel, c.Variant, err))
-				}
-				continue
-			}
-			return err
-		}
-		m := ms[0]
-		t := m.Time()
-		s.Points = append(s.Points, report.SweepPoint{Label: c.Variant, Params: append(m.Params, ParamOf("variant", m.Variant)), Time: t, GBs: m.GBs})
-		rep.Measurements = append(rep.Measurements, m)
-		if i == 0 {
-			def = t.Median
-		}
-		if best == 0 || t.Median < best {
-			best, s.Best = t.Median, c.Variant
-		}
-	}
-	if len(s.Points) == 0 {
-		return fmt.Errorf("sweep variant %s: no variant ran: %v", kernel, s.Rejected)
-	}
-	rep.Sweeps = append(rep.Sweeps, s)
-	line := fmt.Sprintf("%s variant sweep: best %s at %s", kernel, s.Best, timing.FormatSeconds(best))
-	if def > 0 {
-		line += fmt.Sprintf(", %.2f× the default %s (%s)", def/best, s.Points[0].Label, timing.FormatSeconds(def))
-	}
-	rep.Summary = append(rep.Summary, line)
-	return nil
 }
 
 // readCeilingSummary says which read design set the GPU read ceiling and

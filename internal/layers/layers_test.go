@@ -41,6 +41,7 @@ var room = map[string]int{
 	"":       0,
 	"kernel": 3,
 	"hybrid": 3,
+	"sweeps": 3,
 }
 
 // exempt names the imports of internal/ a public package may still make,

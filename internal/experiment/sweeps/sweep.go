@@ -1,4 +1,4 @@
-package experiment
+package sweeps
 
 import (
 	"cmp"
@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
@@ -30,7 +32,7 @@ const maxSweepExtension = 4
 // until it is inside the range or no further point can run; a winner left
 // at an edge is flagged. Points where part of a workgroup or tile idles
 // carry the workload's explanation (Descriptor.Idle). METHOD.md, "Sweeps".
-func (e *Env) Sweep(kernel string, cfg RunConfig, sizes, tiles []int, rep *report.Report) error {
+func Sweep(e *experiment.Env, kernel string, cfg experiment.RunConfig, sizes, tiles []int, rep *report.Report) error {
 	cfg.Defaults()
 	cfg.Workloads = []string{kernel}
 	ds, err := cfg.Validate(e.Device)
@@ -49,7 +51,7 @@ func (e *Env) Sweep(kernel string, cfg RunConfig, sizes, tiles []int, rep *repor
 				have = append(have, d.Name)
 			}
 		}
-		return Usage(fmt.Errorf("kernel %q has no %s knob to sweep; the %s sweep applies to %v", kernel, knob, knob, have))
+		return experiment.Usage(fmt.Errorf("kernel %q has no %s knob to sweep; the %s sweep applies to %v", kernel, knob, knob, have))
 	}
 	if len(values) == 0 {
 		return fmt.Errorf("sweep %s: no %s values to sweep", kernel, knob)
@@ -71,13 +73,13 @@ func (e *Env) Sweep(kernel string, cfg RunConfig, sizes, tiles []int, rep *repor
 		}
 	}
 	if len(fits) == 0 {
-		return Usage(Invalid(flag, "", "%s: the adapter %q runs none of them (%v)", joinInts(values), e.Device.Info.Name, reject))
+		return experiment.Usage(experiment.Invalid(flag, "", "%s: the adapter %q runs none of them (%v)", joinInts(values), e.Device.Info.Name, reject))
 	}
 	pr, err := e.Prepare(w, cfg.Config)
 	if err != nil {
 		return fmt.Errorf("%s: %w", w.Name, err)
 	}
-	design, why, err := e.designOf(w, pr, cfg, rep)
+	design, why, err := designOf(e, w, pr, cfg, rep)
 	if err != nil {
 		return err
 	}
@@ -85,13 +87,13 @@ func (e *Env) Sweep(kernel string, cfg RunConfig, sizes, tiles []int, rep *repor
 	if !designHas(pr, design, knob) {
 		with := designsWith(w, pr, knob)
 		if cfg.Variant != "" || len(with) == 0 {
-			return Usage(fmt.Errorf("sweep %s: the design %s (%s) has no %s knob; pass --variant with a design that has one (%s)",
+			return experiment.Usage(fmt.Errorf("sweep %s: the design %s (%s) has no %s knob; pass --variant with a design that has one (%s)",
 				kernel, design, why, knob, strings.Join(with, ", ")))
 		}
 		// The design run uses lacks the knob: sweep the best family that
 		// has it, and say how its best compares with run's design.
 		runDesign = design
-		if design, why, err = e.bestWith(w, pr, cfg, knob, with, fits[0]); err != nil {
+		if design, why, err = bestWith(e, w, pr, cfg, knob, with, fits[0]); err != nil {
 			return err
 		}
 	}
@@ -130,7 +132,7 @@ func (e *Env) Sweep(kernel string, cfg RunConfig, sizes, tiles []int, rep *repor
 // bestWith picks, among the designs with knob (with), the fastest at the
 // workload's default size with the knob at v (each verified and timed
 // once, its time a point of no sweep), and says why.
-func (e *Env) bestWith(w *workload.Descriptor, pr *workload.Prepared, cfg RunConfig, knob string, with []string, v int) (string, string, error) {
+func bestWith(e *experiment.Env, w *workload.Descriptor, pr *workload.Prepared, cfg experiment.RunConfig, knob string, with []string, v int) (string, string, error) {
 	if len(with) == 1 {
 		return with[0], fmt.Sprintf("the only %s design with a %s knob", w.Name, knob), nil
 	}
@@ -146,9 +148,9 @@ func (e *Env) bestWith(w *workload.Descriptor, pr *workload.Prepared, cfg RunCon
 		c := pr.At(pr.Size, k)
 		c.CPU = nil
 		e.Progressf("gpu  %s %s: which design with a %s knob is fastest", w.Name, d, knob)
-		ms, err := e.measureCase(c, Roofs{})
+		ms, err := e.MeasureCase(c, experiment.Roofs{})
 		if err != nil {
-			if errors.Is(err, ErrWrongResult) {
+			if errors.Is(err, experiment.ErrWrongResult) {
 				return "", "", err
 			}
 			tried = append(tried, fmt.Sprintf("%s: %v", d, err))
@@ -175,7 +177,7 @@ func (ks *knobSweep) compareWith(runDesign string) error {
 	c := ks.pr.At(ks.pr.Size, workload.Knobs{Workgroup: ks.cfg.Workgroup, Tile: ks.cfg.Tile, Variant: runDesign})
 	c.CPU = nil
 	ks.e.Progressf("gpu  %s %s: the design run uses, for comparison", kernel, runDesign)
-	ms, err := ks.e.measureCase(c, Roofs{})
+	ms, err := ks.e.MeasureCase(c, experiment.Roofs{})
 	if err != nil {
 		return fmt.Errorf("sweep %s: measuring %s, the design run uses: %w", kernel, runDesign, err)
 	}
@@ -205,9 +207,9 @@ func (ks *knobSweep) compareWith(runDesign string) error {
 // knobSweep is one sweep of a GPU design's workgroup size or tile side:
 // the points measured so far and the sweep's report entry.
 type knobSweep struct {
-	e      *Env
+	e      *experiment.Env
 	w      *workload.Descriptor
-	cfg    RunConfig
+	cfg    experiment.RunConfig
 	pr     *workload.Prepared
 	rep    *report.Report
 	knob   string // "wg" or "tile"
@@ -258,9 +260,9 @@ func (ks *knobSweep) measure(v int) (ok bool, err error) {
 	}
 	c := ks.pr.At(ks.pr.Size, ks.knobs(v))
 	c.CPU = nil
-	ms, err := ks.e.measureCase(c, Roofs{})
+	ms, err := ks.e.MeasureCase(c, experiment.Roofs{})
 	if err != nil {
-		if errors.Is(err, ErrWrongResult) {
+		if errors.Is(err, experiment.ErrWrongResult) {
 			return false, err
 		}
 		var ge *wgpu.GPUError
@@ -272,11 +274,11 @@ func (ks *knobSweep) measure(v int) (ok bool, err error) {
 	}
 	m := ms[0]
 	t := m.Time()
-	sp := report.SweepPoint{Label: label, Params: append(m.Params, ParamOf("variant", m.Variant)), Time: t, GBs: m.GBs}
+	sp := report.SweepPoint{Label: label, Params: append(m.Params, experiment.ParamOf("variant", m.Variant)), Time: t, GBs: m.GBs}
 	kernel := ks.s.Workload
 	if ks.w.Idle != nil {
 		if msg := ks.w.Idle(ks.cfg.Config, ks.knobs(v)); msg != "" {
-			sp.Params = append(sp.Params, ParamOf("idle", msg))
+			sp.Params = append(sp.Params, experiment.ParamOf("idle", msg))
 			ks.rep.Warnings = append(ks.rep.Warnings, fmt.Sprintf("%s sweep %s: %s", kernel, label, msg))
 		}
 	}
@@ -381,10 +383,10 @@ func (ks *knobSweep) conclude(notes []string, lo, hi int, why string) {
 // adapter (SelectVariant with run's knobs, so the autotune cache serves
 // the same choice run made), so the design measured is the design that
 // runs (TestSweepMeasuresRunsDesign).
-func (e *Env) designOf(w *workload.Descriptor, pr *workload.Prepared, cfg RunConfig, rep *report.Report) (string, string, error) {
+func designOf(e *experiment.Env, w *workload.Descriptor, pr *workload.Prepared, cfg experiment.RunConfig, rep *report.Report) (string, string, error) {
 	if cfg.Variant != "" {
 		if err := w.CheckVariant(cfg.Variant); err != nil {
-			return "", "", Usage(&ParamError{Name: "variant", Limit: err.Error()})
+			return "", "", experiment.Usage(&experiment.ParamError{Name: "variant", Limit: err.Error()})
 		}
 		return cfg.Variant, "forced by --variant", nil
 	}
@@ -454,7 +456,7 @@ var memComputeWorkgroups = []int{64, 256}
 // and the verdict is checked against the roofline position A−E vs B−E.
 // Without --wg the experiment runs at each of memComputeWorkgroups and
 // says whether the verdict changes with the workgroup size.
-func (e *Env) MemCompute(kernel string, cfg RunConfig, rep *report.Report) error {
+func MemCompute(e *experiment.Env, kernel string, cfg experiment.RunConfig, rep *report.Report) error {
 	cfg.Defaults()
 	cfg.Workloads = []string{kernel}
 	ds, err := cfg.Validate(e.Device)
@@ -473,7 +475,7 @@ func (e *Env) MemCompute(kernel string, cfg RunConfig, rep *report.Report) error
 	if err != nil {
 		return fmt.Errorf("%s: %w", w.Name, err)
 	}
-	design, why, err := e.designOf(w, pr, cfg, rep)
+	design, why, err := designOf(e, w, pr, cfg, rep)
 	if err != nil {
 		return err
 	}
@@ -485,14 +487,14 @@ func (e *Env) MemCompute(kernel string, cfg RunConfig, rep *report.Report) error
 	var verdicts []string
 	kinds := map[string]bool{}
 	for _, wg := range wgs {
-		ex, err := e.memComputeAt(w, pr, cfg, wg, rep)
+		ex, err := memComputeAt(e, w, pr, cfg, wg, rep)
 		if err != nil {
 			return err
 		}
 		kinds[ex.Classification.Kind] = true
-		verdicts = append(verdicts, fmt.Sprintf("%s: %s", paramValue(ex.Params, "wg"), ex.Classification.Kind))
+		verdicts = append(verdicts, fmt.Sprintf("%s: %s", experiment.ParamValue(ex.Params, "wg"), ex.Classification.Kind))
 		rep.Experiments = append(rep.Experiments, ex)
-		rep.Verdicts = append(rep.Verdicts, fmt.Sprintf("%s wg %s: %s — %s; %s", kernel, paramValue(ex.Params, "wg"),
+		rep.Verdicts = append(rep.Verdicts, fmt.Sprintf("%s wg %s: %s — %s; %s", kernel, experiment.ParamValue(ex.Params, "wg"),
 			ex.Classification.Kind, ex.Classification.Explanation, ex.Classification.Roofline))
 	}
 	if len(wgs) > 1 {
@@ -508,7 +510,7 @@ func (e *Env) MemCompute(kernel string, cfg RunConfig, rep *report.Report) error
 
 // memComputeAt runs C, A, B and E at workgroup size wg (0: the kernel's
 // default) and classifies.
-func (e *Env) memComputeAt(w *workload.Descriptor, pr *workload.Prepared, cfg RunConfig, wg int, rep *report.Report) (report.Experiment, error) {
+func memComputeAt(e *experiment.Env, w *workload.Descriptor, pr *workload.Prepared, cfg experiment.RunConfig, wg int, rep *report.Report) (report.Experiment, error) {
 	var ex report.Experiment
 	c := pr.At(pr.Size, workload.Knobs{Workgroup: wg, Tile: cfg.Tile, Variant: cfg.Variant})
 	if c.GPU == nil {
@@ -519,11 +521,11 @@ func (e *Env) memComputeAt(w *workload.Descriptor, pr *workload.Prepared, cfg Ru
 		probeWG = compute.DefaultWorkgroup
 	}
 	e.Progressf("gpu  memory-compute %s C (%s)", w.Name, c.Variant)
-	side, err := c.GPU(e.gpu())
+	side, err := c.GPU(e.Gpu())
 	if err != nil {
 		return ex, fmt.Errorf("memory-compute %s C: %w", w.Name, err)
 	}
-	resC, err := MeasureSide("memory-compute "+w.Name+" C", side, e.Measure)
+	resC, err := experiment.MeasureSide("memory-compute "+w.Name+" C", side, e.Measure)
 	side.Close()
 	if err != nil {
 		return ex, err
@@ -572,8 +574,8 @@ func (e *Env) memComputeAt(w *workload.Descriptor, pr *workload.Prepared, cfg Ru
 	}
 	ex = report.Experiment{
 		Workload: w.Name, Side: report.SideGPU,
-		Params: append(append([]report.Param(nil), c.Params...), ParamOf("variant", c.Variant), ParamOf("wg", probeWG),
-			ParamOf("bytes", ms.Bytes), ParamOf("flops_b", ms.Flops), ParamOf("dispatches", ms.Dispatches)),
+		Params: append(append([]report.Param(nil), c.Params...), experiment.ParamOf("variant", c.Variant), experiment.ParamOf("wg", probeWG),
+			experiment.ParamOf("bytes", ms.Bytes), experiment.ParamOf("flops_b", ms.Flops), experiment.ParamOf("dispatches", ms.Dispatches)),
 		A: a, B: b, C: cc, E: &em, Classification: cl,
 	}
 	return ex, nil
@@ -598,12 +600,4 @@ func joinInts(v []int) string {
 		s[i] = strconv.Itoa(x)
 	}
 	return strings.Join(s, ",")
-}
-
-// Prepare generates (or reads) w's data at c, announced on the progress
-// writer first: an index build or a large graph can take a minute, and
-// the progress display says what runs meanwhile.
-func (e *Env) Prepare(w *workload.Descriptor, c workload.Config) (*workload.Prepared, error) {
-	e.Progressf("data %s: generating or reading the inputs (and their float64 reference)", w.Name)
-	return w.Prepare(c)
 }

@@ -1,7 +1,9 @@
-package experiment
+package sweeps
 
 import (
 	"testing"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/testmem"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
@@ -26,16 +28,16 @@ func TestRepeatedPhasesMemoryFlat(t *testing.T) {
 	m.MaxMemory = budget
 	defer machine.Set(m)()
 	e := openEnv(t)
-	var cfg RunConfig
+	var cfg experiment.RunConfig
 	for _, p := range workload.Params() {
-		if p.Kind == IntParam {
+		if p.Kind == experiment.IntParam {
 			*p.Int(&cfg.Config) = p.QuickDefault()
 		}
 	}
 	cfg.QuickStaircase = true
 	cfg.Defaults()
 	rss := func() int64 {
-		freeMemory()
+		experiment.FreeMemory()
 		b, _ := testmem.RSS()
 		return b
 	}
@@ -47,7 +49,7 @@ func TestRepeatedPhasesMemoryFlat(t *testing.T) {
 			t.Fatal(err)
 		}
 		afterCeilings := rss()
-		if err := e.Sweep(workload.CosineSingle.Name, cfg, []int{64, 128}, nil, rep); err != nil {
+		if err := Sweep(e, workload.CosineSingle.Name, cfg, []int{64, 128}, nil, rep); err != nil {
 			t.Fatal(err)
 		}
 		after = append(after, rss())

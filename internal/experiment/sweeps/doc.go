@@ -1,0 +1,4 @@
+// Package sweeps sweeps one knob or design of a workload's GPU side:
+// workgroup size, tile, every GPU variant side by side, and memory-
+// versus compute-bound shapes (wgpu-prof sweep).
+package sweeps
