@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 )
 
@@ -26,27 +24,39 @@ type deviceFlags struct {
 	threads      int
 	cvWarn       float64
 	maxMemory    string
-	quick        bool // a quick look: its memory budget (set by suiteFlags.config)
+	quick        bool // a quick look: its memory budget and measurement budget
 }
 
-func (f *deviceFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.impl, "impl", "", "WebGPU implementation: wgpu-native or dawn (default: $WGPU_PROF_IMPL, else wgpu-native); run also takes both, wgpu-native,dawn, and reports them side by side")
-	fs.StringVar(&f.backend, "backend", "any", "adapter backend: vulkan, metal, d3d12, gl or any; run also takes several, comma-separated (vulkan,gl), and reports them side by side")
-	fs.IntVar(&f.adapter, "adapter", -1, "adapter index among those of --backend (see wgpu-prof devices); -1: the best one")
-	fs.StringVar(&f.adapterName, "adapter-name", "", "pick the adapter whose name contains this text")
-	fs.DurationVar(&f.budget, "budget", experiment.DefaultBudget, "time budget per measurement (at least 10 samples are always taken)")
-	fs.Float64Var(&f.target, "target", 0.02, "stop repeating when the median's 95% CI is within ±target")
-	fs.BoolVar(&f.noTimestamps, "no-timestamps", false, "do not use GPU timestamp queries (host clock only)")
-	fs.StringVar(&f.cpuLevel, "cpu-level", "", "host SIMD level: generic, avx2, avx512, neon (default: the best available)")
-	fs.IntVar(&f.threads, "threads", 0, "host worker threads (0: GOMAXPROCS; at most 8 per logical CPU)")
-	fs.Float64Var(&f.cvWarn, "cv-warn", 0.05, "flag a measurement whose coefficient of variation exceeds this (0.05: 5%)")
-	maxMemoryVar(fs, &f.maxMemory)
+// Under --quick: each measurement's budget (unless --budget is given)
+// and each crossover search's (unless --search-budget is given).
+const (
+	quickBudget       = 250 * time.Millisecond
+	quickSearchBudget = 20 * time.Second
+)
+
+// readDevice is the device and measurement flags of f (the registry's
+// defaults for those its command does not take).
+func readDevice(f *cmdFlags) deviceFlags {
+	f = f.sharedReads()
+	d := deviceFlags{
+		impl: f.str("impl"), backend: f.str("backend"), adapter: f.integer("adapter"), adapterName: f.str("adapter-name"),
+		budget: f.duration("budget"), target: f.float("target"), noTimestamps: f.on("no-timestamps"),
+		cpuLevel: f.str("cpu-level"), threads: f.integer("threads"), cvWarn: f.float("cv-warn"),
+		maxMemory: f.str("max-memory"), quick: f.on("quick"),
+	}
+	if d.quick && !f.changed("budget") {
+		d.budget = quickBudget
+	}
+	return d
 }
 
-// maxMemoryVar defines --max-memory, the memory budget of every
-// measuring command.
-func maxMemoryVar(fs *pflag.FlagSet, p *string) {
-	fs.StringVar(p, "max-memory", "", "memory budget of the working sets, e.g. 1GiB or 512MiB (default: 25% of the memory available at start, at most 1 GiB with --quick)")
+// searchBudget is --search-budget, or quickSearchBudget under --quick
+// when it is not given.
+func searchBudget(f *cmdFlags) time.Duration {
+	if f.on("quick") && !f.changed("search-budget") {
+		return quickSearchBudget
+	}
+	return f.duration("search-budget")
 }
 
 // parseMaxMemory parses --max-memory ("": the default budget, 0).
@@ -83,21 +93,6 @@ func (f *deviceFlags) open(stderr io.Writer) (*experiment.Env, error) {
 		env.SetQuickMemory()
 	}
 	return env, nil
-}
-
-// registerParams defines one flag per workload parameter (--NAME, its
-// default and help from the parameter's declaration), bound to c.
-func registerParams(fs *pflag.FlagSet, c *experiment.WorkloadConfig) {
-	for _, p := range experiment.Params() {
-		switch p.Kind {
-		case experiment.StringParam, experiment.FileParam:
-			fs.StringVar(p.String(c), p.Name, p.Str, p.Help)
-		case experiment.Uint64Param:
-			fs.Uint64Var(p.Uint64(c), p.Name, p.U64, p.Help)
-		default:
-			fs.IntVar(p.Int(c), p.Name, p.Default, p.Help)
-		}
-	}
 }
 
 // flagError returns err with its message written by flagMessage (the

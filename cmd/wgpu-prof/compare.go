@@ -7,18 +7,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/spf13/pflag"
-
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
 func runCompare(stdout, stderr io.Writer, args []string) error {
-	fs := pflag.NewFlagSet("compare", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	threshold := fs.String("threshold", "5%", "a significant slowdown past this fraction is a regression (e.g. 5% or 0.05)")
-	across := fs.Bool("across-backends", false, "the two reports ran on different backends or adapters: match rows by workload, side and params (each adapter picks its own GPU variant)")
-	allowIncomplete := fs.Bool("allow-incomplete", false, "compare a report of an interrupted run (marked INCOMPLETE) instead of refusing it")
-	setHelp(fs, stdout, "usage: wgpu-prof compare OLD.json NEW.json [--threshold 5%]\n"+
+	fs := newFlags("compare", stdout, stderr, "usage: wgpu-prof compare OLD.json NEW.json [--threshold 5%]\n"+
 		"Per-row deltas with significance and a geomean; exit status 1 when a row\n"+
 		"regresses significantly past the threshold or a row of OLD is missing from\n"+
 		"NEW (for CI use). A report of an interrupted run is refused (exit 2) unless\n"+
@@ -27,13 +20,13 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 		`  wgpu-prof compare base/report.json new/report.json
   wgpu-prof compare base/report.json new/report.json --threshold 2%
   wgpu-prof compare vulkan.json gl.json --across-backends`)
-	if done, err := parseFlags(fs, args); done || err != nil {
+	if done, err := fs.parse(args); done || err != nil {
 		return err
 	}
 	if fs.NArg() != 2 {
 		return fmt.Errorf("compare needs two report files, got %d argument(s)", fs.NArg())
 	}
-	th, err := parsePercent(*threshold)
+	th, err := parsePercent(fs.str("threshold"))
 	if err != nil {
 		return fmt.Errorf("--threshold: %w", err)
 	}
@@ -46,13 +39,13 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	for i, r := range []*report.Report{old, cur} {
-		if why, ok := r.IncompleteReason(); ok && !*allowIncomplete {
+		if why, ok := r.IncompleteReason(); ok && !fs.on("allow-incomplete") {
 			return fmt.Errorf("%s is the report of an interrupted run (%s: %s): refusing to compare it (--allow-incomplete to compare anyway)",
 				fs.Arg(i), report.IncompleteMark, why)
 		}
 	}
 	res := report.Compare(old, cur, th)
-	if *across {
+	if fs.on("across-backends") {
 		if res, err = report.CompareAcrossBackends(old, cur, th); err != nil {
 			return fmt.Errorf("--across-backends: %w", err)
 		}
@@ -65,7 +58,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	}
 	switch {
 	case res.Regressed:
-		return exitError{code: 1, msg: fmt.Sprintf("regression past %s", *threshold)}
+		return exitError{code: 1, msg: fmt.Sprintf("regression past %s", fs.str("threshold"))}
 	case len(res.OnlyOld) > 0:
 		return exitError{code: 1, msg: fmt.Sprintf("%d row(s) of %s missing from %s (first: %s)", len(res.OnlyOld), fs.Arg(0), fs.Arg(1), res.OnlyOld[0])}
 	}

@@ -2,46 +2,36 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
-
-	"github.com/spf13/pflag"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
 func runDevices(stdout, stderr io.Writer, args []string) error {
-	fs := pflag.NewFlagSet("devices", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	format := fs.String("format", "text", "output format: text or json")
-	backend := fs.String("backend", "any", "only adapters of this backend: vulkan, metal, d3d12, gl or any")
-	impl := fs.String("impl", "", "WebGPU implementation: wgpu-native or dawn (default: $WGPU_PROF_IMPL, else wgpu-native)")
-	setHelp(fs, stdout, "usage: wgpu-prof devices [--impl wgpu-native|dawn] [--backend B] [--format text|json]\n"+
+	f := newFlags("devices", stdout, stderr, "usage: wgpu-prof devices [--impl wgpu-native|dawn] [--backend B] [--format text|json]\n"+
 		"Lists every WebGPU adapter with its limits and features, and runs a tiny\n"+
 		"dispatch with timestamp writes on each to show whether GPU timing works.",
 		`  wgpu-prof devices
   wgpu-prof devices --backend vulkan --format json`)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return nil
-		}
+	if done, err := f.parse(args); done || err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("devices: unexpected argument(s) %q (every input is a --flag)", fs.Args())
+	if err := f.noArgs(); err != nil {
+		return err
 	}
-	if *format != "text" && *format != "json" {
-		return fmt.Errorf("--format %q: want text or json", *format)
+	format := f.str("format")
+	if format != "text" && format != "json" {
+		return fmt.Errorf("--format %q: want text or json", format)
 	}
-	out, err := experiment.DevicesOf(*impl, *backend, versionString())
+	out, err := experiment.DevicesOf(f.str("impl"), f.str("backend"), versionString())
 	if err != nil {
 		return err
 	}
-	if *format == "json" {
+	if format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)

@@ -4,8 +4,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/spf13/pflag"
-
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
@@ -23,28 +21,19 @@ func runQuantization(stdout, stderr io.Writer, args []string) error {
 		"recall@k of each precision's top-k against the exact f32 top-k and the largest score\n" +
 		"error. The answer per workload: the fastest precision at the accepted recall.\n" +
 		"Generated data has at least enough rows for the f32 set to lie past the host's caches.\n" +
-		"--workloads defaults to the single-query workloads with a stored precision: " +
+		"--workloads all (the default) is the single-query workloads with a stored precision: " +
 		strings.Join(experiment.QuantizationWorkloads(), ", ") + "."
-	if !hasFlag(args, "workloads") {
-		// The default list: every workload with a stored precision.
-		args = append(args, "--workloads", strings.Join(experiment.QuantizationWorkloads(), ","))
-	}
-	return measureCommand(stdout, stderr, args, "experiment quantization", usage, quantizationExamples, false, func(fs *pflag.FlagSet) measureHooks {
-		minRecall := fs.Float64("min-recall", experiment.DefaultMinRecall, "recall@k a precision must reach to be accepted (k: --k)")
-		variant, retune := designFlags(fs)
-		return measureHooks{run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
-			cfg.Variant, cfg.Retune = *variant, *retune
-			return env.Quantization(cfg, *minRecall, rep)
-		}}
+	return measureCommand(stdout, stderr, args, "experiment quantization", usage, quantizationExamples, func(f *cmdFlags) measureHooks {
+		return measureHooks{
+			workloads: func(given string) string {
+				if given == "all" {
+					return strings.Join(experiment.QuantizationWorkloads(), ",")
+				}
+				return given
+			},
+			run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
+				cfg.Variant, cfg.Retune = f.str("variant"), f.on("retune")
+				return env.Quantization(cfg, f.float("min-recall"), rep)
+			}}
 	})
-}
-
-// hasFlag reports whether args set --name (as --name V or --name=V).
-func hasFlag(args []string, name string) bool {
-	for _, a := range args {
-		if a == "--"+name || strings.HasPrefix(a, "--"+name+"=") {
-			return true
-		}
-	}
-	return false
 }

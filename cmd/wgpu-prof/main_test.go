@@ -107,7 +107,7 @@ func TestBadInputIsRefused(t *testing.T) {
 		{"run", "--format", "yaml"},
 		{"run", "--batches", "1,0,4"},
 		{"run", "--plot"},
-		{"host", "--cpu-level", "sse9"},
+		{"host", "--cpu-levels", "sse9"},
 		{"devices", "--backend", "glide"},
 	}
 	for _, c := range cases {

@@ -9,4 +9,7 @@ import (
 
 // TestMain fails the package's tests when the process's peak resident
 // set passed testmem.Limit.
-func TestMain(m *testing.M) { os.Exit(testmem.Main(m)) }
+func TestMain(m *testing.M) {
+	testStrictFlags = true // a command reading a flag it does not take panics
+	os.Exit(testmem.Main(m))
+}

@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/spf13/pflag"
-
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
@@ -23,14 +21,10 @@ type outputFlags struct {
 	verbose bool
 }
 
-func (o *outputFlags) register(fs *pflag.FlagSet, plots bool) {
-	fs.StringVar(&o.format, "format", "text", "output format on stdout: text, json, csv, bench (Go benchmark format) or html")
-	fs.StringVar(&o.out, "out", "", "also write report.{json,txt,csv,bench,html} (and plots) into this directory")
-	if plots {
-		fs.BoolVar(&o.plot, "plot", false, "with --out: write PNG and SVG plots")
-	}
-	fs.BoolVar(&o.verbose, "verbose", false, "text output: add the details (measured ceilings, fits, what was timed, every warning on its own line); report.txt under --out has the details, its warnings one line per kind")
-	fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr (by default: a status line on a terminal, a line every 15 s otherwise)")
+// readOutput is the output flags of f.
+func readOutput(f *cmdFlags) outputFlags {
+	f = f.sharedReads()
+	return outputFlags{format: f.str("format"), out: f.str("out"), plot: f.on("plot"), verbose: f.on("verbose"), quiet: f.on("quiet")}
 }
 
 // startProgress returns the progress display on stderr, or nil with --quiet.
@@ -171,17 +165,6 @@ func plotFiles(r *report.Report) []report.DirFile {
 		}
 	}
 	return out
-}
-
-// parseFlags parses args; --help prints usage and reports done.
-func parseFlags(fs *pflag.FlagSet, args []string) (done bool, err error) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return true, nil
-		}
-		return false, flagParseError(fs, err)
-	}
-	return false, nil
 }
 
 // isTerminal reports whether w is a character device (progress goes to

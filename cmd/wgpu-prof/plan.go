@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
@@ -41,185 +39,220 @@ const planExamples = `  wgpu-prof plan --pprof cpu.pprof --op 'main\.similarity$
   wgpu-prof plan --pprof before.pprof --op 'main\.similarity$=cosine-single@sizes.txt' --report plan.json --validate after.pprof --ported gpu`
 
 func runPlan(stdout, stderr io.Writer, args []string) error {
-	fs := pflag.NewFlagSet("plan", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var o outputFlags
-	var dev deviceFlags
-	var suite suiteFlags
-	sizes, devg, outg := newGroup("sizes of the measured workloads"), newGroup("device and measurement"), newGroup("output")
-	suite.register(sizes.fs)
-	dev.register(devg.fs)
-	o.register(outg.fs, false)
-	pprofPath := fs.String("pprof", "", "the application's CPU profile (pprof format: Go's runtime/pprof, or any writer of it)")
-	ops := fs.StringArray("op", nil, "an operation: REGEX=WORKLOAD[@MIXFILE][,calls=N][,precision=P][,vectors=FILE][,queries=FILE][,graph=FILE] (REGEX over the profile's function names; WORKLOAD: "+joinNames(experiment.AllWorkloads())+"; the files replace the command's for this operation); repeat per operation")
-	reportPath := fs.String("report", "", "a run or breakeven report (JSON; plan --out writes one as report.json) whose CPU-vs-GPU models give the times per call (default: measure them)")
-	budget := fs.Duration("search-budget", experiment.DefaultSearchBudget, "time budget of each crossover search measured (20s with --quick)")
-	calls := fs.Int64("calls", 0, "the calls of each operation during the profile, where its --op gives no calls=N and no mix file (0: unknown)")
-	transfer := fs.String("transfer", experiment.TransferOnce, "the GPU's data: 'once' (resident: uploaded once, each call moves its queries and results) or 'per-call' (uploaded with every call)")
-	minSpeedup := fs.Float64("min-speedup", 1, "the least speedup on an operation's calls for which it is ported")
-	suggest := fs.Bool("suggest", false, "propose --op mappings for the profile's top functions from their names, and exit")
-	validate := fs.String("validate", "", "a profile of the application after the port (same work): compare the predicted and measured times")
-	portedAs := fs.String("ported", experiment.PortedRouted, "with --validate: how the ported operations ran: 'routed' (each call where the plan routes it) or 'gpu' (every call on the GPU)")
-	noTaxes := fs.Bool("no-taxes", false, "do not measure the GPU's launch and transfer taxes (no device is opened when --report holds every model)")
-	setHelp(fs, stdout, planUsage, planExamples, sizes, devg, outg)
-	if done, err := parseFlags(fs, args); done || err != nil {
+	f := newFlags("plan", stdout, stderr, planUsage, planExamples)
+	if done, err := f.parse(args); done || err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("plan: unexpected argument(s) %q (every input is a --flag)", fs.Args())
+	if err := f.noArgs(); err != nil {
+		return err
 	}
+	o := readOutput(f)
 	if err := o.validate(); err != nil {
 		return err
 	}
-	if *pprofPath == "" {
+	if f.str("pprof") == "" {
 		return fmt.Errorf("--pprof is required (the application's CPU profile)")
 	}
-	if *suggest {
-		return planSuggest(stdout, *pprofPath)
+	if f.on("suggest") {
+		return planSuggest(stdout, f.str("pprof"))
 	}
-	if len(*ops) == 0 {
+	if err := checkPlanFlags(f); err != nil {
+		return err
+	}
+	p := planRun{f: f}
+	if err := p.readOps(); err != nil {
+		return err
+	}
+	if err := p.models(); err != nil {
+		return err
+	}
+	rep, err := p.measure(stderr, &o)
+	if err != nil {
+		return err
+	}
+	lines, err := p.conclude(rep)
+	if err != nil {
+		return err
+	}
+	return failed(emitPlan(stdout, &o, rep, lines))
+}
+
+// checkPlanFlags checks plan's own flags (the profiles and --op are
+// read by planRun).
+func checkPlanFlags(f *cmdFlags) error {
+	if len(f.list("op")) == 0 {
 		return fmt.Errorf("--op is required: name at least one operation as REGEX=WORKLOAD (plan --suggest proposes some)")
 	}
-	if *budget <= 0 {
-		return fmt.Errorf("--search-budget %v: must be positive", *budget)
+	if b := f.duration("search-budget"); b <= 0 {
+		return fmt.Errorf("--search-budget %v: must be positive", b)
 	}
-	if *calls < 0 {
-		return fmt.Errorf("--calls %d: must be ≥ 0 (0: unknown)", *calls)
+	if c := f.integer64("calls"); c < 0 {
+		return fmt.Errorf("--calls %d: must be ≥ 0 (0: unknown)", c)
 	}
-	if *transfer != experiment.TransferOnce && *transfer != experiment.TransferPerCall {
-		return fmt.Errorf("--transfer %q: want %q or %q", *transfer, experiment.TransferOnce, experiment.TransferPerCall)
+	if t := f.str("transfer"); t != experiment.TransferOnce && t != experiment.TransferPerCall {
+		return fmt.Errorf("--transfer %q: want %q or %q", t, experiment.TransferOnce, experiment.TransferPerCall)
 	}
-	if !(*minSpeedup > 0) || math.IsInf(*minSpeedup, 0) {
-		return fmt.Errorf("--min-speedup %v: want a finite speedup > 0", *minSpeedup)
+	if m := f.float("min-speedup"); !(m > 0) || math.IsInf(m, 0) {
+		return fmt.Errorf("--min-speedup %v: want a finite speedup > 0", m)
 	}
-	if *portedAs != experiment.PortedRouted && *portedAs != experiment.PortedGPU {
-		return fmt.Errorf("--ported %q: want %q or %q", *portedAs, experiment.PortedRouted, experiment.PortedGPU)
+	if p := f.str("ported"); p != experiment.PortedRouted && p != experiment.PortedGPU {
+		return fmt.Errorf("--ported %q: want %q or %q", p, experiment.PortedRouted, experiment.PortedGPU)
 	}
-	var pops []experiment.PlanOp
+	return nil
+}
+
+// planRun is one plan in the making: its operations, their shares of the
+// profile, the inputs of experiment.Plan and which of them to measure.
+type planRun struct {
+	f                     *cmdFlags
+	ops                   []experiment.PlanOp
+	names                 []string // the workloads measured with the command's data
+	shares                []experiment.ProfileShare
+	total                 int64
+	unit                  string
+	beforeWall, afterWall float64 // with --validate
+	in                    experiment.PlanInput
+	cfgs                  []experiment.RunConfig
+	measured              []int // the operations whose models are measured
+	given                 *report.Report
+}
+
+// readOps parses --op, finds each operation's share of the profile and,
+// with --validate, the two profiles' wall times.
+func (p *planRun) readOps() error {
 	var res []*regexp.Regexp
-	var names []string
-	for _, s := range *ops {
+	for _, s := range p.f.list("op") {
 		op, err := experiment.ParsePlanOp(s)
 		if err != nil {
 			return err
 		}
 		if op.Calls == 0 && (op.Mix == nil || op.Mix.File == "") {
-			op.Calls = *calls
+			op.Calls = p.f.integer64("calls")
 		}
 		if op.Precision == "" {
-			op.Precision = suite.cfg.Precision
+			op.Precision = p.f.str("precision")
 		}
-		pops, res = append(pops, op), append(res, op.Regex)
-		if len(op.Files) == 0 && !slices.Contains(names, op.Workload) {
-			names = append(names, op.Workload)
+		p.ops, res = append(p.ops, op), append(res, op.Regex)
+		if len(op.Files) == 0 && !slices.Contains(p.names, op.Workload) {
+			p.names = append(p.names, op.Workload)
 		}
 	}
-	shares, total, unit, err := experiment.ProfileShares(*pprofPath, res)
+	if len(p.names) == 0 {
+		p.names = []string{p.ops[0].Workload}
+	}
+	pprofPath := p.f.str("pprof")
+	var err error
+	if p.shares, p.total, p.unit, err = experiment.ProfileShares(pprofPath, res); err != nil {
+		return err
+	}
+	if err := experiment.NoMatchError(pprofPath, res, p.shares); err != nil {
+		return err
+	}
+	validate := p.f.str("validate")
+	if validate == "" {
+		return nil
+	}
+	if p.unit != "cpu/nanoseconds" {
+		return &experiment.ParamError{Name: "validate", Value: validate, Limit: "the --pprof profile is not of CPU time (" + p.unit + "): its time before is unknown"}
+	}
+	p.beforeWall = float64(p.total) * 1e-9
+	p.afterWall, err = experiment.ProfileWall("validate", validate)
+	return err
+}
+
+// models sets each operation's configuration, sizes and bytes per call,
+// and takes its CPU-vs-GPU models from --report where they cover its
+// sizes; the others are to be measured.
+func (p *planRun) models() error {
+	cfg, err := runConfig(p.f, strings.Join(p.names, ","))
 	if err != nil {
 		return err
 	}
-	if err := experiment.NoMatchError(*pprofPath, res, shares); err != nil {
-		return err
-	}
-	var beforeWall, afterWall float64
-	if *validate != "" {
-		if unit != "cpu/nanoseconds" {
-			return &experiment.ParamError{Name: "validate", Value: *validate, Limit: "the --pprof profile is not of CPU time (" + unit + "): its time before is unknown"}
-		}
-		beforeWall = float64(total) * 1e-9
-		if afterWall, err = experiment.ProfileWall("validate", *validate); err != nil {
-			return err
+	if path := p.f.str("report"); path != "" {
+		if p.given, err = report.Read(path); err != nil {
+			return fmt.Errorf("--report %s: %w", path, err)
 		}
 	}
-	if len(names) == 0 {
-		names = []string{pops[0].Workload}
-	}
-	suite.workloads = strings.Join(names, ",")
-	cfg, err := suite.config(fs, &dev)
-	if err != nil {
-		return err
-	}
-	var given *report.Report
-	if *reportPath != "" {
-		if given, err = report.Read(*reportPath); err != nil {
-			return fmt.Errorf("--report %s: %w", *reportPath, err)
-		}
-	}
-	in := experiment.PlanInput{Profile: *pprofPath, Ops: pops, Shares: shares, Total: total, Unit: unit,
-		BreakEvens: make([]report.BreakEven, len(pops)), Kernels: make([]*report.BreakEven, len(pops)),
-		Sizes: make([][]int, len(pops)), IO: make([]experiment.CallIO, len(pops)),
-		Transfer: *transfer, MinSpeedup: *minSpeedup}
-	cfgs := make([]experiment.RunConfig, len(pops))
-	var measure []int
-	for i, op := range pops {
-		if cfgs[i], err = opConfig(cfg, op, fs.Changed); err != nil {
+	n := len(p.ops)
+	p.in = experiment.PlanInput{Profile: p.f.str("pprof"), Ops: p.ops, Shares: p.shares, Total: p.total, Unit: p.unit,
+		BreakEvens: make([]report.BreakEven, n), Kernels: make([]*report.BreakEven, n),
+		Sizes: make([][]int, n), IO: make([]experiment.CallIO, n),
+		Transfer: p.f.str("transfer"), MinSpeedup: p.f.float("min-speedup")}
+	p.cfgs = make([]experiment.RunConfig, n)
+	for i, op := range p.ops {
+		if p.cfgs[i], err = opConfig(cfg, op, p.f.changed); err != nil {
 			return err
 		}
 		sz := []int{}
 		if op.Mix != nil {
 			sz = op.Mix.Sizes
 		} else {
-			n, err := experiment.DefaultBatch(cfgs[i], op.Workload)
+			n, err := experiment.DefaultBatch(p.cfgs[i], op.Workload)
 			if err != nil {
 				return err
 			}
-			in.Sizes[i], sz = []int{n}, []int{n}
+			p.in.Sizes[i], sz = []int{n}, []int{n}
 		}
-		in.IO[i] = experiment.PlanCallIO(cfgs[i], op.Workload)
-		be, ok := experiment.PlanBreakEven(given, op.Workload, cfgs[i].Precision)
+		p.in.IO[i] = experiment.PlanCallIO(p.cfgs[i], op.Workload)
+		be, ok := experiment.PlanBreakEven(p.given, op.Workload, p.cfgs[i].Precision)
 		if ok && experiment.InRange(be, sz) && len(op.Files) == 0 {
-			in.BreakEvens[i], in.Kernels[i] = be, experiment.PlanKernelBreakEven(given, op.Workload, cfgs[i].Precision)
+			p.in.BreakEvens[i], p.in.Kernels[i] = be, experiment.PlanKernelBreakEven(p.given, op.Workload, p.cfgs[i].Precision)
 			continue
 		}
-		measure = append(measure, i)
+		p.measured = append(p.measured, i)
 	}
-	rep := given
-	if given != nil {
-		in.Rows = given.Measurements
+	if p.given != nil {
+		p.in.Rows = p.given.Measurements
 	}
-	if len(measure) > 0 || !*noTaxes {
-		env, err := dev.open(stderr)
-		switch {
-		case err != nil && len(measure) > 0:
-			return err
-		case err != nil:
-			fmt.Fprintf(stderr, "plan: no GPU taxes (the device did not open: %v)\n", err)
-		default:
-			defer env.Close()
-			if rep, err = measurePlan(env, &o, stderr, rep, &in, cfgs, measure, planBudget(fs, &suite, *budget), !*noTaxes, suite.quick); err != nil {
-				return err
-			}
-		}
+	return nil
+}
+
+// measure opens the device where a model is to be measured or the GPU
+// taxes are asked for, measures them and returns the report they went
+// to (--report's, or a new one). Taxes alone go without where the device
+// does not open.
+func (p *planRun) measure(stderr io.Writer, o *outputFlags) (*report.Report, error) {
+	taxes := !p.f.on("no-taxes")
+	if len(p.measured) == 0 && !taxes {
+		return p.given, nil
 	}
-	pl := experiment.Plan(in)
-	if *validate != "" {
-		if pl.Validation, err = experiment.ValidatePlan(pl, *validate, beforeWall, afterWall, *portedAs); err != nil {
-			return err
+	dev := readDevice(p.f)
+	env, err := dev.open(stderr)
+	switch {
+	case err != nil && len(p.measured) > 0:
+		return nil, err
+	case err != nil:
+		fmt.Fprintf(stderr, "plan: no GPU taxes (the device did not open: %v)\n", err)
+		return p.given, nil
+	}
+	defer env.Close()
+	return measurePlan(env, o, stderr, p.given, &p.in, p.cfgs, p.measured, searchBudget(p.f), taxes, p.f.on("quick"))
+}
+
+// conclude makes the plan into rep, validates it against --validate's
+// profile and returns its lines, what the flags asked for first.
+func (p *planRun) conclude(rep *report.Report) ([]string, error) {
+	pl := experiment.Plan(p.in)
+	if validate := p.f.str("validate"); validate != "" {
+		var err error
+		if pl.Validation, err = experiment.ValidatePlan(pl, validate, p.beforeWall, p.afterWall, p.f.str("ported")); err != nil {
+			return nil, err
 		}
 	}
 	rep.Plan = &pl
 	// What the flags asked for leads the answer block.
 	if v := pl.Validation; v != nil {
-		rep.AddAsked("--validate "+*validate, fmt.Sprintf("application predicted %.3g s, measured %.3g s after the port: error %+.1f%%", v.App.Predicted, v.App.Measured, 100*v.App.Error))
+		rep.AddAsked("--validate "+p.f.str("validate"), fmt.Sprintf("application predicted %.3g s, measured %.3g s after the port: error %+.1f%%", v.App.Predicted, v.App.Measured, 100*v.App.Error))
 	}
-	for _, f := range []string{"transfer", "min-speedup"} {
-		if fs.Changed(f) {
-			rep.AddAsked("--"+f+" "+fs.Lookup(f).Value.String(), fmt.Sprintf("%d of %d operation(s) ported, application %.2f× (95%% CI %.2f … %.2f)",
+	for _, name := range []string{"transfer", "min-speedup"} {
+		if p.f.changed(name) {
+			rep.AddAsked("--"+name+" "+p.f.Lookup(name).Value.String(), fmt.Sprintf("%d of %d operation(s) ported, application %.2f× (95%% CI %.2f … %.2f)",
 				pl.Summary.NumberPorted, len(pl.Ops), pl.AppSpeedup, pl.Summary.AppSpeedup.Lo, pl.Summary.AppSpeedup.Hi))
 		}
 	}
 	lines := experiment.PlanLines(pl)
 	rep.Summary = append(append([]string(nil), lines...), rep.Summary...)
-	return failed(emitPlan(stdout, &o, rep, lines))
-}
-
-// planBudget is the crossover searches' budget (20s with --quick unless
-// given).
-func planBudget(fs *pflag.FlagSet, suite *suiteFlags, b time.Duration) time.Duration {
-	if suite.quick && !fs.Changed("search-budget") {
-		return quickSearchBudget
-	}
-	return b
+	return lines, nil
 }
 
 // measurePlan measures, on env, the GPU taxes (when taxes) and the

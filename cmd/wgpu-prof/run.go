@@ -3,60 +3,54 @@ package main
 import (
 	"fmt"
 	"io"
-	"time"
-
-	"github.com/spf13/pflag"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
-// suiteFlags size the workloads.
-type suiteFlags struct {
-	workloads string
-	cfg       experiment.RunConfig
-	batches   string
-	quick     bool
-}
-
-func (s *suiteFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&s.workloads, "workloads", "all", "comma-separated: "+joinNames(experiment.AllWorkloads()))
-	registerParams(fs, &s.cfg.Config)
-	fs.StringVar(&s.batches, "batches", "", "break-even batch sizes, e.g. 1,4,16,64 (default: powers of 4 up to each workload's size)")
-	fs.BoolVar(&s.quick, "quick", false, "a shorter look: smaller sizes and a 250ms budget per measurement")
-}
-
-func (s *suiteFlags) config(fs *pflag.FlagSet, dev *deviceFlags) (experiment.RunConfig, error) {
-	cfg := s.cfg
+// runConfig is the workloads' configuration from f's flags: the
+// workload parameters, the workloads named (--workloads, --kernel or the
+// command's own list), --batches and --quick (the parameters' quick
+// defaults where not given, smaller ceilings), the data files read.
+func runConfig(f *cmdFlags, workloads string) (experiment.RunConfig, error) {
+	f = f.sharedReads()
+	var cfg experiment.RunConfig
 	for _, p := range experiment.Params() {
-		if fs.Changed(p.Name) {
+		if !f.takes(p.Name) {
+			continue
+		}
+		switch p.Kind {
+		case experiment.StringParam, experiment.FileParam:
+			*p.String(&cfg.Config) = f.str(p.Name)
+		case experiment.Uint64Param:
+			*p.Uint64(&cfg.Config) = f.unsigned(p.Name)
+		default:
+			*p.Int(&cfg.Config) = f.integer(p.Name)
+		}
+		if f.changed(p.Name) {
 			if err := p.Check(cfg.Config); err != nil {
 				return cfg, err
 			}
 		}
 	}
 	var err error
-	if cfg.Workloads, err = experiment.ParseWorkloads(s.workloads); err != nil {
+	if cfg.Workloads, err = experiment.ParseWorkloads(workloads); err != nil {
 		return cfg, err
 	}
-	if cfg.Batches, err = parseInts("--batches", s.batches); err != nil {
+	if cfg.Batches, err = parseInts("--batches", f.str("batches")); err != nil {
 		return cfg, err
 	}
-	if s.quick {
+	if f.on("quick") {
 		for _, p := range experiment.Params() {
-			if p.Kind == experiment.IntParam && !fs.Changed(p.Name) {
+			if p.Kind == experiment.IntParam && !f.changed(p.Name) {
 				*p.Int(&cfg.Config) = p.QuickDefault()
 			}
-		}
-		if !fs.Changed("budget") {
-			dev.budget = 250 * time.Millisecond
 		}
 		cfg.CeilingBytes = 32 << 20
 		cfg.QuickStaircase = true
 		cfg.QuickLatency = true
-		dev.quick = true
 	}
-	if err := cfg.LoadData(fs.Changed); err != nil {
+	if err := cfg.LoadData(f.changed); err != nil {
 		return cfg, err
 	}
 	return cfg, nil
@@ -82,33 +76,29 @@ func runRun(stdout, stderr io.Writer, args []string) error {
   wgpu-prof run --workloads cosine-single,hnsw --out results --plot --trace
   wgpu-prof run --quick --format json > r.json          # progress stays on stderr
   wgpu-prof run --quick --backend vulkan,gl             # the same suite on two backends, side by side`
-	return measureCommand(stdout, stderr, args, "run", usage, examples, false, func(fs *pflag.FlagSet) measureHooks {
-		trace := fs.Bool("trace", false, "with --out: write trace.json (Chrome trace of every GPU call; open in Perfetto)")
-		retune := retuneFlag(fs)
-		quiet := false
+	return measureCommand(stdout, stderr, args, "run", usage, examples, func(f *cmdFlags) measureHooks {
 		return measureHooks{
 			several: true,
 			ready: func(o *outputFlags) error {
-				quiet = o.quiet
-				if *trace && o.out == "" {
+				if f.on("trace") && o.out == "" {
 					return fmt.Errorf("--trace needs --out DIR")
 				}
 				return nil
 			},
 			opened: func(env *experiment.Env) {
-				if *trace {
+				if f.on("trace") {
 					env.EnableTrace()
 				}
 			},
 			run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
-				cfg.Retune = *retune
-				if !quiet {
+				cfg.Retune = f.on("retune")
+				if !f.on("quiet") {
 					fmt.Fprintln(stderr, "wgpu-prof:", env.DurationLine(cfg))
 				}
 				return env.RunSuite(cfg, rep)
 			},
 			files: func(env *experiment.Env) []report.DirFile {
-				if !*trace {
+				if !f.on("trace") {
 					return nil
 				}
 				return []report.DirFile{{Name: "trace.json", Write: func(w io.Writer) error {
@@ -117,10 +107,4 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 			},
 		}
 	})
-}
-
-// retuneFlag defines --retune on a command whose GPU sides run the variant
-// selected by measurement (run, breakeven, hybrid).
-func retuneFlag(fs *pflag.FlagSet) *bool {
-	return fs.Bool("retune", false, "re-measure which GPU variant of each workload is fastest on this adapter instead of reading the cached choice")
 }

@@ -6,8 +6,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/spf13/pflag"
-
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 )
 
@@ -28,20 +26,6 @@ func helpHint(cmd string) string {
 		return "run 'wgpu-prof help' for the commands"
 	}
 	return fmt.Sprintf("run 'wgpu-prof %s --help' for its flags and examples", cmd)
-}
-
-// flagParseError is a parse error of fs with "did you mean --X" for an
-// unknown flag near one of fs's flags, and the pointer to --help.
-func flagParseError(fs *pflag.FlagSet, err error) error {
-	msg := err.Error()
-	if name, ok := strings.CutPrefix(msg, "unknown flag: --"); ok {
-		var names []string
-		fs.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
-		if s := nearest(name, names); s != "" {
-			err = fmt.Errorf("%w (did you mean --%s?)", err, s)
-		}
-	}
-	return hinted{err: err, hint: helpHint(fs.Name())}
 }
 
 // unknownWorkload matches the error naming a workload that does not exist.

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/spf13/pflag"
-
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/sweeps"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
@@ -18,6 +16,9 @@ import (
 
 // measureHooks are what a measuring command adds to measureCommand.
 type measureHooks struct {
+	// workloads, if set, is the workload list to measure given
+	// --workloads (a command whose "all" is a list of its own).
+	workloads func(given string) string
 	// ready, if set, checks the parsed flags before the device opens.
 	ready func(o *outputFlags) error
 	// opened, if set, runs once the device is open.
@@ -32,32 +33,20 @@ type measureHooks struct {
 	several bool
 }
 
-// measureCommand is the shared shape of run, sweep, experiment and
-// breakeven: flags, an open device, one experiment call, the report. With
-// withKernel, --kernel K (required) picks the one workload in place of
-// --workloads.
-func measureCommand(stdout, stderr io.Writer, args []string, name, usage, examples string, withKernel bool, extra func(fs *pflag.FlagSet) measureHooks) error {
-	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var o outputFlags
-	var dev deviceFlags
-	var suite suiteFlags
-	sizes, devg, outg := newGroup("sizes and workloads (every measuring command)"), newGroup("device and measurement"), newGroup("output")
-	suite.register(sizes.fs)
-	dev.register(devg.fs)
-	o.register(outg.fs, true)
-	var kernel *string
-	if withKernel {
-		kernel = fs.String("kernel", "", "workload: "+joinNames(experiment.AllWorkloads()))
-	}
-	h := extra(fs)
-	setHelp(fs, stdout, usage, examples, sizes, devg, outg)
-	if done, err := parseFlags(fs, args); done || err != nil {
+// measureCommand is the shared shape of run, sweep, experiment,
+// breakeven and hybrid: the command's flags (commandFlags[name]), an open
+// device, one experiment call, the report. A command that takes --kernel
+// K (required) measures that one workload.
+func measureCommand(stdout, stderr io.Writer, args []string, name, usage, examples string, extra func(f *cmdFlags) measureHooks) error {
+	f := newFlags(name, stdout, stderr, usage, examples)
+	h := extra(f)
+	if done, err := f.parse(args); done || err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%s: unexpected argument(s) %q (every input is a --flag)", name, fs.Args())
+	if err := f.noArgs(); err != nil {
+		return err
 	}
+	o := readOutput(f)
 	if err := o.validate(); err != nil {
 		return err
 	}
@@ -66,34 +55,55 @@ func measureCommand(stdout, stderr io.Writer, args []string, name, usage, exampl
 			return err
 		}
 	}
-	if withKernel {
-		if *kernel == "" {
-			return fmt.Errorf("--kernel is required (one of %s)", joinNames(experiment.AllWorkloads()))
-		}
-		suite.workloads = *kernel
-	}
-	cfg, err := suite.config(fs, &dev)
+	workloads, err := workloadsOf(f, h)
 	if err != nil {
 		return err
 	}
+	cfg, err := runConfig(f, workloads)
+	if err != nil {
+		return err
+	}
+	return measureDevices(stdout, stderr, name, &o, readDevice(f), cfg, h)
+}
+
+// workloadsOf is the workloads a measuring command measures: --kernel
+// (required where the command takes it) or --workloads.
+func workloadsOf(f *cmdFlags, h measureHooks) (string, error) {
+	if f.takes("kernel") {
+		k := f.str("kernel")
+		if k == "" {
+			return "", fmt.Errorf("--kernel is required (one of %s)", joinNames(experiment.AllWorkloads()))
+		}
+		return k, nil
+	}
+	w := f.str("workloads")
+	if h.workloads != nil {
+		w = h.workloads(w)
+	}
+	return w, nil
+}
+
+// measureDevices measures on the device dev names, or on each of several
+// implementations or backends where the command takes several.
+func measureDevices(stdout, stderr io.Writer, name string, o *outputFlags, dev deviceFlags, cfg experiment.RunConfig, h measureHooks) error {
 	if strings.Contains(dev.impl, ",") {
 		if !h.several {
 			return fmt.Errorf("--impl %q: %s measures through one implementation (run takes several, e.g. --impl wgpu-native,dawn)", dev.impl, name)
 		}
-		return measureImpls(stdout, stderr, &o, dev, cfg, h)
+		return measureImpls(stdout, stderr, o, dev, cfg, h)
 	}
 	if backends := strings.Split(dev.backend, ","); len(backends) > 1 {
 		if !h.several {
 			return fmt.Errorf("--backend %q: %s measures on one backend (run takes several, e.g. --backend vulkan,gl)", dev.backend, name)
 		}
-		return measureBackends(stdout, stderr, &o, dev, cfg, backends, h)
+		return measureBackends(stdout, stderr, o, dev, cfg, backends, h)
 	}
-	rep, files, err := measureOneBackend(stderr, dev, cfg, &o, h)
+	rep, files, err := measureOneBackend(stderr, dev, cfg, o, h)
 	if rep == nil {
 		return err
 	}
 	if err != nil {
-		return reportPartial(stdout, &o, rep, err, files...)
+		return reportPartial(stdout, o, rep, err, files...)
 	}
 	return failed(o.emit(stdout, rep, files...))
 }
@@ -269,54 +279,69 @@ const sweepExamples = `  wgpu-prof sweep workgroup --kernel cosine-single --quic
   wgpu-prof sweep tile --kernel cosine-batch --variant tiled --tiles 16,32,64 --out sweep --plot
   wgpu-prof sweep variant --kernel cosine-batch --quick`
 
+// sweepUsage is each sweep's usage.
+var sweepUsage = map[string]string{
+	"workgroup": "usage: wgpu-prof sweep workgroup --kernel K [--sizes 32,64,128,256,512]\n" +
+		"Times the GPU kernel at each workgroup size (results verified); sizes the adapter\n" +
+		"rejects are listed with the reason.",
+	"tile": "usage: wgpu-prof sweep tile --kernel cosine-batch [--tiles 16,32,64,128]\n" +
+		"Times the tiled batch kernel at each tile size (its workgroup is (tile/4)² threads,\n" +
+		"so tile and workgroup move jointly); tiles the adapter rejects are listed with the reason.",
+	"variant": "usage: wgpu-prof sweep variant --kernel K [--wg N] [--tile T]\n" +
+		"Times every GPU design of the kernel side by side at its default size (each verified\n" +
+		"against the reference; a design that fails is listed, never timed) and names the fastest.",
+}
+
 func runSweep(stdout, stderr io.Writer, args []string) error {
-	if len(args) == 0 || (args[0] != "workgroup" && args[0] != "tile" && args[0] != "variant") {
-		if len(args) > 0 && isHelp(args[0]) {
-			usage := "usage: wgpu-prof sweep workgroup|tile|variant --kernel K [flags]\n" +
-				"workgroup: times the GPU kernel at each --sizes workgroup size; tile: times the\n" +
-				"tiled batch kernel at each --tiles tile size; variant: times every GPU design of\n" +
-				"the kernel. Every result is verified before it is timed; configurations the\n" +
-				"adapter rejects are listed with the reason."
-			return measureCommand(stdout, stderr, []string{"--help"}, "sweep", usage, sweepExamples, true, sweepFlags("workgroup"))
-		}
+	if len(args) > 0 && isHelp(args[0]) {
+		return writeFamilyHelp(stdout, "sweep", []string{"workgroup", "tile", "variant"},
+			"usage: wgpu-prof sweep workgroup|tile|variant --kernel K [flags]\n"+
+				"workgroup: times the GPU kernel at each --sizes workgroup size; tile: times the\n"+
+				"tiled batch kernel at each --tiles tile size; variant: times every GPU design of\n"+
+				"the kernel. Every result is verified before it is timed; configurations the\n"+
+				"adapter rejects are listed with the reason. Each takes the flags of its own\n"+
+				"section below and the shared ones.", sweepExamples)
+	}
+	if len(args) == 0 || sweepUsage[args[0]] == "" {
 		return fmt.Errorf("sweep: say which: wgpu-prof sweep workgroup|tile|variant --kernel K")
 	}
 	kind := args[0]
-	usage := "usage: wgpu-prof sweep workgroup --kernel K [--sizes 32,64,128,256,512]\n" +
-		"Times the GPU kernel at each workgroup size (results verified); sizes the adapter\n" +
-		"rejects are listed with the reason."
-	if kind == "tile" {
-		usage = "usage: wgpu-prof sweep tile --kernel cosine-batch [--tiles 16,32,64,128]\n" +
-			"Times the tiled batch kernel at each tile size (its workgroup is (tile/4)² threads,\n" +
-			"so tile and workgroup move jointly); tiles the adapter rejects are listed with the reason."
-	}
-	if kind == "variant" {
-		usage = "usage: wgpu-prof sweep variant --kernel K [--wg N] [--tile T]\n" +
-			"Times every GPU design of the kernel side by side at its default size (each verified\n" +
-			"against the reference; a design that fails is listed, never timed) and names the fastest."
-	}
-	return measureCommand(stdout, stderr, args[1:], "sweep "+kind, usage, sweepExamples, true, sweepFlags(kind))
+	return measureCommand(stdout, stderr, args[1:], "sweep "+kind, sweepUsage[kind], sweepExamples, sweepHooks(kind))
 }
 
-// sweepFlags adds sweep's own flags and runs the sweep of kind.
-func sweepFlags(kind string) func(fs *pflag.FlagSet) measureHooks {
-	return func(fs *pflag.FlagSet) measureHooks {
-		sizes := fs.String("sizes", "32,64,128,256,512", "workgroup sizes (sweep workgroup)")
-		tiles := fs.String("tiles", "16,32,64,128", "tile sizes (sweep tile)")
-		var retune *bool
-		var design *string
-		if kind != "variant" {
-			design, retune = designFlags(fs)
+// writeFamilyHelp is the help of a command with subcommands (sweep,
+// experiment): usage, each subcommand's own flags, the shared groups once
+// and the examples.
+func writeFamilyHelp(stdout io.Writer, family string, subs []string, usage, examples string) error {
+	var own, shared []helpSection
+	seen := map[string]bool{}
+	for _, sub := range subs {
+		secs := newFlags(family+" "+sub, stdout, io.Discard, "", "").sections()
+		secs[0].title = family + " " + sub
+		own = append(own, secs[0])
+		for _, s := range secs[1:] {
+			if !seen[s.title] {
+				seen[s.title] = true
+				shared = append(shared, s)
+			}
 		}
+	}
+	writeHelp(stdout, usage, examples, append(own, shared...))
+	return nil
+}
+
+// sweepHooks runs the sweep of kind.
+func sweepHooks(kind string) func(f *cmdFlags) measureHooks {
+	return func(f *cmdFlags) measureHooks {
 		var values []int
 		return measureHooks{
 			ready: func(*outputFlags) error {
-				var err error
-				if kind == "tile" {
-					values, err = parseInts("--tiles", *tiles)
-				} else {
-					values, err = parseInts("--sizes", *sizes)
+				if kind == "variant" {
+					return nil
 				}
+				flag := map[string]string{"workgroup": "sizes", "tile": "tiles"}[kind]
+				var err error
+				values, err = parseInts("--"+flag, f.str(flag))
 				if err == nil && len(values) == 0 {
 					err = fmt.Errorf("sweep %s: no values to sweep", kind)
 				}
@@ -326,7 +351,7 @@ func sweepFlags(kind string) func(fs *pflag.FlagSet) measureHooks {
 				if kind == "variant" {
 					return sweeps.Variants(env, cfg.Workloads[0], cfg, rep)
 				}
-				cfg.Variant, cfg.Retune = *design, *retune
+				cfg.Variant, cfg.Retune = f.str("variant"), f.on("retune")
 				if kind == "tile" {
 					return sweeps.Sweep(env, cfg.Workloads[0], cfg, nil, values, rep)
 				}
@@ -335,35 +360,32 @@ func sweepFlags(kind string) func(fs *pflag.FlagSet) measureHooks {
 	}
 }
 
-// designFlags adds --variant and --retune to a sweep or an experiment:
-// by default it measures the GPU design run chooses on this adapter.
-func designFlags(fs *pflag.FlagSet) (*string, *bool) {
-	v := fs.String("variant", "", "GPU design to measure (see wgpu-prof workloads); default: the design run chooses on this adapter (autotune cache or a fresh selection)")
-	return v, retuneFlag(fs)
-}
-
 const experimentExamples = `  wgpu-prof experiment memory-compute --kernel cosine-single --quick
   wgpu-prof experiment memory-compute --kernel hnsw --q 16 --c 64 --format json`
 
+const memComputeUsage = "usage: wgpu-prof experiment memory-compute --kernel cosine-single [flags]\n" +
+	"Runs three shaders over the same data: A reads every input with minimal work, B does\n" +
+	"the arithmetic with no global reads, C is the full kernel; classifies the kernel as\n" +
+	"memory-bound (A≈C), compute-bound (B≈C), no-overlap (A+B≈C) or mixed."
+
 func runExperiment(stdout, stderr io.Writer, args []string) error {
-	helpOnly := len(args) > 0 && isHelp(args[0])
+	if len(args) > 0 && isHelp(args[0]) {
+		return writeFamilyHelp(stdout, "experiment", []string{"memory-compute", "quantization"},
+			"usage: wgpu-prof experiment memory-compute|quantization [flags]\n"+
+				"memory-compute: memory-only, compute-only and full shaders of one kernel, classified;\n"+
+				"quantization: stored vectors in f32, f16 and int8, timed and their recall measured.\n"+
+				"'wgpu-prof experiment memory-compute --help' (or quantization) says more.",
+			experimentExamples+"\n"+quantizationExamples)
+	}
 	if len(args) > 0 && args[0] == "quantization" {
 		return runQuantization(stdout, stderr, args[1:])
 	}
-	if !helpOnly && (len(args) == 0 || args[0] != "memory-compute") {
+	if len(args) == 0 || args[0] != "memory-compute" {
 		return fmt.Errorf("experiment: want memory-compute or quantization: wgpu-prof experiment memory-compute --kernel K, wgpu-prof experiment quantization")
 	}
-	if helpOnly {
-		args = []string{"memory-compute", "--help"}
-	}
-	usage := "usage: wgpu-prof experiment memory-compute --kernel cosine-single [flags]\n" +
-		"Runs three shaders over the same data: A reads every input with minimal work, B does\n" +
-		"the arithmetic with no global reads, C is the full kernel; classifies the kernel as\n" +
-		"memory-bound (A≈C), compute-bound (B≈C), no-overlap (A+B≈C) or mixed."
-	return measureCommand(stdout, stderr, args[1:], "experiment memory-compute", usage, experimentExamples, true, func(fs *pflag.FlagSet) measureHooks {
-		variant, retune := designFlags(fs)
+	return measureCommand(stdout, stderr, args[1:], "experiment memory-compute", memComputeUsage, experimentExamples, func(f *cmdFlags) measureHooks {
 		return measureHooks{run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
-			cfg.Variant, cfg.Retune = *variant, *retune
+			cfg.Variant, cfg.Retune = f.str("variant"), f.on("retune")
 			return sweeps.MemCompute(env, cfg.Workloads[0], cfg, rep)
 		}}
 	})

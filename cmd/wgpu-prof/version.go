@@ -78,12 +78,12 @@ func versionString() string {
 }
 
 func runVersion(stdout, stderr io.Writer, args []string) error {
-	if len(args) > 0 && isHelp(args[0]) {
-		fmt.Fprintln(stdout, "usage: wgpu-prof version\nPrints the tool version, the commit it was built from, the wgpu-native\nlibrary it loads and the Go version (also in every report's header).")
-		return nil
+	f := newFlags("version", stdout, stderr, "usage: wgpu-prof version\nPrints the tool version, the commit it was built from, the wgpu-native\nlibrary it loads and the Go version (also in every report's header).", "")
+	if done, err := f.parse(args); done || err != nil {
+		return err
 	}
-	if len(args) > 0 {
-		return fmt.Errorf("version takes no arguments (got %q)", args)
+	if f.NArg() > 0 {
+		return fmt.Errorf("version takes no arguments (got %q)", f.Args())
 	}
 	b := readBuildInfo()
 	fmt.Fprintf(stdout, "wgpu-prof %s\n", b.version)

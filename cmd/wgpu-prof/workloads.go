@@ -1,12 +1,9 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/spf13/pflag"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
@@ -22,26 +19,20 @@ const (
 // runWorkloads lists the workloads and which sweeps and experiments apply
 // to each, so scripts (the bundle's run.sh) need no list of their own.
 func runWorkloads(stdout, stderr io.Writer, args []string) error {
-	fs := pflag.NewFlagSet("workloads", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	has := fs.String("has", "", "print only the names, one per line, of the workloads to which this applies: "+
-		hasWorkgroup+", "+hasTile+", "+hasMemCompute+" or all")
-	setHelp(fs, stdout, "usage: wgpu-prof workloads [--has sweep-workgroup|sweep-tile|memory-compute|all]\n"+
+	fs := newFlags("workloads", stdout, stderr, "usage: wgpu-prof workloads [--has sweep-workgroup|sweep-tile|memory-compute|all]\n"+
 		"Lists every workload with its batch meaning and the sweeps and experiments that apply to it.",
 		"  wgpu-prof workloads\n  wgpu-prof workloads --has memory-compute")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return nil
-		}
-		return flagParseError(fs, err)
+	if done, err := fs.parse(args); done || err != nil {
+		return err
 	}
+	has := fs.str("has")
 	if fs.NArg() > 0 {
 		return fmt.Errorf("workloads takes no arguments (got %q)", fs.Args())
 	}
 	list := experiment.Workloads()
-	if *has != "" {
+	if has != "" {
 		var pick func(experiment.WorkloadInfo) bool
-		switch *has {
+		switch has {
 		case "all":
 			pick = func(experiment.WorkloadInfo) bool { return true }
 		case hasWorkgroup:
@@ -51,7 +42,7 @@ func runWorkloads(stdout, stderr io.Writer, args []string) error {
 		case hasMemCompute:
 			pick = func(w experiment.WorkloadInfo) bool { return w.MemCompute }
 		default:
-			return fmt.Errorf("--has %q: must be %s, %s, %s or all", *has, hasWorkgroup, hasTile, hasMemCompute)
+			return fmt.Errorf("--has %q: must be %s, %s, %s or all", has, hasWorkgroup, hasTile, hasMemCompute)
 		}
 		for _, w := range list {
 			if pick(w) {
