@@ -113,7 +113,9 @@ func TestFlagsOneMeaningFailsOnPlanted(t *testing.T) {
 		{"help", func(fs *pflag.FlagSet) {
 			fs.Duration("search-budget", registry["search-budget"].value.(time.Duration), "time budget of the start-up search")
 		}, "--search-budget has two help texts"},
-		{"short", func(fs *pflag.FlagSet) { fs.IntP("numtimes", "n", registry["numtimes"].value.(int), registry["numtimes"].help) }, "-n (--numtimes in planted) reads as --n"},
+		{"short", func(fs *pflag.FlagSet) {
+			fs.IntP("numtimes", "n", registry["numtimes"].value.(int), registry["numtimes"].help)
+		}, "-n (--numtimes in planted) reads as --n"},
 	} {
 		sets := map[string]*pflag.FlagSet{}
 		for k, v := range real {
