@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/suite"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
@@ -95,7 +96,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 				if !f.on("quiet") {
 					fmt.Fprintln(stderr, "wgpu-prof:", env.DurationLine(cfg))
 				}
-				return env.RunSuite(cfg, rep)
+				return suite.Run(env, cfg, rep)
 			},
 			files: func(env *experiment.Env) []report.DirFile {
 				if !f.on("trace") {

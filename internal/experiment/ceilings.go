@@ -136,7 +136,7 @@ func CeilingCheck(rep *report.Report) (warnings []string, ok string) {
 	return warnings, ok
 }
 
-// recheckCPUReadCeilings measures again, after the kernels, each CPU read
+// RecheckCPUReadCeilings measures again, after the kernels, each CPU read
 // ceiling that a memory-bound CPU row ran above. The ceilings are measured
 // before the kernels, and a virtual machine's DRAM bandwidth can move
 // over seconds (docs/METHOD.md, "Ceilings"); a row above
@@ -146,7 +146,7 @@ func CeilingCheck(rep *report.Report) (warnings []string, ok string) {
 // says so. A row still above 105% after that is left to CeilingCheck.
 // TestRecheckCPUReadCeilings checks both outcomes.
 // dramBytes is the DRAM ceiling's working set (0: the default).
-func recheckCPUReadCeilings(rep *report.Report, dramBytes int64, threads int, progress func(string, ...any)) ([]string, error) {
+func RecheckCPUReadCeilings(rep *report.Report, dramBytes int64, threads int, progress func(string, ...any)) ([]string, error) {
 	cs := rep.Ceilings.CPU
 	if cs == nil {
 		return nil, nil
@@ -293,22 +293,22 @@ func (p dramPlan) line(rep *report.Report) (line string, capped bool) {
 	return head + ": capped " + strings.Join(levels, "; ") + ": a capped level may be partly cache-resident, its ceiling an upper bound", true
 }
 
-// raiseGPUComputeCeiling keeps the GPU compute ceiling from being left
+// RaiseGPUComputeCeiling keeps the GPU compute ceiling from being left
 // below a measured kernel: the FMA microbenchmarks (every design of
 // compute.MeasureCeilings) are this adapter's best known FMA streamers,
 // but a verified kernel that ran faster shows the adapter does more. The
 // ceiling is then raised to the fastest such kernel's rate (the rows are
 // placed again against it) and the summary says which kernel set it.
 // TestRaiseGPUComputeCeiling checks both outcomes.
-func raiseGPUComputeCeiling(rep *report.Report) []string {
+func RaiseGPUComputeCeiling(rep *report.Report) []string {
 	return raiseComputeCeiling(rep, report.SideGPU, nil)
 }
 
-// recheckCPUComputeCeiling does the same for the CPU's FMA peak, after
+// RecheckCPUComputeCeiling does the same for the CPU's FMA peak, after
 // measuring it again first (remeasure, when not nil: the peak's
 // register-held chains are this CPU's best, so a kernel above them means
 // the load moved since the first pass).
-func recheckCPUComputeCeiling(rep *report.Report, remeasure func() (float64, error)) []string {
+func RecheckCPUComputeCeiling(rep *report.Report, remeasure func() (float64, error)) []string {
 	return raiseComputeCeiling(rep, report.SideCPU, remeasure)
 }
 

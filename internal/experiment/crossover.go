@@ -69,7 +69,7 @@ func (e *Env) SearchOne(w *workload.Descriptor, cfg RunConfig, sc SearchConfig, 
 	if budget <= 0 {
 		budget = DefaultSearchBudget
 	}
-	opts := timing.SearchOpts{Sizes: batchesFor(cfg, pr), Max: maxN, MaxReason: why, Deadline: time.Now().Add(budget)}
+	opts := timing.SearchOpts{Sizes: BatchesFor(cfg, pr), Max: maxN, MaxReason: why, Deadline: time.Now().Add(budget)}
 	for _, n := range opts.Sizes {
 		if n > maxN {
 			return nil, nil, Invalid("batches", "", "%d is past the largest size %s can run (%s)", n, w.Name, why)
@@ -90,8 +90,8 @@ func (e *Env) SearchOne(w *workload.Descriptor, cfg RunConfig, sc SearchConfig, 
 	// faster side changed: one noisy measurement must not make a
 	// crossover (timing.JudgeCrossover reads both).
 	disputed := timing.Disputed(res.Points)
-	if len(disputed) > maxRemeasured {
-		disputed = disputed[:maxRemeasured]
+	if len(disputed) > MaxRemeasured {
+		disputed = disputed[:MaxRemeasured]
 	}
 	ps.again = map[int][2]SideRun{}
 	for _, n := range disputed {
@@ -135,7 +135,7 @@ func (ps *pairSearch) prepared(n int) (*workload.Prepared, error) {
 		}
 	}
 	c := ps.cfg.Config
-	*batchField(ps.w, &c) = n
+	*BatchField(ps.w, &c) = n
 	p, err := ps.w.Prepare(c)
 	if err != nil {
 		return nil, fmt.Errorf("%s at %s=%d: %w", ps.w.Name, ps.w.Batch, n, err)
@@ -292,13 +292,13 @@ func (ps *pairSearch) breakEvens(pr *workload.Prepared, ns []int, res *timing.Se
 	w, sides := ps.w, ps.sides
 	a, _ := ps.summaries(0, ns, false)
 	b, _ := ps.summaries(1, ns, false)
-	be, err := crossoverBreakEven(w, pr.Fixed, sides, "end-to-end", ns, a, b, res, ps.againPoints(-1))
+	be, err := CrossoverBreakEven(w, pr.Fixed, sides, "end-to-end", ns, a, b, res, ps.againPoints(-1))
 	if err != nil {
 		return nil, err
 	}
 	last := ps.runs[ns[len(ns)-1]]
 	be.Parts = parts(sides, last)
-	theorySpeedup(&be, last[0].c, sides, roofs)
+	TheorySpeedup(&be, last[0].c, sides, roofs)
 	out := []report.BreakEven{be}
 	for i, sp := range sides {
 		if !sp.IsGPU() || sp.Shipped || sides[1-i].IsGPU() {
@@ -314,7 +314,7 @@ func (ps *pairSearch) breakEvens(pr *workload.Prepared, ns []int, res *timing.Se
 		} else {
 			kb = k
 		}
-		bk, err := crossoverBreakEven(w, pr.Fixed, sides, "kernel", ns, ka, kb, nil, ps.againPoints(i))
+		bk, err := CrossoverBreakEven(w, pr.Fixed, sides, "kernel", ns, ka, kb, nil, ps.againPoints(i))
 		if err != nil {
 			return nil, err
 		}
@@ -376,10 +376,10 @@ func (e *Env) SideKnobs(w *workload.Descriptor, pr *workload.Prepared, cfg RunCo
 	return out, nil
 }
 
-// measureAgain builds both sides of case c, verifies each on a poisoned
+// MeasureAgain builds both sides of case c, verifies each on a poisoned
 // output, measures them interleaved (timing.MeasurePair) and verifies
 // again: the second measurement of a disputed size.
-func (e *Env) measureAgain(sides [2]SideSpec, c workload.Case) ([2]timing.Result, error) {
+func (e *Env) MeasureAgain(sides [2]SideSpec, c workload.Case) ([2]timing.Result, error) {
 	var out [2]timing.Result
 	var ss [2]workload.Side
 	defer func() {
@@ -412,10 +412,10 @@ func (e *Env) measureAgain(sides [2]SideSpec, c workload.Case) ([2]timing.Result
 	return out, nil
 }
 
-// maxRemeasured caps the sizes a break-even measures a second time (both
+// MaxRemeasured caps the sizes a break-even measures a second time (both
 // ends of each change of the faster side: three changes at most before the
 // verdict is inconclusive anyway).
-const maxRemeasured = 6
+const MaxRemeasured = 6
 
 // tighter is the measurement a crossover search refines a tie with, one
 // refinement round further: CIs half as wide (±1%, then ±0.5% by
@@ -437,12 +437,12 @@ func or[T comparable](v, def T) T {
 	return v
 }
 
-// crossoverBreakEven fits both sides' models, predicts the crossover, and
+// CrossoverBreakEven fits both sides' models, predicts the crossover, and
 // fills a report.BreakEven. res is the search's measured crossover; nil:
 // derived from the points' first change (no bisection on this clock).
 // again holds the second measurements of disputed sizes on this clock;
 // the verdict (timing.JudgeCrossover) reads both.
-func crossoverBreakEven(w *workload.Descriptor, fixed []report.Param, sides [2]SideSpec, clock string, ns []int, a, b []timing.Summary, res *timing.SearchResult, again map[int]timing.SearchPoint) (report.BreakEven, error) {
+func CrossoverBreakEven(w *workload.Descriptor, fixed []report.Param, sides [2]SideSpec, clock string, ns []int, a, b []timing.Summary, res *timing.SearchResult, again map[int]timing.SearchPoint) (report.BreakEven, error) {
 	x := make([]float64, len(ns))
 	ta := make([]float64, len(ns))
 	tb := make([]float64, len(ns))
@@ -613,10 +613,10 @@ func parts(sides [2]SideSpec, last [2]SideRun) []report.TimePart {
 	return nil
 }
 
-// theorySpeedup sets the roofline speedup of side B over side A at the
+// TheorySpeedup sets the roofline speedup of side B over side A at the
 // largest batch: the ratio of each side's ceiling-bound time under the
 // roof of the case's working set, when both roofs are known.
-func theorySpeedup(be *report.BreakEven, c workload.Case, sides [2]SideSpec, roofs Roofs) {
+func TheorySpeedup(be *report.BreakEven, c workload.Case, sides [2]SideSpec, roofs Roofs) {
 	// Each side's roof is the one its rows are judged against: that of the
 	// case's own working set (Roofs.forBytes), so the ratio follows each
 	// workload's intensity and level, not one pair of DRAM roofs.
@@ -637,8 +637,8 @@ func theorySpeedup(be *report.BreakEven, c workload.Case, sides [2]SideSpec, roo
 	}
 }
 
-// batchField is the Config field a workload's batch size counts.
-func batchField(w *workload.Descriptor, c *workload.Config) *int {
+// BatchField is the Config field a workload's batch size counts.
+func BatchField(w *workload.Descriptor, c *workload.Config) *int {
 	if p := w.BatchParam(); p != nil && p.Int(c) != nil {
 		return p.Int(c)
 	}
@@ -661,7 +661,7 @@ func (e *Env) extensionLimit(w *workload.Descriptor, cfg RunConfig, pr *workload
 	for size < limit {
 		next := size * 2
 		c := cfg.Config
-		*batchField(w, &c) = next
+		*BatchField(w, &c) = next
 		if err := c.Validate(e.Device.Limits, e.Device.Info.Name); err != nil {
 			return size, "adapter limit: " + err.Error()
 		}

@@ -302,20 +302,20 @@ func (hr *hostRun) row(h hostsimd.Host, isAuto bool, sh hostShape) error {
 // row still above its ceiling.
 func (hr *hostRun) judge() error {
 	rep := hr.rep
-	lines, err := recheckCPUReadCeilings(rep, hr.cfg.Ceiling.Bytes, hr.auto.ThreadCount(), hr.say)
+	lines, err := RecheckCPUReadCeilings(rep, hr.cfg.Ceiling.Bytes, hr.auto.ThreadCount(), hr.say)
 	rep.Summary = append(rep.Summary, lines...)
 	if err != nil {
 		return err
 	}
-	lines, err = judgeByState(rep, hr.all.FMAGFLOPs, func(why string) (report.CeilingPass, error) {
+	lines, err = JudgeByState(rep, hr.all.FMAGFLOPs, func(why string) (report.CeilingPass, error) {
 		hr.say("cpu read ceiling again (%s)", why)
-		return measureReadPass(hr.all.Bytes, hr.all.Threads, why)
+		return MeasureReadPass(hr.all.Bytes, hr.all.Threads, why)
 	})
 	rep.Summary = append(rep.Summary, lines...)
 	if err != nil {
 		return err
 	}
-	rep.Summary = append(rep.Summary, recheckCPUComputeCeiling(rep, func() (float64, error) {
+	rep.Summary = append(rep.Summary, RecheckCPUComputeCeiling(rep, func() (float64, error) {
 		hr.say("cpu FMA peak again (a row ran above it)")
 		c, err := hr.auto.MeasureCeilings(hostsimd.CeilingOpts{Bytes: 1 << 20, Threads: hr.cfg.Ceiling.Threads})
 		return c.FMAGFLOPs, err

@@ -49,9 +49,9 @@ func (e *Env) Latency(c LatencyConfig) (*timing.Anatomy, error) {
 	return compute.MeasureLatency(context.Background(), e.Device, compute.LatencyOptions{Rounds: c.Rounds, MaxBytes: c.MaxBytes})
 }
 
-// callAnatomy measures the anatomy for a run's report and states it in
+// CallAnatomy measures the anatomy for a run's report and states it in
 // one summary line.
-func (e *Env) callAnatomy(quick bool, rep *report.Report) error {
+func (e *Env) CallAnatomy(quick bool, rep *report.Report) error {
 	c := LatencyConfig{}
 	if quick {
 		c = quickLatency
@@ -100,10 +100,10 @@ func sizeIEC(n uint64) string {
 	return fmt.Sprintf("%d B", n)
 }
 
-// roundTripShares sets, on every GPU row, the share of its end-to-end
+// RoundTripShares sets, on every GPU row, the share of its end-to-end
 // median that the tiny call's round trip is: the part of the row no
 // kernel, however fast, removes.
-func roundTripShares(rep *report.Report) {
+func RoundTripShares(rep *report.Report) {
 	if rep.Latency == nil || !rep.Latency.Tiny.Valid() {
 		return
 	}

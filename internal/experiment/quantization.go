@@ -143,7 +143,7 @@ func (e *Env) quantWorkload(w *workload.Descriptor, cfg RunConfig, precs []strin
 		}
 		knobs, err := e.quantKnobs(w, pr, c, rep)
 		gpuOK := err == nil
-		if err != nil && !canSkip(err) {
+		if err != nil && !CanSkip(err) {
 			return fmt.Errorf("%s %s: %w", w.Name, p, err)
 		}
 		cs := pr.At(n, knobs)
@@ -151,7 +151,7 @@ func (e *Env) quantWorkload(w *workload.Descriptor, cfg RunConfig, precs []strin
 			cs.GPU = nil
 		}
 		ms, err := e.MeasureCase(cs, roofs)
-		if err != nil && gpuOK && canSkip(err) {
+		if err != nil && gpuOK && CanSkip(err) {
 			gpuOK, cs.GPU = false, nil
 			ms, err = e.MeasureCase(cs, roofs)
 		}

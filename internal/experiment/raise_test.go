@@ -22,7 +22,7 @@ func TestRaiseGPUComputeCeiling(t *testing.T) {
 	rep := &report.Report{}
 	rep.Ceilings.GPU = map[string]float64{"fma_gflops": 30, "read_gbs": 10}
 	rep.Measurements = []report.Measurement{row("a", 55, true), row("b", 40, true), row("c", 70, false), row("d", 15, true)}
-	lines := raiseGPUComputeCeiling(rep)
+	lines := RaiseGPUComputeCeiling(rep)
 	if len(lines) != 1 || !strings.Contains(lines[0], "a v") || rep.Ceilings.GPU["fma_gflops"] != 55 {
 		t.Fatalf("lines %q, fma %g: want the ceiling raised to a's 55", lines, rep.Ceilings.GPU["fma_gflops"])
 	}
@@ -36,7 +36,7 @@ func TestRaiseGPUComputeCeiling(t *testing.T) {
 	}
 	rep.Measurements = []report.Measurement{row("d", 15, true)}
 	rep.Ceilings.GPU["fma_gflops"] = 30
-	if lines := raiseGPUComputeCeiling(rep); len(lines) != 0 || rep.Ceilings.GPU["fma_gflops"] != 30 {
+	if lines := RaiseGPUComputeCeiling(rep); len(lines) != 0 || rep.Ceilings.GPU["fma_gflops"] != 30 {
 		t.Errorf("no row above: lines %q, fma %g", lines, rep.Ceilings.GPU["fma_gflops"])
 	}
 }
@@ -58,7 +58,7 @@ func TestRecheckCPUComputeCeiling(t *testing.T) {
 		rep.Ceilings.CPU = map[string]float64{"fma_gflops": 100, "read_gbs": 10}
 		rep.Measurements = []report.Measurement{row(130)}
 		calls := 0
-		lines := recheckCPUComputeCeiling(rep, func() (float64, error) { calls++; return c.again, nil })
+		lines := RecheckCPUComputeCeiling(rep, func() (float64, error) { calls++; return c.again, nil })
 		if calls != 1 || len(lines) != c.lines || rep.Ceilings.CPU["fma_gflops"] != c.want || rep.Measurements[0].CeilingFrac > 1+1e-9 {
 			t.Errorf("pass again at %g: %d passes, lines %q, peak %g (want %g), row at %g",
 				c.again, calls, lines, rep.Ceilings.CPU["fma_gflops"], c.want, rep.Measurements[0].CeilingFrac)

@@ -17,7 +17,7 @@ func TestMeasureAgain(t *testing.T) {
 	}
 	cpu, _ := ParseSide("cpu")
 	gpu, _ := ParseSide("gpu")
-	r, err := e.measureAgain([2]SideSpec{cpu, gpu}, pr.At(512, workload.Knobs{}))
+	r, err := e.MeasureAgain([2]SideSpec{cpu, gpu}, pr.At(512, workload.Knobs{}))
 	if err != nil {
 		t.Fatal(err)
 	}

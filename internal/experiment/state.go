@@ -51,9 +51,9 @@ func rowState(m *report.Measurement) string {
 	return m.State.Label
 }
 
-// measureReadPass measures the CPU read ceiling over bytes on threads
+// MeasureReadPass measures the CPU read ceiling over bytes on threads
 // threads with a probe before and after it.
-func measureReadPass(bytes int64, threads int, why string) (report.CeilingPass, error) {
+func MeasureReadPass(bytes int64, threads int, why string) (report.CeilingPass, error) {
 	before := probeState(threads)
 	rc, err := hostsimd.MeasureRead(bytes, threads, 0)
 	if err != nil {
@@ -74,7 +74,7 @@ func bestPass(passes []report.CeilingPass, key, label string) (float64, bool) {
 	return best, ok
 }
 
-// judgeByState places every CPU row judged against the DRAM read ceiling
+// JudgeByState places every CPU row judged against the DRAM read ceiling
 // ("read_gbs") that carries a state against the best ceiling pass of
 // that state. A state no pass has seen gets a pass measured now (measure,
 // up to maxStatePasses tries in all: the state may have moved on again);
@@ -84,7 +84,7 @@ func bestPass(passes []report.CeilingPass, key, label string) (float64, bool) {
 // (CeilingFrac 0) and says why. It returns the summary lines: when the
 // run saw more than one state, one line giving each state's ceiling and
 // the rows' fractions in each. TestJudgeByStateNeverCrossesStates.
-func judgeByState(rep *report.Report, fma float64, measure func(why string) (report.CeilingPass, error)) ([]string, error) {
+func JudgeByState(rep *report.Report, fma float64, measure func(why string) (report.CeilingPass, error)) ([]string, error) {
 	const key = "read_gbs"
 	rows := func() []*report.Measurement {
 		var out []*report.Measurement

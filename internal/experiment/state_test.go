@@ -44,7 +44,7 @@ func TestJudgeByStateNeverCrossesStates(t *testing.T) {
 		asked = append(asked, why)
 		return report.CeilingPass{Key: "read_gbs", GBs: 80, State: report.HostState{Label: split, RoundTripNs: 370}, Why: why}, nil
 	}
-	lines, err := judgeByState(rep, 1e6, measure)
+	lines, err := JudgeByState(rep, 1e6, measure)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestJudgeByStateNoPassAndRecheck(t *testing.T) {
 	rep := &report.Report{CeilingPasses: []report.CeilingPass{{Key: "read_gbs", GBs: 50, State: report.HostState{Label: shared}}}}
 	rep.Measurements = []report.Measurement{stateRow(77, split, "")}
 	n := 0
-	_, err := judgeByState(rep, 1e6, func(why string) (report.CeilingPass, error) {
+	_, err := JudgeByState(rep, 1e6, func(why string) (report.CeilingPass, error) {
 		n++
 		return report.CeilingPass{Key: "read_gbs", GBs: 51, State: report.HostState{Label: shared}, Why: why}, nil
 	})
@@ -99,7 +99,7 @@ func TestJudgeByStateNoPassAndRecheck(t *testing.T) {
 	rep = &report.Report{CeilingPasses: []report.CeilingPass{{Key: "read_gbs", GBs: 50, State: report.HostState{Label: shared}}}}
 	rep.Measurements = []report.Measurement{stateRow(55, shared, "")}
 	var asked []string
-	if _, err := judgeByState(rep, 1e6, func(why string) (report.CeilingPass, error) {
+	if _, err := JudgeByState(rep, 1e6, func(why string) (report.CeilingPass, error) {
 		asked = append(asked, why)
 		return report.CeilingPass{Key: "read_gbs", GBs: 56, State: report.HostState{Label: shared}, Why: why}, nil
 	}); err != nil {

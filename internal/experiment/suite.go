@@ -5,7 +5,6 @@ import (
 
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
-	"github.com/wgpu-prof/wgpu-prof/timing"
 )
 
 // MeasureCase measures both sides of w and returns their measurements
@@ -68,80 +67,4 @@ func (e *Env) MeasureCase(w workload.Case, roofs Roofs) ([]report.Measurement, e
 		}
 	}
 	return out, nil
-}
-
-// breakEven sweeps batch sizes and fits both sides, on end-to-end time
-// and (when timestamps work) on kernel time.
-func (e *Env) breakEven(w *workload.Descriptor, fixed []report.Param, batches []int, at func(n int) workload.Case, roofs Roofs) ([]report.BreakEven, []report.Measurement, error) {
-	var all []report.Measurement
-	var gpuE2E, gpuKernel, cpu []timing.Summary
-	kernelOK := e.Timer != nil
-	for _, n := range batches {
-		ms, err := e.MeasureCase(at(n), roofs)
-		if err != nil {
-			return nil, nil, err
-		}
-		all = append(all, ms...)
-		g, c := ms[0], ms[1]
-		gpuE2E = append(gpuE2E, g.EndToEnd)
-		cpu = append(cpu, c.EndToEnd)
-		if g.Kernel != nil {
-			gpuKernel = append(gpuKernel, *g.Kernel)
-		} else {
-			kernelOK = false
-		}
-	}
-	var out []report.BreakEven
-	cpuSide, _ := ParseSide("cpu")
-	gpuSide, _ := ParseSide("gpu")
-	sides := [2]SideSpec{cpuSide, gpuSide}
-	// Sizes where the faster side changes are measured again, the two
-	// sides interleaved, for the verdict (timing.JudgeCrossover).
-	pts := make([]timing.SearchPoint, len(batches))
-	for i, n := range batches {
-		pts[i] = timing.SearchPoint{N: n, A: cpu[i], B: gpuE2E[i], Faster: timing.Faster(cpu[i], gpuE2E[i])}
-	}
-	againE2E, againKernel := map[int]timing.SearchPoint{}, map[int]timing.SearchPoint{}
-	disputed := timing.Disputed(pts)
-	if len(disputed) > maxRemeasured {
-		disputed = disputed[:maxRemeasured]
-	}
-	for _, n := range disputed {
-		r, err := e.measureAgain(sides, at(n))
-		if err != nil {
-			return nil, nil, err
-		}
-		againE2E[n] = timing.SearchPoint{N: n, A: r[0].Host, B: r[1].Host, Faster: timing.Faster(r[0].Host, r[1].Host)}
-		if r[1].Kernel != nil {
-			againKernel[n] = timing.SearchPoint{N: n, A: r[0].Host, B: *r[1].Kernel, Faster: timing.Faster(r[0].Host, *r[1].Kernel)}
-		}
-	}
-	be, err := crossoverBreakEven(w, fixed, sides, "end-to-end", batches, cpu, gpuE2E, nil, againE2E)
-	if err != nil {
-		return nil, nil, err
-	}
-	largest := at(batches[len(batches)-1])
-	theorySpeedup(&be, largest, sides, roofs)
-	if g := all[len(all)-2]; g.Kernel != nil && g.EndToEnd.Median > 0 {
-		k, t := g.Kernel.Median, g.EndToEnd.Median
-		be.Parts = []report.TimePart{
-			{Name: "kernel", Seconds: k, Share: k / t, How: "GPU timestamps"},
-			{Name: "upload q + submit + wait + readback", Seconds: max(0, t-k), Share: max(0, t-k) / t, How: "host clock minus the kernel"},
-		}
-	}
-	out = append(out, be)
-	if kernelOK {
-		bk, err := crossoverBreakEven(w, fixed, sides, "kernel", batches, cpu, gpuKernel, nil, againKernel)
-		if err != nil {
-			return nil, nil, err
-		}
-		theorySpeedup(&bk, largest, sides, roofs)
-		out = append(out, bk)
-	}
-	if e.Device != nil {
-		for i := range out {
-			out[i].Backend, out[i].Adapter = e.Device.Info.Backend.String(), e.Device.Info.Name
-		}
-	}
-	return out, all, nil
 }

@@ -150,10 +150,10 @@ func variantFailure(err error, building bool) string {
 	return failedOtherwise
 }
 
-// canSkip reports whether err means the workload cannot run on this
+// CanSkip reports whether err means the workload cannot run on this
 // adapter (ErrNoVariant, or one design's unsupported feature, compile
 // error or limit), so a suite skips it and goes on.
-func canSkip(err error) bool {
+func CanSkip(err error) bool {
 	if errors.Is(err, wgpu.ErrDeviceLost) || errors.Is(err, ErrInterrupted) || errors.Is(err, ErrWrongResult) {
 		return false
 	}
@@ -433,11 +433,11 @@ func readCeilingSummary(c compute.Ceilings) string {
 // kernel may run before the ceiling is called under-measured.
 const underMeasuredFrac = 1.05
 
-// checkUnderCeiling checks every GPU row of rep against read, the run's
+// CheckUnderCeiling checks every GPU row of rep against read, the run's
 // GPU read ceiling (GB/s): a kernel above 105% of it means the ceiling
 // was under-measured, and rep gets a warning naming the row. It returns
 // the summary line.
-func checkUnderCeiling(rep *report.Report, read float64) []string {
+func CheckUnderCeiling(rep *report.Report, read float64) []string {
 	if read <= 0 {
 		return nil
 	}
@@ -464,9 +464,9 @@ func checkUnderCeiling(rep *report.Report, read float64) []string {
 	return []string{fmt.Sprintf("no GPU kernel above %.0f%% of the run's GPU read ceiling (highest: %s at %.0f%%)", 100*underMeasuredFrac, where, 100*worst)}
 }
 
-// outsideKernel states how much of a GPU measurement's end-to-end time
+// OutsideKernel states how much of a GPU measurement's end-to-end time
 // is spent outside its kernel ("" without kernel time).
-func outsideKernel(m report.Measurement) string {
+func OutsideKernel(m report.Measurement) string {
 	if m.Side != report.SideGPU || m.Kernel == nil || m.EndToEnd.Median <= 0 {
 		return ""
 	}

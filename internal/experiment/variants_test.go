@@ -102,11 +102,11 @@ func TestCheckUnderCeiling(t *testing.T) {
 		{Workload: "a", Side: report.SideGPU, Variant: "x", GBs: 1.0},
 		{Workload: "b", Side: report.SideCPU, Variant: "y", GBs: 50},
 	}}
-	if s := checkUnderCeiling(rep, 1.0); len(rep.Warnings) != 0 || len(s) != 1 || !strings.Contains(s[0], "no GPU kernel above 105%") {
+	if s := CheckUnderCeiling(rep, 1.0); len(rep.Warnings) != 0 || len(s) != 1 || !strings.Contains(s[0], "no GPU kernel above 105%") {
 		t.Fatalf("at 100%%: warnings %q, summary %q", rep.Warnings, s)
 	}
 	rep.Measurements = append(rep.Measurements, report.Measurement{Workload: "c", Side: report.SideGPU, Variant: "z", GBs: 1.06})
-	s := checkUnderCeiling(rep, 1.0)
+	s := CheckUnderCeiling(rep, 1.0)
 	if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "under-measured") || !strings.Contains(rep.Warnings[0], "c z") {
 		t.Fatalf("at 106%%: warnings %q", rep.Warnings)
 	}
@@ -162,7 +162,7 @@ func TestAutotuneUnsupportedAndCompileErrorsAreNotWrongResults(t *testing.T) {
 		{name: "broken", label: "broken-wg64", build: noCompile},
 	}
 	ch, err := autotune("planted", cands, autotuneCalls, func(s string) { warns = append(warns, s) })
-	if !errors.Is(err, ErrNoVariant) || errors.Is(err, ErrWrongResult) || !canSkip(err) {
+	if !errors.Is(err, ErrNoVariant) || errors.Is(err, ErrWrongResult) || !CanSkip(err) {
 		t.Fatalf("err = %v, want ErrNoVariant (skippable), not ErrWrongResult", err)
 	}
 	for _, want := range []string{"subgroup-wg64 not offered", "needs subgroups", "broken-wg64 does not compile", "unknown builtin subgroup_id"} {
@@ -178,7 +178,7 @@ func TestAutotuneUnsupportedAndCompileErrorsAreNotWrongResults(t *testing.T) {
 	}
 	var runs int
 	cands = append(cands, variantCandidate{name: "wrong", label: "wrong-wg64", build: plantedSide(time.Microsecond, true, &runs)})
-	if _, err := autotune("planted", cands, autotuneCalls, func(string) {}); !errors.Is(err, ErrWrongResult) || canSkip(err) {
+	if _, err := autotune("planted", cands, autotuneCalls, func(string) {}); !errors.Is(err, ErrWrongResult) || CanSkip(err) {
 		t.Errorf("with a wrong result: err = %v, want ErrWrongResult (not skippable)", err)
 	}
 	var ok int
