@@ -89,6 +89,9 @@ func Open(ctx context.Context, opts Options) (*Device, error) {
 		q.Index = opts.Index
 	}
 	if d.Adapter, err = wgpu.SelectAdapter(d.adapters, q); err != nil {
+		if hint := inst.Impl().NoAdapterHint(opts.Backend); hint != "" && len(d.adapters) == 0 {
+			err = fmt.Errorf("wgpu: %w: %s", wgpu.ErrNoAdapter, hint)
+		}
 		return fail(fmt.Errorf("%s: %w", op, err))
 	}
 	if d.Device, err = d.Adapter.RequestDevice(opts.Device); err != nil {

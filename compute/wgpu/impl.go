@@ -312,6 +312,18 @@ func (d *Device) Impl() Impl {
 // ImplVersion is the version of the device's implementation (ImplVersion).
 func (d *Device) ImplVersion() string { return ImplVersionString(d.Impl()) }
 
+// NoAdapterHint says why impl may list no adapter for backend b where
+// the other implementation lists one; "" when it has no such gap. Dawn
+// offers its OpenGL (ES) backend only to WebGPU's compatibility feature
+// level, which the binding does not request (its limits are below what
+// the kernels assume), so a Dawn instance for gl lists none.
+func (i Impl) NoAdapterHint(b Backend) string {
+	if r, err := i.Resolve(); err == nil && r == ImplDawn && b == BackendOpenGL {
+		return "Dawn offers its OpenGL ES backend only at WebGPU's compatibility level, which wgpu-prof does not request: use --backend vulkan with --impl dawn, or --impl wgpu-native for gl"
+	}
+	return ""
+}
+
 var (
 	reSubgroupUse    = regexp.MustCompile(`\b(subgroup[A-Z]\w*\s*\(|subgroup_(id|size|invocation_id)\b|num_subgroups\b)`)
 	reSubgroupEnable = regexp.MustCompile(`(?m)^\s*enable\s+[^;]*\bsubgroups\b`)

@@ -63,8 +63,11 @@ func (d *Device) CreatePipeline(m *ShaderModule, entry string, consts Constants)
 	defer freeC(ce)
 	names := make([]string, 0, len(consts))
 	for k := range consts {
-		if d.Impl() == ImplDawn && !m.scan.entryUses(entry, k) {
-			continue // Dawn refuses constants its entry point does not use
+		if _, declared := m.scan.overrides[k]; declared && d.Impl() == ImplDawn && !m.scan.entryUses(entry, k) {
+			// Dawn refuses a module's override its entry point does not
+			// use; a name the module does not declare goes on, for Dawn
+			// to refuse as wgpu-native does.
+			continue
 		}
 		names = append(names, k)
 	}

@@ -79,6 +79,9 @@ func DevicesOf(impl, backend, tool string) (DevicesReport, error) {
 	}()
 	if len(adapters) == 0 {
 		_, err := wgpu.SelectAdapter(nil, wgpu.AdapterQuery{Backend: b, Index: -1})
+		if hint := inst.Impl().NoAdapterHint(b); hint != "" {
+			err = fmt.Errorf("wgpu: %w: %s", wgpu.ErrNoAdapter, hint)
+		}
 		return DevicesReport{}, err
 	}
 	out := DevicesReport{Tool: tool, WgpuNativeVersion: wgpu.Version(),
