@@ -119,7 +119,7 @@ func Run(e *experiment.Env, cfg KernelConfig, rep *report.Report) error {
 	}
 	// Build (and so compile and check) every configuration before the
 	// ceilings spend any time.
-	uks := make([]*compute.UserKernel, len(pts))
+	uks, err := buildAll(e, cfg, pts)
 	defer func() {
 		for _, k := range uks {
 			if k != nil {
@@ -127,14 +127,8 @@ func Run(e *experiment.Env, cfg KernelConfig, rep *report.Report) error {
 			}
 		}
 	}()
-	for i, pt := range pts {
-		uks[i], err = compute.NewUserKernel(e.Device, compute.UserKernelOptions{
-			Label: filepath.Base(cfg.File), Source: cfg.Source, Entry: cfg.Entry, Buffers: cfg.Buffers,
-			Dispatch: pt.dispatch, Constants: pt.consts, Seed: cfg.Seed, LoopIterations: cfg.LoopIterations,
-		})
-		if err != nil {
-			return err
-		}
+	if err != nil {
+		return err
 	}
 	e.Progressf("gpu ceilings (read, write, copy, FMA intensities)")
 	gc, err := compute.MeasureCeilings(e.Device, compute.CeilingOptions{Bytes: cfg.CeilingBytes})
@@ -142,60 +136,20 @@ func Run(e *experiment.Env, cfg KernelConfig, rep *report.Report) error {
 		return fmt.Errorf("gpu ceilings: %w", err)
 	}
 	rep.Ceilings.GPU = map[string]float64{"read_gbs": gc.ReadGBs, "write_gbs": gc.WriteGBs, "copy_gbs": gc.CopyGBs, "fma_gflops": gc.PeakGFLOPs}
-	roofs := experiment.Roofs{GPU: timing.Roof{PeakGFLOPs: gc.PeakGFLOPs, BandwidthGBs: gc.ReadGBs}}
 
 	name := "kernel:" + filepath.Base(cfg.File)
 	sw := report.Sweep{Name: cfg.SweepName, Workload: name, Side: report.SideGPU}
 	bestT := 0.0
 	for i, k := range uks {
 		pt := pts[i]
-		bytes, estimated := cfg.Bytes, false
-		if bytes == 0 {
-			bytes, estimated = k.DeclaredBytes(), true
-		}
-		params := []report.Param{experiment.ParamOf("entry", k.Entry()), experiment.ParamOf("dispatch", fmt.Sprintf("%d,%d,%d", pt.dispatch[0], pt.dispatch[1], pt.dispatch[2]))}
-		for _, c := range sortedConsts(pt.consts) {
-			params = append(params, experiment.ParamOf(c, pt.consts[c]))
-		}
-		e.Progressf("gpu  %s %s", name, experiment.ParamLabel(params))
-		side := workload.Side{
-			Poison: func() {},
-			Run: func() (timing.Sample, error) {
-				start := time.Now()
-				t, err := k.Run(e.Timer)
-				return e.GPUSample(name, start, t, err)
-			},
-			Verify: func() error {
-				if cfg.NoCheck {
-					return nil
-				}
-				return k.Check()
-			},
-		}
-		res, err := experiment.MeasureSide("gpu "+name, side, e.Measure)
+		m, err := measurePoint(e, cfg, name, k, pt, gc, rep)
 		if err != nil {
 			return err
-		}
-		m := experiment.Measurement(name, report.SideGPU, variantLabel(pt.label), params, res, bytes, cfg.Flops, roofs)
-		switch {
-		case cfg.NoCheck:
-			m.Verified = false
-			m.Warnings = append(m.Warnings, "not verified (--no-check): a user kernel has no reference, and the repeatability check was skipped")
-		case k.LoopRisk != "":
-			// Repeatable, but a loop cut by the driver is repeatable too.
-			m.Verified = false
-			m.Warnings = append(m.Warnings, "not verified: "+k.LoopRisk+" (declare the bound with --loop-iterations)")
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s %s: not verified: the adapter silently ends loops past its loop budget and the shader's loops have no declared bound (--loop-iterations)", name, variantLabel(pt.label)))
-		default:
-			m.Warnings = append(m.Warnings, "user kernel: verified as repeatable (bit-identical read_write buffers from identical inputs, twice, before and after timing) and finite; there is no reference result")
-		}
-		if estimated {
-			m.Warnings = append(m.Warnings, fmt.Sprintf("bytes estimated as %.0f (each bound buffer read once, each read_write one also written once); pass --bytes for the kernel's real traffic", bytes))
 		}
 		rep.Measurements = append(rep.Measurements, m)
 		t := m.Time().Median
 		if cfg.SweepName != "" {
-			sw.Points = append(sw.Points, report.SweepPoint{Label: pt.label, Params: params, Time: m.Time(), GBs: m.GBs})
+			sw.Points = append(sw.Points, report.SweepPoint{Label: pt.label, Params: m.Params, Time: m.Time(), GBs: m.GBs})
 			if bestT == 0 || t < bestT {
 				bestT, sw.Best = t, pt.label
 			}
@@ -208,6 +162,74 @@ func Run(e *experiment.Env, cfg KernelConfig, rep *report.Report) error {
 		rep.Summary = append(rep.Summary, fmt.Sprintf("%s %s sweep: best %s at %s", name, cfg.SweepName, sw.Best, timing.FormatSeconds(bestT)))
 	}
 	return nil
+}
+
+// buildAll builds the kernel of every configuration; on an error the
+// kernels built so far are returned with it, for the caller to release.
+func buildAll(e *experiment.Env, cfg KernelConfig, pts []kernelPoint) ([]*compute.UserKernel, error) {
+	uks := make([]*compute.UserKernel, len(pts))
+	for i, pt := range pts {
+		var err error
+		uks[i], err = compute.NewUserKernel(e.Device, compute.UserKernelOptions{
+			Label: filepath.Base(cfg.File), Source: cfg.Source, Entry: cfg.Entry, Buffers: cfg.Buffers,
+			Dispatch: pt.dispatch, Constants: pt.consts, Seed: cfg.Seed, LoopIterations: cfg.LoopIterations,
+		})
+		if err != nil {
+			return uks, err
+		}
+	}
+	return uks, nil
+}
+
+// measurePoint measures one configuration's kernel k, checked for
+// repeatable, finite output before and after timing, and places it
+// against the GPU ceilings gc.
+func measurePoint(e *experiment.Env, cfg KernelConfig, name string, k *compute.UserKernel, pt kernelPoint, gc compute.Ceilings, rep *report.Report) (report.Measurement, error) {
+	bytes, estimated := cfg.Bytes, false
+	if bytes == 0 {
+		bytes, estimated = k.DeclaredBytes(), true
+	}
+	params := []report.Param{experiment.ParamOf("entry", k.Entry()), experiment.ParamOf("dispatch", fmt.Sprintf("%d,%d,%d", pt.dispatch[0], pt.dispatch[1], pt.dispatch[2]))}
+	for _, c := range sortedConsts(pt.consts) {
+		params = append(params, experiment.ParamOf(c, pt.consts[c]))
+	}
+	e.Progressf("gpu  %s %s", name, experiment.ParamLabel(params))
+	side := workload.Side{
+		Poison: func() {},
+		Run: func() (timing.Sample, error) {
+			start := time.Now()
+			t, err := k.Run(e.Timer)
+			return e.GPUSample(name, start, t, err)
+		},
+		Verify: func() error {
+			if cfg.NoCheck {
+				return nil
+			}
+			return k.Check()
+		},
+	}
+	res, err := experiment.MeasureSide("gpu "+name, side, e.Measure)
+	if err != nil {
+		return report.Measurement{}, err
+	}
+	roofs := experiment.Roofs{GPU: timing.Roof{PeakGFLOPs: gc.PeakGFLOPs, BandwidthGBs: gc.ReadGBs}}
+	m := experiment.Measurement(name, report.SideGPU, variantLabel(pt.label), params, res, bytes, cfg.Flops, roofs)
+	switch {
+	case cfg.NoCheck:
+		m.Verified = false
+		m.Warnings = append(m.Warnings, "not verified (--no-check): a user kernel has no reference, and the repeatability check was skipped")
+	case k.LoopRisk != "":
+		// Repeatable, but a loop cut by the driver is repeatable too.
+		m.Verified = false
+		m.Warnings = append(m.Warnings, "not verified: "+k.LoopRisk+" (declare the bound with --loop-iterations)")
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s %s: not verified: the adapter silently ends loops past its loop budget and the shader's loops have no declared bound (--loop-iterations)", name, variantLabel(pt.label)))
+	default:
+		m.Warnings = append(m.Warnings, "user kernel: verified as repeatable (bit-identical read_write buffers from identical inputs, twice, before and after timing) and finite; there is no reference result")
+	}
+	if estimated {
+		m.Warnings = append(m.Warnings, fmt.Sprintf("bytes estimated as %.0f (each bound buffer read once, each read_write one also written once); pass --bytes for the kernel's real traffic", bytes))
+	}
+	return m, nil
 }
 
 func variantLabel(l string) string {

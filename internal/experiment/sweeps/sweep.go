@@ -40,40 +40,13 @@ func Sweep(e *experiment.Env, kernel string, cfg experiment.RunConfig, sizes, ti
 		return err
 	}
 	w := ds[0]
-	knob, values := "wg", sizes
-	if len(tiles) > 0 {
-		knob, values = "tile", tiles
+	knob, values, err := knobValues(w, sizes, tiles)
+	if err != nil {
+		return err
 	}
-	if !w.Has(knob) {
-		var have []string
-		for _, d := range workload.All() {
-			if d.Has(knob) {
-				have = append(have, d.Name)
-			}
-		}
-		return experiment.Usage(fmt.Errorf("kernel %q has no %s knob to sweep; the %s sweep applies to %v", kernel, knob, knob, have))
-	}
-	if len(values) == 0 {
-		return fmt.Errorf("sweep %s: no %s values to sweep", kernel, knob)
-	}
-	check, flag := e.Device.CheckWorkgroup, "sizes"
-	if knob == "tile" {
-		check, flag = func(t int) error { return compute.CheckTile(e.Device, t) }, "tiles"
-	}
-	// A list of which the adapter can run none is an input error, found
-	// before anything is measured; a list with some it can run sweeps
-	// those and reports the others as rejected.
-	var fits []int
-	var reject error
-	for _, v := range values {
-		if err := check(v); err != nil {
-			reject = cmp.Or(reject, err)
-		} else {
-			fits = append(fits, v)
-		}
-	}
-	if len(fits) == 0 {
-		return experiment.Usage(experiment.Invalid(flag, "", "%s: the adapter %q runs none of them (%v)", joinInts(values), e.Device.Info.Name, reject))
+	fits, err := fitting(e, knob, values)
+	if err != nil {
+		return err
 	}
 	pr, err := e.Prepare(w, cfg.Config)
 	if err != nil {
@@ -99,10 +72,75 @@ func Sweep(e *experiment.Env, kernel string, cfg experiment.RunConfig, sizes, ti
 	}
 	ks := &knobSweep{e: e, w: w, cfg: cfg, pr: pr, rep: rep, knob: knob, design: design, done: map[int]bool{},
 		s: report.Sweep{Name: "workgroup size", Workload: kernel, Side: report.SideGPU, Design: design, DesignWhy: why}}
-	ks.check = check
 	if knob == "tile" {
 		ks.s.Name = "tile size"
 	}
+	if err := ks.run(values, why); err != nil {
+		return err
+	}
+	if runDesign != "" {
+		return ks.compareWith(runDesign)
+	}
+	return nil
+}
+
+// knobValues picks the knob to sweep (the tile when tiles are given,
+// else the workgroup size) and its values, refusing a workload without
+// that knob.
+func knobValues(w *workload.Descriptor, sizes, tiles []int) (string, []int, error) {
+	knob, values := "wg", sizes
+	if len(tiles) > 0 {
+		knob, values = "tile", tiles
+	}
+	if !w.Has(knob) {
+		var have []string
+		for _, d := range workload.All() {
+			if d.Has(knob) {
+				have = append(have, d.Name)
+			}
+		}
+		return "", nil, experiment.Usage(fmt.Errorf("kernel %q has no %s knob to sweep; the %s sweep applies to %v", w.Name, knob, knob, have))
+	}
+	if len(values) == 0 {
+		return "", nil, fmt.Errorf("sweep %s: no %s values to sweep", w.Name, knob)
+	}
+	return knob, values, nil
+}
+
+// checkKnob checks a value of knob against the adapter's limits.
+func checkKnob(e *experiment.Env, knob string, v int) error {
+	if knob == "tile" {
+		return compute.CheckTile(e.Device, v)
+	}
+	return e.Device.CheckWorkgroup(v)
+}
+
+// fitting returns the values the adapter can run. A list of which it can
+// run none is an input error, found before anything is measured; a list
+// with some it can run sweeps those and reports the others as rejected.
+func fitting(e *experiment.Env, knob string, values []int) ([]int, error) {
+	var fits []int
+	var reject error
+	for _, v := range values {
+		if err := checkKnob(e, knob, v); err != nil {
+			reject = cmp.Or(reject, err)
+		} else {
+			fits = append(fits, v)
+		}
+	}
+	if len(fits) == 0 {
+		flag := "sizes"
+		if knob == "tile" {
+			flag = "tiles"
+		}
+		return nil, experiment.Usage(experiment.Invalid(flag, "", "%s: the adapter %q runs none of them (%v)", joinInts(values), e.Device.Info.Name, reject))
+	}
+	return fits, nil
+}
+
+// run measures the given values, extends the sweep past its ends while
+// the best value sits at one, and concludes.
+func (ks *knobSweep) run(values []int, why string) error {
 	for _, v := range values {
 		if ks.done[v] {
 			continue
@@ -112,7 +150,7 @@ func Sweep(e *experiment.Env, kernel string, cfg experiment.RunConfig, sizes, ti
 		}
 	}
 	if len(ks.pts) == 0 {
-		return fmt.Errorf("sweep %s: the adapter rejected every configuration: %v", kernel, ks.s.Rejected)
+		return fmt.Errorf("sweep %s: the adapter rejected every configuration: %v", ks.s.Workload, ks.s.Rejected)
 	}
 	lo, hi := values[0], values[0]
 	for _, v := range values {
@@ -123,9 +161,6 @@ func Sweep(e *experiment.Env, kernel string, cfg experiment.RunConfig, sizes, ti
 		return err
 	}
 	ks.conclude(notes, lo, hi, why)
-	if runDesign != "" {
-		return ks.compareWith(runDesign)
-	}
 	return nil
 }
 
@@ -214,7 +249,6 @@ type knobSweep struct {
 	rep    *report.Report
 	knob   string // "wg" or "tile"
 	design string
-	check  func(int) error // the adapter's limits for a value
 	s      report.Sweep
 	pts    []sweepPoint
 	done   map[int]bool
@@ -254,7 +288,7 @@ func (ks *knobSweep) floor() int {
 func (ks *knobSweep) measure(v int) (ok bool, err error) {
 	ks.done[v] = true
 	label := ks.label(v)
-	if err := ks.check(v); err != nil {
+	if err := checkKnob(ks.e, ks.knob, v); err != nil {
 		ks.s.Rejected = append(ks.s.Rejected, report.Rejection{Label: label, Reason: err.Error()})
 		return false, nil
 	}
@@ -314,7 +348,7 @@ func (ks *knobSweep) extend(lo, hi int) (notes []string, _, _ int, _ error) {
 		case b.v == lo && lo/2 >= floor && !ks.done[lo/2]:
 			next = lo / 2
 			lo = next
-		case b.v == hi && !ks.done[hi*2] && ks.check(hi*2) == nil:
+		case b.v == hi && !ks.done[hi*2] && checkKnob(ks.e, ks.knob, hi*2) == nil:
 			next = hi * 2
 			hi = next
 		default:
