@@ -18,7 +18,7 @@ func TestQuantizationBadInput(t *testing.T) {
 	}{
 		{[]string{"--min-recall", "0"}, "--min-recall 0"},
 		{[]string{"--min-recall", "1.5"}, "--min-recall 1.5"},
-		{[]string{"--precision", "int8"}, "runs every precision"},
+		{[]string{"--precision", "int8"}, "experiment quantization does not take --precision: it runs every precision"},
 		{[]string{"--workloads", "hnsw"}, "not a single-query workload"},
 		{[]string{"--workloads", "cosine-batch"}, "not a single-query workload"},
 		{[]string{"--precision", "bf16"}, "--precision"},

@@ -188,6 +188,18 @@ var (
 // withoutPlot is the output group less --plot (a command with no plots).
 var outputNoPlot = flagGroup{outputGroup.title, []string{"format", "out", "verbose", "quiet"}}
 
+// sizesWithout is the sizes group less the parameters a command sets
+// itself (a sweep's swept knob, the precisions quantization runs).
+func sizesWithout(names ...string) flagGroup {
+	g := flagGroup{title: sizesGroup.title}
+	for _, n := range sizesGroup.names {
+		if !slices.Contains(names, n) {
+			g.names = append(g.names, n)
+		}
+	}
+	return g
+}
+
 // own is a command's own flags (titled "flags" in its help).
 func own(names ...string) flagGroup { return flagGroup{"flags", names} }
 
@@ -195,11 +207,11 @@ func own(names ...string) flagGroup { return flagGroup{"flags", names} }
 // groups. A flag not listed here is refused by the command.
 var commandFlags = map[string][]flagGroup{
 	"run":                       {own("workloads", "batches", "trace", "retune"), sizesGroup, deviceGroup, outputGroup},
-	"sweep workgroup":           {own("kernel", "sizes", "variant", "retune"), sizesGroup, deviceGroup, outputGroup},
-	"sweep tile":                {own("kernel", "tiles", "variant", "retune"), sizesGroup, deviceGroup, outputGroup},
+	"sweep workgroup":           {own("kernel", "sizes", "variant", "retune"), sizesWithout("wg"), deviceGroup, outputGroup},
+	"sweep tile":                {own("kernel", "tiles", "variant", "retune"), sizesWithout("tile"), deviceGroup, outputGroup},
 	"sweep variant":             {own("kernel"), sizesGroup, deviceGroup, outputGroup},
 	"experiment memory-compute": {own("kernel", "variant", "retune"), sizesGroup, deviceGroup, outputGroup},
-	"experiment quantization":   {own("workloads", "min-recall", "variant", "retune"), sizesGroup, deviceGroup, outputGroup},
+	"experiment quantization":   {own("workloads", "min-recall", "variant", "retune"), sizesWithout("precision"), deviceGroup, outputGroup},
 	"breakeven":                 {own("kernel", "sides", "batches", "search-budget", "amdahl", "batch-mix", "retune"), sizesGroup, deviceGroup, outputGroup},
 	"hybrid": {own("kernel", "sides", "report", "requests", "min", "max", "sizes-file", "fault", "batches", "search-budget", "requests-csv", "batch-mix", "retune"),
 		sizesGroup, deviceGroup, outputGroup},
@@ -429,8 +441,12 @@ func (f *cmdFlags) parseError(err error) error {
 	name, _, _ = strings.Cut(name, "=")
 	if t := takers(name); len(t) > 0 {
 		err = fmt.Errorf("%s does not take --%s (it is a flag of %s)", f.cmd, name, strings.Join(t, ", "))
-	} else if other := renamed[f.cmd][name]; other != "" {
-		err = fmt.Errorf("%s does not take --%s: %s", f.cmd, name, other)
+	}
+	if why := notTaken[f.cmd][name]; why != "" {
+		err = fmt.Errorf("%s does not take --%s: %s", f.cmd, name, why)
+		if t := takers(name); len(t) > 0 {
+			err = fmt.Errorf("%w (--%s is a flag of %s)", err, name, strings.Join(t, ", "))
+		}
 	}
 	if s := nearest(name, names); s != "" {
 		err = fmt.Errorf("%w (did you mean --%s?)", err, s)
@@ -444,10 +460,13 @@ var shortNotes = map[string]map[string]string{
 	"stream": {"n": "BabelStream's -n is --numtimes here"},
 }
 
-// renamed say, per command, which flag holds what a name no command
-// takes used to.
-var renamed = map[string]map[string]string{
-	"hybrid": {"profile": "the break-even report to take the two sides' profiles from is --report"},
+// notTaken say why a command does not take a flag whose name its user
+// may reach for.
+var notTaken = map[string]map[string]string{
+	"hybrid":                  {"profile": "the break-even report to take the two sides' profiles from is --report"},
+	"experiment quantization": {"precision": "it runs every precision"},
+	"sweep workgroup":         {"wg": "it sweeps the workgroup size over --sizes"},
+	"sweep tile":              {"tile": "it sweeps the tile over --tiles"},
 }
 
 // noArgs refuses positional arguments of a command whose every input is

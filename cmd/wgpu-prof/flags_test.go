@@ -149,6 +149,9 @@ func TestFlagsOnlyTheirOwn(t *testing.T) {
 			_, _, err := runCmd(args...)
 			code, msg := exitStatus(err)
 			want := fmt.Sprintf("%s does not take --%s (it is a flag of %s)", cmd, name, strings.Join(takers(name), ", "))
+			if why := notTaken[cmd][name]; why != "" {
+				want = fmt.Sprintf("%s does not take --%s: %s (--%s is a flag of %s)", cmd, name, why, name, strings.Join(takers(name), ", "))
+			}
 			if code != 2 || !strings.Contains(msg, want) {
 				t.Errorf("%v: exit %d %q, want exit 2 and %q", args, code, msg, want)
 			}
