@@ -19,6 +19,9 @@ type StreamOpts struct {
 	// GOMAXPROCS), whatever the array size, as an OpenMP parallel for
 	// with OMP_NUM_THREADS does.
 	Threads int
+	// Stop, when set, is polled between kernel calls: once it returns
+	// true RunStream returns ErrStopped and no times.
+	Stop func() bool
 }
 
 // StreamResult is what RunStream measured: every run's wall time of each
@@ -125,6 +128,9 @@ func runStream(k *kernelTable, opts StreamOpts) (StreamResult, error) {
 	}
 	for r := 0; r < opts.NumTimes; r++ {
 		for i, fn := range fns {
+			if opts.Stop != nil && opts.Stop() {
+				return StreamResult{}, ErrStopped
+			}
 			t0 := time.Now()
 			runSplit(bounds, fn)
 			if i == len(fns)-1 {

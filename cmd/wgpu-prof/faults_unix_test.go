@@ -83,3 +83,44 @@ func TestInterruptDuringCeilingsReports(t *testing.T) {
 		}
 	}
 }
+
+// SIGINT stops host within a second wherever it lands (here: its first
+// row), and what finished is reported marked INCOMPLETE, exit status 130.
+func TestHostInterruptReportsIncomplete(t *testing.T) {
+	var at time.Time
+	testHookHostStep = func(step string) {
+		if strings.HasPrefix(step, "cpu auto:") && at.IsZero() {
+			at = time.Now()
+			syscall.Kill(os.Getpid(), syscall.SIGINT)
+		}
+	}
+	defer func() { testHookHostStep = nil }()
+	stdout, _, err := runCmd("host", "--cpu-levels", "generic", "--d", "64", "--n", "200000", "--n-cached", "500",
+		"--q", "8", "--budget", "2s", "--max-memory", "256MiB", "--format", "json")
+	took := time.Since(at)
+	if at.IsZero() {
+		t.Fatalf("host never started a row (%v)", err)
+	}
+	if code, msg := exitStatus(err); code != 130 || !strings.Contains(msg, "interrupted") {
+		t.Fatalf("exit %d %q, want 130 and a message with \"interrupted\"", code, msg)
+	}
+	// The row's measurement would run its 2 s budget: the interrupt ends
+	// it at its next call (with room for a loaded machine).
+	if took > 1500*time.Millisecond {
+		t.Errorf("host returned %v after SIGINT", took)
+	}
+	rep, derr := report.Decode([]byte(stdout), "stdout")
+	if derr != nil {
+		t.Fatalf("nothing reported: %v\n%s", derr, stdout)
+	}
+	if len(rep.Ceilings.CPU) == 0 || rep.Incomplete == "" {
+		t.Fatalf("%d ceilings, incomplete %q: want the ceilings measured and the report marked", len(rep.Ceilings.CPU), rep.Incomplete)
+	}
+	marked := false
+	for _, w := range rep.Warnings {
+		marked = marked || strings.Contains(w, "INCOMPLETE")
+	}
+	if !marked {
+		t.Errorf("warnings %q: none marks the report INCOMPLETE", rep.Warnings)
+	}
+}

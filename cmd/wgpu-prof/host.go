@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"sync/atomic"
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
@@ -13,6 +14,9 @@ const hostUsage = "usage: wgpu-prof host [flags]\n" +
 	"CPU only (no GPU needed): measures the host's read/write/copy/triad bandwidth and\n" +
 	"FMA peak, then the host SIMD kernels at each level against those ceilings. --d, --n\n" +
 	"and --q size the kernels as in the other commands (--n: the out-of-cache cosine's rows)."
+
+// testHookHostStep, set by tests, sees each step host starts.
+var testHookHostStep func(step string)
 
 func runHost(stdout, stderr io.Writer, args []string) error {
 	f := newFlags("host", stdout, stderr, hostUsage,
@@ -42,12 +46,20 @@ func runHost(stdout, stderr io.Writer, args []string) error {
 	}
 	rep := report.New(versionString(), time.Now().UTC())
 	rep.Host = cfg.Info()
-	var progress func(string)
 	prog := o.startProgress(stderr)
-	if prog != nil {
-		progress = func(s string) { fmt.Fprintln(prog, s) }
+	progress := func(s string) {
+		if prog != nil {
+			fmt.Fprintln(prog, s)
+		}
+		if testHookHostStep != nil {
+			testHookHostStep(s)
+		}
 	}
+	var stop atomic.Bool
+	cfg.Stop = stop.Load
+	listening := onInterrupt(stderr, func() { stop.Store(true) })
 	err = experiment.RunHost(cfg, rep, progress)
+	listening()
 	prog.finish()
 	if err != nil {
 		return reportPartial(stdout, &o, rep, err)

@@ -257,6 +257,14 @@ func hasResults(rep *report.Report) bool {
 // (marked INCOMPLETE) and the exit status is 130; a second signal quits at
 // once. It returns the function that stops listening.
 func stopOnSignal(stderr io.Writer, env *experiment.Env) func() {
+	return onInterrupt(stderr, env.Interrupt)
+}
+
+// onInterrupt calls interrupt on the first SIGINT or SIGTERM (the command
+// then ends its measurement and reports what finished, marked INCOMPLETE);
+// a second signal quits at once with status 130. It returns the function
+// that stops listening.
+func onInterrupt(stderr io.Writer, interrupt func()) func() {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
@@ -264,7 +272,7 @@ func stopOnSignal(stderr io.Writer, env *experiment.Env) func() {
 			return
 		}
 		fmt.Fprintln(stderr, "wgpu-prof: interrupted: stopping after the current measurement (again to quit at once)")
-		env.Interrupt()
+		interrupt()
 		if _, ok := <-sigs; ok {
 			os.Exit(130)
 		}

@@ -145,8 +145,9 @@ func CeilingCheck(rep *report.Report) (warnings []string, ok string) {
 // kept, every CPU row judged against it placed again, and the summary
 // says so. A row still above 105% after that is left to CeilingCheck.
 // TestRecheckCPUReadCeilings checks both outcomes.
-// dramBytes is the DRAM ceiling's working set (0: the default).
-func RecheckCPUReadCeilings(rep *report.Report, dramBytes int64, threads int, progress func(string, ...any)) ([]string, error) {
+// dramBytes is the DRAM ceiling's working set (0: the default); stop, when
+// set, ends a measurement early (an error wrapping ErrInterrupted).
+func RecheckCPUReadCeilings(rep *report.Report, dramBytes int64, threads int, progress func(string, ...any), stop func() bool) ([]string, error) {
 	cs := rep.Ceilings.CPU
 	if cs == nil {
 		return nil, nil
@@ -192,9 +193,9 @@ func RecheckCPUReadCeilings(rep *report.Report, dramBytes int64, threads int, pr
 		}
 		// On the threads the rows ran on (host --threads), as the first
 		// pass was.
-		rc, err := hostsimd.MeasureRead(bytes, threads, 0)
+		rc, err := hostsimd.MeasureReadUntil(bytes, threads, 0, stop)
 		if err != nil {
-			return lines, fmt.Errorf("cpu %s ceiling, measured again: %w", report.ReadCeilingName(k), err)
+			return lines, fmt.Errorf("cpu %s ceiling, measured again: %w", report.ReadCeilingName(k), stopped(err))
 		}
 		w := worst[k]
 		line := fmt.Sprintf("%sCPU %s ceiling measured again after the kernels, as %s %s ran at %.0f%% of %.1f GB/s: %.1f GB/s (%s)", RecheckPrefix,
@@ -375,20 +376,54 @@ func raiseComputeCeiling(rep *report.Report, side string, remeasure func() (floa
 // DRAM, so the estimate errs long.
 const estimateRate = 10e9
 
+// tuneConfigBudgets is how many measurement budgets the duration
+// estimate allows one configuration of a variant selection: its build
+// (shaders compiled), a verified call, autotuneCalls timed calls and a
+// second verification, at the workload's full size.
+const tuneConfigBudgets = 3
+
 // DurationLine is durationLine for cfg's workloads (the CLI says it on
 // stderr when run starts).
 func (e *Env) DurationLine(cfg RunConfig) string { return e.durationLine(cfg, nil) }
 
 // durationLine says, before anything is measured, about how long the
 // suite will take: the bytes the staircase and the ceilings stream at
-// estimateRate, plus every planned measurement (both sides of each
-// break-even batch, the timestamp cost's two) at its full time budget.
+// estimateRate, the variant selections the cache does not hold
+// (pendingSelections; tuneConfigBudgets budgets a configuration), plus
+// every planned measurement (both sides of each break-even batch, the
+// timestamp cost's two) at its full time budget.
 func (e *Env) durationLine(cfg RunConfig, ds []*workload.Descriptor) string {
+	cfg.Defaults()
 	if ds == nil {
-		c := cfg
-		c.Defaults()
-		ds, _ = c.descriptors()
+		ds, _ = cfg.descriptors()
 	}
+	est := e.estimate(cfg, ds)
+	line := fmt.Sprintf("run: about %.0f s to measure (estimate: the staircase and the ceilings about %.0f s at %.0f GB/s",
+		est.total(), est.streamSeconds, estimateRate/1e9)
+	if len(est.selecting) > 0 {
+		line += fmt.Sprintf(", GPU variant selection for %s about %.0f s (%d configurations, none cached)",
+			strings.Join(est.selecting, ", "), est.tuneSeconds, est.tuneConfigs)
+	} else if est.tuned > 0 {
+		line += ", GPU variants from the cache"
+	}
+	return line + fmt.Sprintf(", then %d measurements of at most %v each, %d workloads)", est.measurements, e.Measure.Budget, len(ds))
+}
+
+// runEstimate is durationLine's estimate in parts.
+type runEstimate struct {
+	streamSeconds float64  // the staircase's and the ceilings' bytes at estimateRate
+	selecting     []string // workloads whose variant selection runs
+	tuned         int      // workloads with a variant selection, cached or not
+	tuneConfigs   int      // configurations the selections try
+	tuneSeconds   float64
+	measurements  int
+	measSeconds   float64
+}
+
+func (r runEstimate) total() float64 { return r.streamSeconds + r.tuneSeconds + r.measSeconds }
+
+// estimate computes the parts of durationLine for cfg (defaults filled).
+func (e *Env) estimate(cfg RunConfig, ds []*workload.Descriptor) runEstimate {
 	quick := cfg.QuickStaircase
 	m := machine.Current()
 	threads := e.Host.ThreadCount()
@@ -410,7 +445,8 @@ func (e *Env) durationLine(cfg RunConfig, ds []*workload.Descriptor) string {
 	// and one, on the CPU; about twenty kernels over two buffers on the GPU.
 	cpuB, _ := machine.Plan(m.DRAMWant(threads), hostsimd.CeilingArrays, int64(budget))
 	ceil := float64(cpuB)*3*runs*10*2 + float64(min(cpuB, 256<<20))*2*runs*20
-	n := 0
+	var est runEstimate
+	est.streamSeconds = (stair + ceil) / estimateRate
 	for _, w := range ds {
 		size := 1
 		if bp := w.BatchParam(); bp != nil {
@@ -420,10 +456,13 @@ func (e *Env) durationLine(cfg RunConfig, ds []*workload.Descriptor) string {
 		if len(cfg.Batches) > 0 {
 			batches = len(cfg.Batches)
 		}
-		n += 2*batches + 2
+		est.measurements += 2*batches + 2
+		if len(w.Variants) > 1 {
+			est.tuned++
+		}
 	}
-	meas := float64(n) * e.Measure.Budget.Seconds()
-	total := (stair+ceil)/estimateRate + meas
-	return fmt.Sprintf("run: about %.0f s to measure (estimate: the staircase and the ceilings about %.0f s at %.0f GB/s, then %d measurements of at most %v each, %d workloads)",
-		total, (stair+ceil)/estimateRate, estimateRate/1e9, n, e.Measure.Budget, len(ds))
+	est.selecting, est.tuneConfigs = e.pendingSelections(cfg, ds)
+	est.tuneSeconds = float64(est.tuneConfigs) * tuneConfigBudgets * e.Measure.Budget.Seconds()
+	est.measSeconds = float64(est.measurements) * e.Measure.Budget.Seconds()
+	return est
 }

@@ -362,7 +362,7 @@ func (e *Env) SideKnobs(w *workload.Descriptor, pr *workload.Prepared, cfg RunCo
 			k.Workgroup = sp.Workgroup
 		}
 		if sp.IsGPU() {
-			kv, choice, err := e.SelectVariant(w, pr, pr.Size, k, cfg.Retune, rep)
+			kv, choice, err := e.SelectVariant(w, cfg.Config, pr, pr.Size, k, cfg.Retune, rep)
 			if err != nil {
 				return out, fmt.Errorf("%s %s: %w", sp.Label, w.Name, err)
 			}

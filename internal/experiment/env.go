@@ -152,6 +152,15 @@ func (e *Env) checkStop(phase string) error {
 // ErrInterrupted is returned by a run stopped by Interrupt.
 var ErrInterrupted = errors.New("interrupted")
 
+// stopped turns a host measurement's ErrStopped into ErrInterrupted (the
+// other errors are returned as they are).
+func stopped(err error) error {
+	if errors.Is(err, hostsimd.ErrStopped) {
+		return fmt.Errorf("%w (%v)", ErrInterrupted, err)
+	}
+	return err
+}
+
 // Interrupt asks the running measurement to stop before its next case
 // (safe from any goroutine, e.g. a signal handler); the run returns an
 // error wrapping ErrInterrupted and keeps the rows it finished.

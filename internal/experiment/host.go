@@ -21,6 +21,10 @@ type HostConfig struct {
 	Ceiling hostsimd.CeilingOpts
 	Measure timing.MeasureOpts
 	Seed    uint64
+	// Stop, when set, is polled between the phases and within them
+	// (between timed calls): once it returns true RunHost returns an
+	// error wrapping ErrInterrupted, the report keeping what finished.
+	Stop func() bool
 }
 
 func (c *HostConfig) defaults() {
@@ -50,7 +54,7 @@ func CPUCeilings(opts hostsimd.CeilingOpts) (all, one hostsimd.Ceilings, keys ma
 	}
 	// BabelStream's kernels over the same bytes: where one is faster
 	// than the micro-kernels, it sets the ceiling.
-	sk, err := streamIntoCPUCeilings(hostsimd.Host{}, &all)
+	sk, err := streamIntoCPUCeilings(hostsimd.Host{}, &all, opts.Stop)
 	if err != nil {
 		return all, one, nil, err
 	}
@@ -82,6 +86,9 @@ func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {
 		return err
 	}
 	hr := &hostRun{cfg: cfg, rep: rep, auto: hostsimd.Host{Threads: cfg.Threads}, progress: progress}
+	if hr.cfg.Ceiling.Stop == nil {
+		hr.cfg.Ceiling.Stop = hr.stopped
+	}
 	if hr.cfg.Ceiling.Threads == 0 {
 		// The ceilings of the threads the rows run on (--threads).
 		hr.cfg.Ceiling.Threads = hr.auto.ThreadCount()
@@ -103,6 +110,9 @@ func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {
 			}
 		}
 		for _, sh := range shapes {
+			if err := hr.checkStop("before the next row"); err != nil {
+				return err
+			}
 			if err := hr.row(h, li < 0, sh); err != nil {
 				return err
 			}
@@ -132,6 +142,18 @@ type hostShape struct {
 	pr    *workload.Prepared
 }
 
+// stopped reports whether cfg.Stop asks the run to end.
+func (hr *hostRun) stopped() bool { return hr.cfg.Stop != nil && hr.cfg.Stop() }
+
+// checkStop returns an error wrapping ErrInterrupted, naming the phase,
+// once cfg.Stop asks the run to end.
+func (hr *hostRun) checkStop(phase string) error {
+	if hr.stopped() {
+		return fmt.Errorf("%s: %w", phase, ErrInterrupted)
+	}
+	return nil
+}
+
 func (hr *hostRun) say(f string, a ...any) {
 	if hr.progress != nil {
 		hr.progress(fmt.Sprintf(f, a...))
@@ -159,9 +181,12 @@ func (hr *hostRun) ceilings() error {
 	hr.say("cosine-single level choice (calibration, cached per CPU model)")
 	calib := hostsimd.CurrentCalibration()
 	before := probeState(cfg.Ceiling.Threads)
+	if err := hr.checkStop("cpu ceilings"); err != nil {
+		return err
+	}
 	all, _, keys, err := CPUCeilings(cfg.Ceiling)
 	if err != nil {
-		return err
+		return stopped(err)
 	}
 	hr.all = all
 	rep.CeilingPasses = append(rep.CeilingPasses, report.CeilingPass{Key: "read_gbs", GBs: all.ReadGBs, Bytes: float64(all.Bytes),
@@ -197,9 +222,9 @@ func (hr *hostRun) ceilings() error {
 		l := &levels[i]
 		hr.say("cpu read ceiling at the %s working set (%.3g MB)", l.Name, l.Bytes/1e6)
 		before := probeState(threads)
-		rc, err := hostsimd.MeasureRead(int64(l.Bytes), threads, 0)
+		rc, err := hostsimd.MeasureReadUntil(int64(l.Bytes), threads, 0, hr.stopped)
 		if err != nil {
-			return fmt.Errorf("cpu read ceiling (%s working set): %w", l.Name, err)
+			return fmt.Errorf("cpu read ceiling (%s working set): %w", l.Name, stopped(err))
 		}
 		l.CPU = timing.Roof{PeakGFLOPs: all.FMAGFLOPs, BandwidthGBs: rc.GBs}
 		rk, bk := levelKeys(l.Name)
@@ -231,6 +256,9 @@ func (hr *hostRun) shapes() ([]hostShape, error) {
 		for _, hs := range d.Host(sizes) {
 			c := hs.Config
 			c.Defaults()
+			if err := hr.checkStop("host data"); err != nil {
+				return nil, err
+			}
 			hr.say("data %s n=%d (%s)", d.Name, hs.Batch, hs.Cache)
 			pr, err := d.Prepare(c)
 			if err != nil {
@@ -280,7 +308,7 @@ func (hr *hostRun) row(h hostsimd.Host, isAuto bool, sh hostShape) error {
 	if cache == machine.DRAM {
 		before = probeState(hr.auto.ThreadCount())
 	}
-	res, err := MeasureSide("cpu "+c.Name, side, hr.cfg.Measure)
+	res, err := MeasureSide("cpu "+c.Name, stoppable(side, hr.checkStop), hr.cfg.Measure)
 	side.Close()
 	if err != nil {
 		return err
@@ -302,14 +330,14 @@ func (hr *hostRun) row(h hostsimd.Host, isAuto bool, sh hostShape) error {
 // row still above its ceiling.
 func (hr *hostRun) judge() error {
 	rep := hr.rep
-	lines, err := RecheckCPUReadCeilings(rep, hr.cfg.Ceiling.Bytes, hr.auto.ThreadCount(), hr.say)
+	lines, err := RecheckCPUReadCeilings(rep, hr.cfg.Ceiling.Bytes, hr.auto.ThreadCount(), hr.say, hr.stopped)
 	rep.Summary = append(rep.Summary, lines...)
 	if err != nil {
 		return err
 	}
 	lines, err = JudgeByState(rep, hr.all.FMAGFLOPs, func(why string) (report.CeilingPass, error) {
 		hr.say("cpu read ceiling again (%s)", why)
-		return MeasureReadPass(hr.all.Bytes, hr.all.Threads, why)
+		return MeasureReadPass(hr.all.Bytes, hr.all.Threads, why, hr.stopped)
 	})
 	rep.Summary = append(rep.Summary, lines...)
 	if err != nil {
@@ -317,13 +345,15 @@ func (hr *hostRun) judge() error {
 	}
 	rep.Summary = append(rep.Summary, RecheckCPUComputeCeiling(rep, func() (float64, error) {
 		hr.say("cpu FMA peak again (a row ran above it)")
-		c, err := hr.auto.MeasureCeilings(hostsimd.CeilingOpts{Bytes: 1 << 20, Threads: hr.cfg.Ceiling.Threads})
-		return c.FMAGFLOPs, err
+		c, err := hr.auto.MeasureCeilings(hostsimd.CeilingOpts{Bytes: 1 << 20, Threads: hr.cfg.Ceiling.Threads, Stop: hr.stopped})
+		return c.FMAGFLOPs, stopped(err)
 	})...)
 	// A row still above its ceiling is flagged "see warnings": say why.
 	warns, _ := CeilingCheck(rep)
 	rep.Warnings = append(rep.Warnings, warns...)
-	return nil
+	// A compute ceiling measured again and stopped keeps the first pass:
+	// the run still says it ended early.
+	return hr.checkStop("the ceiling rechecks")
 }
 
 // Info describes the CPU side the suite runs on, for the report.

@@ -31,6 +31,20 @@ func VerifiedRun(what string, s workload.Side) (timing.Sample, error) {
 	return smp, nil
 }
 
+// stoppable is s with every call preceded by check: once check returns an
+// error, the call returns it instead of running (a measurement in progress
+// ends at its next call).
+func stoppable(s workload.Side, check func(phase string) error) workload.Side {
+	run := s.Run
+	s.Run = func() (timing.Sample, error) {
+		if err := check("during a measurement"); err != nil {
+			return timing.Sample{}, err
+		}
+		return run()
+	}
+	return s
+}
+
 // MeasureSide verifies a poisoned run, measures, then verifies the last
 // measured run's output again: no timing of a wrong result is reported.
 func MeasureSide(what string, s workload.Side, opts timing.MeasureOpts) (timing.Result, error) {

@@ -225,7 +225,7 @@ func (e *Env) quantKnobs(w *workload.Descriptor, pr *workload.Prepared, cfg RunC
 		}
 		return k, nil
 	}
-	k, _, err := e.SelectVariant(w, pr, min(pr.Size, 16384), k, cfg.Retune, rep)
+	k, _, err := e.SelectVariant(w, cfg.Config, pr, min(pr.Size, 16384), k, cfg.Retune, rep)
 	return k, err
 }
 

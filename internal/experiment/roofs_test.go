@@ -62,7 +62,7 @@ func TestRecheckCPUReadCeilings(t *testing.T) {
 	}
 	// 8.4 GB/s row against a 0.001 GB/s "ceiling": the new pass reads far more.
 	rep := mk(0.001)
-	lines, err := RecheckCPUReadCeilings(rep, 8<<20, 0, nil)
+	lines, err := RecheckCPUReadCeilings(rep, 8<<20, 0, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,11 +83,11 @@ func TestRecheckCPUReadCeilings(t *testing.T) {
 	// A ceiling no pass reaches stands, and rows under theirs trigger nothing.
 	rep = mk(1e6)
 	rep.Measurements[0].CeilingFrac = 1.2
-	if lines, err = RecheckCPUReadCeilings(rep, 8<<20, 0, nil); err != nil || len(lines) != 1 || !strings.Contains(lines[0], "first pass stands") || rep.Ceilings.CPU["read_gbs"] != 1e6 || rep.Measurements[0].CeilingFrac != 1.2 {
+	if lines, err = RecheckCPUReadCeilings(rep, 8<<20, 0, nil, nil); err != nil || len(lines) != 1 || !strings.Contains(lines[0], "first pass stands") || rep.Ceilings.CPU["read_gbs"] != 1e6 || rep.Measurements[0].CeilingFrac != 1.2 {
 		t.Fatalf("high ceiling: %v %v %v %v", lines, err, rep.Ceilings.CPU, rep.Measurements[0].CeilingFrac)
 	}
 	rep.Measurements[0].CeilingFrac = 0.9
-	if lines, _ = RecheckCPUReadCeilings(rep, 8<<20, 0, nil); len(lines) != 0 {
+	if lines, _ = RecheckCPUReadCeilings(rep, 8<<20, 0, nil, nil); len(lines) != 0 {
 		t.Fatalf("row under its ceiling triggered a recheck: %v", lines)
 	}
 }

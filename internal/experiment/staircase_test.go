@@ -102,7 +102,7 @@ func TestStairRoofLevels(t *testing.T) {
 // where they are faster, and add their rates as stream_* keys.
 func TestStreamIntoCPUCeilings(t *testing.T) {
 	c := hostsimd.Ceilings{Bytes: 4 << 20, Threads: 2, ReadGBs: 1e-3, ReadKernel: "sum4", CopyGBs: 1e9, TriadGBs: 1e-3}
-	keys, err := streamIntoCPUCeilings(hostsimd.Host{}, &c)
+	keys, err := streamIntoCPUCeilings(hostsimd.Host{}, &c, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

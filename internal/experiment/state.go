@@ -52,12 +52,13 @@ func rowState(m *report.Measurement) string {
 }
 
 // MeasureReadPass measures the CPU read ceiling over bytes on threads
-// threads with a probe before and after it.
-func MeasureReadPass(bytes int64, threads int, why string) (report.CeilingPass, error) {
+// threads with a probe before and after it; stop, when set, ends it early
+// (an error wrapping ErrInterrupted).
+func MeasureReadPass(bytes int64, threads int, why string, stop func() bool) (report.CeilingPass, error) {
 	before := probeState(threads)
-	rc, err := hostsimd.MeasureRead(bytes, threads, 0)
+	rc, err := hostsimd.MeasureReadUntil(bytes, threads, 0, stop)
 	if err != nil {
-		return report.CeilingPass{}, err
+		return report.CeilingPass{}, stopped(err)
 	}
 	after := probeState(threads)
 	return report.CeilingPass{Key: "read_gbs", GBs: rc.GBs, Bytes: float64(rc.Bytes), State: spanState(before, after), Why: why}, nil

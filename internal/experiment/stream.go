@@ -153,9 +153,12 @@ func streamRates(rows []stream.Stats) map[stream.Kernel]float64 {
 // and triad ceilings where a stream kernel was faster: a ceiling is the
 // best this machine does, whichever kernel did it. It returns the stream
 // kernels' rates as report keys (stream_<kernel>_gbs).
-func streamIntoCPUCeilings(h hostsimd.Host, c *hostsimd.Ceilings) (map[string]float64, error) {
+func streamIntoCPUCeilings(h hostsimd.Host, c *hostsimd.Ceilings, stop func() bool) (map[string]float64, error) {
 	runtime.GC() // the ceiling arrays are garbage: do not hold both sets
-	r, err := h.RunStream(hostsimd.StreamOpts{ArraySize: int(c.Bytes / 4), NumTimes: streamCeilingRuns, Threads: c.Threads})
+	r, err := h.RunStream(hostsimd.StreamOpts{ArraySize: int(c.Bytes / 4), NumTimes: streamCeilingRuns, Threads: c.Threads, Stop: stop})
+	if errors.Is(err, hostsimd.ErrStopped) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("cpu stream kernels for the ceilings: %w", err)
 	}

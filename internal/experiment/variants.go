@@ -77,7 +77,11 @@ type VariantChoice struct {
 	// only one variant was timed.
 	Margin float64       `json:"margin,omitempty"`
 	Times  []VariantTime `json:"times"`
-	Cached bool          `json:"-"`
+	// Config names the configuration the shape was prepared from
+	// (variantConfigLabel): what run's duration estimate matches, before
+	// any data exists to name the shape.
+	Config string `json:"config,omitempty"`
+	Cached bool   `json:"-"`
 }
 
 // Summary says the choice in one line for the report.
@@ -325,11 +329,11 @@ func (e *Env) adapterKey() string {
 }
 
 // SelectVariant chooses the fastest verified GPU variant of w at batch n
-// (with the other knobs of k) on this adapter, from the cache unless
-// retune is set or the cache has no entry. Skipped variants become
-// warnings of rep (when rep is not nil). The returned knobs carry the
-// chosen variant.
-func (e *Env) SelectVariant(w *workload.Descriptor, pr *workload.Prepared, n int, k workload.Knobs, retune bool, rep *report.Report) (workload.Knobs, VariantChoice, error) {
+// of pr, prepared from c (with the other knobs of k) on this adapter,
+// from the cache unless retune is set or the cache has no entry. Skipped
+// variants become warnings of rep (when rep is not nil). The returned
+// knobs carry the chosen variant.
+func (e *Env) SelectVariant(w *workload.Descriptor, c workload.Config, pr *workload.Prepared, n int, k workload.Knobs, retune bool, rep *report.Report) (workload.Knobs, VariantChoice, error) {
 	if len(w.Variants) < 2 {
 		if len(w.Variants) == 1 {
 			k.Variant = w.Variants[0]
@@ -337,12 +341,20 @@ func (e *Env) SelectVariant(w *workload.Descriptor, pr *workload.Prepared, n int
 		return k, VariantChoice{}, nil
 	}
 	shape := ParamLabel(pr.At(n, k).Params)
-	// The key names the variants tried, so a family that gains a design
-	// is measured again rather than served a choice made without it.
 	wgs := e.WorkgroupsToTry(k.Workgroup)
-	key := fmt.Sprintf("%s|%s|%s|wg=%d|tile=%d|%s|wgs=%v", e.adapterKey(), w.Name, shape, k.Workgroup, k.Tile, strings.Join(w.Variants, ","), wgs)
+	prefix, suffix := e.variantKey(w, k, wgs)
+	key := prefix + shape + suffix
+	label := variantConfigLabel(w, c, n)
 	cache := loadVariantCache()
 	if ch, ok := cache[key]; ok && !retune && w.CheckVariant(ch.Chosen) == nil {
+		if ch.Config != label {
+			// An entry made before choices named their configuration (or
+			// by a command preparing the same shape otherwise): named now,
+			// so the next estimate counts it as cached.
+			ch.Config = label
+			cache[key] = ch
+			_ = cache.save() // best effort: the choice itself stands
+		}
 		ch.Cached = true
 		k.Variant = ch.Chosen
 		if ch.Workgroup != 0 {
@@ -360,7 +372,7 @@ func (e *Env) SelectVariant(w *workload.Descriptor, pr *workload.Prepared, n int
 	if err != nil {
 		return k, ch, err
 	}
-	ch.Workload, ch.Shape = w.Name, shape
+	ch.Workload, ch.Shape, ch.Config = w.Name, shape, label
 	cache[key] = ch
 	if err := cache.save(); err != nil && rep != nil {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("variant cache not saved: %v", err))
@@ -370,6 +382,66 @@ func (e *Env) SelectVariant(w *workload.Descriptor, pr *workload.Prepared, n int
 		k.Workgroup = ch.Workgroup
 	}
 	return k, ch, nil
+}
+
+// variantKey is the cache key of a selection of w with knobs k trying
+// the workgroup sizes wgs, around the shape: prefix + shape + suffix. The
+// key names the variants tried, so a family that gains a design is
+// measured again rather than served a choice made without it.
+func (e *Env) variantKey(w *workload.Descriptor, k workload.Knobs, wgs []int) (prefix, suffix string) {
+	return e.adapterKey() + "|" + w.Name + "|",
+		fmt.Sprintf("|wg=%d|tile=%d|%s|wgs=%v", k.Workgroup, k.Tile, strings.Join(w.Variants, ","), wgs)
+}
+
+// variantConfigLabel names the configuration of a selection of w at batch
+// n from the parameters w reads in c (defaults filled), which are known
+// before its data is prepared.
+func variantConfigLabel(w *workload.Descriptor, c workload.Config, n int) string {
+	c.Defaults()
+	parts := make([]string, 0, len(w.Params)+1)
+	for _, p := range w.Params {
+		parts = append(parts, p.Name+"="+p.Value(c))
+	}
+	return strings.Join(append(parts, fmt.Sprintf("at=%d", n)), " ")
+}
+
+// pendingSelections are the variant selections a run of ds with cfg will
+// measure (none cached for this adapter, or cfg.Retune) and how many
+// configurations they try at most (every design at every workgroup size;
+// designs whose label does not change with the size are tried once).
+func (e *Env) pendingSelections(cfg RunConfig, ds []*workload.Descriptor) (names []string, configs int) {
+	cache := variantCache{}
+	if !cfg.Retune && e.Device != nil {
+		cache = loadVariantCache()
+	}
+	knobs := workload.Knobs{Workgroup: cfg.Workgroup, Tile: cfg.Tile}
+	for _, w := range ds {
+		if len(w.Variants) < 2 {
+			continue
+		}
+		wgs := e.WorkgroupsToTry(knobs.Workgroup)
+		prefix, suffix := "", ""
+		if len(cache) > 0 {
+			prefix, suffix = e.variantKey(w, knobs, wgs)
+		}
+		size := 1
+		if bp := w.BatchParam(); bp != nil {
+			size = *bp.Int(&cfg.Config)
+		}
+		label := variantConfigLabel(w, cfg.Config, size)
+		cached := false
+		for key, ch := range cache {
+			if ch.Config == label && strings.HasPrefix(key, prefix) && strings.HasSuffix(key, suffix) && w.CheckVariant(ch.Chosen) == nil {
+				cached = true
+				break
+			}
+		}
+		if !cached {
+			names = append(names, w.Name)
+			configs += len(w.Variants) * len(wgs)
+		}
+	}
+	return names, configs
 }
 
 // variantConfig is one GPU design at one workgroup size.

@@ -43,7 +43,7 @@ func Run(e *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error 
 			return err
 		}
 	}
-	lines, err := experiment.RecheckCPUReadCeilings(rep, int64(rep.Ceilings.CPU["bytes"]), e.Host.ThreadCount(), e.Progressf)
+	lines, err := experiment.RecheckCPUReadCeilings(rep, int64(rep.Ceilings.CPU["bytes"]), e.Host.ThreadCount(), e.Progressf, e.Stopped)
 	rep.Summary = append(rep.Summary, lines...)
 	if err != nil {
 		return err
@@ -55,7 +55,7 @@ func Run(e *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error 
 	}
 	lines, err = experiment.JudgeByState(rep, roofs.CPU.PeakGFLOPs, func(why string) (report.CeilingPass, error) {
 		e.Progressf("cpu read ceiling again (%s)", why)
-		return experiment.MeasureReadPass(dramBytes, e.Host.ThreadCount(), why)
+		return experiment.MeasureReadPass(dramBytes, e.Host.ThreadCount(), why, e.Stopped)
 	})
 	rep.Summary = append(rep.Summary, lines...)
 	if err != nil {
@@ -89,7 +89,7 @@ func runWorkload(e *experiment.Env, w *workload.Descriptor, cfg experiment.RunCo
 		return fmt.Errorf("%s: %w", w.Name, err)
 	}
 	batches := experiment.BatchesFor(cfg, pr)
-	kv, choice, err := e.SelectVariant(w, pr, pr.Size, knobs, cfg.Retune, rep)
+	kv, choice, err := e.SelectVariant(w, cfg.Config, pr, pr.Size, knobs, cfg.Retune, rep)
 	if err != nil {
 		return err
 	}

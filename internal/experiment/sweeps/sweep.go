@@ -427,7 +427,7 @@ func designOf(e *experiment.Env, w *workload.Descriptor, pr *workload.Prepared, 
 	if len(w.Variants) == 1 {
 		return w.Variants[0], "the workload's only design", nil
 	}
-	k, ch, err := e.SelectVariant(w, pr, pr.Size, workload.Knobs{Workgroup: cfg.Workgroup, Tile: cfg.Tile}, cfg.Retune, rep)
+	k, ch, err := e.SelectVariant(w, cfg.Config, pr, pr.Size, workload.Knobs{Workgroup: cfg.Workgroup, Tile: cfg.Tile}, cfg.Retune, rep)
 	if err != nil {
 		return "", "", err
 	}
