@@ -14,6 +14,12 @@ import (
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/kernel"
 )
 
+// The command line's flags come from one registry: flagSpecs (and the
+// workload parameters) say what each name means, commandFlags which
+// commands take it. A new flag is one flagSpec and its name in the lists
+// of the commands that use it; TestFlagsOneMeaning walks every command's
+// flag set.
+
 // flagSpec is the one meaning of a flag name: every command that takes
 // --name takes this spec, so its type, default and help are the same
 // everywhere.

@@ -140,9 +140,18 @@ func TestFlagsOnlyTheirOwn(t *testing.T) {
 			t.Errorf("--%s: no command takes it", name)
 		}
 	}
-	for cmd, groups := range commandFlags {
+	for _, notes := range []map[string]map[string]string{notTaken, shortNotes} {
+		for cmd, m := range notes {
+			for name := range m {
+				if _, ok := commandFlags[cmd]; !ok || takesFlag(cmd, name) {
+					t.Errorf("a note on %s --%s: no such command, or it takes the flag", cmd, name)
+				}
+			}
+		}
+	}
+	for cmd := range commandFlags {
 		for name := range registry {
-			if slices.ContainsFunc(groups, func(g flagGroup) bool { return slices.Contains(g.names, name) }) {
+			if takesFlag(cmd, name) {
 				continue
 			}
 			args := append(strings.Fields(cmd), "--"+name+"=1")
@@ -184,4 +193,9 @@ func TestFlagsRegistryDefaults(t *testing.T) {
 	if sets["stream"].Lookup("numtimes").Shorthand != "" {
 		t.Error("stream: --numtimes has a one-letter spelling (-n is the row count's)")
 	}
+}
+
+// takesFlag reports whether commandFlags lists name for cmd.
+func takesFlag(cmd, name string) bool {
+	return slices.ContainsFunc(commandFlags[cmd], func(g flagGroup) bool { return slices.Contains(g.names, name) })
 }
