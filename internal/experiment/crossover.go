@@ -463,14 +463,7 @@ func CrossoverBreakEven(w *workload.Descriptor, fixed []report.Param, sides [2]S
 		return report.BreakEven{}, fmt.Errorf("break-even %s (%s, %s): %w", w.Name, sides[1].Label, clock, err)
 	}
 	if res == nil {
-		r := timing.SearchResult{Points: pts, Status: timing.SearchNoCrossover,
-			Reason: "measured on the end-to-end search's sizes (no bisection on this clock)"}
-		if lo, hi, ok := timing.Bracket(pts); ok {
-			r.Found, r.Lo, r.Hi, r.AtLo, r.AtHi, r.Before = true, lo.N, hi.N, lo, hi, lo.Faster
-			r.Status = timing.SearchResolution
-			r.Reason = fmt.Sprintf("%s faster at %d, %s faster at %d; ", sideName(sides, lo.Faster), lo.N, sideName(sides, hi.Faster), hi.N) + r.Reason
-		}
-		res = &r
+		res = bracketOnly(pts, sides)
 	}
 	pred := timing.PredictCrossover(ma, mb)
 	basis := "the models over the whole measured range"
@@ -503,13 +496,44 @@ func CrossoverBreakEven(w *workload.Descriptor, fixed []report.Param, sides [2]S
 	if b[last].Median > 0 {
 		be.MeasuredSpeedup = a[last].Median / b[last].Median
 	}
+	judge(&be, pts, again, sides, ma.MinR2(), mb.MinR2())
+	for _, sp := range sides {
+		if sp.IsGPU() {
+			be.Regime = "resident"
+			if sp.Shipped {
+				be.Regime = "shipped"
+			}
+		}
+	}
+	return be, nil
+}
+
+// bracketOnly is the search result of sizes measured without a search
+// of their own (the kernel clock on the end-to-end search's sizes): the
+// bracket where the faster side changes, if any, with no bisection.
+func bracketOnly(pts []timing.SearchPoint, sides [2]SideSpec) *timing.SearchResult {
+	r := timing.SearchResult{Points: pts, Status: timing.SearchNoCrossover,
+		Reason: "measured on the end-to-end search's sizes (no bisection on this clock)"}
+	if lo, hi, ok := timing.Bracket(pts); ok {
+		r.Found, r.Lo, r.Hi, r.AtLo, r.AtHi, r.Before = true, lo.N, hi.N, lo, hi, lo.Faster
+		r.Status = timing.SearchResolution
+		r.Reason = fmt.Sprintf("%s faster at %d, %s faster at %d; ", sideName(sides, lo.Faster), lo.N, sideName(sides, hi.Faster), hi.N) + r.Reason
+	}
+	return &r
+}
+
+// judge sets be's verdict (timing.JudgeCrossover over the points and the
+// sizes measured again) and what follows from it: the range where the
+// second side is faster, the sizes remeasured, and whether the fit's
+// prediction stands.
+func judge(be *report.BreakEven, pts []timing.SearchPoint, again map[int]timing.SearchPoint, sides [2]SideSpec, r2a, r2b float64) {
 	// The verdict's reason names the sides as a reader does (CPU, GPU),
 	// by their labels where that would not tell them apart.
 	na, nb := report.ShortSide(sides[0].Label), report.ShortSide(sides[1].Label)
 	if na == nb {
 		na, nb = sides[0].Label, sides[1].Label
 	}
-	v := timing.JudgeCrossover(pts, again, na, nb, ma.MinR2(), mb.MinR2(), timing.Policy{})
+	v := timing.JudgeCrossover(pts, again, na, nb, r2a, r2b, timing.Policy{})
 	be.Verdict, be.Reason, be.Interval, be.Tentative = v.Kind, v.Reason, []int{v.Lo, v.Hi}, v.Noisy
 	if v.BFrom > 0 {
 		be.BFaster = &report.Range{From: v.BFrom}
@@ -525,15 +549,6 @@ func CrossoverBreakEven(w *workload.Descriptor, fixed []report.Param, sides [2]S
 	if !v.UseFit {
 		be.Predicted.Refused = v.FitNote
 	}
-	for _, sp := range sides {
-		if sp.IsGPU() {
-			be.Regime = "resident"
-			if sp.Shipped {
-				be.Regime = "shipped"
-			}
-		}
-	}
-	return be, nil
 }
 
 // localPrediction fits each side on the regime around a measured

@@ -36,74 +36,94 @@ func (c *RunConfig) loadData(set func(name string) bool) error {
 	if m := machine.Current(); m.MemAvailable > 0 || m.MaxMemory > 0 {
 		maxBytes = uint64(m.Budget(false))
 	}
-	fileErr := func(p *workload.Param, err error) error {
-		return &ParamError{Name: p.Name, Value: *p.String(&c.Config), Limit: err.Error()}
+	opts := dataset.VectorOptions{MaxBytes: maxBytes}
+	if set(workload.ParamD.Name) {
+		opts.Dim = c.Dim
 	}
-	// prefix sets *size to the file's count, or checks an explicit one
-	// against it.
-	prefix := func(p, file *workload.Param, count int, what string) error {
-		v := p.Int(&c.Config)
-		if set(p.Name) {
-			if *v > count {
-				return Invalid(p.Name, *v, "past the %d %s of %s", count, what, *file.String(&c.Config))
-			}
-			return nil
+	if err := c.loadVectors(set, opts); err != nil {
+		return err
+	}
+	if err := c.loadQueries(set, opts); err != nil {
+		return err
+	}
+	return c.loadGraph(set, maxBytes)
+}
+
+// fileErr is the error of a data file p names that could not be read.
+func (c *RunConfig) fileErr(p *workload.Param, err error) error {
+	return &ParamError{Name: p.Name, Value: *p.String(&c.Config), Limit: err.Error()}
+}
+
+// prefix sets the size p to the count of the file's rows (or nodes), or,
+// when the caller set it, checks it against that count.
+func (c *RunConfig) prefix(set func(name string) bool, p, file *workload.Param, count int, what string) error {
+	v := p.Int(&c.Config)
+	if set(p.Name) {
+		if *v > count {
+			return Invalid(p.Name, *v, "past the %d %s of %s", count, what, *file.String(&c.Config))
 		}
-		*v = count
 		return nil
 	}
-	if c.VectorsFile != "" || c.QueriesFile != "" {
-		opts := dataset.VectorOptions{MaxBytes: maxBytes}
-		if set(workload.ParamD.Name) {
-			opts.Dim = c.Dim
-		}
-		if c.VectorsFile != "" {
-			v, err := dataset.LoadVectors(c.VectorsFile, opts)
-			if err != nil {
-				return fileErr(workload.ParamVectors, err)
-			}
-			if v.ZeroRow >= 0 {
-				return Invalid(workload.ParamVectors.Name, c.VectorsFile, "row %d is all zeros: its cosine similarity is undefined", v.ZeroRow)
-			}
-			c.Vectors, c.Dim = v, v.Dim
-			if err := prefix(workload.ParamN, workload.ParamVectors, v.Rows, "rows"); err != nil {
-				return err
-			}
-		}
-		if c.QueriesFile != "" {
-			if c.Vectors != nil {
-				opts.Dim = c.Vectors.Shape[1]
-			}
-			q, err := dataset.LoadVectors(c.QueriesFile, opts)
-			if err != nil {
-				return fileErr(workload.ParamQueries, err)
-			}
-			if c.Vectors != nil && q.Dim != c.Vectors.Dim {
-				return Invalid(workload.ParamQueries.Name, c.QueriesFile, "dimension %d, the vectors' %d", q.Shape[1], c.Vectors.Shape[1])
-			}
-			if q.ZeroRow >= 0 {
-				return Invalid(workload.ParamQueries.Name, c.QueriesFile, "row %d is all zeros: its cosine similarity is undefined", q.ZeroRow)
-			}
-			c.Queries, c.Dim = q, q.Dim
-			if err := prefix(workload.ParamQ, workload.ParamQueries, q.Rows, "rows"); err != nil {
-				return err
-			}
-		}
+	*v = count
+	return nil
+}
+
+// loadVectors reads --vectors, if given, and sets d and n from it.
+func (c *RunConfig) loadVectors(set func(name string) bool, opts dataset.VectorOptions) error {
+	if c.VectorsFile == "" {
+		return nil
 	}
-	if c.GraphFile != "" {
-		g, err := dataset.LoadGraph(c.GraphFile, dataset.GraphOptions{MaxBytes: maxBytes})
-		if err != nil {
-			return fileErr(workload.ParamGraph, err)
-		}
-		c.Graph = g
-		if err := prefix(workload.ParamNodes, workload.ParamGraph, g.Nodes, "nodes"); err != nil {
-			return err
-		}
-		if set(workload.ParamDegree.Name) {
-			return Invalid(workload.ParamDegree.Name, c.Degree, "the graph file %s sets the graph", c.GraphFile)
-		}
-		c.Degree = max(1, (g.Shape[1]+g.Nodes-1)/g.Nodes)
+	v, err := dataset.LoadVectors(c.VectorsFile, opts)
+	if err != nil {
+		return c.fileErr(workload.ParamVectors, err)
 	}
+	if v.ZeroRow >= 0 {
+		return Invalid(workload.ParamVectors.Name, c.VectorsFile, "row %d is all zeros: its cosine similarity is undefined", v.ZeroRow)
+	}
+	c.Vectors, c.Dim = v, v.Dim
+	return c.prefix(set, workload.ParamN, workload.ParamVectors, v.Rows, "rows")
+}
+
+// loadQueries reads --queries, if given, at the vectors' dimension when
+// they were read, and sets d and q from it.
+func (c *RunConfig) loadQueries(set func(name string) bool, opts dataset.VectorOptions) error {
+	if c.QueriesFile == "" {
+		return nil
+	}
+	if c.Vectors != nil {
+		opts.Dim = c.Vectors.Shape[1]
+	}
+	q, err := dataset.LoadVectors(c.QueriesFile, opts)
+	if err != nil {
+		return c.fileErr(workload.ParamQueries, err)
+	}
+	if c.Vectors != nil && q.Dim != c.Vectors.Dim {
+		return Invalid(workload.ParamQueries.Name, c.QueriesFile, "dimension %d, the vectors' %d", q.Shape[1], c.Vectors.Shape[1])
+	}
+	if q.ZeroRow >= 0 {
+		return Invalid(workload.ParamQueries.Name, c.QueriesFile, "row %d is all zeros: its cosine similarity is undefined", q.ZeroRow)
+	}
+	c.Queries, c.Dim = q, q.Dim
+	return c.prefix(set, workload.ParamQ, workload.ParamQueries, q.Rows, "rows")
+}
+
+// loadGraph reads --graph, if given, and sets nodes and degree from it.
+func (c *RunConfig) loadGraph(set func(name string) bool, maxBytes uint64) error {
+	if c.GraphFile == "" {
+		return nil
+	}
+	g, err := dataset.LoadGraph(c.GraphFile, dataset.GraphOptions{MaxBytes: maxBytes})
+	if err != nil {
+		return c.fileErr(workload.ParamGraph, err)
+	}
+	c.Graph = g
+	if err := c.prefix(set, workload.ParamNodes, workload.ParamGraph, g.Nodes, "nodes"); err != nil {
+		return err
+	}
+	if set(workload.ParamDegree.Name) {
+		return Invalid(workload.ParamDegree.Name, c.Degree, "the graph file %s sets the graph", c.GraphFile)
+	}
+	c.Degree = max(1, (g.Shape[1]+g.Nodes-1)/g.Nodes)
 	return nil
 }
 

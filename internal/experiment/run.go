@@ -1,17 +1,13 @@
 package experiment
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
 
-	"github.com/wgpu-prof/wgpu-prof/hostsimd"
-	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
-	"github.com/wgpu-prof/wgpu-prof/timing"
 )
 
 // AllWorkloads lists every workload of the default suite, in run order.
@@ -147,101 +143,6 @@ func PowersOf4(from, to int) []int {
 		out = append(out, b)
 	}
 	return append(out, to)
-}
-
-// Ceilings measures the GPU and CPU ceilings and records them.
-func (e *Env) Ceilings(cfg RunConfig, rep *report.Report) (Roofs, error) {
-	st, err := e.staircase(cfg.QuickStaircase, rep)
-	if err != nil {
-		return Roofs{}, err
-	}
-	gpuBytes, cpuBytes, capped := e.planDRAM(cfg, st)
-	runs := 0
-	var intensities []float64 // the default set
-	if cfg.QuickStaircase {
-		// --quick: fewer runs, and the FMA chain at fewer intensities
-		// (each streams the whole DRAM-level buffer).
-		runs, intensities = 3, []float64{0.25, 4, 64}
-	}
-	if err := e.checkStop("gpu ceilings"); err != nil {
-		return Roofs{}, err
-	}
-	e.Progressf("gpu ceilings (read, write, copy, FMA intensities) over %s", fmtBytes(float64(gpuBytes)))
-	gc, err := compute.MeasureCeilings(e.Device, compute.CeilingOptions{Bytes: gpuBytes, Runs: runs, Intensities: intensities, Stop: e.Stopped})
-	FreeMemory()
-	if errors.Is(err, compute.ErrStopped) {
-		return Roofs{}, fmt.Errorf("gpu ceilings: %w", ErrInterrupted)
-	}
-	if err != nil {
-		return Roofs{}, fmt.Errorf("gpu ceilings: %w", err)
-	}
-	// BabelStream's kernels over the same bytes join the read and copy
-	// ceilings where faster (not under --quick: five kernels × runs over
-	// the DRAM-level arrays cost more than the ceilings themselves on a
-	// software adapter).
-	var sk map[string]float64
-	if !cfg.QuickStaircase {
-		e.Progressf("gpu stream kernels (BabelStream's) over %s", fmtBytes(float64(gpuBytes)))
-		if sk, err = streamIntoGPUCeilings(e, &gc); err != nil {
-			return Roofs{}, err
-		}
-	}
-	rep.Ceilings.GPU = map[string]float64{
-		"read_gbs": gc.ReadGBs, "write_gbs": gc.WriteGBs, "copy_gbs": gc.CopyGBs, "fma_gflops": gc.PeakGFLOPs,
-	}
-	for k, v := range sk {
-		rep.Ceilings.GPU[k] = v
-	}
-	for _, pt := range gc.FMA {
-		rep.Ceilings.GPU[fmt.Sprintf("fma_gflops_at_%g", pt.Intensity)] = pt.GFLOPs
-	}
-	rep.Summary = append(rep.Summary, readCeilingSummary(gc))
-	if gc.Timed != "timestamps" {
-		rep.Warnings = append(rep.Warnings, "GPU ceilings timed by the host clock ("+gc.Timed+"): they include submission overhead")
-	}
-	FreeMemory()
-	if err := e.checkStop("cpu ceilings"); err != nil {
-		return Roofs{}, err
-	}
-	e.Progressf("cpu ceilings (read, write, copy, triad, FMA; all cores and one) over %s per array", fmtBytes(float64(cpuBytes)))
-	before := probeState(e.Host.ThreadCount())
-	all, _, keys, err := CPUCeilings(hostsimd.CeilingOpts{Bytes: cpuBytes, Budget: ceilingBudget(e.Measure), Stop: e.Stopped})
-	FreeMemory()
-	if errors.Is(err, hostsimd.ErrStopped) {
-		return Roofs{}, fmt.Errorf("cpu ceilings: %w", ErrInterrupted)
-	}
-	if err != nil {
-		return Roofs{}, err
-	}
-	rep.Ceilings.CPU = keys
-	rep.CeilingPasses = append(rep.CeilingPasses, report.CeilingPass{Key: "read_gbs", GBs: all.ReadGBs, Bytes: float64(all.Bytes),
-		State: spanState(before, probeState(e.Host.ThreadCount())), Why: "first"})
-	roofs := Roofs{
-		GPU: timing.Roof{PeakGFLOPs: gc.PeakGFLOPs, BandwidthGBs: gc.ReadGBs},
-		CPU: timing.Roof{PeakGFLOPs: all.FMAGFLOPs, BandwidthGBs: all.ReadGBs},
-	}
-	if err := e.int8Peaks(&roofs, rep); err != nil {
-		return Roofs{}, err
-	}
-	levels, err := e.cacheCeilings(cfg, roofs, rep)
-	if err != nil {
-		return Roofs{}, err
-	}
-	roofs.Levels = levels
-	rep.Ceilings.CPU["bytes"] = float64(all.Bytes)
-	rep.Ceilings.GPU["bytes"] = float64(gc.Bytes)
-	// The budget's line is in the summary; a level it capped is also a
-	// warning, so the default output says which.
-	budgetLine, anyCapped := capped.line(rep)
-	rep.Summary = append(rep.Summary, budgetLine)
-	if anyCapped {
-		rep.Warnings = append(rep.Warnings, budgetLine)
-	}
-	st.Notes = append(st.Notes, orderNotes(rep)...)
-	for _, n := range st.Notes {
-		rep.Summary = append(rep.Summary, StaircasePrefix+n)
-	}
-	return roofs, nil
 }
 
 // BatchesFor is --batches, or powers of 4 from the workload's smallest
