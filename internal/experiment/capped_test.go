@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
-	"github.com/wgpu-prof/wgpu-prof/timing"
 )
 
 // --batches and the adaptive search apply one bound (searchCap): a batch
@@ -30,15 +29,5 @@ func TestBatchesAndSearchShareTheBound(t *testing.T) {
 	}
 	if l, _, _ := searchCap(w, cfg, 1<<62, 0); l <= 0 {
 		t.Errorf("searchCap overflowed: %d", l)
-	}
-}
-
-func TestCappedNote(t *testing.T) {
-	res := timing.SearchResult{Points: []timing.SearchPoint{{N: 1}, {N: 2}}}
-	if n := cappedNote([]int{1, 2}, res); n != "" {
-		t.Errorf("all measured: %q", n)
-	}
-	if n := cappedNote([]int{1, 2, 3, 3}, res); !strings.Contains(n, "only 2 of the 3 sizes") {
-		t.Errorf("capped: %q", n)
 	}
 }

@@ -31,13 +31,6 @@ func cacheLevels(dram float64, threads int) []RoofLevel {
 	return out
 }
 
-// levelKeys are the report's Ceilings keys of a cache level's read
-// ceiling and of the working set it was measured at; levelOf is the
-// level a read ceiling key names, if any.
-func levelKeys(level string) (read, bytes string) { return "read_gbs_" + level, "bytes_" + level }
-
-func levelOf(readKey string) (string, bool) { return strings.CutPrefix(readKey, "read_gbs_") }
-
 // cacheCeilings measures the read ceilings at each cache-resident working
 // set on both sides (FMA peaks do not depend on the working set: the DRAM
 // run's are kept) and records them as read_gbs_<level> keys.
@@ -216,10 +209,6 @@ func RecheckCPUReadCeilings(rep *report.Report, dramBytes int64, threads int, pr
 	}
 	return lines, nil
 }
-
-// RecheckPrefix starts the summary lines of recheckCPUReadCeilings;
-// HostSummary keeps them.
-const RecheckPrefix = "ceiling recheck: "
 
 // dramPlan is how the DRAM-level ceilings' working sets were planned in
 // the memory budget: what the caches call for on each side, what was

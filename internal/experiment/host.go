@@ -74,10 +74,6 @@ func CPUCeilings(opts hostsimd.CeilingOpts) (all, one hostsimd.Ceilings, keys ma
 	return all, one, keys, nil
 }
 
-// LevelChoicePrefix starts the summary lines RunHost writes about which
-// level ran and why; HostSummary keeps them.
-const LevelChoicePrefix = "level choice: "
-
 // RunHost runs the CPU kernels at every requested SIMD level against the
 // ceilings measured in the same run, on cfg.Threads threads.
 func RunHost(cfg HostConfig, rep *report.Report, progress func(string)) error {

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
@@ -251,4 +252,22 @@ func cpuVariant(h hostsimd.Host) string {
 func (e *Env) Prepare(w *workload.Descriptor, c workload.Config) (*workload.Prepared, error) {
 	e.Progressf("data %s: generating or reading the inputs (and their float64 reference)", w.Name)
 	return w.Prepare(c)
+}
+
+// levelKeys are the report's Ceilings keys of a cache level's read
+// ceiling and of the working set it was measured at; levelOf is the
+// level a read ceiling key names, if any.
+func levelKeys(level string) (read, bytes string) { return "read_gbs_" + level, "bytes_" + level }
+
+func levelOf(readKey string) (string, bool) { return strings.CutPrefix(readKey, "read_gbs_") }
+
+// fmtBytes formats a byte count in KiB, MiB or GiB.
+func fmtBytes(b float64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.3g GiB", b/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.3g MiB", b/(1<<20))
+	}
+	return fmt.Sprintf("%.3g KiB", b/(1<<10))
 }

@@ -275,16 +275,6 @@ func cpuidNotes(levels []report.StairLevel, threads int) []string {
 	return out
 }
 
-func fmtBytes(b float64) string {
-	switch {
-	case b >= 1<<30:
-		return fmt.Sprintf("%.3g GiB", b/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.3g MiB", b/(1<<20))
-	}
-	return fmt.Sprintf("%.3g KiB", b/(1<<10))
-}
-
 // staircase sweeps both sides and records the curve and its levels. The
 // CPU sweep doubles (quick: quadruples) the working set until the DRAM
 // level is reached (dramReached) or the next set would pass the memory

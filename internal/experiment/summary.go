@@ -255,3 +255,11 @@ func loadAverage() float64 {
 	}
 	return v
 }
+
+// RecheckPrefix starts the summary lines of recheckCPUReadCeilings;
+// HostSummary keeps them.
+const RecheckPrefix = "ceiling recheck: "
+
+// LevelChoicePrefix starts the summary lines RunHost writes about which
+// level ran and why; HostSummary keeps them.
+const LevelChoicePrefix = "level choice: "

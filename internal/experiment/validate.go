@@ -3,6 +3,7 @@ package experiment
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
@@ -160,4 +161,33 @@ func (c *RunConfig) checkBatches(ds []*workload.Descriptor) error {
 		}
 	}
 	return nil
+}
+
+// DefaultMaxGrow is how far past the default size a break-even may go
+// (SearchConfig.MaxGrow 0).
+const DefaultMaxGrow = 64
+
+// searchCap is the one rule for the largest batch size a break-even may
+// measure, before the adapter's and the host's limits: the workload's size
+// when its data cannot grow past it (rows of a file, data generated up to
+// the default size), else maxGrow (0: DefaultMaxGrow) times the size.
+// --batches (RunConfig.checkBatches) and the adaptive search's extension
+// (extensionLimit) both stop there; grows says whether sizes past size
+// are possible at all.
+func searchCap(w *workload.Descriptor, cfg RunConfig, size, maxGrow int) (limit int, why string, grows bool) {
+	if maxGrow <= 0 {
+		maxGrow = DefaultMaxGrow
+	}
+	switch w.Batch {
+	case "n", "q", "nodes":
+	default:
+		return size, "the workload's data are generated up to its default size", false
+	}
+	if file, ok := cfg.fileSized(w); ok {
+		return size, "the rows of " + file, false
+	}
+	if size > math.MaxInt/maxGrow {
+		return math.MaxInt, "the largest int", true
+	}
+	return size * maxGrow, fmt.Sprintf("search cap: %d× the default size %d", maxGrow, size), true
 }
