@@ -24,34 +24,13 @@ func (h Host) Gather(q, v []float32, d int, ids []int32, metric ops.Metric, out 
 	if err != nil {
 		return err
 	}
-	nq, err := rowCount(fn, "q", len(q), d)
-	if err != nil {
-		return err
-	}
 	n, err := rowCount(fn, "v", len(v), d)
 	if err != nil {
 		return err
 	}
-	if metric < ops.L2Sq || metric > ops.Cosine {
-		return fmt.Errorf("hostsimd.%s: unknown metric %v", fn, metric)
-	}
-	if nq == 0 {
-		if len(ids) != 0 {
-			return fmt.Errorf("hostsimd.%s: len(ids)=%d but there are no queries", fn, len(ids))
-		}
-		return nil
-	}
-	if len(ids)%nq != 0 {
-		return fmt.Errorf("hostsimd.%s: len(ids)=%d is not a multiple of the query count %d", fn, len(ids), nq)
-	}
-	c := len(ids) / nq
-	if err := checkLen(fn, "out", len(out), len(ids)); err != nil {
+	nq, c, err := gatherArgs(fn, len(q), n, d, ids, metric, len(out))
+	if err != nil || nq == 0 {
 		return err
-	}
-	for p, id := range ids {
-		if id < 0 || int(id) >= n {
-			return fmt.Errorf("hostsimd.%s: ids[%d]=%d (query %d, candidate %d) out of range [0,%d)", fn, p, id, p/c, p%c, n)
-		}
 	}
 	k := r.k
 	var qq []float32
@@ -91,4 +70,34 @@ func (h Host) Gather(q, v []float32, d int, ids []int32, metric ops.Metric, out 
 		}
 	})
 	return nil
+}
+
+// gatherArgs checks a gather's arguments (the rules of Gather) against n
+// stored rows and returns the query count and the candidates per query.
+func gatherArgs(fn string, lenQ, n, d int, ids []int32, metric ops.Metric, lenOut int) (nq, c int, err error) {
+	if nq, err = rowCount(fn, "q", lenQ, d); err != nil {
+		return 0, 0, err
+	}
+	if metric < ops.L2Sq || metric > ops.Cosine {
+		return 0, 0, fmt.Errorf("hostsimd.%s: unknown metric %v", fn, metric)
+	}
+	if nq == 0 {
+		if len(ids) != 0 {
+			return 0, 0, fmt.Errorf("hostsimd.%s: len(ids)=%d but there are no queries", fn, len(ids))
+		}
+		return 0, 0, nil
+	}
+	if len(ids)%nq != 0 {
+		return 0, 0, fmt.Errorf("hostsimd.%s: len(ids)=%d is not a multiple of the query count %d", fn, len(ids), nq)
+	}
+	c = len(ids) / nq
+	if err := checkLen(fn, "out", lenOut, len(ids)); err != nil {
+		return 0, 0, err
+	}
+	for p, id := range ids {
+		if id < 0 || int(id) >= n {
+			return 0, 0, fmt.Errorf("hostsimd.%s: ids[%d]=%d (query %d, candidate %d) out of range [0,%d)", fn, p, id, p/c, p%c, n)
+		}
+	}
+	return nq, c, nil
 }
