@@ -25,6 +25,9 @@ type GatherOptions struct {
 	// PerPair selects the design with one invocation per pair (vec4 loads
 	// in order, no workgroup memory, no barrier); Lanes must be 0 or 1.
 	PerPair bool
+	// exact, for the int8 store, makes the shader write each pair's exact
+	// integer sum (1: q·v, 2: v·v, 3: q·q) bit-cast to f32 (tests).
+	exact int
 }
 
 // Gather computes HNSW candidate distances: for Q queries with C candidate
@@ -55,6 +58,10 @@ type Gather struct {
 	// pairs uploaded to ids and perm
 	starts, next      []int
 	slotRow, slotPair []uint32
+	// store is V's stored type (f32, binary16 or int8; gather_quant.go);
+	// vscale holds the int8 rows' scales.
+	store  gatherStore
+	vscale *wgpu.Buffer
 	// InputBytes is the size of V on the GPU.
 	InputBytes uint64
 }
@@ -71,7 +78,11 @@ type Gather struct {
 // all in one pass (so a timer measures them together). A pair is computed
 // exactly once, by the chunk that holds its row.
 func NewGather(d *wgpu.Device, v []float32, dim int, opts GatherOptions) (*Gather, error) {
-	op := "compute: NewGather"
+	return newGather("compute: NewGather", d, v, dim, opts, nil)
+}
+
+// newGather builds a Gather over V stored as store makes it (nil: f32).
+func newGather(op string, d *wgpu.Device, v []float32, dim int, opts GatherOptions, store func(v []float32, dim int) (gatherStore, error)) (*Gather, error) {
 	if err := checkDevice(op, d); err != nil {
 		return nil, err
 	}
@@ -111,25 +122,33 @@ func NewGather(d *wgpu.Device, v []float32, dim int, opts GatherOptions) (*Gathe
 	if l := opts.Lanes; l < 1 || l&(l-1) != 0 || l > wg {
 		return nil, fmt.Errorf("%s: lanes %d: must be a power of two ≤ workgroup size %d", op, l, wg)
 	}
-	g := &Gather{d: d, N: len(v) / dim, D: dim, opts: opts, per: len(v) / dim}
-	if b := 4 * uint64(len(v)); b > d.Limits.MaxStorageBufferBindingSize || b > d.Limits.MaxBufferSize {
-		per, err := chunkRows(d, 4*uint64(dim))
+	g := &Gather{d: d, N: len(v) / dim, D: dim, opts: opts, per: len(v) / dim, store: f32Store(v, dim)}
+	if store != nil {
+		if g.store, err = store(v, dim); err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+	}
+	if b := g.store.rowBytes * uint64(g.N); b > d.Limits.MaxStorageBufferBindingSize || b > d.Limits.MaxBufferSize {
+		per, err := chunkRows(d, g.store.rowBytes)
 		if err != nil {
 			return nil, fmt.Errorf("%s: V of %d bytes needs chunks: %w", op, b, err)
 		}
 		g.per = int(per)
 	}
-	if err := g.init(v); err != nil {
+	if err := g.init(); err != nil {
 		g.Release()
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	return g, nil
 }
 
-func (g *Gather) init(v []float32) error {
+func (g *Gather) init() error {
 	d := g.d
 	var err error
 	consts := wgpu.Constants{"WG": float64(g.opts.Workgroup), "LANES": float64(g.opts.Lanes), "METRIC": float64(g.opts.Metric)}
+	if g.store.int8 && g.opts.exact > 0 {
+		consts["EXACT"] = float64(g.opts.exact)
+	}
 	entry := "main"
 	if g.per < g.N {
 		entry = "main_chunked"
@@ -137,8 +156,16 @@ func (g *Gather) init(v []float32) error {
 	if g.opts.PerPair {
 		entry = strings.Replace(entry, "main", "main_pair", 1)
 	}
-	if g.pipe, err = d.Pipeline("hnsw_distances", wgsl.MustSource("hnsw_distances"), entry, consts); err != nil {
+	if g.pipe, err = d.Pipeline(g.store.shader, wgsl.MustSource(g.store.shader), entry, consts); err != nil {
 		return err
+	}
+	if g.store.vscale != nil {
+		if g.vscale, err = d.CreateBuffer("V scales", 4*uint64(g.N), wgpu.UsageStorage|wgpu.UsageCopyDst); err != nil {
+			return err
+		}
+		if err := d.Write(g.vscale, 0, wgpu.Bytes(g.store.vscale)); err != nil {
+			return err
+		}
 	}
 	for row := 0; row < g.N; row += g.per {
 		rows := min(g.per, g.N-row)
@@ -146,13 +173,13 @@ func (g *Gather) init(v []float32) error {
 		if g.per < g.N {
 			label = fmt.Sprintf("V[%d]", len(g.vbufs))
 		}
-		vb, err := d.CreateBuffer(label, 4*uint64(rows*g.D), wgpu.UsageStorage|wgpu.UsageCopyDst)
+		vb, err := d.CreateBuffer(label, g.store.rowBytes*uint64(rows), wgpu.UsageStorage|wgpu.UsageCopyDst)
 		if err != nil {
 			return err
 		}
 		g.vbufs = append(g.vbufs, vb)
 		g.InputBytes += vb.Size
-		if err := d.Write(vb, 0, wgpu.Bytes(v[row*g.D:(row+rows)*g.D])); err != nil {
+		if err := d.Write(vb, 0, g.store.rows(row, row+rows)); err != nil {
 			return err
 		}
 	}
@@ -198,7 +225,8 @@ func (g *Gather) grow(queries, pairs int) error {
 	}
 	qc, pc := pow2(queries, max(1, g.queryCap)), pow2(pairs, max(16, g.pairCap))
 	lim := d.Limits.MaxStorageBufferBindingSize
-	if b := uint64(4 * g.D * qc); b > lim {
+	qb := uint64(g.store.queryBytes)
+	if b := qb * uint64(qc); b > lim {
 		qc = queries // exact size where the power of two does not fit
 	}
 	if b := uint64(4 * pc); b > lim {
@@ -207,7 +235,7 @@ func (g *Gather) grow(queries, pairs int) error {
 	for _, c := range []struct {
 		what  string
 		bytes uint64
-	}{{"queries", uint64(4 * g.D * qc)}, {"ids", uint64(4 * pc)}} {
+	}{{"queries", qb * uint64(qc)}, {"ids", uint64(4 * pc)}} {
 		if c.bytes > lim {
 			return fmt.Errorf("%s of %d bytes > maxStorageBufferBindingSize %d: %w", c.what, c.bytes, lim, wgpu.ErrLimit)
 		}
@@ -215,7 +243,7 @@ func (g *Gather) grow(queries, pairs int) error {
 	g.releaseCall()
 	chunked := len(g.vbufs) > 1
 	var err error
-	if g.q, err = d.CreateBuffer("queries", uint64(4*g.D*qc), wgpu.UsageStorage|wgpu.UsageCopyDst); err != nil {
+	if g.q, err = d.CreateBuffer("queries", qb*uint64(qc), wgpu.UsageStorage|wgpu.UsageCopyDst); err != nil {
 		return err
 	}
 	if g.qnorm, err = d.CreateBuffer("query norms", uint64(4*qc), wgpu.UsageStorage|wgpu.UsageCopyDst); err != nil {
@@ -243,6 +271,9 @@ func (g *Gather) grow(queries, pairs int) error {
 		}
 		if chunked { // only main_chunked's automatic layout has perm
 			bindings = append(bindings, wgpu.BufferBinding{Binding: 6, Buffer: g.perm})
+		}
+		if g.vscale != nil {
+			bindings = append(bindings, wgpu.BufferBinding{Binding: 7, Buffer: g.vscale})
 		}
 		bg, err := d.CreateBindGroup(g.pipe, 0, bindings)
 		if err != nil {
@@ -286,7 +317,7 @@ func (g *Gather) Run(q []float32, ids []int32, c int, out []float32, t *wgpu.Tim
 	if err != nil {
 		return Timing{}, err
 	}
-	pass := wgpu.Pass{Label: "hnsw_distances " + g.opts.Metric.String(), Dispatches: dispatches}
+	pass := wgpu.Pass{Label: g.store.shader + " " + g.opts.Metric.String(), Dispatches: dispatches}
 	passes, err := g.d.Run(wgpu.Call{Passes: []wgpu.Pass{pass}, Reads: []wgpu.Readback{{Src: g.out, Dst: wgpu.Bytes(out)}}, Timer: t})
 	if err != nil {
 		return Timing{}, err
@@ -347,27 +378,14 @@ func (g *Gather) upload(q []float32, ids []int32, c, nq, perGroup, maxDim int) (
 			continue
 		}
 		gx, gy := grid2D(uint32((n+perGroup-1)/perGroup), uint32(maxDim))
-		g.param.set(k, uint32(n), uint32(c), uint32(g.D/4), gx, uint32(starts[k]))
+		g.param.set(k, uint32(n), uint32(c), uint32(g.D/4), gx, uint32(starts[k]), uint32(k*g.per))
 		dispatches = append(dispatches, wgpu.Dispatch{Pipeline: g.pipe, BindGroups: []*wgpu.BindGroup{g.groups[k]}, X: gx, Y: gy, Z: 1})
 	}
 	if err := g.param.flush(g.d); err != nil {
 		return nil, err
 	}
-	if err := g.d.Write(g.q, 0, wgpu.Bytes(q)); err != nil {
+	if err := g.uploadQueries(q, nq); err != nil {
 		return nil, err
-	}
-	if g.opts.Metric == ops.Cosine {
-		norms := make([]float32, nq)
-		for j := range norms {
-			var s float64
-			for _, x := range q[j*g.D : (j+1)*g.D] {
-				s += float64(x) * float64(x)
-			}
-			norms[j] = float32(math.Sqrt(s))
-		}
-		if err := g.d.Write(g.qnorm, 0, wgpu.Bytes(norms)); err != nil {
-			return nil, err
-		}
 	}
 	return dispatches, nil
 }
@@ -413,6 +431,8 @@ func (g *Gather) free() {
 	g.releaseCall()
 	releaseAll(g.vbufs)
 	g.vbufs = nil
+	g.vscale.Release()
+	g.vscale = nil
 	g.param.Release()
 }
 

@@ -42,9 +42,14 @@ type variant struct {
 
 // variants are the shaders rendered from templates, by name.
 var variants = map[string]variant{
-	"cosine_single":     {"cosine_single.wgsl.tmpl", map[string]string{"Elem": "f32"}, nil},
-	"cosine_single_f16": {"cosine_single.wgsl.tmpl", map[string]string{"Elem": "f16"}, nil},
-	"topk_queue":        {"topk_queue.wgsl.tmpl", map[string]string{"KQ": "256", "Regs": ""}, nil},
+	"cosine_single": {"cosine_single.wgsl.tmpl", map[string]string{"Elem": "f32"}, nil},
+	// The candidate gathers over V stored as f32, binary16 (unpacked
+	// from u32 words, no shader-f16 needed) or int8 codes.
+	"hnsw_distances":      {"hnsw_distances.wgsl.tmpl", map[string]string{"Elem": "f32", "Store": "vec4<f32>", "StoreDoc": "four f32 per element"}, nil},
+	"hnsw_distances_f16":  {"hnsw_distances.wgsl.tmpl", map[string]string{"Elem": "f16", "Store": "vec2<u32>", "StoreDoc": "four binary16 per element, low half first"}, nil},
+	"hnsw_distances_int8": {"hnsw_distances.wgsl.tmpl", map[string]string{"Elem": "i8", "Store": "u32", "StoreDoc": "four int8 codes per word, byte k is element 4j+k"}, nil},
+	"cosine_single_f16":   {"cosine_single.wgsl.tmpl", map[string]string{"Elem": "f16"}, nil},
+	"topk_queue":          {"topk_queue.wgsl.tmpl", map[string]string{"KQ": "256", "Regs": ""}, nil},
 	// The register-blocked batch kernels: 16 or 8 queries per invocation,
 	// or 16 shared through the subgroup.
 	"cosine_batch_reg":   {"cosine_batch_reg.wgsl.tmpl", map[string]string{"QB": "16", "Bcast": ""}, nil},

@@ -1,0 +1,56 @@
+package compute_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/wgpu-prof/wgpu-prof/compute"
+	"github.com/wgpu-prof/wgpu-prof/ops"
+)
+
+// The f16 gather agrees with the float64 metric of the rounded rows
+// (queries f32) on both designs, chunked and not, reads half the bytes,
+// and refuses rows past binary16's range by index.
+func TestGatherF16(t *testing.T) {
+	d := openDevice(t)
+	r := rand.New(rand.NewPCG(41, 42))
+	for _, c := range []struct{ n, dim, chunk int }{{300, 4, 0}, {500, 132, 0}, {200, 768, 0}, {270, 64, 64}} {
+		if c.chunk > 0 {
+			d.Limits.MaxStorageBufferBindingSize = uint64(2 * c.dim * (c.chunk + 5))
+		}
+		v := randFloats(r, c.n*c.dim)
+		clear(v[2*c.dim : 3*c.dim])
+		w := make([]float32, len(v)) // the rounded rows
+		for i, x := range v {
+			w[i] = ops.F16ToF32(ops.F32ToF16(x))
+		}
+		for _, perPair := range []bool{false, true} {
+			for _, m := range metrics {
+				g, err := compute.NewGatherF16(d, v, c.dim, compute.GatherOptions{Metric: m, PerPair: perPair})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if g.InputBytes != uint64(2*len(v)) || (c.chunk > 0) != (g.Chunks() > 1) {
+					t.Fatalf("InputBytes %d (want %d), %d chunks", g.InputBytes, 2*len(v), g.Chunks())
+				}
+				const nq, cand = 3, 33
+				q := randFloats(r, nq*c.dim)
+				ids := randIDs(r, c.n, nq, cand)
+				ids[len(ids)-1] = 2
+				out := poisoned(nq * cand)
+				if _, err := g.Run(q, ids, cand, out, nil); err != nil {
+					t.Fatal(err)
+				}
+				checkGather(t, fmt.Sprintf("f16 %v D=%d perPair=%v chunks=%d", m, c.dim, perPair, g.Chunks()), m, q, w, c.dim, ids, cand, out)
+				g.Release()
+			}
+		}
+	}
+	v := make([]float32, 8)
+	v[5] = 70000
+	if _, err := compute.NewGatherF16(d, v, 4, compute.GatherOptions{}); err == nil || !strings.Contains(err.Error(), "V[5]") || !strings.Contains(err.Error(), "65504") {
+		t.Fatalf("out of range: %v, want an error naming V[5] and the range", err)
+	}
+}
