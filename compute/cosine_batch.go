@@ -227,7 +227,9 @@ func (c *CosineBatch) init(v []float32) error {
 		return err
 	}
 	maxBind := d.Limits.MaxStorageBufferBindingSize
-	c.qmax = int(min(maxBind/(4*uint64(c.N)), maxBind/rowBytes))
+	// A query is bound as 4 bytes a value whatever V's type (the qs
+	// buffer's size).
+	c.qmax = int(min(maxBind/(4*uint64(c.N)), maxBind/(4*uint64(dim))))
 	if c.qmax < 1 {
 		return fmt.Errorf("one row of S (N = %d floats) does not fit maxStorageBufferBindingSize %d: %w", c.N, maxBind, wgpu.ErrLimit)
 	}

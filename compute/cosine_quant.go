@@ -6,6 +6,7 @@ import (
 
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
+	"github.com/wgpu-prof/wgpu-prof/ops"
 )
 
 // NewCosineSingleInt8 is NewCosineSingle with V stored on the GPU as int8
@@ -129,4 +130,57 @@ func codeNorms(c []int8, dim int) []float32 {
 		out[r] = float32(math.Sqrt(float64(s)))
 	}
 	return out
+}
+
+// NewCosineBatchF16 is NewCosineBatch with V stored on the GPU as IEEE
+// binary16 (ToF16: rounded to nearest even, an error past ±65504), four
+// per vec2<u32>, widened with unpack2x16float in the untiled kernel
+// (wgsl/cosine_batch_naive.wgsl.tmpl as cosine_batch_f16; no shader-f16
+// feature needed): half the bytes of V. Queries stay f32; sums are f32;
+// V's norms are those of the rounded values. Tiled and Register are
+// ErrUnsupported.
+func NewCosineBatchF16(d *wgpu.Device, v []float32, dim int, opts CosineBatchOptions) (*CosineBatch, error) {
+	op := "compute: NewCosineBatchF16"
+	if err := checkDevice(op, d); err != nil {
+		return nil, err
+	}
+	if opts.Tiled || opts.Register {
+		return nil, fmt.Errorf("%s: %w: the f16 kernel is the untiled design only", op, ErrUnsupported)
+	}
+	if err := checkRows(v, dim); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	h, err := ToF16(v)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	opts.store = &batchStore{
+		shader:   "cosine_batch_f16",
+		rowBytes: 2 * uint64(dim),
+		rows: func(from, to uint64) ([]byte, []float32) {
+			part := h[from*uint64(dim) : to*uint64(dim)]
+			norms := make([]float32, to-from)
+			for r := range norms {
+				var s float64
+				for _, x := range part[r*dim : (r+1)*dim] {
+					f := float64(ops.F16ToF32(x))
+					s += f * f
+				}
+				norms[r] = float32(math.Sqrt(s))
+			}
+			return wgpu.Bytes(part), norms
+		},
+		queries: func(qs []float32, nq int) ([]byte, []float32, error) {
+			norms := make([]float32, nq)
+			for q := range norms {
+				norms[q] = norm64(qs[q*dim : (q+1)*dim])
+			}
+			return wgpu.Bytes(qs[:nq*dim]), norms, nil
+		},
+	}
+	c, err := NewCosineBatch(d, v, dim, opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	return c, nil
 }

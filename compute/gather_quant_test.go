@@ -1,6 +1,7 @@
 package compute_test
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -52,5 +53,43 @@ func TestGatherF16(t *testing.T) {
 	v[5] = 70000
 	if _, err := compute.NewGatherF16(d, v, 4, compute.GatherOptions{}); err == nil || !strings.Contains(err.Error(), "V[5]") || !strings.Contains(err.Error(), "65504") {
 		t.Fatalf("out of range: %v, want an error naming V[5] and the range", err)
+	}
+}
+
+// The f16 batch kernel agrees with the float64 cosines of the rounded rows
+// (queries f32), chunked and not, reads half the bytes, and refuses the
+// tiled designs by name.
+func TestCosineBatchF16(t *testing.T) {
+	d := openDevice(t)
+	r := rand.New(rand.NewPCG(43, 44))
+	for _, c := range []struct{ nq, n, dim, chunk int }{{1, 1, 4, 0}, {5, 300, 132, 0}, {17, 1000, 768, 0}, {3, 300, 64, 64}} {
+		if c.chunk > 0 {
+			d.Limits.MaxStorageBufferBindingSize = uint64(2 * c.dim * (c.chunk + 5))
+		}
+		v, qs := randFloats(r, c.n*c.dim), randFloats(r, c.nq*c.dim)
+		w := make([]float32, len(v))
+		for i, x := range v {
+			w[i] = ops.F16ToF32(ops.F32ToF16(x))
+		}
+		cb, err := compute.NewCosineBatchF16(d, v, c.dim, compute.CosineBatchOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := uint64(2 * c.n * c.dim); cb.InputBytes != want {
+			t.Fatalf("InputBytes = %d, want %d (f16)", cb.InputBytes, want)
+		}
+		out := poisoned(c.nq * c.n)
+		if _, err := cb.Run(qs, out, nil); err != nil {
+			t.Fatal(err)
+		}
+		cb.Release()
+		for j := 0; j < c.nq; j++ {
+			checkCosines(t, "cosine_batch_f16", qs[j*c.dim:(j+1)*c.dim], w, c.dim, out[j*c.n:(j+1)*c.n])
+		}
+	}
+	for _, o := range []compute.CosineBatchOptions{{Tiled: true}, {Register: true}} {
+		if _, err := compute.NewCosineBatchF16(d, make([]float32, 8), 4, o); !errors.Is(err, compute.ErrUnsupported) {
+			t.Errorf("%+v: err %v, want ErrUnsupported", o, err)
+		}
 	}
 }

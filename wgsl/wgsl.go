@@ -43,6 +43,9 @@ type variant struct {
 // variants are the shaders rendered from templates, by name.
 var variants = map[string]variant{
 	"cosine_single": {"cosine_single.wgsl.tmpl", map[string]string{"Elem": "f32"}, nil},
+	// The untiled batch kernel over V stored as f32 or binary16.
+	"cosine_batch_naive": {"cosine_batch_naive.wgsl.tmpl", map[string]string{"Elem": "f32"}, nil},
+	"cosine_batch_f16":   {"cosine_batch_naive.wgsl.tmpl", map[string]string{"Elem": "f16"}, nil},
 	// The candidate gathers over V stored as f32, binary16 (unpacked
 	// from u32 words, no shader-f16 needed) or int8 codes.
 	"hnsw_distances":      {"hnsw_distances.wgsl.tmpl", map[string]string{"Elem": "f32", "Store": "vec4<f32>", "StoreDoc": "four f32 per element"}, nil},
