@@ -95,7 +95,7 @@ func (c *RunConfig) validate(d *wgpu.Device) ([]*workload.Descriptor, error) {
 					have = append(have, d.Name)
 				}
 			}
-			return nil, Invalid(workload.ParamPrecision.Name, c.Precision, "%s has no %s variant (have %v; pick them as the workloads)", w.Name, c.Precision, have)
+			return nil, Invalid(workload.ParamPrecision.Name, c.Precision, "%s has no %s variant: it stores no vectors (have %v; pick them as the workloads)", w.Name, c.Precision, have)
 		}
 		if w.Check != nil {
 			if err := w.Check(c.Config); err != nil {

@@ -75,8 +75,11 @@ type batchData struct {
 	qs   []float32
 	refs []cosineRef // per query
 	// codes, for int8 storage, are V's first n rows quantized; refs are
-	// then the cosines of the codes (precision.go).
+	// then the cosines of the codes (precision.go). f16, for binary16
+	// storage, are V's first n rows rounded; refs are then the cosines of
+	// the rounded rows.
 	codes []int8
+	f16   []uint16
 }
 
 func newBatchData(c *cosineData, n, maxQ int, seed uint64, qs []float32) *batchData {
@@ -138,10 +141,17 @@ func cosineBatchCase(b *batchData, q int, k Knobs) Case {
 	}
 	vBytes, newCB := 4, compute.NewCosineBatch
 	cpu := func(h hostsimd.Host, out []float32) error { return h.CosineBatch(qs, v, dim, out) }
+	prec := PrecisionF32
 	if b.codes != nil {
-		label += "-int8"
-		vBytes, newCB = 1, compute.NewCosineBatchInt8
+		prec, vBytes, newCB = PrecisionInt8, 1, compute.NewCosineBatchInt8
 		cpu = func(h hostsimd.Host, out []float32) error { return h.CosineBatchInt8(qs, b.codes, dim, out) }
+	}
+	if b.f16 != nil {
+		prec, vBytes, newCB = PrecisionF16, 2, compute.NewCosineBatchF16
+		cpu = func(h hostsimd.Host, out []float32) error { return h.CosineBatchF16(qs, b.f16, dim, out) }
+	}
+	if prec != PrecisionF32 {
+		label += "-" + prec
 	}
 	w := Case{
 		Name: "cosine-batch", Variant: label,
@@ -149,8 +159,8 @@ func cosineBatchCase(b *batchData, q int, k Knobs) Case {
 		Bytes:  float64(4*(q*dim+q*n) + vBytes*n*dim),
 		Flops:  float64(2*q*n*dim + 2*n*dim + 3*q*n),
 	}
-	if b.codes != nil {
-		w.Params = append(w.Params, p("precision", PrecisionInt8))
+	if prec != PrecisionF32 {
+		w.Params = append(w.Params, p("precision", prec))
 	}
 	w.GPU = func(g GPU) (Side, error) {
 		cb, err := newCB(g.Device, v, dim, opts)

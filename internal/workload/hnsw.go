@@ -23,7 +23,7 @@ var HNSW = &Descriptor{
 	Doc:        "L2² distances of q queries to c candidate rows each, gathered by id from n stored vectors",
 	Batch:      "q",
 	BatchDoc:   "queries (each with c candidates) per call",
-	Params:     []*Param{ParamD, ParamN, ParamQ, ParamC, ParamWG, ParamCandidates, ParamMetric, ParamEf},
+	Params:     []*Param{ParamD, ParamN, ParamQ, ParamC, ParamWG, ParamCandidates, ParamMetric, ParamEf, ParamPrecision},
 	Variants:   []string{"lanes", "per-pair"},
 	rank:       60,
 	NameWords:  `(?i)hnsw|neighbo|candidate|distance|l2`,
@@ -45,6 +45,7 @@ var HNSW = &Descriptor{
 		if c.Candidates == CandidatesHNSW {
 			fixed = append(fixed, params("ef", c.Ef, "m", hnswM, "searches", h.searches, "visits_per_search", fmt.Sprintf("%.0f", h.visits))...)
 		}
+		fixed = append(fixed, c.precisionFixed()...)
 		return &Prepared{
 			Size:  c.Q,
 			Fixed: fixed,
@@ -67,6 +68,9 @@ type hnswData struct {
 	// and their mean distance evaluations (CandidatesHNSW).
 	searches int
 	visits   float64
+	// st is the base set in a stored precision other than f32 (nil: f32;
+	// hnsw_precision.go); want and tol are then its distances'.
+	st *hnswStored
 }
 
 func newHNSWData(c Config) (*hnswData, error) {
@@ -125,6 +129,9 @@ func newHNSWData(c Config) (*hnswData, error) {
 			}
 		}
 	}
+	if err := h.store(c.Precision); err != nil {
+		return nil, err
+	}
 	return h, nil
 }
 
@@ -140,15 +147,17 @@ func hnswCase(h *hnswData, q int, k Knobs) Case {
 	if perPair {
 		label = fmt.Sprintf("%s-per-pair-wg%d", metric, wg)
 	}
+	run := h.sides()
 	w := Case{
-		Name: "hnsw", Variant: label,
-		Params: params("d", dim, "n", h.n, "c", c, "q", q),
-		// Queries and ids read, each gathered row read once, distances written.
-		Bytes: float64(4*q*dim + 4*q*c + 4*q*c*dim + 4*q*c),
+		Name: "hnsw", Variant: label + run.suffix,
+		Params: append(params("d", dim, "n", h.n, "c", c, "q", q), run.params...),
+		// Queries and ids read, each gathered row read once (in its stored
+		// precision, with its scale for int8), distances written.
+		Bytes: float64(4*q*dim + 4*q*c + run.rowBytes*q*c + 4*q*c),
 		Flops: float64(3 * q * c * dim),
 	}
 	w.GPU = func(g GPU) (Side, error) {
-		ga, err := compute.NewGather(g.Device, h.v, dim, compute.GatherOptions{Metric: metric, Workgroup: wg, PerPair: perPair})
+		ga, err := run.gpu(g.Device, h.v, dim, compute.GatherOptions{Metric: metric, Workgroup: wg, PerPair: perPair})
 		if err != nil {
 			return Side{}, err
 		}
@@ -169,7 +178,7 @@ func hnswCase(h *hnswData, q int, k Knobs) Case {
 		return Side{
 			Poison: func() { poisonF32(out) },
 			Run: func() (timing.Sample, error) {
-				return cpuSample(func() error { return host.Gather(qs, h.v, dim, ids, metric, out) })
+				return cpuSample(func() error { return run.cpu(host, qs, ids, out) })
 			},
 			Verify: func() error { return h.check("cpu hnsw d", q, out) },
 		}, nil

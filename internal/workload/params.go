@@ -101,7 +101,7 @@ var (
 		Help:     "hnsw distance: l2sq, ip or cosine",
 		strField: func(c *Config) *string { return &c.Metric }}
 	ParamPrecision = &Param{Name: "precision", Kind: StringParam, Str: "f32", Choices: []string{"f32", "f16", "int8"},
-		Help:     "storage type of the stored vectors on both sides: f32, f16 or int8 (symmetric per-vector codes, int32 sums; cosine-single, cosine-topk; cosine-batch f32 or int8); verified against the cosine of the stored values, and those against the f32 data within the precision's bound",
+		Help:     "storage type of the stored vectors on both sides: f32, f16 or int8 (symmetric per-vector codes, int32 sums) for cosine-single, cosine-topk, cosine-batch and hnsw; verified against the scores of the stored values, and those against the f32 data within the precision's bound",
 		strField: func(c *Config) *string { return &c.Precision }}
 	ParamVectors = &Param{Name: "vectors", Kind: FileParam, Help: "stored vectors from a file instead of generated ones: NumPy .npy (2-D, C order, float32 or float16), .fvecs, .bvecs, or raw little-endian float32 (with d), told apart by content (text such as CSV is refused, saying how to convert it); sets d and n (all its rows; break-even sweeps prefixes of them)",
 		strField: func(c *Config) *string { return &c.VectorsFile }}

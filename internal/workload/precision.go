@@ -134,40 +134,79 @@ func newStoredData(c *cosineData, p string) (*storedData, error) {
 	return s, nil
 }
 
-// newBatchDataIn is cosine-batch's data in precision p: f32, or int8
-// (V's first n rows and the queries quantized; the references are the
-// cosines of the codes). cosine-batch has no f16 design.
+// newBatchDataIn is cosine-batch's data in precision p: f32, f16 (V's
+// first n rows rounded to binary16; the references are the cosines of the
+// f32 queries against the rounded rows) or int8 (V's first n rows and the
+// queries quantized; the references are the cosines of the codes). The
+// stored data's cosines are checked against the f32 data's within the
+// precision's bound (checkBatchBound).
 func newBatchDataIn(p string, c *cosineData, n, maxQ int, seed uint64, qs []float32) (*batchData, error) {
 	switch p {
 	case PrecisionF32, "":
 		return newBatchData(c, n, maxQ, seed, qs), nil
-	case PrecisionInt8:
+	case PrecisionF16, PrecisionInt8:
 	default:
-		return nil, invalid(ParamPrecision.Name, p, "cosine-batch stores f32 or int8")
+		return nil, invalid(ParamPrecision.Name, p, "want one of %v", Precisions)
 	}
 	dim := c.dim
-	if dim > hostsimd.MaxInt8Dim {
-		return nil, invalid(ParamPrecision.Name, p, "dimension %d exceeds %d, the int32 sums' exact range", dim, hostsimd.MaxInt8Dim)
-	}
 	if qs == nil {
 		r := rand.New(rand.NewPCG(seed, 0x62617463)) // newBatchData's queries
 		qs = randVectors(r, maxQ*dim)
+	}
+	if p == PrecisionF16 {
+		h, err := compute.ToF16(c.v[:n*dim])
+		if err != nil {
+			return nil, invalid(ParamPrecision.Name, p, "the stored vectors do not fit binary16: %v", err)
+		}
+		w := make([]float32, len(h))
+		for i, x := range h {
+			w[i] = ops.F16ToF32(x)
+		}
+		b := newBatchData(&cosineData{dim: dim, v: w}, n, maxQ, seed, qs)
+		b.c, b.f16 = c, h
+		return b, checkBatchBound(p, newBatchData(c, n, maxQ, seed, qs), b, func(int, int) float64 { return f16CosTol })
+	}
+	if dim > hostsimd.MaxInt8Dim {
+		return nil, invalid(ParamPrecision.Name, p, "dimension %d exceeds %d, the int32 sums' exact range", dim, hostsimd.MaxInt8Dim)
 	}
 	codes, scales := make([]int8, n*dim), make([]float32, n)
 	if err := hostsimd.QuantizeInt8(c.v[:n*dim], dim, codes, scales); err != nil {
 		return nil, err
 	}
-	qf := make([]float32, len(qs))
+	qf, eq := make([]float32, len(qs)), make([]float64, maxQ)
 	for j := 0; j < maxQ; j++ {
 		qc, _, err := hostsimd.QuantizeQueryInt8(qs[j*dim : (j+1)*dim])
 		if err != nil {
 			return nil, err
 		}
 		copy(qf[j*dim:], int8F32(qc))
+		qsc := make([]float32, 1)
+		if err := hostsimd.QuantizeInt8(qs[j*dim:(j+1)*dim], dim, make([]int8, dim), qsc); err != nil {
+			return nil, err
+		}
+		eq[j] = hostsimd.Int8RelErr(qs[j*dim:(j+1)*dim], qc, qsc[0])
 	}
 	b := newBatchData(&cosineData{dim: dim, v: int8F32(codes)}, n, maxQ, seed, qf)
 	b.c, b.qs, b.codes = c, qs, codes
-	return b, nil
+	ev := make([]float64, n)
+	for i := range ev {
+		ev[i] = hostsimd.Int8RelErr(c.v[i*dim:(i+1)*dim], codes[i*dim:(i+1)*dim], scales[i])
+	}
+	return b, checkBatchBound(p, newBatchData(c, n, maxQ, seed, qs), b, func(j, i int) float64 { return 2 * (eq[j] + ev[i]) })
+}
+
+// checkBatchBound checks that every cosine of the stored data (b) lies
+// within bound(query, row) of the f32 data's (f), before any kernel runs:
+// a quantizer that breaks its rule fails here.
+func checkBatchBound(p string, f, b *batchData, bound func(j, i int) float64) error {
+	for j := range b.refs {
+		for i, w := range b.refs[j].want {
+			if d := math.Abs(w - f.refs[j].want[i]); !(d <= bound(j, i)+f.refs[j].tol[i]) {
+				return fmt.Errorf("%s: query %d row %d: stored cosine %v, f32 cosine %v: %.3g past the bound %.3g: %w", p, j, i, w, f.refs[j].want[i], d, bound(j, i), ErrMismatch)
+			}
+		}
+	}
+	return nil
 }
 
 func int8F32(c []int8) []float32 {

@@ -57,20 +57,38 @@ func TestPrecisionsBothSides(t *testing.T) {
 	}
 }
 
-// cosine-batch in int8: every design verifies or is unsupported (only
-// the untiled one has an int8 kernel); f16 is refused naming the flag.
-func TestCosineBatchInt8BothSides(t *testing.T) {
+// cosine-batch and hnsw in f16 and int8 (hnsw in every metric): every
+// GPU design verifies or is unsupported (cosine-batch: only the untiled
+// one has f16 and int8 kernels), every host level verifies, the rows name
+// their precision and count its bytes, and a poisoned unrun side fails.
+func TestBatchAndHNSWPrecisionsBothSides(t *testing.T) {
 	g := openGPU(t)
-	c := small
-	c.Precision = PrecisionInt8
-	c.Defaults()
-	pr, err := CosineBatch.Prepare(c)
-	if err != nil {
-		t.Fatal(err)
+	for _, p := range []string{PrecisionF16, PrecisionInt8} {
+		for _, m := range []string{"l2sq", "ip", "cosine", ""} {
+			d := HNSW
+			c := small
+			c.Precision, c.Metric, c.Candidates = p, m, CandidatesRandom
+			if m == "" {
+				d = CosineBatch
+			}
+			c.Defaults()
+			pr, err := d.Prepare(c)
+			if err != nil {
+				t.Fatalf("%s %s %s: %v", d.Name, p, m, err)
+			}
+			checkPrecisionSides(t, g, d, pr, p)
+		}
 	}
+}
+
+func checkPrecisionSides(t *testing.T, g GPU, d *Descriptor, pr *Prepared, p string) {
+	t.Helper()
 	ran := 0
-	for _, v := range CosineBatch.Variants {
+	for _, v := range d.Variants {
 		cs := pr.At(pr.Size, Knobs{Variant: v})
+		if !strings.HasSuffix(cs.Variant, "-"+p) || cs.Params[len(cs.Params)-1].Value != p {
+			t.Fatalf("%s %s: variant %q params %v do not name the precision", d.Name, p, cs.Variant, cs.Params)
+		}
 		gs, err := cs.GPU(g)
 		if errors.Is(err, compute.ErrUnsupported) {
 			continue
@@ -79,22 +97,24 @@ func TestCosineBatchInt8BothSides(t *testing.T) {
 			t.Fatal(err)
 		}
 		if err := runSide(gs); err != nil {
-			t.Fatalf("%s gpu: %v", v, err)
+			t.Fatalf("%s %s %s gpu: %v", d.Name, p, v, err)
 		}
 		ran++
 	}
 	if ran == 0 {
-		t.Fatal("no int8 design ran")
+		t.Fatalf("%s %s: no GPU design ran", d.Name, p)
 	}
+	cs := pr.At(pr.Size, Knobs{})
 	for _, l := range hostsimd.Available() {
-		cpu, _ := pr.At(pr.Size, Knobs{}).CPU(hostsimd.Host{Level: l, FixLevel: true})
+		cpu, _ := cs.CPU(hostsimd.Host{Level: l, FixLevel: true})
 		if err := runSide(cpu); err != nil {
-			t.Fatalf("cpu %v: %v", l, err)
+			t.Fatalf("%s %s cpu %v: %v", d.Name, p, l, err)
 		}
 	}
-	c.Precision = PrecisionF16
-	if _, err := CosineBatch.Prepare(c); err == nil || !strings.Contains(err.Error(), "precision") {
-		t.Fatalf("f16: %v, want an error naming precision", err)
+	cpu, _ := cs.CPU(hostsimd.Host{})
+	cpu.Poison()
+	if err := cpu.Verify(); err == nil {
+		t.Fatalf("%s %s: a poisoned, unrun CPU side passed verification", d.Name, p)
 	}
 }
 
