@@ -57,7 +57,7 @@ func runHybrid(stdout, stderr io.Writer, args []string) error {
 // hybridArgs are hybrid's inputs, read and checked before the device
 // opens, and the replay once run (for requests.csv).
 type hybridArgs struct {
-	hc        hybrid.HybridConfig
+	hc        hybrid.Config
 	sizesFile string
 	mix       *experiment.BatchMix
 	replay    *report.Hybrid
@@ -88,7 +88,7 @@ func (h *hybridArgs) read(f *cmdFlags, o *outputFlags) error {
 	if err != nil {
 		return err
 	}
-	h.hc = hybrid.HybridConfig{Sides: pair, Requests: requests, Min: minN, Max: maxN, SearchBudget: searchBudget(f), Rows: rows}
+	h.hc = hybrid.Config{Sides: pair, Requests: requests, Min: minN, Max: maxN, SearchBudget: searchBudget(f), Rows: rows}
 	for _, s := range f.list("fault") {
 		ft, err := hybrid.ParseFault(s)
 		if err != nil {
@@ -137,7 +137,7 @@ func (h *hybridArgs) readReport(path, kernel string, pair [2]experiment.SideSpec
 	if kernel == "" {
 		return nil
 	}
-	if _, err := hybrid.HybridProfile(h.hc.Profile, kernel, pair); err != nil {
+	if _, err := hybrid.ProfileOf(h.hc.Profile, kernel, pair); err != nil {
 		return asReportFlag(err)
 	}
 	return nil

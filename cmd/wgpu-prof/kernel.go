@@ -85,13 +85,13 @@ func runKernel(stdout, stderr io.Writer, args []string) error {
 
 // kernelConfig reads the shader file and kernel's flags into its
 // configuration.
-func kernelConfig(f *cmdFlags, file string) (kernel.KernelConfig, error) {
+func kernelConfig(f *cmdFlags, file string) (kernel.Config, error) {
 	src, err := os.ReadFile(file)
 	if err != nil {
-		return kernel.KernelConfig{}, fmt.Errorf("kernel: %w", err)
+		return kernel.Config{}, fmt.Errorf("kernel: %w", err)
 	}
 	bytesF, flops := f.float("bytes"), f.float("flops")
-	cfg := kernel.KernelConfig{File: file, Source: string(src), Entry: f.str("entry"), Flops: flops, Bytes: bytesF,
+	cfg := kernel.Config{File: file, Source: string(src), Entry: f.str("entry"), Flops: flops, Bytes: bytesF,
 		NoCheck: f.on("no-check"), Seed: f.unsigned("seed"), LoopIterations: f.unsigned("loop-iterations")}
 	if !(bytesF >= 0) || !(flops >= 0) {
 		return cfg, fmt.Errorf("--bytes %v / --flops %v: must be ≥ 0", bytesF, flops)
@@ -161,7 +161,7 @@ func parseKernelSweep(sweep string) (string, []float64, error) {
 
 // checkKernel checks cfg (and --cpu-twin, --search-budget) before the
 // device opens.
-func checkKernel(f *cmdFlags, cfg kernel.KernelConfig) error {
+func checkKernel(f *cmdFlags, cfg kernel.Config) error {
 	check := cfg
 	if twin := f.str("cpu-twin"); twin != "" {
 		// The dispatch may name N, known per batch size only.
@@ -173,5 +173,5 @@ func checkKernel(f *cmdFlags, cfg kernel.KernelConfig) error {
 			return fmt.Errorf("--search-budget %v: must be positive", b)
 		}
 	}
-	return kernel.CheckKernelConfig(check)
+	return kernel.CheckConfig(check)
 }

@@ -81,8 +81,8 @@ func ParseFault(s string) (Fault, error) {
 	return f, nil
 }
 
-// HybridConfig configures a replay.
-type HybridConfig struct {
+// Config configures a replay.
+type Config struct {
 	Sides [2]experiment.SideSpec
 	// Requests is the stream's length when generated (default 2000).
 	Requests int
@@ -120,7 +120,7 @@ type HybridConfig struct {
 // an oracle that routes by size with hindsight, with every request's
 // output verified, and reports each strategy's total against the better
 // single side, per-request times, shares and the dispatcher's switches.
-func Run(e *experiment.Env, cfg experiment.RunConfig, hc HybridConfig, rep *report.Report) error {
+func Run(e *experiment.Env, cfg experiment.RunConfig, hc Config, rep *report.Report) error {
 	hs, be, err := hybridSetup(e, cfg, hc, rep)
 	if err != nil {
 		return err
@@ -172,7 +172,7 @@ func (hs *hybridSides) close() {
 
 // hybridSetup validates the run, prepares the workload and takes the
 // sides' profile (from hc.Profile or measured now).
-func hybridSetup(e *experiment.Env, cfg experiment.RunConfig, hc HybridConfig, rep *report.Report) (*hybridSides, *report.BreakEven, error) {
+func hybridSetup(e *experiment.Env, cfg experiment.RunConfig, hc Config, rep *report.Report) (*hybridSides, *report.BreakEven, error) {
 	cfg.Defaults()
 	ds, err := cfg.Validate(e.Device)
 	if err != nil {
@@ -236,7 +236,7 @@ func (hs *hybridSides) build(ns []int) error {
 // description. The default stream (no sizes, no range, a measured
 // crossover) covers a range where neither side alone is the answer,
 // found by a pilot in the replay's own context.
-func hybridStreamOf(e *experiment.Env, hs *hybridSides, hc HybridConfig, be *report.BreakEven) ([]int, string, error) {
+func hybridStreamOf(e *experiment.Env, hs *hybridSides, hc Config, be *report.BreakEven) ([]int, string, error) {
 	var pilotNote string
 	if len(hc.Sizes) == 0 && hc.Min == 0 && hc.Max == 0 && be.Search != nil && be.Search.Found {
 		grid := hybridCandidates(be, hs.pr.Size)
@@ -291,7 +291,7 @@ func (r *replay) addStrategies(be *report.BreakEven) (*adaptive, error) {
 }
 
 // hybridReport is the replay's report.
-func hybridReport(workload string, hc HybridConfig, be *report.BreakEven, r *replay, desc string) *report.Hybrid {
+func hybridReport(workload string, hc Config, be *report.BreakEven, r *replay, desc string) *report.Hybrid {
 	static, staticDesc := staticOf(be)
 	h := &report.Hybrid{
 		Workload: workload, Sides: []string{hc.Sides[0].Label, hc.Sides[1].Label}, Requests: len(r.stream), Stream: desc, Threshold: static.At,
@@ -355,9 +355,9 @@ func quantile(sorted []float64, p float64) float64 {
 
 // hybridProfile takes the two sides' break-even from the given report, or
 // measures it now.
-func hybridProfile(e *experiment.Env, w *workload.Descriptor, cfg experiment.RunConfig, hc HybridConfig, rep *report.Report) (*report.BreakEven, error) {
+func hybridProfile(e *experiment.Env, w *workload.Descriptor, cfg experiment.RunConfig, hc Config, rep *report.Report) (*report.BreakEven, error) {
 	if hc.Profile != nil {
-		return HybridProfile(hc.Profile, w.Name, hc.Sides)
+		return ProfileOf(hc.Profile, w.Name, hc.Sides)
 	}
 	budget := hc.SearchBudget
 	if budget <= 0 {
@@ -370,10 +370,10 @@ func hybridProfile(e *experiment.Env, w *workload.Descriptor, cfg experiment.Run
 	return &bes[0], nil
 }
 
-// HybridProfile returns the end-to-end break-even of workload between
+// ProfileOf returns the end-to-end break-even of workload between
 // sides in a report (hybrid's --profile), or an error that says how to
 // make one.
-func HybridProfile(r *report.Report, workload string, sides [2]experiment.SideSpec) (*report.BreakEven, error) {
+func ProfileOf(r *report.Report, workload string, sides [2]experiment.SideSpec) (*report.BreakEven, error) {
 	for i := range r.BreakEvens {
 		be := r.BreakEvens[i]
 		if be.Workload == workload && be.Clock == "end-to-end" && len(be.Sides) == 2 &&

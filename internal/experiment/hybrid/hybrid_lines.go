@@ -13,7 +13,7 @@ import (
 // faultResponse says, for each injected slow-down or failure, how many
 // requests after its start the dispatcher moved off the side and how many
 // after its end it moved back.
-func faultResponse(name string, hc HybridConfig, sw []dispatch.Switch, length, repeats int, alreadyOff [][]bool) []string {
+func faultResponse(name string, hc Config, sw []dispatch.Switch, length, repeats int, alreadyOff [][]bool) []string {
 	var out []string
 	for fi, f := range hc.Faults {
 		side := hc.Sides[f.Side].Label

@@ -19,7 +19,7 @@ import (
 // strategy, every request's time, side and flags.
 type replay struct {
 	e      *experiment.Env
-	hc     HybridConfig
+	hc     Config
 	built  [2]map[int]workload.Side
 	stream []int
 	strats []strategy

@@ -109,7 +109,7 @@ func TestFaultResponse(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, b := sides[0].Label, sides[1].Label
-	hc := HybridConfig{Sides: sides, Faults: []Fault{{Side: 1, Slow: 3, From: 100, To: 200}}}
+	hc := Config{Sides: sides, Faults: []Fault{{Side: 1, Slow: 3, From: 100, To: 200}}}
 	sw := []dispatch.Switch{
 		{Call: 50, From: b, To: a},   // before the fault: not a response
 		{Call: 60, From: a, To: b},   // (back before it: neither)
@@ -210,7 +210,7 @@ func TestBalancedRange(t *testing.T) {
 // equally often; one from --min/--max spans the range log-uniformly.
 func TestHybridStreamPoints(t *testing.T) {
 	pts := logGrid(1, 53, 37)
-	s, desc, err := hybridStream(HybridConfig{Requests: 20000, points: pts}, &report.BreakEven{}, 1000)
+	s, desc, err := hybridStream(Config{Requests: 20000, points: pts}, &report.BreakEven{}, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +235,7 @@ func TestHybridStreamPoints(t *testing.T) {
 	if !strings.Contains(desc, "over [1, 53] on 37 log-spaced sizes") {
 		t.Errorf("description %q", desc)
 	}
-	s, _, err = hybridStream(HybridConfig{Requests: 5000, Min: 4, Max: 400}, &report.BreakEven{}, 1000)
+	s, _, err = hybridStream(Config{Requests: 5000, Min: 4, Max: 400}, &report.BreakEven{}, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +251,7 @@ func TestHybridStreamPoints(t *testing.T) {
 	if f := float64(below) / 5000; f < 0.4 || f > 0.6 {
 		t.Errorf("%.2f of the sizes below 40 (the range's log midpoint), want about half", f)
 	}
-	if _, _, err := hybridStream(HybridConfig{Min: 0, Max: 2000}, &report.BreakEven{}, 1000); err == nil {
+	if _, _, err := hybridStream(Config{Min: 0, Max: 2000}, &report.BreakEven{}, 1000); err == nil {
 		t.Error("--max above the workload's size accepted")
 	}
 }

@@ -15,7 +15,7 @@ import (
 )
 
 // hybridStream is the stream to replay and its description.
-func hybridStream(hc HybridConfig, be *report.BreakEven, size int) ([]int, string, error) {
+func hybridStream(hc Config, be *report.BreakEven, size int) ([]int, string, error) {
 	if len(hc.Sizes) > 0 {
 		for i, n := range hc.Sizes {
 			if n < 1 || n > size {
@@ -107,7 +107,7 @@ type pilot struct {
 // context: each request poisoned before and verified after its call, one
 // side's calls in a row (a round of every size, in a shuffled order, then
 // the other side's), pilotCalls rounds, the sides' order alternating.
-func hybridPilot(e *experiment.Env, hc HybridConfig, built [2]map[int]workload.Side, grid []int) (pilot, error) {
+func hybridPilot(e *experiment.Env, hc Config, built [2]map[int]workload.Side, grid []int) (pilot, error) {
 	sizes := slices.Compact(slices.Clone(grid))
 	times := [2]map[int][]float64{{}, {}}
 	r := rand.New(rand.NewPCG(hc.Seed, 0x5851f42d4c957f2d))

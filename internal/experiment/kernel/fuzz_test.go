@@ -42,17 +42,17 @@ func FuzzParseWorkloads(f *testing.F) {
 	})
 }
 
-// FuzzCheckKernelConfig: a user's shader with its dispatch expressions and
+// FuzzCheckConfig: a user's shader with its dispatch expressions and
 // constants is checked before a device opens, and never panics.
-func FuzzCheckKernelConfig(f *testing.F) {
+func FuzzCheckConfig(f *testing.F) {
 	f.Add("override WG: u32 = 64;\n@group(0) @binding(0) var<storage, read_write> x: array<f32>;\n@compute @workgroup_size(WG) fn main() { x[0] = 1.0; }", "1024/WG", "WG", 128.0)
 	f.Add("@compute @workgroup_size(1) fn a() {}", "(1", "", 0.0)
 	f.Add("override N = 0; @compute @workgroup_size(N) fn a() {}", "1/N", "N", -1.0)
 	f.Fuzz(func(t *testing.T, src, dispatch, cname string, cval float64) {
-		cfg := KernelConfig{File: "fuzz.wgsl", Source: src, Dispatch: strings.Split(dispatch, ","), Constants: map[string]float64{}}
+		cfg := Config{File: "fuzz.wgsl", Source: src, Dispatch: strings.Split(dispatch, ","), Constants: map[string]float64{}}
 		if cname != "" {
 			cfg.Constants[cname] = cval
 		}
-		CheckKernelConfig(cfg)
+		CheckConfig(cfg)
 	})
 }

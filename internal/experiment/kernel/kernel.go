@@ -18,9 +18,9 @@ import (
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
 
-// KernelConfig describes a user's WGSL compute shader to profile
+// Config describes a user's WGSL compute shader to profile
 // (wgpu-prof kernel).
-type KernelConfig struct {
+type Config struct {
 	File    string // shown in the report; the source is Source
 	Source  string
 	Entry   string // "" : the only @compute entry point
@@ -55,7 +55,7 @@ type kernelPoint struct {
 
 // points checks the configuration against the shader and evaluates the
 // dispatch of every sweep point, before anything is measured.
-func (c KernelConfig) points() ([]kernelPoint, *wgpu.WGSLModuleInfo, error) {
+func (c Config) points() ([]kernelPoint, *wgpu.WGSLModuleInfo, error) {
 	info, err := wgpu.ScanWGSL(c.Source)
 	if err != nil {
 		return nil, nil, err
@@ -112,7 +112,7 @@ func (c KernelConfig) points() ([]kernelPoint, *wgpu.WGSLModuleInfo, error) {
 // Run profiles a user's compute shader: the GPU ceilings of this run,
 // then each configuration (one, or one per swept constant value) checked
 // for repeatable, finite output, timed, and placed against the ceilings.
-func Run(e *experiment.Env, cfg KernelConfig, rep *report.Report) error {
+func Run(e *experiment.Env, cfg Config, rep *report.Report) error {
 	pts, _, err := cfg.points()
 	if err != nil {
 		return err
@@ -166,7 +166,7 @@ func Run(e *experiment.Env, cfg KernelConfig, rep *report.Report) error {
 
 // buildAll builds the kernel of every configuration; on an error the
 // kernels built so far are returned with it, for the caller to release.
-func buildAll(e *experiment.Env, cfg KernelConfig, pts []kernelPoint) ([]*compute.UserKernel, error) {
+func buildAll(e *experiment.Env, cfg Config, pts []kernelPoint) ([]*compute.UserKernel, error) {
 	uks := make([]*compute.UserKernel, len(pts))
 	for i, pt := range pts {
 		var err error
@@ -184,7 +184,7 @@ func buildAll(e *experiment.Env, cfg KernelConfig, pts []kernelPoint) ([]*comput
 // measurePoint measures one configuration's kernel k, checked for
 // repeatable, finite output before and after timing, and places it
 // against the GPU ceilings gc.
-func measurePoint(e *experiment.Env, cfg KernelConfig, name string, k *compute.UserKernel, pt kernelPoint, gc compute.Ceilings, rep *report.Report) (report.Measurement, error) {
+func measurePoint(e *experiment.Env, cfg Config, name string, k *compute.UserKernel, pt kernelPoint, gc compute.Ceilings, rep *report.Report) (report.Measurement, error) {
 	bytes, estimated := cfg.Bytes, false
 	if bytes == 0 {
 		bytes, estimated = k.DeclaredBytes(), true
@@ -295,9 +295,9 @@ func ParseBufferSpec(s string) (compute.BufferSpec, error) {
 	return spec, nil
 }
 
-// CheckKernelConfig checks what can be checked before a device opens:
+// CheckConfig checks what can be checked before a device opens:
 // the shader's entry points and constants, and every dispatch expression.
-func CheckKernelConfig(c KernelConfig) error {
+func CheckConfig(c Config) error {
 	_, info, err := c.points()
 	if err != nil {
 		return err

@@ -39,7 +39,7 @@ func TwinWorkloads() []string {
 // and its dispatch evaluated with N = n; its output is checked against the
 // twin's float64 reference before and after timing. The break-even is
 // timing.CompareExecutors over batch sizes from 1 to the twin's size.
-func Twin(ctx context.Context, e *experiment.Env, kc KernelConfig, twin string, rc experiment.RunConfig, budget time.Duration, rep *report.Report) error {
+func Twin(ctx context.Context, e *experiment.Env, kc Config, twin string, rc experiment.RunConfig, budget time.Duration, rep *report.Report) error {
 	w, err := workload.Lookup(twin)
 	if err != nil {
 		return experiment.Usage(&experiment.ParamError{Name: "cpu-twin", Value: twin, Limit: err.Error()})
@@ -110,7 +110,7 @@ func f32le(v []float32) []byte {
 // (added where the user declared none), the overrides N and D are set where
 // the shader declares them, and the dispatch expressions are evaluated at
 // N = n. Verify checks the output against the twin's reference.
-func twinKernelCall(e *experiment.Env, kc KernelConfig, info *wgpu.WGSLModuleInfo, dim int, pr *workload.Prepared, name string, n int) (timing.Call, error) {
+func twinKernelCall(e *experiment.Env, kc Config, info *wgpu.WGSLModuleInfo, dim int, pr *workload.Prepared, name string, n int) (timing.Call, error) {
 	c := pr.At(n, workload.Knobs{})
 	tw := c.Twin
 	set := map[string]int64{"N": int64(n)}
