@@ -1,7 +1,6 @@
 package compute
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -10,13 +9,16 @@ import (
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
+	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 
 	"github.com/wgpu-prof/wgpu-prof/wgsl"
 )
 
-// ErrVerify reports that a kernel's output did not match the host's
-// reference: the measurement that produced it must not be used.
-var ErrVerify = errors.New("result verification failed")
+// ErrVerify is wrapped by the error of a kernel whose output did not match
+// the host's reference: the measurement that produced it must not be used.
+// It is hostsimd.ErrVerify, so one errors.Is finds a failed check on either
+// side.
+var ErrVerify = hostsimd.ErrVerify
 
 // CeilingOptions configures MeasureCeilings.
 type CeilingOptions struct {
@@ -41,8 +43,9 @@ type CeilingOptions struct {
 	Stop func() bool
 }
 
-// ErrStopped is returned by a measurement its Stop function ended.
-var ErrStopped = errors.New("measurement stopped")
+// ErrStopped is wrapped by the error of a measurement its Stop function
+// ended; it is hostsimd.ErrStopped.
+var ErrStopped = hostsimd.ErrStopped
 
 // CeilingDesign is one design tried for a ceiling and its rate.
 type CeilingDesign struct {

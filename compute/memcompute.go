@@ -194,7 +194,7 @@ func cosineWithTol(dot, dabs, qn, vn float64, dim int) (cos, tol float64) {
 func (m *MemCompute) Run(variant string, t *wgpu.Timer) (Timing, error) {
 	op := fmt.Sprintf("compute: MemCompute.Run(%q)", variant)
 	if m != nil {
-		op = fmt.Sprintf("compute: MemCompute(%s).Run(%q)", m.Kernel, variant)
+		op = fmt.Sprintf("compute: MemCompute.Run(%s, %q)", m.Kernel, variant)
 	}
 	unlock, err := lockLive(op, m)
 	if err != nil {

@@ -28,6 +28,9 @@ func MeasureReadAt(d *wgpu.Device, bytes uint64, runs int) (ReadPoint, error) {
 // measurement ends with an error wrapping ErrStopped.
 func MeasureReadAtUntil(d *wgpu.Device, bytes uint64, runs int, stop func() bool) (ReadPoint, error) {
 	const op = "compute: MeasureReadAt"
+	if err := checkDevice(op, d); err != nil {
+		return ReadPoint{}, err
+	}
 	bytes &^= 15
 	if bytes < 4096 {
 		return ReadPoint{}, fmt.Errorf("%s: bytes %d: need at least 4096", op, bytes)

@@ -96,7 +96,7 @@ func NewUserKernel(d *wgpu.Device, opts UserKernelOptions) (*UserKernel, error) 
 	if opts.Label == "" {
 		opts.Label = "user kernel"
 	}
-	op := "compute: " + opts.Label
+	op := "compute: NewUserKernel: " + opts.Label
 	if err := checkDevice(op, d); err != nil {
 		return nil, err
 	}
@@ -371,7 +371,7 @@ func (k *UserKernel) Read(name string) ([]byte, error) {
 func (k *UserKernel) read(name string) ([]byte, error) {
 	b, ok := k.bufs[name]
 	if !ok {
-		return nil, fmt.Errorf("compute: %s: no buffer %q", k.opts.Label, name)
+		return nil, fmt.Errorf("compute: UserKernel.Read: %s: no buffer %q", k.opts.Label, name)
 	}
 	out := make([]byte, b.Size)
 	if err := k.d.Read(b, 0, out); err != nil {

@@ -40,6 +40,11 @@ type RouteSide[Req any] struct {
 // NewRoute returns a route over sides (one or more; with one, every
 // request goes to it), sizing each request with size.
 func NewRoute[Req any](sides []RouteSide[Req], size func(Req) int, prof Profile, cfg Config) (*Route[Req], error) {
+	r, err := newRoute(sides, size, prof, cfg)
+	return r, prefixed("NewRoute", err)
+}
+
+func newRoute[Req any](sides []RouteSide[Req], size func(Req) int, prof Profile, cfg Config) (*Route[Req], error) {
 	if size == nil {
 		return nil, &ConfigError{"size", nil, "a function giving a request's size"}
 	}
@@ -68,7 +73,7 @@ func NewRoute[Req any](sides []RouteSide[Req], size func(Req) int, prof Profile,
 // that one fails: the request is never lost) and reports the call.
 func (r *Route[Req]) Do(req Req) (Outcome, error) {
 	if r == nil || r.d == nil {
-		return Outcome{Failed: -1}, ErrNoExecutor
+		return Outcome{Failed: -1}, fmt.Errorf("dispatch: Route.Do: %w", ErrNoExecutor)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -94,7 +99,7 @@ func (r *Route[Req]) Switches() []Switch {
 }
 
 // ErrNoRoute is wrapped by RouteFromReport's errors about the report.
-var ErrNoRoute = errors.New("dispatch: no route in the report")
+var ErrNoRoute = errors.New("no route in the report")
 
 // RouteFromReport builds in one call a route over a CPU and a GPU side
 // from a report of wgpu-prof: a plan (plan --format json, or a report
@@ -154,7 +159,7 @@ type reportBreakEven struct {
 func LoadRoute(path, op string) (ReportRoute, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return ReportRoute{}, fmt.Errorf("dispatch: %w", err)
+		return ReportRoute{}, fmt.Errorf("dispatch: LoadRoute: %w", err)
 	}
 	var rep struct {
 		Schema *string    `json:"schema"`
@@ -165,10 +170,10 @@ func LoadRoute(path, op string) (ReportRoute, error) {
 		BreakEvens []reportBreakEven `json:"break_evens"`
 	}
 	if err := json.Unmarshal(data, &rep); err != nil {
-		return ReportRoute{}, fmt.Errorf("dispatch: %s: %w", path, err)
+		return ReportRoute{}, fmt.Errorf("dispatch: LoadRoute: %s: %w", path, err)
 	}
 	if rep.Schema != nil && *rep.Schema != reportSchema {
-		return ReportRoute{}, fmt.Errorf("dispatch: %s: schema %q, this build reads %q", path, *rep.Schema, reportSchema)
+		return ReportRoute{}, fmt.Errorf("dispatch: LoadRoute: %s: schema %q, this build reads %q", path, *rep.Schema, reportSchema)
 	}
 	ops := rep.Ops
 	if rep.Schema != nil {
@@ -182,7 +187,7 @@ func LoadRoute(path, op string) (ReportRoute, error) {
 	for _, o := range ops {
 		if (o.Regex == op || o.Workload == op) && o.Route != nil && o.Route.CPU != nil && o.Route.GPU != nil && len(o.Route.CPU.Segments) > 0 && len(o.Route.GPU.Segments) > 0 {
 			if len(o.Route.Sides) != 2 {
-				return ReportRoute{}, fmt.Errorf("dispatch: %s: operation %q: route has %d sides, want 2", path, op, len(o.Route.Sides))
+				return ReportRoute{}, fmt.Errorf("dispatch: LoadRoute: %s: operation %q: route has %d sides, want 2", path, op, len(o.Route.Sides))
 			}
 			return *o.Route, nil
 		}
@@ -200,5 +205,5 @@ func LoadRoute(path, op string) (ReportRoute, error) {
 		}
 		return ReportRoute{Sides: []string{"cpu", "gpu"}, CPU: be.ModelA, GPU: be.ModelB, Crossover: cross}, nil
 	}
-	return ReportRoute{}, fmt.Errorf("%w: %s has no operation or end-to-end CPU-vs-GPU break-even %q with both models", ErrNoRoute, path, op)
+	return ReportRoute{}, fmt.Errorf("dispatch: LoadRoute: %w: %s has no operation or end-to-end CPU-vs-GPU break-even %q with both models", ErrNoRoute, path, op)
 }

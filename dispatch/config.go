@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Config tunes the dispatcher; zero fields take the defaults.
@@ -44,7 +45,7 @@ type Config struct {
 }
 
 // ErrInvalidConfig is wrapped by every *ConfigError.
-var ErrInvalidConfig = errors.New("dispatch: invalid configuration")
+var ErrInvalidConfig = errors.New("invalid configuration")
 
 // ConfigError names a field of Config, Profile or a Side that New refuses,
 // its value and the limit it breaks.
@@ -58,7 +59,17 @@ func (e *ConfigError) Error() string {
 	if e == nil {
 		return ErrInvalidConfig.Error()
 	}
-	return fmt.Sprintf("dispatch: %s = %v: want %s", e.Field, e.Value, e.Limit)
+	return fmt.Sprintf("%s = %v: want %s", e.Field, e.Value, e.Limit)
+}
+
+// prefixed gives err, an error of the exported function fn, the
+// package's prefix "dispatch: fn: " (unless it has one already, from a
+// function fn called).
+func prefixed(fn string, err error) error {
+	if err == nil || strings.HasPrefix(err.Error(), "dispatch: ") {
+		return err
+	}
+	return fmt.Errorf("dispatch: %s: %w", fn, err)
 }
 
 // Unwrap returns ErrInvalidConfig.

@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -16,14 +17,14 @@ type Func func(n int) (time.Duration, error)
 // Run calls f (a nil f: ErrNoExecutor).
 func (f Func) Run(n int) (time.Duration, error) {
 	if f == nil {
-		return 0, ErrNoExecutor
+		return 0, fmt.Errorf("dispatch: Func.Run: %w", ErrNoExecutor)
 	}
 	return f(n)
 }
 
 // ErrNoExecutor is returned by a nil Func and by the methods of a
 // Dispatcher not made by New.
-var ErrNoExecutor = errors.New("dispatch: no executor (a nil Func, or a Dispatcher not made by New)")
+var ErrNoExecutor = errors.New("no executor (a nil Func, or a Dispatcher not made by New)")
 
 // Model predicts a side's time (seconds) for a call of size n.
 type Model func(n float64) float64
@@ -82,7 +83,7 @@ type Switch struct {
 
 // ErrBothFailed is returned when every side failed one call (the name is
 // from the two-sided dispatcher; it holds for any number of sides).
-var ErrBothFailed = errors.New("dispatch: every side failed")
+var ErrBothFailed = errors.New("every side failed")
 
 // ErrAllFailed is ErrBothFailed.
 var ErrAllFailed = ErrBothFailed

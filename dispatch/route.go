@@ -200,7 +200,7 @@ func (d *Dispatcher) finish(n, k int, e *entry, side int, out Outcome, wake bool
 			d.lost = satInc(d.lost)
 			d.calls = satInc(d.calls)
 			d.spent += took.Seconds()
-			return out, fmt.Errorf("%w: %w", ErrBothFailed, errors.Join(errs...))
+			return out, fmt.Errorf("dispatch: Dispatcher.Do: %w: %w", ErrBothFailed, errors.Join(errs...))
 		}
 		d.returned(answered, k, side)
 		side = answered

@@ -58,7 +58,12 @@ const cacheBits = 8
 // New returns a dispatcher over sides (at least one), each with a name,
 // an executor and a model that gives a time at n = 1.
 func New(sides []Side, prof Profile, cfg Config) (*Dispatcher, error) {
-	cfg, err := cfg.withDefaults()
+	d, err := newDispatcher(sides, prof, cfg)
+	return d, prefixed("New", err)
+}
+
+func newDispatcher(sides []Side, prof Profile, cfg Config) (_ *Dispatcher, err error) {
+	cfg, err = cfg.withDefaults()
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +186,7 @@ func (d *Dispatcher) invalidate() {
 // probe is due before nextCheck, and the side's call is not sampled.
 func (d *Dispatcher) Do(n int) (Outcome, error) {
 	if !d.ok() {
-		return Outcome{Failed: -1}, ErrNoExecutor
+		return Outcome{Failed: -1}, fmt.Errorf("dispatch: Dispatcher.Do: %w", ErrNoExecutor)
 	}
 	e := d.entry(n)
 	if side := e.side; d.calls < d.nextCheck && e.warm && d.smp.skip[side] > 0 {

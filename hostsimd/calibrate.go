@@ -173,7 +173,7 @@ func calibrateLocked(mode string) (*Calibration, error) {
 		return install(ruleCalibration("HOSTSIMD_CALIBRATE=off")), nil
 	case "", "fresh":
 	default:
-		return install(ruleCalibration("unknown mode")), fmt.Errorf("hostsimd.Calibrate: unknown mode %q (want \"\", \"fresh\" or \"off\")", mode)
+		return install(ruleCalibration("unknown mode")), fmt.Errorf("hostsimd: Calibrate: unknown mode %q (want \"\", \"fresh\" or \"off\")", mode)
 	}
 	file, ferr := calibFile()
 	if mode == "" && ferr == nil {
@@ -188,18 +188,18 @@ func calibrateLocked(mode string) (*Calibration, error) {
 	c := measureCalibration()
 	install(c)
 	if ferr != nil {
-		return c, fmt.Errorf("hostsimd.Calibrate: cache dir: %w", ferr)
+		return c, fmt.Errorf("hostsimd: Calibrate: cache dir: %w", ferr)
 	}
 	b, _ := json.MarshalIndent(c, "", "  ")
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return c, fmt.Errorf("hostsimd.Calibrate: %w", err)
+		return c, fmt.Errorf("hostsimd: Calibrate: %w", err)
 	}
 	tmp := file + fmt.Sprintf(".%d.tmp", os.Getpid())
 	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return c, fmt.Errorf("hostsimd.Calibrate: %w", err)
+		return c, fmt.Errorf("hostsimd: Calibrate: %w", err)
 	}
 	if err := os.Rename(tmp, file); err != nil {
-		return c, fmt.Errorf("hostsimd.Calibrate: %w", err)
+		return c, fmt.Errorf("hostsimd: Calibrate: %w", err)
 	}
 	return c, nil
 }

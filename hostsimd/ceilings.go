@@ -37,8 +37,15 @@ type CeilingOpts struct {
 	Stop func() bool
 }
 
-// ErrStopped is returned by a measurement its Stop function ended.
-var ErrStopped = errors.New("hostsimd: measurement stopped")
+// ErrStopped is wrapped by the error of a measurement its Stop function
+// ended (compute.ErrStopped is the same error).
+var ErrStopped = errors.New("measurement stopped")
+
+// ErrVerify is wrapped by the error of a kernel whose output did not match
+// its reference: the measurement that produced it must not be used
+// (compute.ErrVerify is the same error, so one errors.Is finds a failed
+// check on either side).
+var ErrVerify = errors.New("result verification failed")
 
 // Ceilings are measured CPU limits, in 10^9 bytes or flops per second.
 type Ceilings struct {
@@ -160,7 +167,7 @@ func (h Host) MeasureCeilings(opts CeilingOpts) (Ceilings, error) {
 	if opts.CacheBytes > 0 {
 		cn := int(opts.CacheBytes/4) / t / 16 * 16 * t
 		if cn == 0 {
-			return Ceilings{}, fmt.Errorf("hostsimd.MeasureCeilings: CacheBytes=%d too small for %d threads", opts.CacheBytes, t)
+			return Ceilings{}, fmt.Errorf("hostsimd: MeasureCeilings: CacheBytes=%d too small for %d threads", opts.CacheBytes, t)
 		}
 		cache, err := measureRead(k, a[:cn], t, cr.runs, 0, time.Now(), opts.Stop)
 		if err != nil {
@@ -174,7 +181,7 @@ func (h Host) MeasureCeilings(opts CeilingOpts) (Ceilings, error) {
 	res.FMAGFLOPs = cr.fmaPeak()
 	runtime.KeepAlive(a)
 	if cr.stopped() {
-		return res, ErrStopped
+		return res, fmt.Errorf("hostsimd: MeasureCeilings: %w", ErrStopped)
 	}
 	return res, nil
 }
@@ -195,7 +202,7 @@ func newCeilingRun(k *kernelTable, opts CeilingOpts) (*ceilingRun, error) {
 		t = runtime.GOMAXPROCS(0)
 	}
 	if opts.Bytes < 0 || opts.Runs < 0 || opts.Budget < 0 {
-		return nil, fmt.Errorf("hostsimd.MeasureCeilings: negative option in %+v", opts)
+		return nil, fmt.Errorf("hostsimd: MeasureCeilings: negative option in %+v", opts)
 	}
 	bytes := opts.Bytes
 	if bytes == 0 {
@@ -208,7 +215,7 @@ func newCeilingRun(k *kernelTable, opts CeilingOpts) (*ceilingRun, error) {
 	runs = max(runs, 2)
 	part := int(bytes/4) / t / k.ntBlock * k.ntBlock // floats per thread
 	if part == 0 {
-		return nil, fmt.Errorf("hostsimd.MeasureCeilings: Bytes=%d too small for %d threads", bytes, t)
+		return nil, fmt.Errorf("hostsimd: MeasureCeilings: Bytes=%d too small for %d threads", bytes, t)
 	}
 	return &ceilingRun{k: k, opts: opts, t: t, part: part, runs: runs, start: time.Now()}, nil
 }
@@ -313,11 +320,11 @@ func MeasureReadUntil(bytes int64, threads, runs int, stop func() bool) (ReadCei
 		runs = 7
 	}
 	if bytes <= 0 || runs < 0 {
-		return ReadCeiling{}, fmt.Errorf("hostsimd.MeasureRead: bytes=%d runs=%d (bytes must be positive, runs >= 0)", bytes, runs)
+		return ReadCeiling{}, fmt.Errorf("hostsimd: MeasureRead: bytes=%d runs=%d (bytes must be positive, runs >= 0)", bytes, runs)
 	}
 	n := int(bytes/4) / threads / 16 * 16 * threads
 	if n == 0 {
-		return ReadCeiling{}, fmt.Errorf("hostsimd.MeasureRead: bytes=%d too small for %d threads", bytes, threads)
+		return ReadCeiling{}, fmt.Errorf("hostsimd: MeasureRead: bytes=%d too small for %d threads", bytes, threads)
 	}
 	a := HugeFloats(n)
 	part := n / threads
@@ -347,7 +354,7 @@ func measureRead(k *kernelTable, a []float32, t, runs int, budget time.Duration,
 			bt := time.Duration(math.MaxInt64)
 			for r := 0; r < runs; r++ {
 				if stop != nil && stop() {
-					return res, ErrStopped
+					return res, fmt.Errorf("hostsimd: MeasureRead: %w", ErrStopped)
 				}
 				d := timeRead(a, t, passes, rd.fn, ly.parts)
 				if r > 0 {

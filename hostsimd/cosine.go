@@ -9,27 +9,27 @@ import (
 // rowCount checks that a length-n buffer holds whole rows of d elements.
 func rowCount(fn, name string, n, d int) (int, error) {
 	if d <= 0 {
-		return 0, fmt.Errorf("hostsimd.%s: d must be positive, got d=%d", fn, d)
+		return 0, fmt.Errorf("hostsimd: %s: d must be positive, got d=%d", fn, d)
 	}
 	if n%d != 0 {
-		return 0, fmt.Errorf("hostsimd.%s: len(%s)=%d is not a multiple of d=%d", fn, name, n, d)
+		return 0, fmt.Errorf("hostsimd: %s: len(%s)=%d is not a multiple of d=%d", fn, name, n, d)
 	}
 	return n / d, nil
 }
 
 func checkLen(fn, name string, got, want int) error {
 	if got < want {
-		return fmt.Errorf("hostsimd.%s: len(%s)=%d, need at least %d", fn, name, got, want)
+		return fmt.Errorf("hostsimd: %s: len(%s)=%d, need at least %d", fn, name, got, want)
 	}
 	return nil
 }
 
 func checkQuery(fn string, q []float32, d int) error {
 	if d <= 0 {
-		return fmt.Errorf("hostsimd.%s: d must be positive, got d=%d", fn, d)
+		return fmt.Errorf("hostsimd: %s: d must be positive, got d=%d", fn, d)
 	}
 	if len(q) != d {
-		return fmt.Errorf("hostsimd.%s: len(q)=%d, want d=%d", fn, len(q), d)
+		return fmt.Errorf("hostsimd: %s: len(q)=%d, want d=%d", fn, len(q), d)
 	}
 	return nil
 }

@@ -7,7 +7,7 @@ import (
 
 func checkPair(fn string, a, b []float32) {
 	if len(a) != len(b) {
-		panic(fmt.Sprintf("hostsimd.%s: length mismatch: len(a)=%d, len(b)=%d", fn, len(a), len(b)))
+		panic(fmt.Sprintf("hostsimd: %s: length mismatch: len(a)=%d, len(b)=%d", fn, len(a), len(b)))
 	}
 }
 

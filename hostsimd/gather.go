@@ -79,16 +79,16 @@ func gatherArgs(fn string, lenQ, n, d int, ids []int32, metric ops.Metric, lenOu
 		return 0, 0, err
 	}
 	if metric < ops.L2Sq || metric > ops.Cosine {
-		return 0, 0, fmt.Errorf("hostsimd.%s: unknown metric %v", fn, metric)
+		return 0, 0, fmt.Errorf("hostsimd: %s: unknown metric %v", fn, metric)
 	}
 	if nq == 0 {
 		if len(ids) != 0 {
-			return 0, 0, fmt.Errorf("hostsimd.%s: len(ids)=%d but there are no queries", fn, len(ids))
+			return 0, 0, fmt.Errorf("hostsimd: %s: len(ids)=%d but there are no queries", fn, len(ids))
 		}
 		return 0, 0, nil
 	}
 	if len(ids)%nq != 0 {
-		return 0, 0, fmt.Errorf("hostsimd.%s: len(ids)=%d is not a multiple of the query count %d", fn, len(ids), nq)
+		return 0, 0, fmt.Errorf("hostsimd: %s: len(ids)=%d is not a multiple of the query count %d", fn, len(ids), nq)
 	}
 	c = len(ids) / nq
 	if err := checkLen(fn, "out", lenOut, len(ids)); err != nil {
@@ -96,7 +96,7 @@ func gatherArgs(fn string, lenQ, n, d int, ids []int32, metric ops.Metric, lenOu
 	}
 	for p, id := range ids {
 		if id < 0 || int(id) >= n {
-			return 0, 0, fmt.Errorf("hostsimd.%s: ids[%d]=%d (query %d, candidate %d) out of range [0,%d)", fn, p, id, p/c, p%c, n)
+			return 0, 0, fmt.Errorf("hostsimd: %s: ids[%d]=%d (query %d, candidate %d) out of range [0,%d)", fn, p, id, p/c, p%c, n)
 		}
 	}
 	return nq, c, nil

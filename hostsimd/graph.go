@@ -33,7 +33,7 @@ type edge struct {
 // n*avgDegree < 2^31 (edge offsets are int32).
 func UniformGraph(n, avgDegree int, seed uint64) (*ops.CSR, error) {
 	if n < 1 || int64(n) >= 1<<31 || avgDegree < 0 || (avgDegree > 0 && int64(n) >= (1<<31)/int64(avgDegree)) {
-		return nil, fmt.Errorf("hostsimd.UniformGraph: n=%d, avgDegree=%d: want 1 ≤ n < 2^31, avgDegree ≥ 0 and n*avgDegree < 2^31", n, avgDegree)
+		return nil, fmt.Errorf("hostsimd: UniformGraph: n=%d, avgDegree=%d: want 1 ≤ n < 2^31, avgDegree ≥ 0 and n*avgDegree < 2^31", n, avgDegree)
 	}
 	rng := rand.New(rand.NewPCG(seed, graphStream))
 	m := n * avgDegree
@@ -71,7 +71,7 @@ const (
 // unless 1 ≤ scale ≤ 30, avgDegree ≥ 0 and 2^scale*avgDegree < 2^31.
 func RMATGraph(scale, avgDegree int, seed uint64) (*ops.CSR, error) {
 	if scale < 1 || scale > 30 || avgDegree < 0 || (avgDegree > 0 && int64(1)<<scale >= (1<<31)/int64(avgDegree)) {
-		return nil, fmt.Errorf("hostsimd.RMATGraph: scale=%d, avgDegree=%d: want 1 ≤ scale ≤ 30, avgDegree ≥ 0 and 2^scale*avgDegree < 2^31", scale, avgDegree)
+		return nil, fmt.Errorf("hostsimd: RMATGraph: scale=%d, avgDegree=%d: want 1 ≤ scale ≤ 30, avgDegree ≥ 0 and 2^scale*avgDegree < 2^31", scale, avgDegree)
 	}
 	n := 1 << scale
 	rng := rand.New(rand.NewPCG(seed, graphStream))

@@ -45,7 +45,7 @@ type Host struct {
 }
 
 // ErrHost is wrapped by the errors of an invalid Host.
-var ErrHost = errors.New("hostsimd: invalid Host")
+var ErrHost = errors.New("invalid Host")
 
 // threadsPerCPU bounds thread counts: MaxThreads is this many threads per
 // logical CPU. Each thread is a goroutine locked to its own OS thread for
@@ -72,17 +72,17 @@ var defaultThreads, maxThreads = func() (int, int) {
 func (h Host) Validate() error {
 	if h.FixLevel {
 		if _, ok := tables[h.Level]; !ok {
-			return fmt.Errorf("%w: Level %v not available on this CPU/build (available: %v)", ErrHost, h.Level, Available())
+			return fmt.Errorf("hostsimd: Host.Validate: %w: Level %v not available on this CPU/build (available: %v)", ErrHost, h.Level, Available())
 		}
 	}
 	if m := MaxThreads(); h.Threads < 0 || h.Threads > m {
-		return fmt.Errorf("%w: Threads %d outside [0, %d] (%d per logical CPU; 0: GOMAXPROCS)", ErrHost, h.Threads, m, threadsPerCPU)
+		return fmt.Errorf("hostsimd: Host.Validate: %w: Threads %d outside [0, %d] (%d per logical CPU; 0: GOMAXPROCS)", ErrHost, h.Threads, m, threadsPerCPU)
 	}
 	if m := MaxThreads(); h.ExactThreads < 0 || h.ExactThreads > m {
-		return fmt.Errorf("%w: ExactThreads %d outside [0, %d] (%d per logical CPU; 0: automatic)", ErrHost, h.ExactThreads, m, threadsPerCPU)
+		return fmt.Errorf("hostsimd: Host.Validate: %w: ExactThreads %d outside [0, %d] (%d per logical CPU; 0: automatic)", ErrHost, h.ExactThreads, m, threadsPerCPU)
 	}
 	if h.MinBytesPerThread < 0 {
-		return fmt.Errorf("%w: MinBytesPerThread %d is negative (0: calibrated)", ErrHost, h.MinBytesPerThread)
+		return fmt.Errorf("hostsimd: Host.Validate: %w: MinBytesPerThread %d is negative (0: calibrated)", ErrHost, h.MinBytesPerThread)
 	}
 	return nil
 }

@@ -37,7 +37,7 @@ func ParseLevel(s string) (Level, error) {
 			return Level(l), nil
 		}
 	}
-	return Generic, fmt.Errorf("hostsimd: unknown level %q (want generic, avx2, avx512 or neon)", s)
+	return Generic, fmt.Errorf("hostsimd: ParseLevel: unknown level %q (want generic, avx2, avx512 or neon)", s)
 }
 
 // kernelTable is the dispatch table of one level (its kernels). Slice arguments have

@@ -47,7 +47,7 @@ func QuantizeInt8(v []float32, d int, codes []int8, scales []float32) error {
 	for i := 0; i < n; i++ {
 		s, err := quantizeRow(v[i*d:(i+1)*d], codes[i*d:(i+1)*d])
 		if err != nil {
-			return fmt.Errorf("hostsimd.%s: v[%d]: %w", fn, i*d+s.bad, err)
+			return fmt.Errorf("hostsimd: %s: v[%d]: %w", fn, i*d+s.bad, err)
 		}
 		scales[i] = s.scale
 	}
@@ -175,14 +175,14 @@ func (h Host) Int8Kernel() string { return quantFor(h.table().level).name }
 
 func int8Args(fn string, lenQ, lenV, d, lenOut int) (int, error) {
 	if d > MaxInt8Dim {
-		return 0, fmt.Errorf("hostsimd.%s: d=%d exceeds %d (the int32 sums' exact range)", fn, d, MaxInt8Dim)
+		return 0, fmt.Errorf("hostsimd: %s: d=%d exceeds %d (the int32 sums' exact range)", fn, d, MaxInt8Dim)
 	}
 	n, err := rowCount(fn, "v", lenV, d)
 	if err != nil {
 		return 0, err
 	}
 	if lenQ != d {
-		return 0, fmt.Errorf("hostsimd.%s: len(q)=%d, want d=%d", fn, lenQ, d)
+		return 0, fmt.Errorf("hostsimd: %s: len(q)=%d, want d=%d", fn, lenQ, d)
 	}
 	if err != nil {
 		return 0, err
@@ -247,7 +247,7 @@ func (h Host) CosineSingleInt8(q []float32, codes []int8, d int, out []float32) 
 	}
 	qc, qq, err := QuantizeQueryInt8(q)
 	if err != nil {
-		return fmt.Errorf("hostsimd.%s: %w", fn, err)
+		return fmt.Errorf("hostsimd: %s: %w", fn, err)
 	}
 	k, qp := quantFor(r.k.level), newInt8Query(qc)
 	qn := math.Sqrt(float64(qq))
@@ -303,7 +303,7 @@ func (h Host) CosineBatchInt8(qs []float32, codes []int8, d int, out []float32) 
 	for j := range queries {
 		qc, qq, err := QuantizeQueryInt8(qs[j*d : (j+1)*d])
 		if err != nil {
-			return fmt.Errorf("hostsimd.%s: query %d: %w", fn, j, err)
+			return fmt.Errorf("hostsimd: %s: query %d: %w", fn, j, err)
 		}
 		queries[j] = query{newInt8Query(qc), math.Sqrt(float64(qq))}
 	}

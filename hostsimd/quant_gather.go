@@ -97,7 +97,7 @@ func (h Host) GatherInt8(q []float32, codes []int8, scales []float32, d int, ids
 		return err
 	}
 	if d > MaxInt8Dim {
-		return fmt.Errorf("hostsimd.%s: d=%d exceeds %d (the int32 sums' exact range)", fn, d, MaxInt8Dim)
+		return fmt.Errorf("hostsimd: %s: d=%d exceeds %d (the int32 sums' exact range)", fn, d, MaxInt8Dim)
 	}
 	n, err := rowCount(fn, "codes", len(codes), d)
 	if err != nil {
@@ -142,7 +142,7 @@ func quantizeQueries(fn string, q []float32, d, nq int) ([]int8Q, error) {
 		c := make([]int8, d)
 		s, err := quantizeRow(q[j*d:(j+1)*d], c)
 		if err != nil {
-			return nil, fmt.Errorf("hostsimd.%s: q[%d]: %w", fn, j*d+s.bad, err)
+			return nil, fmt.Errorf("hostsimd: %s: q[%d]: %w", fn, j*d+s.bad, err)
 		}
 		var qq int64
 		for _, x := range c {

@@ -43,7 +43,7 @@ func (h Host) MeasureInt8Peak(threads int) (Int8Peak, error) {
 		iters *= 2
 	}
 	if got, want := k.peak(16), int8PeakWant(k, 16); got != want {
-		return Int8Peak{}, fmt.Errorf("hostsimd.MeasureInt8Peak: %s returned %d after 16 rounds, want %d", k.peakName, got, want)
+		return Int8Peak{}, fmt.Errorf("hostsimd: MeasureInt8Peak: %s returned %d after 16 rounds, want %d: %w", k.peakName, got, want, ErrVerify)
 	}
 	best := time.Duration(1<<63 - 1)
 	for run := 0; run < 6; run++ {

@@ -32,14 +32,14 @@ func SpreadStep(g *ops.CSR, a, out []float32, p SpreadParams) (float32, error) {
 // SpreadStep is the package-level SpreadStep run with h's threads.
 func (h Host) SpreadStep(g *ops.CSR, a, out []float32, p SpreadParams) (change float32, err error) {
 	if g == nil {
-		return 0, fmt.Errorf("hostsimd.SpreadStep: nil graph")
+		return 0, fmt.Errorf("hostsimd: SpreadStep: nil graph")
 	}
 	n := g.N()
 	if len(a) != n || len(out) < n {
-		return 0, fmt.Errorf("hostsimd.SpreadStep: graph has %d nodes but len(a)=%d, len(out)=%d", n, len(a), len(out))
+		return 0, fmt.Errorf("hostsimd: SpreadStep: graph has %d nodes but len(a)=%d, len(out)=%d", n, len(a), len(out))
 	}
 	if len(g.Offsets) > 0 && (int(g.Offsets[n]) > len(g.Cols) || int(g.Offsets[n]) > len(g.Weights)) {
-		return 0, fmt.Errorf("hostsimd.SpreadStep: offsets end at %d past %d columns, %d weights", g.Offsets[n], len(g.Cols), len(g.Weights))
+		return 0, fmt.Errorf("hostsimd: SpreadStep: offsets end at %d past %d columns, %d weights", g.Offsets[n], len(g.Cols), len(g.Weights))
 	}
 	hr, err := h.resolve()
 	if err != nil {
@@ -54,7 +54,7 @@ func (h Host) SpreadStep(g *ops.CSR, a, out []float32, p SpreadParams) (change f
 			if !ok {
 				panic(v)
 			}
-			change, err = 0, fmt.Errorf("hostsimd.SpreadStep: malformed graph (see ops.CSR.Validate): %v", re)
+			change, err = 0, fmt.Errorf("hostsimd: SpreadStep: malformed graph (see ops.CSR.Validate): %v", re)
 		}
 	}()
 	return hr.spreadStep(g, a, out, p), nil
@@ -119,13 +119,13 @@ func Spread(g *ops.CSR, a []float32, p SpreadParams, steps int, eps float32) (fi
 // Spread is the package-level Spread run with h's threads.
 func (h Host) Spread(g *ops.CSR, a []float32, p SpreadParams, steps int, eps float32) (final []float32, stepsRun int, err error) {
 	if g == nil {
-		return nil, 0, fmt.Errorf("hostsimd.Spread: nil graph")
+		return nil, 0, fmt.Errorf("hostsimd: Spread: nil graph")
 	}
 	if err := g.Validate(); err != nil {
-		return nil, 0, fmt.Errorf("hostsimd.Spread: %w", err)
+		return nil, 0, fmt.Errorf("hostsimd: Spread: %w", err)
 	}
 	if len(a) != g.N() {
-		return nil, 0, fmt.Errorf("hostsimd.Spread: graph has %d nodes but len(a)=%d", g.N(), len(a))
+		return nil, 0, fmt.Errorf("hostsimd: Spread: graph has %d nodes but len(a)=%d", g.N(), len(a))
 	}
 	hr, err := h.resolve()
 	if err != nil {

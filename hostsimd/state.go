@@ -191,7 +191,7 @@ func (p *pingPong) respond(cpu int, pinned bool) {
 	p.ready <- struct{}{}
 	total := int64(probeRounds * probeBatch)
 	for want := int64(1); want < 2*total; want += 2 {
-		if !p.spinUntil(want, "hostsimd.ProbeState: the responder waited past %v") {
+		if !p.spinUntil(want, "hostsimd: ProbeState: the responder waited past %v") {
 			return
 		}
 		p.v.Store(want + 1)
@@ -216,7 +216,7 @@ func (p *pingPong) initiate(cpu int, pinned bool) {
 		t0 := time.Now()
 		for i := 0; i < probeBatch; i++ {
 			p.v.Store(next)
-			if !p.spinUntil(next+1, "hostsimd.ProbeState: no answer from the responder within %v") {
+			if !p.spinUntil(next+1, "hostsimd: ProbeState: no answer from the responder within %v") {
 				return
 			}
 			next += 2

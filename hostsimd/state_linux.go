@@ -26,7 +26,7 @@ func pinThread(cpu int) error {
 	var set unix.CPUSet
 	set.Set(cpu)
 	if err := unix.SchedSetaffinity(0, &set); err != nil {
-		return fmt.Errorf("hostsimd.ProbeState: pin to CPU %d: %w", cpu, err)
+		return fmt.Errorf("hostsimd: ProbeState: pin to CPU %d: %w", cpu, err)
 	}
 	return nil
 }

@@ -7,4 +7,4 @@ import "errors"
 // allowedCPUs is not known here: the probe's threads run unpinned.
 func allowedCPUs() []int { return nil }
 
-func pinThread(int) error { return errors.New("hostsimd.ProbeState: pinning is Linux-only") }
+func pinThread(int) error { return errors.New("hostsimd: ProbeState: pinning is Linux-only") }

@@ -64,10 +64,10 @@ func (h Host) RunStream(opts StreamOpts) (StreamResult, error) {
 		opts.NumTimes = stream.DefaultNumTimes
 	}
 	if err := (stream.Opts{ArraySize: opts.ArraySize, NumTimes: opts.NumTimes}).Validate(); err != nil {
-		return StreamResult{}, fmt.Errorf("hostsimd.RunStream: %w", err)
+		return StreamResult{}, fmt.Errorf("hostsimd: RunStream: %w", err)
 	}
 	if opts.Threads < 0 || opts.Threads > MaxThreads() {
-		return StreamResult{}, fmt.Errorf("hostsimd.RunStream: Threads %d: must be in [0, %d] (MaxThreads)", opts.Threads, MaxThreads())
+		return StreamResult{}, fmt.Errorf("hostsimd: RunStream: Threads %d: must be in [0, %d] (MaxThreads)", opts.Threads, MaxThreads())
 	}
 	return runStream(h.table(), opts)
 }
@@ -144,7 +144,7 @@ func runStream(k *kernelTable, opts StreamOpts) (StreamResult, error) {
 		}
 	}
 	if err := stream.Check(opts.NumTimes, a, b, c, res.Sum); err != nil {
-		return StreamResult{}, fmt.Errorf("hostsimd.RunStream (%v, %d threads): %w", k.level, res.Threads, err)
+		return StreamResult{}, fmt.Errorf("hostsimd: RunStream: %v, %d threads: %w: %w", k.level, res.Threads, ErrVerify, err)
 	}
 	runtime.KeepAlive(a)
 	return res, nil

@@ -92,7 +92,7 @@ type FieldError struct {
 }
 
 func (e *FieldError) Error() string {
-	return fmt.Sprintf("stream: %s %d: must be %s", e.Field, e.Value, e.Want)
+	return fmt.Sprintf("stream: Opts.Validate: %s %d: must be %s", e.Field, e.Value, e.Want)
 }
 
 // Validate checks o; a bad field is a *FieldError naming the field, its
@@ -153,7 +153,7 @@ func within[T Float](is, should, rel T) bool {
 func Check[T Float](numTimes int, a, b, c []T, sum T) error {
 	n := len(a)
 	if len(b) != n || len(c) != n {
-		return fmt.Errorf("stream: arrays of %d, %d and %d elements", len(a), len(b), len(c))
+		return fmt.Errorf("stream: Check: arrays of %d, %d and %d elements", len(a), len(b), len(c))
 	}
 	ga, gb, gc, gs := Gold[T](numTimes, n)
 	rel := 100 * epsilon[T]()
@@ -185,7 +185,7 @@ func Check[T Float](numTimes int, a, b, c []T, sum T) error {
 		}
 	}
 	if failed > 0 {
-		return fmt.Errorf("stream: %d values failed validation (first: %v)", failed, msgs)
+		return fmt.Errorf("stream: Check: %d values failed validation (first: %v)", failed, msgs)
 	}
 	return nil
 }
@@ -202,7 +202,7 @@ type Stats struct {
 // excluded) for n elements of sizeof bytes.
 func Summarize(k Kernel, times []time.Duration, n, sizeof int) (Stats, error) {
 	if len(times) < 2 {
-		return Stats{}, fmt.Errorf("stream: %s: %d runs, need at least 2", k, len(times))
+		return Stats{}, fmt.Errorf("stream: Summarize: %s: %d runs, need at least 2", k, len(times))
 	}
 	st := Stats{Kernel: k, Min: times[1], Max: times[1]}
 	var total time.Duration
@@ -212,7 +212,7 @@ func Summarize(k Kernel, times []time.Duration, n, sizeof int) (Stats, error) {
 	}
 	st.Avg = total / time.Duration(len(times)-1)
 	if st.Min <= 0 {
-		return Stats{}, fmt.Errorf("stream: %s: a run took %v", k, st.Min)
+		return Stats{}, fmt.Errorf("stream: Summarize: %s: a run took %v", k, st.Min)
 	}
 	st.MBytesPerSec = 1e-6 * float64(k.Weight()) * float64(sizeof) * float64(n) / st.Min.Seconds()
 	return st, nil

@@ -46,8 +46,15 @@ type MeasureOpts struct {
 
 // withDefaults fills zero fields and validates the rest.
 func (o MeasureOpts) withDefaults() (MeasureOpts, error) {
-	if o.Warmup < 0 || o.MinRuns < 0 || o.MaxRuns < 0 || o.TargetRel < 0 || o.Budget < 0 || o.WarnCV < 0 {
-		return o, fmt.Errorf("%w: negative field in %+v", ErrBadOpts, o)
+	for _, f := range []struct {
+		name string
+		neg  bool
+		v    any
+	}{{"Warmup", o.Warmup < 0, o.Warmup}, {"MinRuns", o.MinRuns < 0, o.MinRuns}, {"MaxRuns", o.MaxRuns < 0, o.MaxRuns},
+		{"TargetRel", o.TargetRel < 0, o.TargetRel}, {"Budget", o.Budget < 0, o.Budget}, {"WarnCV", o.WarnCV < 0, o.WarnCV}} {
+		if f.neg {
+			return o, fmt.Errorf("%w: %s = %v is negative (0: the default)", ErrBadOpts, f.name, f.v)
+		}
 	}
 	if math.IsNaN(o.TargetRel) || math.IsInf(o.TargetRel, 0) || math.IsNaN(o.WarnCV) || math.IsInf(o.WarnCV, 0) {
 		return o, fmt.Errorf("%w: TargetRel %v and WarnCV %v must be finite", ErrBadOpts, o.TargetRel, o.WarnCV)

@@ -103,7 +103,7 @@ func Source(name string) (string, error) {
 	}
 	b, err := files.ReadFile(name + ".wgsl")
 	if err != nil {
-		return "", fmt.Errorf("wgsl: no shader %q (have %s)", name, strings.Join(Names(), ", "))
+		return "", fmt.Errorf("wgsl: Source: no shader %q (have %s)", name, strings.Join(Names(), ", "))
 	}
 	return string(b), nil
 }

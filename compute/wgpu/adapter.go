@@ -127,7 +127,7 @@ func newAdapter(inst *Instance, c C.WGPUAdapter, index int) (*Adapter, error) {
 	var info C.WGPUAdapterInfo
 	if C.wgpuAdapterGetInfo(c, &info) != C.WGPUStatus_Success {
 		C.wgpuAdapterRelease(c)
-		return nil, fmt.Errorf("wgpu: AdapterGetInfo failed for adapter %d", index)
+		return nil, fmt.Errorf("wgpu: Adapters: AdapterGetInfo failed for adapter %d", index)
 	}
 	a.Info = AdapterInfo{
 		Name:         svString(info.device),
@@ -151,7 +151,7 @@ func newAdapter(inst *Instance, c C.WGPUAdapter, index int) (*Adapter, error) {
 	C.wgpuAdapterInfoFreeMembers(info)
 	if C.wgpuAdapterGetLimits(c, &a.cLimits) != C.WGPUStatus_Success {
 		C.wgpuAdapterRelease(c)
-		return nil, fmt.Errorf("wgpu: AdapterGetLimits failed for adapter %d (%s)", index, a.Info.Name)
+		return nil, fmt.Errorf("wgpu: Adapters: AdapterGetLimits failed for adapter %d (%s)", index, a.Info.Name)
 	}
 	a.cLimits.nextInChain = nil
 	a.Limits = limitsFromC(&a.cLimits)

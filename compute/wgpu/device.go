@@ -150,11 +150,11 @@ func (a *Adapter) RequestDevice(opts DeviceOptions) (*Device, error) {
 	if !res.done {
 		h.Delete()
 		unregisterDevice(d.id)
-		return nil, fmt.Errorf("wgpu: RequestDevice on %q: no answer from wgpu-native", a.Info.Name)
+		return nil, fmt.Errorf("wgpu: RequestDevice: %q: no answer from wgpu-native", a.Info.Name)
 	}
 	if res.status != int(C.WGPURequestDeviceStatus_Success) || res.dev == nil {
 		unregisterDevice(d.id)
-		return nil, fmt.Errorf("wgpu: RequestDevice on %q: %s", a.Info.Name, res.msg)
+		return nil, fmt.Errorf("wgpu: RequestDevice: %q: %s", a.Info.Name, res.msg)
 	}
 	d.c = res.dev
 	d.queue = C.wgpuDeviceGetQueue(d.c)

@@ -70,7 +70,7 @@ func ParseImpl(s string) (Impl, error) {
 	case "dawn":
 		return ImplDawn, nil
 	}
-	return ImplDefault, fmt.Errorf("wgpu: unknown implementation %q (want wgpu-native or dawn)", s)
+	return ImplDefault, fmt.Errorf("wgpu: ParseImpl: unknown implementation %q (want wgpu-native or dawn)", s)
 }
 
 // ParseImpls parses a comma-separated list ("wgpu-native,dawn"); each
@@ -84,7 +84,7 @@ func ParseImpls(s string) ([]Impl, error) {
 		}
 		for _, o := range out {
 			if o == i {
-				return nil, fmt.Errorf("wgpu: implementation %s named twice in %q", i, s)
+				return nil, fmt.Errorf("wgpu: ParseImpls: implementation %s named twice in %q", i, s)
 			}
 		}
 		out = append(out, i)
@@ -112,7 +112,7 @@ func (i Impl) Resolve() (Impl, error) {
 		return DefaultImpl()
 	}
 	if i != ImplWGPUNative && i != ImplDawn {
-		return ImplDefault, fmt.Errorf("wgpu: no implementation %d", int(i))
+		return ImplDefault, fmt.Errorf("wgpu: Impl.Resolve: no implementation %d", int(i))
 	}
 	return i, nil
 }
@@ -221,10 +221,10 @@ func loadDawn() (string, error) {
 	if p, ok := os.LookupEnv(DawnLibraryEnv); ok && p != "" {
 		abs, err := filepath.Abs(p)
 		if err != nil {
-			return "", fmt.Errorf("wgpu: %s=%s: %w", DawnLibraryEnv, p, err)
+			return "", fmt.Errorf("wgpu: LoadImpl: %s=%s: %w", DawnLibraryEnv, p, err)
 		}
 		if _, err := os.Stat(abs); err != nil {
-			return "", fmt.Errorf("wgpu: %s=%s: %w: %w", DawnLibraryEnv, p, ErrNoDawn, err)
+			return "", fmt.Errorf("wgpu: LoadImpl: %s=%s: %w: %w", DawnLibraryEnv, p, ErrNoDawn, err)
 		}
 		if err := loadDawnFile(abs); err != nil {
 			return "", fmt.Errorf("wgpu: %s: %w", DawnLibraryEnv, err)
@@ -245,11 +245,11 @@ func loadDawn() (string, error) {
 			continue
 		}
 		if err := loadDawnFile(p); err != nil {
-			return "", fmt.Errorf("wgpu: %w (set %s to the path of another Dawn library, or remove this one)", err, DawnLibraryEnv)
+			return "", fmt.Errorf("wgpu: LoadImpl: %w (set %s to the path of another Dawn library, or remove this one)", err, DawnLibraryEnv)
 		}
 		return p, nil
 	}
-	return "", fmt.Errorf("wgpu: %w (tried %s): run scripts/setup-dawn.sh (or scripts/setup.sh --with-dawn) to install the pinned Dawn %s, or set %s to the path of a Dawn library",
+	return "", fmt.Errorf("wgpu: LoadImpl: %w (tried %s): run scripts/setup-dawn.sh (or scripts/setup.sh --with-dawn) to install the pinned Dawn %s, or set %s to the path of a Dawn library",
 		ErrNoDawn, strings.Join(paths, ", "), DawnPinnedVersion, DawnLibraryEnv)
 }
 
@@ -279,13 +279,13 @@ func acquireImpl(impl Impl) error {
 	defer implState.mu.Unlock()
 	for other, n := range implState.open {
 		if Impl(other) != impl && n > 0 {
-			return fmt.Errorf("wgpu: cannot open a %s instance while %d %s instance(s) are open: one implementation at a time in a process; release the other's devices, adapters and instance first",
+			return fmt.Errorf("wgpu: NewInstanceImpl: cannot open a %s instance while %d %s instance(s) are open: one implementation at a time in a process; release the other's devices, adapters and instance first",
 				impl, n, Impl(other))
 		}
 	}
 	if implState.inUse != impl {
 		if C.wgpuprof_use(impl.cImpl()) != 0 {
-			return fmt.Errorf("wgpu: %s is not loaded", impl)
+			return fmt.Errorf("wgpu: NewInstanceImpl: %s is not loaded", impl)
 		}
 		implState.inUse = impl
 	}

@@ -56,7 +56,7 @@ func ParseBackend(s string) (Backend, error) {
 	case "gl", "opengl", "gles":
 		return BackendOpenGL, nil
 	}
-	return 0, fmt.Errorf("wgpu: unknown backend %q (want vulkan, metal, d3d12, gl or any)", s)
+	return 0, fmt.Errorf("wgpu: ParseBackend: unknown backend %q (want vulkan, metal, d3d12, gl or any)", s)
 }
 
 func (b Backend) instanceMask() uint64 {
@@ -215,7 +215,7 @@ func SelectAdapter(list []*Adapter, q AdapterQuery) (*Adapter, error) {
 	if q.Backend == BackendUndefined {
 		q.Backend = instBackend
 	} else if instBackend != BackendUndefined && q.Backend != instBackend {
-		return nil, fmt.Errorf("wgpu: %w: the query asks for the %s backend but the adapters come from an instance made for %s only (NewInstance(%s)); ask for %s or make the instance for %s or for all backends",
+		return nil, fmt.Errorf("wgpu: SelectAdapter: %w: the query asks for the %s backend but the adapters come from an instance made for %s only (NewInstance(%s)); ask for %s or make the instance for %s or for all backends",
 			ErrNoAdapter, q.Backend, instBackend, instBackend, instBackend, q.Backend)
 	}
 	var cands []*Adapter
@@ -230,19 +230,19 @@ func SelectAdapter(list []*Adapter, q AdapterQuery) (*Adapter, error) {
 	}
 	if len(cands) == 0 {
 		if hint := backendOSHint(q.Backend); hint != "" {
-			return nil, fmt.Errorf("wgpu: %w: %s", ErrNoAdapter, hint)
+			return nil, fmt.Errorf("wgpu: SelectAdapter: %w: %s", ErrNoAdapter, hint)
 		}
 		if len(list) == 0 {
 			if q.Backend == BackendOpenGL {
-				return nil, fmt.Errorf("wgpu: %w: no OpenGL adapter: wgpu's GL backend needs an OpenGL 4.3 or GLES 3.1 driver with EGL (on Debian: apt-get install libegl1 libgl1-mesa-dri)", ErrNoAdapter)
+				return nil, fmt.Errorf("wgpu: SelectAdapter: %w: no OpenGL adapter: wgpu's GL backend needs an OpenGL 4.3 or GLES 3.1 driver with EGL (on Debian: apt-get install libegl1 libgl1-mesa-dri)", ErrNoAdapter)
 			}
-			return nil, fmt.Errorf("wgpu: %w: install a Vulkan, Metal or D3D12 driver (on Debian: apt-get install mesa-vulkan-drivers libvulkan1)", ErrNoAdapter)
+			return nil, fmt.Errorf("wgpu: SelectAdapter: %w: install a Vulkan, Metal or D3D12 driver (on Debian: apt-get install mesa-vulkan-drivers libvulkan1)", ErrNoAdapter)
 		}
-		return nil, fmt.Errorf("wgpu: %w matching backend %q name %q among %d adapters", ErrNoAdapter, q.Backend, q.Name, len(list))
+		return nil, fmt.Errorf("wgpu: SelectAdapter: %w matching backend %q name %q among %d adapters", ErrNoAdapter, q.Backend, q.Name, len(list))
 	}
 	if q.Index >= 0 {
 		if q.Index >= len(cands) {
-			return nil, fmt.Errorf("wgpu: adapter index %d out of range: %d adapters match", q.Index, len(cands))
+			return nil, fmt.Errorf("wgpu: SelectAdapter: adapter index %d out of range: %d adapters match", q.Index, len(cands))
 		}
 		return cands[q.Index], nil
 	}
@@ -257,7 +257,7 @@ func SelectAdapter(list []*Adapter, q AdapterQuery) (*Adapter, error) {
 		// Only OpenGL answered: a Vulkan/Metal/D3D12 driver is missing.
 		// Say so rather than measure through GL (no timestamps, another
 		// compiler) without being asked to.
-		return nil, fmt.Errorf("wgpu: %w: only an OpenGL adapter (%s) was found, so the Vulkan, Metal or D3D12 driver is missing (on Debian: apt-get install mesa-vulkan-drivers libvulkan1); ask for the gl backend to measure through OpenGL anyway", ErrNoAdapter, best.Info.Name)
+		return nil, fmt.Errorf("wgpu: SelectAdapter: %w: only an OpenGL adapter (%s) was found, so the Vulkan, Metal or D3D12 driver is missing (on Debian: apt-get install mesa-vulkan-drivers libvulkan1); ask for the gl backend to measure through OpenGL anyway", ErrNoAdapter, best.Info.Name)
 	}
 	return best, nil
 }

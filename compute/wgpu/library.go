@@ -147,10 +147,10 @@ func loadLibrary() (string, error) {
 	if p, ok := os.LookupEnv(LibraryEnv); ok && p != "" {
 		abs, err := filepath.Abs(p)
 		if err != nil {
-			return "", fmt.Errorf("wgpu: %s=%s: %w", LibraryEnv, p, err)
+			return "", fmt.Errorf("wgpu: LoadLibrary: %s=%s: %w", LibraryEnv, p, err)
 		}
 		if _, err := os.Stat(abs); err != nil {
-			return "", fmt.Errorf("wgpu: %s=%s: %w: %w", LibraryEnv, p, ErrNoLibrary, err)
+			return "", fmt.Errorf("wgpu: LoadLibrary: %s=%s: %w: %w", LibraryEnv, p, ErrNoLibrary, err)
 		}
 		if err := loadFile(abs); err != nil {
 			return "", fmt.Errorf("wgpu: %s: %w", LibraryEnv, err)
@@ -163,7 +163,7 @@ func loadLibrary() (string, error) {
 			continue
 		}
 		if err := loadFile(p); err != nil {
-			return "", fmt.Errorf("wgpu: %w (set %s to the path of another libwgpu_native, or remove this one)", err, LibraryEnv)
+			return "", fmt.Errorf("wgpu: LoadLibrary: %w (set %s to the path of another libwgpu_native, or remove this one)", err, LibraryEnv)
 		}
 		return p, nil
 	}
@@ -175,7 +175,7 @@ func loadLibrary() (string, error) {
 	if len(s.skipped) > 0 {
 		tried += "; not searched: " + strings.Join(s.skipped, ", ")
 	}
-	return "", fmt.Errorf("wgpu: %w (tried %s): run scripts/setup.sh (it fills %s) or set %s to the path of libwgpu_native",
+	return "", fmt.Errorf("wgpu: LoadLibrary: %w (tried %s): run scripts/setup.sh (it fills %s) or set %s to the path of libwgpu_native",
 		ErrNoLibrary, tried, fills, LibraryEnv)
 }
 

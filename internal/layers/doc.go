@@ -7,7 +7,7 @@
 //	experiment            the measurements, in rooms ranked in layers_test.go
 //	workload              the descriptors the measurements run
 //	report dataset verify machine
-//	gputest testmem buildcheck bundlecheck layers   test support
+//	gputest testmem buildcheck bundlecheck layers errconv   test support
 //
 // A new internal package is given its layer in layers_test.go.
 package layers

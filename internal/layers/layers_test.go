@@ -29,6 +29,7 @@ var layer = map[string]int{
 	"buildcheck":  0,
 	"bundlecheck": 0,
 	"layers":      0,
+	"errconv":     0,
 }
 
 // room ranks the packages under internal/experiment, its rooms: a room
