@@ -12,6 +12,11 @@
 // either as errors (when no meaningful answer exists) or as warning strings
 // (when an answer exists but deserves suspicion), as benchmath does.
 //
+// Thresholds that are choices rather than facts (when a kernel clock is
+// distrusted, when a fit has a knee or may predict, when falling times make
+// evidence contradict itself) are Policy fields with documented defaults.
+// Errors read "timing: Func: …" and wrap the sentinels in errors.go.
+//
 // Units: summaries are unit-agnostic except where noted (Summary.String and
 // Measure treat values as seconds).
 //
