@@ -16,10 +16,15 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 		"regresses significantly past the threshold or a row of OLD is missing from\n"+
 		"NEW (for CI use). A report of an interrupted run is refused (exit 2) unless\n"+
 		"--allow-incomplete. For Go's benchstat, compare the report.bench files\n"+
-		"instead: benchstat old/report.bench new/report.bench",
+		"instead: benchstat old/report.bench new/report.bench\n"+
+		"Two reports that differ only in WebGPU implementation (run --impl\n"+
+		"wgpu-native, run --impl dawn, same adapter) are compared as run --impl\n"+
+		"wgpu-native,dawn does: per GPU row which is faster, the ratio and its\n"+
+		"95% CI, tie inside the noise; exit status 0 unless no row matches.",
 		`  wgpu-prof compare base/report.json new/report.json
   wgpu-prof compare base/report.json new/report.json --threshold 2%
-  wgpu-prof compare vulkan.json gl.json --across-backends`)
+  wgpu-prof compare vulkan.json gl.json --across-backends
+  wgpu-prof compare wgpu-native/report.json dawn/report.json`)
 	if done, err := fs.parse(args); done || err != nil {
 		return err
 	}
@@ -44,6 +49,9 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 				fs.Arg(i), report.IncompleteMark, why)
 		}
 	}
+	if report.DiffersOnlyInImpl(old, cur) && !fs.on("across-backends") {
+		return compareImpls(stdout, old, cur, fs.Arg(0), fs.Arg(1))
+	}
 	res := report.Compare(old, cur, th)
 	if fs.on("across-backends") {
 		if res, err = report.CompareAcrossBackends(old, cur, th); err != nil {
@@ -61,6 +69,25 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 		return exitError{code: 1, msg: fmt.Sprintf("regression past %s", fs.str("threshold"))}
 	case len(res.OnlyOld) > 0:
 		return exitError{code: 1, msg: fmt.Sprintf("%d row(s) of %s missing from %s (first: %s)", len(res.OnlyOld), fs.Arg(0), fs.Arg(1), res.OnlyOld[0])}
+	}
+	return nil
+}
+
+// compareImpls compares two reports that differ only in implementation
+// (report.CompareImpls).
+func compareImpls(stdout io.Writer, old, cur *report.Report, oldName, curName string) error {
+	c, err := report.CompareImpls(old, cur)
+	if err != nil {
+		return err
+	}
+	if w := report.StateDiff(old, cur); w != "" {
+		fmt.Fprintln(stdout, "warning: "+w)
+	}
+	if err := report.WriteImplCompare(stdout, c); err != nil {
+		return err
+	}
+	if len(c.Rows) == 0 {
+		return exitError{code: 1, msg: fmt.Sprintf("no GPU row of %s (%s) matches one of %s (%s)", oldName, c.Old, curName, c.New)}
 	}
 	return nil
 }

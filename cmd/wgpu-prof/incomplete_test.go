@@ -40,3 +40,23 @@ func TestCompareIncompleteAndMissingRows(t *testing.T) {
 		t.Fatalf("new rows only: %v", err)
 	}
 }
+
+// compare of two reports that differ only in implementation says per GPU
+// row which is faster, with the ratio's CI, and exits 0 though each
+// implementation picked its own variant.
+func TestCompareImplementations(t *testing.T) {
+	dir := t.TempDir()
+	a := syntheticReport(t, 1, nil)
+	b := syntheticReport(t, 2, nil)
+	a.Adapter.Implementation, b.Adapter.Implementation = "wgpu-native", "dawn"
+	for i := range b.Measurements {
+		b.Measurements[i].Variant += "-dawn"
+	}
+	out, _, err := runCmd("compare", writeReport(t, dir, "native.json", a), writeReport(t, dir, "dawn.json", b))
+	if err != nil {
+		t.Fatalf("compare of two implementations: %v\n%s", err, out)
+	}
+	if !strings.HasPrefix(out, "dawn vs wgpu-native on ") || !strings.Contains(out, "dawn/wgpu-native") || !strings.Contains(out, "95% CI") {
+		t.Errorf("compare of two implementations:\n%s", out)
+	}
+}
