@@ -25,6 +25,7 @@ type deviceFlags struct {
 	cvWarn       float64
 	maxMemory    string
 	quick        bool // a quick look: its memory budget and measurement budget
+	dumpShaders  bool // keep the compiled shaders (--dump-shaders)
 }
 
 // Under --quick: each measurement's budget (unless --budget is given)
@@ -42,7 +43,7 @@ func readDevice(f *cmdFlags) deviceFlags {
 		impl: f.str("impl"), backend: f.str("backend"), adapter: f.integer("adapter"), adapterName: f.str("adapter-name"),
 		budget: f.duration("budget"), target: f.float("target"), noTimestamps: f.on("no-timestamps"),
 		cpuLevel: f.str("cpu-level"), threads: f.integer("threads"), cvWarn: f.float("cv-warn"),
-		maxMemory: f.str("max-memory"), quick: f.on("quick"),
+		maxMemory: f.str("max-memory"), quick: f.on("quick"), dumpShaders: f.on("dump-shaders"),
 	}
 	if d.quick && !f.changed("budget") {
 		d.budget = quickBudget
@@ -82,7 +83,7 @@ func (f *deviceFlags) open(stderr io.Writer) (*experiment.Env, error) {
 		return nil, err
 	}
 
-	env, err := experiment.Open(experiment.AdapterSelect{Impl: f.impl, Backend: f.backend, Index: f.adapter, Name: f.adapterName},
+	env, err := experiment.Open(experiment.AdapterSelect{Impl: f.impl, Backend: f.backend, Index: f.adapter, Name: f.adapterName, DumpShaders: f.dumpShaders},
 		experiment.MeasureOpts{Budget: f.budget, TargetRel: f.target, WarnCV: f.cvWarn}, f.noTimestamps)
 	if err != nil {
 		return nil, err

@@ -70,6 +70,7 @@ var flagSpecs = []flagSpec{
 
 	// run.
 	{name: "trace", value: false, help: "with --out: write trace.json (Chrome trace of every GPU call; open in Perfetto)"},
+	{name: "dump-shaders", value: false, help: "with --out: write shaders.txt, the code the WebGPU implementation compiled from every WGSL module (Dawn: each module's WGSL and Tint's output for the backend; wgpu-native cannot show naga's output, and the file says so); per implementation with --impl wgpu-native,dawn"},
 
 	// sweep.
 	{name: "sizes", value: "32,64,128,256,512", help: "workgroup sizes to sweep"},
@@ -212,7 +213,7 @@ func own(names ...string) flagGroup { return flagGroup{"flags", names} }
 // commandFlags are the flags each command takes: its own, then the shared
 // groups. A flag not listed here is refused by the command.
 var commandFlags = map[string][]flagGroup{
-	"run":                       {own("workloads", "batches", "trace", "retune"), sizesGroup, deviceGroup, outputGroup},
+	"run":                       {own("workloads", "batches", "trace", "dump-shaders", "retune"), sizesGroup, deviceGroup, outputGroup},
 	"sweep workgroup":           {own("kernel", "sizes", "variant", "retune"), sizesWithout("wg"), deviceGroup, outputGroup},
 	"sweep tile":                {own("kernel", "tiles", "variant", "retune"), sizesWithout("tile"), deviceGroup, outputGroup},
 	"sweep variant":             {own("kernel"), sizesGroup, deviceGroup, outputGroup},
@@ -223,7 +224,7 @@ var commandFlags = map[string][]flagGroup{
 		sizesGroup, deviceGroup, outputGroup},
 	"plan": {own("pprof", "op", "report", "batches", "search-budget", "calls", "transfer", "min-speedup", "suggest", "validate", "ported", "no-taxes"),
 		sizesGroup, deviceGroup, outputNoPlot},
-	"kernel": {own("buffer", "dispatch", "entry", "const", "bytes", "flops", "sweep", "no-check", "seed", "cpu-twin", "search-budget", "loop-iterations", "quick"),
+	"kernel": {own("buffer", "dispatch", "entry", "const", "bytes", "flops", "sweep", "no-check", "seed", "cpu-twin", "search-budget", "loop-iterations", "quick", "dump-shaders"),
 		deviceGroup, outputGroup},
 	"host":      {own("cpu-levels", "d", "n", "n-cached", "q", "threads", "budget", "max-memory"), outputNoPlot},
 	"stream":    {own("side", "arraysize", "numtimes", "float", "double", "csv", "threads", "cpu-level", "backend", "impl", "adapter", "adapter-name", "no-timestamps", "max-memory")},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/kernel"
+	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
 const kernelUsage = `usage: wgpu-prof kernel FILE.wgsl --buffer NAME=TYPE:COUNT[:INIT]... --dispatch X[,Y,Z] [flags]
@@ -43,6 +44,9 @@ func runKernel(stdout, stderr io.Writer, args []string) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
+	if err := checkDumpShaders(f, &o); err != nil {
+		return err
+	}
 	cfg, err := kernelConfig(f, f.Arg(0))
 	if err != nil {
 		return err
@@ -69,6 +73,12 @@ func runKernel(stdout, stderr io.Writer, args []string) error {
 		err = kernel.Run(env, cfg, rep)
 	}
 	prog.finish()
+	var files []report.DirFile
+	if f.on("dump-shaders") {
+		file, line := shaderDump(env)
+		files = append(files, file)
+		rep.Summary = append(rep.Summary, line)
+	}
 	if err != nil {
 		// A parameter the adapter cannot take (a buffer past its binding
 		// limit, a dispatch past its grid) is found as the kernel is
@@ -78,9 +88,9 @@ func runKernel(stdout, stderr io.Writer, args []string) error {
 		if errors.As(err, &pe) && !hasResults(rep) {
 			return &experiment.UsageError{Err: pe}
 		}
-		return reportPartial(stdout, &o, rep, err)
+		return reportPartial(stdout, &o, rep, err, files...)
 	}
-	return failed(o.emit(stdout, rep))
+	return failed(o.emit(stdout, rep, files...))
 }
 
 // kernelConfig reads the shader file and kernel's flags into its

@@ -2,10 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
 )
 
 // A saxpy run of the user-kernel command, at lavapipe's dispatch limit (65,535 workgroups
@@ -114,5 +117,36 @@ func TestKernelCPUTwin(t *testing.T) {
 	_, _, err = runCmd("kernel", "testdata/cosine_twin.wgsl", "--cpu-twin", "hnsw", "--dispatch", "N")
 	if code, msg := exitStatus(err); code != 2 || !strings.Contains(msg, `--cpu-twin "hnsw"`) {
 		t.Errorf("hnsw twin: %d %q", code, msg)
+	}
+}
+
+// kernel --dump-shaders --out writes shaders.txt: through Dawn the
+// kernel's WGSL and Tint's code for the backend, named in the report;
+// without --out it is refused before anything runs.
+func TestKernelDumpShaders(t *testing.T) {
+	args := []string{"kernel", "testdata/saxpy.wgsl", "--quick", "--budget", "50ms", "--buffer", "x=f32:4096:iota", "--buffer", "y=f32:4096",
+		"--dispatch", "4096/WG", "--dump-shaders"}
+	if _, _, err := runCmd(args...); err == nil || !strings.Contains(err.Error(), "--dump-shaders needs --out") {
+		t.Fatalf("--dump-shaders without --out: %v", err)
+	}
+	if err := wgpu.LoadImpl(wgpu.ImplDawn); errors.Is(err, wgpu.ErrNoDawn) {
+		t.Skipf("Dawn is not installed: %v", err)
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	out, stderr, err := runCmd(append(args, "--impl", "dawn", "--out", dir)...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "shaders.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"compiled from the WGSL modules of this run", "y[i] = A * x[i] + y[i];", "Dumped generated"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("shaders.txt lacks %q:\n%.2000s", want, b)
+		}
+	}
+	if !strings.Contains(out, "compiled shaders: dawn's WGSL of") {
+		t.Errorf("the report does not name the dump:\n%s", out)
 	}
 }

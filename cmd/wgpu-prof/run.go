@@ -78,13 +78,14 @@ func runRun(stdout, stderr io.Writer, args []string) error {
   wgpu-prof run --quick --format json > r.json          # progress stays on stderr
   wgpu-prof run --quick --backend vulkan,gl             # the same suite on two backends, side by side`
 	return measureCommand(stdout, stderr, args, "run", usage, examples, func(f *cmdFlags) measureHooks {
+		var shaders report.DirFile // the run's shaders.txt (--dump-shaders)
 		return measureHooks{
 			several: true,
 			ready: func(o *outputFlags) error {
 				if f.on("trace") && o.out == "" {
 					return fmt.Errorf("--trace needs --out DIR")
 				}
-				return nil
+				return checkDumpShaders(f, o)
 			},
 			opened: func(env *experiment.Env) {
 				if f.on("trace") {
@@ -96,15 +97,25 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 				if !f.on("quiet") {
 					fmt.Fprintln(stderr, "wgpu-prof:", env.DurationLine(cfg))
 				}
-				return suite.Run(env, cfg, rep)
+				err := suite.Run(env, cfg, rep)
+				if f.on("dump-shaders") {
+					var line string
+					shaders, line = shaderDump(env)
+					rep.Summary = append(rep.Summary, line)
+				}
+				return err
 			},
 			files: func(env *experiment.Env) []report.DirFile {
-				if !f.on("trace") {
-					return nil
+				var files []report.DirFile
+				if f.on("trace") {
+					files = append(files, report.DirFile{Name: "trace.json", Write: func(w io.Writer) error {
+						return report.WriteChromeTrace(w, env.Trace())
+					}})
 				}
-				return []report.DirFile{{Name: "trace.json", Write: func(w io.Writer) error {
-					return report.WriteChromeTrace(w, env.Trace())
-				}}}
+				if f.on("dump-shaders") {
+					files = append(files, shaders)
+				}
+				return files
 			},
 		}
 	})

@@ -21,7 +21,8 @@
 //   - toggles: every device disables timestamp_quantization (full timer
 //     resolution, as Chrome's developer mode) and enables
 //     allow_unsafe_apis (features Chrome 133 still marks experimental,
-//     such as subgroups).
+//     such as subgroups); a device asked to dump its shaders enables
+//     dump_shaders too (below, "shader dumps").
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -55,6 +56,7 @@ static void (*d_DeviceTick)(WGPUDevice);
 static WGPUQueue (*d_DeviceGetQueue)(WGPUDevice);
 static void (*d_QueueRelease)(WGPUQueue);
 static WGPUFuture (*d_QueueOnSubmittedWorkDone2)(WGPUQueue, DawnQueueWorkDoneCallbackInfo2);
+static void (*d_DeviceSetLoggingCallback)(WGPUDevice, DawnLoggingCallback, void *);
 
 // ---- which instance an adapter or device belongs to ---------------------
 // Dawn waits and processes events per instance; wgpu-native's poll names
@@ -376,12 +378,109 @@ static void t_AdapterGetFeatures(WGPUAdapter adapter, WGPUSupportedFeatures *fea
 
 static void t_SupportedFeaturesFreeMembers(WGPUSupportedFeatures features) { free((void *)features.features); }
 
+// ---- shader dumps -----------------------------------------------------------
+// On request (wgpuprof_dawn_dump_next, then a device request on the same
+// thread) a device is made with the dump_shaders toggle, which has Dawn
+// log each module's WGSL and the backend code Tint made of it (SPIR-V
+// disassembly on Vulkan, MSL on Metal, HLSL on D3D12), and
+// use_user_defined_labels_in_backend and disable_symbol_renaming, which
+// keep the module's labels and names in that code. Its log goes to a
+// buffer of its own, which wgpuprof_dawn_take_log empties.
+
+#define LOGS 16
+static struct shader_log {
+	WGPUDevice dev;
+	char *buf;
+	size_t len, cap;
+} logs[LOGS];
+static atomic_flag logs_lock = ATOMIC_FLAG_INIT;
+static _Thread_local int dump_next;
+
+static void lock_logs(void) {
+	while (atomic_flag_test_and_set_explicit(&logs_lock, memory_order_acquire)) {
+	}
+}
+static void unlock_logs(void) { atomic_flag_clear_explicit(&logs_lock, memory_order_release); }
+
+void wgpuprof_dawn_dump_next(int on) { dump_next = on; }
+
+static void on_log(DawnLoggingType type, WGPUStringView msg, void *u) {
+	(void)type;
+	struct shader_log *l = u;
+	size_t n = msg.data ? (msg.length == WGPU_STRLEN ? strlen(msg.data) : msg.length) : 0;
+	lock_logs();
+	if (l->dev && l->len + n + 2 > l->cap) {
+		size_t cap = (l->len + n + 2) * 2;
+		char *b = realloc(l->buf, cap);
+		if (b) {
+			l->buf = b;
+			l->cap = cap;
+		}
+	}
+	if (l->dev && l->len + n + 2 <= l->cap) {
+		memcpy(l->buf + l->len, msg.data, n);
+		l->len += n;
+		l->buf[l->len++] = '\n';
+		l->buf[l->len] = 0;
+	}
+	unlock_logs();
+}
+
+// Starts logging device's messages; 0 when all slots are taken.
+static int log_device(WGPUDevice device) {
+	struct shader_log *slot = NULL;
+	lock_logs();
+	for (int i = 0; i < LOGS && !slot; i++) {
+		if (!logs[i].dev) {
+			slot = &logs[i];
+			slot->dev = device;
+			slot->len = 0;
+		}
+	}
+	unlock_logs();
+	if (!slot) return 0;
+	d_DeviceSetLoggingCallback(device, on_log, slot);
+	return 1;
+}
+
+// wgpuprof_dawn_take_log returns what device logged since the last call
+// (malloc'd, for the caller to free; NULL when nothing) and, when stop,
+// stops logging it (before the device is released). *logged says whether
+// the device was logging at all.
+char *wgpuprof_dawn_take_log(WGPUDevice device, int stop, int *logged) {
+	char *out = NULL;
+	*logged = 0;
+	lock_logs();
+	for (int i = 0; i < LOGS; i++) {
+		struct shader_log *l = &logs[i];
+		if (l->dev != device || !device) continue;
+		*logged = 1;
+		if (l->len > 0) {
+			out = l->buf;
+			l->buf = NULL;
+			l->len = l->cap = 0;
+		}
+		if (stop) {
+			l->dev = NULL;
+			free(l->buf);
+			l->buf = NULL;
+			l->len = l->cap = 0;
+		}
+		break;
+	}
+	unlock_logs();
+	if (stop && *logged) d_DeviceSetLoggingCallback(device, NULL, NULL);
+	return out;
+}
+
 // The request's own callback, wrapped to note which instance the new
-// device belongs to before handing it on.
+// device belongs to, and to start its log when asked, before handing it
+// on.
 struct device_request {
 	WGPURequestDeviceCallback callback;
 	void *userdata1, *userdata2;
 	WGPUInstance inst;
+	int dump;
 };
 
 static void on_device(WGPURequestDeviceStatus status, WGPUDevice device, WGPUStringView msg, void *u1, void *u2) {
@@ -389,16 +488,26 @@ static void on_device(WGPURequestDeviceStatus status, WGPUDevice device, WGPUStr
 	struct device_request r = *(struct device_request *)u1;
 	free(u1);
 	if (device) set_owner(device, r.inst);
+	if (device && r.dump && !log_device(device)) {
+		// More dumping devices at once than slots: the device is
+		// refused rather than made without the log it was asked for.
+		r.callback((WGPURequestDeviceStatus)3 /* webgpu.h: Error */, NULL,
+		           (WGPUStringView){"shader dump: too many devices dump their shaders at once", WGPU_STRLEN}, r.userdata1, r.userdata2);
+		wgpuDeviceRelease(device);
+		return;
+	}
 	r.callback(status, device, msg, r.userdata1, r.userdata2);
 }
 
 static WGPUFuture t_AdapterRequestDevice(WGPUAdapter adapter, WGPUDeviceDescriptor const *desc, WGPURequestDeviceCallbackInfo info) {
-	static const char *const enabled[] = {"allow_unsafe_apis"};
+	static const char *const enabled[] = {"allow_unsafe_apis", "dump_shaders", "use_user_defined_labels_in_backend", "disable_symbol_renaming"};
 	static const char *const disabled[] = {"timestamp_quantization"};
+	int dump = dump_next;
+	dump_next = 0;
 	DawnTogglesDescriptor toggles;
 	memset(&toggles, 0, sizeof toggles);
 	toggles.chain.sType = (WGPUSType)DawnSType_DawnTogglesDescriptor;
-	toggles.enabledToggleCount = 1;
+	toggles.enabledToggleCount = dump ? 4 : 1;
 	toggles.enabledToggles = enabled;
 	toggles.disabledToggleCount = 1;
 	toggles.disabledToggles = disabled;
@@ -431,6 +540,7 @@ static WGPUFuture t_AdapterRequestDevice(WGPUAdapter adapter, WGPUDeviceDescript
 		r->userdata1 = info.userdata1;
 		r->userdata2 = info.userdata2;
 		r->inst = owner_of(adapter);
+		r->dump = dump;
 		info.callback = on_device;
 		info.userdata1 = r;
 		info.userdata2 = NULL;
@@ -575,6 +685,7 @@ int wgpuprof_dawn_resolve(void *(*sym)(void *h, const char *name), void *h, void
 	OWN(d_DeviceGetQueue, wgpuDeviceGetQueue)
 	OWN(d_QueueRelease, wgpuQueueRelease)
 	OWN(d_QueueOnSubmittedWorkDone2, wgpuQueueOnSubmittedWorkDone2)
+	OWN(d_DeviceSetLoggingCallback, wgpuDeviceSetLoggingCallback)
 #undef DIRECT
 #undef OWN
 	if (missing) {

@@ -51,6 +51,18 @@ typedef enum DawnSType {
     DawnSType_Force32 = 0x7FFFFFFF,
 } DawnSType;
 
+typedef enum DawnLoggingType {
+    DawnLoggingType_Verbose = 1,
+    DawnLoggingType_Info = 2,
+    DawnLoggingType_Warning = 3,
+    DawnLoggingType_Error = 4,
+    DawnLoggingType_Force32 = 0x7FFFFFFF,
+} DawnLoggingType;
+
+/* wgpuDeviceSetLoggingCallback's callback (Dawn's own; wgpu-native has no
+ * per-device log). */
+typedef void (*DawnLoggingCallback)(DawnLoggingType type, WGPUStringView message, void *userdata);
+
 typedef enum DawnCallbackMode {
     DawnCallbackMode_WaitAnyOnly = 1,
     DawnCallbackMode_Force32 = 0x7FFFFFFF,

@@ -22,6 +22,10 @@ type DeviceOptions struct {
 	NoTimestamps bool
 	// WaitTimeout bounds every wait on the GPU; 0 means 2 minutes.
 	WaitTimeout time.Duration
+	// DumpShaders keeps the code the implementation compiles from each
+	// WGSL module, for Device.ShaderDump (Dawn only; wgpu-native cannot
+	// show it).
+	DumpShaders bool
 }
 
 // deviceState is what the device-level callbacks write to.
@@ -94,6 +98,7 @@ type Device struct {
 	modules   map[string]*ShaderModule
 	pipelines map[string]*Pipeline
 	released  bool
+	shaders   *shaderDump // nil unless DeviceOptions.DumpShaders on Dawn
 }
 
 // RequestDevice creates a device with the features the tool needs that the
@@ -143,7 +148,9 @@ func (a *Adapter) RequestDevice(opts DeviceOptions) (*Device, error) {
 	d.id = registerDevice(d.state)
 	res := &requestDeviceResult{}
 	h := cgo.NewHandle(res)
-	C.shim_request_device(a.c, desc, C.uintptr_t(h), C.uintptr_t(d.id))
+	requestDumping(a.inst.Impl(), opts.DumpShaders, func() {
+		C.shim_request_device(a.c, desc, C.uintptr_t(h), C.uintptr_t(d.id))
+	})
 	if !res.done {
 		C.wgpuInstanceProcessEvents(a.inst.c)
 	}
@@ -157,6 +164,9 @@ func (a *Adapter) RequestDevice(opts DeviceOptions) (*Device, error) {
 		return nil, fmt.Errorf("wgpu: RequestDevice: %q: %s", a.Info.Name, res.msg)
 	}
 	d.c = res.dev
+	if opts.DumpShaders && a.inst.Impl() == ImplDawn {
+		d.shaders = &shaderDump{}
+	}
 	d.queue = C.wgpuDeviceGetQueue(d.c)
 	var lim C.WGPULimits
 	if C.wgpuDeviceGetLimits(d.c, &lim) == C.WGPUStatus_Success {
@@ -259,6 +269,7 @@ func (d *Device) Release() {
 	d.pipelines, d.modules, d.staging = nil, nil, nil
 	d.released = true
 	d.mu.Unlock()
+	d.collectShaders(true)
 	C.wgpuQueueRelease(d.queue)
 	C.wgpuDeviceDestroy(d.c)
 	C.wgpuDeviceRelease(d.c)

@@ -27,4 +27,10 @@ int wgpuprof_use(int impl);
  * when wgpu-native is not loaded. */
 uint32_t wgpuprof_native_version(void);
 
+/* dawn.c's shader dumps: the next device requested on this thread dumps
+ * its shaders (on: 1), and what a dumping device logged since the last
+ * call, malloc'd (NULL: nothing); stop ends its log. */
+void wgpuprof_dawn_dump_next(int on);
+char *wgpuprof_dawn_take_log(WGPUDevice device, int stop, int *logged);
+
 #endif

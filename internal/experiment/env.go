@@ -32,6 +32,9 @@ type AdapterSelect struct {
 	Backend string // vulkan, metal, d3d12, gl or any ("")
 	Index   int    // -1: default
 	Name    string // substring of the adapter name
+	// DumpShaders keeps the code the implementation compiles from each
+	// WGSL module (wgpu.DeviceOptions.DumpShaders).
+	DumpShaders bool
 }
 
 // Env is an open GPU device with its timer, plus the measurement options.
@@ -80,7 +83,7 @@ func Open(sel AdapterSelect, opts timing.MeasureOpts, noTimestamps bool) (*Env, 
 	}
 	dev, err := compute.Open(context.Background(), compute.Options{
 		Impl: impl, Backend: backend, Name: sel.Name, Index: sel.Index, UseIndex: sel.Index >= 0,
-		Device: wgpu.DeviceOptions{NoTimestamps: noTimestamps},
+		Device: wgpu.DeviceOptions{NoTimestamps: noTimestamps, DumpShaders: sel.DumpShaders},
 	})
 	if err != nil {
 		return nil, err
