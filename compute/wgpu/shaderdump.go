@@ -16,7 +16,7 @@ import (
 
 // ErrNoShaderDump: the device cannot show the code its implementation
 // compiled from WGSL.
-var ErrNoShaderDump = errors.New("wgpu: no shader dump")
+var ErrNoShaderDump = errors.New("no shader dump")
 
 // NagaNotShown is why a wgpu-native device shows no compiled shaders.
 const NagaNotShown = "wgpu-native's C API does not expose the code naga generates from WGSL (no function of webgpu.h or wgpu.h returns it, and wgpuShaderModuleGetCompilationInfo aborts in wgpu-native 29)"
@@ -77,10 +77,10 @@ func (d *Device) ShaderDump() (string, error) {
 		return "", fmt.Errorf("wgpu: ShaderDump: %w", ErrReleased)
 	}
 	if d.Impl() != ImplDawn {
-		return "", fmt.Errorf("%w: %s", ErrNoShaderDump, NagaNotShown)
+		return "", fmt.Errorf("wgpu: ShaderDump: %w: %s", ErrNoShaderDump, NagaNotShown)
 	}
 	if d.shaders == nil {
-		return "", fmt.Errorf("%w: the Dawn device was made without DeviceOptions.DumpShaders", ErrNoShaderDump)
+		return "", fmt.Errorf("wgpu: ShaderDump: %w: the Dawn device was made without DeviceOptions.DumpShaders", ErrNoShaderDump)
 	}
 	d.pollOnce(false)
 	d.collectShaders(false)
