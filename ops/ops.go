@@ -47,7 +47,7 @@ func ParseMetric(s string) (Metric, error) {
 			return m, nil
 		}
 	}
-	return 0, fmt.Errorf("metric %q: want l2sq, ip or cosine", s)
+	return 0, fmt.Errorf("ops: ParseMetric: metric %q: want l2sq, ip or cosine", s)
 }
 
 // CSR is a weighted directed graph in compressed sparse rows, stored by
@@ -66,6 +66,13 @@ func (g *CSR) N() int { return max(0, len(g.Offsets)-1) }
 // and non-decreasing up to len(Cols), one finite weight per edge, every
 // source in range. The error names the first offending entry.
 func (g *CSR) Validate() error {
+	if err := g.validate(); err != nil {
+		return fmt.Errorf("ops: CSR.Validate: %w", err)
+	}
+	return nil
+}
+
+func (g *CSR) validate() error {
 	if g == nil {
 		return fmt.Errorf("graph is nil")
 	}
