@@ -20,7 +20,11 @@ life of a device, so the rounds of one session alone can compare a fast
 device with a slow one. The end prints, per K, each stack's median over the
 rounds' block medians and the ratios Go / C and Go / Python: the median of
 the rounds' ratios with their range. Default K: 1 2 4 8 16 32 64. --go-wait
-adds Go stacks with other wait modes (auto, spin, helper, caller, locked).
+adds Go stacks with other wait modes (auto, spin, helper, caller, locked),
+--go-bin NAME=PATH a _tinycall binary built from another commit (to set a
+change of the call path against its predecessor in the same run),
+--c-in-go the C peer's call made from a Go process (one cgo crossing per
+call, no Go API device): what the Go process costs apart from the API.
 --json writes the figures as JSON too.
 """
 import argparse
@@ -84,6 +88,10 @@ def main():
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--block", type=int, default=25)
     ap.add_argument("--go-wait", default="", help="extra Go stacks: wait modes, comma-separated")
+    ap.add_argument("--go-bin", action="append", default=[], metavar="NAME=PATH",
+                    help="an extra Go stack: a bench/_tinycall binary built elsewhere (an earlier commit), served as NAME")
+    ap.add_argument("--c-in-go", action="store_true",
+                    help="add the C peer's call made from a Go process (_tinycall -serve-peer): the Go process's own share of a gap")
     ap.add_argument("--no-python", action="store_true")
     ap.add_argument("--json", help="also write the figures to this file")
     ap.add_argument("ks", nargs="*", type=int)
@@ -98,6 +106,13 @@ def main():
     cmds = {"go": [gobin, "-serve"], "c": [os.path.join(OUT, "tinycall"), WGSL, "serve"]}
     for m in filter(None, a.go_wait.split(",")):
         cmds["go-" + m] = [gobin, "-serve", "-wait", m]
+    if a.c_in_go:
+        cmds["c-in-go"] = [gobin, "-serve-peer"]
+    for nb in a.go_bin:
+        name, _, path = nb.partition("=")
+        if not name or not os.path.isfile(path) or name in cmds:
+            sys.exit(f"callpath.py: --go-bin {nb!r}: want NAME=PATH of a built bench/_tinycall, NAME new")
+        cmds[name] = [os.path.abspath(path), "-serve"]
     if not a.no_python and has_wgpu_py():
         cmds["python"] = [VENV_PY, os.path.join(HERE, "tinycall.py"), WGSL, "serve"]
     elif not a.no_python:
@@ -142,10 +157,13 @@ def main():
         if "python" in names:
             entry["go_over_python"] = ratio("go", "python", k)
             row += "   " + fmt(entry["go_over_python"])
+        for n in names:
+            if n not in ("go", "c", "python"):
+                entry[n.replace("-", "_") + "_over_c"] = ratio(n, "c", k)
         print(row)
         res["k"][k] = entry
     for n in names:
-        if n.startswith("go-"):
+        if n not in ("go", "c", "python"):
             print(f"{n} / C: " + ", ".join(f"K={k} {fmt(ratio(n, 'c', k))}" for k in ks))
     if a.json:
         with open(a.json, "w") as f:

@@ -9,6 +9,7 @@
 //	go run ./bench/_tinycall [-rounds R] [-block B] [-wait MODE,...] [K ...]
 //	go run ./bench/_tinycall -only go [-calls N] [-wait MODE] K ...
 //	go run ./bench/_tinycall -serve [-wait MODE]    (bench/callpath.py)
+//	go run ./bench/_tinycall -serve-peer            (bench/callpath.py --c-in-go)
 //
 // A round times, for each K, a block of B calls of each stack back to back
 // (the order alternating from round to round) and keeps each block's
@@ -17,7 +18,10 @@
 // -wait adds Go stacks with other wait modes (spin, helper, caller,
 // locked) on the same device. Every call's value is checked. -serve
 // answers "K N" lines on stdin with "<median_us> <min_us>" of N timed
-// calls of the Go API, as bench/tinycall.c and tinycall.py do.
+// calls of the Go API, as bench/tinycall.c and tinycall.py do; -serve-peer
+// answers them with calls of the C peer made from this Go process (one cgo
+// crossing per call, no Go API device open): the Go process's own share
+// of a gap between the Go API and the C program.
 package main
 
 /*
@@ -64,6 +68,7 @@ func run() error {
 	rounds := flag.Int("rounds", 40, "interleaved rounds")
 	block := flag.Int("block", 25, "calls per stack, K and round (short blocks keep load drift out of the ratio)")
 	serve := flag.Bool("serve", false, `answer "K N" lines on stdin with the median and minimum µs of N timed Go API calls`)
+	servePeer := flag.Bool("serve-peer", false, `as -serve, with calls of the C peer from this Go process`)
 	only := flag.String("only", "", `"go": time the Go API alone, printing "K <k> median_us <m> min_us <lo> calls <n>"`)
 	calls := flag.Int("calls", 1500, "with -only: timed calls per K")
 	noTS := flag.Bool("no-timestamps", false, "open the Go side's device without the timestamp-query feature, as the C peer's")
@@ -82,6 +87,19 @@ func run() error {
 			}
 			ks = append(ks, k)
 		}
+	}
+	if *servePeer {
+		// The binding's loader provides webgpu.h's symbols in this
+		// binary (peer.c calls through it, as in the in-process run).
+		if err := wgpu.LoadLibrary(); err != nil {
+			return err
+		}
+		p, err := openPeer()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "tinycall: adapter %s (C peer in a Go process)\n", C.GoString(C.peer_adapter(p)))
+		return serveCalls(peerStack(p))
 	}
 	d, err := compute.Open(context.Background(), compute.Options{Device: wgpu.DeviceOptions{NoTimestamps: *noTS}})
 	if err != nil {
@@ -111,19 +129,12 @@ func run() error {
 		return fmt.Errorf("-only %q: want go", *only)
 	}
 
-	src := C.CString(wgsl.MustSource("latency_tiny"))
-	defer C.free(unsafe.Pointer(src))
-	p := C.peer_open(src)
-	if p == nil {
-		return fmt.Errorf("the C peer found no adapter, device or pipeline")
+	p, err := openPeer()
+	if err != nil {
+		return err
 	}
 	fmt.Printf("Go API: %s (%s); C peer: %s\n", d.Info.Name, d.Info.Backend, C.GoString(C.peer_adapter(p)))
-	stacks := []stack{goStack, {"c", func(k int) error {
-		if rc := C.peer_call(p, C.int(k)); rc != 0 {
-			return fmt.Errorf("C peer: call failed (%d)", rc)
-		}
-		return nil
-	}}}
+	stacks := []stack{goStack, peerStack(p)}
 	for _, m := range strings.Split(*wait, ",") {
 		if m == "" {
 			continue
@@ -183,6 +194,27 @@ func run() error {
 		fmt.Println()
 	}
 	return nil
+}
+
+// openPeer opens the C peer's device and pipeline.
+func openPeer() (*C.peer, error) {
+	src := C.CString(wgsl.MustSource("latency_tiny"))
+	defer C.free(unsafe.Pointer(src))
+	p := C.peer_open(src)
+	if p == nil {
+		return nil, fmt.Errorf("the C peer found no adapter, device or pipeline")
+	}
+	return p, nil
+}
+
+// peerStack is the tiny call through the C peer.
+func peerStack(p *C.peer) stack {
+	return stack{"c", func(k int) error {
+		if rc := C.peer_call(p, C.int(k)); rc != 0 {
+			return fmt.Errorf("C peer: call failed (%d)", rc)
+		}
+		return nil
+	}}
 }
 
 // serveCalls answers each "K N" line of stdin with the median and the

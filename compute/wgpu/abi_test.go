@@ -512,7 +512,7 @@ func realStructFields(dir string) (map[string][]string, error) {
 }
 
 // TestABIFunctionsAreThoseUsed: the function list of wgpu_abi.h is exactly
-// the wgpu* functions compute/*.go and shim.c call, and every C.WGPU* name
+// the wgpu* functions compute/*.go, shim.c, loader.c and callrun.c call, and every C.WGPU* name
 // the Go code uses is declared in wgpu_abi.h.
 func TestABIFunctionsAreThoseUsed(t *testing.T) {
 	h, err := parseABIHeader("wgpu_abi.h")
@@ -542,7 +542,7 @@ func TestABIFunctionsAreThoseUsed(t *testing.T) {
 			usedNames[m[1]] = true
 		}
 	}
-	for _, cfile := range []string{"shim.c", "loader.c"} {
+	for _, cfile := range []string{"shim.c", "loader.c", "callrun.c"} {
 		src, err := os.ReadFile(cfile)
 		if err != nil {
 			t.Fatal(err)
@@ -558,7 +558,7 @@ func TestABIFunctionsAreThoseUsed(t *testing.T) {
 		}
 		listed[f] = true
 		if !usedFuncs[f] {
-			t.Errorf("wgpu_abi.h lists %s, which neither compute/*.go, shim.c nor loader.c calls: drop it", f)
+			t.Errorf("wgpu_abi.h lists %s, which neither compute/*.go nor shim.c, loader.c or callrun.c calls: drop it", f)
 		}
 	}
 	for f := range usedFuncs {

@@ -1,14 +1,14 @@
 package wgpu
 
 /*
-#include <string.h>
-#include "shim.h"
+#include "callrun.h"
 */
 import "C"
 
 import (
 	"fmt"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -41,7 +41,9 @@ type Call struct {
 // Run records c in one command buffer, submits it once, maps every
 // readback's staging buffer and waits once (bounded by the device's wait
 // timeout), then copies the readbacks out. With a timer it returns each
-// pass's GPU time.
+// pass's GPU time. Recording, submitting and mapping are one crossing
+// into C (callrun.c), the wait another and each readback's copy one
+// more, whatever the number of dispatches.
 func (d *Device) Run(c Call) ([]PassTime, error) {
 	if err := d.check("Run"); err != nil {
 		return nil, err
@@ -49,142 +51,34 @@ func (d *Device) Run(c Call) ([]PassTime, error) {
 	if err := d.validateCall(&c); err != nil {
 		return nil, err
 	}
-	timed := c.Timer != nil && len(c.Passes) > 0
-	nReads := len(c.Reads)
-	if timed {
-		nReads++
+	s := getRunScratch()
+	if err := s.stage(d, &c); err != nil {
+		s.putStagings(d, false)
+		putRunScratch(s)
+		return nil, fmt.Errorf("wgpu: Run: %w", err)
 	}
-	stagings := make([]*Buffer, 0, nReads)
-	putAll := func(release bool) {
-		for _, st := range stagings {
-			if release {
-				st.Release()
-			} else {
-				d.putStaging(st)
-			}
-		}
-	}
-	for _, r := range c.Reads {
-		if len(r.Dst) == 0 {
-			stagings = append(stagings, nil)
-			continue
-		}
-		st, err := d.getStaging(uint64(len(r.Dst)))
-		if err != nil {
-			putAll(false)
-			return nil, fmt.Errorf("wgpu: Run: %w", err)
-		}
-		stagings = append(stagings, st)
-	}
-	var ticks []uint64
-	if timed {
-		ticks = make([]uint64, 2*len(c.Passes))
-		st, err := d.getStaging(uint64(8 * len(ticks)))
-		if err != nil {
-			putAll(false)
-			return nil, fmt.Errorf("wgpu: Run: %w", err)
-		}
-		stagings = append(stagings, st)
-	}
-
-	var cmds [2]C.WGPUCommandBuffer
-	ncmd := 1
-	enc := C.wgpuDeviceCreateCommandEncoder(d.c, nil)
-	d.encodePasses(enc, c.Passes, c.Timer)
-	for _, cp := range c.Copies {
-		C.wgpuCommandEncoderCopyBufferToBuffer(enc, cp.Src.c, C.uint64_t(cp.SrcOffset), cp.Dst.c, C.uint64_t(cp.DstOffset), C.uint64_t(cp.Size))
-	}
-	for i, r := range c.Reads {
-		if stagings[i] != nil {
-			C.wgpuCommandEncoderCopyBufferToBuffer(enc, r.Src.c, C.uint64_t(r.Offset), stagings[i].c, 0, C.uint64_t(len(r.Dst)))
-		}
-	}
-	cmds[0] = C.wgpuCommandEncoderFinish(enc, nil)
-	C.wgpuCommandEncoderRelease(enc)
-	if timed {
-		n := len(ticks)
-		enc = C.wgpuDeviceCreateCommandEncoder(d.c, nil)
-		C.wgpuCommandEncoderResolveQuerySet(enc, c.Timer.qs, 0, C.uint32_t(n), c.Timer.resolve.c, 0)
-		C.wgpuCommandEncoderCopyBufferToBuffer(enc, c.Timer.resolve.c, 0, stagings[nReads-1].c, 0, C.uint64_t(8*n))
-		cmds[1] = C.wgpuCommandEncoderFinish(enc, nil)
-		C.wgpuCommandEncoderRelease(enc)
-		ncmd = 2
-	}
-	for i := 0; i < ncmd; i++ {
-		if cmds[i] == nil {
-			for j := 0; j < ncmd; j++ {
-				if cmds[j] != nil {
-					C.wgpuCommandBufferRelease(cmds[j])
-				}
-			}
-			putAll(false)
-			if err := d.check("Run"); err != nil {
-				return nil, err
-			}
-			return nil, fmt.Errorf("wgpu: Run: command encoding failed")
-		}
-	}
-	C.wgpuQueueSubmit(d.queue, C.size_t(ncmd), &cmds[0])
-	for i := 0; i < ncmd; i++ {
-		C.wgpuCommandBufferRelease(cmds[i])
-	}
-
-	// One status slot per map in C memory: the map callback stores into
-	// it from C, so a completed map costs no call back into Go.
-	var slots *C.int32_t
-	if nReads > 0 {
-		slots = (*C.int32_t)(C.calloc(C.size_t(nReads), 4))
-		defer C.free(unsafe.Pointer(slots))
-	}
-	sl := unsafe.Slice(slots, nReads)
-	for i, st := range stagings {
-		if st == nil {
-			sl[i] = C.int32_t(C.WGPUMapAsyncStatus_Success) + 1
-			continue
-		}
-		n := uint64(len(ticks)) * 8
-		if i < len(c.Reads) {
-			n = uint64(len(c.Reads[i].Dst))
-		}
-		C.shim_buffer_map_read_slot(st.c, 0, C.size_t(n), &sl[i])
-	}
-	if err := d.await("Run", sl); err != nil {
-		// A staging buffer whose map is still pending cannot go back to
-		// the pool.
-		putAll(true)
+	s.describe(&c)
+	if err := d.submitCall(s); err != nil {
+		s.putStagings(d, false)
+		putRunScratch(s)
 		return nil, err
 	}
-	var mapErr error
-	for i, st := range stagings {
-		if st == nil {
-			continue
-		}
-		if s := int(sl[i]) - 1; s != int(C.WGPUMapAsyncStatus_Success) && mapErr == nil {
-			mapErr = fmt.Errorf("wgpu: Run: MapAsync of readback %d failed (status %d)", i, s)
-			continue
-		}
-		var dst []byte
-		if i < len(c.Reads) {
-			dst = c.Reads[i].Dst
-		} else {
-			dst = Bytes(ticks)
-		}
-		p := C.wgpuBufferGetConstMappedRange(st.c, 0, C.size_t(len(dst)))
-		if p == nil {
-			if mapErr == nil {
-				mapErr = fmt.Errorf("wgpu: Run: mapped range of readback %d is null", i)
-			}
-		} else {
-			// Mapped memory may be uncached: one bulk copy, never element reads.
-			C.memcpy(unsafe.Pointer(&dst[0]), p, C.size_t(len(dst)))
-		}
-		C.wgpuBufferUnmap(st.c)
+	if err := d.await("Run", s); err != nil {
+		// A staging buffer whose map is still pending cannot go back to
+		// the pool, and its status slots stay allocated: the map's
+		// callback may still write them.
+		runtime.SetFinalizer(s, nil)
+		s.putStagings(d, true)
+		return nil, err
 	}
-	if mapErr != nil {
-		putAll(true)
-		return nil, mapErr
+	err := s.copyOut(&c)
+	s.putStagings(d, err != nil)
+	timed := s.timed
+	ticks := s.ticks
+	putRunScratch(s)
+	if err != nil {
+		return nil, err
 	}
-	putAll(false)
 	if err := d.state.take(); err != nil {
 		return nil, fmt.Errorf("wgpu: Run: %w", err)
 	}
@@ -192,6 +86,182 @@ func (d *Device) Run(c Call) ([]PassTime, error) {
 		return nil, nil
 	}
 	return passTimes(ticks, d.timestampPeriod), nil
+}
+
+// runScratch is one call's description in C's shapes (callrun.h), its
+// staging buffers and its map status slots (C memory, written by the map
+// callbacks). Scratches are pooled, so a call allocates nothing in the
+// steady state.
+type runScratch struct {
+	passN    []C.uint32_t
+	ds       []C.shim_dispatch
+	bgs      []C.WGPUBindGroup
+	copies   []C.shim_copy
+	maps     []C.shim_map
+	tm       *C.shim_timer // an object of its own: C may see no Go pointer
+	timed    bool
+	ticks    []uint64
+	stagings []*Buffer // per readback (nil for an empty one), then the timer's
+	slots    []C.int32_t
+	dog      *watchdog
+}
+
+var runScratches = sync.Pool{New: func() any {
+	s := &runScratch{dog: newWatchdog(), tm: new(C.shim_timer)}
+	// The pool may drop a scratch: its slots go with it.
+	runtime.SetFinalizer(s, func(s *runScratch) { s.freeSlots() })
+	return s
+}}
+
+func getRunScratch() *runScratch { return runScratches.Get().(*runScratch) }
+
+func putRunScratch(s *runScratch) {
+	clear(s.stagings)
+	s.stagings = s.stagings[:0]
+	runScratches.Put(s)
+}
+
+func (s *runScratch) freeSlots() {
+	if cap(s.slots) > 0 {
+		C.free(unsafe.Pointer(unsafe.SliceData(s.slots)))
+	}
+	s.slots = nil
+}
+
+// slotsFor returns n map status slots in C memory (callrun.c zeroes each
+// as it maps).
+func (s *runScratch) slotsFor(n int) []C.int32_t {
+	if cap(s.slots) < n {
+		s.freeSlots()
+		p := (*C.int32_t)(C.calloc(C.size_t(max(n, 4)), 4))
+		s.slots = unsafe.Slice(p, max(n, 4))
+	}
+	s.slots = s.slots[:n]
+	return s.slots
+}
+
+// stage takes a pooled staging buffer for every non-empty readback and
+// one for the timer's ticks.
+func (s *runScratch) stage(d *Device, c *Call) error {
+	s.timed, s.ticks = c.Timer != nil && len(c.Passes) > 0, nil
+	for _, r := range c.Reads {
+		if len(r.Dst) == 0 {
+			s.stagings = append(s.stagings, nil)
+			continue
+		}
+		st, err := d.getStaging(uint64(len(r.Dst)))
+		if err != nil {
+			return err
+		}
+		s.stagings = append(s.stagings, st)
+	}
+	if !s.timed {
+		return nil
+	}
+	n := 2 * len(c.Passes)
+	// A fresh slice per timed call: the pass times are read from it
+	// after the scratch goes back to the pool.
+	s.ticks = make([]uint64, n)
+	st, err := d.getStaging(uint64(8 * n))
+	if err != nil {
+		return err
+	}
+	s.stagings = append(s.stagings, st)
+	*s.tm = C.shim_timer{qs: c.Timer.qs, resolve: c.Timer.resolve.c, staging: st.c, n: C.uint32_t(n)}
+	return nil
+}
+
+// putStagings returns the call's staging buffers to the device's pool,
+// or releases them (a map may still be pending, or failed).
+func (s *runScratch) putStagings(d *Device, release bool) {
+	for _, st := range s.stagings {
+		switch {
+		case st == nil:
+		case release:
+			st.Release()
+		default:
+			d.putStaging(st)
+		}
+	}
+}
+
+// describe fills the scratch's C arrays from c: the passes' dispatches
+// and bind groups, the copies then the readback copies, and one map per
+// staging buffer.
+func (s *runScratch) describe(c *Call) {
+	s.passN, s.ds, s.bgs = s.passN[:0], s.ds[:0], s.bgs[:0]
+	s.copies, s.maps = s.copies[:0], s.maps[:0]
+	for _, p := range c.Passes {
+		s.passN = append(s.passN, C.uint32_t(len(p.Dispatches)))
+		for _, ds := range p.Dispatches {
+			s.ds = append(s.ds, C.shim_dispatch{pipe: ds.Pipeline.c, bg: C.uint32_t(len(s.bgs)), nbg: C.uint32_t(len(ds.BindGroups)),
+				x: C.uint32_t(ds.X), y: C.uint32_t(ds.Y), z: C.uint32_t(ds.Z)})
+			for _, bg := range ds.BindGroups {
+				s.bgs = append(s.bgs, bg.c)
+			}
+		}
+	}
+	for _, cp := range c.Copies {
+		s.copies = append(s.copies, C.shim_copy{src: cp.Src.c, dst: cp.Dst.c, src_off: C.uint64_t(cp.SrcOffset), dst_off: C.uint64_t(cp.DstOffset), size: C.uint64_t(cp.Size)})
+	}
+	for i, r := range c.Reads {
+		if st := s.stagings[i]; st != nil {
+			s.copies = append(s.copies, C.shim_copy{src: r.Src.c, dst: st.c, src_off: C.uint64_t(r.Offset), size: C.uint64_t(len(r.Dst))})
+		}
+	}
+	slots := s.slotsFor(len(s.stagings))
+	for i, st := range s.stagings {
+		if st == nil {
+			continue
+		}
+		n := uint64(len(s.ticks)) * 8
+		if i < len(c.Reads) {
+			n = uint64(len(c.Reads[i].Dst))
+		}
+		s.maps = append(s.maps, C.shim_map{buf: st.c, size: C.uint64_t(n), slot: &slots[i]})
+	}
+}
+
+// submitCall records, submits and maps the described call.
+func (d *Device) submitCall(s *runScratch) error {
+	var tm *C.shim_timer
+	if s.timed {
+		tm = s.tm
+	}
+	rc := C.shim_call_submit(d.c, d.queue, C.uint32_t(len(s.passN)), unsafe.SliceData(s.passN), unsafe.SliceData(s.ds), unsafe.SliceData(s.bgs),
+		C.uint32_t(len(s.copies)), unsafe.SliceData(s.copies), tm, C.uint32_t(len(s.maps)), unsafe.SliceData(s.maps))
+	if rc != 0 {
+		if err := d.check("Run"); err != nil {
+			return err
+		}
+		return fmt.Errorf("wgpu: Run: command encoding failed")
+	}
+	return nil
+}
+
+// copyOut copies every mapped readback (and the timer's ticks) out and
+// unmaps it.
+func (s *runScratch) copyOut(c *Call) error {
+	var mapErr error
+	for i, st := range s.stagings {
+		if st == nil {
+			continue
+		}
+		if v := int(s.slots[i]) - 1; v != int(C.WGPUMapAsyncStatus_Success) {
+			if mapErr == nil {
+				mapErr = fmt.Errorf("wgpu: Run: MapAsync of readback %d failed (status %d)", i, v)
+			}
+			continue
+		}
+		dst := Bytes(s.ticks)
+		if i < len(c.Reads) {
+			dst = c.Reads[i].Dst
+		}
+		if C.shim_read_mapped(st.c, unsafe.Pointer(&dst[0]), C.size_t(len(dst))) != 0 && mapErr == nil {
+			mapErr = fmt.Errorf("wgpu: Run: mapped range of readback %d is null", i)
+		}
+	}
+	return mapErr
 }
 
 // validateCall checks every handle, workgroup count and readback range of
@@ -240,35 +310,6 @@ func (d *Device) validateCall(c *Call) error {
 	return nil
 }
 
-// encodePasses records each pass (with the timer's writes at its
-// beginning and end) into enc.
-func (d *Device) encodePasses(enc C.WGPUCommandEncoder, passes []Pass, t *Timer) {
-	var tw *C.WGPUPassTimestampWrites
-	if t != nil && len(passes) > 0 {
-		tw = (*C.WGPUPassTimestampWrites)(C.calloc(1, C.size_t(unsafe.Sizeof(C.WGPUPassTimestampWrites{}))))
-		defer C.free(unsafe.Pointer(tw))
-	}
-	for i, p := range passes {
-		var desc C.WGPUComputePassDescriptor
-		if tw != nil {
-			tw.querySet = t.qs
-			tw.beginningOfPassWriteIndex = C.uint32_t(2 * i)
-			tw.endOfPassWriteIndex = C.uint32_t(2*i + 1)
-			desc.timestampWrites = tw
-		}
-		pe := C.wgpuCommandEncoderBeginComputePass(enc, &desc)
-		for _, ds := range p.Dispatches {
-			C.wgpuComputePassEncoderSetPipeline(pe, ds.Pipeline.c)
-			for g, bg := range ds.BindGroups {
-				C.wgpuComputePassEncoderSetBindGroup(pe, C.uint32_t(g), bg.c, 0, nil)
-			}
-			C.wgpuComputePassEncoderDispatchWorkgroups(pe, C.uint32_t(ds.X), C.uint32_t(ds.Y), C.uint32_t(ds.Z))
-		}
-		C.wgpuComputePassEncoderEnd(pe)
-		C.wgpuComputePassEncoderRelease(pe)
-	}
-}
-
 // WaitMode is how the calling goroutine waits for the GPU.
 type WaitMode int
 
@@ -309,19 +350,15 @@ func (d *Device) SetWaitMode(m WaitMode) {
 }
 
 // await is the one wait of a call: it returns once the work submitted so
-// far has finished and every map status slot in slots is set (0 means
-// pending), or fails with ErrTimeout after the device's wait timeout (the
-// device is then treated as lost). Every wait of the binding goes through
-// it, so an implementation without wgpuDevicePoll replaces this function
-// only.
-func (d *Device) await(op string, slots []C.int32_t) error {
-	mapsDone := func() bool {
-		for i := range slots {
-			if atomic.LoadInt32((*int32)(unsafe.Pointer(&slots[i]))) == 0 {
-				return false
-			}
-		}
-		return true
+// far has finished and every map of s (nil: none) has completed, or fails
+// with ErrTimeout after the device's wait timeout (the device is then
+// treated as lost). Every wait of the binding goes through it, so an
+// implementation without wgpuDevicePoll replaces this function only.
+func (d *Device) await(op string, s *runScratch) error {
+	var maps []C.shim_map
+	dog := (*watchdog)(nil)
+	if s != nil {
+		maps, dog = s.maps, s.dog
 	}
 	start := time.Now()
 	mode := d.waitMode
@@ -337,15 +374,19 @@ func (d *Device) await(op string, slots []C.int32_t) error {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
 		}
-		if err := d.guardedWait(op); err != nil {
+		done, err := d.guardedWait(op, dog, maps)
+		if err != nil {
 			return err
+		}
+		if done {
+			return d.afterWait(op, start)
 		}
 	case WaitSpinThenBlock:
 		// Only a map is a completion signal to spin on: a non-blocking
 		// poll's queue-empty answer has been seen true while work ran.
-		for len(slots) > 0 && time.Since(start) < spinWindow {
+		for len(maps) > 0 && time.Since(start) < spinWindow {
 			C.wgpuDevicePoll(d.c, 0, nil)
-			if mapsDone() {
+			if mapsDone(maps) {
 				return d.afterWait(op, start)
 			}
 		}
@@ -355,13 +396,28 @@ func (d *Device) await(op string, slots []C.int32_t) error {
 			return err
 		}
 	}
-	// A map callback may come from the poll after the one that finished
-	// the work: poll on, bounded by the timeout.
+	return d.awaitMaps(op, maps, start)
+}
+
+// mapsDone reports whether every map has completed.
+func mapsDone(maps []C.shim_map) bool {
+	for i := range maps {
+		if atomic.LoadInt32((*int32)(unsafe.Pointer(maps[i].slot))) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// awaitMaps polls, once the work has finished, until every map has
+// completed (a map callback may come from a poll after the one that
+// finished the work), bounded by the wait timeout.
+func (d *Device) awaitMaps(op string, maps []C.shim_map, start time.Time) error {
 	deadline := time.Now().Add(d.timeout)
-	for !mapsDone() {
+	for !mapsDone(maps) {
 		C.wgpuDevicePoll(d.c, 0, nil)
 		C.wgpuInstanceProcessEvents(d.inst.c)
-		if mapsDone() {
+		if mapsDone(maps) {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -373,21 +429,60 @@ func (d *Device) await(op string, slots []C.int32_t) error {
 	return d.afterWait(op, start)
 }
 
-// guardedWait blocks in wgpuDevicePoll on the calling goroutine; a
-// watchdog marks the device lost if the wait timeout passes first, and
-// the wait then returns ErrTimeout once the driver returns.
-func (d *Device) guardedWait(op string) error {
-	var late atomic.Bool
-	dog := time.AfterFunc(d.timeout, func() {
-		late.Store(true)
-		d.state.setLost(int(C.WGPUDeviceLostReason_Unknown), fmt.Sprintf("GPU work did not finish within %v", d.timeout))
-	})
-	C.wgpuDevicePoll(d.c, 1, nil)
-	dog.Stop()
-	if late.Load() {
-		return fmt.Errorf("wgpu: %s: %w after %v", op, ErrTimeout, d.timeout)
+// waitPolls is how many non-blocking polls a wait in the caller makes,
+// after its blocking one, for the maps' callbacks before it falls back
+// to awaitMaps.
+const waitPolls = 64
+
+// guardedWait blocks in wgpuDevicePoll on the calling goroutine, then
+// polls for the maps (shim_call_wait, one crossing into C); a watchdog
+// marks the device lost if the wait timeout passes first, and the wait
+// then returns ErrTimeout once the driver returns. done reports whether
+// every map has completed.
+func (d *Device) guardedWait(op string, dog *watchdog, maps []C.shim_map) (done bool, err error) {
+	if dog == nil {
+		dog = newWatchdog()
 	}
-	return nil
+	dog.arm(d)
+	done = C.shim_call_wait(d.c, C.uint32_t(len(maps)), unsafe.SliceData(maps), waitPolls) != 0
+	if dog.disarm() {
+		return false, fmt.Errorf("wgpu: %s: %w after %v", op, ErrTimeout, d.timeout)
+	}
+	return done, nil
+}
+
+// watchdog marks a device lost when a wait on it outlasts the device's
+// wait timeout. One is reused across calls (no allocation per wait); a
+// watchdog that fired is not reused.
+type watchdog struct {
+	t   *time.Timer
+	dev atomic.Pointer[Device]
+}
+
+func newWatchdog() *watchdog {
+	w := &watchdog{}
+	w.t = time.AfterFunc(time.Hour, func() {
+		if d := w.dev.Load(); d != nil {
+			d.state.setLost(int(C.WGPUDeviceLostReason_Unknown), fmt.Sprintf("GPU work did not finish within %v", d.timeout))
+		}
+	})
+	w.t.Stop()
+	return w
+}
+
+func (w *watchdog) arm(d *Device) {
+	w.dev.Store(d)
+	w.t.Reset(d.timeout)
+}
+
+// disarm stops the watchdog and reports whether it fired (the device is
+// then lost, whichever of the two got there first).
+func (w *watchdog) disarm() (fired bool) {
+	fired = !w.t.Stop()
+	if d := w.dev.Swap(nil); fired && d != nil {
+		d.state.setLost(int(C.WGPUDeviceLostReason_Unknown), fmt.Sprintf("GPU work did not finish within %v", d.timeout))
+	}
+	return fired
 }
 
 func (d *Device) afterWait(op string, start time.Time) error {
