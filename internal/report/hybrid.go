@@ -127,7 +127,7 @@ func WriteHybridRequests(w io.Writer, h *Hybrid) error {
 			return fmt.Errorf("report: hybrid request %+v: strategy or side out of range", r)
 		}
 		cw.Write([]string{strconv.Itoa(r.Strategy), strconv.Itoa(r.Replay), strconv.Itoa(r.Index), strconv.Itoa(r.N), strconv.Itoa(r.Side),
-			strconv.FormatFloat(r.Seconds, 'g', 6, 64), strconv.FormatFloat(r.Routing, 'g', 4, 64), b01(r.Probe), b01(r.Recovered)})
+			strconv.FormatFloat(r.Seconds, 'g', 6, 64), strconv.FormatFloat(r.Routing, 'g', 6, 64), b01(r.Probe), b01(r.Recovered)})
 	}
 	cw.Flush()
 	return cw.Error()
