@@ -4,13 +4,17 @@
 # results folder, then packed into one .tar.gz.
 #
 # usage: ./run.sh --out DIR [--tar FILE] [--backend B] [--adapter-name TEXT]
-#                 [--phases LIST] [--workloads LIST] [--budget SECONDS]
-#                 [--quick] [--allow-cpu]
+#                 [--impl LIST] [--phases LIST] [--workloads LIST]
+#                 [--budget SECONDS] [--quick] [--allow-cpu]
 #
 #   --out DIR            results folder (created; must not exist or be empty)
 #   --tar FILE           the packed results (default DIR.tar.gz)
 #   --backend B          vulkan (default), metal, d3d12, gl or any
 #   --adapter-name TEXT  pick the adapter whose name contains TEXT (e.g. NVIDIA)
+#   --impl LIST          WebGPU implementations, comma-separated (default
+#                        wgpu-native,dawn): devices lists the adapters through
+#                        each, run measures through all of them side by side,
+#                        the later phases through the first
 #   --phases LIST        comma-separated, in this order (default all):
 #                        devices, cuda-peers, run, sweep-workgroup,
 #                        sweep-tile, memory-compute, breakeven
@@ -25,9 +29,12 @@
 #   --allow-cpu          go on when the adapter is a CPU (lavapipe/llvmpipe) or
 #                        its timestamps do not work (default: stop after devices)
 #
-# Steps: devices (all adapters, text and json); cuda-peers (bench's
+# Steps: devices (all adapters, text and json; then through each further
+# implementation of --impl, devices-<impl>.txt); cuda-peers (bench's
 # cuda_peers.py next to this script, where python3 has CuPy and a CUDA device;
-# otherwise cuda_peers.json says "no CUDA here" and why); run (full suite, --trace);
+# otherwise cuda_peers.json says "no CUDA here" and why); run (full suite, --trace,
+# --impl LIST: one report with the implementations side by side, and
+# --dump-shaders: the code each implementation compiled);
 # sweep workgroup --sizes 32,...,1024 for each workload with a workgroup knob;
 # sweep tile --variant tiled --tiles 16,32,64,128 for each one with tiles; experiment
 # memory-compute for each one that has it; breakeven for every workload.
@@ -42,7 +49,7 @@ set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 bin=$here/wgpu-prof
-out= tarfile= backend=vulkan adapter_name= phases=all only= deadline=450 quick= allow_cpu=
+out= tarfile= backend=vulkan adapter_name= impls=wgpu-native,dawn phases=all only= deadline=450 quick= allow_cpu=
 usage() { sed -n '2,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'; }
 need() { [ $# -ge 2 ] && [ -n "$2" ] || { echo "run.sh: $1 needs a value" >&2; exit 2; }; }
 while [ $# -gt 0 ]; do
@@ -51,6 +58,7 @@ while [ $# -gt 0 ]; do
     --tar) need "$@"; tarfile=$2; shift 2 ;;
     --backend) need "$@"; backend=$2; shift 2 ;;
     --adapter-name) need "$@"; adapter_name=$2; shift 2 ;;
+    --impl) need "$@"; impls=$2; shift 2 ;;
     --phases) need "$@"; phases=$2; shift 2 ;;
     --workloads) need "$@"; only=$2; shift 2 ;;
     --budget|--deadline) need "$@"; deadline=$2; shift 2 ;;
@@ -71,6 +79,10 @@ for p in ${phases//,/ }; do
   case " $all_phases " in *" $p "*) ;; *) echo "run.sh: --phases: unknown phase '$p' (have: ${all_phases// /, })" >&2; exit 2 ;; esac
 done
 want() { case ",$phases," in *",$1,"*) return 0 ;; esac; return 1; }
+for i in ${impls//,/ }; do
+  case $i in wgpu-native|dawn) ;; *) echo "run.sh: --impl: unknown implementation '$i' (have: wgpu-native, dawn)" >&2; exit 2 ;; esac
+done
+first_impl=${impls%%,*}
 [ -x "$bin" ] || { echo "run.sh: no wgpu-prof next to run.sh ($bin)" >&2; exit 2; }
 if [ -n "$only" ]; then
   have=$("$bin" workloads --has all) || { echo "run.sh: 'wgpu-prof workloads' failed" >&2; exit 2; }
@@ -186,7 +198,7 @@ say "   $("$bin" version 2>&1)"
   echo "cpu         $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2-) ($(nproc 2>/dev/null) threads)"
   echo "memory      $(grep -m1 MemTotal /proc/meminfo 2>/dev/null)"
   echo "tool        $("$bin" version 2>&1)"
-  echo "job         run.sh --backend $backend${adapter_name:+ --adapter-name $adapter_name} --phases $phases${only:+ --workloads $only}${deadline:+ --budget $deadline}${quick:+ --quick}"
+  echo "job         run.sh --backend $backend${adapter_name:+ --adapter-name $adapter_name} --impl $impls --phases $phases${only:+ --workloads $only}${deadline:+ --budget $deadline}${quick:+ --quick}"
   echo; echo "== environment (VK_*, WGPU_*, __EGL*)"; env | grep -E '^(VK_|WGPU_|__EGL)' | sort
   echo; echo "== Vulkan loader"; ldconfig -p 2>/dev/null | grep -i vulkan || echo "(ldconfig lists no libvulkan)"
   echo; echo "== Vulkan driver manifests"
@@ -216,13 +228,17 @@ list() {
 
 dev=(--backend "$backend")
 [ -n "$adapter_name" ] && dev+=(--adapter-name "$adapter_name")
+dev1=("${dev[@]}" --impl "$first_impl") # the phases after run
 plot=(--plot)
 
 # devices always runs: it shows what the timings below will come from, and
 # the job stops here rather than spend its time on the wrong adapter.
-step devices devices
-"$bin" devices --format json >"$out/devices.json" 2>>"$log"
-"$bin" devices --backend "$backend" >"$out/devices-$backend.txt" 2>&1
+step devices devices --impl "$first_impl"
+"$bin" devices --impl "$first_impl" --format json >"$out/devices.json" 2>>"$log"
+"$bin" devices --impl "$first_impl" --backend "$backend" >"$out/devices-$backend.txt" 2>&1
+for i in ${impls//,/ }; do
+  [ "$i" = "$first_impl" ] || step "devices-$i" devices --impl "$i"
+done
 # The adapter the measuring commands will pick, as wgpu-prof picks it:
 # among those of --backend whose name contains --adapter-name (any case), a
 # discrete GPU before an integrated one before the rest, the first of a
@@ -258,27 +274,27 @@ if want run; then
   # The run step takes at most 60% of the budget, leaving the rest to the
   # phases after it.
   [ -n "$deadline" ] && step_cap=$((deadline * 6 / 10))
-  step run run "${dev[@]}" $quick "${ws[@]}" --out "$out/run" "${plot[@]}" --trace
+  step run run "${dev[@]}" --impl "$impls" $quick "${ws[@]}" --out "$out/run" "${plot[@]}" --trace --dump-shaders
   step_cap=
 fi
 if want sweep-workgroup; then
   for w in $(list sweep-workgroup); do
-    step "sweep-workgroup-$w" sweep workgroup --kernel "$w" --sizes 32,64,128,256,512,1024 "${dev[@]}" $quick --out "$out/sweep-workgroup-$w" "${plot[@]}"
+    step "sweep-workgroup-$w" sweep workgroup --kernel "$w" --sizes 32,64,128,256,512,1024 "${dev1[@]}" $quick --out "$out/sweep-workgroup-$w" "${plot[@]}"
   done
 fi
 if want sweep-tile; then
   for w in $(list sweep-tile); do
-    step "sweep-tile-$w" sweep tile --kernel "$w" --variant tiled --tiles 16,32,64,128 "${dev[@]}" $quick --out "$out/sweep-tile-$w" "${plot[@]}"
+    step "sweep-tile-$w" sweep tile --kernel "$w" --variant tiled --tiles 16,32,64,128 "${dev1[@]}" $quick --out "$out/sweep-tile-$w" "${plot[@]}"
   done
 fi
 if want memory-compute; then
   for w in $(list memory-compute); do
-    step "memory-compute-$w" experiment memory-compute --kernel "$w" "${dev[@]}" $quick --out "$out/memory-compute-$w" "${plot[@]}"
+    step "memory-compute-$w" experiment memory-compute --kernel "$w" "${dev1[@]}" $quick --out "$out/memory-compute-$w" "${plot[@]}"
   done
 fi
 if want breakeven; then
   for w in $(list all); do
-    step "breakeven-$w" breakeven --kernel "$w" "${dev[@]}" $quick --out "$out/breakeven-$w" "${plot[@]}"
+    step "breakeven-$w" breakeven --kernel "$w" "${dev1[@]}" $quick --out "$out/breakeven-$w" "${plot[@]}"
   done
 fi
 

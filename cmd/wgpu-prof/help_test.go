@@ -76,7 +76,7 @@ func TestVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"wgpu-prof ", "commit", "wgpu-native", "go1."} {
+	for _, s := range []string{"wgpu-prof ", "commit", "wgpu-native", "\n  dawn ", "go1."} {
 		if !strings.Contains(out, s) {
 			t.Errorf("version output lacks %q:\n%s", s, out)
 		}

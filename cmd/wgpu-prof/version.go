@@ -78,7 +78,7 @@ func versionString() string {
 }
 
 func runVersion(stdout, stderr io.Writer, args []string) error {
-	f := newFlags("version", stdout, stderr, "usage: wgpu-prof version\nPrints the tool version, the commit it was built from, the wgpu-native\nlibrary it loads and the Go version (also in every report's header).", "")
+	f := newFlags("version", stdout, stderr, "usage: wgpu-prof version\nPrints the tool version, the commit it was built from, the wgpu-native\nlibrary it loads, the Dawn library --impl dawn loads and the Go version (also in every report's header).", "")
 	if done, err := f.parse(args); done || err != nil {
 		return err
 	}
@@ -93,6 +93,7 @@ func runVersion(stdout, stderr io.Writer, args []string) error {
 	}
 	fmt.Fprintln(stdout)
 	fmt.Fprintf(stdout, "  wgpu-native  %s\n", experiment.WgpuNativeVersion())
+	fmt.Fprintf(stdout, "  dawn         %s\n", experiment.DawnVersion())
 	fmt.Fprintf(stdout, "  go           %s %s/%s\n", b.goVersion, runtime.GOOS, runtime.GOARCH)
 	return nil
 }

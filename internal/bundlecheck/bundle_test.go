@@ -23,7 +23,8 @@ var (
 // TestBundleRunsOutsideTheRepository builds the bundle into a temporary
 // folder, unpacks its .tar.gz into another, and there, with env -i and a
 // PATH of links to the tools above: `wgpu-prof devices` must list an
-// adapter with working timestamps; `run --quick` on one workload must
+// adapter with working timestamps, and so must `devices --impl dawn`
+// through the Dawn beside the binary, with its version; `run --quick` on one workload must
 // write a report naming the adapter, with verified rows; run.sh must stop
 // after devices on a CPU adapter unless --allow-cpu, and with it run a
 // phase and pack the results. The first workload comes from the binary's
@@ -36,7 +37,7 @@ func TestBundleRunsOutsideTheRepository(t *testing.T) {
 	dist := t.TempDir()
 	cmd(t, root, nil, filepath.Join(root, "scripts", "bundle.sh"), "--dist", dist)
 	dir := filepath.Join(dist, bundleName)
-	for _, f := range []string{"wgpu-prof", "libwgpu_native.so", "run.sh", "README.txt", "BUILD.txt"} {
+	for _, f := range []string{"wgpu-prof", "libwgpu_native.so", "lib/libwebgpu_dawn.so", "lib/VERSION", "run.sh", "README.txt", "BUILD.txt"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Fatalf("the bundle lacks %s: %v", f, err)
 		}
@@ -102,6 +103,14 @@ func TestBundleRunsOutsideTheRepository(t *testing.T) {
 	}
 	if !strings.Contains(out, "timestamps             working") {
 		t.Errorf("wgpu-prof devices shows no adapter with working timestamps:\n%s", out)
+	}
+	// Dawn, beside the binary, with its version (no user cache here).
+	out, err = sh(b + " devices --impl dawn")
+	if err != nil {
+		t.Fatalf("wgpu-prof devices --impl dawn: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "through dawn 1") || !strings.Contains(out, "timestamps             working") {
+		t.Errorf("wgpu-prof devices --impl dawn shows no adapter through a versioned Dawn with working timestamps:\n%s", out)
 	}
 	out, err = sh(b + " workloads --has all")
 	if err != nil || strings.TrimSpace(out) == "" {
@@ -173,7 +182,7 @@ func TestBundleRunsOutsideTheRepository(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run.sh --phases memory-compute: %v\n%s", err, out)
 	}
-	for _, f := range []string{"job/job.log", "job/machine.txt", "job/devices.txt", "job/devices.json",
+	for _, f := range []string{"job/job.log", "job/machine.txt", "job/devices.txt", "job/devices.json", "job/devices-dawn.txt",
 		"job/memory-compute-" + w + ".txt", "job/memory-compute-" + w + "/report.json", "packed/job.tar.gz.00", "packed/job.tar.gz.01"} {
 		if _, err := os.Stat(filepath.Join(home, f)); err != nil {
 			t.Errorf("run.sh did not write %s: %v", f, err)

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"errors"
 	"runtime"
 	"strings"
 	"time"
@@ -87,6 +88,17 @@ func ParseLevels(s string) ([]hostsimd.Level, error) {
 
 // WgpuNativeVersion is the version of the loaded wgpu-native library.
 func WgpuNativeVersion() string { return wgpu.Version() }
+
+// DawnVersion is the Dawn library --impl dawn loads, "VERSION (PATH)",
+// or why there is none ("not installed: …").
+func DawnVersion() string {
+	if err := wgpu.LoadImpl(wgpu.ImplDawn); errors.Is(err, wgpu.ErrNoDawn) {
+		return "not installed (scripts/setup-dawn.sh installs it; --impl dawn needs it)"
+	} else if err != nil {
+		return "unavailable: " + err.Error()
+	}
+	return wgpu.ImplVersionString(wgpu.ImplDawn) + " (" + wgpu.ImplLibraryPath(wgpu.ImplDawn) + ")"
+}
 
 // ceilingBudget is the CPU ceilings' share of --budget: one budget for
 // each of their five kernels (read, write, copy, triad, FMA).
