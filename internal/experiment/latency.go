@@ -117,3 +117,44 @@ func RoundTripShares(rep *report.Report) {
 		m.RoundTripShare = &s
 	}
 }
+
+// CheckFixedCosts sets, on every end-to-end break-even with a GPU side,
+// that side's fitted fixed cost beside the anatomy's round trip
+// (report.FixedCostCheck): the crossover uses the fit, and a fit whose
+// whole CI lies below the round trip of the tiny call is flagged, since
+// no GPU call costs less than that. Each check is a summary line too.
+func CheckFixedCosts(rep *report.Report) {
+	if rep.Latency == nil || !rep.Latency.Tiny.Valid() {
+		return
+	}
+	rt := rep.Latency.Tiny
+	for i := range rep.BreakEvens {
+		b := &rep.BreakEvens[i]
+		if b.Clock != "end-to-end" || (b.Adapter != "" && b.Adapter != rep.Latency.Adapter) {
+			continue
+		}
+		side, fit := "gpu", b.GPUFit
+		if len(b.Sides) == 2 {
+			switch {
+			case isGPUSide(b.Sides[1]):
+				side = b.Sides[1]
+			case isGPUSide(b.Sides[0]):
+				side, fit = b.Sides[0], b.CPUFit
+			default:
+				continue
+			}
+		}
+		if fit.DoF <= 0 {
+			continue
+		}
+		c := report.FixedCostCheck{Side: side, Used: "fit", Fit: fit.Overhead, FitCI: fit.OverheadCI,
+			RoundTrip: rt.Median, RoundTripCI: [2]float64{rt.Lo, rt.Hi}, Check: "consistent"}
+		if fit.OverheadCI[1] < rt.Lo {
+			c.Check = "below round trip"
+		}
+		b.FixedCost = &c
+		rep.Summary = append(rep.Summary, fmt.Sprintf("%s break-even (%s): %s", b.Workload, b.Clock, report.FixedCostLine(c)))
+	}
+}
+
+func isGPUSide(label string) bool { return label == "gpu" || strings.HasPrefix(label, "gpu:") }

@@ -97,6 +97,7 @@ func (h *htmlWriter) page(r *Report) {
 	h.backends(r)
 	h.measurements(r)
 	h.breakEvens(r)
+	h.latency(r)
 	h.sweeps(r)
 	h.experiments(r)
 	h.figures(r)

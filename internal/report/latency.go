@@ -75,3 +75,96 @@ func WriteLatencyDetail(w io.Writer, a *Anatomy) {
 	}
 	tw.Flush()
 }
+
+// FixedCostCheck sets the fixed cost a break-even's fit gives a GPU side
+// (its end-to-end fit's intercept: the time of a call of no work) beside
+// the latency anatomy's measured round trip of the tiny call, the least
+// any GPU call costs on the adapter. The crossover and the models (and
+// the adaptive dispatcher's priors, which are those models) use the fit;
+// the anatomy checks it.
+type FixedCostCheck struct {
+	Side string `json:"side"` // the GPU side's label
+	// Used names the fixed cost the crossover uses: "fit".
+	Used        string     `json:"used"`
+	Fit         float64    `json:"fit_s"`
+	FitCI       [2]float64 `json:"fit_ci_s"`
+	RoundTrip   float64    `json:"anatomy_round_trip_s"`
+	RoundTripCI [2]float64 `json:"anatomy_round_trip_ci_s"`
+	// Check is "consistent" (the fit's CI reaches the round trip or
+	// above) or "below round trip" (the fit puts the GPU's fixed cost
+	// below what any call costs: its crossover is too early).
+	Check string `json:"check"`
+}
+
+// FixedCostLine states a check in a few words.
+func FixedCostLine(c FixedCostCheck) string {
+	return fmt.Sprintf("%s fixed cost: fit %s [%s, %s], measured round trip %s [%s, %s]: %s",
+		shortSide(c.Side), timing.FormatSeconds(c.Fit), timing.FormatSeconds(c.FitCI[0]), timing.FormatSeconds(c.FitCI[1]),
+		timing.FormatSeconds(c.RoundTrip), timing.FormatSeconds(c.RoundTripCI[0]), timing.FormatSeconds(c.RoundTripCI[1]), c.Check)
+}
+
+// latency writes the anatomy as a section: the line, the calls by number
+// of dispatches, the transfer curves and each GPU row's round-trip share.
+func (h *htmlWriter) latency(r *Report) {
+	s := LatencyLine(r)
+	if s == "" {
+		return
+	}
+	a := r.Latency
+	h.p("<h2 id=\"latency\">GPU call latency</h2>\n<p class=\"note\">%s. Each call: one submit, one wait, its result checked; median ±95%% CI of the median over %d calls.</p>\n", esc(s), a.Calls)
+	rows := [][]cell{
+		{label("empty call"), num(FormatSummary(a.Empty), "/latency/empty_call/median", 1)},
+		{label("tiny call (K = 1)"), num(FormatSummary(a.Tiny), "/latency/tiny_call/median", 1)},
+	}
+	for i, p := range a.Dispatches {
+		rows = append(rows, []cell{label(fmt.Sprintf("K = %d dispatches", p.K)), num(FormatSummary(p.Call), fmt.Sprintf("/latency/dispatches/%d/call/median", i), 1)})
+	}
+	h.table([]string{"call", "host time per call"}, rows)
+	rows = nil
+	for i, rb := range a.Readback {
+		if i >= len(a.Upload) {
+			break
+		}
+		up := a.Upload[i]
+		rows = append(rows, []cell{label(sizeLabel(rb.Bytes)),
+			num(FormatSummary(rb.Time), fmt.Sprintf("/latency/readback/%d/time/median", i), 1), num(fmt.Sprintf("%.3f GB/s", rb.GBps), fmt.Sprintf("/latency/readback/%d/gbps", i), 1e9),
+			num(FormatSummary(up.Time), fmt.Sprintf("/latency/upload/%d/time/median", i), 1), num(fmt.Sprintf("%.3f GB/s", up.GBps), fmt.Sprintf("/latency/upload/%d/gbps", i), 1e9)})
+	}
+	if len(rows) > 0 {
+		h.table([]string{"bytes", "readback time", "readback rate", "upload time", "upload rate"}, rows)
+	}
+	rows = nil
+	for i, m := range r.Measurements {
+		if m.RoundTripShare != nil {
+			rows = append(rows, []cell{label(m.Workload + " " + m.Side), num(FormatSummary(m.EndToEnd), fmt.Sprintf("/measurements/%d/end_to_end/median", i), 1),
+				num(fmt.Sprintf("%.1f%%", 100**m.RoundTripShare), fmt.Sprintf("/measurements/%d/round_trip_share", i), 1)})
+		}
+	}
+	if len(rows) > 0 {
+		h.table([]string{"GPU row", "end-to-end time", "of it, the tiny call's round trip"}, rows)
+	}
+	var checks []string
+	for _, b := range r.BreakEvens {
+		if b.FixedCost != nil {
+			checks = append(checks, b.Workload+" ("+b.Clock+"): "+FixedCostLine(*b.FixedCost))
+		}
+	}
+	if len(checks) > 0 {
+		h.p("<p class=\"note\">Break-even fits against the round trip:</p>\n<ul class=\"summary\">\n")
+		for _, c := range checks {
+			h.p("<li>%s</li>\n", esc(c))
+		}
+		h.p("</ul>\n")
+	}
+}
+
+// sizeLabel is a byte count in B, KiB or MiB when exact.
+func sizeLabel(n uint64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d B", n)
+}

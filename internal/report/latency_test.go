@@ -41,3 +41,47 @@ func TestLatencyLine(t *testing.T) {
 		t.Error("a report without an anatomy gave a latency line")
 	}
 }
+
+// The HTML report has an anatomy section: the calls by K, the transfer
+// curves, each GPU row's round-trip share and the break-evens' fixed-cost
+// checks, every number with the JSON path of its value.
+func TestLatencyHTML(t *testing.T) {
+	share := 0.25
+	fc := FixedCostCheck{Side: "gpu", Used: "fit", Fit: 10e-6, FitCI: [2]float64{5e-6, 15e-6}, RoundTrip: 60e-6, RoundTripCI: [2]float64{58e-6, 62e-6}, Check: "below round trip"}
+	r := &Report{
+		Latency: &timing.Anatomy{
+			Tiny:        timing.Summary{N: 20, Median: 60e-6, Lo: 58e-6, Hi: 62e-6},
+			Empty:       timing.Summary{N: 20, Median: 20e-6, Lo: 19e-6, Hi: 21e-6},
+			Dispatches:  []timing.DispatchPoint{{K: 1, Call: timing.Summary{N: 20, Median: 61e-6}}, {K: 2, Call: timing.Summary{N: 20, Median: 66e-6}}},
+			DispatchFit: timing.LinearFit{Overhead: 56e-6, PerItem: 5e-6, DoF: 1},
+			Readback:    []timing.TransferPoint{{Bytes: 4, Time: timing.Summary{N: 20, Median: 50e-6}, GBps: 0.0001}},
+			Upload:      []timing.TransferPoint{{Bytes: 4, Time: timing.Summary{N: 20, Median: 55e-6}, GBps: 0.0001}},
+			Calls:       100,
+		},
+		Measurements: []Measurement{{Workload: "cosine-single", Side: SideGPU, EndToEnd: timing.Summary{N: 20, Median: 240e-6}, RoundTripShare: &share}},
+		BreakEvens:   []BreakEven{{Workload: "cosine-single", Clock: "end-to-end", FixedCost: &fc}},
+	}
+	var b bytes.Buffer
+	if err := WriteHTML(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{`<h2 id="latency">GPU call latency</h2>`, `data-path="/latency/tiny_call/median"`, `data-path="/latency/dispatches/1/call/median"`,
+		`data-path="/latency/readback/0/gbps"`, `data-path="/measurements/0/round_trip_share" data-scale="1">25.0%`, "fixed cost: fit 10.0µs", "below round trip"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the HTML report lacks %q", want)
+		}
+	}
+	if strings.Contains(htmlOf(t, &Report{}), `id="latency"`) {
+		t.Error("a report without an anatomy has a latency section")
+	}
+}
+
+func htmlOf(t *testing.T, r *Report) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := WriteHTML(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}

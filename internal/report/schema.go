@@ -345,6 +345,9 @@ type BreakEven struct {
 	// median over B's); 0 when unknown.
 	TheorySpeedup   float64 `json:"theory_speedup,omitempty"`
 	MeasuredSpeedup float64 `json:"measured_speedup,omitempty"`
+	// FixedCost checks a GPU side's fitted fixed cost against the latency
+	// anatomy's round trip (end-to-end clock, with an anatomy).
+	FixedCost *FixedCostCheck `json:"gpu_fixed_cost,omitempty"`
 	// Parts breaks side B's end-to-end time at the largest batch into its
 	// parts (upload, kernel, dispatch + wait + readback) when B is a GPU.
 	Parts []TimePart `json:"parts,omitempty"`

@@ -71,6 +71,7 @@ func Run(e *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error 
 	// The answer per workload first, then the details (timestamp cost);
 	// the workloads skipped are answers too.
 	experiment.RoundTripShares(rep)
+	experiment.CheckFixedCosts(rep)
 	rep.Summary = append(experiment.Summarize(rep), rep.Summary...)
 	rep.Verdicts = append(rep.Verdicts, skips...)
 	warns, ok := experiment.CeilingCheck(rep)
