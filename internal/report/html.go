@@ -203,7 +203,7 @@ func (h *htmlWriter) measurements(r *Report) {
 		// The key columns first, so they show without scrolling.
 		rows = append(rows, []cell{label(m.Workload + " " + m.Side), num(FormatSummary(m.EndToEnd), base+"end_to_end/median", 1), kernel,
 			speed, ceil, label(verified), label(orDash(m.Variant)),
-			num(FormatRate(m.GBs), base+"gbs", 1e9), num(FormatFlopRate(m.GFLOPs), base+"gflops", 1e9),
+			num(FormatRate(m.GBs), base+"gbs", 1e9), num(FormatRateOf(m), base+"gflops", 1e9),
 			label(orDash(m.Bound)), label(orDash(DisplayParams(m.Params))), label(adapterLabel(m.Backend, m.Adapter))})
 	}
 	h.table([]string{"workload, side", "end-to-end time", "kernel time", "GPU vs CPU (end to end)", "% of its own ceiling", "verified", "variant", "bandwidth", "arithmetic", "bound", "params", "backend (adapter)"}, rows)

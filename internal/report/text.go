@@ -233,7 +233,7 @@ func (t *textWriter) measurements(r *Report, verbose bool) {
 			verified = "yes"
 		}
 		row := []string{m.Workload, m.Side, orDash(m.Variant), orDash(DisplayParams(m.Params)),
-			kernel, FormatSummary(m.EndToEnd), FormatRate(m.GBs), FormatFlopRate(m.GFLOPs), orDash(m.Bound),
+			kernel, FormatSummary(m.EndToEnd), FormatRate(m.GBs), FormatRateOf(m), orDash(m.Bound),
 			ceilingCell(r, m), speedup, verified}
 		if several {
 			row = append([]string{orDash(m.Backend)}, row...)

@@ -237,6 +237,15 @@ func PeakOf(cs map[string]float64, m *Measurement) float64 {
 	return cs["fma_gflops"]
 }
 
+// FormatRateOf prints m's arithmetic rate (GFLOPs) in its unit: integer
+// ops for an int8 row, FLOP/s otherwise.
+func FormatRateOf(m *Measurement) string {
+	if m.PeakKey() == Int8PeakKey {
+		return FormatOpRate(m.GFLOPs)
+	}
+	return FormatFlopRate(m.GFLOPs)
+}
+
 // FormatOpRate prints an integer op rate given in 1e9 ops/s: "1.02 Tops/s".
 func FormatOpRate(gops float64) string { return siUnit(gops*1e9, "ops/s") }
 
