@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -327,17 +328,39 @@ func MeasureReadUntil(bytes int64, threads, runs int, stop func() bool) (ReadCei
 		return ReadCeiling{}, fmt.Errorf("hostsimd: MeasureRead: bytes=%d too small for %d threads", bytes, threads)
 	}
 	a := HugeFloats(n)
-	part := n / threads
+	if !fillUntil(a, threads, stop) {
+		return ReadCeiling{}, fmt.Errorf("hostsimd: MeasureRead: %w", ErrStopped)
+	}
+	return measureRead(defaultKernels(), a, threads, max(runs, 2), 0, time.Now(), stop)
+}
+
+// fillChunk is how many floats a filling goroutine writes between two
+// looks at stop: a few milliseconds of first-touch page faults.
+const fillChunk = 4 << 20
+
+// fillUntil fills a with ones on threads goroutines (each its own part,
+// so first touch places the pages), looking at stop between chunks; it
+// reports false when stop ended it first.
+func fillUntil(a []float32, threads int, stop func() bool) bool {
+	part := len(a) / threads
 	var wg sync.WaitGroup
+	var stopped atomic.Bool
 	for th := 0; th < threads; th++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			fillGeneric(a[th*part:(th+1)*part], 1)
+			p := a[th*part : (th+1)*part]
+			for lo := 0; lo < len(p); lo += fillChunk {
+				if stopped.Load() || (stop != nil && stop()) {
+					stopped.Store(true)
+					return
+				}
+				fillGeneric(p[lo:min(lo+fillChunk, len(p))], 1)
+			}
 		}()
 	}
 	wg.Wait()
-	return measureRead(defaultKernels(), a, threads, max(runs, 2), 0, time.Now(), stop)
+	return !stopped.Load()
 }
 
 // measureRead times every reader of k in every layout over a (whose
