@@ -206,172 +206,235 @@ func MeasureLatency(ctx context.Context, d *wgpu.Device, o LatencyOptions) (*tim
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	defer tc.Release()
-	sizes := LatencySizes(o.MaxBytes)
-	var rb, up []*transfer
-	defer func() {
-		for _, t := range append(rb, up...) {
-			t.gpu[0].Release()
-			t.gpu[1].Release()
-		}
-	}()
-	for _, n := range sizes {
+	m := &latencyRun{d: d, o: o, tc: tc, sizes: LatencySizes(o.MaxBytes)}
+	defer m.release()
+	if err := m.buffers(); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	if err := m.calls(ctx); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	if err := m.transfers(ctx); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	a, err := m.anatomy()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	return a, nil
+}
+
+// latencyRun is one MeasureLatency: its tiny call, its transfer buffers
+// per size and the times kept, in seconds.
+type latencyRun struct {
+	d      *wgpu.Device
+	o      LatencyOptions
+	tc     *TinyCall
+	sizes  []uint64
+	rb, up []*transfer
+	salt   uint32
+
+	empty, tiny []float64
+	perK        [][]float64 // per o.Dispatches
+	rbT, upT    [][]float64 // per size
+}
+
+func (m *latencyRun) release() {
+	for _, t := range append(m.rb, m.up...) {
+		t.gpu[0].Release()
+		t.gpu[1].Release()
+	}
+}
+
+// buffers creates, for every size, the two readback sources (filled with
+// their patterns) and the two upload destinations.
+func (m *latencyRun) buffers() error {
+	d := m.d
+	for _, n := range m.sizes {
 		words := int(n / 4)
 		r := &transfer{n: n, dst: make([]uint32, words)}
 		u := &transfer{n: n, dst: make([]uint32, 16)}
-		rb, up = append(rb, r), append(up, u) // released by the deferred loop
+		m.rb, m.up = append(m.rb, r), append(m.up, u) // released by release
 		for p := range 2 {
+			var err error
 			if r.gpu[p], err = d.CreateBuffer(fmt.Sprintf("readback src %d", p), n, wgpu.UsageStorage|wgpu.UsageCopySrc|wgpu.UsageCopyDst); err != nil {
-				return nil, fmt.Errorf("%s: %w", op, err)
+				return err
 			}
 			host := make([]uint32, words)
 			for i := range host {
 				host[i] = pattern(p, i, 0)
 			}
 			if err := d.Write(r.gpu[p], 0, wgpu.Bytes(host)); err != nil {
-				return nil, fmt.Errorf("%s: %w", op, err)
+				return err
 			}
 			if u.gpu[p], err = d.CreateBuffer(fmt.Sprintf("upload dst %d", p), n, wgpu.UsageStorage|wgpu.UsageCopySrc|wgpu.UsageCopyDst); err != nil {
-				return nil, fmt.Errorf("%s: %w", op, err)
+				return err
 			}
 			u.host[p] = make([]uint32, words)
 		}
 	}
-	if err := d.Wait(); err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
+	return d.Wait()
+}
 
-	a := &timing.Anatomy{Adapter: d.Info.Name}
-	empty := []float64{}
-	tiny := []float64{}
-	perK := make([][]float64, len(o.Dispatches))
-	rbT := make([][]float64, len(sizes))
-	upT := make([][]float64, len(sizes))
-	var salt uint32
+// calls times the empty call, the tiny call and the tiny call at every K,
+// interleaved within each round (drift hits them alike); one warm-up
+// round pays pipeline creation, first maps and pool growth and is not
+// kept.
+func (m *latencyRun) calls(ctx context.Context) error {
+	m.perK = make([][]float64, len(m.o.Dispatches))
+	for round := -1; round < m.o.Rounds; round++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		keep := round >= 0
+		for range m.o.CallsPerRound {
+			t0 := time.Now()
+			if _, err := m.d.Run(wgpu.Call{}); err != nil {
+				return fmt.Errorf("empty call: %w", err)
+			}
+			t1 := time.Now()
+			if err := m.tc.Call(1); err != nil {
+				return err
+			}
+			t2 := time.Now()
+			if keep {
+				m.empty = append(m.empty, t1.Sub(t0).Seconds())
+				m.tiny = append(m.tiny, t2.Sub(t1).Seconds())
+			}
+		}
+		for i, k := range m.o.Dispatches {
+			for range m.o.CallsPerRound {
+				t0 := time.Now()
+				if err := m.tc.Call(k); err != nil {
+					return fmt.Errorf("K=%d: %w", k, err)
+				}
+				if keep {
+					m.perK[i] = append(m.perK[i], time.Since(t0).Seconds())
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// transfers times every size's readback and upload. They run in rounds
+// of their own: a large copy flushes the caches a small call's round trip
+// would otherwise find warm. Transfers of 1 MiB and more time one call
+// per round.
+func (m *latencyRun) transfers(ctx context.Context) error {
+	m.rbT, m.upT = make([][]float64, len(m.sizes)), make([][]float64, len(m.sizes))
 	callsAt := func(n uint64) int {
 		if n >= 1<<20 {
 			return 1
 		}
-		return o.CallsPerRound
+		return m.o.CallsPerRound
 	}
-	// The calls' points, interleaved within each round (drift hits them
-	// alike); one warm-up round pays pipeline creation, first maps and
-	// pool growth and is not kept.
-	for round := -1; round < o.Rounds; round++ {
+	for round := -1; round < m.o.Rounds; round++ {
 		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("%s: %w", op, err)
+			return err
 		}
-		keep := round >= 0
-		for range o.CallsPerRound {
-			t0 := time.Now()
-			if _, err := d.Run(wgpu.Call{}); err != nil {
-				return nil, fmt.Errorf("%s: empty call: %w", op, err)
-			}
-			t1 := time.Now()
-			if err := tc.Call(1); err != nil {
-				return nil, fmt.Errorf("%s: %w", op, err)
-			}
-			t2 := time.Now()
-			if keep {
-				empty = append(empty, t1.Sub(t0).Seconds())
-				tiny = append(tiny, t2.Sub(t1).Seconds())
-			}
-		}
-		for i, k := range o.Dispatches {
-			for range o.CallsPerRound {
-				t0 := time.Now()
-				if err := tc.Call(k); err != nil {
-					return nil, fmt.Errorf("%s: K=%d: %w", op, k, err)
-				}
-				if keep {
-					perK[i] = append(perK[i], time.Since(t0).Seconds())
-				}
-			}
-		}
-	}
-	// The transfers run in rounds of their own: a large copy flushes the
-	// caches a small call's round trip would otherwise find warm.
-	for round := -1; round < o.Rounds; round++ {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("%s: %w", op, err)
-		}
-		keep := round >= 0
-		for i, r := range rb {
+		for i, r := range m.rb {
 			for c := range callsAt(r.n) {
-				p := (round + c) & 1
-				idx := sampleIdx(len(r.dst))
-				for _, j := range idx {
-					r.dst[j] = ^pattern(p, j, 0)
+				dt, err := m.readback(r, (round+c)&1)
+				if err != nil {
+					return fmt.Errorf("readback of %d B: %w", r.n, err)
 				}
-				t0 := time.Now()
-				if _, err := d.Run(wgpu.Call{Reads: []wgpu.Readback{{Src: r.gpu[p], Dst: wgpu.Bytes(r.dst)}}}); err != nil {
-					return nil, fmt.Errorf("%s: readback of %d B: %w", op, r.n, err)
-				}
-				dt := time.Since(t0)
-				for _, j := range idx {
-					if want := pattern(p, j, 0); r.dst[j] != want {
-						return nil, fmt.Errorf("%s: readback of %d B: word %d = %#x, want %#x: %w", op, r.n, j, r.dst[j], want, ErrVerify)
-					}
-				}
-				if keep {
-					rbT[i] = append(rbT[i], dt.Seconds())
+				if round >= 0 {
+					m.rbT[i] = append(m.rbT[i], dt)
 				}
 			}
 		}
-		for i, u := range up {
+		for i, u := range m.up {
 			for c := range callsAt(u.n) {
-				p := (round + c) & 1
-				salt++
-				host := u.host[p]
-				idx := sampleIdx(len(host))
-				for _, j := range idx {
-					host[j] = pattern(p, j, salt)
+				dt, err := m.upload(u, (round+c)&1)
+				if err != nil {
+					return fmt.Errorf("upload of %d B: %w", u.n, err)
 				}
-				t0 := time.Now()
-				if err := d.Write(u.gpu[p], 0, wgpu.Bytes(host)); err != nil {
-					return nil, fmt.Errorf("%s: upload of %d B: %w", op, u.n, err)
-				}
-				if _, err := d.Run(wgpu.Call{}); err != nil {
-					return nil, fmt.Errorf("%s: upload of %d B: %w", op, u.n, err)
-				}
-				dt := time.Since(t0)
-				// Check the sampled words landed (outside the clock).
-				reads := make([]wgpu.Readback, len(idx))
-				for k, j := range idx {
-					u.dst[k] = 0
-					reads[k] = wgpu.Readback{Src: u.gpu[p], Offset: 4 * uint64(j), Dst: wgpu.Bytes(u.dst[k : k+1])}
-				}
-				if _, err := d.Run(wgpu.Call{Reads: reads}); err != nil {
-					return nil, fmt.Errorf("%s: upload of %d B: check: %w", op, u.n, err)
-				}
-				for k, j := range idx {
-					if want := pattern(p, j, salt); u.dst[k] != want {
-						return nil, fmt.Errorf("%s: upload of %d B: word %d = %#x, want %#x: %w", op, u.n, j, u.dst[k], want, ErrVerify)
-					}
-				}
-				if keep {
-					upT[i] = append(upT[i], dt.Seconds())
+				if round >= 0 {
+					m.upT[i] = append(m.upT[i], dt)
 				}
 			}
 		}
 	}
+	return nil
+}
 
+// readback times one readback of r's source p into its poisoned host
+// slice and checks the sampled words (outside the clock).
+func (m *latencyRun) readback(r *transfer, p int) (float64, error) {
+	idx := sampleIdx(len(r.dst))
+	for _, j := range idx {
+		r.dst[j] = ^pattern(p, j, 0)
+	}
+	t0 := time.Now()
+	if _, err := m.d.Run(wgpu.Call{Reads: []wgpu.Readback{{Src: r.gpu[p], Dst: wgpu.Bytes(r.dst)}}}); err != nil {
+		return 0, err
+	}
+	dt := time.Since(t0)
+	for _, j := range idx {
+		if want := pattern(p, j, 0); r.dst[j] != want {
+			return 0, fmt.Errorf("word %d = %#x, want %#x: %w", j, r.dst[j], want, ErrVerify)
+		}
+	}
+	return dt.Seconds(), nil
+}
+
+// upload times one upload of a freshly salted pattern to u's destination
+// p (write, then an empty call's submit and wait) and checks the sampled
+// words landed (outside the clock).
+func (m *latencyRun) upload(u *transfer, p int) (float64, error) {
+	m.salt++
+	salt, host := m.salt, u.host[p]
+	idx := sampleIdx(len(host))
+	for _, j := range idx {
+		host[j] = pattern(p, j, salt)
+	}
+	t0 := time.Now()
+	if err := m.d.Write(u.gpu[p], 0, wgpu.Bytes(host)); err != nil {
+		return 0, err
+	}
+	if _, err := m.d.Run(wgpu.Call{}); err != nil {
+		return 0, err
+	}
+	dt := time.Since(t0)
+	reads := make([]wgpu.Readback, len(idx))
+	for k, j := range idx {
+		u.dst[k] = 0
+		reads[k] = wgpu.Readback{Src: u.gpu[p], Offset: 4 * uint64(j), Dst: wgpu.Bytes(u.dst[k : k+1])}
+	}
+	if _, err := m.d.Run(wgpu.Call{Reads: reads}); err != nil {
+		return 0, fmt.Errorf("check: %w", err)
+	}
+	for k, j := range idx {
+		if want := pattern(p, j, salt); u.dst[k] != want {
+			return 0, fmt.Errorf("word %d = %#x, want %#x: %w", j, u.dst[k], want, ErrVerify)
+		}
+	}
+	return dt.Seconds(), nil
+}
+
+// anatomy summarizes the times kept: each point's median with its CI,
+// the fit over K and the transfer curves with their fits.
+func (m *latencyRun) anatomy() (*timing.Anatomy, error) {
+	a := &timing.Anatomy{Adapter: m.d.Info.Name}
 	sum := func(what string, x []float64) (timing.Summary, error) {
 		s, err := timing.SummarizeErr(x)
 		if err != nil {
-			return s, fmt.Errorf("%s: %s: %w", op, what, err)
+			return s, fmt.Errorf("%s: %w", what, err)
 		}
 		a.Calls += s.N
 		return s, nil
 	}
-	if a.Empty, err = sum("empty call", empty); err != nil {
+	var err error
+	if a.Empty, err = sum("empty call", m.empty); err != nil {
 		return nil, err
 	}
-	if a.Tiny, err = sum("tiny call", tiny); err != nil {
+	if a.Tiny, err = sum("tiny call", m.tiny); err != nil {
 		return nil, err
 	}
 	var ks, kt []float64
-	for i, k := range o.Dispatches {
-		s, err := sum(fmt.Sprintf("K=%d", k), perK[i])
+	for i, k := range m.o.Dispatches {
+		s, err := sum(fmt.Sprintf("K=%d", k), m.perK[i])
 		if err != nil {
 			return nil, err
 		}
@@ -382,7 +445,7 @@ func MeasureLatency(ctx context.Context, d *wgpu.Device, o LatencyOptions) (*tim
 	curve := func(what string, t [][]float64) ([]timing.TransferPoint, timing.LinearFit, error) {
 		var pts []timing.TransferPoint
 		var bs, ts []float64
-		for i, n := range sizes {
+		for i, n := range m.sizes {
 			s, err := sum(fmt.Sprintf("%s of %d B", what, n), t[i])
 			if err != nil {
 				return nil, timing.LinearFit{}, err
@@ -393,10 +456,10 @@ func MeasureLatency(ctx context.Context, d *wgpu.Device, o LatencyOptions) (*tim
 		fit, _ := timing.FitLinear(bs, ts)
 		return pts, fit, nil
 	}
-	if a.Readback, a.ReadbackFit, err = curve("readback", rbT); err != nil {
+	if a.Readback, a.ReadbackFit, err = curve("readback", m.rbT); err != nil {
 		return nil, err
 	}
-	if a.Upload, a.UploadFit, err = curve("upload", upT); err != nil {
+	if a.Upload, a.UploadFit, err = curve("upload", m.upT); err != nil {
 		return nil, err
 	}
 	return a, nil
