@@ -11,6 +11,7 @@ import (
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 
+	"github.com/wgpu-prof/wgpu-prof/timing/clock"
 	"github.com/wgpu-prof/wgpu-prof/wgsl"
 )
 
@@ -876,9 +877,9 @@ func (b *ceilingBench) measure(k *microKernel, runs int, timer *wgpu.Timer) (run
 		if err := k.prepare(run); err != nil {
 			return rt, fmt.Errorf("%s: %w", k.name, err)
 		}
-		start := time.Now()
+		start := clock.Now()
 		passes, err := b.d.Submit([]wgpu.Pass{k.pass}, nil, timer)
-		host := time.Since(start)
+		host := clock.Since(start)
 		if err != nil {
 			return rt, fmt.Errorf("%s: %w", k.name, err)
 		}

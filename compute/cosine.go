@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
 
+	"github.com/wgpu-prof/wgpu-prof/timing/clock"
 	"github.com/wgpu-prof/wgpu-prof/wgsl"
 )
 
@@ -331,7 +331,7 @@ func (c *CosineSingle) Run(q, out []float32, t *wgpu.Timer) (Timing, error) {
 	if err := checkFinite("q", q); err != nil {
 		return Timing{}, fmt.Errorf("%s: %w", op, err)
 	}
-	start := time.Now()
+	start := clock.Now()
 	if err := c.setQuery(q); err != nil {
 		return Timing{}, err
 	}

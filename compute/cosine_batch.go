@@ -3,10 +3,10 @@ package compute
 import (
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
 
+	"github.com/wgpu-prof/wgpu-prof/timing/clock"
 	"github.com/wgpu-prof/wgpu-prof/wgsl"
 )
 
@@ -451,7 +451,7 @@ func (c *CosineBatch) Run(qs, out []float32, t *wgpu.Timer) (Timing, error) {
 	if len(out) != nq*c.N {
 		return Timing{}, fmt.Errorf("%s: len(out) = %d, want Q·N = %d·%d = %d", op, len(out), nq, c.N, nq*c.N)
 	}
-	start := time.Now()
+	start := clock.Now()
 	var all []wgpu.PassTime
 	for q0 := 0; q0 < nq; q0 += c.qmax {
 		n := min(c.qmax, nq-q0)

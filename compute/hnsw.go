@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
 
 	"github.com/wgpu-prof/wgpu-prof/ops"
+	"github.com/wgpu-prof/wgpu-prof/timing/clock"
 	"github.com/wgpu-prof/wgpu-prof/wgsl"
 )
 
@@ -312,7 +312,7 @@ func (g *Gather) Run(q []float32, ids []int32, c int, out []float32, t *wgpu.Tim
 	if err := g.grow(nq, pairs); err != nil {
 		return Timing{}, fmt.Errorf("%s: %w", op, err)
 	}
-	start := time.Now()
+	start := clock.Now()
 	dispatches, err := g.upload(q, ids, c, nq, perGroup, maxDim)
 	if err != nil {
 		return Timing{}, err

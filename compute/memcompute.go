@@ -5,10 +5,10 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
-	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
 
+	"github.com/wgpu-prof/wgpu-prof/timing/clock"
 	"github.com/wgpu-prof/wgpu-prof/wgsl"
 )
 
@@ -235,7 +235,7 @@ func (m *MemCompute) Run(variant string, t *wgpu.Timer) (Timing, error) {
 
 // runPass does for A and B what CosineSingle.Run does for C.
 func (m *MemCompute) runPass(pass wgpu.Pass, t *wgpu.Timer) (Timing, error) {
-	start := time.Now()
+	start := clock.Now()
 	if err := m.cs.setQuery(m.q); err != nil {
 		return Timing{}, err
 	}
@@ -499,7 +499,7 @@ func (m *MemStream) Run(variant string, t *wgpu.Timer) (Timing, error) {
 	if _, err := m.d.Submit(nil, nil, nil); err != nil {
 		return Timing{}, fmt.Errorf("%s: %w", op, err)
 	}
-	start := time.Now()
+	start := clock.Now()
 	passes, err := m.d.Run(wgpu.Call{Passes: []wgpu.Pass{pass}, Reads: []wgpu.Readback{{Src: m.out, Dst: wgpu.Bytes(m.got)}}, Timer: t})
 	if err != nil {
 		return Timing{}, fmt.Errorf("%s: %w", op, err)

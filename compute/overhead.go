@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
+	"github.com/wgpu-prof/wgpu-prof/timing/clock"
 	"github.com/wgpu-prof/wgpu-prof/wgsl"
 )
 
@@ -135,25 +136,25 @@ func (b *overheadBench) call(i int) (t [5]time.Time, passes []wgpu.PassTime, err
 	seed := float32(i + 1)
 	var blk [16]byte
 	binary.LittleEndian.PutUint32(blk[:], math.Float32bits(seed))
-	t[0] = time.Now()
+	t[0] = clock.Now()
 	if err := d.Write(b.params, 0, blk[:]); err != nil {
 		return t, nil, err
 	}
-	t[1] = time.Now()
+	t[1] = clock.Now()
 	extra, err := d.CreateBindGroup(b.p, 0, b.bindings)
 	if err != nil {
 		return t, nil, err
 	}
 	extra.Release()
-	t[2] = time.Now()
+	t[2] = clock.Now()
 	if passes, err = d.Submit(b.pass, nil, b.timer); err != nil {
 		return t, nil, err
 	}
-	t[3] = time.Now()
+	t[3] = clock.Now()
 	if err := d.Read(b.dst, 0, wgpu.Bytes(b.got)); err != nil {
 		return t, nil, err
 	}
-	t[4] = time.Now()
+	t[4] = clock.Now()
 	if got := b.got; got[0] != 0 || got[1] != 0 || got[2] != seed || got[3] != -seed {
 		return t, nil, fmt.Errorf("call %d wrote %v, want [0 0 %v %v]: %w", i, got, seed, -seed, ErrVerify)
 	}

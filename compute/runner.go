@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
+	"github.com/wgpu-prof/wgpu-prof/timing/clock"
 )
 
 // DefaultWorkgroup is the workgroup size of every kernel runner whose
@@ -40,7 +41,7 @@ type Timing struct {
 }
 
 func timingFrom(passes []wgpu.PassTime, start time.Time) Timing {
-	t := Timing{EndToEnd: time.Since(start), Passes: passes}
+	t := Timing{EndToEnd: clock.Since(start), Passes: passes}
 	if len(passes) > 0 {
 		t.KernelValid = true
 		for _, p := range passes {

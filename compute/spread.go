@@ -5,11 +5,11 @@ import (
 	"math"
 	"math/bits"
 	"sort"
-	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
 
 	"github.com/wgpu-prof/wgpu-prof/ops"
+	"github.com/wgpu-prof/wgpu-prof/timing/clock"
 	"github.com/wgpu-prof/wgpu-prof/wgsl"
 )
 
@@ -446,7 +446,7 @@ func (s *Spread) Run(a0 []float32, p SpreadParams, out []float32, t *wgpu.Timer)
 	if err := s.grow(p.Steps); err != nil {
 		return SpreadResult{}, fmt.Errorf("%s: %w", op, err)
 	}
-	start := time.Now()
+	start := clock.Now()
 	count := p.Epsilon >= 0
 	if err := s.setParams(p, count); err != nil {
 		return SpreadResult{}, err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
 	"github.com/wgpu-prof/wgpu-prof/stream"
+	"github.com/wgpu-prof/wgpu-prof/timing/clock"
 	"github.com/wgpu-prof/wgpu-prof/wgsl"
 )
 
@@ -301,7 +302,7 @@ func (s *streamRun) time(o StreamOptions, passes []wgpu.Pass, timer *wgpu.Timer)
 	partialHost := make([]byte, p.partialBytes)
 	for r := 0; r < o.NumTimes; r++ {
 		for k := range streamKernels {
-			start := time.Now()
+			start := clock.Now()
 			// Dot's partial sums are read back in the call that computes them.
 			var reads []wgpu.Readback
 			if k == nk-1 {
@@ -314,7 +315,7 @@ func (s *streamRun) time(o StreamOptions, passes []wgpu.Pass, timer *wgpu.Timer)
 			if k == nk-1 {
 				res.Sum = sumPartials(partialHost, p.parts, p.partialOff, p.dotGroups, p.sizeof)
 			}
-			host := time.Since(start)
+			host := clock.Since(start)
 			res.HostTimes[k] = append(res.HostTimes[k], host)
 			kt := time.Duration(0)
 			if timer != nil && len(pt) == 1 && pt[0].Valid && pt[0].Duration > 0 && pt[0].Duration <= host {

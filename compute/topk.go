@@ -2,11 +2,11 @@ package compute
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
 
 	"github.com/wgpu-prof/wgpu-prof/ops"
+	"github.com/wgpu-prof/wgpu-prof/timing/clock"
 	"github.com/wgpu-prof/wgpu-prof/wgsl"
 )
 
@@ -309,7 +309,7 @@ func (t *TopK) Run(out []ops.Pair, timer *wgpu.Timer) (Timing, error) {
 	if len(out) != t.Q*t.K {
 		return Timing{}, fmt.Errorf("%s: len(out) = %d, want Q·k = %d", op, len(out), t.Q*t.K)
 	}
-	start := time.Now()
+	start := clock.Now()
 	pass, err := t.pass()
 	if err != nil {
 		return Timing{}, fmt.Errorf("%s: %w", op, err)
@@ -391,7 +391,7 @@ func (t *TopKSingle) Run(q []float32, out []ops.Pair, timer *wgpu.Timer) (Timing
 	if err := checkFinite("q", q); err != nil {
 		return Timing{}, fmt.Errorf("%s: %w", op, err)
 	}
-	start := time.Now()
+	start := clock.Now()
 	if err := c.setQuery(q); err != nil {
 		return Timing{}, fmt.Errorf("%s: %w", op, err)
 	}
@@ -437,7 +437,7 @@ func (c *CosineBatch) RunTopK(qs []float32, k int, out []ops.Pair, t *wgpu.Timer
 	if len(out) != nq*k {
 		return Timing{}, fmt.Errorf("%s: len(out) = %d, want Q·k = %d·%d = %d", op, len(out), nq, k, nq*k)
 	}
-	start := time.Now()
+	start := clock.Now()
 	var all []wgpu.PassTime
 	for q0 := 0; q0 < nq; q0 += c.qmax {
 		n := min(c.qmax, nq-q0)

@@ -9,11 +9,11 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
 
 	"github.com/wgpu-prof/wgpu-prof/ops"
+	"github.com/wgpu-prof/wgpu-prof/timing/clock"
 )
 
 // BufferSpec declares one storage buffer of a user kernel by its WGSL
@@ -349,7 +349,7 @@ func (k *UserKernel) Run(t *wgpu.Timer) (Timing, error) {
 }
 
 func (k *UserKernel) run(t *wgpu.Timer) (Timing, error) {
-	start := time.Now()
+	start := clock.Now()
 	x := k.opts.Dispatch
 	passes, err := k.d.Submit([]wgpu.Pass{{Label: k.opts.Label, Dispatches: []wgpu.Dispatch{{Pipeline: k.pipe, BindGroups: k.groups, X: x[0], Y: x[1], Z: x[2]}}}}, nil, t)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/timing"
+	"github.com/wgpu-prof/wgpu-prof/timing/clock"
 )
 
 // Route carries each of a service's requests to the side a Dispatcher
@@ -56,9 +57,9 @@ func newRoute[Req any](sides []RouteSide[Req], size func(Req) int, prof Profile,
 		}
 		serve := s.Serve
 		ds[i] = Side{Name: s.Name, Model: s.Model, Exec: Func(func(int) (time.Duration, error) {
-			t0 := time.Now()
+			t0 := clock.Now()
 			err := serve(r.cur) // r.mu is held by Do
-			return time.Since(t0), err
+			return clock.Since(t0), err
 		})}
 	}
 	d, err := New(ds, prof, cfg)

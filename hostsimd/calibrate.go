@@ -18,6 +18,7 @@ import (
 	"github.com/klauspost/cpuid/v2"
 	"github.com/wgpu-prof/wgpu-prof/machine"
 	"github.com/wgpu-prof/wgpu-prof/timing"
+	"github.com/wgpu-prof/wgpu-prof/timing/clock"
 )
 
 // Level choice by measurement.
@@ -349,11 +350,11 @@ func measureCalibration() *Calibration {
 		}
 		for round := 0; round < 7; round++ {
 			for _, cd := range cands {
-				t0 := time.Now()
+				t0 := clock.Now()
 				for rep := 0; rep < cl.reps; rep++ {
 					r.cosineSingleWith(cd.im, q, v, d, n, out)
 				}
-				cd.t = append(cd.t, time.Since(t0).Seconds()/float64(cl.reps))
+				cd.t = append(cd.t, clock.Since(t0).Seconds()/float64(cl.reps))
 			}
 		}
 		ch := Choice{Bytes: int64(len(v)) * 4}
@@ -396,11 +397,11 @@ func measureThreadBreakEven(q, v []float32, d int, ch Choice) (int64, string) {
 			for round := 0; round < 5; round++ {
 				for mode := range modes {
 					reps := max(1, (1<<22)/(n*d))
-					t0 := time.Now()
+					t0 := clock.Now()
 					for r := 0; r < reps; r++ {
 						modes[mode].cosineSingleWith(im, q, v[:n*d], d, n, out)
 					}
-					s[mode] = append(s[mode], time.Since(t0).Seconds()/float64(reps))
+					s[mode] = append(s[mode], clock.Since(t0).Seconds()/float64(reps))
 				}
 			}
 			sizes = append(sizes, float64(n*d*4))

@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/wgpu-prof/wgpu-prof/machine"
+	"github.com/wgpu-prof/wgpu-prof/timing/clock"
 )
 
 // CeilingOpts configures MeasureCeilings. Zero values pick defaults.
@@ -170,7 +171,7 @@ func (h Host) MeasureCeilings(opts CeilingOpts) (Ceilings, error) {
 		if cn == 0 {
 			return Ceilings{}, fmt.Errorf("hostsimd: MeasureCeilings: CacheBytes=%d too small for %d threads", opts.CacheBytes, t)
 		}
-		cache, err := measureRead(k, a[:cn], t, cr.runs, 0, time.Now(), opts.Stop)
+		cache, err := measureRead(k, a[:cn], t, cr.runs, 0, clock.Now(), opts.Stop)
 		if err != nil {
 			return Ceilings{}, err
 		}
@@ -218,7 +219,7 @@ func newCeilingRun(k *kernelTable, opts CeilingOpts) (*ceilingRun, error) {
 	if part == 0 {
 		return nil, fmt.Errorf("hostsimd: MeasureCeilings: Bytes=%d too small for %d threads", bytes, t)
 	}
-	return &ceilingRun{k: k, opts: opts, t: t, part: part, runs: runs, start: time.Now()}, nil
+	return &ceilingRun{k: k, opts: opts, t: t, part: part, runs: runs, start: clock.Now()}, nil
 }
 
 func (cr *ceilingRun) stopped() bool { return cr.opts.Stop != nil && cr.opts.Stop() }
@@ -226,7 +227,7 @@ func (cr *ceilingRun) stopped() bool { return cr.opts.Stop != nil && cr.opts.Sto
 // par runs fn on every thread's part and returns the wall time.
 func (cr *ceilingRun) par(fn func(th, lo, hi int)) time.Duration {
 	var wg sync.WaitGroup
-	t0 := time.Now()
+	t0 := clock.Now()
 	for th := 0; th < cr.t; th++ {
 		wg.Add(1)
 		go func() {
@@ -237,7 +238,7 @@ func (cr *ceilingRun) par(fn func(th, lo, hi int)) time.Duration {
 		}()
 	}
 	wg.Wait()
-	return time.Since(t0)
+	return clock.Since(t0)
 }
 
 // bestOf runs fn runs times (the first a warm-up) and returns the best
@@ -251,7 +252,7 @@ func (cr *ceilingRun) bestOf(fn func(th, lo, hi int), budgeted bool) float64 {
 		d := cr.par(fn)
 		if r > 0 {
 			bt = min(bt, d)
-			if budgeted && cr.opts.Budget > 0 && time.Since(cr.start) > cr.opts.Budget {
+			if budgeted && cr.opts.Budget > 0 && clock.Since(cr.start) > cr.opts.Budget {
 				break
 			}
 		}
@@ -266,9 +267,9 @@ func (cr *ceilingRun) fmaPeak() float64 {
 	k := cr.k
 	iters := 1 << 12
 	for {
-		t0 := time.Now()
+		t0 := clock.Now()
 		ceilingSink += k.fmaPeak(iters, m, add)
-		if time.Since(t0) > 20*time.Millisecond || iters > 1<<30 {
+		if clock.Since(t0) > 20*time.Millisecond || iters > 1<<30 {
 			break
 		}
 		iters *= 2
@@ -331,7 +332,7 @@ func MeasureReadUntil(bytes int64, threads, runs int, stop func() bool) (ReadCei
 	if !fillUntil(a, threads, stop) {
 		return ReadCeiling{}, fmt.Errorf("hostsimd: MeasureRead: %w", ErrStopped)
 	}
-	return measureRead(defaultKernels(), a, threads, max(runs, 2), 0, time.Now(), stop)
+	return measureRead(defaultKernels(), a, threads, max(runs, 2), 0, clock.Now(), stop)
 }
 
 // fillChunk is how many floats a filling goroutine writes between two
@@ -382,7 +383,7 @@ func measureRead(k *kernelTable, a []float32, t, runs int, budget time.Duration,
 				d := timeRead(a, t, passes, rd.fn, ly.parts)
 				if r > 0 {
 					bt = min(bt, d)
-					if budget > 0 && time.Since(start) > budget {
+					if budget > 0 && clock.Since(start) > budget {
 						break
 					}
 				}
@@ -476,8 +477,8 @@ func timeRead(a []float32, t, passes int, fn func([]float32) float32, layout fun
 		}()
 	}
 	ready.Wait()
-	t0 := time.Now()
+	t0 := clock.Now()
 	close(gate)
 	wg.Wait()
-	return time.Since(t0)
+	return clock.Since(t0)
 }

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/timing/clock"
 )
 
 // Int8Peak is the integer dot-product ceiling of a host: the rate of the
@@ -35,9 +37,9 @@ func (h Host) MeasureInt8Peak(threads int) (Int8Peak, error) {
 	// Calibrate to about 20 ms a run on one thread.
 	iters := 1 << 10
 	for {
-		t0 := time.Now()
+		t0 := clock.Now()
 		int8Sink.Add(int64(k.peak(iters)))
-		if time.Since(t0) > 20*time.Millisecond || iters > 1<<30 {
+		if clock.Since(t0) > 20*time.Millisecond || iters > 1<<30 {
 			break
 		}
 		iters *= 2
@@ -48,7 +50,7 @@ func (h Host) MeasureInt8Peak(threads int) (Int8Peak, error) {
 	best := time.Duration(1<<63 - 1)
 	for run := 0; run < 6; run++ {
 		var wg sync.WaitGroup
-		t0 := time.Now()
+		t0 := clock.Now()
 		for range threads {
 			wg.Add(1)
 			go func() {
@@ -59,7 +61,7 @@ func (h Host) MeasureInt8Peak(threads int) (Int8Peak, error) {
 			}()
 		}
 		wg.Wait()
-		if d := time.Since(t0); run > 0 {
+		if d := clock.Since(t0); run > 0 {
 			best = min(best, d)
 		}
 	}

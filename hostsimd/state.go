@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/timing/clock"
 )
 
 // The host's state. On cloud virtual machines the hypervisor moves the
@@ -213,7 +215,7 @@ func (p *pingPong) initiate(cpu int, pinned bool) {
 	<-p.ready
 	next := int64(1)
 	for r := 0; r < probeRounds; r++ {
-		t0 := time.Now()
+		t0 := clock.Now()
 		for i := 0; i < probeBatch; i++ {
 			p.v.Store(next)
 			if !p.spinUntil(next+1, "hostsimd: ProbeState: no answer from the responder within %v") {
@@ -221,7 +223,7 @@ func (p *pingPong) initiate(cpu int, pinned bool) {
 			}
 			next += 2
 		}
-		p.times = append(p.times, float64(time.Since(t0).Nanoseconds())/probeBatch)
+		p.times = append(p.times, float64(clock.Since(t0).Nanoseconds())/probeBatch)
 	}
 }
 

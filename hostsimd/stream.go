@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/stream"
+	"github.com/wgpu-prof/wgpu-prof/timing/clock"
 )
 
 // StreamOpts configures RunStream.
@@ -131,7 +132,7 @@ func runStream(k *kernelTable, opts StreamOpts) (StreamResult, error) {
 			if opts.Stop != nil && opts.Stop() {
 				return StreamResult{}, ErrStopped
 			}
-			t0 := time.Now()
+			t0 := clock.Now()
 			runSplit(bounds, fn)
 			if i == len(fns)-1 {
 				var sum float32
@@ -140,7 +141,7 @@ func runStream(k *kernelTable, opts StreamOpts) (StreamResult, error) {
 				}
 				res.Sum = sum
 			}
-			res.Times[i] = append(res.Times[i], time.Since(t0))
+			res.Times[i] = append(res.Times[i], clock.Since(t0))
 		}
 	}
 	if err := stream.Check(opts.NumTimes, a, b, c, res.Sum); err != nil {

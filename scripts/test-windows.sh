@@ -5,7 +5,8 @@
 #   - wgpu-prof.exe version (the library loads),
 #   - wgpu-prof.exe devices (a Vulkan adapter is listed),
 #   - wgpu-prof.exe run --quick --workloads cosine-single --format json
-#     --backend vulkan: both sides' rows verified (timings not judged),
+#     --backend vulkan: both sides' rows verified at every batch from 1
+#     row, the report complete (timings not judged),
 #   - the Windows test binaries of the packages that need no GPU.
 # D3D12 is not executed: Wine's D3D12 (vkd3d) cannot compile compute
 # shaders. Tests that Wine makes meaningless are skipped by name, with the
@@ -81,15 +82,12 @@ echo "$devices" | grep -E '^\[[0-9]+\] |^  (type|driver|timestamps) ' | sed 's/^
 echo "$devices" | grep -Eq '^\[[0-9]+\] .*\(vulkan\)' || die "devices lists no Vulkan adapter (see $logdir/windows-devices.txt)"
 echo "  a Vulkan adapter is listed (winevulkan). Not executed: D3D12 (Wine's vkd3d cannot compile compute shaders) and GL."
 
-echo "-- wgpu-prof.exe run --quick --workloads cosine-single --format json --backend vulkan --batches 1024,4096,16384"
+echo "-- wgpu-prof.exe run --quick --workloads cosine-single --format json --backend vulkan"
 # --backend vulkan: Wine's D3D12 lists an adapter that ranks first but
-# cannot run compute. --batches from 1024 rows, and a run stopped by a
-# sample of 0 s is skipped by name: Go's monotonic clock on Windows is the
-# interrupt time, which moves once per timer tick (under Wine in steps of
-# 50 µs to a few ms), and a shorter call reads 0 s there. CPU samples of
-# the workloads read QueryPerformanceCounter instead
-# (internal/workload/hostclock_windows.go); the GPU side's end-to-end time
-# and the BabelStream ceilings still read Go's clock. Timings are not judged.
+# cannot run compute. Every call is timed on timing/clock, which reads
+# QueryPerformanceCounter on Windows (Go's own monotonic clock there moves
+# once per timer tick, under Wine in steps of 50 µs to a few ms, and a
+# shorter call would read 0 s). Timings are not judged.
 check_rows() {
   python3 - "$@" <<'PY'
 import json, sys
@@ -106,33 +104,24 @@ for m in rows:
 bad = [s for s in want if not sides.get(s) or not all(sides[s])]
 if bad:
     sys.exit(f"test-windows: {path}: no verified cosine-single row on the {', '.join(bad)} side")
+if r.get("incomplete"):
+    sys.exit(f"test-windows: {path}: the report is marked incomplete: {r['incomplete']}")
 PY
 }
-zero_re='took 0s|t\[[0-9]+\] = 0 |unsupported value: \+Inf'
 rc=0
 wine "$bin/wgpu-prof.exe" run --quick --workloads cosine-single --format json --backend vulkan \
-  --batches 1024,4096,16384 >"$logdir/windows-run.json" 2>"$logdir/windows-run.err" || rc=$?
-if [ $rc = 0 ]; then
-  check_rows "$logdir/windows-run.json" gpu,cpu
-elif grep -Eq "$zero_re" "$logdir/windows-run.err"; then
-  echo "  SKIP run (Wine's clock): it stopped on a reading of 0 s (or a figure divided by one, +Inf, which the JSON writer refuses):"
-  grep -E "$zero_re" "$logdir/windows-run.err" | tail -1 | sed 's/^/    /'
-  echo "  the GPU row verified instead by: sweep workgroup --kernel cosine-single --sizes 64,256 --quick --backend vulkan --format json"
-  wine "$bin/wgpu-prof.exe" sweep workgroup --kernel cosine-single --sizes 64,256 --quick --backend vulkan --format json \
-    >"$logdir/windows-sweep.json" 2>"$logdir/windows-sweep.err" || die "sweep workgroup failed (see $logdir/windows-sweep.err)"
-  check_rows "$logdir/windows-sweep.json" gpu
-  echo "  (the CPU kernels are verified by hostsimd's Windows test binary below)"
-else
+  >"$logdir/windows-run.json" 2>"$logdir/windows-run.err" || rc=$?
+if [ $rc != 0 ]; then
   tail -5 "$logdir/windows-run.err" | sed 's/^/  /'
   die "run exited $rc (see $logdir/windows-run.err)"
 fi
+check_rows "$logdir/windows-run.json" gpu,cpu
 
 # The Windows test binaries of the packages whose tests need no cgo (and
 # so no GPU), run under Wine from their package folder. buildcheck and
 # bundlecheck test this machine's toolchain and the Linux bundle.
 # Skipped by name, with the reason:
 skip_reasons="
-TestProbeState|hostsimd: the two-thread round trip is timed on Go's Windows monotonic clock, which Wine moves in steps of 50 µs or more: it reads 0 ns
 TestCalibrationCache|hostsimd: the test isolates the cache with XDG_CACHE_HOME and HOME, which Windows ignores (os.UserCacheDir reads %LocalAppData%): under Wine the second calibration measures again
 TestWriteAtomic|internal/report: a read-only folder and 0644 file modes are Unix semantics
 TestWriteDirFailingWriter|internal/report: it checks that a failed write leaves no folder, which os.RemoveAll cannot remove under Wine 8 (no FileDispositionInformationEx)

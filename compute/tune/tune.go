@@ -14,10 +14,10 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
+	"github.com/wgpu-prof/wgpu-prof/timing/clock"
 )
 
 // selectCalls is how many timed calls each verified design gets; the
@@ -144,11 +144,11 @@ func timeCosineDesign(d *wgpu.Device, v []float32, dim int, q []float32, want []
 	}
 	ts := make([]float64, selectCalls)
 	for i := range ts {
-		start := time.Now()
+		start := clock.Now()
 		if _, err := c.Run(q, out, nil); err != nil {
 			return 0, err
 		}
-		ts[i] = time.Since(start).Seconds()
+		ts[i] = clock.Since(start).Seconds()
 	}
 	slices.Sort(ts)
 	return ts[len(ts)/2], nil

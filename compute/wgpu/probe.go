@@ -3,6 +3,8 @@ package wgpu
 import (
 	"fmt"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/timing/clock"
 )
 
 const probeWGSL = `
@@ -56,9 +58,9 @@ func (d *Device) ProbeTimestamps() (TimestampProbe, error) {
 	pass := []Pass{{Label: "probe", Dispatches: []Dispatch{{Pipeline: p, BindGroups: []*BindGroup{bg}, X: 16, Y: 1, Z: 1}}}}
 	var res TimestampProbe
 	for i := 0; i < 3; i++ { // the first run pays pipeline and driver costs
-		start := time.Now()
+		start := clock.Now()
 		times, err := d.Submit(pass, nil, t)
-		host := time.Since(start)
+		host := clock.Since(start)
 		if err != nil {
 			return TimestampProbe{}, err
 		}

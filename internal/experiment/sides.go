@@ -9,6 +9,7 @@ import (
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
 	"github.com/wgpu-prof/wgpu-prof/timing"
+	"github.com/wgpu-prof/wgpu-prof/timing/clock"
 )
 
 // SideSpec is one executor a break-even compares: the GPU or the CPU with
@@ -193,9 +194,9 @@ func shippedSide(g workload.GPU, c workload.Case, log *shippedLog) workload.Side
 		Poison: func() {},
 		Run: func() (timing.Sample, error) {
 			release()
-			start := time.Now()
+			start := clock.Now()
 			s, err := c.GPU(g)
-			up := time.Since(start)
+			up := clock.Since(start)
 			if err != nil {
 				return timing.Sample{}, err
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
 	"github.com/wgpu-prof/wgpu-prof/timing"
+	"github.com/wgpu-prof/wgpu-prof/timing/clock"
 )
 
 // maxTraceEvents caps the trace (host calls plus GPU passes); past it calls
@@ -45,7 +46,7 @@ type kernelPass struct {
 }
 
 // EnableTrace starts recording a Chrome trace of every GPU call.
-func (e *Env) EnableTrace() { e.tracing, e.traceStart = true, time.Now() }
+func (e *Env) EnableTrace() { e.tracing, e.traceStart = true, clock.Now() }
 
 // traced wraps a GPU side so the calls it makes are labelled with the case
 // and the phase: the first call is measureSide's verification run, the

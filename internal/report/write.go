@@ -75,6 +75,9 @@ func WriteJSON(w io.Writer, r *Report) error {
 	if err := r.Validate(); err != nil {
 		return fmt.Errorf("report: WriteJSON: %w", err)
 	}
+	if err := CheckFinite(r); err != nil {
+		return fmt.Errorf("report: WriteJSON: %w", err)
+	}
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return fmt.Errorf("report: WriteJSON: %w", err)

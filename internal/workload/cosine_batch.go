@@ -6,12 +6,12 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/timing"
+	"github.com/wgpu-prof/wgpu-prof/timing/clock"
 )
 
 // CosineBatch scores q queries against n stored rows (S = Q×N), with the
@@ -171,7 +171,7 @@ func cosineBatchCase(b *batchData, q int, k Knobs) Case {
 		return Side{
 			Poison: func() { poisonF32(out) },
 			Run: func() (timing.Sample, error) {
-				start := time.Now()
+				start := clock.Now()
 				t, err := cb.Run(qs, out, g.Timer)
 				return g.sample(w.Name, start, t, err)
 			},

@@ -2,12 +2,12 @@ package workload
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/timing"
+	"github.com/wgpu-prof/wgpu-prof/timing/clock"
 )
 
 // CosineSingle scores one query against the first n stored rows.
@@ -102,7 +102,7 @@ func cosineSingleCase(c *cosineData, st *storedData, n int, k Knobs) Case {
 		return Side{
 			Poison: func() { poisonF32(out) },
 			Run: func() (timing.Sample, error) {
-				start := time.Now()
+				start := clock.Now()
 				tm, err := cs.Run(c.q, out, g.Timer)
 				return g.sample(w.Name, start, tm, err)
 			},

@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/ops"
 	"github.com/wgpu-prof/wgpu-prof/timing"
+	"github.com/wgpu-prof/wgpu-prof/timing/clock"
 )
 
 // CosineTopK scores one query against n rows and returns the k best.
@@ -87,7 +87,7 @@ func cosineTopKCase(c *cosineData, st *storedData, n, k int, kn Knobs) Case {
 				}
 			},
 			Run: func() (timing.Sample, error) {
-				start := time.Now()
+				start := clock.Now()
 				t, err := tk.Run(c.q, out, g.Timer)
 				return g.sample(w.Name, start, t, err)
 			},

@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/ops"
 	"github.com/wgpu-prof/wgpu-prof/timing"
+	"github.com/wgpu-prof/wgpu-prof/timing/clock"
 )
 
 // HNSW scores q batches of c gathered candidate rows against their query
@@ -165,7 +165,7 @@ func hnswCase(h *hnswData, q int, k Knobs) Case {
 		return Side{
 			Poison: func() { poisonF32(out) },
 			Run: func() (timing.Sample, error) {
-				start := time.Now()
+				start := clock.Now()
 				t, err := ga.Run(qs, ids, c, out, g.Timer)
 				return g.sample(w.Name, start, t, err)
 			},

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
-	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/wgpu-prof/wgpu-prof/internal/verify"
 	"github.com/wgpu-prof/wgpu-prof/ops"
 	"github.com/wgpu-prof/wgpu-prof/timing"
+	"github.com/wgpu-prof/wgpu-prof/timing/clock"
 )
 
 // spreadDescriptor builds the descriptor of a spreading workload over one
@@ -163,7 +163,7 @@ func spreadCase(name string, g *ops.CSR, steps int, seed uint64, k Knobs) Case {
 		return Side{
 			Poison: func() { poisonF32(out) },
 			Run: func() (timing.Sample, error) {
-				start := time.Now()
+				start := clock.Now()
 				res, err := sp.Run(a0, sp2, out, gp.Timer)
 				return gp.sample(name, start, res.Timing, err)
 			},

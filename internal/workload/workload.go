@@ -14,6 +14,7 @@ import (
 	"github.com/wgpu-prof/wgpu-prof/internal/dataset"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
+	"github.com/wgpu-prof/wgpu-prof/timing/clock"
 )
 
 // Config holds every size and knob a workload may read. Zero fields take
@@ -315,11 +316,11 @@ func (s Side) Close() {
 	}
 }
 
-// cpuSample times fn on the host clock (hostclock.go).
+// cpuSample times fn on the host's fine clock (timing/clock).
 func cpuSample(fn func() error) (timing.Sample, error) {
-	start := hostStart()
+	start := clock.Now()
 	err := fn()
-	return timing.Sample{Host: hostSince(start)}, err
+	return timing.Sample{Host: clock.Since(start)}, err
 }
 
 var registry []*Descriptor

@@ -13,6 +13,7 @@ import (
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
 	"github.com/wgpu-prof/wgpu-prof/timing"
+	"github.com/wgpu-prof/wgpu-prof/timing/clock"
 )
 
 // replay runs a stream through a list of strategies and records, per
@@ -58,8 +59,8 @@ type strategyRecord struct {
 // then the call, poisoned before and verified after.
 func (r *replay) exec(i int) dispatch.Func {
 	return func(n int) (took time.Duration, err error) {
-		entered := time.Now()
-		defer func() { r.inSides += time.Since(entered) }()
+		entered := clock.Now()
+		defer func() { r.inSides += clock.Since(entered) }()
 		for _, f := range r.hc.Faults {
 			if f.Side == i && f.Fail && r.req >= f.From && r.req < f.To {
 				return 0, fmt.Errorf("injected failure of %s at request %d", r.hc.Sides[i].Label, r.req)
@@ -67,10 +68,10 @@ func (r *replay) exec(i int) dispatch.Func {
 		}
 		s := r.built[i][n]
 		s.Poison()
-		start := time.Now()
+		start := clock.Now()
 		smp, err := s.Run()
 		if err != nil {
-			return time.Since(start), err
+			return clock.Since(start), err
 		}
 		took = smp.Host
 		for _, f := range r.hc.Faults {
@@ -114,9 +115,9 @@ func (r *replay) run() error {
 		minRep, maxRep = minReplays, maxReplays
 	}
 	settleHeap()
-	start := time.Now()
+	start := clock.Now()
 	for rp := 0; rp < maxRep; rp++ {
-		if rp >= minRep && time.Since(start)/time.Duration(rp)*time.Duration(rp+1) > replayBudget {
+		if rp >= minRep && clock.Since(start)/time.Duration(rp)*time.Duration(rp+1) > replayBudget {
 			break
 		}
 		r.repeats = rp + 1
@@ -154,9 +155,9 @@ func (r *replay) chunk(k, rp, c0 int) error {
 			r.noteFaultStart(ad, i)
 		}
 		r.inSides = 0
-		t0 := time.Now()
+		t0 := clock.Now()
 		o, err := st.run(r.stream[i])
-		rec.routing = append(rec.routing, (time.Since(t0) - r.inSides).Seconds())
+		rec.routing = append(rec.routing, (clock.Since(t0) - r.inSides).Seconds())
 		rec.times = append(rec.times, o.took.Seconds())
 		r.totals[k][rp] += o.took.Seconds()
 		if err != nil {

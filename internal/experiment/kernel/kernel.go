@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
 	"github.com/wgpu-prof/wgpu-prof/timing"
+	"github.com/wgpu-prof/wgpu-prof/timing/clock"
 )
 
 // Config describes a user's WGSL compute shader to profile
@@ -197,7 +197,7 @@ func measurePoint(e *experiment.Env, cfg Config, name string, k *compute.UserKer
 	side := workload.Side{
 		Poison: func() {},
 		Run: func() (timing.Sample, error) {
-			start := time.Now()
+			start := clock.Now()
 			t, err := k.Run(e.Timer)
 			return e.GPUSample(name, start, t, err)
 		},

@@ -16,6 +16,7 @@ import (
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
 	"github.com/wgpu-prof/wgpu-prof/timing"
+	"github.com/wgpu-prof/wgpu-prof/timing/clock"
 )
 
 // TwinWorkloads lists the workloads whose operation a user's kernel may
@@ -161,7 +162,7 @@ func twinKernelCall(e *experiment.Env, kc Config, info *wgpu.WGSLModuleInfo, dim
 	}
 	return timing.Call{
 		Run: func() (timing.Sample, error) {
-			start := time.Now()
+			start := clock.Now()
 			t, err := k.Run(e.Timer)
 			return e.GPUSample(name, start, t, err)
 		},
