@@ -271,11 +271,12 @@ func measurePlan(env *experiment.Env, o *outputFlags, stderr io.Writer, rep *rep
 			return nil, failed(err)
 		}
 		in.Taxes = &t
-		roof, err := env.GPURoof(64<<20, rep)
+		withInt8 := slices.ContainsFunc(in.Ops, func(op experiment.PlanOp) bool { return op.Precision == "int8" })
+		roof, err := env.GPURoof(64<<20, withInt8, rep)
 		if err != nil {
 			return nil, failed(err)
 		}
-		in.GPURoof = &roof
+		in.GPURoof, in.GPUInt8GOPs = &roof, rep.Ceilings.GPU[report.Int8PeakKey]
 	}
 	for _, i := range measure {
 		op := in.Ops[i]

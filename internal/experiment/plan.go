@@ -225,8 +225,11 @@ type PlanInput struct {
 	// Taxes are the GPU's launch tax and transfer rates (nil: unknown).
 	Taxes *GPUTaxes
 	// GPURoof is the GPU's read and FMA ceilings the rows not judged yet
-	// are placed under (nil: unknown).
-	GPURoof *timing.Roof
+	// are placed under (nil: unknown); GPUInt8GOPs its int8 dot-product
+	// peak (report.Int8PeakKey, 0: unknown), the compute roof of an int8
+	// operation's rows.
+	GPURoof     *timing.Roof
+	GPUInt8GOPs float64
 	// Transfer is TransferOnce (default) or TransferPerCall.
 	Transfer string
 	// MinSpeedup is the least speedup on an operation's calls for which
@@ -283,6 +286,17 @@ func Plan(in PlanInput) report.Plan {
 }
 
 // planOp prices and judges operation i.
+// roofOf is the GPU roof an operation in precision prec is placed under:
+// GPURoof, with the int8 dot-product peak as its compute roof for int8.
+func (in PlanInput) roofOf(prec string) *timing.Roof {
+	if in.GPURoof == nil || prec != workload.PrecisionInt8 || !(in.GPUInt8GOPs > 0) {
+		return in.GPURoof
+	}
+	r := *in.GPURoof
+	r.PeakGFLOPs = in.GPUInt8GOPs
+	return &r
+}
+
 func planOp(in PlanInput, i int, op PlanOp, minSp float64, transfer string) report.PlanOp {
 	be := in.BreakEvens[i]
 	mix := op.Mix
@@ -433,7 +447,7 @@ func costsOf(in PlanInput, i int, op PlanOp, mix BatchMix, share float64, transf
 	}
 	po.Kernel = c.kernel
 	if w != nil {
-		c.bound = kernelBound(in.Rows, w, c.median, in.GPURoof)
+		c.bound = kernelBound(in.Rows, w, op.Precision, c.median, in.roofOf(op.Precision))
 		po.GPUVariant = gpuVariant(in.Rows, w)
 	}
 	c.gpuAll = mixMean(mix, c.gpu.At)

@@ -200,8 +200,8 @@ func (c opCosts) boundedBy() string {
 // nearest (in log size) to n: "memory (dram) at 43% of its ceiling"; a
 // row not judged yet is placed under roof (the GPU's read and FMA
 // ceilings; nil: none) by its kernel time.
-func kernelBound(rows []report.Measurement, w *workload.Descriptor, n int, roof *timing.Roof) string {
-	b, _ := kernelRow(rows, w, n, roof)
+func kernelBound(rows []report.Measurement, w *workload.Descriptor, prec string, n int, roof *timing.Roof) string {
+	b, _ := kernelRow(rows, w, prec, n, roof)
 	return b
 }
 
@@ -216,10 +216,13 @@ func gpuVariant(rows []report.Measurement, w *workload.Descriptor) string {
 }
 
 // kernelRow is kernelBound with the row's variant.
-func kernelRow(rows []report.Measurement, w *workload.Descriptor, n int, roof *timing.Roof) (string, string) {
+func kernelRow(rows []report.Measurement, w *workload.Descriptor, prec string, n int, roof *timing.Roof) (string, string) {
 	best, bestD := -1, math.Inf(1)
+	if prec == "" {
+		prec = workload.PrecisionF32
+	}
 	for i, m := range rows {
-		if m.Workload != w.Name || m.Side != report.SideGPU {
+		if m.Workload != w.Name || m.Side != report.SideGPU || m.Precision() != prec {
 			continue
 		}
 		if m.Bound == "" && roof != nil && m.Kernel != nil && m.Kernel.Median > 0 {

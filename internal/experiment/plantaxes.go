@@ -87,16 +87,32 @@ func PlanLatencyConfig(quick bool) LatencyConfig {
 
 // GPURoof measures the GPU's read bandwidth and FMA ceilings over
 // buffers of bytes (the roof a kernel's time is placed under) into rep's
-// GPU ceilings, unless rep has them already.
-func (e *Env) GPURoof(bytes uint64, rep *report.Report) (timing.Roof, error) {
+// GPU ceilings, unless rep has them already; withInt8, the int8
+// dot-product peak too (report.Int8PeakKey).
+func (e *Env) GPURoof(bytes uint64, withInt8 bool, rep *report.Report) (timing.Roof, error) {
+	if withInt8 && !(rep.Ceilings.GPU[report.Int8PeakKey] > 0) {
+		e.Progressf("gpu int8 dot-product peak")
+		p, err := compute.MeasureInt8Peak(e.Device, compute.CeilingOptions{Stop: e.Stopped})
+		if err != nil {
+			return timing.Roof{}, fmt.Errorf("gpu int8 peak: %w", err)
+		}
+		if rep.Ceilings.GPU == nil {
+			rep.Ceilings.GPU = map[string]float64{}
+		}
+		rep.Ceilings.GPU[report.Int8PeakKey] = p.GOPs
+	}
 	if g := rep.Ceilings.GPU; g["read_gbs"] > 0 && g["fma_gflops"] > 0 {
 		return timing.Roof{PeakGFLOPs: g["fma_gflops"], BandwidthGBs: g["read_gbs"]}, nil
 	}
+	i8 := rep.Ceilings.GPU[report.Int8PeakKey]
 	e.Progressf("gpu ceilings (read, write, copy, FMA)")
 	gc, err := compute.MeasureCeilings(e.Device, compute.CeilingOptions{Bytes: bytes})
 	if err != nil {
 		return timing.Roof{}, fmt.Errorf("gpu ceilings: %w", err)
 	}
 	rep.Ceilings.GPU = map[string]float64{"read_gbs": gc.ReadGBs, "write_gbs": gc.WriteGBs, "copy_gbs": gc.CopyGBs, "fma_gflops": gc.PeakGFLOPs}
+	if i8 > 0 {
+		rep.Ceilings.GPU[report.Int8PeakKey] = i8
+	}
 	return timing.Roof{PeakGFLOPs: gc.PeakGFLOPs, BandwidthGBs: gc.ReadGBs}, nil
 }
