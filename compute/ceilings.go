@@ -883,6 +883,11 @@ func (b *ceilingBench) measure(k *microKernel, runs int, timer *wgpu.Timer) (run
 		if err != nil {
 			return rt, fmt.Errorf("%s: %w", k.name, err)
 		}
+		if host <= 0 {
+			// A rate over it would be +Inf: no ceiling is better than a
+			// wrong one.
+			return rt, fmt.Errorf("%s: run %d read %v on the host clock (below its resolution)", k.name, run, host)
+		}
 		if err := k.verify(run); err != nil {
 			return rt, fmt.Errorf("run %d: %w", run, err)
 		}
