@@ -374,6 +374,7 @@ func (d *Device) await(op string, s *runScratch) error {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
 		}
+		d.yieldNow(start)
 		done, err := d.guardedWait(op, dog, maps)
 		if err != nil {
 			return err
@@ -397,6 +398,26 @@ func (d *Device) await(op string, s *runScratch) error {
 		}
 	}
 	return d.awaitMaps(op, maps, start)
+}
+
+// yieldEvery is how often a goroutine waiting in its own cgo calls
+// passes through the scheduler (yieldNow).
+const yieldEvery = 2 * time.Millisecond
+
+// yieldNow passes the calling goroutine through the scheduler when the
+// device's last pass is yieldEvery old. A goroutine that only ever runs
+// and blocks in cgo calls is never rescheduled, and the Go runtime's
+// monitor then takes its P from the blocking call every 10 ms and wakes
+// every 20 µs for the next millisecond or so, stealing a core from the
+// driver's threads and stalling the call's return; a pass through the
+// scheduler every few milliseconds keeps the monitor asleep. (Each pass
+// may wake another thread to take the goroutine, so not every call.)
+func (d *Device) yieldNow(now time.Time) {
+	if last := d.lastYield.Load(); now.UnixNano()-last < int64(yieldEvery) {
+		return
+	}
+	d.lastYield.Store(now.UnixNano())
+	runtime.Gosched()
 }
 
 // mapsDone reports whether every map has completed.

@@ -92,6 +92,7 @@ type Device struct {
 	timestamps      bool
 	waitMode        WaitMode
 	lastWait        atomic.Int64 // ns the last wait took; 0 before the first
+	lastYield       atomic.Int64 // unix ns of the last pass through the scheduler (yieldNow)
 
 	mu        sync.Mutex
 	staging   map[uint64][]*Buffer // free map-read buffers by size class
