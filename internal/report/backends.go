@@ -174,6 +174,30 @@ func backendTable(b *Backends) [][]string {
 	return rows
 }
 
+// anatomyLine is the call latency anatomy of one implementation's run in
+// a few words: the medians (95% CI) of an empty call and of the tiny
+// call, the fixed cost of a launch and of a readback; "" without one.
+func anatomyLine(a *timing.Anatomy) string {
+	if a == nil || a.Empty.Median <= 0 {
+		return ""
+	}
+	ci := func(s timing.Summary) string {
+		out := timing.FormatSeconds(s.Median)
+		if s.Hi > s.Lo && s.Lo > 0 {
+			out += fmt.Sprintf(" [%s, %s]", timing.FormatSeconds(s.Lo), timing.FormatSeconds(s.Hi))
+		}
+		return out
+	}
+	line := "empty call " + ci(a.Empty) + ", tiny call " + ci(a.Tiny)
+	if a.DispatchFit.Overhead > 0 {
+		line += ", launch " + timing.FormatSeconds(a.DispatchFit.Overhead)
+	}
+	if a.ReadbackFit.Overhead > 0 {
+		line += ", readback " + timing.FormatSeconds(a.ReadbackFit.Overhead) + " fixed"
+	}
+	return line
+}
+
 // firstClause shortens a reason to its first clause for a table cell (the
 // full text is in the JSON and the warnings).
 func firstClause(s string) string {
@@ -201,6 +225,9 @@ func (t *textWriter) backends(r *Report) {
 		line := fmt.Sprintf("  [%d] %s", i, adapterLabel(a.Adapter.Backend, a.Adapter.Name))
 		if b.By == "implementation" {
 			line = fmt.Sprintf("  [%d] %s through %s", i, adapterLabel(a.Adapter.Backend, a.Adapter.Name), implLabel(a.Adapter))
+			if l := anatomyLine(a.Latency); l != "" {
+				line += "; calls: " + l
+			}
 		}
 		if a.Error != "" {
 			line += ": FAILED: " + a.Error
@@ -228,6 +255,9 @@ func (h *htmlWriter) backends(r *Report) {
 		line := fmt.Sprintf("[%d] %s", i, adapterLabel(a.Adapter.Backend, a.Adapter.Name))
 		if b.By == "implementation" {
 			line += " through " + implLabel(a.Adapter)
+			if l := anatomyLine(a.Latency); l != "" {
+				line += "; calls: " + l
+			}
 		}
 		if a.Error != "" {
 			line += ": FAILED: " + a.Error

@@ -150,7 +150,8 @@ func TestImplsSideBySideOutputs(t *testing.T) {
 		Backends: &Backends{By: "implementation",
 			Adapters: []BackendRun{
 				{Adapter: AdapterInfo{Name: "llvmpipe", Backend: "vulkan", Implementation: "wgpu-native", ImplementationVersion: "29"}},
-				{Adapter: AdapterInfo{Name: "llvmpipe", Backend: "vulkan", Implementation: "dawn", ImplementationVersion: "133"}}},
+				{Adapter: AdapterInfo{Name: "llvmpipe", Backend: "vulkan", Implementation: "dawn", ImplementationVersion: "133"},
+					Latency: &timing.Anatomy{Empty: timing.Summary{Median: 20e-6, Lo: 18e-6, Hi: 22e-6}, Tiny: timing.Summary{Median: 70e-6}}}},
 			Rows: []BackendRow{{Workload: "hnsw", Side: SideGPU, Cells: []BackendCell{
 				{Backend: "vulkan", Implementation: "wgpu-native", EndToEnd: 2e-3, Kernel: 1e-3, CallCost: 400e-6, CallCostLo: 300e-6, CallCostHi: 500e-6},
 				{Backend: "vulkan", Implementation: "dawn", EndToEnd: 1e-3, Kernel: 0.9e-3, CallCost: 120e-6, CallCostLo: 100e-6, CallCostHi: 140e-6,
@@ -165,7 +166,7 @@ func TestImplsSideBySideOutputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, out := range map[string]string{"text": txt.String(), "html": html.String()} {
-		for _, want := range []string{"wgpu-native fixed/call", "dawn fixed/call", "400µs [300µs, 500µs]", "120µs [100µs, 140µs]", "0.45–0.55×", "dawn/wgpu-native"} {
+		for _, want := range []string{"wgpu-native fixed/call", "dawn fixed/call", "400µs [300µs, 500µs]", "120µs [100µs, 140µs]", "0.45–0.55×", "dawn/wgpu-native", "calls: empty call 20.0µs [18.0µs, 22.0µs], tiny call 70.0µs"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("%s lacks %q:\n%s", name, want, out)
 			}
