@@ -360,7 +360,7 @@ func (h Host) CosineSingleF16(q []float32, v []uint16, d int, out []float32) err
 	if err != nil {
 		return err
 	}
-	k := r.k
+	k := r.f16Table()
 	// Binary16 rows are always in range squared (|x| ≤ 65504, and the
 	// smallest subnormal squared is 2⁻⁴⁸); only the query may not be.
 	q, qq := scaleQuery(k, q)

@@ -171,7 +171,7 @@ func dotsI8Generic(qq *int8Query, v []int8, n int, dot, ss []int32) {
 
 // Int8Kernel names the int8 kernel h runs (which instructions compute
 // the integer products), e.g. "avx512-vnni".
-func (h Host) Int8Kernel() string { return quantFor(h.table().level).name }
+func (h Host) Int8Kernel() string { return quantFor(h.mustResolve().int8Level()).name }
 
 func int8Args(fn string, lenQ, lenV, d, lenOut int) (int, error) {
 	if d > MaxInt8Dim {
@@ -206,7 +206,7 @@ func (h Host) DotsInt8(q, v []int8, d int, dot, ss []int32) error {
 	if err := checkLen(fn, "ss", len(ss), n); err != nil {
 		return err
 	}
-	k, qq := quantFor(r.k.level), newInt8Query(q)
+	k, qq := quantFor(r.int8Level()), newInt8Query(q)
 	r.parallelRows(n, d, func(lo, hi int) {
 		k.dots(qq, v[lo*d:hi*d], hi-lo, dot[lo:hi], ss[lo:hi])
 	})
@@ -249,7 +249,7 @@ func (h Host) CosineSingleInt8(q []float32, codes []int8, d int, out []float32) 
 	if err != nil {
 		return fmt.Errorf("hostsimd: %s: %w", fn, err)
 	}
-	k, qp := quantFor(r.k.level), newInt8Query(qc)
+	k, qp := quantFor(r.int8Level()), newInt8Query(qc)
 	qn := math.Sqrt(float64(qq))
 	r.parallelRows(n, d, func(lo, hi int) {
 		var dot, ss [int8Block]int32
@@ -294,7 +294,7 @@ func (h Host) CosineBatchInt8(qs []float32, codes []int8, d int, out []float32) 
 	if err := checkLen(fn, "out", len(out), nq*n); err != nil {
 		return err
 	}
-	k := quantFor(r.k.level)
+	k := quantFor(r.int8Level())
 	type query struct {
 		q  *int8Query
 		qn float64

@@ -27,7 +27,7 @@ func (h Host) GatherF16(q []float32, v []uint16, d int, ids []int32, metric ops.
 	if err != nil || nq == 0 {
 		return err
 	}
-	k := r.k
+	k := r.f16Table()
 	scaled, qq := make([][]float32, nq), make([]float32, nq)
 	sq := make([]float64, nq)
 	for j := range nq {
@@ -114,7 +114,7 @@ func (h Host) GatherInt8(q []float32, codes []int8, scales []float32, d int, ids
 	if err != nil {
 		return err
 	}
-	k := quantFor(r.k.level)
+	k := quantFor(r.int8Level())
 	r.parallelFor(len(ids), d, rowGrain(d), func(lo, hi int) {
 		var dot, ss [1]int32
 		for p := lo; p < hi; p++ {
@@ -174,7 +174,7 @@ func (h Host) CosineBatchF16(qs []float32, v []uint16, d int, out []float32) err
 	if err := checkLen(fn, "out", len(out), nq*n); err != nil {
 		return err
 	}
-	k := r.k
+	k := r.f16Table()
 	scaled, qq := make([][]float32, nq), make([]float32, nq)
 	for j := range nq {
 		scaled[j], qq[j] = scaleQuery(k, qs[j*d:(j+1)*d])

@@ -3,6 +3,7 @@ package hostsimd_test
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -321,5 +322,21 @@ func TestInt8PeakLevels(t *testing.T) {
 			t.Fatalf("%v: %+v", h.Level, p)
 		}
 		t.Logf("%v: %.1f GOP/s (%s)", h.Level, p.GOPs, p.Kernel)
+	}
+}
+
+// The int8 and f16 kernels of a Host that does not fix a level run at a
+// measured level this CPU has; a fixed level is kept.
+func TestStoredLevels(t *testing.T) {
+	i8, h16 := hostsimd.Host{}.StoredLevels()
+	avail := hostsimd.Available()
+	if !slices.Contains(avail, i8) || !slices.Contains(avail, h16) {
+		t.Fatalf("measured levels %v, %v not in %v", i8, h16, avail)
+	}
+	t.Logf("int8 at %v (%s), f16 at %v", i8, hostsimd.Host{}.Int8Kernel(), h16)
+	for _, h := range levelHosts() {
+		if a, b := h.StoredLevels(); a != h.Level || b != h.Level {
+			t.Fatalf("fixed %v: stored levels %v, %v", h.Level, a, b)
+		}
 	}
 }

@@ -272,7 +272,7 @@ func (hr *hostRun) shapes() ([]hostShape, error) {
 func (hr *hostRun) row(h hostsimd.Host, isAuto bool, sh hostShape) error {
 	rep := hr.rep
 	c := sh.pr.At(sh.batch, workload.Knobs{})
-	variant := cpuVariant(h)
+	variant := cpuVariant(h, nil)
 	if lvl, path, why := h.SingleChoice(int64(c.Bytes)); c.Name == workload.CosineSingle.Name {
 		variant = fmt.Sprintf("%s/%s-t%d", lvl, path, h.ThreadsFor(int64(c.Bytes)))
 		if isAuto {

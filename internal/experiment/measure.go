@@ -241,9 +241,19 @@ func ParamLabel(ps []report.Param) string {
 	return s
 }
 
-// cpuVariant names the host kernels h runs: SIMD level and threads.
-func cpuVariant(h hostsimd.Host) string {
-	return fmt.Sprintf("%s-t%d", h.ActiveLevel(), h.ThreadCount())
+// cpuVariant names the host kernels h runs for a row with params: SIMD
+// level and threads; for an f16 or int8 row the level its stored-precision
+// kernels run at (hostsimd.Host.StoredLevels).
+func cpuVariant(h hostsimd.Host, params []report.Param) string {
+	l := h.ActiveLevel()
+	i8, h16 := h.StoredLevels()
+	switch (&report.Measurement{Params: params}).Precision() {
+	case workload.PrecisionInt8:
+		l = i8
+	case workload.PrecisionF16:
+		l = h16
+	}
+	return fmt.Sprintf("%s-t%d", l, h.ThreadCount())
 }
 
 // Prepare generates (or reads) w's data at c, announced on the progress

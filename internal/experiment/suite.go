@@ -52,7 +52,7 @@ func (e *Env) MeasureCase(w workload.Case, roofs Roofs) ([]report.Measurement, e
 		if err != nil {
 			return nil, err
 		}
-		m := Measurement(w.Name, report.SideCPU, cpuVariant(e.Host), w.Params, res, w.Bytes, w.Flops, roofs)
+		m := Measurement(w.Name, report.SideCPU, cpuVariant(e.Host, w.Params), w.Params, res, w.Bytes, w.Flops, roofs)
 		if before != nil {
 			m.State = before
 			if after := probeState(e.Host.ThreadCount()); after.Label != before.Label {
