@@ -144,8 +144,28 @@ func CurrentCalibration() *Calibration {
 	if c := calibCur.Load(); c != nil {
 		return c
 	}
-	c, _ := calibrateLocked(os.Getenv("HOSTSIMD_CALIBRATE"))
+	c, _ := calibrateLocked(os.Getenv("HOSTSIMD_CALIBRATE"), nil)
 	return c
+}
+
+// CurrentCalibrationUntil is CurrentCalibration with stop polled between
+// the timed rounds of a calibration it measures: once stop returns true
+// it returns ErrStopped and installs nothing (the next call measures
+// again).
+func CurrentCalibrationUntil(stop func() bool) (*Calibration, error) {
+	if c := calibCur.Load(); c != nil {
+		return c, nil
+	}
+	calibMu.Lock()
+	defer calibMu.Unlock()
+	if c := calibCur.Load(); c != nil {
+		return c, nil
+	}
+	c, err := calibrateLocked(os.Getenv("HOSTSIMD_CALIBRATE"), stop)
+	if errors.Is(err, ErrStopped) {
+		return nil, err
+	}
+	return c, nil
 }
 
 // Calibrate measures the choice (mode "fresh") or loads it from the cache
@@ -156,10 +176,12 @@ func CurrentCalibration() *Calibration {
 func Calibrate(mode string) (*Calibration, error) {
 	calibMu.Lock()
 	defer calibMu.Unlock()
-	return calibrateLocked(mode)
+	return calibrateLocked(mode, nil)
 }
 
-func calibrateLocked(mode string) (*Calibration, error) {
+// calibrateLocked is Calibrate; stop, when set, ends a measurement early
+// with ErrStopped, nothing installed.
+func calibrateLocked(mode string, stop func() bool) (*Calibration, error) {
 	install := func(c *Calibration) *Calibration {
 		for i, cl := range []string{ClassResident, ClassDRAM} {
 			if k, p, err := c.Single[cl].impl(); err == nil {
@@ -186,7 +208,10 @@ func calibrateLocked(mode string) (*Calibration, error) {
 			}
 		}
 	}
-	c := measureCalibration()
+	c, err := measureCalibration(stop)
+	if err != nil {
+		return nil, err
+	}
 	install(c)
 	if ferr != nil {
 		return c, fmt.Errorf("hostsimd: Calibrate: cache dir: %w", ferr)
@@ -296,8 +321,10 @@ func (h Host) SingleChoice(bytes int64) (level Level, path, why string) {
 
 // measureCalibration times every (level, row walk) of CosineSingle on a
 // cache-resident and a DRAM-sized buffer, interleaved round by round, and
-// the one-vs-all-threads break-even.
-func measureCalibration() *Calibration {
+// the one-vs-all-threads break-even; stop, when set, is polled between
+// timed rounds (ErrStopped).
+func measureCalibration(stop func() bool) (*Calibration, error) {
+	stopped := func() bool { return stop != nil && stop() }
 	const d = 768
 	c := &Calibration{Version: calibVersion, CPU: cpuKey(), Threads: defaultThreads,
 		Single: map[string]Choice{}, When: time.Now().UTC().Format(time.RFC3339), Source: "measured"}
@@ -350,6 +377,9 @@ func measureCalibration() *Calibration {
 		}
 		for round := 0; round < 7; round++ {
 			for _, cd := range cands {
+				if stopped() {
+					return nil, ErrStopped
+				}
 				t0 := clock.Now()
 				for rep := 0; rep < cl.reps; rep++ {
 					r.cosineSingleWith(cd.im, q, v, d, n, out)
@@ -367,8 +397,14 @@ func measureCalibration() *Calibration {
 		}
 		c.Single[cl.name] = ch
 	}
-	c.MinBytesPerThread, c.Crossover = measureThreadBreakEven(q, rows(resBytes), d, c.Single[ClassResident])
-	return c
+	if stopped() {
+		return nil, ErrStopped
+	}
+	c.MinBytesPerThread, c.Crossover = measureThreadBreakEven(q, rows(resBytes), d, c.Single[ClassResident], stopped)
+	if stopped() {
+		return nil, ErrStopped
+	}
+	return c, nil
 }
 
 // measureThreadBreakEven fits t = overhead + bytes·per_byte for one thread
@@ -376,7 +412,8 @@ func measureCalibration() *Calibration {
 // (timing.CrossoverOf) halved: the bytes each of two threads must get for
 // the second one to pay, clamped to [32 KiB, 16 MiB]. Without a crossover
 // it keeps the default.
-func measureThreadBreakEven(q, v []float32, d int, ch Choice) (int64, string) {
+// It ends early, its result unused, once stopped returns true.
+func measureThreadBreakEven(q, v []float32, d int, ch Choice, stopped func() bool) (int64, string) {
 	t := defaultThreads
 	if t <= 1 {
 		return defaultMinBytesPerThread, "one thread: no break-even"
@@ -391,7 +428,7 @@ func measureThreadBreakEven(q, v []float32, d int, ch Choice) (int64, string) {
 	modes := [2]run{Host{MinBytesPerThread: 1 << 62}.mustResolve(), Host{MinBytesPerThread: 1}.mustResolve()}
 	var sizes, t1, tn []float64
 	out := make([]float32, len(v)/d)
-	for n := 16; n*d <= len(v); n *= 2 {
+	for n := 16; n*d <= len(v) && !stopped(); n *= 2 {
 		for rep := 0; rep < 3; rep++ {
 			var s [2][]float64
 			for round := 0; round < 5; round++ {

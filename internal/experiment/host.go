@@ -175,7 +175,10 @@ func (hr *hostRun) ceilings() error {
 		cfg.Ceiling.CacheBytes = int64(cfg.NCached) * int64(cfg.Dim) * 4
 	}
 	hr.say("cosine-single level choice (calibration, cached per CPU model)")
-	calib := hostsimd.CurrentCalibration()
+	calib, err := hostsimd.CurrentCalibrationUntil(hr.stopped)
+	if err != nil {
+		return fmt.Errorf("cosine-single level choice: %w", stopped(err))
+	}
 	before := probeState(cfg.Ceiling.Threads)
 	if err := hr.checkStop("cpu ceilings"); err != nil {
 		return err
