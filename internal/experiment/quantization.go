@@ -130,6 +130,50 @@ type quantPoint struct {
 
 // quantWorkload measures w in every precision, then the f32 rows that
 // move as many bytes as f16 and int8 do, and concludes.
+// quantPointOf is precision p's rows ms as a quantPoint, each row naming
+// its precision and the accuracy a of that precision.
+func quantPointOf(p string, ms []report.Measurement, a workload.Accuracy) quantPoint {
+	pt := quantPoint{prec: p}
+	for i := range ms {
+		m := &ms[i]
+		if p == workload.PrecisionF32 { // the other precisions' rows name theirs
+			m.Params = append(m.Params, p0("precision", p))
+		}
+		m.Params = append(m.Params, p0(fmt.Sprintf("recall@%d", a.K), fmt.Sprintf("%.3f", a.Recall)), p0("max_score_err", fmt.Sprintf("%.3g", a.MaxScoreErr)))
+		if m.Side == report.SideGPU {
+			pt.gpu = m
+		} else {
+			pt.cpu = m
+		}
+	}
+	return pt
+}
+
+// quantSameBytes measures the f32 case pr over as many bytes as n rows of
+// each of precs move (n·bytes/4 rows) into sameBytes (GPU, CPU row) and
+// rep.
+func (e *Env) quantSameBytes(pr *workload.Prepared, knobs workload.Knobs, n int, precs []string, roofs Roofs, sameBytes map[string][2]*report.Measurement, rep *report.Report) error {
+	for _, q := range precs {
+		rows := n * workload.BytesPerValue(q) / 4
+		ms, err := e.MeasureCase(pr.At(max(rows, 1), knobs), roofs)
+		if err != nil {
+			return err
+		}
+		var pair [2]*report.Measurement
+		for i := range ms {
+			ms[i].Params = append(ms[i].Params, p0("precision", workload.PrecisionF32), p0("same_bytes_as", q))
+			if ms[i].Side == report.SideGPU {
+				pair[0] = &ms[i]
+			} else {
+				pair[1] = &ms[i]
+			}
+		}
+		sameBytes[q] = pair
+		rep.Measurements = append(rep.Measurements, ms...)
+	}
+	return nil
+}
+
 func (e *Env) quantWorkload(w *workload.Descriptor, cfg RunConfig, precs []string, acc map[string]workload.Accuracy, minRecall float64, roofs Roofs, rep *report.Report) error {
 	n := cfg.N
 	var pts []quantPoint
@@ -161,41 +205,12 @@ func (e *Env) quantWorkload(w *workload.Descriptor, cfg RunConfig, precs []strin
 		if !gpuOK {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s %s: no GPU row: no design of it runs on this adapter (the f16 designs need shader-f16)", w.Name, p))
 		}
-		pt := quantPoint{prec: p}
-		for i := range ms {
-			m := &ms[i]
-			a := acc[p]
-			if p == workload.PrecisionF32 { // the other precisions' rows name theirs
-				m.Params = append(m.Params, p0("precision", p))
-			}
-			m.Params = append(m.Params, p0(fmt.Sprintf("recall@%d", a.K), fmt.Sprintf("%.3f", a.Recall)), p0("max_score_err", fmt.Sprintf("%.3g", a.MaxScoreErr)))
-			if m.Side == report.SideGPU {
-				pt.gpu = m
-			} else {
-				pt.cpu = m
-			}
-		}
-		pts = append(pts, pt)
+		pts = append(pts, quantPointOf(p, ms, acc[p]))
 		if p != workload.PrecisionF32 {
 			continue
 		}
-		for _, q := range precs[1:] {
-			rows := n * workload.BytesPerValue(q) / 4
-			ms, err := e.MeasureCase(pr.At(max(rows, 1), knobs), roofs)
-			if err != nil {
-				return err
-			}
-			var pair [2]*report.Measurement
-			for i := range ms {
-				ms[i].Params = append(ms[i].Params, p0("precision", p), p0("same_bytes_as", q))
-				if ms[i].Side == report.SideGPU {
-					pair[0] = &ms[i]
-				} else {
-					pair[1] = &ms[i]
-				}
-			}
-			sameBytes[q] = pair
-			rep.Measurements = append(rep.Measurements, ms...)
+		if err := e.quantSameBytes(pr, knobs, n, precs[1:], roofs, sameBytes, rep); err != nil {
+			return err
 		}
 	}
 	for _, pt := range pts {
