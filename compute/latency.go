@@ -5,10 +5,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
 	"github.com/wgpu-prof/wgpu-prof/timing"
+	"github.com/wgpu-prof/wgpu-prof/timing/clock"
 	"github.com/wgpu-prof/wgpu-prof/wgsl"
 )
 
@@ -288,15 +288,15 @@ func (m *latencyRun) calls(ctx context.Context) error {
 		}
 		keep := round >= 0
 		for range m.o.CallsPerRound {
-			t0 := time.Now()
+			t0 := clock.Now()
 			if _, err := m.d.Run(wgpu.Call{}); err != nil {
 				return fmt.Errorf("empty call: %w", err)
 			}
-			t1 := time.Now()
+			t1 := clock.Now()
 			if err := m.tc.Call(1); err != nil {
 				return err
 			}
-			t2 := time.Now()
+			t2 := clock.Now()
 			if keep {
 				m.empty = append(m.empty, t1.Sub(t0).Seconds())
 				m.tiny = append(m.tiny, t2.Sub(t1).Seconds())
@@ -304,12 +304,12 @@ func (m *latencyRun) calls(ctx context.Context) error {
 		}
 		for i, k := range m.o.Dispatches {
 			for range m.o.CallsPerRound {
-				t0 := time.Now()
+				t0 := clock.Now()
 				if err := m.tc.Call(k); err != nil {
 					return fmt.Errorf("K=%d: %w", k, err)
 				}
 				if keep {
-					m.perK[i] = append(m.perK[i], time.Since(t0).Seconds())
+					m.perK[i] = append(m.perK[i], clock.Since(t0).Seconds())
 				}
 			}
 		}
@@ -366,11 +366,11 @@ func (m *latencyRun) readback(r *transfer, p int) (float64, error) {
 	for _, j := range idx {
 		r.dst[j] = ^pattern(p, j, 0)
 	}
-	t0 := time.Now()
+	t0 := clock.Now()
 	if _, err := m.d.Run(wgpu.Call{Reads: []wgpu.Readback{{Src: r.gpu[p], Dst: wgpu.Bytes(r.dst)}}}); err != nil {
 		return 0, err
 	}
-	dt := time.Since(t0)
+	dt := clock.Since(t0)
 	for _, j := range idx {
 		if want := pattern(p, j, 0); r.dst[j] != want {
 			return 0, fmt.Errorf("word %d = %#x, want %#x: %w", j, r.dst[j], want, ErrVerify)
@@ -389,14 +389,14 @@ func (m *latencyRun) upload(u *transfer, p int) (float64, error) {
 	for _, j := range idx {
 		host[j] = pattern(p, j, salt)
 	}
-	t0 := time.Now()
+	t0 := clock.Now()
 	if err := m.d.Write(u.gpu[p], 0, wgpu.Bytes(host)); err != nil {
 		return 0, err
 	}
 	if _, err := m.d.Run(wgpu.Call{}); err != nil {
 		return 0, err
 	}
-	dt := time.Since(t0)
+	dt := clock.Since(t0)
 	reads := make([]wgpu.Readback, len(idx))
 	for k, j := range idx {
 		u.dst[k] = 0
