@@ -23,6 +23,9 @@ func TestInt8RowsJudgedAgainstInt8Peak(t *testing.T) {
 	if i8.Bound != timing.BoundCompute || math.Abs(i8.CeilingFrac-0.5) > 1e-9 {
 		t.Fatalf("int8 row: bound %q frac %v, want compute 0.5 of the int8 peak", i8.Bound, i8.CeilingFrac)
 	}
+	if i8.ComputeCeiling != report.Int8PeakKey || f32.ComputeCeiling != "" {
+		t.Fatalf("compute ceilings %q, %q: want the int8 row to name int8_gops", i8.ComputeCeiling, f32.ComputeCeiling)
+	}
 	if math.Abs(f32.CeilingFrac-2) > 1e-9 {
 		t.Fatalf("f32 row: frac %v, want 2 (above the FMA peak)", f32.CeilingFrac)
 	}

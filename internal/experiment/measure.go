@@ -203,7 +203,7 @@ func Measurement(workload, side, variant string, params []report.Param, res timi
 		m.GFLOPs = flops / t / 1e9
 		roof, level, key := roofs.forBytes(side, bytes)
 		if i8 := roofs.int8Peak(side); i8 > 0 && m.PeakKey() == report.Int8PeakKey {
-			roof.PeakGFLOPs = i8
+			roof.PeakGFLOPs, m.ComputeCeiling = i8, report.Int8PeakKey
 		}
 		if place(&m, roof, t) {
 			if key != "read_gbs" {

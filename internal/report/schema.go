@@ -208,8 +208,13 @@ type Measurement struct {
 	// bandwidth a memory-bound row is judged against ("read_gbs" for
 	// DRAM, "read_gbs_llc", "cache_read_gbs", ...); "" means "read_gbs".
 	ReadCeiling string `json:"read_ceiling,omitempty"`
-	Bound       string `json:"bound"`    // "memory" or "compute" (roofline), "" if unknown
-	Verified    bool   `json:"verified"` // output matched the reference
+	// ComputeCeiling is the key of the compute peak a compute-bound row
+	// is judged against when it is not "fma_gflops": "int8_gops" for an
+	// int8 row (its Flops and GFLOPs are then integer ops, 2 per byte
+	// product, and its intensity Flops/Bytes is in ops per byte).
+	ComputeCeiling string `json:"compute_ceiling,omitempty"`
+	Bound          string `json:"bound"`    // "memory" or "compute" (roofline), "" if unknown
+	Verified       bool   `json:"verified"` // output matched the reference
 	// RoundTripShare is, on a GPU row of a report with a latency
 	// anatomy, the tiny call's round trip over the row's end-to-end
 	// median (at most 1): the part no faster kernel removes.
