@@ -172,6 +172,9 @@ func TestImplsSideBySideOutputs(t *testing.T) {
 			}
 		}
 	}
+	if !strings.Contains(txt.String(), "through wgpu-native 29, dawn 133 (side by side)") || !strings.Contains(html.String(), ">wgpu-native 29, dawn 133 (side by side)<") {
+		t.Errorf("the header must name both implementations:\n%s", txt.String())
+	}
 	if err := WriteSideBySideCSV(&sbs, r); err != nil {
 		t.Fatal(err)
 	}

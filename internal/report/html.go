@@ -70,14 +70,20 @@ func (h *htmlWriter) page(r *Report) {
 		ts = "timestamps ok"
 	}
 	h.p("<table class=\"meta\">\n")
-	for _, kv := range [][2]string{
+	meta := [][2]string{
 		{"tool", r.Tool},
 		{"created", r.Created.UTC().Format(time.RFC3339)},
 		{"adapter", fmt.Sprintf("%s (%s, %s, %s, driver %s), %s", orDash(a.Name), orDash(a.Vendor), orDash(a.Backend), orDash(a.DeviceType), orDash(a.Driver), ts)},
+	}
+	if a.Implementation != "" {
+		meta = append(meta, [2]string{"webgpu", implsLabel(r)})
+	}
+	meta = append(meta, [][2]string{
 		{"host", fmt.Sprintf("%s, %d cores, SIMD %s", orDash(r.Host.CPU), r.Host.Cores, orDash(r.Host.SIMDLevel))},
 		{"wgpu-native", orDash(r.WgpuNativeVersion)},
 		{"schema", r.Schema},
-	} {
+	}...)
+	for _, kv := range meta {
 		h.p("<tr><td class=\"label\">%s</td><td class=\"label\">%s</td></tr>\n", kv[0], esc(kv[1]))
 	}
 	h.p("</table>\n")

@@ -152,7 +152,7 @@ func (t *textWriter) header(r *Report) {
 		[]string{"wgpu-native:", orDash(r.WgpuNativeVersion)},
 	)
 	if a.Implementation != "" {
-		rows = append(rows[:len(rows)-2], append([][]string{{"webgpu:", implLabel(a)}}, rows[len(rows)-2:]...)...)
+		rows = append(rows[:len(rows)-2], append([][]string{{"webgpu:", implsLabel(r)}}, rows[len(rows)-2:]...)...)
 	}
 	t.table(rows)
 }
@@ -166,8 +166,8 @@ func (t *textWriter) shortHeader(r *Report) {
 	}
 	t.printf("wgpu-prof report, %s, %s\n", orDash(r.Tool), r.Created.UTC().Format(time.RFC3339))
 	through := ""
-	if a.Implementation != "" && (r.Backends == nil || r.Backends.By != "implementation") {
-		through = " through " + implLabel(a)
+	if a.Implementation != "" {
+		through = " through " + implsLabel(r)
 	}
 	t.printf("adapter %s (%s, %s%s)%s; host %s, %d cores, SIMD %s\n", orDash(a.Name), orDash(a.Backend), orDash(a.DeviceType), ts, through,
 		orDash(r.Host.CPU), r.Host.Cores, orDash(r.Host.SIMDLevel))
@@ -584,6 +584,21 @@ func clip(s string, n int) string {
 
 // implLabel is the implementation and its version ("dawn 133.0.6940.0");
 // wgpu-native for reports written before they named it.
+// implsLabel is the implementation r ran through (implLabel), or in a
+// comparison of implementations every one: "wgpu-native 29.0.1.1, dawn
+// 133.0.6940.0 (side by side)".
+func implsLabel(r *Report) string {
+	b := r.Backends
+	if b == nil || b.By != "implementation" {
+		return implLabel(r.Adapter)
+	}
+	var all []string
+	for _, x := range b.Adapters {
+		all = append(all, implLabel(x.Adapter))
+	}
+	return strings.Join(all, ", ") + " (side by side)"
+}
+
 func implLabel(a AdapterInfo) string {
 	if a.Implementation == "" {
 		return "wgpu-native"
