@@ -26,7 +26,8 @@ const (
 // can be compared with `benchstat old.txt new.txt`.
 //
 // File configuration lines carry the environment: goos, goarch, cpu,
-// adapter, backend, device-type, driver, wgpu-native, simd. Each measurement
+// adapter, backend, device-type, driver, wgpu-native, simd, and webgpu
+// (the implementation and its version) for a run through one. Each measurement
 // becomes a benchmark named from its workload (camel-cased) with sub-name
 // keys side=, variant= and its params, e.g.
 // BenchmarkCosineSingle/side=gpu/variant=wg256/d=768/n=100000.
@@ -48,6 +49,11 @@ func WriteBench(w io.Writer, r *Report) error {
 		{"adapter", r.Adapter.Name}, {"backend", r.Adapter.Backend},
 		{"device-type", r.Adapter.DeviceType}, {"driver", r.Adapter.Driver},
 		{"wgpu-native", r.WgpuNativeVersion},
+	}
+	if r.Adapter.Implementation != "" && (r.Backends == nil || r.Backends.By != "implementation") {
+		// One implementation: the file says which (a comparison names
+		// it per row, impl=).
+		cfg = append(cfg, struct{ k, v string }{"webgpu", implLabel(r.Adapter)})
 	}
 	if why, ok := r.IncompleteReason(); ok {
 		// A configuration line: benchstat keeps an incomplete run's

@@ -78,3 +78,16 @@ func TestCompareImpls(t *testing.T) {
 		}
 	}
 }
+
+// A bench file of a run through one implementation says which.
+func TestBenchNamesImplementation(t *testing.T) {
+	var b bytes.Buffer
+	r := implReport("dawn", map[string][3]float64{"a": {1e-3, 1e-3, 1e-3}})
+	r.Adapter.ImplementationVersion = "133"
+	if err := WriteBench(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "webgpu: dawn 133\n") {
+		t.Errorf("bench file of a Dawn run:\n%s", b.String())
+	}
+}
