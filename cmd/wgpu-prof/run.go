@@ -76,7 +76,8 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	examples := `  wgpu-prof run --quick                                  # a shorter look, every workload
   wgpu-prof run --workloads cosine-single,hnsw --out results --plot --trace
   wgpu-prof run --quick --format json > r.json          # progress stays on stderr
-  wgpu-prof run --quick --backend vulkan,gl             # the same suite on two backends, side by side`
+  wgpu-prof run --quick --backend vulkan,gl             # the same suite on two backends, side by side
+  wgpu-prof run --quick --impl wgpu-native,dawn --out impls --dump-shaders   # two WebGPU implementations, side by side`
 	return measureCommand(stdout, stderr, args, "run", usage, examples, func(f *cmdFlags) measureHooks {
 		var shaders report.DirFile // the run's shaders.txt (--dump-shaders)
 		return measureHooks{
