@@ -325,7 +325,7 @@ func (h Host) SingleChoice(bytes int64) (level Level, path, why string) {
 // timed rounds (ErrStopped).
 func measureCalibration(stop func() bool) (*Calibration, error) {
 	stopped := func() bool { return stop != nil && stop() }
-	const d = 768
+	const d = calibDim
 	c := &Calibration{Version: calibVersion, CPU: cpuKey(), Threads: defaultThreads,
 		Single: map[string]Choice{}, When: time.Now().UTC().Format(time.RFC3339), Source: "measured"}
 	// The resident buffer well inside the level rule's reach of the
@@ -338,73 +338,101 @@ func measureCalibration(stop func() bool) (*Calibration, error) {
 	for i := range q {
 		q[i] = rng.Float32()*2 - 1
 	}
-	rows := func(bytes int64) []float32 {
-		n := int((bytes + 4*d - 1) / (4 * d)) // whole rows, at least bytes
-		v := HugeFloats(n * d)
-		SplitRows(n, d, func(lo, hi int) {
-			r := rand.New(rand.NewPCG(uint64(lo), 3))
-			for i := lo * d; i < hi*d; i++ {
-				v[i] = r.Float32()*2 - 1
-			}
-		})
-		return v
-	}
-	type cand struct {
-		im singleImpl
-		t  []float64
-	}
-	var cands []*cand
-	for _, l := range Available() {
-		if l == Generic && len(Available()) > 1 {
-			continue
-		}
-		for _, p := range singlePaths(tables[l]) {
-			cands = append(cands, &cand{im: singleImpl{tables[l], p}})
-		}
-	}
+	cands := calibCandidates()
 	for _, cl := range []struct {
 		name  string
 		bytes int64
 		reps  int
 	}{{ClassResident, resBytes, 20}, {ClassDRAM, dramBytes, 1}} {
-		v := rows(cl.bytes)
-		n := len(v) / d
-		out := make([]float32, n)
-		r := Host{}.mustResolve()
-		for _, cd := range cands {
-			cd.t = cd.t[:0]
-			r.cosineSingleWith(cd.im, q, v, d, n, out) // warm-up
-		}
-		for round := 0; round < 7; round++ {
-			for _, cd := range cands {
-				if stopped() {
-					return nil, ErrStopped
-				}
-				t0 := clock.Now()
-				for rep := 0; rep < cl.reps; rep++ {
-					r.cosineSingleWith(cd.im, q, v, d, n, out)
-				}
-				cd.t = append(cd.t, clock.Since(t0).Seconds()/float64(cl.reps))
-			}
-		}
-		ch := Choice{Bytes: int64(len(v)) * 4}
-		for _, cd := range cands {
-			gbs := float64(len(v)) * 4 / median(cd.t) / 1e9
-			ch.Candidates = append(ch.Candidates, Candidate{cd.im.k.level.String(), cd.im.path.String(), gbs})
-			if gbs > ch.GBs {
-				ch.Level, ch.Path, ch.GBs = cd.im.k.level.String(), cd.im.path.String(), gbs
-			}
+		ch, err := measureClass(cands, q, calibRows(cl.bytes), cl.reps, stopped)
+		if err != nil {
+			return nil, err
 		}
 		c.Single[cl.name] = ch
 	}
 	if stopped() {
 		return nil, ErrStopped
 	}
-	c.MinBytesPerThread, c.Crossover = measureThreadBreakEven(q, rows(resBytes), d, c.Single[ClassResident], stopped)
+	c.MinBytesPerThread, c.Crossover = measureThreadBreakEven(q, calibRows(resBytes), d, c.Single[ClassResident], stopped)
 	if stopped() {
 		return nil, ErrStopped
 	}
 	return c, nil
+}
+
+// calibDim is the row length the calibration scores.
+const calibDim = 768
+
+// calibRows returns whole random rows of calibDim floats, at least bytes
+// of them, each part written by the thread that will read it.
+func calibRows(bytes int64) []float32 {
+	const d = calibDim
+	n := int((bytes + 4*d - 1) / (4 * d))
+	v := HugeFloats(n * d)
+	SplitRows(n, d, func(lo, hi int) {
+		r := rand.New(rand.NewPCG(uint64(lo), 3))
+		for i := lo * d; i < hi*d; i++ {
+			v[i] = r.Float32()*2 - 1
+		}
+	})
+	return v
+}
+
+// calibCand is one single-query implementation the calibration times,
+// with its times per call, s.
+type calibCand struct {
+	im singleImpl
+	t  []float64
+}
+
+// calibCandidates are every path of every available level (Generic only
+// where it is the one level).
+func calibCandidates() []*calibCand {
+	var cands []*calibCand
+	for _, l := range Available() {
+		if l == Generic && len(Available()) > 1 {
+			continue
+		}
+		for _, p := range singlePaths(tables[l]) {
+			cands = append(cands, &calibCand{im: singleImpl{tables[l], p}})
+		}
+	}
+	return cands
+}
+
+// measureClass times every candidate over rows v (a warm-up, then 7
+// interleaved rounds of reps calls each) and chooses the one with the
+// highest median bandwidth.
+func measureClass(cands []*calibCand, q, v []float32, reps int, stopped func() bool) (Choice, error) {
+	const d = calibDim
+	n := len(v) / d
+	out := make([]float32, n)
+	r := Host{}.mustResolve()
+	for _, cd := range cands {
+		cd.t = cd.t[:0]
+		r.cosineSingleWith(cd.im, q, v, d, n, out) // warm-up
+	}
+	for round := 0; round < 7; round++ {
+		for _, cd := range cands {
+			if stopped() {
+				return Choice{}, ErrStopped
+			}
+			t0 := clock.Now()
+			for rep := 0; rep < reps; rep++ {
+				r.cosineSingleWith(cd.im, q, v, d, n, out)
+			}
+			cd.t = append(cd.t, clock.Since(t0).Seconds()/float64(reps))
+		}
+	}
+	ch := Choice{Bytes: int64(len(v)) * 4}
+	for _, cd := range cands {
+		gbs := float64(len(v)) * 4 / median(cd.t) / 1e9
+		ch.Candidates = append(ch.Candidates, Candidate{cd.im.k.level.String(), cd.im.path.String(), gbs})
+		if gbs > ch.GBs {
+			ch.Level, ch.Path, ch.GBs = cd.im.k.level.String(), cd.im.path.String(), gbs
+		}
+	}
+	return ch, nil
 }
 
 // measureThreadBreakEven fits t = overhead + bytes·per_byte for one thread

@@ -42,7 +42,35 @@ func WriteBench(w io.Writer, r *Report) error {
 		return errors.New("report: WriteBench: nil report")
 	}
 	bw := benchfmt.NewWriter(w)
-	res := &benchfmt.Result{Iters: 1}
+	res := &benchfmt.Result{Iters: 1, Config: benchConfig(r)}
+	for i := range r.Measurements {
+		m := &r.Measurements[i]
+		res.Name = benchfmt.Name(benchName(m))
+		lines := max(1, len(m.Samples))
+		for j := 0; j < lines; j++ {
+			res.Values = benchValues(m, j, res.Values[:0])
+			if err := bw.Write(res); err != nil {
+				return fmt.Errorf("report: WriteBench: %w", err)
+			}
+		}
+	}
+	if len(r.Measurements) == 0 {
+		// benchfmt writes the configuration with the first result: a
+		// report without rows (a run stopped during its ceilings) still
+		// says what it is and that it is incomplete.
+		for _, c := range res.Config {
+			if _, err := fmt.Fprintf(w, "%s: %s\n", c.Key, c.Value); err != nil {
+				return fmt.Errorf("report: WriteBench: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// benchConfig is the file's configuration lines: platform, host, adapter
+// and, where they apply, the implementation and why the run is
+// incomplete; empty values are left out.
+func benchConfig(r *Report) []benchfmt.Config {
 	cfg := []struct{ k, v string }{
 		{"goos", runtime.GOOS}, {"goarch", runtime.GOARCH},
 		{"cpu", r.Host.CPU}, {"simd", r.Host.SIMDLevel},
@@ -60,64 +88,51 @@ func WriteBench(w io.Writer, r *Report) error {
 		// results apart from a finished run's.
 		cfg = append(cfg, struct{ k, v string }{"incomplete", IncompleteMark + ": " + why})
 	}
+	var out []benchfmt.Config
 	for _, c := range cfg {
 		if c.v != "" {
-			res.Config = append(res.Config, benchfmt.Config{Key: c.k, Value: []byte(configValue(c.v)), File: true})
+			out = append(out, benchfmt.Config{Key: c.k, Value: []byte(configValue(c.v)), File: true})
 		}
 	}
-	for i := range r.Measurements {
-		m := &r.Measurements[i]
-		res.Name = benchfmt.Name(benchName(m))
-		lines := max(1, len(m.Samples))
-		for j := 0; j < lines; j++ {
-			e2e, kernel, hasKernel := m.EndToEnd.Median, 0.0, m.Kernel != nil
-			if len(m.Samples) > 0 {
-				e2e = m.Samples[j]
-			}
-			if hasKernel {
-				kernel = m.Kernel.Median
-				if len(m.Samples) > 0 {
-					// Per-sample kernel times, when kept, pair with the
-					// end-to-end samples one to one; otherwise only the
-					// median is known.
-					if j < len(m.KernelSamples) {
-						kernel = m.KernelSamples[j]
-					} else {
-						hasKernel = false
-					}
-				}
-			}
-			res.Values = res.Values[:0]
-			res.Values = append(res.Values, benchfmt.Value{Value: e2e * 1e9, Unit: UnitEndToEnd})
-			rateTime := e2e
-			if hasKernel {
-				res.Values = append(res.Values, benchfmt.Value{Value: kernel * 1e9, Unit: UnitKernel})
-				rateTime = kernel
-			}
-			if rateTime > 0 {
-				if m.Bytes > 0 {
-					res.Values = append(res.Values, benchfmt.Value{Value: m.Bytes / rateTime, Unit: UnitGBs})
-				}
-				if m.Flops > 0 {
-					res.Values = append(res.Values, benchfmt.Value{Value: m.Flops / rateTime, Unit: UnitGFLOPs})
-				}
-			}
-			if err := bw.Write(res); err != nil {
-				return fmt.Errorf("report: WriteBench: %w", err)
+	return out
+}
+
+// benchValues appends to vals line j's values of m: end-to-end time, the
+// kernel time where known, and the rates over the kernel time where
+// known, else over the end-to-end time.
+func benchValues(m *Measurement, j int, vals []benchfmt.Value) []benchfmt.Value {
+	e2e, kernel, hasKernel := m.EndToEnd.Median, 0.0, m.Kernel != nil
+	if len(m.Samples) > 0 {
+		e2e = m.Samples[j]
+	}
+	if hasKernel {
+		kernel = m.Kernel.Median
+		if len(m.Samples) > 0 {
+			// Per-sample kernel times, when kept, pair with the
+			// end-to-end samples one to one; otherwise only the
+			// median is known.
+			if j < len(m.KernelSamples) {
+				kernel = m.KernelSamples[j]
+			} else {
+				hasKernel = false
 			}
 		}
 	}
-	if len(r.Measurements) == 0 {
-		// benchfmt writes the configuration with the first result: a
-		// report without rows (a run stopped during its ceilings) still
-		// says what it is and that it is incomplete.
-		for _, c := range res.Config {
-			if _, err := fmt.Fprintf(w, "%s: %s\n", c.Key, c.Value); err != nil {
-				return fmt.Errorf("report: WriteBench: %w", err)
-			}
+	vals = append(vals, benchfmt.Value{Value: e2e * 1e9, Unit: UnitEndToEnd})
+	rateTime := e2e
+	if hasKernel {
+		vals = append(vals, benchfmt.Value{Value: kernel * 1e9, Unit: UnitKernel})
+		rateTime = kernel
+	}
+	if rateTime > 0 {
+		if m.Bytes > 0 {
+			vals = append(vals, benchfmt.Value{Value: m.Bytes / rateTime, Unit: UnitGBs})
+		}
+		if m.Flops > 0 {
+			vals = append(vals, benchfmt.Value{Value: m.Flops / rateTime, Unit: UnitGFLOPs})
 		}
 	}
-	return nil
+	return vals
 }
 
 // benchName builds "CosineSingle/side=gpu/variant=wg256/d=768".
