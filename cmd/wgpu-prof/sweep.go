@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/sidebyside"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/sweeps"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
@@ -110,7 +111,7 @@ func measureDevices(stdout, stderr io.Writer, name string, o *outputFlags, dev d
 
 // measureBackends runs the command on each backend in turn (each with its
 // own adapter, ceilings and variant selection) and reports them side by
-// side (experiment.MergeBackends). A backend with no adapter here, or whose
+// side (sidebyside.MergeBackends). A backend with no adapter here, or whose
 // run stops early, is reported as such beside the others and makes the
 // exit status 1 (130 on an interrupt, which also skips the backends not
 // yet run); a usage error stops everything at once.
@@ -118,12 +119,12 @@ func measureBackends(stdout, stderr io.Writer, o *outputFlags, dev deviceFlags, 
 	if dev.adapter >= 0 {
 		return fmt.Errorf("--adapter %d with --backend %s: an index names an adapter of one backend; use --adapter-name or one backend", dev.adapter, dev.backend)
 	}
-	backends, err := experiment.ParseBackendList(dev.backend)
+	backends, err := sidebyside.ParseBackendList(dev.backend)
 	if err != nil {
 		return err
 	}
 	return measureEach(stdout, stderr, o, dev, cfg, h, backends, "backend",
-		func(d *deviceFlags, b string) { d.backend = b }, experiment.MergeBackends)
+		func(d *deviceFlags, b string) { d.backend = b }, sidebyside.MergeBackends)
 }
 
 // measureEach runs the command once per label (a backend or an
@@ -133,8 +134,8 @@ func measureBackends(stdout, stderr io.Writer, o *outputFlags, dev deviceFlags, 
 // on an interrupt, which also skips the labels not yet run); a usage
 // error stops everything at once. what names a label in the messages.
 func measureEach(stdout, stderr io.Writer, o *outputFlags, dev deviceFlags, cfg experiment.RunConfig, h measureHooks,
-	labels []string, what string, set func(*deviceFlags, string), merge func([]experiment.BackendResult) *report.Report) error {
-	var runs []experiment.BackendResult
+	labels []string, what string, set func(*deviceFlags, string), merge func([]sidebyside.BackendResult) *report.Report) error {
+	var runs []sidebyside.BackendResult
 	var files []report.DirFile
 	var failures []string
 	interrupted := false
@@ -145,7 +146,7 @@ func measureEach(stdout, stderr io.Writer, o *outputFlags, dev deviceFlags, cfg 
 		if experiment.IsUsage(err) {
 			return err
 		}
-		runs = append(runs, experiment.BackendResult{Label: l, Report: rep, Err: err})
+		runs = append(runs, sidebyside.BackendResult{Label: l, Report: rep, Err: err})
 		for _, f := range fs {
 			f.Name = l + "-" + f.Name
 			files = append(files, f)

@@ -39,11 +39,12 @@ var layer = map[string]int{
 // families that others build on (ceilings, break-even search) sit above
 // it, and the commands' families on top.
 var room = map[string]int{
-	"":       0,
-	"kernel": 3,
-	"hybrid": 3,
-	"sweeps": 3,
-	"suite":  3,
+	"":           0,
+	"kernel":     3,
+	"hybrid":     3,
+	"sweeps":     3,
+	"suite":      3,
+	"sidebyside": 3,
 }
 
 // exempt names the imports of internal/ a public package may still make,

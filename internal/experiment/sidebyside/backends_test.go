@@ -1,4 +1,4 @@
-package experiment
+package sidebyside
 
 import (
 	"errors"

@@ -1,8 +1,10 @@
-package experiment
+package sidebyside
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
@@ -80,7 +82,7 @@ func TestParseImplList(t *testing.T) {
 		t.Errorf("ParseImplList: %v %v", got, err)
 	}
 	for _, bad := range []string{"dawn,dawn", "vulkan", ""} {
-		if _, err := ParseImplList(bad); err == nil || !IsUsage(err) {
+		if _, err := ParseImplList(bad); err == nil || !experiment.IsUsage(err) {
 			t.Errorf("ParseImplList(%q): %v, want a usage error", bad, err)
 		}
 	}
