@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/sweeps"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
@@ -22,18 +23,18 @@ func runQuantization(stdout, stderr io.Writer, args []string) error {
 		"error. The answer per workload: the fastest precision at the accepted recall.\n" +
 		"Generated data has at least enough rows for the f32 set to lie past the host's caches.\n" +
 		"--workloads all (the default) is the single-query workloads with a stored precision: " +
-		strings.Join(experiment.QuantizationWorkloads(), ", ") + "."
+		strings.Join(sweeps.QuantizationWorkloads(), ", ") + "."
 	return measureCommand(stdout, stderr, args, "experiment quantization", usage, quantizationExamples, func(f *cmdFlags) measureHooks {
 		return measureHooks{
 			workloads: func(given string) string {
 				if given == "all" {
-					return strings.Join(experiment.QuantizationWorkloads(), ",")
+					return strings.Join(sweeps.QuantizationWorkloads(), ",")
 				}
 				return given
 			},
 			run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
 				cfg.Variant, cfg.Retune = f.str("variant"), f.on("retune")
-				return env.Quantization(cfg, f.float("min-recall"), rep)
+				return sweeps.Quantization(env, cfg, f.float("min-recall"), rep)
 			}}
 	})
 }

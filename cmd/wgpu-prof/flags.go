@@ -12,6 +12,7 @@ import (
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/kernel"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/sweeps"
 )
 
 // The command line's flags come from one registry: flagSpecs (and the
@@ -77,7 +78,7 @@ var flagSpecs = []flagSpec{
 	{name: "tiles", value: "16,32,64,128", help: "tile sizes to sweep"},
 
 	// experiment quantization.
-	{name: "min-recall", value: experiment.DefaultMinRecall, help: "recall@k a precision must reach to be accepted (k: --k)"},
+	{name: "min-recall", value: sweeps.DefaultMinRecall, help: "recall@k a precision must reach to be accepted (k: --k)"},
 
 	// breakeven.
 	{name: "amdahl", value: -1.0, help: "share (0..1) of an application's time this operation takes: print the end-to-end application speedup the measurement allows"},

@@ -59,7 +59,7 @@ func (e *Env) cacheCeilings(cfg RunConfig, dram Roofs, rep *report.Report) ([]Ro
 			}
 			// Only the read ceiling depends on the level: the read
 			// designs alone (compute.MeasureReadAt).
-			e.Progressf("gpu read ceiling at the %s working set (%s)", l.Name, fmtBytes(gpuBytes))
+			e.Progressf("gpu read ceiling at the %s working set (%s)", l.Name, FmtBytes(gpuBytes))
 			gc, err := compute.MeasureReadAtUntil(e.Device, uint64(gpuBytes), 0, e.Stopped)
 			if errors.Is(err, compute.ErrStopped) {
 				return nil, fmt.Errorf("gpu read ceiling (%s working set): %w", l.Name, ErrInterrupted)
@@ -79,7 +79,7 @@ func (e *Env) cacheCeilings(cfg RunConfig, dram Roofs, rep *report.Report) ([]Ro
 			if err := e.checkStop("cpu cache-level ceilings"); err != nil {
 				return nil, err
 			}
-			e.Progressf("cpu ceilings at the %s working set (%s)", l.Name, fmtBytes(l.Bytes))
+			e.Progressf("cpu ceilings at the %s working set (%s)", l.Name, FmtBytes(l.Bytes))
 			before := probeState(e.Host.ThreadCount())
 			cc, err := e.Host.MeasureCeilings(hostsimd.CeilingOpts{Bytes: int64(l.Bytes), Budget: ceilingBudget(e.Measure), Stop: e.Stopped})
 			if errors.Is(err, hostsimd.ErrStopped) {
@@ -248,7 +248,7 @@ func (e *Env) planDRAM(cfg RunConfig, st *report.Staircase) (gpuBytes uint64, cp
 	p.gpuPlan = min(uint64(planned), lim) &^ 15
 	p.gpuCapped = gpuCapped && uint64(planned) < lim
 	if p.gpuPlan == lim && lim < uint64(8*gpuCache) {
-		st.Notes = append(st.Notes, fmt.Sprintf("gpu dram ceilings over %s, the adapter's binding limit: less than 8× the largest cache level (%s)", fmtBytes(float64(lim)), fmtBytes(gpuCache)))
+		st.Notes = append(st.Notes, fmt.Sprintf("gpu dram ceilings over %s, the adapter's binding limit: less than 8× the largest cache level (%s)", FmtBytes(float64(lim)), FmtBytes(gpuCache)))
 	}
 	p.cpuWant = max(int64(cfg.CeilingBytes), m.DRAMWant(threads), int64(4*largestCache(st, report.SideCPU)))
 	p.cpuPlan, _ = machine.Plan(p.cpuWant, hostsimd.CeilingArrays, p.budget)
@@ -266,17 +266,17 @@ const MemoryPrefix = "memory budget: "
 func (p dramPlan) line(rep *report.Report) (line string, capped bool) {
 	var levels []string
 	if p.cpuPlan < p.cpuWant {
-		levels = append(levels, fmt.Sprintf("cpu dram ceilings over %s per array (the caches call for %s)", fmtBytes(float64(p.cpuPlan)), fmtBytes(float64(p.cpuWant))))
+		levels = append(levels, fmt.Sprintf("cpu dram ceilings over %s per array (the caches call for %s)", FmtBytes(float64(p.cpuPlan)), FmtBytes(float64(p.cpuWant))))
 		rep.Ceilings.CPU["dram_capped"], rep.Ceilings.CPU["bytes_want"] = 1, float64(p.cpuWant)
 	}
 	if p.gpuCapped {
-		levels = append(levels, fmt.Sprintf("gpu dram ceilings over %s (the caches call for %s)", fmtBytes(float64(p.gpuPlan)), fmtBytes(float64(p.gpuWant))))
+		levels = append(levels, fmt.Sprintf("gpu dram ceilings over %s (the caches call for %s)", FmtBytes(float64(p.gpuPlan)), FmtBytes(float64(p.gpuWant))))
 		rep.Ceilings.GPU["dram_capped"], rep.Ceilings.GPU["bytes_want"] = 1, float64(p.gpuWant)
 	}
 	if p.stair != "" {
 		levels = append(levels, p.stair)
 	}
-	head := fmt.Sprintf("%s%s (%s)", MemoryPrefix, fmtBytes(float64(p.budget)), p.source)
+	head := fmt.Sprintf("%s%s (%s)", MemoryPrefix, FmtBytes(float64(p.budget)), p.source)
 	if len(levels) == 0 {
 		return head + ": no level capped", false
 	}
@@ -512,7 +512,7 @@ func (e *Env) gpuCeilings(gpuBytes uint64, quick bool, rep *report.Report) (comp
 	if err := e.checkStop("gpu ceilings"); err != nil {
 		return compute.Ceilings{}, err
 	}
-	e.Progressf("gpu ceilings (read, write, copy, FMA intensities) over %s", fmtBytes(float64(gpuBytes)))
+	e.Progressf("gpu ceilings (read, write, copy, FMA intensities) over %s", FmtBytes(float64(gpuBytes)))
 	gc, err := compute.MeasureCeilings(e.Device, compute.CeilingOptions{Bytes: gpuBytes, Runs: runs, Intensities: intensities, Stop: e.Stopped})
 	FreeMemory()
 	if errors.Is(err, compute.ErrStopped) {
@@ -527,7 +527,7 @@ func (e *Env) gpuCeilings(gpuBytes uint64, quick bool, rep *report.Report) (comp
 	// software adapter).
 	var sk map[string]float64
 	if !quick {
-		e.Progressf("gpu stream kernels (BabelStream's) over %s", fmtBytes(float64(gpuBytes)))
+		e.Progressf("gpu stream kernels (BabelStream's) over %s", FmtBytes(float64(gpuBytes)))
 		if sk, err = streamIntoGPUCeilings(e, &gc); err != nil {
 			return gc, err
 		}
@@ -556,7 +556,7 @@ func (e *Env) cpuCeilings(cpuBytes int64, rep *report.Report) (hostsimd.Ceilings
 	if err := e.checkStop("cpu ceilings"); err != nil {
 		return hostsimd.Ceilings{}, err
 	}
-	e.Progressf("cpu ceilings (read, write, copy, triad, FMA; all cores and one) over %s per array", fmtBytes(float64(cpuBytes)))
+	e.Progressf("cpu ceilings (read, write, copy, triad, FMA; all cores and one) over %s per array", FmtBytes(float64(cpuBytes)))
 	before := probeState(e.Host.ThreadCount())
 	all, _, keys, err := CPUCeilings(hostsimd.CeilingOpts{Bytes: cpuBytes, Budget: ceilingBudget(e.Measure), Stop: e.Stopped})
 	FreeMemory()

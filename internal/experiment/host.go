@@ -238,7 +238,7 @@ func (hr *hostRun) ceilings() error {
 		want := m.DRAMWant(cfg.Ceiling.Threads)
 		rep.Ceilings.CPU["dram_capped"], rep.Ceilings.CPU["bytes_want"] = 1, float64(want)
 		rep.Summary = append(rep.Summary, fmt.Sprintf("%s%s (%s): capped cpu dram ceilings over %s per array (the caches call for %s): a capped level may be partly cache-resident, its ceiling an upper bound",
-			MemoryPrefix, fmtBytes(float64(m.Budget(false))), m.BudgetSource(false), fmtBytes(float64(all.Bytes)), fmtBytes(float64(want))))
+			MemoryPrefix, FmtBytes(float64(m.Budget(false))), m.BudgetSource(false), FmtBytes(float64(all.Bytes)), FmtBytes(float64(want))))
 	}
 	return nil
 }

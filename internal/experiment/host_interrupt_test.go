@@ -51,9 +51,9 @@ func TestInterruptEndsHostPromptly(t *testing.T) {
 			phase := last.Load().(string)
 			if took > interruptLatency {
 				if point := onePoint(t); took > interruptLatency+point {
-					t.Errorf("interrupted during %q: returned %v later (one %s point takes %v here now)", phase, took, fmtBytes(onePointBytes), point)
+					t.Errorf("interrupted during %q: returned %v later (one %s point takes %v here now)", phase, took, FmtBytes(onePointBytes), point)
 				} else {
-					t.Logf("interrupted during %q: returned %v later, within one %s point (%v) on this loaded machine", phase, took, fmtBytes(onePointBytes), point)
+					t.Logf("interrupted during %q: returned %v later, within one %s point (%v) on this loaded machine", phase, took, FmtBytes(onePointBytes), point)
 				}
 			}
 			if !errors.Is(err, ErrInterrupted) {

@@ -271,8 +271,8 @@ func levelKeys(level string) (read, bytes string) { return "read_gbs_" + level, 
 
 func levelOf(readKey string) (string, bool) { return strings.CutPrefix(readKey, "read_gbs_") }
 
-// fmtBytes formats a byte count in KiB, MiB or GiB.
-func fmtBytes(b float64) string {
+// FmtBytes formats a byte count in KiB, MiB or GiB.
+func FmtBytes(b float64) string {
 	switch {
 	case b >= 1<<30:
 		return fmt.Sprintf("%.3g GiB", b/(1<<30))

@@ -179,10 +179,10 @@ func cpuidCaches(threads int) []struct {
 			return
 		}
 		x := float64(b)
-		desc := fmt.Sprintf("%s (%s)", name, fmtBytes(x))
+		desc := fmt.Sprintf("%s (%s)", name, FmtBytes(x))
 		if per {
 			x *= t
-			desc = fmt.Sprintf("%s (%s × %d threads)", name, fmtBytes(float64(b)), threads)
+			desc = fmt.Sprintf("%s (%s × %d threads)", name, FmtBytes(float64(b)), threads)
 		}
 		out = append(out, struct {
 			level, name string
@@ -266,7 +266,7 @@ func cpuidNotes(levels []report.StairLevel, threads int) []string {
 		if ratio > 1 {
 			verdict = "does not match (nearest:"
 		}
-		line := fmt.Sprintf("cpu %s plateau %s … %s at %.1f GB/s: %s cpuid's %s", l.Name, fmtBytes(l.FromBytes), fmtBytes(l.ToBytes), l.GBs, verdict, best)
+		line := fmt.Sprintf("cpu %s plateau %s … %s at %.1f GB/s: %s cpuid's %s", l.Name, FmtBytes(l.FromBytes), FmtBytes(l.ToBytes), l.GBs, verdict, best)
 		if ratio > 1 {
 			line += ")"
 		}
@@ -298,14 +298,14 @@ func (e *Env) staircase(quick bool, rep *report.Report) (*report.Staircase, erro
 	budget := uint64(memoryBudget(quick))
 	past := stairPast(m, threads)
 	e.Progressf("cache staircase: cpu read bandwidth from %d KiB until it stops changing (past %s, within the %s memory budget)",
-		stairMin>>10, fmtBytes(float64(past)), fmtBytes(float64(budget)))
+		stairMin>>10, FmtBytes(float64(past)), FmtBytes(float64(budget)))
 	top, reached, err := sweepCPU(budget, past, step, func(b uint64) (report.StairPoint, error) {
 		if err := e.checkStop("cache staircase"); err != nil {
 			return report.StairPoint{}, err
 		}
 		rc, err := hostsimd.MeasureReadUntil(int64(b), threads, runs, e.Stopped)
 		if errors.Is(err, hostsimd.ErrStopped) {
-			return report.StairPoint{}, fmt.Errorf("cache staircase (cpu, %s): %w", fmtBytes(float64(b)), ErrInterrupted)
+			return report.StairPoint{}, fmt.Errorf("cache staircase (cpu, %s): %w", FmtBytes(float64(b)), ErrInterrupted)
 		}
 		if err != nil {
 			return report.StairPoint{}, fmt.Errorf("staircase (cpu, %d bytes): %w", b, err)
@@ -320,20 +320,20 @@ func (e *Env) staircase(quick bool, rep *report.Report) (*report.Staircase, erro
 	FreeMemory()
 	e.stairCap = ""
 	if !reached {
-		e.stairCap = fmt.Sprintf("the cpu staircase at %s, before its bandwidth stopped changing", fmtBytes(float64(top)))
+		e.stairCap = fmt.Sprintf("the cpu staircase at %s, before its bandwidth stopped changing", FmtBytes(float64(top)))
 	}
 	if e.Device != nil {
 		// A ceiling bench holds its buffer twice on the device and once
 		// on the host (CeilingArrays buffers of it).
 		lim := min(e.Device.Limits.MaxStorageBufferBindingSize, e.Device.Limits.MaxBufferSize, budget/hostsimd.CeilingArrays)
-		e.Progressf("cache staircase: gpu read bandwidth, %d KiB … %s", stairMin>>10, fmtBytes(float64(min(top, lim))))
+		e.Progressf("cache staircase: gpu read bandwidth, %d KiB … %s", stairMin>>10, FmtBytes(float64(min(top, lim))))
 		for _, b := range stairSizes(top, lim, quick) {
 			if err := e.checkStop("cache staircase"); err != nil {
 				return st, err
 			}
 			pt, err := compute.MeasureReadAtUntil(e.Device, b, runs, e.Stopped)
 			if errors.Is(err, compute.ErrStopped) {
-				return st, fmt.Errorf("cache staircase (gpu, %s): %w", fmtBytes(float64(b)), ErrInterrupted)
+				return st, fmt.Errorf("cache staircase (gpu, %s): %w", FmtBytes(float64(b)), ErrInterrupted)
 			}
 			if err != nil {
 				return nil, fmt.Errorf("staircase (gpu, %d bytes): %w", b, err)
@@ -354,7 +354,7 @@ func (e *Env) staircase(quick bool, rep *report.Report) (*report.Staircase, erro
 			capReachByCPUID(lv, threads)
 		}
 		if len(lv) == 1 {
-			st.Notes = append(st.Notes, fmt.Sprintf("%s: the sweep found no cache level (one plateau, %s … %s): its rows are judged against the dram ceilings only", side, fmtBytes(lv[0].FromBytes), fmtBytes(lv[0].ToBytes)))
+			st.Notes = append(st.Notes, fmt.Sprintf("%s: the sweep found no cache level (one plateau, %s … %s): its rows are judged against the dram ceilings only", side, FmtBytes(lv[0].FromBytes), FmtBytes(lv[0].ToBytes)))
 		}
 		st.Levels = append(st.Levels, lv...)
 	}

@@ -1,4 +1,4 @@
-package experiment
+package sweeps
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
@@ -55,12 +57,12 @@ func quantRows(c workload.Config, threads int) int {
 
 // Quantization runs the experiment on the configured workloads (those
 // with a stored precision; the default list is all of them).
-func (e *Env) Quantization(cfg RunConfig, minRecall float64, rep *report.Report) error {
+func Quantization(e *experiment.Env, cfg experiment.RunConfig, minRecall float64, rep *report.Report) error {
 	if !(minRecall > 0 && minRecall <= 1) {
-		return Usage(Invalid("min-recall", minRecall, "a recall in (0, 1]"))
+		return experiment.Usage(experiment.Invalid("min-recall", minRecall, "a recall in (0, 1]"))
 	}
 	if cfg.Precision != "" && cfg.Precision != workload.PrecisionF32 {
-		return Usage(Invalid(workload.ParamPrecision.Name, cfg.Precision, "the quantization experiment runs every precision (%s): leave it out", strings.Join(workload.Precisions, ", ")))
+		return experiment.Usage(experiment.Invalid(workload.ParamPrecision.Name, cfg.Precision, "the quantization experiment runs every precision (%s): leave it out", strings.Join(workload.Precisions, ", ")))
 	}
 	have := QuantizationWorkloads()
 	if len(cfg.Workloads) == 0 || len(cfg.Workloads) == len(workload.Names()) {
@@ -68,7 +70,7 @@ func (e *Env) Quantization(cfg RunConfig, minRecall float64, rep *report.Report)
 	}
 	for _, w := range cfg.Workloads {
 		if !slices.Contains(have, w) {
-			return Usage(Invalid("workloads", w, "is not a single-query workload with a stored precision (have %s)", strings.Join(have, ", ")))
+			return experiment.Usage(experiment.Invalid("workloads", w, "is not a single-query workload with a stored precision (have %s)", strings.Join(have, ", ")))
 		}
 	}
 	cfg.Defaults()
@@ -88,7 +90,7 @@ func (e *Env) Quantization(cfg RunConfig, minRecall float64, rep *report.Report)
 		c := cfg.Config
 		c.Precision = p
 		a, err := workload.StoredAccuracy(c, p, cfg.N, cfg.K)
-		var pe *ParamError
+		var pe *experiment.ParamError
 		if err != nil && p != workload.PrecisionF32 && errors.As(err, &pe) {
 			// Data this precision cannot hold (f16's range, int8's
 			// dimension): the other precisions still run.
@@ -103,7 +105,7 @@ func (e *Env) Quantization(cfg RunConfig, minRecall float64, rep *report.Report)
 	}
 	rep.Summary = append(rep.Summary, accuracyLines(precs, acc, cfg)...)
 	for _, w := range ds {
-		if err := e.quantWorkload(w, cfg, precs, acc, minRecall, roofs, rep); err != nil {
+		if err := quantWorkload(e, w, cfg, precs, acc, minRecall, roofs, rep); err != nil {
 			return err
 		}
 	}
@@ -111,7 +113,7 @@ func (e *Env) Quantization(cfg RunConfig, minRecall float64, rep *report.Report)
 }
 
 // accuracyLines say what each precision costs in results on the data.
-func accuracyLines(precs []string, acc map[string]workload.Accuracy, cfg RunConfig) []string {
+func accuracyLines(precs []string, acc map[string]workload.Accuracy, cfg experiment.RunConfig) []string {
 	var out []string
 	for _, p := range precs {
 		a := acc[p]
@@ -152,7 +154,7 @@ func quantPointOf(p string, ms []report.Measurement, a workload.Accuracy) quantP
 // quantSameBytes measures the f32 case pr over as many bytes as n rows of
 // each of precs move (n·bytes/4 rows) into sameBytes (GPU, CPU row) and
 // rep.
-func (e *Env) quantSameBytes(pr *workload.Prepared, knobs workload.Knobs, n int, precs []string, roofs Roofs, sameBytes map[string][2]*report.Measurement, rep *report.Report) error {
+func quantSameBytes(e *experiment.Env, pr *workload.Prepared, knobs workload.Knobs, n int, precs []string, roofs experiment.Roofs, sameBytes map[string][2]*report.Measurement, rep *report.Report) error {
 	for _, q := range precs {
 		rows := n * workload.BytesPerValue(q) / 4
 		ms, err := e.MeasureCase(pr.At(max(rows, 1), knobs), roofs)
@@ -174,7 +176,7 @@ func (e *Env) quantSameBytes(pr *workload.Prepared, knobs workload.Knobs, n int,
 	return nil
 }
 
-func (e *Env) quantWorkload(w *workload.Descriptor, cfg RunConfig, precs []string, acc map[string]workload.Accuracy, minRecall float64, roofs Roofs, rep *report.Report) error {
+func quantWorkload(e *experiment.Env, w *workload.Descriptor, cfg experiment.RunConfig, precs []string, acc map[string]workload.Accuracy, minRecall float64, roofs experiment.Roofs, rep *report.Report) error {
 	n := cfg.N
 	var pts []quantPoint
 	sameBytes := map[string][2]*report.Measurement{} // precision → f32 (gpu, cpu) over as many bytes
@@ -185,9 +187,9 @@ func (e *Env) quantWorkload(w *workload.Descriptor, cfg RunConfig, precs []strin
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", w.Name, p, err)
 		}
-		knobs, err := e.quantKnobs(w, pr, c, rep)
+		knobs, err := quantKnobs(e, w, pr, c, rep)
 		gpuOK := err == nil
-		if err != nil && !CanSkip(err) {
+		if err != nil && !experiment.CanSkip(err) {
 			return fmt.Errorf("%s %s: %w", w.Name, p, err)
 		}
 		cs := pr.At(n, knobs)
@@ -195,7 +197,7 @@ func (e *Env) quantWorkload(w *workload.Descriptor, cfg RunConfig, precs []strin
 			cs.GPU = nil
 		}
 		ms, err := e.MeasureCase(cs, roofs)
-		if err != nil && gpuOK && CanSkip(err) {
+		if err != nil && gpuOK && experiment.CanSkip(err) {
 			gpuOK, cs.GPU = false, nil
 			ms, err = e.MeasureCase(cs, roofs)
 		}
@@ -209,7 +211,7 @@ func (e *Env) quantWorkload(w *workload.Descriptor, cfg RunConfig, precs []strin
 		if p != workload.PrecisionF32 {
 			continue
 		}
-		if err := e.quantSameBytes(pr, knobs, n, precs[1:], roofs, sameBytes, rep); err != nil {
+		if err := quantSameBytes(e, pr, knobs, n, precs[1:], roofs, sameBytes, rep); err != nil {
 			return err
 		}
 	}
@@ -232,11 +234,11 @@ func (e *Env) quantWorkload(w *workload.Descriptor, cfg RunConfig, precs []strin
 // quantKnobs picks the GPU design of w in one precision: --variant, or
 // the fastest verified design on this adapter (selected at up to 16384
 // rows, so the selection stays short at the DRAM-level rows).
-func (e *Env) quantKnobs(w *workload.Descriptor, pr *workload.Prepared, cfg RunConfig, rep *report.Report) (workload.Knobs, error) {
+func quantKnobs(e *experiment.Env, w *workload.Descriptor, pr *workload.Prepared, cfg experiment.RunConfig, rep *report.Report) (workload.Knobs, error) {
 	k := workload.Knobs{Workgroup: cfg.Workgroup, Tile: cfg.Tile, Variant: cfg.Variant}
 	if cfg.Variant != "" {
 		if err := w.CheckVariant(cfg.Variant); err != nil {
-			return k, Usage(&ParamError{Name: "variant", Limit: err.Error()})
+			return k, experiment.Usage(&experiment.ParamError{Name: "variant", Limit: err.Error()})
 		}
 		return k, nil
 	}
@@ -290,7 +292,7 @@ func quantVerdict(name string, n int, pts []quantPoint, acc map[string]workload.
 		f32 := []*report.Measurement{pts[0].cpu, pts[0].gpu}[i]
 		s := fmt.Sprintf("%s: %s (%s a call, recall@%d %.3f", side, best.prec, fmtDur(bestM.Time().Median), k, acc[best.prec].Recall)
 		if best.prec != workload.PrecisionF32 && f32 != nil {
-			s += fmt.Sprintf("; f32 %s over %s %s, %s", fmtDur(f32.Time().Median), fmtBytes(f32.Bytes), ceilingLevel(f32), fmtOverhead(overhead(f32, bestM)))
+			s += fmt.Sprintf("; f32 %s over %s %s, %s", fmtDur(f32.Time().Median), experiment.FmtBytes(f32.Bytes), ceilingLevel(f32), fmtOverhead(overhead(f32, bestM)))
 		}
 		parts = append(parts, s+")")
 	}
