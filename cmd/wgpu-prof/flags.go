@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/ceilings"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/kernel"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/sweeps"
 )
@@ -119,8 +120,8 @@ var flagSpecs = []flagSpec{
 
 	// stream: BabelStream's spellings where they collide with no other flag.
 	{name: "side", value: "gpu", help: "where the kernels run: gpu (WGSL) or cpu (host SIMD kernels)"},
-	{name: "arraysize", short: "s", value: experiment.StreamDefaultArraySize, help: "elements per array (BabelStream's -s, --arraysize)"},
-	{name: "numtimes", value: experiment.StreamDefaultNumTimes, help: "runs of the five kernels, the first excluded (≥ 2; BabelStream's --numtimes)"},
+	{name: "arraysize", short: "s", value: ceilings.StreamDefaultArraySize, help: "elements per array (BabelStream's -s, --arraysize)"},
+	{name: "numtimes", value: ceilings.StreamDefaultNumTimes, help: "runs of the five kernels, the first excluded (≥ 2; BabelStream's --numtimes)"},
 	{name: "float", value: false, help: "float32 elements, the default (BabelStream's --float)"},
 	{name: "double", value: false, help: "float64 elements (GPU only, where the adapter has shader-f64; BabelStream's --double)"},
 	{name: "csv", value: false, help: "print BabelStream's CSV instead of the table"},

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/ceilings"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
@@ -58,7 +59,7 @@ func runHost(stdout, stderr io.Writer, args []string) error {
 	var stop atomic.Bool
 	cfg.Stop = stop.Load
 	listening := onInterrupt(stderr, func() { stop.Store(true) })
-	err = experiment.RunHost(cfg, rep, progress)
+	err = ceilings.RunHost(cfg, rep, progress)
 	listening()
 	prog.finish()
 	if err != nil {
@@ -71,7 +72,7 @@ func runHost(stdout, stderr io.Writer, args []string) error {
 // hostConfig is host's configuration from its flags: the sizes checked
 // as every command checks them (--d a multiple of 4, as the kernels
 // load vec4s), the threads, the budget and the levels.
-func hostConfig(f *cmdFlags) (experiment.HostConfig, error) {
+func hostConfig(f *cmdFlags) (ceilings.HostConfig, error) {
 	var wc experiment.WorkloadConfig
 	for _, p := range experiment.Params() {
 		if p.Name != "d" && p.Name != "n" && p.Name != "q" {
@@ -79,27 +80,27 @@ func hostConfig(f *cmdFlags) (experiment.HostConfig, error) {
 		}
 		*p.Int(&wc) = f.integer(p.Name)
 		if err := p.Check(wc); err != nil {
-			return experiment.HostConfig{}, err
+			return ceilings.HostConfig{}, err
 		}
 	}
 	if wc.Dim%4 != 0 {
-		return experiment.HostConfig{}, &experiment.ParamError{Name: "d", Value: fmt.Sprint(wc.Dim), Limit: "the dimension must be a multiple of 4 (the kernels load vec4s)"}
+		return ceilings.HostConfig{}, &experiment.ParamError{Name: "d", Value: fmt.Sprint(wc.Dim), Limit: "the dimension must be a multiple of 4 (the kernels load vec4s)"}
 	}
 	if n := f.integer("n-cached"); n <= 0 {
-		return experiment.HostConfig{}, &experiment.ParamError{Name: "n-cached", Value: fmt.Sprint(n), Limit: "must be positive"}
+		return ceilings.HostConfig{}, &experiment.ParamError{Name: "n-cached", Value: fmt.Sprint(n), Limit: "must be positive"}
 	}
 	threads, budget := f.integer("threads"), f.duration("budget")
 	if err := experiment.CheckThreads(threads); err != nil {
-		return experiment.HostConfig{}, err
+		return ceilings.HostConfig{}, err
 	}
 	if err := experiment.CheckMeasure(budget, 0.02); err != nil {
-		return experiment.HostConfig{}, err
+		return ceilings.HostConfig{}, err
 	}
 	lv, err := experiment.ParseLevels(f.str("cpu-levels"))
 	if err != nil {
-		return experiment.HostConfig{}, err
+		return ceilings.HostConfig{}, err
 	}
-	return experiment.HostConfig{
+	return ceilings.HostConfig{
 		Levels: lv, Dim: wc.Dim, N: wc.N, NCached: f.integer("n-cached"), Q: wc.Q, Threads: threads,
 		Measure: experiment.MeasureOpts{Budget: budget},
 	}, nil

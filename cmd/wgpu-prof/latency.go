@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/ceilings"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
@@ -43,7 +44,7 @@ func runLatency(stdout, stderr io.Writer, args []string) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	env, err := experiment.OpenStream(experiment.AdapterSelect{Impl: dev.impl, Backend: dev.backend, Index: dev.adapter, Name: dev.adapterName}, true)
+	env, err := ceilings.OpenStream(experiment.AdapterSelect{Impl: dev.impl, Backend: dev.backend, Index: dev.adapter, Name: dev.adapterName}, true)
 	if err != nil {
 		return failed(err)
 	}

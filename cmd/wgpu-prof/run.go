@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/ceilings"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/suite"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
@@ -96,7 +97,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 			run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
 				cfg.Retune = f.on("retune")
 				if !f.on("quiet") {
-					fmt.Fprintln(stderr, "wgpu-prof:", env.DurationLine(cfg))
+					fmt.Fprintln(stderr, "wgpu-prof:", ceilings.DurationLine(env, cfg))
 				}
 				err := suite.Run(env, cfg, rep)
 				if f.on("dump-shaders") {

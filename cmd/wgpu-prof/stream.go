@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/ceilings"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
@@ -44,17 +45,17 @@ func runStream(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	var run experiment.StreamRun
+	var run ceilings.StreamRun
 	if side == "cpu" {
-		run, err = experiment.RunStreamCPU(cfg)
+		run, err = ceilings.RunStreamCPU(cfg)
 	} else {
 		dev := readDevice(f)
-		env, oerr := experiment.OpenStream(experiment.AdapterSelect{Impl: dev.impl, Backend: dev.backend, Index: dev.adapter, Name: dev.adapterName}, dev.noTimestamps)
+		env, oerr := ceilings.OpenStream(experiment.AdapterSelect{Impl: dev.impl, Backend: dev.backend, Index: dev.adapter, Name: dev.adapterName}, dev.noTimestamps)
 		if oerr != nil {
 			return failed(oerr)
 		}
 		defer env.Close()
-		run, err = experiment.RunStreamGPU(env, cfg)
+		run, err = ceilings.RunStreamGPU(env, cfg)
 	}
 	if err != nil {
 		return failed(err)
@@ -64,9 +65,9 @@ func runStream(stdout, stderr io.Writer, args []string) error {
 
 // streamConfig is stream's configuration from its flags, the flags of
 // the other side refused.
-func streamConfig(f *cmdFlags, side string) (experiment.StreamConfig, error) {
+func streamConfig(f *cmdFlags, side string) (ceilings.StreamConfig, error) {
 	double := f.on("double")
-	cfg := experiment.StreamConfig{ArraySize: f.integer("arraysize"), NumTimes: f.integer("numtimes"), F64: double, Threads: f.integer("threads")}
+	cfg := ceilings.StreamConfig{ArraySize: f.integer("arraysize"), NumTimes: f.integer("numtimes"), F64: double, Threads: f.integer("threads")}
 	if err := cfg.Validate(); err != nil {
 		return cfg, err
 	}
@@ -97,7 +98,7 @@ func streamConfig(f *cmdFlags, side string) (experiment.StreamConfig, error) {
 
 // writeStream prints the verdict line and BabelStream's table, or (csv)
 // BabelStream's CSV alone.
-func writeStream(w io.Writer, r experiment.StreamRun, csv bool) error {
+func writeStream(w io.Writer, r ceilings.StreamRun, csv bool) error {
 	if csv {
 		return report.WriteStreamCSV(w, r.NumTimes, r.ArraySize, r.Sizeof, r.Rows)
 	}

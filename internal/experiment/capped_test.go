@@ -19,11 +19,11 @@ func TestBatchesAndSearchShareTheBound(t *testing.T) {
 		t.Fatalf("searchCap(n=64) = %d, %q, %v", limit, why, grows)
 	}
 	cfg.Batches = []int{1, 16, limit}
-	if err := cfg.checkBatches([]*workload.Descriptor{w}); err != nil {
+	if err := cfg.CheckBatches([]*workload.Descriptor{w}); err != nil {
 		t.Errorf("--batches up to the search's bound %d refused: %v", limit, err)
 	}
 	cfg.Batches = []int{1, 16, limit + 1}
-	err := cfg.checkBatches([]*workload.Descriptor{w})
+	err := cfg.CheckBatches([]*workload.Descriptor{w})
 	if err == nil || !strings.Contains(err.Error(), why) {
 		t.Errorf("--batches past the bound: %v, want the bound's reason %q", err, why)
 	}

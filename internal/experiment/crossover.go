@@ -640,7 +640,7 @@ func TheorySpeedup(be *report.BreakEven, c workload.Case, sides [2]SideSpec, roo
 		if sp.IsGPU() {
 			side = report.SideGPU
 		}
-		r, _, _ := roofs.forBytes(side, c.Bytes)
+		r, _, _ := roofs.ForBytes(side, c.Bytes)
 		if r.BandwidthGBs <= 0 || r.PeakGFLOPs <= 0 {
 			return 0
 		}
@@ -669,7 +669,7 @@ func (e *Env) extensionLimit(w *workload.Descriptor, cfg RunConfig, pr *workload
 	if !grows {
 		return limit, why
 	}
-	budget := memoryBudget(cfg.QuickStaircase)
+	budget := MemoryBudget(cfg.QuickStaircase)
 	c0 := pr.At(pr.Size, workload.Knobs{})
 	perItem := c0.Bytes / float64(pr.Size)
 	size := pr.Size

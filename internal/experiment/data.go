@@ -130,7 +130,7 @@ func (c *RunConfig) loadGraph(set func(name string) bool, maxBytes uint64) error
 // checkFileReaders refuses a data file that a selected workload does not
 // read, naming the workloads that do.
 func (c *RunConfig) checkFileReaders() error {
-	ds, err := c.descriptors()
+	ds, err := c.Descriptors()
 	if err != nil {
 		return err
 	}

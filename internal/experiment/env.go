@@ -57,9 +57,9 @@ type Env struct {
 	// restoreMachine puts back the machine description SetMaxMemory
 	// replaced (Close calls it).
 	restoreMachine func()
-	// stairCap says where the memory budget stopped the last staircase
+	// StairCap says where the memory budget stopped the last staircase
 	// before it reached the DRAM level ("": it did not).
-	stairCap string
+	StairCap string
 
 	tracing    bool
 	traceStart time.Time
@@ -131,9 +131,9 @@ func (e *Env) SetQuickMemory() {
 	}
 }
 
-// memoryBudget is the memory budget of one phase (quick: of a quick
+// MemoryBudget is the memory budget of one phase (quick: of a quick
 // look), in bytes.
-func memoryBudget(quick bool) int64 { return machine.Current().Budget(quick) }
+func MemoryBudget(quick bool) int64 { return machine.Current().Budget(quick) }
 
 // FreeMemory hands the arrays of a finished phase back to the OS, so
 // that the next phase starts from what the process needs, not from the
@@ -143,9 +143,9 @@ func FreeMemory() { debug.FreeOSMemory() }
 // Stopped reports whether Interrupt was called.
 func (e *Env) Stopped() bool { return e.interrupted.Load() }
 
-// checkStop returns an error wrapping ErrInterrupted, naming the phase,
+// CheckStop returns an error wrapping ErrInterrupted, naming the phase,
 // once Interrupt was called.
-func (e *Env) checkStop(phase string) error {
+func (e *Env) CheckStop(phase string) error {
 	if e.Stopped() {
 		return fmt.Errorf("%s: %w", phase, ErrInterrupted)
 	}
@@ -155,9 +155,9 @@ func (e *Env) checkStop(phase string) error {
 // ErrInterrupted is returned by a run stopped by Interrupt.
 var ErrInterrupted = errors.New("interrupted")
 
-// stopped turns a host measurement's ErrStopped into ErrInterrupted (the
+// Stopped turns a host measurement's ErrStopped into ErrInterrupted (the
 // other errors are returned as they are).
-func stopped(err error) error {
+func Stopped(err error) error {
 	if errors.Is(err, hostsimd.ErrStopped) {
 		return fmt.Errorf("%w (%v)", ErrInterrupted, err)
 	}

@@ -32,10 +32,10 @@ func VerifiedRun(what string, s workload.Side) (timing.Sample, error) {
 	return smp, nil
 }
 
-// stoppable is s with every call preceded by check: once check returns an
+// Stoppable is s with every call preceded by check: once check returns an
 // error, the call returns it instead of running (a measurement in progress
 // ends at its next call).
-func stoppable(s workload.Side, check func(phase string) error) workload.Side {
+func Stoppable(s workload.Side, check func(phase string) error) workload.Side {
 	run := s.Run
 	s.Run = func() (timing.Sample, error) {
 		if err := check("during a measurement"); err != nil {
@@ -113,10 +113,10 @@ type RoofLevel struct {
 	CPUCap float64
 }
 
-// reach is the largest working set side's roof of l judges: on the CPU
+// Reach is the largest working set side's roof of l judges: on the CPU
 // side the one level rule (machine.ReachOf: the measured reach, capped by
 // the capacity cpuid reports), on the GPU side the measured reach.
-func (l RoofLevel) reach(side string) float64 {
+func (l RoofLevel) Reach(side string) float64 {
 	if side == report.SideGPU {
 		if l.GPUReach > 0 {
 			return l.GPUReach
@@ -137,18 +137,18 @@ func (l RoofLevel) reach(side string) float64 {
 // (TestRoofsForBytes; docs/METHOD.md, "Ceilings").
 const levelReach = 4
 
-// forBytes returns the roof of side for a kernel moving bytes, the
+// ForBytes returns the roof of side for a kernel moving bytes, the
 // level's name ("dram" for the largest) and the key of its read ceiling in
 // the report's Ceilings.
-func (r Roofs) forBytes(side string, bytes float64) (timing.Roof, string, string) {
+func (r Roofs) ForBytes(side string, bytes float64) (timing.Roof, string, string) {
 	for _, l := range r.Levels {
-		if bytes <= l.reach(side) {
+		if bytes <= l.Reach(side) {
 			roof := l.CPU
 			if side == report.SideGPU {
 				roof = l.GPU
 			}
 			if roof.BandwidthGBs > 0 {
-				rk, _ := levelKeys(l.Name)
+				rk, _ := LevelKeys(l.Name)
 				return roof, l.Name, rk
 			}
 		}
@@ -168,9 +168,9 @@ func (r Roofs) int8Peak(side string) float64 {
 	return r.CPUInt8
 }
 
-// peakFor is the compute peak row m is judged against: its side's int8
+// PeakFor is the compute peak row m is judged against: its side's int8
 // dot-product peak in cs for an int8 row where measured, else fma.
-func peakFor(cs map[string]float64, m *report.Measurement, fma float64) float64 {
+func PeakFor(cs map[string]float64, m *report.Measurement, fma float64) float64 {
 	if v := cs[report.Int8PeakKey]; v > 0 && m.PeakKey() == report.Int8PeakKey {
 		return v
 	}
@@ -201,11 +201,11 @@ func Measurement(workload, side, variant string, params []report.Param, res timi
 	if t > 0 {
 		m.GBs = bytes / t / 1e9
 		m.GFLOPs = flops / t / 1e9
-		roof, level, key := roofs.forBytes(side, bytes)
+		roof, level, key := roofs.ForBytes(side, bytes)
 		if i8 := roofs.int8Peak(side); i8 > 0 && m.PeakKey() == report.Int8PeakKey {
 			roof.PeakGFLOPs, m.ComputeCeiling = i8, report.Int8PeakKey
 		}
-		if place(&m, roof, t) {
+		if Place(&m, roof, t) {
 			if key != "read_gbs" {
 				m.ReadCeiling = key
 			}
@@ -217,9 +217,9 @@ func Measurement(workload, side, variant string, params []report.Param, res timi
 	return m
 }
 
-// place sets m's bound and fraction of the ceiling from its rate at t
+// Place sets m's bound and fraction of the ceiling from its rate at t
 // seconds a call on roof; false when either is unusable.
-func place(m *report.Measurement, roof timing.Roof, t float64) bool {
+func Place(m *report.Measurement, roof timing.Roof, t float64) bool {
 	pl, err := timing.Place(roof, timing.Point{Flops: m.Flops, Bytes: m.Bytes, Seconds: t})
 	if err != nil {
 		return false
@@ -241,10 +241,10 @@ func ParamLabel(ps []report.Param) string {
 	return s
 }
 
-// cpuVariant names the host kernels h runs for a row with params: SIMD
+// CpuVariant names the host kernels h runs for a row with params: SIMD
 // level and threads; for an f16 or int8 row the level its stored-precision
 // kernels run at (hostsimd.Host.StoredLevels).
-func cpuVariant(h hostsimd.Host, params []report.Param) string {
+func CpuVariant(h hostsimd.Host, params []report.Param) string {
 	l := h.ActiveLevel()
 	i8, h16 := h.StoredLevels()
 	switch (&report.Measurement{Params: params}).Precision() {
@@ -264,12 +264,12 @@ func (e *Env) Prepare(w *workload.Descriptor, c workload.Config) (*workload.Prep
 	return w.Prepare(c)
 }
 
-// levelKeys are the report's Ceilings keys of a cache level's read
+// LevelKeys are the report's Ceilings keys of a cache level's read
 // ceiling and of the working set it was measured at; levelOf is the
 // level a read ceiling key names, if any.
-func levelKeys(level string) (read, bytes string) { return "read_gbs_" + level, "bytes_" + level }
+func LevelKeys(level string) (read, bytes string) { return "read_gbs_" + level, "bytes_" + level }
 
-func levelOf(readKey string) (string, bool) { return strings.CutPrefix(readKey, "read_gbs_") }
+func LevelOf(readKey string) (string, bool) { return strings.CutPrefix(readKey, "read_gbs_") }
 
 // FmtBytes formats a byte count in KiB, MiB or GiB.
 func FmtBytes(b float64) string {

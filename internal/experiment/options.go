@@ -100,9 +100,9 @@ func DawnVersion() string {
 	return wgpu.ImplVersionString(wgpu.ImplDawn) + " (" + wgpu.ImplLibraryPath(wgpu.ImplDawn) + ")"
 }
 
-// ceilingBudget is the CPU ceilings' share of --budget: one budget for
+// CeilingBudget is the CPU ceilings' share of --budget: one budget for
 // each of their five kernels (read, write, copy, triad, FMA).
-func ceilingBudget(m MeasureOpts) time.Duration {
+func CeilingBudget(m MeasureOpts) time.Duration {
 	if m.Budget <= 0 {
 		return 0
 	}

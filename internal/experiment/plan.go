@@ -288,7 +288,7 @@ func Plan(in PlanInput) report.Plan {
 // planOp prices and judges operation i.
 // roofOf is the GPU roof an operation in precision prec is placed under:
 // GPURoof, with the int8 dot-product peak as its compute roof for int8.
-func (in PlanInput) roofOf(prec string) *timing.Roof {
+func (in PlanInput) RoofOf(prec string) *timing.Roof {
 	if in.GPURoof == nil || prec != workload.PrecisionInt8 || !(in.GPUInt8GOPs > 0) {
 		return in.GPURoof
 	}
@@ -447,7 +447,7 @@ func costsOf(in PlanInput, i int, op PlanOp, mix BatchMix, share float64, transf
 	}
 	po.Kernel = c.kernel
 	if w != nil {
-		c.bound = kernelBound(in.Rows, w, op.Precision, c.median, in.roofOf(op.Precision))
+		c.bound = KernelBound(in.Rows, w, op.Precision, c.median, in.RoofOf(op.Precision))
 		po.GPUVariant = gpuVariant(in.Rows, w)
 	}
 	c.gpuAll = mixMean(mix, c.gpu.At)

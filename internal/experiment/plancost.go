@@ -196,11 +196,11 @@ func (c opCosts) boundedBy() string {
 	return "unknown (no kernel time)"
 }
 
-// kernelBound is the roofline bound of the GPU row of workload in rows
+// KernelBound is the roofline bound of the GPU row of workload in rows
 // nearest (in log size) to n: "memory (dram) at 43% of its ceiling"; a
 // row not judged yet is placed under roof (the GPU's read and FMA
 // ceilings; nil: none) by its kernel time.
-func kernelBound(rows []report.Measurement, w *workload.Descriptor, prec string, n int, roof *timing.Roof) string {
+func KernelBound(rows []report.Measurement, w *workload.Descriptor, prec string, n int, roof *timing.Roof) string {
 	b, _ := kernelRow(rows, w, prec, n, roof)
 	return b
 }

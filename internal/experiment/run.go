@@ -55,8 +55,8 @@ func (c *RunConfig) Defaults() {
 	c.Config.Defaults()
 }
 
-// descriptors resolves the configured workload names.
-func (c *RunConfig) descriptors() ([]*workload.Descriptor, error) {
+// Descriptors resolves the configured workload names.
+func (c *RunConfig) Descriptors() ([]*workload.Descriptor, error) {
 	out := make([]*workload.Descriptor, 0, len(c.Workloads))
 	for _, name := range c.Workloads {
 		d, err := workload.Lookup(name)
@@ -80,7 +80,7 @@ func (c *RunConfig) validate(d *wgpu.Device) ([]*workload.Descriptor, error) {
 	if d == nil {
 		return nil, fmt.Errorf("experiment: no device")
 	}
-	ds, err := c.descriptors()
+	ds, err := c.Descriptors()
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +113,7 @@ func (c *RunConfig) validate(d *wgpu.Device) ([]*workload.Descriptor, error) {
 			return nil, &ParamError{Name: workload.ParamTile.Name, Limit: err.Error()}
 		}
 	}
-	if err := c.checkBatches(ds); err != nil {
+	if err := c.CheckBatches(ds); err != nil {
 		return nil, err
 	}
 	what := ""
@@ -129,7 +129,7 @@ func (c *RunConfig) validate(d *wgpu.Device) ([]*workload.Descriptor, error) {
 		}
 	}
 	what = strings.TrimSpace(what)
-	if err := checkHostMemory(what, dataBytes(c.Config, ds), c.QuickStaircase); err != nil {
+	if err := CheckMemory(what, DataBytes(c.Config, ds), c.QuickStaircase); err != nil {
 		return nil, err
 	}
 	return ds, nil

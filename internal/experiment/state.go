@@ -19,9 +19,9 @@ import (
 // pinned thread starved): its rows and passes form a state of their own.
 const stateUnknown = "unknown"
 
-// probeState probes the host's state as threads threads see it; it never
+// ProbeState probes the host's state as threads threads see it; it never
 // fails (a failed probe is labelled stateUnknown).
-func probeState(threads int) *report.HostState {
+func ProbeState(threads int) *report.HostState {
 	s, err := hostsimd.ProbeState(threads)
 	if err != nil {
 		return &report.HostState{Label: stateUnknown}
@@ -29,9 +29,9 @@ func probeState(threads int) *report.HostState {
 	return &report.HostState{Label: s.Label, RoundTripNs: s.RoundTripNs, CPUs: s.CPUs}
 }
 
-// spanState is the state of a span probed before and after: before's,
+// SpanState is the state of a span probed before and after: before's,
 // or StateChanged (with before's values) when the two labels differ.
-func spanState(before, after *report.HostState) report.HostState {
+func SpanState(before, after *report.HostState) report.HostState {
 	s := *before
 	if after != nil && after.Label != before.Label {
 		s.Label = report.StateChanged
@@ -55,13 +55,13 @@ func rowState(m *report.Measurement) string {
 // threads with a probe before and after it; stop, when set, ends it early
 // (an error wrapping ErrInterrupted).
 func MeasureReadPass(bytes int64, threads int, why string, stop func() bool) (report.CeilingPass, error) {
-	before := probeState(threads)
+	before := ProbeState(threads)
 	rc, err := hostsimd.MeasureReadUntil(bytes, threads, 0, stop)
 	if err != nil {
-		return report.CeilingPass{}, stopped(err)
+		return report.CeilingPass{}, Stopped(err)
 	}
-	after := probeState(threads)
-	return report.CeilingPass{Key: "read_gbs", GBs: rc.GBs, Bytes: float64(rc.Bytes), State: spanState(before, after), Why: why}, nil
+	after := ProbeState(threads)
+	return report.CeilingPass{Key: "read_gbs", GBs: rc.GBs, Bytes: float64(rc.Bytes), State: SpanState(before, after), Why: why}, nil
 }
 
 // bestPass is the best pass of key measured in state label.
@@ -146,7 +146,7 @@ func JudgeByState(rep *report.Report, fma float64, measure func(why string) (rep
 			m.CeilingFrac = 0
 			m.Warnings = append(m.Warnings, fmt.Sprintf("no CPU read ceiling was measured in this row's host state (%s): not judged", st))
 		default:
-			place(m, timing.Roof{PeakGFLOPs: peakFor(rep.Ceilings.CPU, m, fma), BandwidthGBs: gbs}, m.Time().Median)
+			Place(m, timing.Roof{PeakGFLOPs: PeakFor(rep.Ceilings.CPU, m, fma), BandwidthGBs: gbs}, m.Time().Median)
 		}
 	}
 	return stateLines(rep, rows), nil

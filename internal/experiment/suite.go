@@ -24,7 +24,7 @@ func (e *Env) MeasureCase(w workload.Case, roofs Roofs) ([]report.Measurement, e
 		}
 		// The host's state at the start and end of the row: the GPU
 		// side's host work moves with it too.
-		before := probeState(e.Host.ThreadCount())
+		before := ProbeState(e.Host.ThreadCount())
 		res, err := MeasureSide("gpu "+label, e.traced(w, g), e.Measure)
 		e.traceCtx = traceCtx{}
 		g.Close()
@@ -32,7 +32,7 @@ func (e *Env) MeasureCase(w workload.Case, roofs Roofs) ([]report.Measurement, e
 			return nil, err
 		}
 		m := Measurement(w.Name, report.SideGPU, w.Variant, w.Params, res, w.Bytes, w.Flops, roofs)
-		m.State, m.StateEnd = before, probeState(e.Host.ThreadCount())
+		m.State, m.StateEnd = before, ProbeState(e.Host.ThreadCount())
 		out = append(out, m)
 	}
 	if w.CPU != nil {
@@ -44,18 +44,18 @@ func (e *Env) MeasureCase(w workload.Case, roofs Roofs) ([]report.Measurement, e
 		// DRAM-level CPU rows carry the host's state around them and
 		// are judged against a ceiling of that state (judgeByState).
 		var before *report.HostState
-		if _, lvl, _ := roofs.forBytes(report.SideCPU, w.Bytes); lvl == "dram" {
-			before = probeState(e.Host.ThreadCount())
+		if _, lvl, _ := roofs.ForBytes(report.SideCPU, w.Bytes); lvl == "dram" {
+			before = ProbeState(e.Host.ThreadCount())
 		}
 		res, err := MeasureSide("cpu "+label, c, e.Measure)
 		c.Close()
 		if err != nil {
 			return nil, err
 		}
-		m := Measurement(w.Name, report.SideCPU, cpuVariant(e.Host, w.Params), w.Params, res, w.Bytes, w.Flops, roofs)
+		m := Measurement(w.Name, report.SideCPU, CpuVariant(e.Host, w.Params), w.Params, res, w.Bytes, w.Flops, roofs)
 		if before != nil {
 			m.State = before
-			if after := probeState(e.Host.ThreadCount()); after.Label != before.Label {
+			if after := ProbeState(e.Host.ThreadCount()); after.Label != before.Label {
 				m.StateEnd = after
 			}
 		}

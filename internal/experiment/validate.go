@@ -74,11 +74,11 @@ func IsUsage(err error) bool {
 // else a share of the host's available memory), naming the need and the
 // budget. Where the host's memory is unknown and no budget was set,
 // nothing is refused.
-func CheckHostMemory(what string, need float64) error { return checkHostMemory(what, need, false) }
+func CheckHostMemory(what string, need float64) error { return CheckMemory(what, need, false) }
 
-// checkHostMemory is CheckHostMemory with the budget of a quick look
+// CheckMemory is CheckHostMemory with the budget of a quick look
 // when quick.
-func checkHostMemory(what string, need float64, quick bool) error {
+func CheckMemory(what string, need float64, quick bool) error {
 	m := machine.Current()
 	if m.MemAvailable == 0 && m.MaxMemory <= 0 {
 		return nil
@@ -104,11 +104,11 @@ func iec(b float64) string {
 	return fmt.Sprintf("%.3g %s", b, units[i])
 }
 
-// dataBytes estimates the host memory the workloads ds allocate at c
+// DataBytes estimates the host memory the workloads ds allocate at c
 // (float64 so that absurd sizes do not overflow): the stored vectors
 // with their float64 reference and the GPU upload, the queries, the batch
 // outputs, and the graphs.
-func dataBytes(c workload.Config, ds []*workload.Descriptor) float64 {
+func DataBytes(c workload.Config, ds []*workload.Descriptor) float64 {
 	d, n, q, cc := float64(c.Dim), float64(c.N), float64(c.Q), float64(c.C)
 	nodes, deg := float64(c.Nodes), float64(c.Degree)
 	var need float64
@@ -131,12 +131,12 @@ func dataBytes(c workload.Config, ds []*workload.Descriptor) float64 {
 	return need
 }
 
-// checkBatches refuses break-even batch sizes a workload cannot run:
+// CheckBatches refuses break-even batch sizes a workload cannot run:
 // non-positive, repeated (each batch is one point of the fit and one row
 // of the report), or past the largest size a break-even may measure
 // (searchCap, the bound the adaptive search also stops at; the adapter's
 // and the host's limits are checked once the device is open).
-func (c *RunConfig) checkBatches(ds []*workload.Descriptor) error {
+func (c *RunConfig) CheckBatches(ds []*workload.Descriptor) error {
 	seen := map[int]bool{}
 	for _, b := range c.Batches {
 		if b <= 0 {

@@ -405,11 +405,11 @@ func variantConfigLabel(w *workload.Descriptor, c workload.Config, n int) string
 	return strings.Join(append(parts, fmt.Sprintf("at=%d", n)), " ")
 }
 
-// pendingSelections are the variant selections a run of ds with cfg will
+// PendingSelections are the variant selections a run of ds with cfg will
 // measure (none cached for this adapter, or cfg.Retune) and how many
 // configurations they try at most (every design at every workgroup size;
 // designs whose label does not change with the size are tried once).
-func (e *Env) pendingSelections(cfg RunConfig, ds []*workload.Descriptor) (names []string, configs int) {
+func (e *Env) PendingSelections(cfg RunConfig, ds []*workload.Descriptor) (names []string, configs int) {
 	cache := variantCache{}
 	if !cfg.Retune && e.Device != nil {
 		cache = loadVariantCache()
@@ -487,9 +487,9 @@ func (e *Env) variantCandidates(w *workload.Descriptor, pr *workload.Prepared, n
 	return cands
 }
 
-// readCeilingSummary says which read design set the GPU read ceiling and
+// ReadCeilingSummary says which read design set the GPU read ceiling and
 // what the others reached.
-func readCeilingSummary(c compute.Ceilings) string {
+func ReadCeilingSummary(c compute.Ceilings) string {
 	var tried []string
 	for _, x := range c.ReadTried {
 		if x.Name != c.ReadDesign {

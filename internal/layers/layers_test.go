@@ -45,6 +45,7 @@ var room = map[string]int{
 	"sweeps":     3,
 	"suite":      3,
 	"sidebyside": 3,
+	"ceilings":   2,
 }
 
 // exempt names the imports of internal/ a public package may still make,

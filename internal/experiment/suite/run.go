@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/ceilings"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
@@ -20,7 +21,7 @@ func Run(e *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error 
 	if err != nil {
 		return err
 	}
-	roofs, err := e.Ceilings(cfg, rep)
+	roofs, err := ceilings.Ceilings(e, cfg, rep)
 	if err != nil {
 		return err
 	}
@@ -43,7 +44,7 @@ func Run(e *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error 
 			return err
 		}
 	}
-	lines, err := experiment.RecheckCPUReadCeilings(rep, int64(rep.Ceilings.CPU["bytes"]), e.Host.ThreadCount(), e.Progressf, e.Stopped)
+	lines, err := ceilings.RecheckCPUReadCeilings(rep, int64(rep.Ceilings.CPU["bytes"]), e.Host.ThreadCount(), e.Progressf, e.Stopped)
 	rep.Summary = append(rep.Summary, lines...)
 	if err != nil {
 		return err
@@ -61,8 +62,8 @@ func Run(e *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error 
 	if err != nil {
 		return err
 	}
-	rep.Summary = append(rep.Summary, experiment.RaiseGPUComputeCeiling(rep)...)
-	rep.Summary = append(rep.Summary, experiment.RecheckCPUComputeCeiling(rep, func() (float64, error) {
+	rep.Summary = append(rep.Summary, ceilings.RaiseGPUComputeCeiling(rep)...)
+	rep.Summary = append(rep.Summary, ceilings.RecheckCPUComputeCeiling(rep, func() (float64, error) {
 		e.Progressf("cpu FMA peak again (a row ran above it)")
 		c, err := e.Host.MeasureCeilings(hostsimd.CeilingOpts{Bytes: 1 << 20, Threads: e.Host.ThreadCount(), Stop: e.Stopped})
 		return c.FMAGFLOPs, err
@@ -74,7 +75,7 @@ func Run(e *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error 
 	experiment.CheckFixedCosts(rep)
 	rep.Summary = append(experiment.Summarize(rep), rep.Summary...)
 	rep.Verdicts = append(rep.Verdicts, skips...)
-	warns, ok := experiment.CeilingCheck(rep)
+	warns, ok := ceilings.CeilingCheck(rep)
 	rep.Warnings = append(rep.Warnings, warns...)
 	if ok != "" {
 		rep.Summary = append(rep.Summary, ok)

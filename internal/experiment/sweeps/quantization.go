@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/ceilings"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
@@ -79,7 +80,7 @@ func Quantization(e *experiment.Env, cfg experiment.RunConfig, minRecall float64
 	if err != nil {
 		return err
 	}
-	roofs, err := e.Ceilings(cfg, rep)
+	roofs, err := ceilings.Ceilings(e, cfg, rep)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/ceilings"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/testmem"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
@@ -45,7 +46,7 @@ func TestRepeatedPhasesMemoryFlat(t *testing.T) {
 	var after []int64
 	for pass := 0; pass < 2; pass++ {
 		rep := e.NewReport("test")
-		if _, err := e.Ceilings(cfg, rep); err != nil {
+		if _, err := ceilings.Ceilings(e, cfg, rep); err != nil {
 			t.Fatal(err)
 		}
 		afterCeilings := rss()

@@ -1,9 +1,11 @@
-package experiment
+package ceilings
 
 import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
@@ -16,7 +18,7 @@ func TestRaiseGPUComputeCeiling(t *testing.T) {
 	row := func(workload string, gflops float64, verified bool) report.Measurement {
 		m := report.Measurement{Workload: workload, Side: report.SideGPU, Variant: "v", Verified: verified,
 			Flops: gflops * 1e6, Bytes: 1e3, EndToEnd: timing.Summary{N: 10, Median: 1e-3}, GFLOPs: gflops}
-		place(&m, timing.Roof{PeakGFLOPs: 30, BandwidthGBs: 10}, 1e-3)
+		experiment.Place(&m, timing.Roof{PeakGFLOPs: 30, BandwidthGBs: 10}, 1e-3)
 		return m
 	}
 	rep := &report.Report{}
@@ -47,7 +49,7 @@ func TestRecheckCPUComputeCeiling(t *testing.T) {
 	row := func(gflops float64) report.Measurement {
 		m := report.Measurement{Workload: "w", Side: report.SideCPU, Variant: "v", Verified: true,
 			Flops: gflops * 1e6, Bytes: 1e3, EndToEnd: timing.Summary{N: 10, Median: 1e-3}, GFLOPs: gflops}
-		place(&m, timing.Roof{PeakGFLOPs: 100, BandwidthGBs: 10}, 1e-3)
+		experiment.Place(&m, timing.Roof{PeakGFLOPs: 100, BandwidthGBs: 10}, 1e-3)
 		return m
 	}
 	for _, c := range []struct {

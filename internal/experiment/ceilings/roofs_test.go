@@ -1,9 +1,11 @@
-package experiment
+package ceilings
 
 import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
@@ -13,9 +15,9 @@ import (
 // levelReach of its own, the smallest such level first, else DRAM.
 func TestRoofsForBytes(t *testing.T) {
 	roof := func(gbs float64) timing.Roof { return timing.Roof{BandwidthGBs: gbs, PeakGFLOPs: 100} }
-	r := Roofs{
+	r := experiment.Roofs{
 		GPU: roof(1), CPU: roof(25),
-		Levels: []RoofLevel{
+		Levels: []experiment.RoofLevel{
 			{Name: "l2", Bytes: 256 << 10, GPU: roof(3), CPU: roof(190)},
 			{Name: "llc", Bytes: 16 << 20, GPU: roof(2), CPU: roof(70)},
 		},
@@ -32,7 +34,7 @@ func TestRoofsForBytes(t *testing.T) {
 		{64 << 20, "llc", 70},       // 4× the LLC level's 16 MiB
 		{64<<20 + 4096, "dram", 25}, // past every level's reach
 	} {
-		got, level, key := r.forBytes(report.SideCPU, c.bytes)
+		got, level, key := r.ForBytes(report.SideCPU, c.bytes)
 		wantKey := "read_gbs_" + c.level
 		if c.level == "dram" {
 			wantKey = "read_gbs"
@@ -41,7 +43,7 @@ func TestRoofsForBytes(t *testing.T) {
 			t.Errorf("%.0f bytes: %s %.0f GB/s, want %s %.0f", c.bytes, level, got.BandwidthGBs, c.level, c.gbs)
 		}
 	}
-	if got, level, _ := r.forBytes(report.SideGPU, 25e6); level != "llc" || got.BandwidthGBs != 2 {
+	if got, level, _ := r.ForBytes(report.SideGPU, 25e6); level != "llc" || got.BandwidthGBs != 2 {
 		t.Errorf("GPU 25 MB: %s %v", level, got.BandwidthGBs)
 	}
 }
@@ -77,7 +79,7 @@ func TestRecheckCPUReadCeilings(t *testing.T) {
 		t.Errorf("GPU row changed: %g", rep.Measurements[1].CeilingFrac)
 	}
 	rep.Summary = lines
-	if hs := HostSummary(rep); len(hs) == 0 || hs[0] != lines[0] {
+	if hs := experiment.HostSummary(rep); len(hs) == 0 || hs[0] != lines[0] {
 		t.Errorf("wgpu-prof host's summary drops the recheck: %q", hs)
 	}
 	// A ceiling no pass reaches stands, and rows under theirs trigger nothing.

@@ -1,9 +1,12 @@
-package experiment
+package ceilings
 
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
@@ -99,7 +102,7 @@ func TestMachinePlans(t *testing.T) {
 				}
 
 				// The DRAM-level ceilings, both sides, and the label line.
-				e := &Env{Device: fakeDevice(), Host: hostsimd.Host{Threads: min(threads, hostsimd.MaxThreads())}}
+				e := &experiment.Env{Device: fakeDevice(), Host: hostsimd.Host{Threads: min(threads, hostsimd.MaxThreads())}}
 				st := &report.Staircase{}
 				for b := uint64(stairMin); b <= top; b *= step {
 					st.Points = append(st.Points, report.StairPoint{Side: report.SideCPU, Bytes: float64(b), GBs: curve(b)})
@@ -107,18 +110,18 @@ func TestMachinePlans(t *testing.T) {
 				st.Levels = findLevels(report.SideCPU, st.Points)
 				nameByCPUID(st.Levels, e.Host.ThreadCount())
 				capReachByCPUID(st.Levels, e.Host.ThreadCount())
-				cfg := RunConfig{QuickStaircase: quick}
-				gpuBytes, cpuBytes, plan := e.planDRAM(cfg, st)
+				cfg := experiment.RunConfig{QuickStaircase: quick}
+				gpuBytes, cpuBytes, plan := planDRAM(e, cfg, st)
 				if n := hostsimd.CeilingArrays; cpuBytes*int64(n) > budget || int64(gpuBytes)*int64(n) > budget {
 					t.Errorf("dram ceilings: cpu %d, gpu %d bytes × %d arrays past the budget %d", cpuBytes, gpuBytes, n, budget)
 				}
 				rep := &report.Report{}
 				rep.Ceilings.CPU, rep.Ceilings.GPU = map[string]float64{}, map[string]float64{}
 				line, anyCapped := plan.line(rep)
-				if anyCapped != contains(line, ": capped ") {
+				if anyCapped != strings.Contains(line, ": capped ") {
 					t.Errorf("line %q says capped=%v", line, anyCapped)
 				}
-				if capped := cpuBytes < m.DRAMWant(e.Host.ThreadCount()); capped != (rep.Ceilings.CPU["dram_capped"] == 1) || capped != contains(line, "capped cpu dram") {
+				if capped := cpuBytes < m.DRAMWant(e.Host.ThreadCount()); capped != (rep.Ceilings.CPU["dram_capped"] == 1) || capped != strings.Contains(line, "capped cpu dram") {
 					t.Errorf("cpu dram %d of %d wanted: capped label %v, line %q", cpuBytes, m.DRAMWant(threads), rep.Ceilings.CPU["dram_capped"], line)
 				}
 
@@ -132,17 +135,17 @@ func TestMachinePlans(t *testing.T) {
 				// Labels: the run's levels (staircase) and host's (cpuid)
 				// never name a cache smaller than the working set.
 				for _, c := range []struct {
-					levels   []RoofLevel
+					levels   []experiment.RoofLevel
 					measured map[string]float64
 				}{{stairRoofLevels(st, e.Host.ThreadCount()), stairReaches(st)}, {cacheLevels(float64(cpuBytes), e.Host.ThreadCount()), nil}} {
-					r := Roofs{CPU: roofOf(1), Levels: c.levels}
+					r := experiment.Roofs{CPU: roofOf(1), Levels: c.levels}
 					have := map[string]bool{}
 					for i := range r.Levels {
 						r.Levels[i].CPU = roofOf(10)
 						have[r.Levels[i].Name] = true
 					}
 					for b := float64(4 << 10); b < 1<<42; b *= 1.5 {
-						_, lvl, _ := r.forBytes(report.SideCPU, b)
+						_, lvl, _ := r.ForBytes(report.SideCPU, b)
 						if lvl != machine.DRAM {
 							if cb := float64(m.CacheBytes(lvl, e.Host.ThreadCount())); b > cb {
 								t.Fatalf("%.0f bytes labelled %s, whose cache holds %.0f", b, lvl, cb)
@@ -178,12 +181,12 @@ func TestMachinePlans(t *testing.T) {
 				if quick && h.m.MaxMemory == 0 {
 					var c workload.Config
 					for _, p := range workload.Params() {
-						if p.Kind == IntParam {
+						if p.Kind == experiment.IntParam {
 							*p.Int(&c) = p.QuickDefault()
 						}
 					}
 					c.Defaults()
-					if err := checkHostMemory("quick", dataBytes(c, workload.All()), true); err != nil {
+					if err := experiment.CheckMemory("quick", experiment.DataBytes(c, workload.All()), true); err != nil {
 						t.Errorf("the quick suite's data refused: %v", err)
 					}
 				}
@@ -256,13 +259,13 @@ func TestNameByCPUIDCapsByCapacity(t *testing.T) {
 	nameByCPUID(lv, 2)
 	capReachByCPUID(lv, 2)
 	st := &report.Staircase{Points: pts, Levels: lv}
-	var llc *RoofLevel
+	var llc *experiment.RoofLevel
 	for _, l := range stairRoofLevels(st, 2) {
 		if l.Name == machine.LLC {
 			llc = &l
 		}
 	}
-	if llc == nil || llc.Bytes > mib(32) || llc.Bytes < mib(4) || llc.reach(report.SideCPU) > mib(32) {
+	if llc == nil || llc.Bytes > mib(32) || llc.Bytes < mib(4) || llc.Reach(report.SideCPU) > mib(32) {
 		t.Fatalf("llc roof level %+v; levels %+v", llc, lv)
 	}
 	for _, l := range lv {

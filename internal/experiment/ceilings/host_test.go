@@ -1,8 +1,11 @@
-package experiment
+package ceilings
 
 import (
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 
 	"github.com/klauspost/cpuid/v2"
 
@@ -38,21 +41,21 @@ func TestHostJudgesRowsByTheirWorkingSet(t *testing.T) {
 		// byte sits at the ridge of this CPU's FMA peak over its llc read
 		// ceiling, which moves from run to run, so on a loaded host no row
 		// may be memory-bound.
-		if m.Side != report.SideCPU || ParamValue(m.Params, "cache") == "resident" {
+		if m.Side != report.SideCPU || experiment.ParamValue(m.Params, "cache") == "resident" {
 			continue
 		}
 		seen++
-		if c := ParamValue(m.Params, "cache"); c != "llc" || m.ReadCeiling != "read_gbs_llc" {
+		if c := experiment.ParamValue(m.Params, "cache"); c != "llc" || m.ReadCeiling != "read_gbs_llc" {
 			t.Errorf("%s %s (%.3g MB): cache=%s, judged against %q; want llc, read_gbs_llc", m.Workload, m.Variant, m.Bytes/1e6, c, m.ReadCeiling)
 		}
 	}
 	if seen == 0 {
 		t.Fatal("no out-of-cache row")
 	}
-	for _, l := range HostSummary(&rep) {
+	for _, l := range experiment.HostSummary(&rep) {
 		// A memory-bound llc row is judged against the llc read ceiling
 		// (a compute-bound one, against the FMA peak, names no bandwidth).
-		if contains(l, "n=") && contains(l, "cache=llc") && contains(l, "bandwidth") && !contains(l, "read (llc) bandwidth") {
+		if strings.Contains(l, "n=") && strings.Contains(l, "cache=llc") && strings.Contains(l, "bandwidth") && !strings.Contains(l, "read (llc) bandwidth") {
 			t.Errorf("summary judges an llc row against another ceiling: %s", l)
 		}
 	}

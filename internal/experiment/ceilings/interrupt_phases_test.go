@@ -1,4 +1,4 @@
-package experiment
+package ceilings
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
@@ -22,9 +24,9 @@ func TestInterruptEndsCeilingsPromptly(t *testing.T) {
 	// A bound on the latency, with room for a loaded test machine: the
 	// phases poll between timed runs of at most a few hundred ms.
 	const interruptLatency = 2 * time.Second
-	var cfg RunConfig
+	var cfg experiment.RunConfig
 	for _, p := range workload.Params() {
-		if p.Kind == IntParam {
+		if p.Kind == experiment.IntParam {
 			*p.Int(&cfg.Config) = p.QuickDefault()
 		}
 	}
@@ -38,7 +40,7 @@ func TestInterruptEndsCeilingsPromptly(t *testing.T) {
 			e.Progress = progressFunc(func(s string) { last.Store(s) })
 			done := make(chan error, 1)
 			go func() {
-				_, err := e.Ceilings(cfg, e.NewReport("test"))
+				_, err := Ceilings(e, cfg, e.NewReport("test"))
 				done <- err
 			}()
 			select {
@@ -57,12 +59,12 @@ func TestInterruptEndsCeilingsPromptly(t *testing.T) {
 			// phases left to run.
 			if took := time.Since(at); took > interruptLatency {
 				if point := onePoint(t); took > interruptLatency+point {
-					t.Errorf("interrupted during %q: returned %v later (one %s point takes %v here now)", phase, took, FmtBytes(onePointBytes), point)
+					t.Errorf("interrupted during %q: returned %v later (one %s point takes %v here now)", phase, took, experiment.FmtBytes(onePointBytes), point)
 				} else {
-					t.Logf("interrupted during %q: returned %v later, within one %s point (%v) on this loaded machine", phase, took, FmtBytes(onePointBytes), point)
+					t.Logf("interrupted during %q: returned %v later, within one %s point (%v) on this loaded machine", phase, took, experiment.FmtBytes(onePointBytes), point)
 				}
 			}
-			if !errors.Is(err, ErrInterrupted) {
+			if !errors.Is(err, experiment.ErrInterrupted) {
 				t.Errorf("interrupted during %q: err = %v, want ErrInterrupted", phase, err)
 			}
 		})

@@ -1,8 +1,10 @@
-package experiment
+package ceilings
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
@@ -35,17 +37,17 @@ func TestCeilingCheckAt105Percent(t *testing.T) {
 // --batches: a size given twice and a non-positive size are refused by the
 // experiment's own validation (not only the CLI's table).
 func TestCheckBatchesDuplicatesAndSigns(t *testing.T) {
-	cfg := RunConfig{}
+	cfg := experiment.RunConfig{}
 	cfg.Config.Defaults()
 	ds := []*workload.Descriptor{workload.CosineSingle}
 	for _, b := range [][]int{{1, 4, 4}, {0, 4, 16}, {-1, 4, 16}} {
 		cfg.Batches = b
-		if err := cfg.checkBatches(ds); err == nil {
+		if err := cfg.CheckBatches(ds); err == nil {
 			t.Errorf("--batches %v accepted", b)
 		}
 	}
 	cfg.Batches = []int{1, 4, 16}
-	if err := cfg.checkBatches(ds); err != nil {
+	if err := cfg.CheckBatches(ds); err != nil {
 		t.Errorf("--batches 1,4,16: %v", err)
 	}
 }

@@ -1,9 +1,11 @@
-package experiment
+package ceilings
 
 import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
@@ -19,13 +21,13 @@ import (
 // last-level cache as threads threads see them (from the machine's cpuid
 // description; a level it does not report is skipped), each judging the
 // working sets up to its capacity (the one level rule, machine.ReachOf).
-func cacheLevels(dram float64, threads int) []RoofLevel {
+func cacheLevels(dram float64, threads int) []experiment.RoofLevel {
 	m := machine.Current()
-	var out []RoofLevel
+	var out []experiment.RoofLevel
 	for _, name := range []string{machine.L2, machine.LLC} {
 		c := float64(m.CacheBytes(name, threads))
 		if c > 0 && c/2 < dram {
-			out = append(out, RoofLevel{Name: name, Bytes: c / 2, CPUCap: c})
+			out = append(out, experiment.RoofLevel{Name: name, Bytes: c / 2, CPUCap: c})
 		}
 	}
 	return out
@@ -34,7 +36,7 @@ func cacheLevels(dram float64, threads int) []RoofLevel {
 // cacheCeilings measures the read ceilings at each cache-resident working
 // set on both sides (FMA peaks do not depend on the working set: the DRAM
 // run's are kept) and records them as read_gbs_<level> keys.
-func (e *Env) cacheCeilings(cfg RunConfig, dram Roofs, rep *report.Report) ([]RoofLevel, error) {
+func cacheCeilings(e *experiment.Env, cfg experiment.RunConfig, dram experiment.Roofs, rep *report.Report) ([]experiment.RoofLevel, error) {
 	dramBytes := float64(cfg.CeilingBytes)
 	if dramBytes == 0 {
 		dramBytes = float64(hostsimd.DefaultCeilingBytes())
@@ -48,21 +50,21 @@ func (e *Env) cacheCeilings(cfg RunConfig, dram Roofs, rep *report.Report) ([]Ro
 	}
 	for i := range levels {
 		l := &levels[i]
-		rk, bk := levelKeys(l.Name)
+		rk, bk := experiment.LevelKeys(l.Name)
 		gpuBytes := l.GPUBytes
 		if gpuBytes == 0 && rep.Staircase == nil {
 			gpuBytes = l.Bytes
 		}
 		if gpuBytes >= 4096 {
-			if err := e.checkStop("gpu cache-level ceilings"); err != nil {
+			if err := e.CheckStop("gpu cache-level ceilings"); err != nil {
 				return nil, err
 			}
 			// Only the read ceiling depends on the level: the read
 			// designs alone (compute.MeasureReadAt).
-			e.Progressf("gpu read ceiling at the %s working set (%s)", l.Name, FmtBytes(gpuBytes))
+			e.Progressf("gpu read ceiling at the %s working set (%s)", l.Name, experiment.FmtBytes(gpuBytes))
 			gc, err := compute.MeasureReadAtUntil(e.Device, uint64(gpuBytes), 0, e.Stopped)
 			if errors.Is(err, compute.ErrStopped) {
-				return nil, fmt.Errorf("gpu read ceiling (%s working set): %w", l.Name, ErrInterrupted)
+				return nil, fmt.Errorf("gpu read ceiling (%s working set): %w", l.Name, experiment.ErrInterrupted)
 			}
 			if err != nil {
 				return nil, fmt.Errorf("gpu read ceiling (%s working set): %w", l.Name, err)
@@ -76,20 +78,20 @@ func (e *Env) cacheCeilings(cfg RunConfig, dram Roofs, rep *report.Report) ([]Ro
 			rep.Ceilings.GPU[bk] = float64(gc.Bytes)
 		}
 		if l.Bytes > 0 {
-			if err := e.checkStop("cpu cache-level ceilings"); err != nil {
+			if err := e.CheckStop("cpu cache-level ceilings"); err != nil {
 				return nil, err
 			}
-			e.Progressf("cpu ceilings at the %s working set (%s)", l.Name, FmtBytes(l.Bytes))
-			before := probeState(e.Host.ThreadCount())
-			cc, err := e.Host.MeasureCeilings(hostsimd.CeilingOpts{Bytes: int64(l.Bytes), Budget: ceilingBudget(e.Measure), Stop: e.Stopped})
+			e.Progressf("cpu ceilings at the %s working set (%s)", l.Name, experiment.FmtBytes(l.Bytes))
+			before := experiment.ProbeState(e.Host.ThreadCount())
+			cc, err := e.Host.MeasureCeilings(hostsimd.CeilingOpts{Bytes: int64(l.Bytes), Budget: experiment.CeilingBudget(e.Measure), Stop: e.Stopped})
 			if errors.Is(err, hostsimd.ErrStopped) {
-				return nil, fmt.Errorf("cpu ceilings (%s working set): %w", l.Name, ErrInterrupted)
+				return nil, fmt.Errorf("cpu ceilings (%s working set): %w", l.Name, experiment.ErrInterrupted)
 			}
 			if err != nil {
 				return nil, fmt.Errorf("cpu ceilings (%s working set): %w", l.Name, err)
 			}
 			rep.CeilingPasses = append(rep.CeilingPasses, report.CeilingPass{Key: rk, GBs: cc.ReadGBs, Bytes: float64(cc.Bytes),
-				State: spanState(before, probeState(e.Host.ThreadCount())), Why: "first"})
+				State: experiment.SpanState(before, experiment.ProbeState(e.Host.ThreadCount())), Why: "first"})
 			gbs := cc.ReadGBs
 			if rep.Staircase != nil {
 				gbs = max(gbs, plateauBest(rep.Staircase, report.SideCPU, l.Name))
@@ -114,7 +116,7 @@ func CeilingCheck(rep *report.Report) (warnings []string, ok string) {
 		switch {
 		case m.CeilingFrac > 1.05:
 			warnings = append(warnings, fmt.Sprintf("%s %s %s %s: %.0f%% of its %s ceiling, above the 105%% the invariant allows: that ceiling is not this machine's best",
-				m.Workload, m.Side, m.Variant, ParamLabel(m.Params), 100*m.CeilingFrac, m.Bound+"-bound"))
+				m.Workload, m.Side, m.Variant, experiment.ParamLabel(m.Params), 100*m.CeilingFrac, m.Bound+"-bound"))
 		case m.CeilingFrac > 1:
 			near = append(near, fmt.Sprintf("%s %s %s %.1f%%", m.Workload, m.Side, m.Variant, 100*m.CeilingFrac))
 		}
@@ -167,8 +169,8 @@ func RecheckCPUReadCeilings(rep *report.Report, dramBytes int64, threads int, pr
 	for _, k := range keys {
 		old := cs[k]
 		var bytes int64
-		if lvl, ok := levelOf(k); ok {
-			_, bk := levelKeys(lvl)
+		if lvl, ok := experiment.LevelOf(k); ok {
+			_, bk := experiment.LevelKeys(lvl)
 			bytes = int64(cs[bk])
 		} else if k == "read_gbs" {
 			bytes = dramBytes
@@ -188,10 +190,10 @@ func RecheckCPUReadCeilings(rep *report.Report, dramBytes int64, threads int, pr
 		// pass was.
 		rc, err := hostsimd.MeasureReadUntil(bytes, threads, 0, stop)
 		if err != nil {
-			return lines, fmt.Errorf("cpu %s ceiling, measured again: %w", report.ReadCeilingName(k), stopped(err))
+			return lines, fmt.Errorf("cpu %s ceiling, measured again: %w", report.ReadCeilingName(k), experiment.Stopped(err))
 		}
 		w := worst[k]
-		line := fmt.Sprintf("%sCPU %s ceiling measured again after the kernels, as %s %s ran at %.0f%% of %.1f GB/s: %.1f GB/s (%s)", RecheckPrefix,
+		line := fmt.Sprintf("%sCPU %s ceiling measured again after the kernels, as %s %s ran at %.0f%% of %.1f GB/s: %.1f GB/s (%s)", experiment.RecheckPrefix,
 			report.ReadCeilingName(k), w.Workload, w.Variant, 100*w.CeilingFrac, old, rc.GBs, rc.Kernel)
 		if rc.GBs <= old {
 			lines = append(lines, line+"; the first pass stands")
@@ -204,7 +206,7 @@ func RecheckCPUReadCeilings(rep *report.Report, dramBytes int64, threads int, pr
 			if m.Side != report.SideCPU || m.ReadCeilingKey() != k || m.Bound == "" {
 				continue
 			}
-			place(m, timing.Roof{PeakGFLOPs: peakFor(cs, m, cs["fma_gflops"]), BandwidthGBs: rc.GBs}, m.Time().Median)
+			experiment.Place(m, timing.Roof{PeakGFLOPs: experiment.PeakFor(cs, m, cs["fma_gflops"]), BandwidthGBs: rc.GBs}, m.Time().Median)
 		}
 	}
 	return lines, nil
@@ -229,10 +231,10 @@ type dramPlan struct {
 // adapter, the CPU's caches too), each for hostsimd.CeilingArrays arrays
 // at once, the GPU's also within the adapter's binding limit. A side the
 // budget cut is measured over what fits and labelled capped (dramPlan.line).
-func (e *Env) planDRAM(cfg RunConfig, st *report.Staircase) (gpuBytes uint64, cpuBytes int64, p dramPlan) {
+func planDRAM(e *experiment.Env, cfg experiment.RunConfig, st *report.Staircase) (gpuBytes uint64, cpuBytes int64, p dramPlan) {
 	m := machine.Current()
 	threads := e.Host.ThreadCount()
-	p.budget, p.source, p.stair = memoryBudget(cfg.QuickStaircase), m.BudgetSource(cfg.QuickStaircase), e.stairCap
+	p.budget, p.source, p.stair = experiment.MemoryBudget(cfg.QuickStaircase), m.BudgetSource(cfg.QuickStaircase), e.StairCap
 	gpuCache := largestCache(st, report.SideGPU)
 	if e.Device.Info.Type == wgpu.DeviceCPU {
 		// A CPU adapter (llvmpipe) reads through the CPU's caches, which
@@ -248,7 +250,7 @@ func (e *Env) planDRAM(cfg RunConfig, st *report.Staircase) (gpuBytes uint64, cp
 	p.gpuPlan = min(uint64(planned), lim) &^ 15
 	p.gpuCapped = gpuCapped && uint64(planned) < lim
 	if p.gpuPlan == lim && lim < uint64(8*gpuCache) {
-		st.Notes = append(st.Notes, fmt.Sprintf("gpu dram ceilings over %s, the adapter's binding limit: less than 8× the largest cache level (%s)", FmtBytes(float64(lim)), FmtBytes(gpuCache)))
+		st.Notes = append(st.Notes, fmt.Sprintf("gpu dram ceilings over %s, the adapter's binding limit: less than 8× the largest cache level (%s)", experiment.FmtBytes(float64(lim)), experiment.FmtBytes(gpuCache)))
 	}
 	p.cpuWant = max(int64(cfg.CeilingBytes), m.DRAMWant(threads), int64(4*largestCache(st, report.SideCPU)))
 	p.cpuPlan, _ = machine.Plan(p.cpuWant, hostsimd.CeilingArrays, p.budget)
@@ -266,17 +268,17 @@ const MemoryPrefix = "memory budget: "
 func (p dramPlan) line(rep *report.Report) (line string, capped bool) {
 	var levels []string
 	if p.cpuPlan < p.cpuWant {
-		levels = append(levels, fmt.Sprintf("cpu dram ceilings over %s per array (the caches call for %s)", FmtBytes(float64(p.cpuPlan)), FmtBytes(float64(p.cpuWant))))
+		levels = append(levels, fmt.Sprintf("cpu dram ceilings over %s per array (the caches call for %s)", experiment.FmtBytes(float64(p.cpuPlan)), experiment.FmtBytes(float64(p.cpuWant))))
 		rep.Ceilings.CPU["dram_capped"], rep.Ceilings.CPU["bytes_want"] = 1, float64(p.cpuWant)
 	}
 	if p.gpuCapped {
-		levels = append(levels, fmt.Sprintf("gpu dram ceilings over %s (the caches call for %s)", FmtBytes(float64(p.gpuPlan)), FmtBytes(float64(p.gpuWant))))
+		levels = append(levels, fmt.Sprintf("gpu dram ceilings over %s (the caches call for %s)", experiment.FmtBytes(float64(p.gpuPlan)), experiment.FmtBytes(float64(p.gpuWant))))
 		rep.Ceilings.GPU["dram_capped"], rep.Ceilings.GPU["bytes_want"] = 1, float64(p.gpuWant)
 	}
 	if p.stair != "" {
 		levels = append(levels, p.stair)
 	}
-	head := fmt.Sprintf("%s%s (%s)", MemoryPrefix, FmtBytes(float64(p.budget)), p.source)
+	head := fmt.Sprintf("%s%s (%s)", MemoryPrefix, experiment.FmtBytes(float64(p.budget)), p.source)
 	if len(levels) == 0 {
 		return head + ": no level capped", false
 	}
@@ -333,14 +335,14 @@ func raiseComputeCeiling(rep *report.Report, side string, remeasure func() (floa
 		if g, err := remeasure(); err == nil && g > old {
 			cs["fma_gflops"] = g
 			lines = append(lines, fmt.Sprintf("%s%s FMA peak measured again after the kernels, as %s %s ran at %.1f GFLOP/s above %.1f: %.1f GFLOP/s",
-				RecheckPrefix, strings.ToUpper(side), b.Workload, b.Variant, b.GFLOPs, old, g))
+				experiment.RecheckPrefix, strings.ToUpper(side), b.Workload, b.Variant, b.GFLOPs, old, g))
 		}
 	}
 	peak := cs["fma_gflops"]
 	if b = best(); b != nil {
 		peak = b.GFLOPs
 		lines = append(lines, fmt.Sprintf("%s%s FMA ceiling raised from %.1f to %.1f GFLOP/s, the rate of %s %s %s (verified): it ran faster than every FMA microbenchmark",
-			RecheckPrefix, strings.ToUpper(side), cs["fma_gflops"], b.GFLOPs, b.Workload, b.Variant, ParamLabel(b.Params)))
+			experiment.RecheckPrefix, strings.ToUpper(side), cs["fma_gflops"], b.GFLOPs, b.Workload, b.Variant, experiment.ParamLabel(b.Params)))
 		if side == report.SideGPU {
 			lines[len(lines)-1] += " (fma() and x*a+b chains, two and four elements per invocation)"
 		}
@@ -355,7 +357,7 @@ func raiseComputeCeiling(rep *report.Report, side string, remeasure func() (floa
 		if !(bw > 0) {
 			bw = cs["read_gbs"]
 		}
-		place(m, timing.Roof{PeakGFLOPs: peakFor(cs, m, peak), BandwidthGBs: bw}, m.Time().Median)
+		experiment.Place(m, timing.Roof{PeakGFLOPs: experiment.PeakFor(cs, m, peak), BandwidthGBs: bw}, m.Time().Median)
 	}
 	return lines
 }
@@ -373,7 +375,9 @@ const tuneConfigBudgets = 3
 
 // DurationLine is durationLine for cfg's workloads (the CLI says it on
 // stderr when run starts).
-func (e *Env) DurationLine(cfg RunConfig) string { return e.durationLine(cfg, nil) }
+func DurationLine(e *experiment.Env, cfg experiment.RunConfig) string {
+	return durationLine(e, cfg, nil)
+}
 
 // durationLine says, before anything is measured, about how long the
 // suite will take: the bytes the staircase and the ceilings stream at
@@ -381,12 +385,12 @@ func (e *Env) DurationLine(cfg RunConfig) string { return e.durationLine(cfg, ni
 // (pendingSelections; tuneConfigBudgets budgets a configuration), plus
 // every planned measurement (both sides of each break-even batch, the
 // timestamp cost's two) at its full time budget.
-func (e *Env) durationLine(cfg RunConfig, ds []*workload.Descriptor) string {
+func durationLine(e *experiment.Env, cfg experiment.RunConfig, ds []*workload.Descriptor) string {
 	cfg.Defaults()
 	if ds == nil {
-		ds, _ = cfg.descriptors()
+		ds, _ = cfg.Descriptors()
 	}
-	est := e.estimate(cfg, ds)
+	est := estimateOf(e, cfg, ds)
 	line := fmt.Sprintf("run: about %.0f s to measure (estimate: the staircase and the ceilings about %.0f s at %.0f GB/s",
 		est.total(), est.streamSeconds, estimateRate/1e9)
 	if len(est.selecting) > 0 {
@@ -411,12 +415,12 @@ type runEstimate struct {
 
 func (r runEstimate) total() float64 { return r.streamSeconds + r.tuneSeconds + r.measSeconds }
 
-// estimate computes the parts of durationLine for cfg (defaults filled).
-func (e *Env) estimate(cfg RunConfig, ds []*workload.Descriptor) runEstimate {
+// estimateOf computes the parts of durationLine for cfg (defaults filled).
+func estimateOf(e *experiment.Env, cfg experiment.RunConfig, ds []*workload.Descriptor) runEstimate {
 	quick := cfg.QuickStaircase
 	m := machine.Current()
 	threads := e.Host.ThreadCount()
-	budget := float64(memoryBudget(quick))
+	budget := float64(experiment.MemoryBudget(quick))
 	runs, stairRuns, step := 7.0, 3.0, uint64(2)
 	if quick {
 		runs, stairRuns, step = 3, 2, 4
@@ -441,7 +445,7 @@ func (e *Env) estimate(cfg RunConfig, ds []*workload.Descriptor) runEstimate {
 		if bp := w.BatchParam(); bp != nil {
 			size = *bp.Int(&cfg.Config)
 		}
-		batches := len(PowersOf4(1, size))
+		batches := len(experiment.PowersOf4(1, size))
 		if len(cfg.Batches) > 0 {
 			batches = len(cfg.Batches)
 		}
@@ -450,37 +454,37 @@ func (e *Env) estimate(cfg RunConfig, ds []*workload.Descriptor) runEstimate {
 			est.tuned++
 		}
 	}
-	est.selecting, est.tuneConfigs = e.pendingSelections(cfg, ds)
+	est.selecting, est.tuneConfigs = e.PendingSelections(cfg, ds)
 	est.tuneSeconds = float64(est.tuneConfigs) * tuneConfigBudgets * e.Measure.Budget.Seconds()
 	est.measSeconds = float64(est.measurements) * e.Measure.Budget.Seconds()
 	return est
 }
 
 // Ceilings measures the GPU and CPU ceilings and records them.
-func (e *Env) Ceilings(cfg RunConfig, rep *report.Report) (Roofs, error) {
-	st, err := e.staircase(cfg.QuickStaircase, rep)
+func Ceilings(e *experiment.Env, cfg experiment.RunConfig, rep *report.Report) (experiment.Roofs, error) {
+	st, err := staircase(e, cfg.QuickStaircase, rep)
 	if err != nil {
-		return Roofs{}, err
+		return experiment.Roofs{}, err
 	}
-	gpuBytes, cpuBytes, capped := e.planDRAM(cfg, st)
-	gc, err := e.gpuCeilings(gpuBytes, cfg.QuickStaircase, rep)
+	gpuBytes, cpuBytes, capped := planDRAM(e, cfg, st)
+	gc, err := gpuCeilings(e, gpuBytes, cfg.QuickStaircase, rep)
 	if err != nil {
-		return Roofs{}, err
+		return experiment.Roofs{}, err
 	}
-	all, err := e.cpuCeilings(cpuBytes, rep)
+	all, err := cpuCeilings(e, cpuBytes, rep)
 	if err != nil {
-		return Roofs{}, err
+		return experiment.Roofs{}, err
 	}
-	roofs := Roofs{
+	roofs := experiment.Roofs{
 		GPU: timing.Roof{PeakGFLOPs: gc.PeakGFLOPs, BandwidthGBs: gc.ReadGBs},
 		CPU: timing.Roof{PeakGFLOPs: all.FMAGFLOPs, BandwidthGBs: all.ReadGBs},
 	}
-	if err := e.int8Peaks(&roofs, rep); err != nil {
-		return Roofs{}, err
+	if err := int8Peaks(e, &roofs, rep); err != nil {
+		return experiment.Roofs{}, err
 	}
-	levels, err := e.cacheCeilings(cfg, roofs, rep)
+	levels, err := cacheCeilings(e, cfg, roofs, rep)
 	if err != nil {
-		return Roofs{}, err
+		return experiment.Roofs{}, err
 	}
 	roofs.Levels = levels
 	rep.Ceilings.CPU["bytes"] = float64(all.Bytes)
@@ -501,7 +505,7 @@ func (e *Env) Ceilings(cfg RunConfig, rep *report.Report) (Roofs, error) {
 
 // gpuCeilings measures the GPU's DRAM-level ceilings over gpuBytes (quick:
 // fewer runs and FMA intensities, no stream kernels) and records them.
-func (e *Env) gpuCeilings(gpuBytes uint64, quick bool, rep *report.Report) (compute.Ceilings, error) {
+func gpuCeilings(e *experiment.Env, gpuBytes uint64, quick bool, rep *report.Report) (compute.Ceilings, error) {
 	runs := 0
 	var intensities []float64 // the default set
 	if quick {
@@ -509,14 +513,14 @@ func (e *Env) gpuCeilings(gpuBytes uint64, quick bool, rep *report.Report) (comp
 		// (each streams the whole DRAM-level buffer).
 		runs, intensities = 3, []float64{0.25, 4, 64}
 	}
-	if err := e.checkStop("gpu ceilings"); err != nil {
+	if err := e.CheckStop("gpu ceilings"); err != nil {
 		return compute.Ceilings{}, err
 	}
-	e.Progressf("gpu ceilings (read, write, copy, FMA intensities) over %s", FmtBytes(float64(gpuBytes)))
+	e.Progressf("gpu ceilings (read, write, copy, FMA intensities) over %s", experiment.FmtBytes(float64(gpuBytes)))
 	gc, err := compute.MeasureCeilings(e.Device, compute.CeilingOptions{Bytes: gpuBytes, Runs: runs, Intensities: intensities, Stop: e.Stopped})
-	FreeMemory()
+	experiment.FreeMemory()
 	if errors.Is(err, compute.ErrStopped) {
-		return gc, fmt.Errorf("gpu ceilings: %w", ErrInterrupted)
+		return gc, fmt.Errorf("gpu ceilings: %w", experiment.ErrInterrupted)
 	}
 	if err != nil {
 		return gc, fmt.Errorf("gpu ceilings: %w", err)
@@ -527,7 +531,7 @@ func (e *Env) gpuCeilings(gpuBytes uint64, quick bool, rep *report.Report) (comp
 	// software adapter).
 	var sk map[string]float64
 	if !quick {
-		e.Progressf("gpu stream kernels (BabelStream's) over %s", FmtBytes(float64(gpuBytes)))
+		e.Progressf("gpu stream kernels (BabelStream's) over %s", experiment.FmtBytes(float64(gpuBytes)))
 		if sk, err = streamIntoGPUCeilings(e, &gc); err != nil {
 			return gc, err
 		}
@@ -541,33 +545,33 @@ func (e *Env) gpuCeilings(gpuBytes uint64, quick bool, rep *report.Report) (comp
 	for _, pt := range gc.FMA {
 		rep.Ceilings.GPU[fmt.Sprintf("fma_gflops_at_%g", pt.Intensity)] = pt.GFLOPs
 	}
-	rep.Summary = append(rep.Summary, readCeilingSummary(gc))
+	rep.Summary = append(rep.Summary, experiment.ReadCeilingSummary(gc))
 	if gc.Timed != "timestamps" {
 		rep.Warnings = append(rep.Warnings, "GPU ceilings timed by the host clock ("+gc.Timed+"): they include submission overhead")
 	}
-	FreeMemory()
+	experiment.FreeMemory()
 	return gc, nil
 }
 
 // cpuCeilings measures the CPU's DRAM-level ceilings over cpuBytes per
 // array, with the host's state around the first read pass, and records
 // them.
-func (e *Env) cpuCeilings(cpuBytes int64, rep *report.Report) (hostsimd.Ceilings, error) {
-	if err := e.checkStop("cpu ceilings"); err != nil {
+func cpuCeilings(e *experiment.Env, cpuBytes int64, rep *report.Report) (hostsimd.Ceilings, error) {
+	if err := e.CheckStop("cpu ceilings"); err != nil {
 		return hostsimd.Ceilings{}, err
 	}
-	e.Progressf("cpu ceilings (read, write, copy, triad, FMA; all cores and one) over %s per array", FmtBytes(float64(cpuBytes)))
-	before := probeState(e.Host.ThreadCount())
-	all, _, keys, err := CPUCeilings(hostsimd.CeilingOpts{Bytes: cpuBytes, Budget: ceilingBudget(e.Measure), Stop: e.Stopped})
-	FreeMemory()
+	e.Progressf("cpu ceilings (read, write, copy, triad, FMA; all cores and one) over %s per array", experiment.FmtBytes(float64(cpuBytes)))
+	before := experiment.ProbeState(e.Host.ThreadCount())
+	all, _, keys, err := CPUCeilings(hostsimd.CeilingOpts{Bytes: cpuBytes, Budget: experiment.CeilingBudget(e.Measure), Stop: e.Stopped})
+	experiment.FreeMemory()
 	if errors.Is(err, hostsimd.ErrStopped) {
-		return all, fmt.Errorf("cpu ceilings: %w", ErrInterrupted)
+		return all, fmt.Errorf("cpu ceilings: %w", experiment.ErrInterrupted)
 	}
 	if err != nil {
 		return all, err
 	}
 	rep.Ceilings.CPU = keys
 	rep.CeilingPasses = append(rep.CeilingPasses, report.CeilingPass{Key: "read_gbs", GBs: all.ReadGBs, Bytes: float64(all.Bytes),
-		State: spanState(before, probeState(e.Host.ThreadCount())), Why: "first"})
+		State: experiment.SpanState(before, experiment.ProbeState(e.Host.ThreadCount())), Why: "first"})
 	return all, nil
 }

@@ -1,7 +1,9 @@
-package experiment
+package ceilings
 
 import (
 	"fmt"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
@@ -125,9 +127,9 @@ type hostRun struct {
 	auto       hostsimd.Host // the default settings (--threads)
 	progress   func(string)
 	all        hostsimd.Ceilings
-	roofs      Roofs // DRAM and cache levels
-	cacheRoofs Roofs // the cache-resident rows' roof
-	dramCapped bool  // the memory budget cut the DRAM level's working set
+	roofs      experiment.Roofs // DRAM and cache levels
+	cacheRoofs experiment.Roofs // the cache-resident rows' roof
+	dramCapped bool             // the memory budget cut the DRAM level's working set
 }
 
 // hostShape is one shape's data, generated once: every level runs the
@@ -145,7 +147,7 @@ func (hr *hostRun) stopped() bool { return hr.cfg.Stop != nil && hr.cfg.Stop() }
 // once cfg.Stop asks the run to end.
 func (hr *hostRun) checkStop(phase string) error {
 	if hr.stopped() {
-		return fmt.Errorf("%s: %w", phase, ErrInterrupted)
+		return fmt.Errorf("%s: %w", phase, experiment.ErrInterrupted)
 	}
 	return nil
 }
@@ -163,7 +165,7 @@ func (hr *hostRun) ceilings() error {
 	cfg, rep := &hr.cfg, hr.rep
 	hr.say("cpu ceilings (%d threads)", hr.auto.ThreadCount())
 	if cfg.Ceiling.Budget == 0 {
-		cfg.Ceiling.Budget = ceilingBudget(cfg.Measure)
+		cfg.Ceiling.Budget = experiment.CeilingBudget(cfg.Measure)
 	}
 	if cfg.Ceiling.Bytes == 0 {
 		// The DRAM level within the memory budget (planned before
@@ -177,19 +179,19 @@ func (hr *hostRun) ceilings() error {
 	hr.say("cosine-single level choice (calibration, cached per CPU model)")
 	calib, err := hostsimd.CurrentCalibrationUntil(hr.stopped)
 	if err != nil {
-		return fmt.Errorf("cosine-single level choice: %w", stopped(err))
+		return fmt.Errorf("cosine-single level choice: %w", experiment.Stopped(err))
 	}
-	before := probeState(cfg.Ceiling.Threads)
+	before := experiment.ProbeState(cfg.Ceiling.Threads)
 	if err := hr.checkStop("cpu ceilings"); err != nil {
 		return err
 	}
 	all, _, keys, err := CPUCeilings(cfg.Ceiling)
 	if err != nil {
-		return stopped(err)
+		return experiment.Stopped(err)
 	}
 	hr.all = all
 	rep.CeilingPasses = append(rep.CeilingPasses, report.CeilingPass{Key: "read_gbs", GBs: all.ReadGBs, Bytes: float64(all.Bytes),
-		State: spanState(before, probeState(cfg.Ceiling.Threads)), Why: "first"})
+		State: experiment.SpanState(before, experiment.ProbeState(cfg.Ceiling.Threads)), Why: "first"})
 	if rep.Ceilings.CPU == nil {
 		rep.Ceilings.CPU = map[string]float64{}
 	}
@@ -198,7 +200,7 @@ func (hr *hostRun) ceilings() error {
 	}
 	rep.Ceilings.CPU["cache_read_gbs"] = all.CacheReadGBs
 	rep.Ceilings.CPU["cache_read_bytes"] = float64(all.CacheBytes)
-	hr.roofs = Roofs{CPU: timing.Roof{PeakGFLOPs: all.FMAGFLOPs, BandwidthGBs: all.ReadGBs}}
+	hr.roofs = experiment.Roofs{CPU: timing.Roof{PeakGFLOPs: all.FMAGFLOPs, BandwidthGBs: all.ReadGBs}}
 	// Cache-resident shapes are judged against the read ceiling over a
 	// working set of their size.
 	hr.cacheRoofs = hr.roofs
@@ -207,7 +209,7 @@ func (hr *hostRun) ceilings() error {
 		hr.cacheRoofs.Key = "cache_read_gbs"
 	}
 	rep.Summary = append(rep.Summary, fmt.Sprintf("%sread ceiling %.1f GB/s on %d threads (%s) over %.0f MB, cache-resident %.1f GB/s over %d B (%s); one-vs-all-threads break-even: %s; calibration's dram class over %.0f MB (%.0f× the %.0f MB L3 cpuid reports) (%s)",
-		LevelChoicePrefix, all.ReadGBs, all.Threads, all.ReadKernel, float64(all.Bytes)/1e6, all.CacheReadGBs, all.CacheBytes, all.CacheReadKernel, calib.Crossover,
+		experiment.LevelChoicePrefix, all.ReadGBs, all.Threads, all.ReadKernel, float64(all.Bytes)/1e6, all.CacheReadGBs, all.CacheBytes, all.CacheReadKernel, calib.Crossover,
 		float64(calib.Single[hostsimd.ClassDRAM].Bytes)/1e6, float64(calib.Single[hostsimd.ClassDRAM].Bytes)/float64(max(machine.Current().L3, 1)), float64(machine.Current().L3)/1e6, calib.Source))
 	// The out-of-cache rows are judged by their working set, as in run: a
 	// --n small enough to sit in the last-level cache would read above
@@ -220,15 +222,15 @@ func (hr *hostRun) ceilings() error {
 	for i := range levels {
 		l := &levels[i]
 		hr.say("cpu read ceiling at the %s working set (%.3g MB)", l.Name, l.Bytes/1e6)
-		before := probeState(threads)
+		before := experiment.ProbeState(threads)
 		rc, err := hostsimd.MeasureReadUntil(int64(l.Bytes), threads, 0, hr.stopped)
 		if err != nil {
-			return fmt.Errorf("cpu read ceiling (%s working set): %w", l.Name, stopped(err))
+			return fmt.Errorf("cpu read ceiling (%s working set): %w", l.Name, experiment.Stopped(err))
 		}
 		l.CPU = timing.Roof{PeakGFLOPs: all.FMAGFLOPs, BandwidthGBs: rc.GBs}
-		rk, bk := levelKeys(l.Name)
+		rk, bk := experiment.LevelKeys(l.Name)
 		rep.CeilingPasses = append(rep.CeilingPasses, report.CeilingPass{Key: rk, GBs: rc.GBs, Bytes: float64(rc.Bytes),
-			State: spanState(before, probeState(threads)), Why: "first"})
+			State: experiment.SpanState(before, experiment.ProbeState(threads)), Why: "first"})
 		rep.Ceilings.CPU[rk] = rc.GBs
 		rep.Ceilings.CPU[bk] = l.Bytes
 	}
@@ -238,7 +240,7 @@ func (hr *hostRun) ceilings() error {
 		want := m.DRAMWant(cfg.Ceiling.Threads)
 		rep.Ceilings.CPU["dram_capped"], rep.Ceilings.CPU["bytes_want"] = 1, float64(want)
 		rep.Summary = append(rep.Summary, fmt.Sprintf("%s%s (%s): capped cpu dram ceilings over %s per array (the caches call for %s): a capped level may be partly cache-resident, its ceiling an upper bound",
-			MemoryPrefix, FmtBytes(float64(m.Budget(false))), m.BudgetSource(false), FmtBytes(float64(all.Bytes)), FmtBytes(float64(want))))
+			MemoryPrefix, experiment.FmtBytes(float64(m.Budget(false))), m.BudgetSource(false), experiment.FmtBytes(float64(all.Bytes)), experiment.FmtBytes(float64(want))))
 	}
 	return nil
 }
@@ -275,17 +277,17 @@ func (hr *hostRun) shapes() ([]hostShape, error) {
 func (hr *hostRun) row(h hostsimd.Host, isAuto bool, sh hostShape) error {
 	rep := hr.rep
 	c := sh.pr.At(sh.batch, workload.Knobs{})
-	variant := cpuVariant(h, nil)
+	variant := experiment.CpuVariant(h, nil)
 	if lvl, path, why := h.SingleChoice(int64(c.Bytes)); c.Name == workload.CosineSingle.Name {
 		variant = fmt.Sprintf("%s/%s-t%d", lvl, path, h.ThreadsFor(int64(c.Bytes)))
 		if isAuto {
-			rep.Summary = append(rep.Summary, fmt.Sprintf("%s%s %s ran %s: %s", LevelChoicePrefix, c.Name, ParamLabel(c.Params), variant, why))
+			rep.Summary = append(rep.Summary, fmt.Sprintf("%s%s %s ran %s: %s", experiment.LevelChoicePrefix, c.Name, experiment.ParamLabel(c.Params), variant, why))
 		}
 	}
 	if isAuto {
 		variant = "auto:" + variant
 	}
-	hr.say("cpu %s %s %s", variant, c.Name, ParamLabel(c.Params))
+	hr.say("cpu %s %s %s", variant, c.Name, experiment.ParamLabel(c.Params))
 	side, err := c.CPU(h)
 	if err != nil {
 		return err
@@ -294,7 +296,7 @@ func (hr *hostRun) row(h hostsimd.Host, isAuto bool, sh hostShape) error {
 	// "resident" shape keeps its own roof while the rule places it in a
 	// cache, and is judged and labelled dram where it does not fit one.
 	cache, rf := sh.cache, hr.roofs
-	_, lvl, _ := hr.roofs.forBytes(report.SideCPU, c.Bytes)
+	_, lvl, _ := hr.roofs.ForBytes(report.SideCPU, c.Bytes)
 	switch {
 	case sh.cache == "resident" && lvl != machine.DRAM:
 		rf = hr.cacheRoofs
@@ -305,18 +307,18 @@ func (hr *hostRun) row(h hostsimd.Host, isAuto bool, sh hostShape) error {
 	}
 	var before *report.HostState
 	if cache == machine.DRAM {
-		before = probeState(hr.auto.ThreadCount())
+		before = experiment.ProbeState(hr.auto.ThreadCount())
 	}
-	res, err := MeasureSide("cpu "+c.Name, stoppable(side, hr.checkStop), hr.cfg.Measure)
+	res, err := experiment.MeasureSide("cpu "+c.Name, experiment.Stoppable(side, hr.checkStop), hr.cfg.Measure)
 	side.Close()
 	if err != nil {
 		return err
 	}
-	params := append(c.Params, ParamOf("cache", cache))
-	m := Measurement(c.Name, report.SideCPU, variant, params, res, c.Bytes, c.Flops, rf)
+	params := append(c.Params, experiment.ParamOf("cache", cache))
+	m := experiment.Measurement(c.Name, report.SideCPU, variant, params, res, c.Bytes, c.Flops, rf)
 	if before != nil {
 		m.State = before
-		if after := probeState(hr.auto.ThreadCount()); after.Label != before.Label {
+		if after := experiment.ProbeState(hr.auto.ThreadCount()); after.Label != before.Label {
 			m.StateEnd = after
 		}
 	}
@@ -334,9 +336,9 @@ func (hr *hostRun) judge() error {
 	if err != nil {
 		return err
 	}
-	lines, err = JudgeByState(rep, hr.all.FMAGFLOPs, func(why string) (report.CeilingPass, error) {
+	lines, err = experiment.JudgeByState(rep, hr.all.FMAGFLOPs, func(why string) (report.CeilingPass, error) {
 		hr.say("cpu read ceiling again (%s)", why)
-		return MeasureReadPass(hr.all.Bytes, hr.all.Threads, why, hr.stopped)
+		return experiment.MeasureReadPass(hr.all.Bytes, hr.all.Threads, why, hr.stopped)
 	})
 	rep.Summary = append(rep.Summary, lines...)
 	if err != nil {
@@ -345,7 +347,7 @@ func (hr *hostRun) judge() error {
 	rep.Summary = append(rep.Summary, RecheckCPUComputeCeiling(rep, func() (float64, error) {
 		hr.say("cpu FMA peak again (a row ran above it)")
 		c, err := hr.auto.MeasureCeilings(hostsimd.CeilingOpts{Bytes: 1 << 20, Threads: hr.cfg.Ceiling.Threads, Stop: hr.stopped})
-		return c.FMAGFLOPs, stopped(err)
+		return c.FMAGFLOPs, experiment.Stopped(err)
 	})...)
 	// A row still above its ceiling is flagged "see warnings": say why.
 	warns, _ := CeilingCheck(rep)
@@ -356,7 +358,9 @@ func (hr *hostRun) judge() error {
 }
 
 // Info describes the CPU side the suite runs on, for the report.
-func (c HostConfig) Info() report.HostInfo { return HostInfo(hostsimd.Host{Threads: c.Threads}) }
+func (c HostConfig) Info() report.HostInfo {
+	return experiment.HostInfo(hostsimd.Host{Threads: c.Threads})
+}
 
 // Validate checks the sizes (positive; the working sets within the
 // host's memory) before anything is measured. Its errors are UsageErrors.
@@ -367,10 +371,10 @@ func (c HostConfig) Validate() error {
 		v    int
 	}{{workload.ParamD.Name, c.Dim}, {workload.ParamN.Name, c.N}, {"n-cached", c.NCached}, {workload.ParamQ.Name, c.Q}} {
 		if x.v <= 0 {
-			return Usage(Invalid(x.name, x.v, "must be positive"))
+			return experiment.Usage(experiment.Invalid(x.name, x.v, "must be positive"))
 		}
 	}
-	if err := CheckThreads(c.Threads); err != nil {
+	if err := experiment.CheckThreads(c.Threads); err != nil {
 		return err
 	}
 	d, n, q := float64(c.Dim), float64(c.N), float64(c.Q)
@@ -378,5 +382,5 @@ func (c HostConfig) Validate() error {
 	// 4 × n-cached rows with 24 bytes a score (reference, tolerance, output).
 	nb := 4 * float64(c.NCached)
 	need := n*d*4 + n*16 + q*d*4 + nb*d*4 + q*nb*24
-	return CheckHostMemory(fmt.Sprintf("d %d, n %d, q %d", c.Dim, c.N, c.Q), need)
+	return experiment.CheckHostMemory(fmt.Sprintf("d %d, n %d, q %d", c.Dim, c.N, c.Q), need)
 }

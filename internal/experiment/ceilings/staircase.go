@@ -1,10 +1,12 @@
-package experiment
+package ceilings
 
 import (
 	"errors"
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
@@ -179,10 +181,10 @@ func cpuidCaches(threads int) []struct {
 			return
 		}
 		x := float64(b)
-		desc := fmt.Sprintf("%s (%s)", name, FmtBytes(x))
+		desc := fmt.Sprintf("%s (%s)", name, experiment.FmtBytes(x))
 		if per {
 			x *= t
-			desc = fmt.Sprintf("%s (%s × %d threads)", name, FmtBytes(float64(b)), threads)
+			desc = fmt.Sprintf("%s (%s × %d threads)", name, experiment.FmtBytes(float64(b)), threads)
 		}
 		out = append(out, struct {
 			level, name string
@@ -266,7 +268,7 @@ func cpuidNotes(levels []report.StairLevel, threads int) []string {
 		if ratio > 1 {
 			verdict = "does not match (nearest:"
 		}
-		line := fmt.Sprintf("cpu %s plateau %s … %s at %.1f GB/s: %s cpuid's %s", l.Name, FmtBytes(l.FromBytes), FmtBytes(l.ToBytes), l.GBs, verdict, best)
+		line := fmt.Sprintf("cpu %s plateau %s … %s at %.1f GB/s: %s cpuid's %s", l.Name, experiment.FmtBytes(l.FromBytes), experiment.FmtBytes(l.ToBytes), l.GBs, verdict, best)
 		if ratio > 1 {
 			line += ")"
 		}
@@ -281,10 +283,10 @@ func cpuidNotes(levels []report.StairLevel, threads int) []string {
 // budget; the GPU sweep goes as far (within the adapter's binding limit
 // and the budget for its buffers). Each point's array is freed before the
 // next phase.
-func (e *Env) staircase(quick bool, rep *report.Report) (*report.Staircase, error) {
+func staircase(e *experiment.Env, quick bool, rep *report.Report) (*report.Staircase, error) {
 	st := &report.Staircase{}
 	rep.Staircase = st // what was measured stays reported if the run stops
-	defer FreeMemory()
+	defer experiment.FreeMemory()
 	m := machine.Current()
 	threads := e.Host.ThreadCount()
 	runs := 3
@@ -295,17 +297,17 @@ func (e *Env) staircase(quick bool, rep *report.Report) (*report.Staircase, erro
 	if quick {
 		step = 4
 	}
-	budget := uint64(memoryBudget(quick))
+	budget := uint64(experiment.MemoryBudget(quick))
 	past := stairPast(m, threads)
 	e.Progressf("cache staircase: cpu read bandwidth from %d KiB until it stops changing (past %s, within the %s memory budget)",
-		stairMin>>10, FmtBytes(float64(past)), FmtBytes(float64(budget)))
+		stairMin>>10, experiment.FmtBytes(float64(past)), experiment.FmtBytes(float64(budget)))
 	top, reached, err := sweepCPU(budget, past, step, func(b uint64) (report.StairPoint, error) {
-		if err := e.checkStop("cache staircase"); err != nil {
+		if err := e.CheckStop("cache staircase"); err != nil {
 			return report.StairPoint{}, err
 		}
 		rc, err := hostsimd.MeasureReadUntil(int64(b), threads, runs, e.Stopped)
 		if errors.Is(err, hostsimd.ErrStopped) {
-			return report.StairPoint{}, fmt.Errorf("cache staircase (cpu, %s): %w", FmtBytes(float64(b)), ErrInterrupted)
+			return report.StairPoint{}, fmt.Errorf("cache staircase (cpu, %s): %w", experiment.FmtBytes(float64(b)), experiment.ErrInterrupted)
 		}
 		if err != nil {
 			return report.StairPoint{}, fmt.Errorf("staircase (cpu, %d bytes): %w", b, err)
@@ -317,23 +319,23 @@ func (e *Env) staircase(quick bool, rep *report.Report) (*report.Staircase, erro
 	if err != nil {
 		return st, err
 	}
-	FreeMemory()
-	e.stairCap = ""
+	experiment.FreeMemory()
+	e.StairCap = ""
 	if !reached {
-		e.stairCap = fmt.Sprintf("the cpu staircase at %s, before its bandwidth stopped changing", FmtBytes(float64(top)))
+		e.StairCap = fmt.Sprintf("the cpu staircase at %s, before its bandwidth stopped changing", experiment.FmtBytes(float64(top)))
 	}
 	if e.Device != nil {
 		// A ceiling bench holds its buffer twice on the device and once
 		// on the host (CeilingArrays buffers of it).
 		lim := min(e.Device.Limits.MaxStorageBufferBindingSize, e.Device.Limits.MaxBufferSize, budget/hostsimd.CeilingArrays)
-		e.Progressf("cache staircase: gpu read bandwidth, %d KiB … %s", stairMin>>10, FmtBytes(float64(min(top, lim))))
+		e.Progressf("cache staircase: gpu read bandwidth, %d KiB … %s", stairMin>>10, experiment.FmtBytes(float64(min(top, lim))))
 		for _, b := range stairSizes(top, lim, quick) {
-			if err := e.checkStop("cache staircase"); err != nil {
+			if err := e.CheckStop("cache staircase"); err != nil {
 				return st, err
 			}
 			pt, err := compute.MeasureReadAtUntil(e.Device, b, runs, e.Stopped)
 			if errors.Is(err, compute.ErrStopped) {
-				return st, fmt.Errorf("cache staircase (gpu, %s): %w", FmtBytes(float64(b)), ErrInterrupted)
+				return st, fmt.Errorf("cache staircase (gpu, %s): %w", experiment.FmtBytes(float64(b)), experiment.ErrInterrupted)
 			}
 			if err != nil {
 				return nil, fmt.Errorf("staircase (gpu, %d bytes): %w", b, err)
@@ -354,7 +356,7 @@ func (e *Env) staircase(quick bool, rep *report.Report) (*report.Staircase, erro
 			capReachByCPUID(lv, threads)
 		}
 		if len(lv) == 1 {
-			st.Notes = append(st.Notes, fmt.Sprintf("%s: the sweep found no cache level (one plateau, %s … %s): its rows are judged against the dram ceilings only", side, FmtBytes(lv[0].FromBytes), FmtBytes(lv[0].ToBytes)))
+			st.Notes = append(st.Notes, fmt.Sprintf("%s: the sweep found no cache level (one plateau, %s … %s): its rows are judged against the dram ceilings only", side, experiment.FmtBytes(lv[0].FromBytes), experiment.FmtBytes(lv[0].ToBytes)))
 		}
 		st.Levels = append(st.Levels, lv...)
 	}
@@ -366,11 +368,11 @@ func (e *Env) staircase(quick bool, rep *report.Report) (*report.Staircase, erro
 // too small for a kernel's working set and dram is the main roof) into
 // the RoofLevels cacheCeilings measures: each side at its own plateau's
 // working set, judging working sets up to its own reach.
-func stairRoofLevels(st *report.Staircase, threads int) []RoofLevel {
+func stairRoofLevels(st *report.Staircase, threads int) []experiment.RoofLevel {
 	m := machine.Current()
-	var out []RoofLevel
+	var out []experiment.RoofLevel
 	for _, name := range []string{"l2", "llc"} {
-		l := RoofLevel{CPUCap: float64(m.CacheBytes(name, threads))}
+		l := experiment.RoofLevel{CPUCap: float64(m.CacheBytes(name, threads))}
 		for _, sl := range st.Levels {
 			if sl.Name != name {
 				continue

@@ -1,8 +1,10 @@
-package experiment
+package ceilings
 
 import (
 	"errors"
 	"fmt"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
@@ -14,8 +16,8 @@ import (
 // Ceilings and roofs, so int8 rows are judged in integer ops against the
 // instructions they run, not against the FMA peak. A GPU that cannot run
 // the packed dot product is left without one (a warning).
-func (e *Env) int8Peaks(roofs *Roofs, rep *report.Report) error {
-	if err := e.checkStop("int8 peaks"); err != nil {
+func int8Peaks(e *experiment.Env, roofs *experiment.Roofs, rep *report.Report) error {
+	if err := e.CheckStop("int8 peaks"); err != nil {
 		return err
 	}
 	e.Progressf("int8 dot-product peaks (dot4I8Packed on the GPU, the host level's instructions on the CPU)")
@@ -23,7 +25,7 @@ func (e *Env) int8Peaks(roofs *Roofs, rep *report.Report) error {
 		gp, err := compute.MeasureInt8Peak(e.Device, compute.CeilingOptions{Stop: e.Stopped})
 		switch {
 		case errors.Is(err, compute.ErrStopped):
-			return fmt.Errorf("gpu int8 peak: %w", ErrInterrupted)
+			return fmt.Errorf("gpu int8 peak: %w", experiment.ErrInterrupted)
 		case errors.Is(err, compute.ErrVerify):
 			return fmt.Errorf("gpu int8 peak: %w", err)
 		case err != nil:

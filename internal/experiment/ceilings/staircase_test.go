@@ -1,9 +1,11 @@
-package experiment
+package ceilings
 
 import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
@@ -86,14 +88,14 @@ func TestStairRoofLevels(t *testing.T) {
 	for i := range lv {
 		lv[i].CPU.BandwidthGBs, lv[i].GPU.BandwidthGBs = 1, 1
 	}
-	r := Roofs{Levels: lv}
-	if _, name, _ := r.forBytes(report.SideCPU, 100<<10); name != "l2" {
+	r := experiment.Roofs{Levels: lv}
+	if _, name, _ := r.ForBytes(report.SideCPU, 100<<10); name != "l2" {
 		t.Errorf("cpu 100 KiB: %s", name)
 	}
-	if _, name, _ := r.forBytes(report.SideCPU, 10<<20); name != "dram" {
+	if _, name, _ := r.ForBytes(report.SideCPU, 10<<20); name != "dram" {
 		t.Errorf("cpu 10 MiB: %s (the cpu llc plateau ends at 256 KiB·2)", name)
 	}
-	if _, name, _ := r.forBytes(report.SideGPU, 10<<20); name != "dram" {
+	if _, name, _ := r.ForBytes(report.SideGPU, 10<<20); name != "dram" {
 		t.Errorf("gpu 10 MiB: %s", name)
 	}
 }

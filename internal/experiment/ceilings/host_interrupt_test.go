@@ -1,4 +1,4 @@
-package experiment
+package ceilings
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
@@ -51,12 +53,12 @@ func TestInterruptEndsHostPromptly(t *testing.T) {
 			phase := last.Load().(string)
 			if took > interruptLatency {
 				if point := onePoint(t); took > interruptLatency+point {
-					t.Errorf("interrupted during %q: returned %v later (one %s point takes %v here now)", phase, took, FmtBytes(onePointBytes), point)
+					t.Errorf("interrupted during %q: returned %v later (one %s point takes %v here now)", phase, took, experiment.FmtBytes(onePointBytes), point)
 				} else {
-					t.Logf("interrupted during %q: returned %v later, within one %s point (%v) on this loaded machine", phase, took, FmtBytes(onePointBytes), point)
+					t.Logf("interrupted during %q: returned %v later, within one %s point (%v) on this loaded machine", phase, took, experiment.FmtBytes(onePointBytes), point)
 				}
 			}
-			if !errors.Is(err, ErrInterrupted) {
+			if !errors.Is(err, experiment.ErrInterrupted) {
 				t.Errorf("interrupted during %q: err = %v, want ErrInterrupted", phase, err)
 			}
 			for _, m := range rep.Measurements {

@@ -1,8 +1,10 @@
-package experiment
+package ceilings
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
 )
@@ -22,7 +24,7 @@ func TestDurationEstimateCoversVariantSelection(t *testing.T) {
 	if len(w.Variants) < 2 {
 		t.Fatalf("%s lists %d GPU variants; the test needs a workload with a selection", w.Name, len(w.Variants))
 	}
-	cfg := RunConfig{Workloads: []string{w.Name}}
+	cfg := experiment.RunConfig{Workloads: []string{w.Name}}
 	cfg.Dim, cfg.N, cfg.Seed = 64, 1024, 7
 	cfg.Defaults()
 	ds, err := cfg.Validate(e.Device)
@@ -30,14 +32,14 @@ func TestDurationEstimateCoversVariantSelection(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	cold := e.estimate(cfg, ds)
+	cold := estimateOf(e, cfg, ds)
 	if len(cold.selecting) != 1 || cold.selecting[0] != w.Name || cold.tuneConfigs == 0 || cold.tuneSeconds <= 0 {
 		t.Fatalf("cold cache: selecting %q, %d configurations, %.1f s; want %s's selection counted", cold.selecting, cold.tuneConfigs, cold.tuneSeconds, w.Name)
 	}
 	if got, want := cold.total(), cold.streamSeconds+cold.measSeconds+cold.tuneSeconds; got != want || cold.tuneSeconds >= got {
 		t.Fatalf("cold cache: total %.1f s, parts %.1f s; the selection's %.1f s must be a part of it", got, want, cold.tuneSeconds)
 	}
-	if line := e.durationLine(cfg, ds); !strings.Contains(line, "GPU variant selection for "+w.Name) {
+	if line := durationLine(e, cfg, ds); !strings.Contains(line, "GPU variant selection for "+w.Name) {
 		t.Fatalf("cold cache: the estimate %q does not name the variant selection", line)
 	}
 
@@ -58,25 +60,25 @@ func TestDurationEstimateCoversVariantSelection(t *testing.T) {
 		t.Fatalf("the selection tried %d configurations; the estimate counted %d", len(ch.Times), cold.tuneConfigs)
 	}
 
-	warm := e.estimate(cfg, ds)
+	warm := estimateOf(e, cfg, ds)
 	if len(warm.selecting) != 0 || warm.tuneSeconds != 0 {
 		t.Fatalf("after the selection: estimate still selects %q (%.1f s)", warm.selecting, warm.tuneSeconds)
 	}
 	if warm.total() >= cold.total() {
 		t.Fatalf("cached: total %.1f s, not below the cold %.1f s", warm.total(), cold.total())
 	}
-	if line := e.durationLine(cfg, ds); !strings.Contains(line, "GPU variants from the cache") {
+	if line := durationLine(e, cfg, ds); !strings.Contains(line, "GPU variants from the cache") {
 		t.Fatalf("warm cache: the estimate %q does not say the variants are cached", line)
 	}
 
 	retune := cfg
 	retune.Retune = true
-	if r := e.estimate(retune, ds); len(r.selecting) != 1 {
+	if r := estimateOf(e, retune, ds); len(r.selecting) != 1 {
 		t.Fatalf("--retune: selecting %q; want %s measured again", r.selecting, w.Name)
 	}
 	other := cfg
 	other.N = 2048
-	if r := e.estimate(other, ds); len(r.selecting) != 1 {
+	if r := estimateOf(e, other, ds); len(r.selecting) != 1 {
 		t.Fatalf("another size: selecting %q; want %s measured again", r.selecting, w.Name)
 	}
 }

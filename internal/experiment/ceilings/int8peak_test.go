@@ -1,9 +1,11 @@
-package experiment
+package ceilings
 
 import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
@@ -16,10 +18,10 @@ import (
 // never raises the FMA peak.
 func TestInt8RowsJudgedAgainstInt8Peak(t *testing.T) {
 	res := timing.Result{Host: timing.Summarize([]float64{1, 1, 1})}
-	roofs := Roofs{CPU: timing.Roof{PeakGFLOPs: 100, BandwidthGBs: 1000}, CPUInt8: 400}
+	roofs := experiment.Roofs{CPU: timing.Roof{PeakGFLOPs: 100, BandwidthGBs: 1000}, CPUInt8: 400}
 	// 200 G ops in 1 s over 1 GB: compute-bound on both roofs.
-	i8 := Measurement("cosine-batch", report.SideCPU, "avx512-t2", []report.Param{{Key: "precision", Value: "int8"}}, res, 1e9, 200e9, roofs)
-	f32 := Measurement("cosine-batch", report.SideCPU, "avx512-t2", nil, res, 1e9, 200e9, roofs)
+	i8 := experiment.Measurement("cosine-batch", report.SideCPU, "avx512-t2", []report.Param{{Key: "precision", Value: "int8"}}, res, 1e9, 200e9, roofs)
+	f32 := experiment.Measurement("cosine-batch", report.SideCPU, "avx512-t2", nil, res, 1e9, 200e9, roofs)
 	if i8.Bound != timing.BoundCompute || math.Abs(i8.CeilingFrac-0.5) > 1e-9 {
 		t.Fatalf("int8 row: bound %q frac %v, want compute 0.5 of the int8 peak", i8.Bound, i8.CeilingFrac)
 	}
@@ -43,36 +45,6 @@ func TestInt8RowsJudgedAgainstInt8Peak(t *testing.T) {
 	}
 }
 
-// A plan's operation names its precision (precision=P, checked), and a
-// given report's break-even is used only for the precision it measured.
-func TestPlanPrecision(t *testing.T) {
-	op, err := ParsePlanOp(`sim$=cosine-single,precision=int8`)
-	if err != nil || op.Precision != "int8" {
-		t.Fatalf("ParsePlanOp: %+v, %v", op, err)
-	}
-	if _, err := ParsePlanOp(`sim$=cosine-single,precision=int4`); err == nil || !strings.Contains(err.Error(), "precision=int4") {
-		t.Fatalf("precision=int4: %v, want an error naming it", err)
-	}
-	seg := &timing.Model{Segments: []timing.Segment{{From: 1, To: 100}}}
-	be := func(params ...report.Param) report.BreakEven {
-		return report.BreakEven{Workload: "cosine-single", Clock: "end-to-end", Params: params, ModelA: seg, ModelB: seg}
-	}
-	rep := &report.Report{BreakEvens: []report.BreakEven{be(), be(report.Param{Key: "precision", Value: "int8"})}}
-	for _, c := range []struct {
-		prec string
-		want string
-	}{{"", "f32"}, {"f32", "f32"}, {"int8", "int8"}} {
-		got, ok := PlanBreakEven(rep, "cosine-single", c.prec)
-		m := report.Measurement{Params: got.Params}
-		if !ok || m.Precision() != c.want {
-			t.Fatalf("PlanBreakEven(%q) = %v, %v; want the %s one", c.prec, got.Params, ok, c.want)
-		}
-	}
-	if _, ok := PlanBreakEven(rep, "cosine-single", "f16"); ok {
-		t.Fatal("PlanBreakEven(f16) found one; the report has none")
-	}
-}
-
 // An operation's kernel bound comes from its own precision's GPU rows,
 // and an int8 operation is placed under the int8 peak.
 func TestPlanKernelRowByPrecision(t *testing.T) {
@@ -84,17 +56,17 @@ func TestPlanKernelRowByPrecision(t *testing.T) {
 		{Workload: w.Name, Side: report.SideGPU, Params: []report.Param{{Key: "n", Value: "100"}}, Bound: "memory", CeilingFrac: 0.5},
 		{Workload: w.Name, Side: report.SideGPU, Params: []report.Param{{Key: "n", Value: "100"}, {Key: "precision", Value: "int8"}}, Bound: "compute", CeilingFrac: 0.3},
 	}
-	if b := kernelBound(rows, w, "", 100, nil); !strings.Contains(b, "memory") {
+	if b := experiment.KernelBound(rows, w, "", 100, nil); !strings.Contains(b, "memory") {
 		t.Fatalf("f32 bound %q, want the f32 row's (memory)", b)
 	}
-	if b := kernelBound(rows, w, "int8", 100, nil); !strings.Contains(b, "compute") {
+	if b := experiment.KernelBound(rows, w, "int8", 100, nil); !strings.Contains(b, "compute") {
 		t.Fatalf("int8 bound %q, want the int8 row's (compute)", b)
 	}
-	in := PlanInput{GPURoof: &timing.Roof{PeakGFLOPs: 50, BandwidthGBs: 10}, GPUInt8GOPs: 30}
-	if r := in.roofOf("int8"); r.PeakGFLOPs != 30 || r.BandwidthGBs != 10 || in.GPURoof.PeakGFLOPs != 50 {
+	in := experiment.PlanInput{GPURoof: &timing.Roof{PeakGFLOPs: 50, BandwidthGBs: 10}, GPUInt8GOPs: 30}
+	if r := in.RoofOf("int8"); r.PeakGFLOPs != 30 || r.BandwidthGBs != 10 || in.GPURoof.PeakGFLOPs != 50 {
 		t.Fatalf("int8 roof %+v (GPURoof %+v)", r, in.GPURoof)
 	}
-	if r := in.roofOf("f16"); r.PeakGFLOPs != 50 {
+	if r := in.RoofOf("f16"); r.PeakGFLOPs != 50 {
 		t.Fatalf("f16 roof %+v, want the FMA peak", r)
 	}
 }
