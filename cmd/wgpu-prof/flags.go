@@ -13,6 +13,7 @@ import (
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/ceilings"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/kernel"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/plan"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/sweeps"
 )
 
@@ -96,11 +97,11 @@ var flagSpecs = []flagSpec{
 	{name: "pprof", value: "", help: "the application's CPU profile (pprof format: Go's runtime/pprof, or any writer of it)"},
 	{name: "op", value: []string(nil), help: "an operation: REGEX=WORKLOAD[@MIXFILE][,calls=N][,precision=P][,vectors=FILE][,queries=FILE][,graph=FILE] (REGEX over the profile's function names; WORKLOAD: " + joinNames(experiment.AllWorkloads()) + "; the files replace the command's for this operation); repeat per operation"},
 	{name: "calls", value: int64(0), help: "the calls of each operation during the profile, where its --op gives no calls=N and no mix file (0: unknown)"},
-	{name: "transfer", value: experiment.TransferOnce, help: "the GPU's data: 'once' (resident: uploaded once, each call moves its queries and results) or 'per-call' (uploaded with every call)"},
+	{name: "transfer", value: plan.TransferOnce, help: "the GPU's data: 'once' (resident: uploaded once, each call moves its queries and results) or 'per-call' (uploaded with every call)"},
 	{name: "min-speedup", value: 1.0, help: "the least speedup on an operation's calls for which it is ported"},
 	{name: "suggest", value: false, help: "propose --op mappings for the profile's top functions from their names, and exit"},
 	{name: "validate", value: "", help: "a profile of the application after the port (same work): compare the predicted and measured times"},
-	{name: "ported", value: experiment.PortedRouted, help: "with --validate: how the ported operations ran: 'routed' (each call where the plan routes it) or 'gpu' (every call on the GPU)"},
+	{name: "ported", value: plan.PortedRouted, help: "with --validate: how the ported operations ran: 'routed' (each call where the plan routes it) or 'gpu' (every call on the GPU)"},
 	{name: "no-taxes", value: false, help: "do not measure the GPU's launch and transfer taxes (no device is opened when --report holds every model)"},
 
 	// kernel.

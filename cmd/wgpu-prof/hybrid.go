@@ -9,6 +9,7 @@ import (
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/hybrid"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/plan"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
@@ -173,7 +174,7 @@ func checkStreamSizes(cfg experiment.RunConfig, file string, sizes []int) error 
 	if len(sizes) == 0 || len(cfg.Workloads) != 1 {
 		return nil
 	}
-	size, err := experiment.DefaultBatch(cfg, cfg.Workloads[0])
+	size, err := plan.DefaultBatch(cfg, cfg.Workloads[0])
 	if err != nil {
 		return &experiment.UsageError{Err: err}
 	}

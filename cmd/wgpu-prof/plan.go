@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/plan"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
@@ -89,29 +90,29 @@ func checkPlanFlags(f *cmdFlags) error {
 	if c := f.integer64("calls"); c < 0 {
 		return fmt.Errorf("--calls %d: must be ≥ 0 (0: unknown)", c)
 	}
-	if t := f.str("transfer"); t != experiment.TransferOnce && t != experiment.TransferPerCall {
-		return fmt.Errorf("--transfer %q: want %q or %q", t, experiment.TransferOnce, experiment.TransferPerCall)
+	if t := f.str("transfer"); t != plan.TransferOnce && t != plan.TransferPerCall {
+		return fmt.Errorf("--transfer %q: want %q or %q", t, plan.TransferOnce, plan.TransferPerCall)
 	}
 	if m := f.float("min-speedup"); !(m > 0) || math.IsInf(m, 0) {
 		return fmt.Errorf("--min-speedup %v: want a finite speedup > 0", m)
 	}
-	if p := f.str("ported"); p != experiment.PortedRouted && p != experiment.PortedGPU {
-		return fmt.Errorf("--ported %q: want %q or %q", p, experiment.PortedRouted, experiment.PortedGPU)
+	if p := f.str("ported"); p != plan.PortedRouted && p != plan.PortedGPU {
+		return fmt.Errorf("--ported %q: want %q or %q", p, plan.PortedRouted, plan.PortedGPU)
 	}
 	return nil
 }
 
 // planRun is one plan in the making: its operations, their shares of the
-// profile, the inputs of experiment.Plan and which of them to measure.
+// profile, the inputs of plan.Decide and which of them to measure.
 type planRun struct {
 	f                     *cmdFlags
-	ops                   []experiment.PlanOp
+	ops                   []plan.Op
 	names                 []string // the workloads measured with the command's data
-	shares                []experiment.ProfileShare
+	shares                []plan.ProfileShare
 	total                 int64
 	unit                  string
 	beforeWall, afterWall float64 // with --validate
-	in                    experiment.PlanInput
+	in                    plan.Input
 	cfgs                  []experiment.RunConfig
 	measured              []int // the operations whose models are measured
 	given                 *report.Report
@@ -122,7 +123,7 @@ type planRun struct {
 func (p *planRun) readOps() error {
 	var res []*regexp.Regexp
 	for _, s := range p.f.list("op") {
-		op, err := experiment.ParsePlanOp(s)
+		op, err := plan.ParseOp(s)
 		if err != nil {
 			return err
 		}
@@ -142,10 +143,10 @@ func (p *planRun) readOps() error {
 	}
 	pprofPath := p.f.str("pprof")
 	var err error
-	if p.shares, p.total, p.unit, err = experiment.ProfileShares(pprofPath, res); err != nil {
+	if p.shares, p.total, p.unit, err = plan.ProfileShares(pprofPath, res); err != nil {
 		return err
 	}
-	if err := experiment.NoMatchError(pprofPath, res, p.shares); err != nil {
+	if err := plan.NoMatchError(pprofPath, res, p.shares); err != nil {
 		return err
 	}
 	validate := p.f.str("validate")
@@ -156,7 +157,7 @@ func (p *planRun) readOps() error {
 		return &experiment.ParamError{Name: "validate", Value: validate, Limit: "the --pprof profile is not of CPU time (" + p.unit + "): its time before is unknown"}
 	}
 	p.beforeWall = float64(p.total) * 1e-9
-	p.afterWall, err = experiment.ProfileWall("validate", validate)
+	p.afterWall, err = plan.ProfileWall("validate", validate)
 	return err
 }
 
@@ -174,9 +175,9 @@ func (p *planRun) models() error {
 		}
 	}
 	n := len(p.ops)
-	p.in = experiment.PlanInput{Profile: p.f.str("pprof"), Ops: p.ops, Shares: p.shares, Total: p.total, Unit: p.unit,
+	p.in = plan.Input{Profile: p.f.str("pprof"), Ops: p.ops, Shares: p.shares, Total: p.total, Unit: p.unit,
 		BreakEvens: make([]report.BreakEven, n), Kernels: make([]*report.BreakEven, n),
-		Sizes: make([][]int, n), IO: make([]experiment.CallIO, n),
+		Sizes: make([][]int, n), IO: make([]plan.CallIO, n),
 		Transfer: p.f.str("transfer"), MinSpeedup: p.f.float("min-speedup")}
 	p.cfgs = make([]experiment.RunConfig, n)
 	for i, op := range p.ops {
@@ -187,16 +188,16 @@ func (p *planRun) models() error {
 		if op.Mix != nil {
 			sz = op.Mix.Sizes
 		} else {
-			n, err := experiment.DefaultBatch(p.cfgs[i], op.Workload)
+			n, err := plan.DefaultBatch(p.cfgs[i], op.Workload)
 			if err != nil {
 				return err
 			}
 			p.in.Sizes[i], sz = []int{n}, []int{n}
 		}
-		p.in.IO[i] = experiment.PlanCallIO(p.cfgs[i], op.Workload)
-		be, ok := experiment.PlanBreakEven(p.given, op.Workload, p.cfgs[i].Precision)
-		if ok && experiment.InRange(be, sz) && len(op.Files) == 0 {
-			p.in.BreakEvens[i], p.in.Kernels[i] = be, experiment.PlanKernelBreakEven(p.given, op.Workload, p.cfgs[i].Precision)
+		p.in.IO[i] = plan.CallIOFor(p.cfgs[i], op.Workload)
+		be, ok := plan.BreakEvenOf(p.given, op.Workload, p.cfgs[i].Precision)
+		if ok && plan.InRange(be, sz) && len(op.Files) == 0 {
+			p.in.BreakEvens[i], p.in.Kernels[i] = be, plan.KernelBreakEvenOf(p.given, op.Workload, p.cfgs[i].Precision)
 			continue
 		}
 		p.measured = append(p.measured, i)
@@ -232,10 +233,10 @@ func (p *planRun) measure(stderr io.Writer, o *outputFlags) (*report.Report, err
 // conclude makes the plan into rep, validates it against --validate's
 // profile and returns its lines, what the flags asked for first.
 func (p *planRun) conclude(rep *report.Report) ([]string, error) {
-	pl := experiment.Plan(p.in)
+	pl := plan.Decide(p.in)
 	if validate := p.f.str("validate"); validate != "" {
 		var err error
-		if pl.Validation, err = experiment.ValidatePlan(pl, validate, p.beforeWall, p.afterWall, p.f.str("ported")); err != nil {
+		if pl.Validation, err = plan.Validate(pl, validate, p.beforeWall, p.afterWall, p.f.str("ported")); err != nil {
 			return nil, err
 		}
 	}
@@ -250,7 +251,7 @@ func (p *planRun) conclude(rep *report.Report) ([]string, error) {
 				pl.Summary.NumberPorted, len(pl.Ops), pl.AppSpeedup, pl.Summary.AppSpeedup.Lo, pl.Summary.AppSpeedup.Hi))
 		}
 	}
-	lines := experiment.PlanLines(pl)
+	lines := plan.Lines(pl)
 	rep.Summary = append(append([]string(nil), lines...), rep.Summary...)
 	return lines, nil
 }
@@ -258,7 +259,7 @@ func (p *planRun) conclude(rep *report.Report) ([]string, error) {
 // measurePlan measures, on env, the GPU taxes (when taxes) and the
 // break-evens of the operations in measure into in, and returns the
 // report they were added to (rep, or a new one).
-func measurePlan(env *experiment.Env, o *outputFlags, stderr io.Writer, rep *report.Report, in *experiment.PlanInput, cfgs []experiment.RunConfig, measure []int, budget time.Duration, taxes, quick bool) (*report.Report, error) {
+func measurePlan(env *experiment.Env, o *outputFlags, stderr io.Writer, rep *report.Report, in *plan.Input, cfgs []experiment.RunConfig, measure []int, budget time.Duration, taxes, quick bool) (*report.Report, error) {
 	prog := o.startProgress(stderr)
 	defer prog.finish()
 	env.Progress = progressWriter(prog)
@@ -266,13 +267,13 @@ func measurePlan(env *experiment.Env, o *outputFlags, stderr io.Writer, rep *rep
 		rep = env.NewReport(versionString())
 	}
 	if taxes {
-		t, err := env.Taxes(experiment.PlanLatencyConfig(quick), rep).GPUTaxes()
+		t, err := plan.Taxes(env, plan.LatencyConfigFor(quick), rep).GPUTaxes()
 		if err != nil {
 			return nil, failed(err)
 		}
 		in.Taxes = &t
-		withInt8 := slices.ContainsFunc(in.Ops, func(op experiment.PlanOp) bool { return op.Precision == "int8" })
-		roof, err := env.GPURoof(64<<20, withInt8, rep)
+		withInt8 := slices.ContainsFunc(in.Ops, func(op plan.Op) bool { return op.Precision == "int8" })
+		roof, err := plan.GPURoof(env, 64<<20, withInt8, rep)
 		if err != nil {
 			return nil, failed(err)
 		}
@@ -280,11 +281,11 @@ func measurePlan(env *experiment.Env, o *outputFlags, stderr io.Writer, rep *rep
 	}
 	for _, i := range measure {
 		op := in.Ops[i]
-		be, err := env.MeasurePlanBreakEven(cfgs[i], op.Workload, op.Mix, budget, rep)
+		be, err := plan.MeasureBreakEven(env, cfgs[i], op.Workload, op.Mix, budget, rep)
 		if err != nil {
 			return nil, failed(err)
 		}
-		in.BreakEvens[i], in.Kernels[i] = be, experiment.PlanKernelBreakEven(rep, op.Workload, cfgs[i].Precision)
+		in.BreakEvens[i], in.Kernels[i] = be, plan.KernelBreakEvenOf(rep, op.Workload, cfgs[i].Precision)
 	}
 	in.Rows = rep.Measurements
 	return rep, nil
@@ -335,7 +336,7 @@ func emitPlan(stdout io.Writer, o *outputFlags, rep *report.Report, lines []stri
 }
 
 // opConfig is cfg with op's own data files in place of the command's.
-func opConfig(cfg experiment.RunConfig, op experiment.PlanOp, changed func(string) bool) (experiment.RunConfig, error) {
+func opConfig(cfg experiment.RunConfig, op plan.Op, changed func(string) bool) (experiment.RunConfig, error) {
 	c := cfg
 	c.Workloads = []string{op.Workload}
 	if op.Precision != "" {
@@ -363,11 +364,11 @@ func opConfig(cfg experiment.RunConfig, op experiment.PlanOp, changed func(strin
 // planSuggest prints proposed --op mappings for the profile's top
 // functions.
 func planSuggest(stdout io.Writer, path string) error {
-	sug, err := experiment.Suggest(path, 5)
+	sug, err := plan.Suggest(path, 5)
 	if err != nil {
 		return err
 	}
-	top, err := experiment.ProfileTop(path, 10)
+	top, err := plan.ProfileTop(path, 10)
 	if err != nil {
 		return err
 	}

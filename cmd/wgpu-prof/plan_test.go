@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/plan"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
@@ -195,7 +195,7 @@ func TestPlanSuggestAndOpOptions(t *testing.T) {
 			t.Errorf("--suggest: no %q in\n%s", want, out)
 		}
 	}
-	op, err := experiment.ParsePlanOp(`main\.x=y$=cosine-single,calls=40,vectors=v.npy,queries=q.fvecs`)
+	op, err := plan.ParseOp(`main\.x=y$=cosine-single,calls=40,vectors=v.npy,queries=q.fvecs`)
 	if err != nil || op.Regex.String() != `main\.x=y$` || op.Calls != 40 || op.Files["vectors"] != "v.npy" || op.Files["queries"] != "q.fvecs" {
 		t.Errorf("op with options: %+v %v", op, err)
 	}

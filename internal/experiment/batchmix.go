@@ -157,7 +157,7 @@ func EvalMix(mix BatchMix, a, b timing.Model, cross float64, labels [2]string) r
 	savings := make([]float64, 0, mixDraws)
 	speedups := make([]float64, 0, mixDraws)
 	for range mixDraws {
-		da, db := drawModel(rng, a), drawModel(rng, b)
+		da, db := DrawModel(rng, a), DrawModel(rng, b)
 		ta, _, tr := eval(&da, &db)
 		if ta > 0 && tr > 0 {
 			savings = append(savings, 1-tr/ta)
@@ -182,9 +182,9 @@ func EvalMix(mix BatchMix, a, b timing.Model, cross float64, labels [2]string) r
 	return r
 }
 
-// drawModel returns m with each segment's coefficients drawn from their
+// DrawModel returns m with each segment's coefficients drawn from their
 // fit's normal approximation (clamped at 0: the fits are constrained).
-func drawModel(rng *rand.Rand, m timing.Model) timing.Model {
+func DrawModel(rng *rand.Rand, m timing.Model) timing.Model {
 	out := m
 	out.Segments = append([]timing.Segment(nil), m.Segments...)
 	for i := range out.Segments {
@@ -207,7 +207,7 @@ func drawModel(rng *rand.Rand, m timing.Model) timing.Model {
 // MixSummary is the one-line answer for a mix.
 func MixSummary(workload string, r report.MixResult) string {
 	s := fmt.Sprintf("%s on the batch mix %s (%d calls, %d sizes): %.0f%% of calls routed to %s (%s); per 1,000 calls %s-only %s, %s-only %s, routed %s: ",
-		workload, r.File, r.Calls, r.Distinct, 100*r.ShareAbove, r.Sides[1], r.Route, r.Sides[0], fmtSeconds(r.PerThousandA), r.Sides[1], fmtSeconds(r.PerThousandB), fmtSeconds(r.PerThousandRouted))
+		workload, r.File, r.Calls, r.Distinct, 100*r.ShareAbove, r.Sides[1], r.Route, r.Sides[0], FmtSeconds(r.PerThousandA), r.Sides[1], FmtSeconds(r.PerThousandB), FmtSeconds(r.PerThousandRouted))
 	s += fmt.Sprintf("saves %.1f%% (95%% CI %.1f%% … %.1f%%) against %s-only", 100*r.Saving, 100*r.SavingLo, 100*r.SavingHi, r.Sides[0])
 	if r.Outside > 0 {
 		s += fmt.Sprintf("; %d size(s) lie outside a model's measured range (extrapolated)", r.Outside)
@@ -215,8 +215,8 @@ func MixSummary(workload string, r report.MixResult) string {
 	return s
 }
 
-// fmtSeconds formats t seconds with a unit.
-func fmtSeconds(t float64) string {
+// FmtSeconds formats t seconds with a unit.
+func FmtSeconds(t float64) string {
 	switch {
 	case t >= 1:
 		return fmt.Sprintf("%.3g s", t)

@@ -27,9 +27,9 @@ func (c LatencyConfig) Validate() error {
 	return nil
 }
 
-// quickLatency is the anatomy run --quick measures: fewer rounds and
+// QuickLatency is the anatomy run --quick measures: fewer rounds and
 // transfers up to 4 MiB.
-var quickLatency = LatencyConfig{Rounds: 5, MaxBytes: 4 << 20}
+var QuickLatency = LatencyConfig{Rounds: 5, MaxBytes: 4 << 20}
 
 // Latency measures the anatomy of a GPU call on the environment's device:
 // the round trip of an empty and of a tiny call, the cost per dispatch at
@@ -54,7 +54,7 @@ func (e *Env) Latency(c LatencyConfig) (*timing.Anatomy, error) {
 func (e *Env) CallAnatomy(quick bool, rep *report.Report) error {
 	c := LatencyConfig{}
 	if quick {
-		c = quickLatency
+		c = QuickLatency
 	}
 	a, err := e.Latency(c)
 	if err != nil {

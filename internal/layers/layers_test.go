@@ -46,6 +46,7 @@ var room = map[string]int{
 	"suite":      3,
 	"sidebyside": 3,
 	"ceilings":   2,
+	"plan":       3,
 }
 
 // exempt names the imports of internal/ a public package may still make,

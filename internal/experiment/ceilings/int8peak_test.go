@@ -2,13 +2,11 @@ package ceilings
 
 import (
 	"math"
-	"strings"
 	"testing"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
-	"github.com/wgpu-prof/wgpu-prof/internal/workload"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
 
@@ -42,31 +40,5 @@ func TestInt8RowsJudgedAgainstInt8Peak(t *testing.T) {
 	}
 	if got := report.CeilingOf(rep, &rep.Measurements[0]); got != "CPU int8 dot-product peak 400 Gops/s" {
 		t.Fatalf("CeilingOf int8 row = %q", got)
-	}
-}
-
-// An operation's kernel bound comes from its own precision's GPU rows,
-// and an int8 operation is placed under the int8 peak.
-func TestPlanKernelRowByPrecision(t *testing.T) {
-	w, err := workload.Lookup("cosine-single")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows := []report.Measurement{
-		{Workload: w.Name, Side: report.SideGPU, Params: []report.Param{{Key: "n", Value: "100"}}, Bound: "memory", CeilingFrac: 0.5},
-		{Workload: w.Name, Side: report.SideGPU, Params: []report.Param{{Key: "n", Value: "100"}, {Key: "precision", Value: "int8"}}, Bound: "compute", CeilingFrac: 0.3},
-	}
-	if b := experiment.KernelBound(rows, w, "", 100, nil); !strings.Contains(b, "memory") {
-		t.Fatalf("f32 bound %q, want the f32 row's (memory)", b)
-	}
-	if b := experiment.KernelBound(rows, w, "int8", 100, nil); !strings.Contains(b, "compute") {
-		t.Fatalf("int8 bound %q, want the int8 row's (compute)", b)
-	}
-	in := experiment.PlanInput{GPURoof: &timing.Roof{PeakGFLOPs: 50, BandwidthGBs: 10}, GPUInt8GOPs: 30}
-	if r := in.RoofOf("int8"); r.PeakGFLOPs != 30 || r.BandwidthGBs != 10 || in.GPURoof.PeakGFLOPs != 50 {
-		t.Fatalf("int8 roof %+v (GPURoof %+v)", r, in.GPURoof)
-	}
-	if r := in.RoofOf("f16"); r.PeakGFLOPs != 50 {
-		t.Fatalf("f16 roof %+v, want the FMA peak", r)
 	}
 }

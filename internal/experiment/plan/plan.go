@@ -1,4 +1,4 @@
-package experiment
+package plan
 
 import (
 	"fmt"
@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+
 	"github.com/google/pprof/profile"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
@@ -19,15 +21,15 @@ import (
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
 
-// PlanOp is one operation of an application to consider for the GPU:
+// Op is one operation of an application to consider for the GPU:
 // the functions of its CPU profile that implement it (a regular
 // expression over function names), the built-in workload that does the
 // same work, and optionally the batch sizes the application calls it
 // with, its number of calls during the profile and its own data files.
-type PlanOp struct {
+type Op struct {
 	Regex    *regexp.Regexp
 	Workload string
-	Mix      *BatchMix
+	Mix      *experiment.BatchMix
 	// Calls is the operation's number of calls during the profile (0:
 	// the mix file's counts, or unknown).
 	Calls int64
@@ -43,13 +45,13 @@ type PlanOp struct {
 // planOpFiles are the data-file parameters an --op may carry.
 var planOpFiles = []string{"vectors", "queries", "graph"}
 
-// ParsePlanOp parses REGEX=WORKLOAD[@MIXFILE][,calls=N][,precision=P]
+// ParseOp parses REGEX=WORKLOAD[@MIXFILE][,calls=N][,precision=P]
 // [,vectors=FILE][,queries=FILE][,graph=FILE] (wgpu-prof plan --op): the expression ends
 // at the last '=' followed by a workload's name, so it may hold '=' and
 // ','.
-func ParsePlanOp(s string) (PlanOp, error) {
+func ParseOp(s string) (Op, error) {
 	bad := func(format string, args ...any) error {
-		return &ParamError{Name: "op", Value: fmt.Sprintf("%q", s), Limit: fmt.Sprintf(format, args...)}
+		return &experiment.ParamError{Name: "op", Value: fmt.Sprintf("%q", s), Limit: fmt.Sprintf(format, args...)}
 	}
 	i := -1
 	for k := len(s) - 1; k > 0; k-- {
@@ -67,32 +69,32 @@ func ParsePlanOp(s string) (PlanOp, error) {
 		}
 	}
 	if i <= 0 || i == len(s)-1 {
-		return PlanOp{}, bad("want REGEX=WORKLOAD[@MIXFILE][,calls=N][,vectors=FILE][,queries=FILE][,graph=FILE], e.g. 'main\\.similarity$=cosine-single'")
+		return Op{}, bad("want REGEX=WORKLOAD[@MIXFILE][,calls=N][,vectors=FILE][,queries=FILE][,graph=FILE], e.g. 'main\\.similarity$=cosine-single'")
 	}
 	re, err := regexp.Compile(s[:i])
 	if err != nil {
-		return PlanOp{}, bad("%v", err)
+		return Op{}, bad("%v", err)
 	}
 	parts := strings.Split(s[i+1:], ",")
 	name, mixFile, hasMix := strings.Cut(parts[0], "@")
 	if _, err := workload.Lookup(name); err != nil {
-		return PlanOp{}, bad("%v", err)
+		return Op{}, bad("%v", err)
 	}
-	op := PlanOp{Regex: re, Workload: name}
+	op := Op{Regex: re, Workload: name}
 	for _, kv := range parts[1:] {
 		k, v, ok := strings.Cut(kv, "=")
 		switch {
 		case !ok || v == "":
-			return PlanOp{}, bad("%q: want KEY=VALUE (calls, %s)", kv, strings.Join(planOpFiles, ", "))
+			return Op{}, bad("%q: want KEY=VALUE (calls, %s)", kv, strings.Join(planOpFiles, ", "))
 		case k == "calls":
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || n <= 0 {
-				return PlanOp{}, bad("calls=%s: want a positive integer (the operation's calls during the profile)", v)
+				return Op{}, bad("calls=%s: want a positive integer (the operation's calls during the profile)", v)
 			}
 			op.Calls = n
 		case k == "precision":
 			if !slices.Contains(workload.Precisions, v) {
-				return PlanOp{}, bad("precision=%s: want one of %s", v, strings.Join(workload.Precisions, ", "))
+				return Op{}, bad("precision=%s: want one of %s", v, strings.Join(workload.Precisions, ", "))
 			}
 			op.Precision = v
 		case slices.Contains(planOpFiles, k):
@@ -101,13 +103,13 @@ func ParsePlanOp(s string) (PlanOp, error) {
 			}
 			op.Files[k] = v
 		default:
-			return PlanOp{}, bad("%q: unknown option (calls, precision, %s)", k, strings.Join(planOpFiles, ", "))
+			return Op{}, bad("%q: unknown option (calls, precision, %s)", k, strings.Join(planOpFiles, ", "))
 		}
 	}
 	if hasMix {
-		m, err := ParseBatchMix(mixFile)
+		m, err := experiment.ParseBatchMix(mixFile)
 		if err != nil {
-			return PlanOp{}, err
+			return Op{}, err
 		}
 		op.Mix = &m
 	}
@@ -131,15 +133,15 @@ type ProfileShare struct {
 func ProfileShares(path string, res []*regexp.Regexp) (shares []ProfileShare, total int64, unit string, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, 0, "", &ParamError{Name: "pprof", Value: path, Limit: err.Error()}
+		return nil, 0, "", &experiment.ParamError{Name: "pprof", Value: path, Limit: err.Error()}
 	}
 	defer f.Close()
 	p, err := profile.Parse(f)
 	if err != nil {
-		return nil, 0, "", &ParamError{Name: "pprof", Value: path, Limit: "not a pprof profile: " + err.Error()}
+		return nil, 0, "", &experiment.ParamError{Name: "pprof", Value: path, Limit: "not a pprof profile: " + err.Error()}
 	}
 	if len(p.SampleType) == 0 || len(p.Sample) == 0 {
-		return nil, 0, "", &ParamError{Name: "pprof", Value: path, Limit: "the profile has no samples"}
+		return nil, 0, "", &experiment.ParamError{Name: "pprof", Value: path, Limit: "the profile has no samples"}
 	}
 	idx, cnt := len(p.SampleType)-1, -1
 	for i, st := range p.SampleType {
@@ -182,7 +184,7 @@ func ProfileShares(path string, res []*regexp.Regexp) (shares []ProfileShare, to
 		}
 	}
 	if total <= 0 {
-		return nil, 0, "", &ParamError{Name: "pprof", Value: path, Limit: "the profile's samples sum to zero"}
+		return nil, 0, "", &experiment.ParamError{Name: "pprof", Value: path, Limit: "the profile's samples sum to zero"}
 	}
 	for i := range shares {
 		for name := range seen[i] {
@@ -202,11 +204,11 @@ const MinPortShare = 0.05
 // wrong workload or sizes.
 const WrongMappingRatio = 10
 
-// PlanInput is what Plan decides from: the profile's shares and, per
+// Input is what Plan decides from: the profile's shares and, per
 // operation, the end-to-end CPU-vs-GPU break-even of its workload.
-type PlanInput struct {
+type Input struct {
 	Profile string
-	Ops     []PlanOp
+	Ops     []Op
 	Shares  []ProfileShare
 	Total   int64
 	Unit    string
@@ -237,7 +239,7 @@ type PlanInput struct {
 	MinSpeedup float64
 }
 
-// Plan builds the decision matrix: per operation its share of CPU time,
+// Decide builds the decision matrix: per operation its share of CPU time,
 // the application's own time per call beside the tool's CPU kernel and
 // the GPU's time in parts (kernel, launch tax, transfer tax), the
 // speedup of routing its calls to the GPU where the GPU beats its own
@@ -246,7 +248,7 @@ type PlanInput struct {
 // with its reason, ranked by the share of application time the port
 // saves (the operations not ported after, by share); then the program
 // summary with the application's speedup by Amdahl's law.
-func Plan(in PlanInput) report.Plan {
+func Decide(in Input) report.Plan {
 	minSp := in.MinSpeedup
 	if minSp <= 0 {
 		minSp = 1
@@ -288,7 +290,7 @@ func Plan(in PlanInput) report.Plan {
 // planOp prices and judges operation i.
 // roofOf is the GPU roof an operation in precision prec is placed under:
 // GPURoof, with the int8 dot-product peak as its compute roof for int8.
-func (in PlanInput) RoofOf(prec string) *timing.Roof {
+func (in Input) roofOf(prec string) *timing.Roof {
 	if in.GPURoof == nil || prec != workload.PrecisionInt8 || !(in.GPUInt8GOPs > 0) {
 		return in.GPURoof
 	}
@@ -297,11 +299,11 @@ func (in PlanInput) RoofOf(prec string) *timing.Roof {
 	return &r
 }
 
-func planOp(in PlanInput, i int, op PlanOp, minSp float64, transfer string) report.PlanOp {
+func planOp(in Input, i int, op Op, minSp float64, transfer string) report.PlanOp {
 	be := in.BreakEvens[i]
 	mix := op.Mix
 	if mix == nil {
-		m := BatchMix{File: "", Sizes: in.Sizes[i]}
+		m := experiment.BatchMix{File: "", Sizes: in.Sizes[i]}
 		for range m.Sizes {
 			m.Counts = append(m.Counts, 1)
 		}
@@ -330,17 +332,17 @@ func planOp(in PlanInput, i int, op PlanOp, minSp float64, transfer string) repo
 	// code, where the GPU's model beats it.
 	var r report.MixResult
 	if po.CallsFrom == "" {
-		r = MixOf(be, *mix)
+		r = experiment.MixOf(be, *mix)
 		if transfer == TransferPerCall {
 			// The same route, priced with the data shipped every call.
 			cross := mixCross(r)
 			if cross < 0 {
 				cross = math.Inf(1)
 			}
-			r = EvalMix(*mix, c.ownModel, c.gpu, cross, [2]string{"cpu", "gpu"})
+			r = experiment.EvalMix(*mix, c.ownModel, c.gpu, cross, [2]string{"cpu", "gpu"})
 		}
 	} else {
-		r = EvalMix(*mix, c.ownModel, c.gpu, ownCrossover(*mix, c.ownModel, c.gpu), [2]string{"own", "gpu"})
+		r = experiment.EvalMix(*mix, c.ownModel, c.gpu, ownCrossover(*mix, c.ownModel, c.gpu), [2]string{"own", "gpu"})
 	}
 	if r.Outside > 0 {
 		po.Basis += fmt.Sprintf(" (%d size(s) outside it, extrapolated)", r.Outside)
@@ -376,12 +378,12 @@ func mixCross(r report.MixResult) float64 {
 }
 
 // costsOf fills po's costs per call and returns them.
-func costsOf(in PlanInput, i int, op PlanOp, mix BatchMix, share float64, transfer string, po *report.PlanOp) opCosts {
+func costsOf(in Input, i int, op Op, mix experiment.BatchMix, share float64, transfer string, po *report.PlanOp) opCosts {
 	be := in.BreakEvens[i]
 	w, _ := workload.Lookup(op.Workload)
 	c := opCosts{median: medianSize(mix)}
 	c.tool = mixMean(mix, be.ModelA.At)
-	po.ToolCPU = estimate(c.tool, func(rng *rand.Rand) float64 { m := drawModel(rng, *be.ModelA); return mixMean(mix, m.At) })
+	po.ToolCPU = estimate(c.tool, func(rng *rand.Rand) float64 { m := experiment.DrawModel(rng, *be.ModelA); return mixMean(mix, m.At) })
 	// The application's own time per call: its profile time over its calls.
 	switch {
 	case op.Calls > 0:
@@ -396,7 +398,7 @@ func costsOf(in PlanInput, i int, op PlanOp, mix BatchMix, share float64, transf
 		c.ownModel = scaled(*be.ModelA, c.own/c.tool)
 		if ratio := c.own / c.tool; ratio > WrongMappingRatio || ratio < 1/WrongMappingRatio {
 			po.Warning = fmt.Sprintf("likely wrong mapping: the application's own %s per call and the tool's %s kernel's %s differ %.0f× (more than %d×): check the workload, the sizes and the call count",
-				fmtSeconds(c.own), op.Workload, fmtSeconds(c.tool), math.Max(ratio, 1/ratio), WrongMappingRatio)
+				experiment.FmtSeconds(c.own), op.Workload, experiment.FmtSeconds(c.tool), math.Max(ratio, 1/ratio), WrongMappingRatio)
 		}
 	} else if po.Calls > 0 {
 		po.CallsFrom, po.Calls = "", 0 // not a CPU-time profile: no time per call
@@ -440,20 +442,23 @@ func costsOf(in PlanInput, i int, op PlanOp, mix BatchMix, share float64, transf
 		kbe = in.Kernels[i]
 	}
 	if kbe != nil && kbe.ModelB != nil && len(kbe.ModelB.Segments) > 0 {
-		c.kernel = estimate(mixMean(mix, kbe.ModelB.At), func(rng *rand.Rand) float64 { m := drawModel(rng, *kbe.ModelB); return mixMean(mix, m.At) })
+		c.kernel = estimate(mixMean(mix, kbe.ModelB.At), func(rng *rand.Rand) float64 { m := experiment.DrawModel(rng, *kbe.ModelB); return mixMean(mix, m.At) })
 		po.KernelSource = "GPU timestamps (the kernel-clock model)"
 	} else {
 		po.KernelSource = "none: the device has no timestamps"
 	}
 	po.Kernel = c.kernel
 	if w != nil {
-		c.bound = KernelBound(in.Rows, w, op.Precision, c.median, in.RoofOf(op.Precision))
+		c.bound = kernelBound(in.Rows, w, op.Precision, c.median, in.roofOf(op.Precision))
 		po.GPUVariant = gpuVariant(in.Rows, w)
 	}
 	c.gpuAll = mixMean(mix, c.gpu.At)
-	po.GPU = estimate(c.gpuAll, func(rng *rand.Rand) float64 { m := drawModel(rng, c.gpu); return mixMean(mix, m.At) })
+	po.GPU = estimate(c.gpuAll, func(rng *rand.Rand) float64 { m := experiment.DrawModel(rng, c.gpu); return mixMean(mix, m.At) })
 	po.BoundedBy = c.boundedBy()
-	po.SpeedupSIMD = estimate(c.own/c.tool, func(rng *rand.Rand) float64 { m := drawModel(rng, *be.ModelA); return c.own / mixMean(mix, m.At) })
+	po.SpeedupSIMD = estimate(c.own/c.tool, func(rng *rand.Rand) float64 {
+		m := experiment.DrawModel(rng, *be.ModelA)
+		return c.own / mixMean(mix, m.At)
+	})
 	return c
 }
 
@@ -464,7 +469,7 @@ func gpuVerdict(be report.BreakEven, r report.MixResult, c opCosts, share, minSp
 	if own {
 		against = "the application's own code"
 	}
-	cost := fmt.Sprintf("%s of the GPU's %s per call against %s of %s (means over the calls; median size %d)", c.dominant(), fmtSeconds(c.gpuAll), fmtSeconds(c.own), against, c.median)
+	cost := fmt.Sprintf("%s of the GPU's %s per call against %s of %s (means over the calls; median size %d)", c.dominant(), experiment.FmtSeconds(c.gpuAll), experiment.FmtSeconds(c.own), against, c.median)
 	gpuEver := false
 	if be.Search != nil {
 		for _, p := range be.Search.Points {
@@ -489,7 +494,7 @@ func gpuVerdict(be report.BreakEven, r report.MixResult, c opCosts, share, minSp
 			fmt.Sprintf("%.0f%% of calls at or above the crossover; %.2f× on this mix; below it %s", 100*r.ShareAbove, r.Speedup, cost), true
 	}
 	return "port", fmt.Sprintf("every call of this mix on the GPU side of the crossover; %.2f× on them (GPU %s per call, bounded by %s, against %s of %s)",
-		r.Speedup, fmtSeconds(c.gpuAll), c.boundedBy(), fmtSeconds(c.own), against), true
+		r.Speedup, experiment.FmtSeconds(c.gpuAll), c.boundedBy(), experiment.FmtSeconds(c.own), against), true
 }
 
 // choose picks the largest win among keep, the host SIMD kernel, the GPU
@@ -519,7 +524,7 @@ func choose(c opCosts, r report.MixResult, own bool, minSp float64) (string, str
 	if r.ShareAbove > 0 && r.ShareAbove < 1 {
 		try("route by size", routed)
 	}
-	others := fmt.Sprintf("own code %s, the tool's SIMD kernel %s, the GPU %s (%s)", fmtSeconds(c.own), fmtSeconds(c.tool), fmtSeconds(c.gpuAll), c.dominant())
+	others := fmt.Sprintf("own code %s, the tool's SIMD kernel %s, the GPU %s (%s)", experiment.FmtSeconds(c.own), experiment.FmtSeconds(c.tool), experiment.FmtSeconds(c.gpuAll), c.dominant())
 	switch best {
 	case "keep":
 		return best, "nothing beats the application's own code per call: " + others
@@ -532,7 +537,7 @@ func choose(c opCosts, r report.MixResult, own bool, minSp float64) (string, str
 }
 
 // planSummary is the program summary.
-func planSummary(pl report.Plan, in PlanInput, minSp float64, transfer string) *report.PlanSummary {
+func planSummary(pl report.Plan, in Input, minSp float64, transfer string) *report.PlanSummary {
 	s := &report.PlanSummary{MinSpeedup: minSp, Transfer: transfer, FractionPorted: pl.PortedShare}
 	if in.Unit == "cpu/nanoseconds" {
 		s.TimeBefore = float64(in.Total) * 1e-9
@@ -604,17 +609,17 @@ func amdahl(s, k float64) float64 {
 	return 1 / ((1 - s) + s/k)
 }
 
-// PlanLines is the plan in words, verdicts first.
-func PlanLines(pl report.Plan) []string {
+// Lines is the plan in words, verdicts first.
+func Lines(pl report.Plan) []string {
 	var out []string
 	ci := func(e report.Estimate) string {
 		if e.Value == 0 && e.Lo == 0 && e.Hi == 0 {
 			return "not measured"
 		}
 		if math.IsNaN(e.Lo) || (e.Lo == 0 && e.Hi == 0) {
-			return fmtSeconds(e.Value)
+			return experiment.FmtSeconds(e.Value)
 		}
-		return fmt.Sprintf("%s [%s, %s]", fmtSeconds(e.Value), fmtSeconds(e.Lo), fmtSeconds(e.Hi))
+		return fmt.Sprintf("%s [%s, %s]", experiment.FmtSeconds(e.Value), experiment.FmtSeconds(e.Lo), experiment.FmtSeconds(e.Hi))
 	}
 	for _, op := range pl.Ops {
 		wl := op.Workload
@@ -625,7 +630,7 @@ func PlanLines(pl report.Plan) []string {
 		out = append(out, fmt.Sprintf("  best: %s: %s", op.Choice, op.ChoiceReason))
 		own := "own code unknown (no call count)"
 		if op.OwnPerCall > 0 {
-			own = fmt.Sprintf("own code %s (%d calls, from the %s)", fmtSeconds(op.OwnPerCall), op.Calls, op.CallsFrom)
+			own = fmt.Sprintf("own code %s (%d calls, from the %s)", experiment.FmtSeconds(op.OwnPerCall), op.Calls, op.CallsFrom)
 		}
 		gpu := "GPU"
 		if op.GPUVariant != "" {
@@ -643,7 +648,7 @@ func PlanLines(pl report.Plan) []string {
 			ported = fmt.Sprintf("ported code %.2f×", s.PortedSpeedup)
 		}
 		out = append(out, fmt.Sprintf("application: %.2f× (95%% CI %.2f … %.2f) with %d operation(s) ported to the GPU (%.0f%% of CPU time), %s → %s; %s; with each operation's best choice %.2f×",
-			pl.AppSpeedup, s.AppSpeedup.Lo, s.AppSpeedup.Hi, s.NumberPorted, 100*pl.PortedShare, fmtSeconds(s.TimeBefore), fmtSeconds(s.TimeAfter), ported, s.BestSpeedup))
+			pl.AppSpeedup, s.AppSpeedup.Lo, s.AppSpeedup.Hi, s.NumberPorted, 100*pl.PortedShare, experiment.FmtSeconds(s.TimeBefore), experiment.FmtSeconds(s.TimeAfter), ported, s.BestSpeedup))
 		if s.TopPorted != "" {
 			out = append(out, "  top ported: "+s.TopPorted)
 		}
@@ -677,10 +682,10 @@ func PlanLines(pl report.Plan) []string {
 
 func fmtShare(s float64) string { return fmt.Sprintf("%.1f%%", 100*s) }
 
-// PlanBreakEven returns the end-to-end CPU-vs-GPU (data resident)
+// BreakEvenOf returns the end-to-end CPU-vs-GPU (data resident)
 // break-even of workload in rep in stored precision prec ("": f32) with
 // both models, if rep has one.
-func PlanBreakEven(rep *report.Report, workload, prec string) (report.BreakEven, bool) {
+func BreakEvenOf(rep *report.Report, workload, prec string) (report.BreakEven, bool) {
 	if rep == nil {
 		return report.BreakEven{}, false
 	}
@@ -705,10 +710,10 @@ func samePrecision(be report.BreakEven, prec string) bool {
 	return m.Precision() == prec
 }
 
-// PlanKernelBreakEven returns the kernel-clock CPU-vs-GPU break-even of
+// KernelBreakEvenOf returns the kernel-clock CPU-vs-GPU break-even of
 // workload in rep in precision prec (its side B the GPU's kernel time), if
 // rep has one.
-func PlanKernelBreakEven(rep *report.Report, workload, prec string) *report.BreakEven {
+func KernelBreakEvenOf(rep *report.Report, workload, prec string) *report.BreakEven {
 	if rep == nil {
 		return nil
 	}
@@ -737,7 +742,7 @@ func InRange(be report.BreakEven, sizes []int) bool {
 
 // DefaultBatch is the batch size of workload's calls at cfg's sizes (the
 // size run measures), for an operation given no batch mix.
-func DefaultBatch(cfg RunConfig, name string) (int, error) {
+func DefaultBatch(cfg experiment.RunConfig, name string) (int, error) {
 	w, err := workload.Lookup(name)
 	if err != nil {
 		return 0, err
@@ -750,18 +755,18 @@ func DefaultBatch(cfg RunConfig, name string) (int, error) {
 	return c.N, nil
 }
 
-// MeasurePlanBreakEven measures the end-to-end CPU-vs-GPU break-even of
+// MeasureBreakEven measures the end-to-end CPU-vs-GPU break-even of
 // workload at cfg's sizes reaching the largest size of mix (nil: the
 // default size), into rep, and returns it.
-func (e *Env) MeasurePlanBreakEven(cfg RunConfig, name string, mix *BatchMix, budget time.Duration, rep *report.Report) (report.BreakEven, error) {
+func MeasureBreakEven(e *experiment.Env, cfg experiment.RunConfig, name string, mix *experiment.BatchMix, budget time.Duration, rep *report.Report) (report.BreakEven, error) {
 	cfg.Workloads = []string{name}
-	cpu, _ := ParseSide("cpu")
-	gpu, _ := ParseSide("gpu")
-	sc := SearchConfig{Comparisons: [][2]SideSpec{{cpu, gpu}}, Mix: mix, Budget: budget}
+	cpu, _ := experiment.ParseSide("cpu")
+	gpu, _ := experiment.ParseSide("gpu")
+	sc := experiment.SearchConfig{Comparisons: [][2]experiment.SideSpec{{cpu, gpu}}, Mix: mix, Budget: budget}
 	if err := e.BreakEvenSearch(cfg, sc, rep); err != nil {
 		return report.BreakEven{}, err
 	}
-	be, ok := PlanBreakEven(rep, name, cfg.Precision)
+	be, ok := BreakEvenOf(rep, name, cfg.Precision)
 	if !ok {
 		return report.BreakEven{}, fmt.Errorf("%s: the break-even has no models", name)
 	}

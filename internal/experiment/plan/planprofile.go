@@ -1,4 +1,4 @@
-package experiment
+package plan
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 
 	"github.com/google/pprof/profile"
 
@@ -17,15 +19,15 @@ import (
 func readProfile(name, path string) (*profile.Profile, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, &ParamError{Name: name, Value: path, Limit: err.Error()}
+		return nil, &experiment.ParamError{Name: name, Value: path, Limit: err.Error()}
 	}
 	defer f.Close()
 	p, err := profile.Parse(f)
 	if err != nil {
-		return nil, &ParamError{Name: name, Value: path, Limit: "not a pprof profile: " + err.Error()}
+		return nil, &experiment.ParamError{Name: name, Value: path, Limit: "not a pprof profile: " + err.Error()}
 	}
 	if len(p.SampleType) == 0 || len(p.Sample) == 0 {
-		return nil, &ParamError{Name: name, Value: path, Limit: "the profile has no samples"}
+		return nil, &experiment.ParamError{Name: name, Value: path, Limit: "the profile has no samples"}
 	}
 	return p, nil
 }
@@ -72,7 +74,7 @@ func ProfileTop(path string, k int) ([]FuncShare, error) {
 		}
 	}
 	if total <= 0 {
-		return nil, &ParamError{Name: "pprof", Value: path, Limit: "the profile's samples sum to zero"}
+		return nil, &experiment.ParamError{Name: "pprof", Value: path, Limit: "the profile's samples sum to zero"}
 	}
 	var out []FuncShare
 	for name, v := range cum {
@@ -120,7 +122,7 @@ func NoMatchError(path string, res []*regexp.Regexp, shares []ProfileShare) erro
 	for _, f := range top {
 		names = append(names, fmt.Sprintf("%s (%.1f%%)", f.Name, 100*f.Share))
 	}
-	return Usage(&ParamError{Name: "op", Value: strings.Join(none, ", "),
+	return experiment.Usage(&experiment.ParamError{Name: "op", Value: strings.Join(none, ", "),
 		Limit: "matches no function of " + path + "; its top functions (cumulative CPU): " + strings.Join(names, ", ")})
 }
 

@@ -1,10 +1,12 @@
-package experiment
+package plan
 
 import (
 	"math"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
@@ -20,7 +22,7 @@ import (
 //     1 ms per call against the tool's 2 µs (a likely wrong mapping);
 //     every call on the GPU, 1 ms/41.1 µs.
 //   - candidates (hnsw): 3% of CPU: not worth porting.
-func handPlan(transfer string) PlanInput {
+func handPlan(transfer string) Input {
 	line := func(a, b float64) *timing.Model {
 		f := timing.LinearFit{Overhead: a, PerItem: b}
 		return &timing.Model{Segments: []timing.Segment{{From: 1, To: 1 << 20, Fit: f}}, Single: f}
@@ -31,9 +33,9 @@ func handPlan(transfer string) PlanInput {
 	}
 	kernel := report.BreakEven{Workload: "cosine-single", Clock: "kernel", ModelA: line(1e-6, 1e-9), ModelB: line(5e-6, 0.5e-10)}
 	re := regexp.MustCompile
-	return PlanInput{
-		Ops: []PlanOp{
-			{Regex: re(`sim`), Workload: "cosine-single", Mix: &BatchMix{File: "sizes.txt", Sizes: []int{1000, 100000}, Counts: []int64{600, 400}}},
+	return Input{
+		Ops: []Op{
+			{Regex: re(`sim`), Workload: "cosine-single", Mix: &experiment.BatchMix{File: "sizes.txt", Sizes: []int{1000, 100000}, Counts: []int64{600, 400}}},
 			{Regex: re(`spread`), Workload: "spread-uniform", Calls: 10},
 			{Regex: re(`cand`), Workload: "hnsw", Calls: 50},
 		},
@@ -55,7 +57,7 @@ func handPlan(transfer string) PlanInput {
 }
 
 func TestPlanCostsByHand(t *testing.T) {
-	pl := Plan(handPlan(TransferOnce))
+	pl := Decide(handPlan(TransferOnce))
 	near := func(what string, got, want float64) {
 		t.Helper()
 		if math.Abs(got-want) > 1e-9*math.Abs(want) {
@@ -123,7 +125,7 @@ func TestPlanCostsByHand(t *testing.T) {
 		t.Errorf("order: %s, %s, %s", pl.Ops[0].Workload, pl.Ops[1].Workload, pl.Ops[2].Workload)
 	}
 	// The validation: the application measured at 50 ms after the port.
-	v, err := ValidatePlan(pl, "after.pprof", 0.1, 0.05, PortedRouted)
+	v, err := Validate(pl, "after.pprof", 0.1, 0.05, PortedRouted)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,17 +143,17 @@ func TestPlanCostsByHand(t *testing.T) {
 	if !v.App.Flagged || len(v.Ops) != 3 {
 		t.Errorf("validation: %+v", v)
 	}
-	if v, _ := ValidatePlan(pl, "after.pprof", 0.1, predApp*1.2, PortedRouted); v.App.Flagged {
+	if v, _ := Validate(pl, "after.pprof", 0.1, predApp*1.2, PortedRouted); v.App.Flagged {
 		t.Errorf("a 20%% error flagged: %+v", v.App)
 	}
-	g, _ := ValidatePlan(pl, "after.pprof", 0.1, 0.05, PortedGPU)
+	g, _ := Validate(pl, "after.pprof", 0.1, 0.05, PortedGPU)
 	near("validated forced-GPU app predicted", g.App.Predicted, 0.1-1000*(83.2e-6-45.06e-6)-10*(1e-3-41.1e-6)-50*(60e-6-41.1e-6))
 }
 
 // With the data shipped on every call, the resident vectors' upload
 // (n·d·4 bytes at the upload rate) joins the GPU's time per call.
 func TestPlanTransferPerCall(t *testing.T) {
-	pl := Plan(handPlan(TransferPerCall))
+	pl := Decide(handPlan(TransferPerCall))
 	for _, op := range pl.Ops {
 		if op.Workload != "cosine-single" {
 			continue
@@ -173,7 +175,7 @@ func TestPlanTransferPerCall(t *testing.T) {
 func TestPlanMinSpeedup(t *testing.T) {
 	in := handPlan(TransferOnce)
 	in.MinSpeedup = 4
-	for _, op := range Plan(in).Ops {
+	for _, op := range Decide(in).Ops {
 		if op.Workload == "cosine-single" && (op.Ported || !strings.Contains(op.Reason, "below --min-speedup 4.00×")) {
 			t.Errorf("3.7× with --min-speedup 4: %q: %s", op.Verdict, op.Reason)
 		}
@@ -186,14 +188,14 @@ func TestPlanMinSpeedup(t *testing.T) {
 func TestPlanTransferPerCallWithoutCalls(t *testing.T) {
 	in := handPlan(TransferPerCall)
 	in.Ops = in.Ops[:1]
-	in.Ops[0].Mix = &BatchMix{Sizes: []int{1000, 100000}, Counts: []int64{600, 400}}
-	op := Plan(in).Ops[0]
+	in.Ops[0].Mix = &experiment.BatchMix{Sizes: []int{1000, 100000}, Counts: []int64{600, 400}}
+	op := Decide(in).Ops[0]
 	if op.CallsFrom != "" || op.Mix.ShareAbove != 0.4 || op.Mix.Crossover != 50000 {
 		t.Errorf("routed %v of calls from %v (%s), want 0.4 from the measured 50000", op.Mix.ShareAbove, op.Mix.Crossover, op.Mix.Route)
 	}
 	in.BreakEvens[0].Search.Points = []timing.SearchPoint{{N: 1, Faster: timing.FasterA}}
 	in.BreakEvens[0].Search.Found = false
-	if op := Plan(in).Ops[0]; op.Mix.ShareAbove != 0 || op.Ported {
+	if op := Decide(in).Ops[0]; op.Mix.ShareAbove != 0 || op.Ported {
 		t.Errorf("GPU never faster: %v of calls routed, %q", op.Mix.ShareAbove, op.Verdict)
 	}
 }

@@ -1,4 +1,4 @@
-package experiment
+package plan
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
@@ -95,7 +97,7 @@ const costDraws = 1000
 func seOf(e report.Estimate) float64 { return math.Max(0, e.Hi-e.Lo) / (2 * 1.96) }
 
 // mixMean is the mean over mix's calls of f(n).
-func mixMean(mix BatchMix, f func(n float64) float64) float64 {
+func mixMean(mix experiment.BatchMix, f func(n float64) float64) float64 {
 	var s float64
 	for i, n := range mix.Sizes {
 		s += float64(mix.Counts[i]) * f(float64(n))
@@ -170,9 +172,9 @@ func (c opCosts) dominant() string {
 		}
 	}
 	if parts[best].v <= 0 {
-		return "end-to-end " + fmtSeconds(c.gpuAll)
+		return "end-to-end " + experiment.FmtSeconds(c.gpuAll)
 	}
-	s := parts[best].name + " " + fmtSeconds(parts[best].v)
+	s := parts[best].name + " " + experiment.FmtSeconds(parts[best].v)
 	if best == 0 && c.bound != "" {
 		s += " (" + c.bound + ")"
 	}
@@ -196,11 +198,11 @@ func (c opCosts) boundedBy() string {
 	return "unknown (no kernel time)"
 }
 
-// KernelBound is the roofline bound of the GPU row of workload in rows
+// kernelBound is the roofline bound of the GPU row of workload in rows
 // nearest (in log size) to n: "memory (dram) at 43% of its ceiling"; a
 // row not judged yet is placed under roof (the GPU's read and FMA
 // ceilings; nil: none) by its kernel time.
-func KernelBound(rows []report.Measurement, w *workload.Descriptor, prec string, n int, roof *timing.Roof) string {
+func kernelBound(rows []report.Measurement, w *workload.Descriptor, prec string, n int, roof *timing.Roof) string {
 	b, _ := kernelRow(rows, w, prec, n, roof)
 	return b
 }
@@ -264,7 +266,7 @@ func kernelRow(rows []report.Measurement, w *workload.Descriptor, prec string, n
 }
 
 // medianSize is the size of the mix's median call.
-func medianSize(mix BatchMix) int {
+func medianSize(mix experiment.BatchMix) int {
 	half, acc := (mix.Calls()+1)/2, int64(0)
 	for i, n := range mix.Sizes {
 		acc += mix.Counts[i]
@@ -277,7 +279,7 @@ func medianSize(mix BatchMix) int {
 
 // ownCrossover is the size from which the GPU model beats own at every
 // size of the mix (0: every size; +Inf: none).
-func ownCrossover(mix BatchMix, own, gpu timing.Model) float64 {
+func ownCrossover(mix experiment.BatchMix, own, gpu timing.Model) float64 {
 	cross := math.Inf(1)
 	for i := len(mix.Sizes) - 1; i >= 0; i-- {
 		x := float64(mix.Sizes[i])
@@ -312,8 +314,8 @@ func ownCrossover(mix BatchMix, own, gpu timing.Model) float64 {
 	return hi
 }
 
-// PlanCallIO is the CallIO of workload name at cfg's sizes.
-func PlanCallIO(cfg RunConfig, name string) CallIO {
+// CallIOFor is the CallIO of workload name at cfg's sizes.
+func CallIOFor(cfg experiment.RunConfig, name string) CallIO {
 	w, err := workload.Lookup(name)
 	if err != nil {
 		return CallIO{}

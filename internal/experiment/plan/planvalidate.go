@@ -1,8 +1,10 @@
-package experiment
+package plan
 
 import (
 	"fmt"
 	"math"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
@@ -17,7 +19,7 @@ const (
 	PortedGPU    = "gpu"
 )
 
-// ValidatePlan checks pl's predictions against a profile of the
+// Validate checks pl's predictions against a profile of the
 // application after the port (afterWall: its wall time, seconds): the
 // operations with a call count ran routed (each call where the plan
 // routes it: its own code where the plan does not port it) or every call
@@ -31,7 +33,7 @@ const (
 // before (Amdahl's premise), shared among the operations in proportion
 // to their predictions. Both profiles must cover the same work (the same
 // calls).
-func ValidatePlan(pl report.Plan, after string, before, afterWall float64, ported string) (*report.PlanValidation, error) {
+func Validate(pl report.Plan, after string, before, afterWall float64, ported string) (*report.PlanValidation, error) {
 	beforeWall := before
 	v := &report.PlanValidation{After: after, Ported: ported, Limit: ValidateLimit,
 		How: "application: its CPU time before, its wall time after; an operation: the after profile's wall time less the rest of the application as before, in proportion to the predictions"}
@@ -61,7 +63,7 @@ func ValidatePlan(pl report.Plan, after string, before, afterWall float64, porte
 		ops = append(ops, portedOp{op.Regex, t})
 	}
 	if len(ops) == 0 {
-		return nil, Usage(Invalid("validate", after, "no operation has a call count (calls=N in --op, or a mix file's counts): nothing to validate"))
+		return nil, experiment.Usage(experiment.Invalid("validate", after, "no operation has a call count (calls=N in --op, or a mix file's counts): nothing to validate"))
 	}
 	rest := beforeWall * (1 - opsShare)
 	measured := afterWall - rest
@@ -84,7 +86,7 @@ func ValidationLines(v *report.PlanValidation) []string {
 		if t.Flagged {
 			flag = "FLAGGED: beyond"
 		}
-		return fmt.Sprintf("  %s: predicted %s, measured %s: error %+.1f%% (%s ±%.0f%%)", t.Name, fmtSeconds(t.Predicted), fmtSeconds(t.Measured), 100*t.Error, flag, 100*v.Limit)
+		return fmt.Sprintf("  %s: predicted %s, measured %s: error %+.1f%% (%s ±%.0f%%)", t.Name, experiment.FmtSeconds(t.Predicted), experiment.FmtSeconds(t.Measured), 100*t.Error, flag, 100*v.Limit)
 	}
 	out := []string{fmt.Sprintf("validation against %s (ported %s): application error %+.1f%%", v.After, v.Ported, 100*v.App.Error)}
 	out = append(out, line(v.App))

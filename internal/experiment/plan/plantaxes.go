@@ -1,8 +1,10 @@
-package experiment
+package plan
 
 import (
 	"fmt"
 	"math"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
@@ -14,15 +16,15 @@ import (
 // cost of a call (its dispatch fit at K = 0, or the tiny call), the rates
 // the slopes of its upload and readback curves.
 type anatomyTaxes struct {
-	e   *Env
-	cfg LatencyConfig
+	e   *experiment.Env
+	cfg experiment.LatencyConfig
 	rep *report.Report
 }
 
 // Taxes returns the source of the GPU taxes on e's device: the latency
 // anatomy, reused from rep when it holds one for this adapter, else
 // measured (with cfg) into it.
-func (e *Env) Taxes(cfg LatencyConfig, rep *report.Report) TaxSource {
+func Taxes(e *experiment.Env, cfg experiment.LatencyConfig, rep *report.Report) TaxSource {
 	return anatomyTaxes{e: e, cfg: cfg, rep: rep}
 }
 
@@ -76,20 +78,20 @@ func TaxesFromAnatomy(a *timing.Anatomy) (GPUTaxes, error) {
 	return t, nil
 }
 
-// PlanLatencyConfig is the anatomy plan measures: run's (quick: fewer
+// LatencyConfigFor is the anatomy plan measures: run's (quick: fewer
 // rounds, transfers up to 4 MiB).
-func PlanLatencyConfig(quick bool) LatencyConfig {
+func LatencyConfigFor(quick bool) experiment.LatencyConfig {
 	if quick {
-		return quickLatency
+		return experiment.QuickLatency
 	}
-	return LatencyConfig{}
+	return experiment.LatencyConfig{}
 }
 
 // GPURoof measures the GPU's read bandwidth and FMA ceilings over
 // buffers of bytes (the roof a kernel's time is placed under) into rep's
 // GPU ceilings, unless rep has them already; withInt8, the int8
 // dot-product peak too (report.Int8PeakKey).
-func (e *Env) GPURoof(bytes uint64, withInt8 bool, rep *report.Report) (timing.Roof, error) {
+func GPURoof(e *experiment.Env, bytes uint64, withInt8 bool, rep *report.Report) (timing.Roof, error) {
 	if withInt8 && !(rep.Ceilings.GPU[report.Int8PeakKey] > 0) {
 		e.Progressf("gpu int8 dot-product peak")
 		p, err := compute.MeasureInt8Peak(e.Device, compute.CeilingOptions{Stop: e.Stopped})

@@ -1,9 +1,11 @@
-package experiment
+package plan
 
 import (
 	"math"
 	"regexp"
 	"testing"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
@@ -16,14 +18,14 @@ func TestMixOfIndistinguishableRoutesNothing(t *testing.T) {
 	be := syntheticBE("cosine-single")
 	be.Search = &timing.SearchResult{Found: true, Status: timing.SearchIndistinguishable, Lo: 40000, Hi: 50000, Before: timing.FasterA,
 		Points: []timing.SearchPoint{{N: 40000, Faster: timing.FasterA}, {N: 50000, Faster: timing.Tie}}}
-	mix := BatchMix{File: "m", Sizes: []int{1000, 50000, 1 << 20}, Counts: []int64{1, 2, 3}}
-	r := MixOf(be, mix)
+	mix := experiment.BatchMix{File: "m", Sizes: []int{1000, 50000, 1 << 20}, Counts: []int64{1, 2, 3}}
+	r := experiment.MixOf(be, mix)
 	if r.ShareAbove != 0 || r.Speedup != 1 || r.Crossover != 0 {
 		t.Errorf("indistinguishable change: %.0f%% of calls routed to the GPU at n ≥ %v, speedup %v; want none, 1×", 100*r.ShareAbove, r.Crossover, r.Speedup)
 	}
 	// The same search, located, routes the calls from hi.
 	be.Search.Status = timing.SearchLocated
-	if r := MixOf(be, mix); r.ShareAbove != 5.0/6 || r.Crossover != 50000 {
+	if r := experiment.MixOf(be, mix); r.ShareAbove != 5.0/6 || r.Crossover != 50000 {
 		t.Errorf("located change: share above %v crossover %v, want 5/6 from 50000", r.ShareAbove, r.Crossover)
 	}
 }
@@ -35,12 +37,12 @@ func TestPlanPerOperationAmdahl(t *testing.T) {
 	// Every call at 2^20, past the crossover: k = (1e-6 + n·1e-9)/(40e-6 + n·1e-10).
 	n := float64(1 << 20)
 	k := (1e-6 + n*1e-9) / (40e-6 + n*1e-10)
-	in := PlanInput{Ops: []PlanOp{{Regex: re, Workload: "cosine-single"}, {Regex: re, Workload: "hnsw"}},
+	in := Input{Ops: []Op{{Regex: re, Workload: "cosine-single"}, {Regex: re, Workload: "hnsw"}},
 		Shares:     []ProfileShare{{Value: 60}, {Value: 20}},
 		Total:      100,
 		BreakEvens: []report.BreakEven{syntheticBE("cosine-single"), syntheticBE("hnsw")},
 		Sizes:      [][]int{{1 << 20}, {1 << 20}}}
-	pl := Plan(in)
+	pl := Decide(in)
 	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Abs(b) }
 	for _, op := range pl.Ops {
 		s := map[string]float64{"cosine-single": 0.6, "hnsw": 0.2}[op.Workload]

@@ -1,4 +1,4 @@
-package experiment
+package plan
 
 import (
 	"math"
@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
@@ -168,12 +170,12 @@ func TestPlanOnAnIndependentProfile(t *testing.T) {
 	}
 	// similarity's calls are all past the crossover, spread's straddle it,
 	// a third op matches nothing that takes time.
-	ops := []PlanOp{{Regex: sim, Workload: "cosine-single"}, {Regex: spr, Workload: "spread-uniform",
-		Mix: &BatchMix{File: "m", Sizes: []int{1000, 100000}, Counts: []int64{1, 1}}}}
-	in := PlanInput{Profile: prof, Ops: ops, Shares: shares, Total: total,
+	ops := []Op{{Regex: sim, Workload: "cosine-single"}, {Regex: spr, Workload: "spread-uniform",
+		Mix: &experiment.BatchMix{File: "m", Sizes: []int{1000, 100000}, Counts: []int64{1, 1}}}}
+	in := Input{Profile: prof, Ops: ops, Shares: shares, Total: total,
 		BreakEvens: []report.BreakEven{syntheticBE("cosine-single"), syntheticBE("spread-uniform")},
 		Sizes:      [][]int{{1 << 20}, nil}}
-	pl := Plan(in)
+	pl := Decide(in)
 	var sum, sumOver float64
 	for _, op := range pl.Ops {
 		if !op.Ported {
@@ -210,12 +212,12 @@ func TestPlanVerdicts(t *testing.T) {
 	re := regexp.MustCompile("x")
 	never := syntheticBE("cosine-single")
 	never.Search = &timing.SearchResult{Points: []timing.SearchPoint{{N: 1, Faster: timing.FasterA}, {N: 100, Faster: timing.FasterA}}}
-	in := PlanInput{Ops: []PlanOp{{Regex: re, Workload: "cosine-single"}, {Regex: re, Workload: "cosine-topk"}, {Regex: re, Workload: "hnsw"}},
+	in := Input{Ops: []Op{{Regex: re, Workload: "cosine-single"}, {Regex: re, Workload: "cosine-topk"}, {Regex: re, Workload: "hnsw"}},
 		Shares:     []ProfileShare{{Value: 50}, {Value: 3}, {Value: 30}},
 		Total:      100,
 		BreakEvens: []report.BreakEven{never, syntheticBE("cosine-topk"), syntheticBE("hnsw")},
 		Sizes:      [][]int{{1 << 20}, {1 << 20}, {100}}}
-	pl := Plan(in)
+	pl := Decide(in)
 	got := map[string]string{}
 	for _, op := range pl.Ops {
 		got[op.Workload] = op.Verdict + ": " + op.Reason
@@ -232,10 +234,10 @@ func TestPlanVerdicts(t *testing.T) {
 	if pl.AppSpeedup != 1 || pl.PortedShare != 0 {
 		t.Errorf("nothing ported: app %v, share %v", pl.AppSpeedup, pl.PortedShare)
 	}
-	if _, err := ParsePlanOp("main.x=nosuch"); err == nil {
+	if _, err := ParseOp("main.x=nosuch"); err == nil {
 		t.Error("unknown workload accepted")
 	}
-	if op, err := ParsePlanOp(`a=b\.c$=cosine-single`); err != nil || op.Regex.String() != `a=b\.c$` {
+	if op, err := ParseOp(`a=b\.c$=cosine-single`); err != nil || op.Regex.String() != `a=b\.c$` {
 		t.Errorf("regex with '=': %v %v", op, err)
 	}
 }
