@@ -13,6 +13,7 @@ import (
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/ceilings"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/kernel"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/latency"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/plan"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/sweeps"
 )
@@ -129,7 +130,7 @@ var flagSpecs = []flagSpec{
 
 	// latency.
 	{name: "rounds", value: 10, help: "interleaved rounds over every point (3..1000)"},
-	{name: "max-bytes", value: uint64(experiment.DefaultLatencyMaxBytes), help: "largest readback and upload measured, in bytes"},
+	{name: "max-bytes", value: uint64(latency.DefaultLatencyMaxBytes), help: "largest readback and upload measured, in bytes"},
 
 	// compare.
 	{name: "threshold", value: "5%", help: "a significant slowdown past this fraction is a regression (e.g. 5% or 0.05)"},

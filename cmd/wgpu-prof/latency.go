@@ -7,6 +7,7 @@ import (
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/ceilings"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/latency"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
@@ -34,7 +35,7 @@ func runLatency(stdout, stderr io.Writer, args []string) error {
 	if dev.adapter < -1 {
 		return fmt.Errorf("--adapter %d: an index from wgpu-prof devices (0, 1, …), or -1 for the best one", dev.adapter)
 	}
-	cfg := experiment.LatencyConfig{Rounds: rounds, MaxBytes: maxBytes}
+	cfg := latency.Config{Rounds: rounds, MaxBytes: maxBytes}
 	if rounds == 0 {
 		return fmt.Errorf("--rounds 0: must be in 3..1000")
 	}
@@ -50,7 +51,7 @@ func runLatency(stdout, stderr io.Writer, args []string) error {
 	}
 	defer env.Close()
 	env.Progress = stderr
-	a, err := env.Latency(cfg)
+	a, err := latency.Measure(env, cfg)
 	if err != nil {
 		return failed(err)
 	}
@@ -65,6 +66,6 @@ func runLatency(stdout, stderr io.Writer, args []string) error {
 }
 
 func writeLatencyText(w io.Writer, adapter string, a *report.Anatomy) {
-	writeWrapped(w, []string{fmt.Sprintf("latency on %s: %s", adapter, experiment.AnatomyLine(a))})
+	writeWrapped(w, []string{fmt.Sprintf("latency on %s: %s", adapter, latency.AnatomyLine(a))})
 	report.WriteLatencyDetail(w, a)
 }

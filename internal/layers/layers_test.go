@@ -47,6 +47,7 @@ var room = map[string]int{
 	"sidebyside": 3,
 	"ceilings":   2,
 	"plan":       3,
+	"latency":    2,
 }
 
 // exempt names the imports of internal/ a public package may still make,

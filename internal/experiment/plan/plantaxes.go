@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/latency"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
@@ -17,14 +18,14 @@ import (
 // the slopes of its upload and readback curves.
 type anatomyTaxes struct {
 	e   *experiment.Env
-	cfg experiment.LatencyConfig
+	cfg latency.Config
 	rep *report.Report
 }
 
 // Taxes returns the source of the GPU taxes on e's device: the latency
 // anatomy, reused from rep when it holds one for this adapter, else
 // measured (with cfg) into it.
-func Taxes(e *experiment.Env, cfg experiment.LatencyConfig, rep *report.Report) TaxSource {
+func Taxes(e *experiment.Env, cfg latency.Config, rep *report.Report) TaxSource {
 	return anatomyTaxes{e: e, cfg: cfg, rep: rep}
 }
 
@@ -33,7 +34,7 @@ func (t anatomyTaxes) GPUTaxes() (GPUTaxes, error) {
 	a := t.rep.Latency
 	if a == nil || a.Adapter != t.e.Device.Info.Name {
 		var err error
-		if a, err = t.e.Latency(t.cfg); err != nil {
+		if a, err = latency.Measure(t.e, t.cfg); err != nil {
 			return GPUTaxes{}, fmt.Errorf("GPU taxes: %w", err)
 		}
 		t.rep.Latency = a
@@ -80,11 +81,11 @@ func TaxesFromAnatomy(a *timing.Anatomy) (GPUTaxes, error) {
 
 // LatencyConfigFor is the anatomy plan measures: run's (quick: fewer
 // rounds, transfers up to 4 MiB).
-func LatencyConfigFor(quick bool) experiment.LatencyConfig {
+func LatencyConfigFor(quick bool) latency.Config {
 	if quick {
-		return experiment.QuickLatency
+		return latency.QuickLatency
 	}
-	return experiment.LatencyConfig{}
+	return latency.Config{}
 }
 
 // GPURoof measures the GPU's read bandwidth and FMA ceilings over

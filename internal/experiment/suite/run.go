@@ -6,6 +6,7 @@ import (
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/ceilings"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/latency"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
@@ -25,7 +26,7 @@ func Run(e *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error 
 	if err != nil {
 		return err
 	}
-	if err := e.CallAnatomy(cfg.QuickLatency, rep); err != nil {
+	if err := latency.CallAnatomy(e, cfg.QuickLatency, rep); err != nil {
 		return err
 	}
 	knobs := workload.Knobs{Workgroup: cfg.Workgroup, Tile: cfg.Tile}
@@ -71,8 +72,8 @@ func Run(e *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error 
 	rep.Summary = append(rep.Summary, experiment.CheckUnderCeiling(rep, roofs.GPU.BandwidthGBs)...)
 	// The answer per workload first, then the details (timestamp cost);
 	// the workloads skipped are answers too.
-	experiment.RoundTripShares(rep)
-	experiment.CheckFixedCosts(rep)
+	latency.RoundTripShares(rep)
+	latency.CheckFixedCosts(rep)
 	rep.Summary = append(experiment.Summarize(rep), rep.Summary...)
 	rep.Verdicts = append(rep.Verdicts, skips...)
 	warns, ok := ceilings.CeilingCheck(rep)

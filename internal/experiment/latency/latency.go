@@ -1,49 +1,51 @@
-package experiment
+package latency
 
 import (
 	"context"
 	"fmt"
 	"strings"
 
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
 
-// LatencyConfig configures Latency; zero fields take compute's defaults.
-type LatencyConfig struct {
+// Config configures Latency; zero fields take compute's defaults.
+type Config struct {
 	Rounds   int    // interleaved rounds over every point (≥ 3)
 	MaxBytes uint64 // largest transfer of the readback and upload curves
 }
 
 // Validate checks the configuration, naming the bad flag.
-func (c LatencyConfig) Validate() error {
+func (c Config) Validate() error {
 	if c.Rounds != 0 && (c.Rounds < 3 || c.Rounds > 1000) {
-		return Usage(fmt.Errorf("--rounds %d: must be in 3..1000", c.Rounds))
+		return experiment.Usage(fmt.Errorf("--rounds %d: must be in 3..1000", c.Rounds))
 	}
 	if c.MaxBytes != 0 && c.MaxBytes < 4 {
-		return Usage(fmt.Errorf("--max-bytes %d: must be at least 4", c.MaxBytes))
+		return experiment.Usage(fmt.Errorf("--max-bytes %d: must be at least 4", c.MaxBytes))
 	}
 	return nil
 }
 
 // QuickLatency is the anatomy run --quick measures: fewer rounds and
 // transfers up to 4 MiB.
-var QuickLatency = LatencyConfig{Rounds: 5, MaxBytes: 4 << 20}
+var QuickLatency = Config{Rounds: 5, MaxBytes: 4 << 20}
 
-// Latency measures the anatomy of a GPU call on the environment's device:
+// Measure measures the anatomy of a GPU call on the environment's device:
 // the round trip of an empty and of a tiny call, the cost per dispatch at
 // K = 1 … 64 per submit, and readback and upload against bytes, every call
 // verified (compute.MeasureLatency).
-func (e *Env) Latency(c LatencyConfig) (*timing.Anatomy, error) {
+func Measure(e *experiment.Env, c Config) (*timing.Anatomy, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
 	if c.MaxBytes > e.Device.Limits.MaxBufferSize {
-		return nil, Usage(fmt.Errorf("--max-bytes %d: above the adapter's maxBufferSize %d", c.MaxBytes, e.Device.Limits.MaxBufferSize))
+		return nil, experiment.Usage(fmt.Errorf("--max-bytes %d: above the adapter's maxBufferSize %d", c.MaxBytes, e.Device.Limits.MaxBufferSize))
 	}
 	if e.Stopped() {
-		return nil, fmt.Errorf("before the latency anatomy: %w", ErrInterrupted)
+		return nil, fmt.Errorf("before the latency anatomy: %w", experiment.ErrInterrupted)
 	}
 	e.Progressf("gpu  call latency anatomy (empty and tiny calls, K dispatches per submit, readback and upload curves)")
 	return compute.MeasureLatency(context.Background(), e.Device, compute.LatencyOptions{Rounds: c.Rounds, MaxBytes: c.MaxBytes})
@@ -51,12 +53,12 @@ func (e *Env) Latency(c LatencyConfig) (*timing.Anatomy, error) {
 
 // CallAnatomy measures the anatomy for a run's report and states it in
 // one summary line.
-func (e *Env) CallAnatomy(quick bool, rep *report.Report) error {
-	c := LatencyConfig{}
+func CallAnatomy(e *experiment.Env, quick bool, rep *report.Report) error {
+	c := Config{}
 	if quick {
 		c = QuickLatency
 	}
-	a, err := e.Latency(c)
+	a, err := Measure(e, c)
 	if err != nil {
 		return fmt.Errorf("latency anatomy: %w", err)
 	}
