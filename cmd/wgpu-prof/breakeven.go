@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/crossover"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
@@ -30,7 +31,7 @@ func runBreakEven(stdout, stderr io.Writer, args []string) error {
 			ready: func(*outputFlags) error { return b.read(f) },
 			run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
 				cfg.Retune = f.on("retune")
-				if err := env.BreakEvenSearch(cfg, b.search, rep); err != nil {
+				if err := crossover.BreakEvenSearch(env, cfg, b.search, rep); err != nil {
 					return err
 				}
 				return b.answer(rep)
@@ -41,7 +42,7 @@ func runBreakEven(stdout, stderr io.Writer, args []string) error {
 // breakEvenArgs are breakeven's inputs, read and checked before the
 // device opens.
 type breakEvenArgs struct {
-	search     experiment.SearchConfig
+	search     crossover.SearchConfig
 	amdahl     float64
 	withAmdahl bool
 	mixFile    string
@@ -59,7 +60,7 @@ func (b *breakEvenArgs) read(f *cmdFlags) error {
 	if bs, err := parseInts("--batches", f.str("batches")); err == nil && len(bs) > 0 && len(bs) < 3 {
 		return fmt.Errorf("--batches %s: a fit needs at least 3 batch sizes", f.str("batches"))
 	}
-	b.search = experiment.SearchConfig{Budget: searchBudget(f)}
+	b.search = crossover.SearchConfig{Budget: searchBudget(f)}
 	if sides := f.str("sides"); strings.TrimSpace(sides) != "" {
 		pair, err := experiment.ParseSides(sides)
 		if err != nil {
@@ -68,7 +69,7 @@ func (b *breakEvenArgs) read(f *cmdFlags) error {
 		b.search.Comparisons = [][2]experiment.SideSpec{pair}
 	}
 	if b.mixFile != "" {
-		m, err := experiment.ParseBatchMix(b.mixFile)
+		m, err := crossover.ParseBatchMix(b.mixFile)
 		if err != nil {
 			return err
 		}
@@ -81,7 +82,7 @@ func (b *breakEvenArgs) read(f *cmdFlags) error {
 // lines, and the answers that lead the answer block.
 func (b *breakEvenArgs) answer(rep *report.Report) error {
 	if b.withAmdahl {
-		lines, err := experiment.AmdahlLines(rep, b.amdahl)
+		lines, err := crossover.AmdahlLines(rep, b.amdahl)
 		if err != nil {
 			return err
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/ceilings"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/crossover"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/kernel"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/latency"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/plan"
@@ -46,7 +47,7 @@ var flagSpecs = []flagSpec{
 	{name: "quick", value: false, help: "a shorter look: smaller sizes, 32 MiB ceiling buffers, a 250ms budget per measurement and 20s per crossover search"},
 	{name: "variant", value: "", help: "GPU design to measure (see wgpu-prof workloads); default: the design run chooses on this adapter (autotune cache or a fresh selection)"},
 	{name: "retune", value: false, help: "re-measure which GPU variant of each workload is fastest on this adapter instead of reading the cached choice"},
-	{name: "search-budget", value: experiment.DefaultSearchBudget, help: "time budget of each crossover search (its first three sizes are always measured; 20s with --quick)"},
+	{name: "search-budget", value: crossover.DefaultSearchBudget, help: "time budget of each crossover search (its first three sizes are always measured; 20s with --quick)"},
 	{name: "sides", value: "", help: "the two sides to compare, e.g. cpu:threads=1,cpu:threads=2; sides: gpu, cpu, cpu:threads=N, cpu:level=L, gpu:wg=N, gpu:data=shipped|resident (default: breakeven cpu,gpu and cpu,gpu:data=shipped; hybrid cpu,gpu)"},
 	{name: "batch-mix", value: "", help: "FILE of the batch sizes an application calls the operation with (one size per line, or 'size count' pairs): price the mix on one side only and routed at the measured crossover, with the saving's CI"},
 	{name: "report", value: "", help: "a run or breakeven report (JSON; plan --out writes one as report.json) whose break-even models stand in for measuring them: plan's times per call, hybrid's two sides (default: measure them)"},

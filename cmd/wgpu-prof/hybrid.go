@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/crossover"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/hybrid"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/plan"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
@@ -47,7 +48,7 @@ func runHybrid(stdout, stderr io.Writer, args []string) error {
 				err := hybrid.Run(env, cfg, h.hc, rep)
 				h.replay = rep.Hybrid
 				if err == nil && h.mix != nil {
-					experiment.PriceMix(rep, *h.mix)
+					crossover.PriceMix(rep, *h.mix)
 				}
 				return err
 			},
@@ -60,7 +61,7 @@ func runHybrid(stdout, stderr io.Writer, args []string) error {
 type hybridArgs struct {
 	hc        hybrid.Config
 	sizesFile string
-	mix       *experiment.BatchMix
+	mix       *crossover.BatchMix
 	replay    *report.Hybrid
 }
 
@@ -115,7 +116,7 @@ func (h *hybridArgs) readFiles(f *cmdFlags) error {
 		}
 	}
 	if file := f.str("batch-mix"); file != "" {
-		m, err := experiment.ParseBatchMix(file)
+		m, err := crossover.ParseBatchMix(file)
 		if err != nil {
 			return err
 		}

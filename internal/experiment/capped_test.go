@@ -14,7 +14,7 @@ func TestBatchesAndSearchShareTheBound(t *testing.T) {
 	cfg := RunConfig{}
 	cfg.Config.Defaults()
 	cfg.N = 64
-	limit, why, grows := searchCap(w, cfg, cfg.N, 0)
+	limit, why, grows := SearchCap(w, cfg, cfg.N, 0)
 	if !grows || limit != 64*DefaultMaxGrow || !strings.Contains(why, "64×") {
 		t.Fatalf("searchCap(n=64) = %d, %q, %v", limit, why, grows)
 	}
@@ -27,7 +27,7 @@ func TestBatchesAndSearchShareTheBound(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), why) {
 		t.Errorf("--batches past the bound: %v, want the bound's reason %q", err, why)
 	}
-	if l, _, _ := searchCap(w, cfg, 1<<62, 0); l <= 0 {
+	if l, _, _ := SearchCap(w, cfg, 1<<62, 0); l <= 0 {
 		t.Errorf("searchCap overflowed: %d", l)
 	}
 }

@@ -179,9 +179,9 @@ func (c RunConfig) DataFiles() ([]report.DataFile, []string) {
 	return out, lines
 }
 
-// fileSized reports whether a data file fixes w's batch size (the file
+// FileSized reports whether a data file fixes w's batch size (the file
 // that sets its batch parameter), and names the file.
-func (c RunConfig) fileSized(w *workload.Descriptor) (string, bool) {
+func (c RunConfig) FileSized(w *workload.Descriptor) (string, bool) {
 	bp := w.BatchParam()
 	if bp == nil || bp.File == "" {
 		return "", false

@@ -139,15 +139,15 @@ func (s SideSpec) label() string {
 	return l
 }
 
-// shippedLog records, per call of a shipped GPU side, the time spent
+// ShippedLog records, per call of a shipped GPU side, the time spent
 // creating buffers and uploading the stored data.
-type shippedLog struct{ upload []time.Duration }
+type ShippedLog struct{ Upload []time.Duration }
 
 // build makes the side of case c on e's device with the spec's settings
 // forced around every call (outside the timed region). A shipped GPU side
 // builds the runner (buffers, upload) inside each timed call. log, when
 // not nil, receives the upload times of a shipped side.
-func (e *Env) BuildSide(sp SideSpec, c workload.Case, log *shippedLog) (workload.Side, error) {
+func (e *Env) BuildSide(sp SideSpec, c workload.Case, log *ShippedLog) (workload.Side, error) {
 	if sp.IsGPU() {
 		if c.GPU == nil {
 			return workload.Side{}, fmt.Errorf("%s: %s has no GPU side", sp.Label, c.Name)
@@ -181,7 +181,7 @@ func (e *Env) BuildSide(sp SideSpec, c workload.Case, log *shippedLog) (workload
 // upload of the stored data), poisons its outputs (untimed), runs it and
 // keeps it for Verify; the previous call's runner is released before the
 // next call's clock starts.
-func shippedSide(g workload.GPU, c workload.Case, log *shippedLog) workload.Side {
+func shippedSide(g workload.GPU, c workload.Case, log *ShippedLog) workload.Side {
 	var cur workload.Side
 	have := false
 	release := func() {
@@ -207,7 +207,7 @@ func shippedSide(g workload.GPU, c workload.Case, log *shippedLog) workload.Side
 				return smp, err
 			}
 			if log != nil {
-				log.upload = append(log.upload, up)
+				log.Upload = append(log.Upload, up)
 			}
 			smp.Host += up
 			return smp, nil

@@ -153,7 +153,7 @@ func (c *RunConfig) CheckBatches(ds []*workload.Descriptor) error {
 			continue
 		}
 		size := *bp.Int(&c.Config)
-		limit, why, _ := searchCap(w, *c, size, 0)
+		limit, why, _ := SearchCap(w, *c, size, 0)
 		for _, b := range c.Batches {
 			if b > limit {
 				return Invalid("batches", "", "%d is past %d, the largest %s of %s a break-even measures (%s)", b, limit, w.Batch, w.Name, why)
@@ -167,14 +167,14 @@ func (c *RunConfig) CheckBatches(ds []*workload.Descriptor) error {
 // (SearchConfig.MaxGrow 0).
 const DefaultMaxGrow = 64
 
-// searchCap is the one rule for the largest batch size a break-even may
+// SearchCap is the one rule for the largest batch size a break-even may
 // measure, before the adapter's and the host's limits: the workload's size
 // when its data cannot grow past it (rows of a file, data generated up to
 // the default size), else maxGrow (0: DefaultMaxGrow) times the size.
 // --batches (RunConfig.checkBatches) and the adaptive search's extension
 // (extensionLimit) both stop there; grows says whether sizes past size
 // are possible at all.
-func searchCap(w *workload.Descriptor, cfg RunConfig, size, maxGrow int) (limit int, why string, grows bool) {
+func SearchCap(w *workload.Descriptor, cfg RunConfig, size, maxGrow int) (limit int, why string, grows bool) {
 	if maxGrow <= 0 {
 		maxGrow = DefaultMaxGrow
 	}
@@ -183,7 +183,7 @@ func searchCap(w *workload.Descriptor, cfg RunConfig, size, maxGrow int) (limit 
 	default:
 		return size, "the workload's data are generated up to its default size", false
 	}
-	if file, ok := cfg.fileSized(w); ok {
+	if file, ok := cfg.FileSized(w); ok {
 		return size, "the rows of " + file, false
 	}
 	if size > math.MaxInt/maxGrow {

@@ -48,6 +48,7 @@ var room = map[string]int{
 	"ceilings":   2,
 	"plan":       3,
 	"latency":    2,
+	"crossover":  2,
 }
 
 // exempt names the imports of internal/ a public package may still make,

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/crossover"
 
 	"github.com/wgpu-prof/wgpu-prof/dispatch"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
@@ -191,10 +192,10 @@ func hybridSetup(e *experiment.Env, cfg experiment.RunConfig, hc Config, rep *re
 		return nil, nil, err
 	}
 	rep.BreakEvens = append(rep.BreakEvens, *be)
-	rep.Summary = append(rep.Summary, experiment.CrossoverLines(*be)...)
+	rep.Summary = append(rep.Summary, crossover.CrossoverLines(*be)...)
 	// The same knobs the profile's search used: a GPU side runs the
 	// variant selected on this adapter (cached, so not measured twice).
-	sk, err := e.SideKnobs(w, pr, cfg, hc.Sides, nil)
+	sk, err := crossover.SideKnobs(e, w, pr, cfg, hc.Sides, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -363,7 +364,7 @@ func hybridProfile(e *experiment.Env, w *workload.Descriptor, cfg experiment.Run
 	if budget <= 0 {
 		budget = time.Minute
 	}
-	bes, _, err := e.SearchOne(w, cfg, experiment.SearchConfig{Budget: budget}, hc.Sides, experiment.Roofs{}, map[string]experiment.SideRun{}, map[string]bool{}, rep)
+	bes, _, err := crossover.SearchOne(e, w, cfg, crossover.SearchConfig{Budget: budget}, hc.Sides, experiment.Roofs{}, map[string]crossover.SideRun{}, map[string]bool{}, rep)
 	if err != nil {
 		return nil, err
 	}

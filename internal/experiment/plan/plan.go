@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/crossover"
 
 	"github.com/google/pprof/profile"
 
@@ -29,7 +30,7 @@ import (
 type Op struct {
 	Regex    *regexp.Regexp
 	Workload string
-	Mix      *experiment.BatchMix
+	Mix      *crossover.BatchMix
 	// Calls is the operation's number of calls during the profile (0:
 	// the mix file's counts, or unknown).
 	Calls int64
@@ -107,7 +108,7 @@ func ParseOp(s string) (Op, error) {
 		}
 	}
 	if hasMix {
-		m, err := experiment.ParseBatchMix(mixFile)
+		m, err := crossover.ParseBatchMix(mixFile)
 		if err != nil {
 			return Op{}, err
 		}
@@ -303,7 +304,7 @@ func planOp(in Input, i int, op Op, minSp float64, transfer string) report.PlanO
 	be := in.BreakEvens[i]
 	mix := op.Mix
 	if mix == nil {
-		m := experiment.BatchMix{File: "", Sizes: in.Sizes[i]}
+		m := crossover.BatchMix{File: "", Sizes: in.Sizes[i]}
 		for range m.Sizes {
 			m.Counts = append(m.Counts, 1)
 		}
@@ -332,17 +333,17 @@ func planOp(in Input, i int, op Op, minSp float64, transfer string) report.PlanO
 	// code, where the GPU's model beats it.
 	var r report.MixResult
 	if po.CallsFrom == "" {
-		r = experiment.MixOf(be, *mix)
+		r = crossover.MixOf(be, *mix)
 		if transfer == TransferPerCall {
 			// The same route, priced with the data shipped every call.
 			cross := mixCross(r)
 			if cross < 0 {
 				cross = math.Inf(1)
 			}
-			r = experiment.EvalMix(*mix, c.ownModel, c.gpu, cross, [2]string{"cpu", "gpu"})
+			r = crossover.EvalMix(*mix, c.ownModel, c.gpu, cross, [2]string{"cpu", "gpu"})
 		}
 	} else {
-		r = experiment.EvalMix(*mix, c.ownModel, c.gpu, ownCrossover(*mix, c.ownModel, c.gpu), [2]string{"own", "gpu"})
+		r = crossover.EvalMix(*mix, c.ownModel, c.gpu, ownCrossover(*mix, c.ownModel, c.gpu), [2]string{"own", "gpu"})
 	}
 	if r.Outside > 0 {
 		po.Basis += fmt.Sprintf(" (%d size(s) outside it, extrapolated)", r.Outside)
@@ -378,12 +379,12 @@ func mixCross(r report.MixResult) float64 {
 }
 
 // costsOf fills po's costs per call and returns them.
-func costsOf(in Input, i int, op Op, mix experiment.BatchMix, share float64, transfer string, po *report.PlanOp) opCosts {
+func costsOf(in Input, i int, op Op, mix crossover.BatchMix, share float64, transfer string, po *report.PlanOp) opCosts {
 	be := in.BreakEvens[i]
 	w, _ := workload.Lookup(op.Workload)
 	c := opCosts{median: medianSize(mix)}
 	c.tool = mixMean(mix, be.ModelA.At)
-	po.ToolCPU = estimate(c.tool, func(rng *rand.Rand) float64 { m := experiment.DrawModel(rng, *be.ModelA); return mixMean(mix, m.At) })
+	po.ToolCPU = estimate(c.tool, func(rng *rand.Rand) float64 { m := crossover.DrawModel(rng, *be.ModelA); return mixMean(mix, m.At) })
 	// The application's own time per call: its profile time over its calls.
 	switch {
 	case op.Calls > 0:
@@ -398,7 +399,7 @@ func costsOf(in Input, i int, op Op, mix experiment.BatchMix, share float64, tra
 		c.ownModel = scaled(*be.ModelA, c.own/c.tool)
 		if ratio := c.own / c.tool; ratio > WrongMappingRatio || ratio < 1/WrongMappingRatio {
 			po.Warning = fmt.Sprintf("likely wrong mapping: the application's own %s per call and the tool's %s kernel's %s differ %.0f× (more than %d×): check the workload, the sizes and the call count",
-				experiment.FmtSeconds(c.own), op.Workload, experiment.FmtSeconds(c.tool), math.Max(ratio, 1/ratio), WrongMappingRatio)
+				crossover.FmtSeconds(c.own), op.Workload, crossover.FmtSeconds(c.tool), math.Max(ratio, 1/ratio), WrongMappingRatio)
 		}
 	} else if po.Calls > 0 {
 		po.CallsFrom, po.Calls = "", 0 // not a CPU-time profile: no time per call
@@ -442,7 +443,7 @@ func costsOf(in Input, i int, op Op, mix experiment.BatchMix, share float64, tra
 		kbe = in.Kernels[i]
 	}
 	if kbe != nil && kbe.ModelB != nil && len(kbe.ModelB.Segments) > 0 {
-		c.kernel = estimate(mixMean(mix, kbe.ModelB.At), func(rng *rand.Rand) float64 { m := experiment.DrawModel(rng, *kbe.ModelB); return mixMean(mix, m.At) })
+		c.kernel = estimate(mixMean(mix, kbe.ModelB.At), func(rng *rand.Rand) float64 { m := crossover.DrawModel(rng, *kbe.ModelB); return mixMean(mix, m.At) })
 		po.KernelSource = "GPU timestamps (the kernel-clock model)"
 	} else {
 		po.KernelSource = "none: the device has no timestamps"
@@ -453,10 +454,10 @@ func costsOf(in Input, i int, op Op, mix experiment.BatchMix, share float64, tra
 		po.GPUVariant = gpuVariant(in.Rows, w)
 	}
 	c.gpuAll = mixMean(mix, c.gpu.At)
-	po.GPU = estimate(c.gpuAll, func(rng *rand.Rand) float64 { m := experiment.DrawModel(rng, c.gpu); return mixMean(mix, m.At) })
+	po.GPU = estimate(c.gpuAll, func(rng *rand.Rand) float64 { m := crossover.DrawModel(rng, c.gpu); return mixMean(mix, m.At) })
 	po.BoundedBy = c.boundedBy()
 	po.SpeedupSIMD = estimate(c.own/c.tool, func(rng *rand.Rand) float64 {
-		m := experiment.DrawModel(rng, *be.ModelA)
+		m := crossover.DrawModel(rng, *be.ModelA)
 		return c.own / mixMean(mix, m.At)
 	})
 	return c
@@ -469,7 +470,7 @@ func gpuVerdict(be report.BreakEven, r report.MixResult, c opCosts, share, minSp
 	if own {
 		against = "the application's own code"
 	}
-	cost := fmt.Sprintf("%s of the GPU's %s per call against %s of %s (means over the calls; median size %d)", c.dominant(), experiment.FmtSeconds(c.gpuAll), experiment.FmtSeconds(c.own), against, c.median)
+	cost := fmt.Sprintf("%s of the GPU's %s per call against %s of %s (means over the calls; median size %d)", c.dominant(), crossover.FmtSeconds(c.gpuAll), crossover.FmtSeconds(c.own), against, c.median)
 	gpuEver := false
 	if be.Search != nil {
 		for _, p := range be.Search.Points {
@@ -494,7 +495,7 @@ func gpuVerdict(be report.BreakEven, r report.MixResult, c opCosts, share, minSp
 			fmt.Sprintf("%.0f%% of calls at or above the crossover; %.2f× on this mix; below it %s", 100*r.ShareAbove, r.Speedup, cost), true
 	}
 	return "port", fmt.Sprintf("every call of this mix on the GPU side of the crossover; %.2f× on them (GPU %s per call, bounded by %s, against %s of %s)",
-		r.Speedup, experiment.FmtSeconds(c.gpuAll), c.boundedBy(), experiment.FmtSeconds(c.own), against), true
+		r.Speedup, crossover.FmtSeconds(c.gpuAll), c.boundedBy(), crossover.FmtSeconds(c.own), against), true
 }
 
 // choose picks the largest win among keep, the host SIMD kernel, the GPU
@@ -524,7 +525,7 @@ func choose(c opCosts, r report.MixResult, own bool, minSp float64) (string, str
 	if r.ShareAbove > 0 && r.ShareAbove < 1 {
 		try("route by size", routed)
 	}
-	others := fmt.Sprintf("own code %s, the tool's SIMD kernel %s, the GPU %s (%s)", experiment.FmtSeconds(c.own), experiment.FmtSeconds(c.tool), experiment.FmtSeconds(c.gpuAll), c.dominant())
+	others := fmt.Sprintf("own code %s, the tool's SIMD kernel %s, the GPU %s (%s)", crossover.FmtSeconds(c.own), crossover.FmtSeconds(c.tool), crossover.FmtSeconds(c.gpuAll), c.dominant())
 	switch best {
 	case "keep":
 		return best, "nothing beats the application's own code per call: " + others
@@ -617,9 +618,9 @@ func Lines(pl report.Plan) []string {
 			return "not measured"
 		}
 		if math.IsNaN(e.Lo) || (e.Lo == 0 && e.Hi == 0) {
-			return experiment.FmtSeconds(e.Value)
+			return crossover.FmtSeconds(e.Value)
 		}
-		return fmt.Sprintf("%s [%s, %s]", experiment.FmtSeconds(e.Value), experiment.FmtSeconds(e.Lo), experiment.FmtSeconds(e.Hi))
+		return fmt.Sprintf("%s [%s, %s]", crossover.FmtSeconds(e.Value), crossover.FmtSeconds(e.Lo), crossover.FmtSeconds(e.Hi))
 	}
 	for _, op := range pl.Ops {
 		wl := op.Workload
@@ -630,7 +631,7 @@ func Lines(pl report.Plan) []string {
 		out = append(out, fmt.Sprintf("  best: %s: %s", op.Choice, op.ChoiceReason))
 		own := "own code unknown (no call count)"
 		if op.OwnPerCall > 0 {
-			own = fmt.Sprintf("own code %s (%d calls, from the %s)", experiment.FmtSeconds(op.OwnPerCall), op.Calls, op.CallsFrom)
+			own = fmt.Sprintf("own code %s (%d calls, from the %s)", crossover.FmtSeconds(op.OwnPerCall), op.Calls, op.CallsFrom)
 		}
 		gpu := "GPU"
 		if op.GPUVariant != "" {
@@ -648,7 +649,7 @@ func Lines(pl report.Plan) []string {
 			ported = fmt.Sprintf("ported code %.2f×", s.PortedSpeedup)
 		}
 		out = append(out, fmt.Sprintf("application: %.2f× (95%% CI %.2f … %.2f) with %d operation(s) ported to the GPU (%.0f%% of CPU time), %s → %s; %s; with each operation's best choice %.2f×",
-			pl.AppSpeedup, s.AppSpeedup.Lo, s.AppSpeedup.Hi, s.NumberPorted, 100*pl.PortedShare, experiment.FmtSeconds(s.TimeBefore), experiment.FmtSeconds(s.TimeAfter), ported, s.BestSpeedup))
+			pl.AppSpeedup, s.AppSpeedup.Lo, s.AppSpeedup.Hi, s.NumberPorted, 100*pl.PortedShare, crossover.FmtSeconds(s.TimeBefore), crossover.FmtSeconds(s.TimeAfter), ported, s.BestSpeedup))
 		if s.TopPorted != "" {
 			out = append(out, "  top ported: "+s.TopPorted)
 		}
@@ -758,12 +759,12 @@ func DefaultBatch(cfg experiment.RunConfig, name string) (int, error) {
 // MeasureBreakEven measures the end-to-end CPU-vs-GPU break-even of
 // workload at cfg's sizes reaching the largest size of mix (nil: the
 // default size), into rep, and returns it.
-func MeasureBreakEven(e *experiment.Env, cfg experiment.RunConfig, name string, mix *experiment.BatchMix, budget time.Duration, rep *report.Report) (report.BreakEven, error) {
+func MeasureBreakEven(e *experiment.Env, cfg experiment.RunConfig, name string, mix *crossover.BatchMix, budget time.Duration, rep *report.Report) (report.BreakEven, error) {
 	cfg.Workloads = []string{name}
 	cpu, _ := experiment.ParseSide("cpu")
 	gpu, _ := experiment.ParseSide("gpu")
-	sc := experiment.SearchConfig{Comparisons: [][2]experiment.SideSpec{{cpu, gpu}}, Mix: mix, Budget: budget}
-	if err := e.BreakEvenSearch(cfg, sc, rep); err != nil {
+	sc := crossover.SearchConfig{Comparisons: [][2]experiment.SideSpec{{cpu, gpu}}, Mix: mix, Budget: budget}
+	if err := crossover.BreakEvenSearch(e, cfg, sc, rep); err != nil {
 		return report.BreakEven{}, err
 	}
 	be, ok := BreakEvenOf(rep, name, cfg.Precision)

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/crossover"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
@@ -171,7 +171,7 @@ func TestPlanOnAnIndependentProfile(t *testing.T) {
 	// similarity's calls are all past the crossover, spread's straddle it,
 	// a third op matches nothing that takes time.
 	ops := []Op{{Regex: sim, Workload: "cosine-single"}, {Regex: spr, Workload: "spread-uniform",
-		Mix: &experiment.BatchMix{File: "m", Sizes: []int{1000, 100000}, Counts: []int64{1, 1}}}}
+		Mix: &crossover.BatchMix{File: "m", Sizes: []int{1000, 100000}, Counts: []int64{1, 1}}}}
 	in := Input{Profile: prof, Ops: ops, Shares: shares, Total: total,
 		BreakEvens: []report.BreakEven{syntheticBE("cosine-single"), syntheticBE("spread-uniform")},
 		Sizes:      [][]int{{1 << 20}, nil}}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/crossover"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
@@ -97,7 +98,7 @@ const costDraws = 1000
 func seOf(e report.Estimate) float64 { return math.Max(0, e.Hi-e.Lo) / (2 * 1.96) }
 
 // mixMean is the mean over mix's calls of f(n).
-func mixMean(mix experiment.BatchMix, f func(n float64) float64) float64 {
+func mixMean(mix crossover.BatchMix, f func(n float64) float64) float64 {
 	var s float64
 	for i, n := range mix.Sizes {
 		s += float64(mix.Counts[i]) * f(float64(n))
@@ -172,9 +173,9 @@ func (c opCosts) dominant() string {
 		}
 	}
 	if parts[best].v <= 0 {
-		return "end-to-end " + experiment.FmtSeconds(c.gpuAll)
+		return "end-to-end " + crossover.FmtSeconds(c.gpuAll)
 	}
-	s := parts[best].name + " " + experiment.FmtSeconds(parts[best].v)
+	s := parts[best].name + " " + crossover.FmtSeconds(parts[best].v)
 	if best == 0 && c.bound != "" {
 		s += " (" + c.bound + ")"
 	}
@@ -266,7 +267,7 @@ func kernelRow(rows []report.Measurement, w *workload.Descriptor, prec string, n
 }
 
 // medianSize is the size of the mix's median call.
-func medianSize(mix experiment.BatchMix) int {
+func medianSize(mix crossover.BatchMix) int {
 	half, acc := (mix.Calls()+1)/2, int64(0)
 	for i, n := range mix.Sizes {
 		acc += mix.Counts[i]
@@ -279,7 +280,7 @@ func medianSize(mix experiment.BatchMix) int {
 
 // ownCrossover is the size from which the GPU model beats own at every
 // size of the mix (0: every size; +Inf: none).
-func ownCrossover(mix experiment.BatchMix, own, gpu timing.Model) float64 {
+func ownCrossover(mix crossover.BatchMix, own, gpu timing.Model) float64 {
 	cross := math.Inf(1)
 	for i := len(mix.Sizes) - 1; i >= 0; i-- {
 		x := float64(mix.Sizes[i])

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/crossover"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
@@ -35,7 +35,7 @@ func handPlan(transfer string) Input {
 	re := regexp.MustCompile
 	return Input{
 		Ops: []Op{
-			{Regex: re(`sim`), Workload: "cosine-single", Mix: &experiment.BatchMix{File: "sizes.txt", Sizes: []int{1000, 100000}, Counts: []int64{600, 400}}},
+			{Regex: re(`sim`), Workload: "cosine-single", Mix: &crossover.BatchMix{File: "sizes.txt", Sizes: []int{1000, 100000}, Counts: []int64{600, 400}}},
 			{Regex: re(`spread`), Workload: "spread-uniform", Calls: 10},
 			{Regex: re(`cand`), Workload: "hnsw", Calls: 50},
 		},
@@ -188,7 +188,7 @@ func TestPlanMinSpeedup(t *testing.T) {
 func TestPlanTransferPerCallWithoutCalls(t *testing.T) {
 	in := handPlan(TransferPerCall)
 	in.Ops = in.Ops[:1]
-	in.Ops[0].Mix = &experiment.BatchMix{Sizes: []int{1000, 100000}, Counts: []int64{600, 400}}
+	in.Ops[0].Mix = &crossover.BatchMix{Sizes: []int{1000, 100000}, Counts: []int64{600, 400}}
 	op := Decide(in).Ops[0]
 	if op.CallsFrom != "" || op.Mix.ShareAbove != 0.4 || op.Mix.Crossover != 50000 {
 		t.Errorf("routed %v of calls from %v (%s), want 0.4 from the measured 50000", op.Mix.ShareAbove, op.Mix.Crossover, op.Mix.Route)

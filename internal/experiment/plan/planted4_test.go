@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/crossover"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
@@ -18,14 +18,14 @@ func TestMixOfIndistinguishableRoutesNothing(t *testing.T) {
 	be := syntheticBE("cosine-single")
 	be.Search = &timing.SearchResult{Found: true, Status: timing.SearchIndistinguishable, Lo: 40000, Hi: 50000, Before: timing.FasterA,
 		Points: []timing.SearchPoint{{N: 40000, Faster: timing.FasterA}, {N: 50000, Faster: timing.Tie}}}
-	mix := experiment.BatchMix{File: "m", Sizes: []int{1000, 50000, 1 << 20}, Counts: []int64{1, 2, 3}}
-	r := experiment.MixOf(be, mix)
+	mix := crossover.BatchMix{File: "m", Sizes: []int{1000, 50000, 1 << 20}, Counts: []int64{1, 2, 3}}
+	r := crossover.MixOf(be, mix)
 	if r.ShareAbove != 0 || r.Speedup != 1 || r.Crossover != 0 {
 		t.Errorf("indistinguishable change: %.0f%% of calls routed to the GPU at n ≥ %v, speedup %v; want none, 1×", 100*r.ShareAbove, r.Crossover, r.Speedup)
 	}
 	// The same search, located, routes the calls from hi.
 	be.Search.Status = timing.SearchLocated
-	if r := experiment.MixOf(be, mix); r.ShareAbove != 5.0/6 || r.Crossover != 50000 {
+	if r := crossover.MixOf(be, mix); r.ShareAbove != 5.0/6 || r.Crossover != 50000 {
 		t.Errorf("located change: share above %v crossover %v, want 5/6 from 50000", r.ShareAbove, r.Crossover)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/crossover"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
@@ -86,7 +87,7 @@ func ValidationLines(v *report.PlanValidation) []string {
 		if t.Flagged {
 			flag = "FLAGGED: beyond"
 		}
-		return fmt.Sprintf("  %s: predicted %s, measured %s: error %+.1f%% (%s ±%.0f%%)", t.Name, experiment.FmtSeconds(t.Predicted), experiment.FmtSeconds(t.Measured), 100*t.Error, flag, 100*v.Limit)
+		return fmt.Sprintf("  %s: predicted %s, measured %s: error %+.1f%% (%s ±%.0f%%)", t.Name, crossover.FmtSeconds(t.Predicted), crossover.FmtSeconds(t.Measured), 100*t.Error, flag, 100*v.Limit)
 	}
 	out := []string{fmt.Sprintf("validation against %s (ported %s): application error %+.1f%%", v.After, v.Ported, 100*v.App.Error)}
 	out = append(out, line(v.App))

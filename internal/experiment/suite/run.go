@@ -6,6 +6,7 @@ import (
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/ceilings"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/crossover"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/latency"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
@@ -105,7 +106,7 @@ func runWorkload(e *experiment.Env, w *workload.Descriptor, cfg experiment.RunCo
 	big := pr
 	if mb := slices.Max(append([]int{0}, batches...)); mb > pr.Size {
 		c := cfg.Config
-		*experiment.BatchField(w, &c) = mb
+		*crossover.BatchField(w, &c) = mb
 		if big, err = w.Prepare(c); err != nil {
 			return fmt.Errorf("%s at %s=%d: %w", w.Name, w.Batch, mb, err)
 		}
@@ -132,7 +133,7 @@ func runWorkload(e *experiment.Env, w *workload.Descriptor, cfg experiment.RunCo
 	rep.Measurements = append(rep.Measurements, ms...)
 	rep.BreakEvens = append(rep.BreakEvens, bes...)
 	for _, be := range bes {
-		rep.Summary = append(rep.Summary, experiment.CrossoverLines(be)...)
+		rep.Summary = append(rep.Summary, crossover.CrossoverLines(be)...)
 	}
 	if s := experiment.OutsideKernel(ms[0]); s != "" {
 		rep.Summary = append(rep.Summary, s)
@@ -239,11 +240,11 @@ func breakEven(e *experiment.Env, w *workload.Descriptor, fixed []report.Param, 
 	}
 	againE2E, againKernel := map[int]timing.SearchPoint{}, map[int]timing.SearchPoint{}
 	disputed := timing.Disputed(pts)
-	if len(disputed) > experiment.MaxRemeasured {
-		disputed = disputed[:experiment.MaxRemeasured]
+	if len(disputed) > crossover.MaxRemeasured {
+		disputed = disputed[:crossover.MaxRemeasured]
 	}
 	for _, n := range disputed {
-		r, err := e.MeasureAgain(sides, at(n))
+		r, err := crossover.MeasureAgain(e, sides, at(n))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -252,12 +253,12 @@ func breakEven(e *experiment.Env, w *workload.Descriptor, fixed []report.Param, 
 			againKernel[n] = timing.SearchPoint{N: n, A: r[0].Host, B: *r[1].Kernel, Faster: timing.Faster(r[0].Host, *r[1].Kernel)}
 		}
 	}
-	be, err := experiment.CrossoverBreakEven(w, fixed, sides, "end-to-end", batches, cpu, gpuE2E, nil, againE2E)
+	be, err := crossover.CrossoverBreakEven(w, fixed, sides, "end-to-end", batches, cpu, gpuE2E, nil, againE2E)
 	if err != nil {
 		return nil, nil, err
 	}
 	largest := at(batches[len(batches)-1])
-	experiment.TheorySpeedup(&be, largest, sides, roofs)
+	crossover.TheorySpeedup(&be, largest, sides, roofs)
 	if g := all[len(all)-2]; g.Kernel != nil && g.EndToEnd.Median > 0 {
 		k, t := g.Kernel.Median, g.EndToEnd.Median
 		be.Parts = []report.TimePart{
@@ -267,11 +268,11 @@ func breakEven(e *experiment.Env, w *workload.Descriptor, fixed []report.Param, 
 	}
 	out = append(out, be)
 	if kernelOK {
-		bk, err := experiment.CrossoverBreakEven(w, fixed, sides, "kernel", batches, cpu, gpuKernel, nil, againKernel)
+		bk, err := crossover.CrossoverBreakEven(w, fixed, sides, "kernel", batches, cpu, gpuKernel, nil, againKernel)
 		if err != nil {
 			return nil, nil, err
 		}
-		experiment.TheorySpeedup(&bk, largest, sides, roofs)
+		crossover.TheorySpeedup(&bk, largest, sides, roofs)
 		out = append(out, bk)
 	}
 	if e.Device != nil {

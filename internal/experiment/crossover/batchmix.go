@@ -1,4 +1,4 @@
-package experiment
+package crossover
 
 import (
 	"bufio"
@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
@@ -43,11 +45,11 @@ const MaxBatchMixSizes = 100_000
 // the line.
 func ParseBatchMix(path string) (BatchMix, error) {
 	bad := func(line int, format string, args ...any) error {
-		return &ParamError{Name: "batch-mix", Value: path, Limit: fmt.Sprintf("line %d: ", line) + fmt.Sprintf(format, args...)}
+		return &experiment.ParamError{Name: "batch-mix", Value: path, Limit: fmt.Sprintf("line %d: ", line) + fmt.Sprintf(format, args...)}
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return BatchMix{}, &ParamError{Name: "batch-mix", Value: path, Limit: err.Error()}
+		return BatchMix{}, &experiment.ParamError{Name: "batch-mix", Value: path, Limit: err.Error()}
 	}
 	defer f.Close()
 	counts := map[int]int64{}
@@ -95,7 +97,7 @@ func ParseBatchMix(path string) (BatchMix, error) {
 		m.Counts = append(m.Counts, counts[n])
 	}
 	if len(m.Sizes) == 0 {
-		return BatchMix{}, &ParamError{Name: "batch-mix", Value: path, Limit: "no calls (want one size per line, or 'size count' pairs)"}
+		return BatchMix{}, &experiment.ParamError{Name: "batch-mix", Value: path, Limit: "no calls (want one size per line, or 'size count' pairs)"}
 	}
 	return m, nil
 }
@@ -271,17 +273,17 @@ func MixOf(be report.BreakEven, mix BatchMix) report.MixResult {
 // reachMix returns cfg with w's batch size raised to the mix's largest
 // size, so that the sweep measures the sizes the mix prices; refused when
 // a data file fixes that size or the larger size fails the checks.
-func (c RunConfig) reachMix(w *workload.Descriptor, mix *BatchMix, e *Env) (RunConfig, error) {
+func reachMix(c experiment.RunConfig, w *workload.Descriptor, mix *BatchMix, e *experiment.Env) (experiment.RunConfig, error) {
 	bp := w.BatchParam()
 	if mix == nil || bp == nil || bp.Int(&c.Config) == nil || *bp.Int(&c.Config) >= mix.Max() {
 		return c, nil
 	}
-	if file, ok := c.fileSized(w); ok {
-		return c, Usage(&ParamError{Name: "batch-mix", Value: mix.File, Limit: fmt.Sprintf("size %d is past the %s %d of %s", mix.Max(), bp.Name, *bp.Int(&c.Config), file)})
+	if file, ok := c.FileSized(w); ok {
+		return c, experiment.Usage(&experiment.ParamError{Name: "batch-mix", Value: mix.File, Limit: fmt.Sprintf("size %d is past the %s %d of %s", mix.Max(), bp.Name, *bp.Int(&c.Config), file)})
 	}
 	*bp.Int(&c.Config) = mix.Max()
 	if _, err := c.Validate(e.Device); err != nil {
-		return c, Usage(&ParamError{Name: "batch-mix", Value: mix.File, Limit: fmt.Sprintf("the largest size %d: %v", mix.Max(), err)})
+		return c, experiment.Usage(&experiment.ParamError{Name: "batch-mix", Value: mix.File, Limit: fmt.Sprintf("the largest size %d: %v", mix.Max(), err)})
 	}
 	return c, nil
 }

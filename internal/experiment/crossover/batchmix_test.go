@@ -1,4 +1,4 @@
-package experiment
+package crossover
 
 import (
 	"math"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
@@ -30,15 +32,15 @@ func TestParseBatchMix(t *testing.T) {
 	} {
 		os.WriteFile(p, []byte(c.text), 0o644)
 		_, err := ParseBatchMix(p)
-		var pe *ParamError
+		var pe *experiment.ParamError
 		if err == nil || !strings.Contains(err.Error(), c.want) || !asParam(err, &pe) || pe.Name != "batch-mix" {
 			t.Errorf("%q: got %v, want a batch-mix error containing %q", c.text, err, c.want)
 		}
 	}
 }
 
-func asParam(err error, pe **ParamError) bool {
-	p, ok := err.(*ParamError)
+func asParam(err error, pe **experiment.ParamError) bool {
+	p, ok := err.(*experiment.ParamError)
 	*pe = p
 	return ok
 }

@@ -1,7 +1,9 @@
-package experiment
+package crossover
 
 import (
 	"testing"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
 )
@@ -15,9 +17,9 @@ func TestMeasureAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cpu, _ := ParseSide("cpu")
-	gpu, _ := ParseSide("gpu")
-	r, err := e.MeasureAgain([2]SideSpec{cpu, gpu}, pr.At(512, workload.Knobs{}))
+	cpu, _ := experiment.ParseSide("cpu")
+	gpu, _ := experiment.ParseSide("gpu")
+	r, err := MeasureAgain(e, [2]experiment.SideSpec{cpu, gpu}, pr.At(512, workload.Knobs{}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package experiment
+package crossover
 
 import (
 	"strings"

@@ -1,4 +1,4 @@
-package experiment
+package crossover
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
@@ -20,7 +22,7 @@ const DefaultSearchBudget = 2 * time.Minute
 type SearchConfig struct {
 	// Comparisons are the pairs of sides to compare; nil: gpu vs cpu with
 	// V resident, and with V shipped per call.
-	Comparisons [][2]SideSpec
+	Comparisons [][2]experiment.SideSpec
 	// Budget bounds each search (0: DefaultSearchBudget); the coarse
 	// sweep's first three sizes are always measured.
 	Budget time.Duration
@@ -33,11 +35,11 @@ type SearchConfig struct {
 
 // DefaultComparisons are gpu (resident) vs cpu and gpu (shipped) vs cpu,
 // the CPU as side A so that a crossover is where the GPU becomes faster.
-func DefaultComparisons() [][2]SideSpec {
-	cpu, _ := ParseSide("cpu")
-	gpu, _ := ParseSide("gpu")
-	ship, _ := ParseSide("gpu:data=shipped")
-	return [][2]SideSpec{{cpu, gpu}, {cpu, ship}}
+func DefaultComparisons() [][2]experiment.SideSpec {
+	cpu, _ := experiment.ParseSide("cpu")
+	gpu, _ := experiment.ParseSide("gpu")
+	ship, _ := experiment.ParseSide("gpu:data=shipped")
+	return [][2]experiment.SideSpec{{cpu, gpu}, {cpu, ship}}
 }
 
 // SideRun is one side measured at one size.
@@ -54,25 +56,25 @@ type SideRun struct {
 // cache holds the sides already measured on this workload (by label and
 // size), so a side two comparisons share is measured and reported once;
 // emitted marks the ones already returned as measurements.
-func (e *Env) SearchOne(w *workload.Descriptor, cfg RunConfig, sc SearchConfig, sides [2]SideSpec, roofs Roofs, cache map[string]SideRun, emitted map[string]bool, rep *report.Report) ([]report.BreakEven, []report.Measurement, error) {
+func SearchOne(e *experiment.Env, w *workload.Descriptor, cfg experiment.RunConfig, sc SearchConfig, sides [2]experiment.SideSpec, roofs experiment.Roofs, cache map[string]SideRun, emitted map[string]bool, rep *report.Report) ([]report.BreakEven, []report.Measurement, error) {
 	pr, err := e.Prepare(w, cfg.Config)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", w.Name, err)
 	}
-	sk, err := e.SideKnobs(w, pr, cfg, sides, rep)
+	sk, err := SideKnobs(e, w, pr, cfg, sides, rep)
 	if err != nil {
 		return nil, nil, err
 	}
 	ps := &pairSearch{e: e, w: w, cfg: cfg, sides: sides, knobs: sk, prs: []*workload.Prepared{pr}, cache: cache, runs: map[int][2]SideRun{}}
-	maxN, why := e.extensionLimit(w, cfg, pr, sc.MaxGrow)
+	maxN, why := extensionLimit(e, w, cfg, pr, sc.MaxGrow)
 	budget := sc.Budget
 	if budget <= 0 {
 		budget = DefaultSearchBudget
 	}
-	opts := timing.SearchOpts{Sizes: BatchesFor(cfg, pr), Max: maxN, MaxReason: why, Deadline: time.Now().Add(budget)}
+	opts := timing.SearchOpts{Sizes: experiment.BatchesFor(cfg, pr), Max: maxN, MaxReason: why, Deadline: time.Now().Add(budget)}
 	for _, n := range opts.Sizes {
 		if n > maxN {
-			return nil, nil, Invalid("batches", "", "%d is past the largest size %s can run (%s)", n, w.Name, why)
+			return nil, nil, experiment.Invalid("batches", "", "%d is past the largest size %s can run (%s)", n, w.Name, why)
 		}
 	}
 	opts.Refine = ps.probe
@@ -115,10 +117,10 @@ func (e *Env) SearchOne(w *workload.Descriptor, cfg RunConfig, sc SearchConfig, 
 // disputed sizes measured a second time) and the cache shared with the
 // other searches of the command.
 type pairSearch struct {
-	e     *Env
+	e     *experiment.Env
 	w     *workload.Descriptor
-	cfg   RunConfig
-	sides [2]SideSpec
+	cfg   experiment.RunConfig
+	sides [2]experiment.SideSpec
 	knobs [2]workload.Knobs
 	prs   []*workload.Prepared // the default-size data, then the largest prepared
 	cache map[string]SideRun
@@ -165,7 +167,7 @@ func (ps *pairSearch) measurePair(n, tight int, tag string) ([2]SideRun, error) 
 		return [2]SideRun{r, ps.cache[key+"|b"]}, nil
 	}
 	if e.Stopped() {
-		return [2]SideRun{}, fmt.Errorf("%s vs %s %s n=%d: %w", sides[0].Label, sides[1].Label, w.Name, n, ErrInterrupted)
+		return [2]SideRun{}, fmt.Errorf("%s vs %s %s n=%d: %w", sides[0].Label, sides[1].Label, w.Name, n, experiment.ErrInterrupted)
 	}
 	p, err := ps.prepared(n)
 	if err != nil {
@@ -173,7 +175,7 @@ func (ps *pairSearch) measurePair(n, tight int, tag string) ([2]SideRun, error) 
 	}
 	var out [2]SideRun
 	var ss [2]workload.Side
-	var logs [2]shippedLog
+	var logs [2]experiment.ShippedLog
 	defer func() {
 		for _, s := range ss {
 			s.Close()
@@ -186,14 +188,14 @@ func (ps *pairSearch) measurePair(n, tight int, tag string) ([2]SideRun, error) 
 			return out, fmt.Errorf("%s %s n=%d: %w", sp.Label, w.Name, n, err)
 		}
 		ss[i], out[i].c = s, c
-		what := sp.Label + " " + w.Name + " " + ParamLabel(c.Params)
-		if _, err := VerifiedRun(what, s); err != nil {
+		what := sp.Label + " " + w.Name + " " + experiment.ParamLabel(c.Params)
+		if _, err := experiment.VerifiedRun(what, s); err != nil {
 			return out, err
 		}
 	}
 	e.Progressf("%s vs %s  %s %s=%d", sides[0].Label, sides[1].Label, w.Name, w.Batch, n)
 	for i := range logs {
-		logs[i].upload = nil
+		logs[i].Upload = nil
 	}
 	mo := e.Measure
 	for range tight {
@@ -205,11 +207,11 @@ func (ps *pairSearch) measurePair(n, tight int, tag string) ([2]SideRun, error) 
 	}
 	for i, s := range ss {
 		if err := s.Verify(); err != nil {
-			return out, fmt.Errorf("%s %s n=%d (after timing): %w: %v", sides[i].Label, w.Name, n, ErrWrongResult, err)
+			return out, fmt.Errorf("%s %s n=%d (after timing): %w: %v", sides[i].Label, w.Name, n, experiment.ErrWrongResult, err)
 		}
 	}
 	out[0].res, out[1].res = ra, rb
-	out[0].upload, out[1].upload = logs[0].upload, logs[1].upload
+	out[0].upload, out[1].upload = logs[0].Upload, logs[1].Upload
 	ps.cache[key], ps.cache[key+"|b"] = out[0], out[1]
 	return out, nil
 }
@@ -226,7 +228,7 @@ func (ps *pairSearch) sizes() []int {
 
 // measurements are the report rows of the measured sizes, each side and
 // size once per command (emitted).
-func (ps *pairSearch) measurements(ns []int, emitted map[string]bool, roofs Roofs) []report.Measurement {
+func (ps *pairSearch) measurements(ns []int, emitted map[string]bool, roofs experiment.Roofs) []report.Measurement {
 	var ms []report.Measurement
 	for _, n := range ns {
 		for i, sp := range ps.sides {
@@ -241,7 +243,7 @@ func (ps *pairSearch) measurements(ns []int, emitted map[string]bool, roofs Roof
 				side = report.SideGPU
 				variant = r.c.Variant + " " + sp.Label
 			}
-			ms = append(ms, Measurement(ps.w.Name, side, variant, r.c.Params, r.res, r.c.Bytes, r.c.Flops, roofs))
+			ms = append(ms, experiment.Measurement(ps.w.Name, side, variant, r.c.Params, r.res, r.c.Bytes, r.c.Flops, roofs))
 		}
 	}
 	return ms
@@ -288,7 +290,7 @@ func (ps *pairSearch) againPoints(k int) map[int]timing.SearchPoint {
 // breakEvens judges the search end to end and, where one side is a GPU
 // with its data resident against a CPU side, on the GPU's kernel clock
 // against the other side's end-to-end time, on the same points.
-func (ps *pairSearch) breakEvens(pr *workload.Prepared, ns []int, res *timing.SearchResult, capped string, roofs Roofs) ([]report.BreakEven, error) {
+func (ps *pairSearch) breakEvens(pr *workload.Prepared, ns []int, res *timing.SearchResult, capped string, roofs experiment.Roofs) ([]report.BreakEven, error) {
 	w, sides := ps.w, ps.sides
 	a, _ := ps.summaries(0, ns, false)
 	b, _ := ps.summaries(1, ns, false)
@@ -354,7 +356,7 @@ func cappedNote(sizes []int, res timing.SearchResult) string {
 // verified variant on this adapter at the default size, as run chooses it
 // (SelectVariant, cached per adapter; the choice goes to rep's summary), so
 // a break-even or a hybrid replay is against the GPU's best design.
-func (e *Env) SideKnobs(w *workload.Descriptor, pr *workload.Prepared, cfg RunConfig, sides [2]SideSpec, rep *report.Report) ([2]workload.Knobs, error) {
+func SideKnobs(e *experiment.Env, w *workload.Descriptor, pr *workload.Prepared, cfg experiment.RunConfig, sides [2]experiment.SideSpec, rep *report.Report) ([2]workload.Knobs, error) {
 	var out [2]workload.Knobs
 	for i, sp := range sides {
 		k := workload.Knobs{Workgroup: cfg.Workgroup, Tile: cfg.Tile}
@@ -379,7 +381,7 @@ func (e *Env) SideKnobs(w *workload.Descriptor, pr *workload.Prepared, cfg RunCo
 // MeasureAgain builds both sides of case c, verifies each on a poisoned
 // output, measures them interleaved (timing.MeasurePair) and verifies
 // again: the second measurement of a disputed size.
-func (e *Env) MeasureAgain(sides [2]SideSpec, c workload.Case) ([2]timing.Result, error) {
+func MeasureAgain(e *experiment.Env, sides [2]experiment.SideSpec, c workload.Case) ([2]timing.Result, error) {
 	var out [2]timing.Result
 	var ss [2]workload.Side
 	defer func() {
@@ -387,14 +389,14 @@ func (e *Env) MeasureAgain(sides [2]SideSpec, c workload.Case) ([2]timing.Result
 			s.Close()
 		}
 	}()
-	what := c.Name + " " + ParamLabel(c.Params)
+	what := c.Name + " " + experiment.ParamLabel(c.Params)
 	for i, sp := range sides {
 		s, err := e.BuildSide(sp, c, nil)
 		if err != nil {
 			return out, fmt.Errorf("%s %s: %w", sp.Label, what, err)
 		}
 		ss[i] = s
-		if _, err := VerifiedRun(sp.Label+" "+what, s); err != nil {
+		if _, err := experiment.VerifiedRun(sp.Label+" "+what, s); err != nil {
 			return out, err
 		}
 	}
@@ -405,7 +407,7 @@ func (e *Env) MeasureAgain(sides [2]SideSpec, c workload.Case) ([2]timing.Result
 	}
 	for i, s := range ss {
 		if err := s.Verify(); err != nil {
-			return out, fmt.Errorf("%s %s (after timing): %w: %v", sides[i].Label, what, ErrWrongResult, err)
+			return out, fmt.Errorf("%s %s (after timing): %w: %v", sides[i].Label, what, experiment.ErrWrongResult, err)
 		}
 	}
 	out[0], out[1] = ra, rb
@@ -442,7 +444,7 @@ func or[T comparable](v, def T) T {
 // derived from the points' first change (no bisection on this clock).
 // again holds the second measurements of disputed sizes on this clock;
 // the verdict (timing.JudgeCrossover) reads both.
-func CrossoverBreakEven(w *workload.Descriptor, fixed []report.Param, sides [2]SideSpec, clock string, ns []int, a, b []timing.Summary, res *timing.SearchResult, again map[int]timing.SearchPoint) (report.BreakEven, error) {
+func CrossoverBreakEven(w *workload.Descriptor, fixed []report.Param, sides [2]experiment.SideSpec, clock string, ns []int, a, b []timing.Summary, res *timing.SearchResult, again map[int]timing.SearchPoint) (report.BreakEven, error) {
 	x := make([]float64, len(ns))
 	ta := make([]float64, len(ns))
 	tb := make([]float64, len(ns))
@@ -511,7 +513,7 @@ func CrossoverBreakEven(w *workload.Descriptor, fixed []report.Param, sides [2]S
 // bracketOnly is the search result of sizes measured without a search
 // of their own (the kernel clock on the end-to-end search's sizes): the
 // bracket where the faster side changes, if any, with no bisection.
-func bracketOnly(pts []timing.SearchPoint, sides [2]SideSpec) *timing.SearchResult {
+func bracketOnly(pts []timing.SearchPoint, sides [2]experiment.SideSpec) *timing.SearchResult {
 	r := timing.SearchResult{Points: pts, Status: timing.SearchNoCrossover,
 		Reason: "measured on the end-to-end search's sizes (no bisection on this clock)"}
 	if lo, hi, ok := timing.Bracket(pts); ok {
@@ -526,7 +528,7 @@ func bracketOnly(pts []timing.SearchPoint, sides [2]SideSpec) *timing.SearchResu
 // sizes measured again) and what follows from it: the range where the
 // second side is faster, the sizes remeasured, and whether the fit's
 // prediction stands.
-func judge(be *report.BreakEven, pts []timing.SearchPoint, again map[int]timing.SearchPoint, sides [2]SideSpec, r2a, r2b float64) {
+func judge(be *report.BreakEven, pts []timing.SearchPoint, again map[int]timing.SearchPoint, sides [2]experiment.SideSpec, r2a, r2b float64) {
 	// The verdict's reason names the sides as a reader does (CPU, GPU),
 	// by their labels where that would not tell them apart.
 	na, nb := report.ShortSide(sides[0].Label), report.ShortSide(sides[1].Label)
@@ -587,7 +589,7 @@ func localPrediction(n, ta, tb []float64, lo, hi int) (timing.Prediction, bool) 
 	return timing.Prediction{}, false
 }
 
-func sideName(sides [2]SideSpec, faster int) string {
+func sideName(sides [2]experiment.SideSpec, faster int) string {
 	if faster == timing.FasterA {
 		return sides[0].Label
 	}
@@ -597,7 +599,7 @@ func sideName(sides [2]SideSpec, faster int) string {
 // parts breaks the GPU side's end-to-end time at the largest size into
 // upload (host clock around buffer creation and upload, shipped sides),
 // kernel (timestamps) and dispatch + wait + readback (the rest).
-func parts(sides [2]SideSpec, last [2]SideRun) []report.TimePart {
+func parts(sides [2]experiment.SideSpec, last [2]SideRun) []report.TimePart {
 	for i, sp := range sides {
 		if !sp.IsGPU() {
 			continue
@@ -631,11 +633,11 @@ func parts(sides [2]SideSpec, last [2]SideRun) []report.TimePart {
 // TheorySpeedup sets the roofline speedup of side B over side A at the
 // largest batch: the ratio of each side's ceiling-bound time under the
 // roof of the case's working set, when both roofs are known.
-func TheorySpeedup(be *report.BreakEven, c workload.Case, sides [2]SideSpec, roofs Roofs) {
+func TheorySpeedup(be *report.BreakEven, c workload.Case, sides [2]experiment.SideSpec, roofs experiment.Roofs) {
 	// Each side's roof is the one its rows are judged against: that of the
 	// case's own working set (Roofs.forBytes), so the ratio follows each
 	// workload's intensity and level, not one pair of DRAM roofs.
-	bound := func(sp SideSpec) float64 {
+	bound := func(sp experiment.SideSpec) float64 {
 		side := report.SideCPU
 		if sp.IsGPU() {
 			side = report.SideGPU
@@ -664,12 +666,12 @@ func BatchField(w *workload.Descriptor, c *workload.Config) *int {
 // the default size, and what stops it there: the adapter's limits
 // (Config.Validate), the workload's own checks, a share of the host's
 // available memory, or the cap of maxGrow (default 64) × the default size.
-func (e *Env) extensionLimit(w *workload.Descriptor, cfg RunConfig, pr *workload.Prepared, maxGrow int) (int, string) {
-	limit, why, grows := searchCap(w, cfg, pr.Size, maxGrow)
+func extensionLimit(e *experiment.Env, w *workload.Descriptor, cfg experiment.RunConfig, pr *workload.Prepared, maxGrow int) (int, string) {
+	limit, why, grows := experiment.SearchCap(w, cfg, pr.Size, maxGrow)
 	if !grows {
 		return limit, why
 	}
-	budget := MemoryBudget(cfg.QuickStaircase)
+	budget := experiment.MemoryBudget(cfg.QuickStaircase)
 	c0 := pr.At(pr.Size, workload.Knobs{})
 	perItem := c0.Bytes / float64(pr.Size)
 	size := pr.Size

@@ -1,7 +1,9 @@
-package experiment
+package crossover
 
 import (
 	"fmt"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
@@ -10,8 +12,8 @@ import (
 // BreakEven runs the adaptive crossover search of each configured
 // workload for the default comparisons (gpu vs cpu, V resident and
 // shipped per call); see BreakEvenSearch.
-func (e *Env) BreakEven(cfg RunConfig, rep *report.Report) error {
-	return e.BreakEvenSearch(cfg, SearchConfig{}, rep)
+func BreakEven(e *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
+	return BreakEvenSearch(e, cfg, SearchConfig{}, rep)
 }
 
 // BreakEvenSearch runs, for each configured workload and each pair of
@@ -20,7 +22,7 @@ func (e *Env) BreakEven(cfg RunConfig, rep *report.Report) error {
 // bisection to ±10%), fits both sides' constrained models and reports the
 // measured and predicted crossovers (no ceilings: the rows carry times
 // and rates, not fractions of a roof).
-func (e *Env) BreakEvenSearch(cfg RunConfig, sc SearchConfig, rep *report.Report) error {
+func BreakEvenSearch(e *experiment.Env, cfg experiment.RunConfig, sc SearchConfig, rep *report.Report) error {
 	cfg.Defaults()
 	ds, err := cfg.Validate(e.Device)
 	if err != nil {
@@ -34,19 +36,19 @@ func (e *Env) BreakEvenSearch(cfg RunConfig, sc SearchConfig, rep *report.Report
 		for _, sp := range pair {
 			if sp.Workgroup > 0 {
 				if err := e.Device.CheckWorkgroup(sp.Workgroup); err != nil {
-					return &ParamError{Name: "sides", Value: sp.Label, Limit: err.Error()}
+					return &experiment.ParamError{Name: "sides", Value: sp.Label, Limit: err.Error()}
 				}
 			}
 		}
 	}
 	for _, w := range ds {
-		cfg, err := cfg.reachMix(w, sc.Mix, e)
+		cfg, err := reachMix(cfg, w, sc.Mix, e)
 		if err != nil {
 			return err
 		}
 		cache, emitted := map[string]SideRun{}, map[string]bool{}
 		for _, pair := range comps {
-			bes, ms, err := e.SearchOne(w, cfg, sc, pair, Roofs{}, cache, emitted, rep)
+			bes, ms, err := SearchOne(e, w, cfg, sc, pair, experiment.Roofs{}, cache, emitted, rep)
 			if err != nil {
 				return err
 			}
@@ -66,7 +68,7 @@ func (e *Env) BreakEvenSearch(cfg RunConfig, sc SearchConfig, rep *report.Report
 			}
 		}
 	}
-	rep.Summary = append(rep.Summary, Summarize(rep)...)
+	rep.Summary = append(rep.Summary, experiment.Summarize(rep)...)
 	return nil
 }
 
