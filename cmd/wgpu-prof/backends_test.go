@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
@@ -14,7 +14,7 @@ import (
 // per backend with the ratio, and the text leads with it. Skipped where
 // this machine has no OpenGL adapter.
 func TestRunTwoBackendsSideBySide(t *testing.T) {
-	if d, err := experiment.Devices("gl", "test"); err != nil || len(d.Adapters) == 0 {
+	if d, err := env.Devices("gl", "test"); err != nil || len(d.Adapters) == 0 {
 		t.Skipf("no OpenGL adapter: %v", err)
 	}
 	args := []string{"run", "--quick", "--backend", "vulkan,gl", "--workloads", "hnsw", "--d", "64", "--n", "2048", "--batches", "1,4,16"}

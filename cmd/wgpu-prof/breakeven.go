@@ -7,6 +7,7 @@ import (
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/crossover"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
@@ -29,7 +30,7 @@ func runBreakEven(stdout, stderr io.Writer, args []string) error {
 		var b breakEvenArgs
 		return measureHooks{
 			ready: func(*outputFlags) error { return b.read(f) },
-			run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
+			run: func(env *env.Env, cfg experiment.RunConfig, rep *report.Report) error {
 				cfg.Retune = f.on("retune")
 				if err := crossover.BreakEvenSearch(env, cfg, b.search, rep); err != nil {
 					return err

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 )
 
 // deviceFlags select the adapter and the measurement budget.
@@ -61,21 +61,21 @@ func searchBudget(f *cmdFlags) time.Duration {
 }
 
 // parseMaxMemory parses --max-memory ("": the default budget, 0).
-func parseMaxMemory(s string) (int64, error) { return experiment.ParseMaxMemory(s) }
+func parseMaxMemory(s string) (int64, error) { return env.ParseMaxMemory(s) }
 
 // open validates the flags and opens the device.
-func (f *deviceFlags) open(stderr io.Writer) (*experiment.Env, error) {
+func (f *deviceFlags) open(stderr io.Writer) (*env.Env, error) {
 	if f.adapter < -1 {
 		return nil, fmt.Errorf("--adapter %d: an index from wgpu-prof devices (0, 1, …), or -1 for the best one", f.adapter)
 	}
-	if err := experiment.CheckMeasure(f.budget, f.target); err != nil {
+	if err := env.CheckMeasure(f.budget, f.target); err != nil {
 		return nil, err
 	}
-	host, err := experiment.ParseHost(f.cpuLevel, f.threads)
+	host, err := env.ParseHost(f.cpuLevel, f.threads)
 	if err != nil {
 		return nil, err
 	}
-	if err := experiment.CheckCVWarn(f.cvWarn); err != nil {
+	if err := env.CheckCVWarn(f.cvWarn); err != nil {
 		return nil, err
 	}
 	maxMem, err := parseMaxMemory(f.maxMemory)
@@ -83,8 +83,8 @@ func (f *deviceFlags) open(stderr io.Writer) (*experiment.Env, error) {
 		return nil, err
 	}
 
-	env, err := experiment.Open(experiment.AdapterSelect{Impl: f.impl, Backend: f.backend, Index: f.adapter, Name: f.adapterName, DumpShaders: f.dumpShaders},
-		experiment.MeasureOpts{Budget: f.budget, TargetRel: f.target, WarnCV: f.cvWarn}, f.noTimestamps)
+	env, err := env.Open(env.AdapterSelect{Impl: f.impl, Backend: f.backend, Index: f.adapter, Name: f.adapterName, DumpShaders: f.dumpShaders},
+		env.MeasureOpts{Budget: f.budget, TargetRel: f.target, WarnCV: f.cvWarn}, f.noTimestamps)
 	if err != nil {
 		return nil, err
 	}
@@ -117,12 +117,12 @@ func (f flagged) Error() string { return f.msg }
 func (f flagged) Unwrap() error { return f.err }
 
 // flagMessage is err's message with each library parameter it names
-// (experiment.ParamError) written as the flag that sets it: "d 766: …"
+// (env.ParamError) written as the flag that sets it: "d 766: …"
 // becomes "--d 766: …".
 func flagMessage(err error) string {
 	msg := err.Error()
 	for e := err; e != nil; e = errors.Unwrap(e) {
-		if pe, ok := e.(*experiment.ParamError); ok {
+		if pe, ok := e.(*env.ParamError); ok {
 			if s := pe.Error(); !strings.Contains(msg, "--"+s) {
 				msg = strings.Replace(msg, s, "--"+s, 1)
 			}

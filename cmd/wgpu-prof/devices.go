@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
@@ -27,7 +27,7 @@ func runDevices(stdout, stderr io.Writer, args []string) error {
 	if format != "text" && format != "json" {
 		return fmt.Errorf("--format %q: want text or json", format)
 	}
-	out, err := experiment.DevicesOf(f.str("impl"), f.str("backend"), versionString())
+	out, err := env.DevicesOf(f.str("impl"), f.str("backend"), versionString())
 	if err != nil {
 		return err
 	}
@@ -40,7 +40,7 @@ func runDevices(stdout, stderr io.Writer, args []string) error {
 	return nil
 }
 
-func writeDevicesText(w io.Writer, out experiment.DevicesReport) {
+func writeDevicesText(w io.Writer, out env.DevicesReport) {
 	fmt.Fprintf(w, "%s, %d adapter(s) through %s %s\n", out.Tool, len(out.Adapters), orDash(out.Implementation), orDash(out.ImplementationVersion))
 	for _, r := range out.Adapters {
 		if r.Default {

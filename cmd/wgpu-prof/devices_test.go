@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 )
 
 // devices names every feature (no bare numbers), marks the one adapter a
@@ -26,7 +26,7 @@ func TestDevicesNamesFeaturesAndTheDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r experiment.DevicesReport
+	var r env.DevicesReport
 	if err := json.Unmarshal([]byte(js), &r); err != nil {
 		t.Fatal(err)
 	}

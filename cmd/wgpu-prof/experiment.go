@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/sweeps"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
@@ -32,7 +33,7 @@ func runQuantization(stdout, stderr io.Writer, args []string) error {
 				}
 				return given
 			},
-			run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
+			run: func(env *env.Env, cfg experiment.RunConfig, rep *report.Report) error {
 				cfg.Variant, cfg.Retune = f.str("variant"), f.on("retune")
 				return sweeps.Quantization(env, cfg, f.float("min-recall"), rep)
 			}}

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
@@ -80,7 +80,7 @@ func checkPartial(t *testing.T, stdout string, err error, wantCode int, wantMsg 
 // saying the device was lost, and exit status 1; --out gets the same set.
 func TestDeviceLostMidRun(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
-	testHookOpened = func(env *experiment.Env) {
+	testHookOpened = func(env *env.Env) {
 		env.Progress = &trigger{on: "gpu  cosine-topk", fn: env.Device.Destroy}
 	}
 	defer func() { testHookOpened = nil }()

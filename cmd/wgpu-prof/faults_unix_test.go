@@ -12,14 +12,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
 // SIGINT stops the run cleanly: the current measurement ends, the rows
 // finished are reported and marked, the status is 130.
 func TestInterruptStopsCleanly(t *testing.T) {
-	testHookOpened = func(env *experiment.Env) {
+	testHookOpened = func(env *env.Env) {
 		env.Progress = &trigger{on: "gpu  cosine-topk", fn: func() {
 			syscall.Kill(os.Getpid(), syscall.SIGINT)
 			time.Sleep(20 * time.Millisecond)
@@ -34,7 +34,7 @@ func TestInterruptStopsCleanly(t *testing.T) {
 // 130 and no report: the replay loop checks the interrupt between chunks
 // rather than running every replay to the end (minutes on a slow adapter).
 func TestHybridStopsOnSIGTERM(t *testing.T) {
-	testHookOpened = func(env *experiment.Env) {
+	testHookOpened = func(env *env.Env) {
 		env.Progress = &trigger{on: "hybrid: building", fn: func() {
 			syscall.Kill(os.Getpid(), syscall.SIGTERM)
 			time.Sleep(20 * time.Millisecond)
@@ -52,7 +52,7 @@ func TestHybridStopsOnSIGTERM(t *testing.T) {
 // reports what was measured, marked INCOMPLETE, on stdout and in every
 // file of --out.
 func TestInterruptDuringCeilingsReports(t *testing.T) {
-	testHookOpened = func(env *experiment.Env) {
+	testHookOpened = func(env *env.Env) {
 		env.Progress = &trigger{on: "cpu ceilings (read, write", fn: func() {
 			syscall.Kill(os.Getpid(), syscall.SIGINT)
 			time.Sleep(20 * time.Millisecond)

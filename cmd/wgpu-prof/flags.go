@@ -13,6 +13,7 @@ import (
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/ceilings"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/crossover"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/kernel"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/latency"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/plan"
@@ -57,7 +58,7 @@ var flagSpecs = []flagSpec{
 	{name: "backend", value: "any", help: "adapter backend: vulkan, metal, d3d12, gl or any (devices: list only its adapters); run also takes several, comma-separated (vulkan,gl), and reports them side by side"},
 	{name: "adapter", value: -1, help: "adapter index among those of --backend (see wgpu-prof devices); -1: the best one"},
 	{name: "adapter-name", value: "", help: "pick the adapter whose name contains this text"},
-	{name: "budget", value: experiment.DefaultBudget, help: "time budget per measurement (at least 10 samples are always taken)"},
+	{name: "budget", value: env.DefaultBudget, help: "time budget per measurement (at least 10 samples are always taken)"},
 	{name: "target", value: 0.02, help: "stop repeating when the median's 95% CI is within ±target"},
 	{name: "no-timestamps", value: false, help: "do not use GPU timestamp queries (host clock only)"},
 	{name: "cpu-level", value: "", help: "host SIMD level: generic, avx2, avx512, neon (default: the best available)"},

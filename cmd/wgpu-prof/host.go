@@ -8,6 +8,7 @@ import (
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/ceilings"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
@@ -41,7 +42,7 @@ func runHost(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer experiment.SetMaxMemory(maxMem)()
+	defer env.SetMaxMemory(maxMem)()
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
@@ -84,24 +85,24 @@ func hostConfig(f *cmdFlags) (ceilings.HostConfig, error) {
 		}
 	}
 	if wc.Dim%4 != 0 {
-		return ceilings.HostConfig{}, &experiment.ParamError{Name: "d", Value: fmt.Sprint(wc.Dim), Limit: "the dimension must be a multiple of 4 (the kernels load vec4s)"}
+		return ceilings.HostConfig{}, &env.ParamError{Name: "d", Value: fmt.Sprint(wc.Dim), Limit: "the dimension must be a multiple of 4 (the kernels load vec4s)"}
 	}
 	if n := f.integer("n-cached"); n <= 0 {
-		return ceilings.HostConfig{}, &experiment.ParamError{Name: "n-cached", Value: fmt.Sprint(n), Limit: "must be positive"}
+		return ceilings.HostConfig{}, &env.ParamError{Name: "n-cached", Value: fmt.Sprint(n), Limit: "must be positive"}
 	}
 	threads, budget := f.integer("threads"), f.duration("budget")
-	if err := experiment.CheckThreads(threads); err != nil {
+	if err := env.CheckThreads(threads); err != nil {
 		return ceilings.HostConfig{}, err
 	}
-	if err := experiment.CheckMeasure(budget, 0.02); err != nil {
+	if err := env.CheckMeasure(budget, 0.02); err != nil {
 		return ceilings.HostConfig{}, err
 	}
-	lv, err := experiment.ParseLevels(f.str("cpu-levels"))
+	lv, err := env.ParseLevels(f.str("cpu-levels"))
 	if err != nil {
 		return ceilings.HostConfig{}, err
 	}
 	return ceilings.HostConfig{
 		Levels: lv, Dim: wc.Dim, N: wc.N, NCached: f.integer("n-cached"), Q: wc.Q, Threads: threads,
-		Measure: experiment.MeasureOpts{Budget: budget},
+		Measure: env.MeasureOpts{Budget: budget},
 	}, nil
 }

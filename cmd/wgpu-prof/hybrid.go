@@ -9,6 +9,7 @@ import (
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/crossover"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/hybrid"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/plan"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
@@ -37,7 +38,7 @@ func runHybrid(stdout, stderr io.Writer, args []string) error {
 			// Every input is read and checked here, before the device
 			// opens: a bad one exits 2 and nothing is measured.
 			ready: func(o *outputFlags) error { return h.read(f, o) },
-			run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
+			run: func(env *env.Env, cfg experiment.RunConfig, rep *report.Report) error {
 				// The sizes of a file must fit the workload's size before
 				// the profile is measured: an input error, exit status 2.
 				if err := checkStreamSizes(cfg, h.sizesFile, h.hc.Sizes); err != nil {
@@ -148,20 +149,20 @@ func (h *hybridArgs) readReport(path, kernel string, pair [2]experiment.SideSpec
 // asReportFlag writes an error about the break-even report hybrid reads
 // as one about --report, the flag that names it.
 func asReportFlag(err error) error {
-	var pe *experiment.ParamError
+	var pe *env.ParamError
 	if errors.As(err, &pe) && pe.Name == "profile" {
 		q := *pe
 		q.Name = "report"
 		return &q
 	}
 	if rest, ok := strings.CutPrefix(err.Error(), "--profile:"); ok {
-		return &experiment.UsageError{Err: fmt.Errorf("--report:%s", rest)}
+		return &env.UsageError{Err: fmt.Errorf("--report:%s", rest)}
 	}
 	return err
 }
 
 // files are requests.csv under --requests-csv.
-func (h *hybridArgs) files(*experiment.Env) []report.DirFile {
+func (h *hybridArgs) files(*env.Env) []report.DirFile {
 	if !h.hc.Rows || h.replay == nil || len(h.replay.Rows) == 0 {
 		return nil
 	}
@@ -177,11 +178,11 @@ func checkStreamSizes(cfg experiment.RunConfig, file string, sizes []int) error 
 	}
 	size, err := plan.DefaultBatch(cfg, cfg.Workloads[0])
 	if err != nil {
-		return &experiment.UsageError{Err: err}
+		return &env.UsageError{Err: err}
 	}
 	for i, n := range sizes {
 		if n < 1 || n > size {
-			return &experiment.UsageError{Err: &experiment.ParamError{Name: "sizes-file", Value: file,
+			return &env.UsageError{Err: &env.ParamError{Name: "sizes-file", Value: file,
 				Limit: fmt.Sprintf("size %d (the %s) is outside [1, %d], the %s of %s: raise it with --%s, or trim the file",
 					n, ordinal(i+1), size, batchName(cfg.Workloads[0]), cfg.Workloads[0], batchName(cfg.Workloads[0]))}}
 		}

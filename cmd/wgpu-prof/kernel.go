@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/kernel"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
@@ -55,27 +56,27 @@ func runKernel(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	dev := readDevice(f)
-	env, err := dev.open(stderr)
+	ev, err := dev.open(stderr)
 	if err != nil {
 		return err
 	}
-	defer env.Close()
+	defer ev.Close()
 	prog := o.startProgress(stderr)
-	env.Progress = progressWriter(prog)
-	rep := env.NewReport(versionString())
+	ev.Progress = progressWriter(prog)
+	rep := ev.NewReport(versionString())
 	if twin := f.str("cpu-twin"); twin != "" {
 		var rc experiment.RunConfig
 		if f.on("quick") {
 			rc.N = 8192
 		}
-		err = kernel.Twin(context.Background(), env, cfg, twin, rc, searchBudget(f), rep)
+		err = kernel.Twin(context.Background(), ev, cfg, twin, rc, searchBudget(f), rep)
 	} else {
-		err = kernel.Run(env, cfg, rep)
+		err = kernel.Run(ev, cfg, rep)
 	}
 	prog.finish()
 	var files []report.DirFile
 	if f.on("dump-shaders") {
-		file, line := shaderDump(env)
+		file, line := shaderDump(ev)
 		files = append(files, file)
 		rep.Summary = append(rep.Summary, line)
 	}
@@ -84,9 +85,9 @@ func runKernel(stdout, stderr io.Writer, args []string) error {
 		// limit, a dispatch past its grid) is found as the kernel is
 		// built, before the ceilings: an input error, exit status 2,
 		// nothing written.
-		var pe *experiment.ParamError
+		var pe *env.ParamError
 		if errors.As(err, &pe) && !hasResults(rep) {
-			return &experiment.UsageError{Err: pe}
+			return &env.UsageError{Err: pe}
 		}
 		return reportPartial(stdout, &o, rep, err, files...)
 	}

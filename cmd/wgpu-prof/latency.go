@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/ceilings"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/latency"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
@@ -45,7 +45,7 @@ func runLatency(stdout, stderr io.Writer, args []string) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	env, err := ceilings.OpenStream(experiment.AdapterSelect{Impl: dev.impl, Backend: dev.backend, Index: dev.adapter, Name: dev.adapterName}, true)
+	env, err := ceilings.OpenStream(env.AdapterSelect{Impl: dev.impl, Backend: dev.backend, Index: dev.adapter, Name: dev.adapterName}, true)
 	if err != nil {
 		return failed(err)
 	}

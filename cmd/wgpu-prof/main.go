@@ -11,7 +11,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 )
 
 func main() {
@@ -52,7 +52,7 @@ func (e exitError) Unwrap() error { return e.err }
 // a usage error found by the experiment's validation keeps status 2.
 func failed(err error) error {
 	var ee exitError
-	if err == nil || experiment.IsUsage(err) || errors.As(err, &ee) {
+	if err == nil || env.IsUsage(err) || errors.As(err, &ee) {
 		return err
 	}
 	return exitError{code: 1, msg: err.Error(), err: err}

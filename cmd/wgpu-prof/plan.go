@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/plan"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
@@ -154,7 +155,7 @@ func (p *planRun) readOps() error {
 		return nil
 	}
 	if p.unit != "cpu/nanoseconds" {
-		return &experiment.ParamError{Name: "validate", Value: validate, Limit: "the --pprof profile is not of CPU time (" + p.unit + "): its time before is unknown"}
+		return &env.ParamError{Name: "validate", Value: validate, Limit: "the --pprof profile is not of CPU time (" + p.unit + "): its time before is unknown"}
 	}
 	p.beforeWall = float64(p.total) * 1e-9
 	p.afterWall, err = plan.ProfileWall("validate", validate)
@@ -259,7 +260,7 @@ func (p *planRun) conclude(rep *report.Report) ([]string, error) {
 // measurePlan measures, on env, the GPU taxes (when taxes) and the
 // break-evens of the operations in measure into in, and returns the
 // report they were added to (rep, or a new one).
-func measurePlan(env *experiment.Env, o *outputFlags, stderr io.Writer, rep *report.Report, in *plan.Input, cfgs []experiment.RunConfig, measure []int, budget time.Duration, taxes, quick bool) (*report.Report, error) {
+func measurePlan(env *env.Env, o *outputFlags, stderr io.Writer, rep *report.Report, in *plan.Input, cfgs []experiment.RunConfig, measure []int, budget time.Duration, taxes, quick bool) (*report.Report, error) {
 	prog := o.startProgress(stderr)
 	defer prog.finish()
 	env.Progress = progressWriter(prog)

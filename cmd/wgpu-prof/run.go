@@ -6,6 +6,7 @@ import (
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/ceilings"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/suite"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
@@ -89,12 +90,12 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 				}
 				return checkDumpShaders(f, o)
 			},
-			opened: func(env *experiment.Env) {
+			opened: func(env *env.Env) {
 				if f.on("trace") {
 					env.EnableTrace()
 				}
 			},
-			run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
+			run: func(env *env.Env, cfg experiment.RunConfig, rep *report.Report) error {
 				cfg.Retune = f.on("retune")
 				if !f.on("quiet") {
 					fmt.Fprintln(stderr, "wgpu-prof:", ceilings.DurationLine(env, cfg))
@@ -107,7 +108,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 				}
 				return err
 			},
-			files: func(env *experiment.Env) []report.DirFile {
+			files: func(env *env.Env) []report.DirFile {
 				var files []report.DirFile
 				if f.on("trace") {
 					files = append(files, report.DirFile{Name: "trace.json", Write: func(w io.Writer) error {

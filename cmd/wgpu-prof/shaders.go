@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
@@ -25,7 +25,7 @@ func checkDumpShaders(f *cmdFlags, o *outputFlags) error {
 // released before the files are written), and the report line that
 // names it: the code the implementation compiled, or why it cannot show
 // it (wgpu-native: naga's output is not reachable through its C API).
-func shaderDump(env *experiment.Env) (report.DirFile, string) {
+func shaderDump(env *env.Env) (report.DirFile, string) {
 	d := env.Device
 	impl := d.Impl().String() + " " + d.ImplVersion()
 	var b strings.Builder

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/ceilings"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
@@ -40,7 +40,7 @@ func runStream(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer experiment.SetMaxMemory(maxMem)()
+	defer env.SetMaxMemory(maxMem)()
 	cfg, err := streamConfig(f, side)
 	if err != nil {
 		return err
@@ -50,7 +50,7 @@ func runStream(stdout, stderr io.Writer, args []string) error {
 		run, err = ceilings.RunStreamCPU(cfg)
 	} else {
 		dev := readDevice(f)
-		env, oerr := ceilings.OpenStream(experiment.AdapterSelect{Impl: dev.impl, Backend: dev.backend, Index: dev.adapter, Name: dev.adapterName}, dev.noTimestamps)
+		env, oerr := ceilings.OpenStream(env.AdapterSelect{Impl: dev.impl, Backend: dev.backend, Index: dev.adapter, Name: dev.adapterName}, dev.noTimestamps)
 		if oerr != nil {
 			return failed(oerr)
 		}
@@ -92,7 +92,7 @@ func streamConfig(f *cmdFlags, side string) (ceilings.StreamConfig, error) {
 		}
 	}
 	var err error
-	cfg.Host, err = experiment.ParseHost(f.str("cpu-level"), 0)
+	cfg.Host, err = env.ParseHost(f.str("cpu-level"), 0)
 	return cfg, err
 }
 

@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/sidebyside"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/sweeps"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
@@ -23,12 +24,12 @@ type measureHooks struct {
 	// ready, if set, checks the parsed flags before the device opens.
 	ready func(o *outputFlags) error
 	// opened, if set, runs once the device is open.
-	opened func(env *experiment.Env)
+	opened func(env *env.Env)
 	// run measures into the report.
-	run func(*experiment.Env, experiment.RunConfig, *report.Report) error
+	run func(*env.Env, experiment.RunConfig, *report.Report) error
 	// files, if set, are extra files for --out (asked for once run
 	// returned, so they can depend on what it measured).
-	files func(env *experiment.Env) []report.DirFile
+	files func(env *env.Env) []report.DirFile
 	// several: the command takes several backends (--backend vulkan,gl),
 	// measures on each in turn and reports them side by side.
 	several bool
@@ -143,7 +144,7 @@ func measureEach(stdout, stderr io.Writer, o *outputFlags, dev deviceFlags, cfg 
 		d := dev
 		set(&d, l)
 		rep, fs, err := measureOneBackend(stderr, d, cfg, o, h)
-		if experiment.IsUsage(err) {
+		if env.IsUsage(err) {
 			return err
 		}
 		runs = append(runs, sidebyside.BackendResult{Label: l, Report: rep, Err: err})
@@ -154,7 +155,7 @@ func measureEach(stdout, stderr io.Writer, o *outputFlags, dev deviceFlags, cfg 
 		if err != nil {
 			failures = append(failures, fmt.Sprintf("%s: %v", l, err))
 		}
-		if errors.Is(err, experiment.ErrInterrupted) {
+		if errors.Is(err, env.ErrInterrupted) {
 			interrupted = true
 			break
 		}
@@ -219,18 +220,18 @@ func measureOneBackend(stderr io.Writer, dev deviceFlags, cfg experiment.RunConf
 }
 
 // testHookOpened, set by tests, sees the environment once it is open.
-var testHookOpened func(env *experiment.Env)
+var testHookOpened func(env *env.Env)
 
 // reportPartial handles a measurement that failed part way (a device
 // lost, a GPU that did not finish, an interrupt): a usage error is
 // returned as it is; otherwise the rows finished so far are reported,
 // marked incomplete, and the run exits 1 with the reason.
 func reportPartial(stdout io.Writer, o *outputFlags, rep *report.Report, runErr error, extra ...report.DirFile) error {
-	if experiment.IsUsage(runErr) {
+	if env.IsUsage(runErr) {
 		return runErr
 	}
 	code := 1
-	if errors.Is(runErr, experiment.ErrInterrupted) {
+	if errors.Is(runErr, env.ErrInterrupted) {
 		code = 130
 	}
 	if !hasResults(rep) {
@@ -257,7 +258,7 @@ func hasResults(rep *report.Report) bool {
 // measurement in progress ends, the rows finished so far are reported
 // (marked INCOMPLETE) and the exit status is 130; a second signal quits at
 // once. It returns the function that stops listening.
-func stopOnSignal(stderr io.Writer, env *experiment.Env) func() {
+func stopOnSignal(stderr io.Writer, env *env.Env) func() {
 	return onInterrupt(stderr, env.Interrupt)
 }
 
@@ -356,7 +357,7 @@ func sweepHooks(kind string) func(f *cmdFlags) measureHooks {
 				}
 				return err
 			},
-			run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
+			run: func(env *env.Env, cfg experiment.RunConfig, rep *report.Report) error {
 				if kind == "variant" {
 					return sweeps.Variants(env, cfg.Workloads[0], cfg, rep)
 				}
@@ -393,7 +394,7 @@ func runExperiment(stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("experiment: want memory-compute or quantization: wgpu-prof experiment memory-compute --kernel K, wgpu-prof experiment quantization")
 	}
 	return measureCommand(stdout, stderr, args[1:], "experiment memory-compute", memComputeUsage, experimentExamples, func(f *cmdFlags) measureHooks {
-		return measureHooks{run: func(env *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
+		return measureHooks{run: func(env *env.Env, cfg experiment.RunConfig, rep *report.Report) error {
 			cfg.Variant, cfg.Retune = f.str("variant"), f.on("retune")
 			return sweeps.MemCompute(env, cfg.Workloads[0], cfg, rep)
 		}}

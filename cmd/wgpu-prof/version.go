@@ -7,7 +7,7 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 )
 
 // toolVersion is the version of wgpu-prof itself when the build carries no
@@ -74,7 +74,7 @@ func versionString() string {
 		c = "unknown"
 	}
 	return fmt.Sprintf("wgpu-prof %s (commit %s, wgpu-native %s, %s)",
-		b.version, c, experiment.WgpuNativeVersion(), b.goVersion)
+		b.version, c, env.WgpuNativeVersion(), b.goVersion)
 }
 
 func runVersion(stdout, stderr io.Writer, args []string) error {
@@ -92,8 +92,8 @@ func runVersion(stdout, stderr io.Writer, args []string) error {
 		fmt.Fprintf(stdout, " (%s)", b.date)
 	}
 	fmt.Fprintln(stdout)
-	fmt.Fprintf(stdout, "  wgpu-native  %s\n", experiment.WgpuNativeVersion())
-	fmt.Fprintf(stdout, "  dawn         %s\n", experiment.DawnVersion())
+	fmt.Fprintf(stdout, "  wgpu-native  %s\n", env.WgpuNativeVersion())
+	fmt.Fprintf(stdout, "  dawn         %s\n", env.DawnVersion())
 	fmt.Fprintf(stdout, "  go           %s %s/%s\n", b.goVersion, runtime.GOOS, runtime.GOARCH)
 	return nil
 }

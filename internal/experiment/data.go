@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
+
 	"github.com/wgpu-prof/wgpu-prof/internal/dataset"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
@@ -19,7 +21,7 @@ import (
 // file's rows, which then selects a prefix. Every workload selected must
 // read each file given. Errors are UsageErrors naming the parameter.
 func (c *RunConfig) LoadData(set func(name string) bool) error {
-	return Usage(c.loadData(set))
+	return env.Usage(c.loadData(set))
 }
 
 func (c *RunConfig) loadData(set func(name string) bool) error {
@@ -51,7 +53,7 @@ func (c *RunConfig) loadData(set func(name string) bool) error {
 
 // fileErr is the error of a data file p names that could not be read.
 func (c *RunConfig) fileErr(p *workload.Param, err error) error {
-	return &ParamError{Name: p.Name, Value: *p.String(&c.Config), Limit: err.Error()}
+	return &env.ParamError{Name: p.Name, Value: *p.String(&c.Config), Limit: err.Error()}
 }
 
 // prefix sets the size p to the count of the file's rows (or nodes), or,
@@ -60,7 +62,7 @@ func (c *RunConfig) prefix(set func(name string) bool, p, file *workload.Param, 
 	v := p.Int(&c.Config)
 	if set(p.Name) {
 		if *v > count {
-			return Invalid(p.Name, *v, "past the %d %s of %s", count, what, *file.String(&c.Config))
+			return env.Invalid(p.Name, *v, "past the %d %s of %s", count, what, *file.String(&c.Config))
 		}
 		return nil
 	}
@@ -78,7 +80,7 @@ func (c *RunConfig) loadVectors(set func(name string) bool, opts dataset.VectorO
 		return c.fileErr(workload.ParamVectors, err)
 	}
 	if v.ZeroRow >= 0 {
-		return Invalid(workload.ParamVectors.Name, c.VectorsFile, "row %d is all zeros: its cosine similarity is undefined", v.ZeroRow)
+		return env.Invalid(workload.ParamVectors.Name, c.VectorsFile, "row %d is all zeros: its cosine similarity is undefined", v.ZeroRow)
 	}
 	c.Vectors, c.Dim = v, v.Dim
 	return c.prefix(set, workload.ParamN, workload.ParamVectors, v.Rows, "rows")
@@ -98,10 +100,10 @@ func (c *RunConfig) loadQueries(set func(name string) bool, opts dataset.VectorO
 		return c.fileErr(workload.ParamQueries, err)
 	}
 	if c.Vectors != nil && q.Dim != c.Vectors.Dim {
-		return Invalid(workload.ParamQueries.Name, c.QueriesFile, "dimension %d, the vectors' %d", q.Shape[1], c.Vectors.Shape[1])
+		return env.Invalid(workload.ParamQueries.Name, c.QueriesFile, "dimension %d, the vectors' %d", q.Shape[1], c.Vectors.Shape[1])
 	}
 	if q.ZeroRow >= 0 {
-		return Invalid(workload.ParamQueries.Name, c.QueriesFile, "row %d is all zeros: its cosine similarity is undefined", q.ZeroRow)
+		return env.Invalid(workload.ParamQueries.Name, c.QueriesFile, "row %d is all zeros: its cosine similarity is undefined", q.ZeroRow)
 	}
 	c.Queries, c.Dim = q, q.Dim
 	return c.prefix(set, workload.ParamQ, workload.ParamQueries, q.Rows, "rows")
@@ -121,7 +123,7 @@ func (c *RunConfig) loadGraph(set func(name string) bool, maxBytes uint64) error
 		return err
 	}
 	if set(workload.ParamDegree.Name) {
-		return Invalid(workload.ParamDegree.Name, c.Degree, "the graph file %s sets the graph", c.GraphFile)
+		return env.Invalid(workload.ParamDegree.Name, c.Degree, "the graph file %s sets the graph", c.GraphFile)
 	}
 	c.Degree = max(1, (g.Shape[1]+g.Nodes-1)/g.Nodes)
 	return nil
@@ -151,7 +153,7 @@ func (c *RunConfig) checkFileReaders() error {
 			}
 		}
 		if len(not) > 0 {
-			return &ParamError{Name: p.Name, Value: path, Limit: strings.Join(not, ", ") + " do(es) not read it (workloads that do: " + strings.Join(readers, ", ") + ")"}
+			return &env.ParamError{Name: p.Name, Value: path, Limit: strings.Join(not, ", ") + " do(es) not read it (workloads that do: " + strings.Join(readers, ", ") + ")"}
 		}
 	}
 	return nil

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 )
 
 // fvecs writes rows×d values in the .fvecs layout.
@@ -68,7 +70,7 @@ func TestLoadData(t *testing.T) {
 		tc.c.VectorsFile = v
 		tc.c.Defaults()
 		err := tc.c.LoadData(func(s string) bool { return s == tc.set })
-		if err == nil || !IsUsage(err) || !strings.Contains(err.Error(), tc.want) {
+		if err == nil || !env.IsUsage(err) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("got %v, want a usage error containing %q", err, tc.want)
 		}
 	}

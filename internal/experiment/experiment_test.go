@@ -6,13 +6,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
+
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
 
-func openEnv(t *testing.T) *Env {
+func openEnv(t *testing.T) *env.Env {
 	t.Helper()
-	e, err := Open(AdapterSelect{Index: -1}, timing.MeasureOpts{Budget: 300 * time.Millisecond, MaxRuns: 30}, false)
+	e, err := env.Open(env.AdapterSelect{Index: -1}, timing.MeasureOpts{Budget: 300 * time.Millisecond, MaxRuns: 30}, false)
 	if err != nil {
 		t.Fatalf("%v (run scripts/setup.sh)", err)
 	}
@@ -26,7 +28,7 @@ func TestCosineSingleBothSidesVerified(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, err := e.MeasureCase(pr.At(2048, workload.Knobs{Workgroup: 64}), Roofs{GPU: timing.Roof{PeakGFLOPs: 1, BandwidthGBs: 1}, CPU: timing.Roof{PeakGFLOPs: 1, BandwidthGBs: 1}})
+	ms, err := MeasureCase(e, pr.At(2048, workload.Knobs{Workgroup: 64}), Roofs{GPU: timing.Roof{PeakGFLOPs: 1, BandwidthGBs: 1}, CPU: timing.Roof{PeakGFLOPs: 1, BandwidthGBs: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

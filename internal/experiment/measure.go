@@ -3,9 +3,8 @@ package experiment
 import (
 	"fmt"
 	"strings"
-	"time"
 
-	"github.com/wgpu-prof/wgpu-prof/compute"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
@@ -60,21 +59,6 @@ func MeasureSide(what string, s workload.Side, opts timing.MeasureOpts) (timing.
 		return timing.Result{}, fmt.Errorf("%s (after timing): %w: %v", what, ErrWrongResult, err)
 	}
 	return res, nil
-}
-
-// GPUSample converts a runner's Timing into a timing.Sample and, when
-// tracing, records the call (host clock) and its passes (GPU ticks; placed
-// on the host clock when the trace is read, see Trace).
-func (e *Env) GPUSample(name string, start time.Time, t compute.Timing, err error) (timing.Sample, error) {
-	if e.tracing && err == nil {
-		e.recordCall(name, start, t)
-	}
-	return workload.SampleOf(t, err)
-}
-
-// Gpu is what the workloads' GPU sides run with on this environment.
-func (e *Env) Gpu() workload.GPU {
-	return workload.GPU{Device: e.Device, Timer: e.Timer, Sample: e.GPUSample}
 }
 
 // Ceilings of both sides, as roofs.
@@ -230,17 +214,6 @@ func Place(m *report.Measurement, roof timing.Roof, t float64) bool {
 
 func ParamOf(key string, v any) report.Param { return report.Param{Key: key, Value: fmt.Sprint(v)} }
 
-func ParamLabel(ps []report.Param) string {
-	s := ""
-	for i, x := range ps {
-		if i > 0 {
-			s += " "
-		}
-		s += x.Key + "=" + x.Value
-	}
-	return s
-}
-
 // CpuVariant names the host kernels h runs for a row with params: SIMD
 // level and threads; for an f16 or int8 row the level its stored-precision
 // kernels run at (hostsimd.Host.StoredLevels).
@@ -259,7 +232,7 @@ func CpuVariant(h hostsimd.Host, params []report.Param) string {
 // Prepare generates (or reads) w's data at c, announced on the progress
 // writer first: an index build or a large graph can take a minute, and
 // the progress display says what runs meanwhile.
-func (e *Env) Prepare(w *workload.Descriptor, c workload.Config) (*workload.Prepared, error) {
+func Prepare(e *env.Env, w *workload.Descriptor, c workload.Config) (*workload.Prepared, error) {
 	e.Progressf("data %s: generating or reading the inputs (and their float64 reference)", w.Name)
 	return w.Prepare(c)
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
+
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/machine"
 	"github.com/wgpu-prof/wgpu-prof/timing"
@@ -65,7 +67,7 @@ func TestCheckMeasureRange(t *testing.T) {
 		{time.Second, math.NaN(), false}, {time.Second, math.Inf(1), false},
 		{0, 0.02, false}, {-time.Second, 0.02, false},
 	} {
-		if err := CheckMeasure(c.budget, c.target); (err == nil) != c.ok {
+		if err := env.CheckMeasure(c.budget, c.target); (err == nil) != c.ok {
 			t.Errorf("CheckMeasure(%v, %v) = %v, want ok = %v", c.budget, c.target, err, c.ok)
 		}
 	}
@@ -77,11 +79,11 @@ func TestCheckMeasureRange(t *testing.T) {
 func TestCheckHostMemory(t *testing.T) {
 	m := machine.Machine{L3: 32 << 20, Cores: 2, MemAvailable: 8 << 30}
 	defer machine.Set(m)()
-	if err := CheckHostMemory("--n 1", 1.5*(1<<30)); err != nil {
+	if err := env.CheckHostMemory("--n 1", 1.5*(1<<30)); err != nil {
 		t.Errorf("1.5 GiB in a 2 GiB budget refused: %v", err)
 	}
-	err := CheckHostMemory("--n 2", 3<<30)
-	if err == nil || !IsUsage(err) {
+	err := env.CheckHostMemory("--n 2", 3<<30)
+	if err == nil || !env.IsUsage(err) {
 		t.Fatalf("3 GiB in a 2 GiB budget (25%% of 8 GiB): err = %v", err)
 	}
 	for _, s := range []string{"--n 2", "3 GiB", "2 GiB", "8 GiB", "--max-memory"} {
@@ -91,11 +93,11 @@ func TestCheckHostMemory(t *testing.T) {
 	}
 	m.MaxMemory = 1 << 30
 	machine.Set(m)
-	if err := CheckHostMemory("--n 3", 1.5*(1<<30)); err == nil || !contains(err.Error(), "1 GiB") {
+	if err := env.CheckHostMemory("--n 3", 1.5*(1<<30)); err == nil || !contains(err.Error(), "1 GiB") {
 		t.Errorf("1.5 GiB past --max-memory 1 GiB: err = %v", err)
 	}
 	machine.Set(machine.Machine{Cores: 2})
-	if err := CheckHostMemory("--n 4", 1e30); err != nil {
+	if err := env.CheckHostMemory("--n 4", 1e30); err != nil {
 		t.Errorf("unknown memory: %v", err)
 	}
 }

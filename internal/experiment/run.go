@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
+
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
 
@@ -73,7 +75,7 @@ func (c *RunConfig) Descriptors() ([]*workload.Descriptor, error) {
 // descriptors. Its errors are UsageErrors.
 func (c *RunConfig) Validate(d *wgpu.Device) ([]*workload.Descriptor, error) {
 	ds, err := c.validate(d)
-	return ds, Usage(err)
+	return ds, env.Usage(err)
 }
 
 func (c *RunConfig) validate(d *wgpu.Device) ([]*workload.Descriptor, error) {
@@ -95,7 +97,7 @@ func (c *RunConfig) validate(d *wgpu.Device) ([]*workload.Descriptor, error) {
 					have = append(have, d.Name)
 				}
 			}
-			return nil, Invalid(workload.ParamPrecision.Name, c.Precision, "%s has no %s variant: it stores no vectors (have %v; pick them as the workloads)", w.Name, c.Precision, have)
+			return nil, env.Invalid(workload.ParamPrecision.Name, c.Precision, "%s has no %s variant: it stores no vectors (have %v; pick them as the workloads)", w.Name, c.Precision, have)
 		}
 		if w.Check != nil {
 			if err := w.Check(c.Config); err != nil {
@@ -105,12 +107,12 @@ func (c *RunConfig) validate(d *wgpu.Device) ([]*workload.Descriptor, error) {
 	}
 	if c.Workgroup != 0 {
 		if err := d.CheckWorkgroup(c.Workgroup); err != nil {
-			return nil, &ParamError{Name: workload.ParamWG.Name, Limit: err.Error()}
+			return nil, &env.ParamError{Name: workload.ParamWG.Name, Limit: err.Error()}
 		}
 	}
 	if c.Tile != 0 {
 		if err := compute.CheckTile(d, c.Tile); err != nil {
-			return nil, &ParamError{Name: workload.ParamTile.Name, Limit: err.Error()}
+			return nil, &env.ParamError{Name: workload.ParamTile.Name, Limit: err.Error()}
 		}
 	}
 	if err := c.CheckBatches(ds); err != nil {
@@ -129,7 +131,7 @@ func (c *RunConfig) validate(d *wgpu.Device) ([]*workload.Descriptor, error) {
 		}
 	}
 	what = strings.TrimSpace(what)
-	if err := CheckMemory(what, DataBytes(c.Config, ds), c.QuickStaircase); err != nil {
+	if err := env.CheckMemory(what, DataBytes(c.Config, ds), c.QuickStaircase); err != nil {
 		return nil, err
 	}
 	return ds, nil

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
+
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
 	"github.com/wgpu-prof/wgpu-prof/timing"
@@ -55,18 +57,18 @@ func (s SideSpec) Timed(clock string) string {
 func ParseSides(s string) ([2]SideSpec, error) {
 	parts := strings.Split(s, ",")
 	if len(parts) != 2 {
-		return [2]SideSpec{}, Invalid("sides", s, "name exactly two sides, e.g. gpu,cpu or cpu:threads=1,cpu:threads=2")
+		return [2]SideSpec{}, env.Invalid("sides", s, "name exactly two sides, e.g. gpu,cpu or cpu:threads=1,cpu:threads=2")
 	}
 	var out [2]SideSpec
 	for i, p := range parts {
 		sp, err := ParseSide(strings.TrimSpace(p))
 		if err != nil {
-			return out, &ParamError{Name: "sides", Value: strconv.Quote(s), Limit: err.Error()}
+			return out, &env.ParamError{Name: "sides", Value: strconv.Quote(s), Limit: err.Error()}
 		}
 		out[i] = sp
 	}
 	if out[0].Label == out[1].Label {
-		return out, Invalid("sides", s, "the two sides are the same (%s)", out[0].Label)
+		return out, env.Invalid("sides", s, "the two sides are the same (%s)", out[0].Label)
 	}
 	return out, nil
 }
@@ -91,7 +93,7 @@ func ParseSide(s string) (SideSpec, error) {
 			}
 			sp.Threads = n
 		case sp.Kind == "cpu" && k == "level":
-			lv, err := ParseLevels(v)
+			lv, err := env.ParseLevels(v)
 			if err != nil {
 				return sp, fmt.Errorf("side %q: %w", s, err)
 			}
@@ -147,15 +149,15 @@ type ShippedLog struct{ Upload []time.Duration }
 // forced around every call (outside the timed region). A shipped GPU side
 // builds the runner (buffers, upload) inside each timed call. log, when
 // not nil, receives the upload times of a shipped side.
-func (e *Env) BuildSide(sp SideSpec, c workload.Case, log *ShippedLog) (workload.Side, error) {
+func BuildSide(e *env.Env, sp SideSpec, c workload.Case, log *ShippedLog) (workload.Side, error) {
 	if sp.IsGPU() {
 		if c.GPU == nil {
 			return workload.Side{}, fmt.Errorf("%s: %s has no GPU side", sp.Label, c.Name)
 		}
 		if !sp.Shipped {
-			return c.GPU(e.Gpu())
+			return c.GPU(e.GPU())
 		}
-		return shippedSide(e.Gpu(), c, log), nil
+		return shippedSide(e.GPU(), c, log), nil
 	}
 	if c.CPU == nil {
 		return workload.Side{}, fmt.Errorf("%s: %s has no CPU side", sp.Label, c.Name)

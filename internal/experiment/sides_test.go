@@ -3,6 +3,8 @@ package experiment
 import (
 	"errors"
 	"testing"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 )
 
 func TestParseSides(t *testing.T) {
@@ -16,7 +18,7 @@ func TestParseSides(t *testing.T) {
 	}
 	for _, bad := range []string{"gpu", "gpu,cpu,cpu", "cpu,cpu", "tpu,cpu", "cpu:threads=0,gpu", "gpu:wg=48,cpu",
 		"cpu:wg=64,gpu", "gpu:data=remote,cpu", "cpu:level=nosuch,gpu", "cpu:threads,gpu"} {
-		var pe *ParamError
+		var pe *env.ParamError
 		if _, err := ParseSides(bad); err == nil || !errors.As(err, &pe) || pe.Name != "sides" {
 			t.Errorf("%q: %v", bad, err)
 		}

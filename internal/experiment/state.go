@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
+
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
@@ -58,7 +60,7 @@ func MeasureReadPass(bytes int64, threads int, why string, stop func() bool) (re
 	before := ProbeState(threads)
 	rc, err := hostsimd.MeasureReadUntil(bytes, threads, 0, stop)
 	if err != nil {
-		return report.CeilingPass{}, Stopped(err)
+		return report.CeilingPass{}, env.Stopped(err)
 	}
 	after := ProbeState(threads)
 	return report.CeilingPass{Key: "read_gbs", GBs: rc.GBs, Bytes: float64(rc.Bytes), State: SpanState(before, after), Why: why}, nil

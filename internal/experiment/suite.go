@@ -3,6 +3,8 @@ package experiment
 import (
 	"fmt"
 
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
+
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
 )
@@ -10,23 +12,23 @@ import (
 // MeasureCase measures both sides of w and returns their measurements
 // (GPU first). A side whose result fails verification is an error: no
 // timing of a wrong result is reported.
-func (e *Env) MeasureCase(w workload.Case, roofs Roofs) ([]report.Measurement, error) {
+func MeasureCase(e *env.Env, w workload.Case, roofs Roofs) ([]report.Measurement, error) {
 	var out []report.Measurement
-	label := fmt.Sprintf("%s %s", w.Name, ParamLabel(w.Params))
+	label := fmt.Sprintf("%s %s", w.Name, env.ParamLabel(w.Params))
 	if e.Stopped() {
-		return nil, fmt.Errorf("before %s: %w", label, ErrInterrupted)
+		return nil, fmt.Errorf("before %s: %w", label, env.ErrInterrupted)
 	}
 	if w.GPU != nil {
 		e.Progressf("gpu  %s", label)
-		g, err := w.GPU(e.Gpu())
+		g, err := w.GPU(e.GPU())
 		if err != nil {
 			return nil, fmt.Errorf("gpu %s: %w", label, err)
 		}
 		// The host's state at the start and end of the row: the GPU
 		// side's host work moves with it too.
 		before := ProbeState(e.Host.ThreadCount())
-		res, err := MeasureSide("gpu "+label, e.traced(w, g), e.Measure)
-		e.traceCtx = traceCtx{}
+		res, err := MeasureSide("gpu "+label, e.Traced(w, g), e.Measure)
+		e.Untraced()
 		g.Close()
 		if err != nil {
 			return nil, err

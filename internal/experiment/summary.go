@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
+
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
@@ -26,14 +28,14 @@ func HostSummary(r *report.Report) []string {
 	generic := map[string]float64{} // workload + params → generic level's median
 	for _, m := range r.Measurements {
 		if strings.HasPrefix(m.Variant, "generic") {
-			generic[m.Workload+" "+ParamLabel(m.Params)] = m.Time().Median
+			generic[m.Workload+" "+env.ParamLabel(m.Params)] = m.Time().Median
 		}
 	}
 	for _, m := range r.Measurements {
 		if m.Side != report.SideCPU {
 			continue
 		}
-		where := ParamLabel(m.Params)
+		where := env.ParamLabel(m.Params)
 		var s string
 		switch {
 		case m.Bound == "memory" && readBW > 0:

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
+
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
@@ -41,7 +43,7 @@ var tuneWorkgroups = []int{64, 32, 128, 256}
 
 // WorkgroupsToTry is forced alone when set, else the tuneWorkgroups this
 // adapter allows.
-func (e *Env) WorkgroupsToTry(forced int) []int {
+func WorkgroupsToTry(e *env.Env, forced int) []int {
 	if forced != 0 {
 		return []int{forced}
 	}
@@ -158,7 +160,7 @@ func variantFailure(err error, building bool) string {
 // adapter (ErrNoVariant, or one design's unsupported feature, compile
 // error or limit), so a suite skips it and goes on.
 func CanSkip(err error) bool {
-	if errors.Is(err, wgpu.ErrDeviceLost) || errors.Is(err, ErrInterrupted) || errors.Is(err, ErrWrongResult) {
+	if errors.Is(err, wgpu.ErrDeviceLost) || errors.Is(err, env.ErrInterrupted) || errors.Is(err, ErrWrongResult) {
 		return false
 	}
 	if errors.Is(err, ErrNoVariant) {
@@ -187,7 +189,7 @@ func autotune(what string, cands []variantCandidate, calls int, warn func(string
 	for _, c := range cands {
 		vt := VariantTime{Variant: c.name, Workgroup: c.wg, Label: c.label}
 		sec, building, err := tuneOne(c, calls)
-		if errors.Is(err, wgpu.ErrDeviceLost) || errors.Is(err, ErrInterrupted) {
+		if errors.Is(err, wgpu.ErrDeviceLost) || errors.Is(err, env.ErrInterrupted) {
 			// Not the variant's fault: the whole run stops.
 			return ch, fmt.Errorf("%s: GPU variant %s: %w", what, c.label, err)
 		}
@@ -318,7 +320,7 @@ func (c variantCache) save() error {
 // adapterKey names this adapter, driver and WebGPU implementation with
 // its version (each implementation keeps its own choices: they compile
 // and run the variants differently, and refuse different ones).
-func (e *Env) adapterKey() string {
+func adapterKey(e *env.Env) string {
 	impl := e.Device.Impl()
 	v, err := wgpu.ImplVersion(impl)
 	if err != nil {
@@ -333,16 +335,16 @@ func (e *Env) adapterKey() string {
 // from the cache unless retune is set or the cache has no entry. Skipped
 // variants become warnings of rep (when rep is not nil). The returned
 // knobs carry the chosen variant.
-func (e *Env) SelectVariant(w *workload.Descriptor, c workload.Config, pr *workload.Prepared, n int, k workload.Knobs, retune bool, rep *report.Report) (workload.Knobs, VariantChoice, error) {
+func SelectVariant(e *env.Env, w *workload.Descriptor, c workload.Config, pr *workload.Prepared, n int, k workload.Knobs, retune bool, rep *report.Report) (workload.Knobs, VariantChoice, error) {
 	if len(w.Variants) < 2 {
 		if len(w.Variants) == 1 {
 			k.Variant = w.Variants[0]
 		}
 		return k, VariantChoice{}, nil
 	}
-	shape := ParamLabel(pr.At(n, k).Params)
-	wgs := e.WorkgroupsToTry(k.Workgroup)
-	prefix, suffix := e.variantKey(w, k, wgs)
+	shape := env.ParamLabel(pr.At(n, k).Params)
+	wgs := WorkgroupsToTry(e, k.Workgroup)
+	prefix, suffix := variantKey(e, w, k, wgs)
 	key := prefix + shape + suffix
 	label := variantConfigLabel(w, c, n)
 	cache := loadVariantCache()
@@ -362,7 +364,7 @@ func (e *Env) SelectVariant(w *workload.Descriptor, c workload.Config, pr *workl
 		}
 		return k, ch, nil
 	}
-	cands := e.variantCandidates(w, pr, n, k, wgs)
+	cands := variantCandidates(e, w, pr, n, k, wgs)
 	e.Progressf("gpu  %s %s: selecting among %d variants (%d configurations)", w.Name, shape, len(w.Variants), len(cands))
 	ch, err := autotune(w.Name+" "+shape, cands, autotuneCalls, func(s string) {
 		if rep != nil {
@@ -388,8 +390,8 @@ func (e *Env) SelectVariant(w *workload.Descriptor, c workload.Config, pr *workl
 // the workgroup sizes wgs, around the shape: prefix + shape + suffix. The
 // key names the variants tried, so a family that gains a design is
 // measured again rather than served a choice made without it.
-func (e *Env) variantKey(w *workload.Descriptor, k workload.Knobs, wgs []int) (prefix, suffix string) {
-	return e.adapterKey() + "|" + w.Name + "|",
+func variantKey(e *env.Env, w *workload.Descriptor, k workload.Knobs, wgs []int) (prefix, suffix string) {
+	return adapterKey(e) + "|" + w.Name + "|",
 		fmt.Sprintf("|wg=%d|tile=%d|%s|wgs=%v", k.Workgroup, k.Tile, strings.Join(w.Variants, ","), wgs)
 }
 
@@ -409,7 +411,7 @@ func variantConfigLabel(w *workload.Descriptor, c workload.Config, n int) string
 // measure (none cached for this adapter, or cfg.Retune) and how many
 // configurations they try at most (every design at every workgroup size;
 // designs whose label does not change with the size are tried once).
-func (e *Env) PendingSelections(cfg RunConfig, ds []*workload.Descriptor) (names []string, configs int) {
+func PendingSelections(e *env.Env, cfg RunConfig, ds []*workload.Descriptor) (names []string, configs int) {
 	cache := variantCache{}
 	if !cfg.Retune && e.Device != nil {
 		cache = loadVariantCache()
@@ -419,10 +421,10 @@ func (e *Env) PendingSelections(cfg RunConfig, ds []*workload.Descriptor) (names
 		if len(w.Variants) < 2 {
 			continue
 		}
-		wgs := e.WorkgroupsToTry(knobs.Workgroup)
+		wgs := WorkgroupsToTry(e, knobs.Workgroup)
 		prefix, suffix := "", ""
 		if len(cache) > 0 {
-			prefix, suffix = e.variantKey(w, knobs, wgs)
+			prefix, suffix = variantKey(e, w, knobs, wgs)
 		}
 		size := 1
 		if bp := w.BatchParam(); bp != nil {
@@ -477,10 +479,10 @@ func VariantConfigs(w *workload.Descriptor, pr *workload.Prepared, n int, k work
 
 // variantCandidates are the autotune's candidates: variantConfigs with
 // their GPU sides.
-func (e *Env) variantCandidates(w *workload.Descriptor, pr *workload.Prepared, n int, k workload.Knobs, wgs []int) []variantCandidate {
+func variantCandidates(e *env.Env, w *workload.Descriptor, pr *workload.Prepared, n int, k workload.Knobs, wgs []int) []variantCandidate {
 	var cands []variantCandidate
 	for _, vc := range VariantConfigs(w, pr, n, k, wgs) {
-		c, g := vc.C, e.Gpu()
+		c, g := vc.C, e.GPU()
 		cands = append(cands, variantCandidate{name: vc.variant, label: c.Variant, wg: vc.wg, quiet: vc.Quiet,
 			build: func() (workload.Side, error) { return c.GPU(g) }})
 	}
@@ -520,11 +522,11 @@ func CheckUnderCeiling(rep *report.Report, read float64) []string {
 		}
 		f := m.GBs / read
 		if f > worst {
-			worst, where = f, fmt.Sprintf("%s %s %s", m.Workload, m.Variant, ParamLabel(m.Params))
+			worst, where = f, fmt.Sprintf("%s %s %s", m.Workload, m.Variant, env.ParamLabel(m.Params))
 		}
 		if f > underMeasuredFrac {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("GPU read ceiling under-measured: %s %s %s moves %.2f GB/s = %.0f%% of the run's read ceiling %.2f GB/s (limit %.0f%%)",
-				m.Workload, m.Variant, ParamLabel(m.Params), m.GBs, 100*f, read, 100*underMeasuredFrac))
+				m.Workload, m.Variant, env.ParamLabel(m.Params), m.GBs, 100*f, read, 100*underMeasuredFrac))
 		}
 	}
 	if where == "" {
@@ -544,6 +546,6 @@ func OutsideKernel(m report.Measurement) string {
 	}
 	out := m.EndToEnd.Median - m.Kernel.Median
 	return fmt.Sprintf("%s %s %s: %s per call outside the kernel (%.0f%% of end to end %s; kernel %s)",
-		m.Workload, m.Variant, ParamLabel(m.Params), timing.FormatSeconds(out), 100*out/m.EndToEnd.Median,
+		m.Workload, m.Variant, env.ParamLabel(m.Params), timing.FormatSeconds(out), 100*out/m.EndToEnd.Median,
 		timing.FormatSeconds(m.EndToEnd.Median), timing.FormatSeconds(m.Kernel.Median))
 }

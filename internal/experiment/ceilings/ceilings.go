@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
@@ -36,7 +37,7 @@ func cacheLevels(dram float64, threads int) []experiment.RoofLevel {
 // cacheCeilings measures the read ceilings at each cache-resident working
 // set on both sides (FMA peaks do not depend on the working set: the DRAM
 // run's are kept) and records them as read_gbs_<level> keys.
-func cacheCeilings(e *experiment.Env, cfg experiment.RunConfig, dram experiment.Roofs, rep *report.Report) ([]experiment.RoofLevel, error) {
+func cacheCeilings(e *env.Env, cfg experiment.RunConfig, dram experiment.Roofs, rep *report.Report) ([]experiment.RoofLevel, error) {
 	dramBytes := float64(cfg.CeilingBytes)
 	if dramBytes == 0 {
 		dramBytes = float64(hostsimd.DefaultCeilingBytes())
@@ -64,7 +65,7 @@ func cacheCeilings(e *experiment.Env, cfg experiment.RunConfig, dram experiment.
 			e.Progressf("gpu read ceiling at the %s working set (%s)", l.Name, experiment.FmtBytes(gpuBytes))
 			gc, err := compute.MeasureReadAtUntil(e.Device, uint64(gpuBytes), 0, e.Stopped)
 			if errors.Is(err, compute.ErrStopped) {
-				return nil, fmt.Errorf("gpu read ceiling (%s working set): %w", l.Name, experiment.ErrInterrupted)
+				return nil, fmt.Errorf("gpu read ceiling (%s working set): %w", l.Name, env.ErrInterrupted)
 			}
 			if err != nil {
 				return nil, fmt.Errorf("gpu read ceiling (%s working set): %w", l.Name, err)
@@ -83,9 +84,9 @@ func cacheCeilings(e *experiment.Env, cfg experiment.RunConfig, dram experiment.
 			}
 			e.Progressf("cpu ceilings at the %s working set (%s)", l.Name, experiment.FmtBytes(l.Bytes))
 			before := experiment.ProbeState(e.Host.ThreadCount())
-			cc, err := e.Host.MeasureCeilings(hostsimd.CeilingOpts{Bytes: int64(l.Bytes), Budget: experiment.CeilingBudget(e.Measure), Stop: e.Stopped})
+			cc, err := e.Host.MeasureCeilings(hostsimd.CeilingOpts{Bytes: int64(l.Bytes), Budget: env.CeilingBudget(e.Measure), Stop: e.Stopped})
 			if errors.Is(err, hostsimd.ErrStopped) {
-				return nil, fmt.Errorf("cpu ceilings (%s working set): %w", l.Name, experiment.ErrInterrupted)
+				return nil, fmt.Errorf("cpu ceilings (%s working set): %w", l.Name, env.ErrInterrupted)
 			}
 			if err != nil {
 				return nil, fmt.Errorf("cpu ceilings (%s working set): %w", l.Name, err)
@@ -116,7 +117,7 @@ func CeilingCheck(rep *report.Report) (warnings []string, ok string) {
 		switch {
 		case m.CeilingFrac > 1.05:
 			warnings = append(warnings, fmt.Sprintf("%s %s %s %s: %.0f%% of its %s ceiling, above the 105%% the invariant allows: that ceiling is not this machine's best",
-				m.Workload, m.Side, m.Variant, experiment.ParamLabel(m.Params), 100*m.CeilingFrac, m.Bound+"-bound"))
+				m.Workload, m.Side, m.Variant, env.ParamLabel(m.Params), 100*m.CeilingFrac, m.Bound+"-bound"))
 		case m.CeilingFrac > 1:
 			near = append(near, fmt.Sprintf("%s %s %s %.1f%%", m.Workload, m.Side, m.Variant, 100*m.CeilingFrac))
 		}
@@ -190,7 +191,7 @@ func RecheckCPUReadCeilings(rep *report.Report, dramBytes int64, threads int, pr
 		// pass was.
 		rc, err := hostsimd.MeasureReadUntil(bytes, threads, 0, stop)
 		if err != nil {
-			return lines, fmt.Errorf("cpu %s ceiling, measured again: %w", report.ReadCeilingName(k), experiment.Stopped(err))
+			return lines, fmt.Errorf("cpu %s ceiling, measured again: %w", report.ReadCeilingName(k), env.Stopped(err))
 		}
 		w := worst[k]
 		line := fmt.Sprintf("%sCPU %s ceiling measured again after the kernels, as %s %s ran at %.0f%% of %.1f GB/s: %.1f GB/s (%s)", experiment.RecheckPrefix,
@@ -231,10 +232,10 @@ type dramPlan struct {
 // adapter, the CPU's caches too), each for hostsimd.CeilingArrays arrays
 // at once, the GPU's also within the adapter's binding limit. A side the
 // budget cut is measured over what fits and labelled capped (dramPlan.line).
-func planDRAM(e *experiment.Env, cfg experiment.RunConfig, st *report.Staircase) (gpuBytes uint64, cpuBytes int64, p dramPlan) {
+func planDRAM(e *env.Env, cfg experiment.RunConfig, st *report.Staircase) (gpuBytes uint64, cpuBytes int64, p dramPlan) {
 	m := machine.Current()
 	threads := e.Host.ThreadCount()
-	p.budget, p.source, p.stair = experiment.MemoryBudget(cfg.QuickStaircase), m.BudgetSource(cfg.QuickStaircase), e.StairCap
+	p.budget, p.source, p.stair = env.MemoryBudget(cfg.QuickStaircase), m.BudgetSource(cfg.QuickStaircase), e.StairCap
 	gpuCache := largestCache(st, report.SideGPU)
 	if e.Device.Info.Type == wgpu.DeviceCPU {
 		// A CPU adapter (llvmpipe) reads through the CPU's caches, which
@@ -342,7 +343,7 @@ func raiseComputeCeiling(rep *report.Report, side string, remeasure func() (floa
 	if b = best(); b != nil {
 		peak = b.GFLOPs
 		lines = append(lines, fmt.Sprintf("%s%s FMA ceiling raised from %.1f to %.1f GFLOP/s, the rate of %s %s %s (verified): it ran faster than every FMA microbenchmark",
-			experiment.RecheckPrefix, strings.ToUpper(side), cs["fma_gflops"], b.GFLOPs, b.Workload, b.Variant, experiment.ParamLabel(b.Params)))
+			experiment.RecheckPrefix, strings.ToUpper(side), cs["fma_gflops"], b.GFLOPs, b.Workload, b.Variant, env.ParamLabel(b.Params)))
 		if side == report.SideGPU {
 			lines[len(lines)-1] += " (fma() and x*a+b chains, two and four elements per invocation)"
 		}
@@ -375,7 +376,7 @@ const tuneConfigBudgets = 3
 
 // DurationLine is durationLine for cfg's workloads (the CLI says it on
 // stderr when run starts).
-func DurationLine(e *experiment.Env, cfg experiment.RunConfig) string {
+func DurationLine(e *env.Env, cfg experiment.RunConfig) string {
 	return durationLine(e, cfg, nil)
 }
 
@@ -385,7 +386,7 @@ func DurationLine(e *experiment.Env, cfg experiment.RunConfig) string {
 // (pendingSelections; tuneConfigBudgets budgets a configuration), plus
 // every planned measurement (both sides of each break-even batch, the
 // timestamp cost's two) at its full time budget.
-func durationLine(e *experiment.Env, cfg experiment.RunConfig, ds []*workload.Descriptor) string {
+func durationLine(e *env.Env, cfg experiment.RunConfig, ds []*workload.Descriptor) string {
 	cfg.Defaults()
 	if ds == nil {
 		ds, _ = cfg.Descriptors()
@@ -416,11 +417,11 @@ type runEstimate struct {
 func (r runEstimate) total() float64 { return r.streamSeconds + r.tuneSeconds + r.measSeconds }
 
 // estimateOf computes the parts of durationLine for cfg (defaults filled).
-func estimateOf(e *experiment.Env, cfg experiment.RunConfig, ds []*workload.Descriptor) runEstimate {
+func estimateOf(e *env.Env, cfg experiment.RunConfig, ds []*workload.Descriptor) runEstimate {
 	quick := cfg.QuickStaircase
 	m := machine.Current()
 	threads := e.Host.ThreadCount()
-	budget := float64(experiment.MemoryBudget(quick))
+	budget := float64(env.MemoryBudget(quick))
 	runs, stairRuns, step := 7.0, 3.0, uint64(2)
 	if quick {
 		runs, stairRuns, step = 3, 2, 4
@@ -454,14 +455,14 @@ func estimateOf(e *experiment.Env, cfg experiment.RunConfig, ds []*workload.Desc
 			est.tuned++
 		}
 	}
-	est.selecting, est.tuneConfigs = e.PendingSelections(cfg, ds)
+	est.selecting, est.tuneConfigs = experiment.PendingSelections(e, cfg, ds)
 	est.tuneSeconds = float64(est.tuneConfigs) * tuneConfigBudgets * e.Measure.Budget.Seconds()
 	est.measSeconds = float64(est.measurements) * e.Measure.Budget.Seconds()
 	return est
 }
 
 // Ceilings measures the GPU and CPU ceilings and records them.
-func Ceilings(e *experiment.Env, cfg experiment.RunConfig, rep *report.Report) (experiment.Roofs, error) {
+func Ceilings(e *env.Env, cfg experiment.RunConfig, rep *report.Report) (experiment.Roofs, error) {
 	st, err := staircase(e, cfg.QuickStaircase, rep)
 	if err != nil {
 		return experiment.Roofs{}, err
@@ -505,7 +506,7 @@ func Ceilings(e *experiment.Env, cfg experiment.RunConfig, rep *report.Report) (
 
 // gpuCeilings measures the GPU's DRAM-level ceilings over gpuBytes (quick:
 // fewer runs and FMA intensities, no stream kernels) and records them.
-func gpuCeilings(e *experiment.Env, gpuBytes uint64, quick bool, rep *report.Report) (compute.Ceilings, error) {
+func gpuCeilings(e *env.Env, gpuBytes uint64, quick bool, rep *report.Report) (compute.Ceilings, error) {
 	runs := 0
 	var intensities []float64 // the default set
 	if quick {
@@ -518,9 +519,9 @@ func gpuCeilings(e *experiment.Env, gpuBytes uint64, quick bool, rep *report.Rep
 	}
 	e.Progressf("gpu ceilings (read, write, copy, FMA intensities) over %s", experiment.FmtBytes(float64(gpuBytes)))
 	gc, err := compute.MeasureCeilings(e.Device, compute.CeilingOptions{Bytes: gpuBytes, Runs: runs, Intensities: intensities, Stop: e.Stopped})
-	experiment.FreeMemory()
+	env.FreeMemory()
 	if errors.Is(err, compute.ErrStopped) {
-		return gc, fmt.Errorf("gpu ceilings: %w", experiment.ErrInterrupted)
+		return gc, fmt.Errorf("gpu ceilings: %w", env.ErrInterrupted)
 	}
 	if err != nil {
 		return gc, fmt.Errorf("gpu ceilings: %w", err)
@@ -549,23 +550,23 @@ func gpuCeilings(e *experiment.Env, gpuBytes uint64, quick bool, rep *report.Rep
 	if gc.Timed != "timestamps" {
 		rep.Warnings = append(rep.Warnings, "GPU ceilings timed by the host clock ("+gc.Timed+"): they include submission overhead")
 	}
-	experiment.FreeMemory()
+	env.FreeMemory()
 	return gc, nil
 }
 
 // cpuCeilings measures the CPU's DRAM-level ceilings over cpuBytes per
 // array, with the host's state around the first read pass, and records
 // them.
-func cpuCeilings(e *experiment.Env, cpuBytes int64, rep *report.Report) (hostsimd.Ceilings, error) {
+func cpuCeilings(e *env.Env, cpuBytes int64, rep *report.Report) (hostsimd.Ceilings, error) {
 	if err := e.CheckStop("cpu ceilings"); err != nil {
 		return hostsimd.Ceilings{}, err
 	}
 	e.Progressf("cpu ceilings (read, write, copy, triad, FMA; all cores and one) over %s per array", experiment.FmtBytes(float64(cpuBytes)))
 	before := experiment.ProbeState(e.Host.ThreadCount())
-	all, _, keys, err := CPUCeilings(hostsimd.CeilingOpts{Bytes: cpuBytes, Budget: experiment.CeilingBudget(e.Measure), Stop: e.Stopped})
-	experiment.FreeMemory()
+	all, _, keys, err := CPUCeilings(hostsimd.CeilingOpts{Bytes: cpuBytes, Budget: env.CeilingBudget(e.Measure), Stop: e.Stopped})
+	env.FreeMemory()
 	if errors.Is(err, hostsimd.ErrStopped) {
-		return all, fmt.Errorf("cpu ceilings: %w", experiment.ErrInterrupted)
+		return all, fmt.Errorf("cpu ceilings: %w", env.ErrInterrupted)
 	}
 	if err != nil {
 		return all, err

@@ -49,7 +49,7 @@ func TestDurationEstimateCoversVariantSelection(t *testing.T) {
 		t.Fatal(err)
 	}
 	knobs := workload.Knobs{Workgroup: cfg.Workgroup, Tile: cfg.Tile}
-	_, ch, err := e.SelectVariant(w, cfg.Config, pr, pr.Size, knobs, false, nil)
+	_, ch, err := experiment.SelectVariant(e, w, cfg.Config, pr, pr.Size, knobs, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

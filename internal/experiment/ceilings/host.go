@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
@@ -147,7 +148,7 @@ func (hr *hostRun) stopped() bool { return hr.cfg.Stop != nil && hr.cfg.Stop() }
 // once cfg.Stop asks the run to end.
 func (hr *hostRun) checkStop(phase string) error {
 	if hr.stopped() {
-		return fmt.Errorf("%s: %w", phase, experiment.ErrInterrupted)
+		return fmt.Errorf("%s: %w", phase, env.ErrInterrupted)
 	}
 	return nil
 }
@@ -165,7 +166,7 @@ func (hr *hostRun) ceilings() error {
 	cfg, rep := &hr.cfg, hr.rep
 	hr.say("cpu ceilings (%d threads)", hr.auto.ThreadCount())
 	if cfg.Ceiling.Budget == 0 {
-		cfg.Ceiling.Budget = experiment.CeilingBudget(cfg.Measure)
+		cfg.Ceiling.Budget = env.CeilingBudget(cfg.Measure)
 	}
 	if cfg.Ceiling.Bytes == 0 {
 		// The DRAM level within the memory budget (planned before
@@ -179,7 +180,7 @@ func (hr *hostRun) ceilings() error {
 	hr.say("cosine-single level choice (calibration, cached per CPU model)")
 	calib, err := hostsimd.CurrentCalibrationUntil(hr.stopped)
 	if err != nil {
-		return fmt.Errorf("cosine-single level choice: %w", experiment.Stopped(err))
+		return fmt.Errorf("cosine-single level choice: %w", env.Stopped(err))
 	}
 	before := experiment.ProbeState(cfg.Ceiling.Threads)
 	if err := hr.checkStop("cpu ceilings"); err != nil {
@@ -187,7 +188,7 @@ func (hr *hostRun) ceilings() error {
 	}
 	all, _, keys, err := CPUCeilings(cfg.Ceiling)
 	if err != nil {
-		return experiment.Stopped(err)
+		return env.Stopped(err)
 	}
 	hr.all = all
 	rep.CeilingPasses = append(rep.CeilingPasses, report.CeilingPass{Key: "read_gbs", GBs: all.ReadGBs, Bytes: float64(all.Bytes),
@@ -225,7 +226,7 @@ func (hr *hostRun) ceilings() error {
 		before := experiment.ProbeState(threads)
 		rc, err := hostsimd.MeasureReadUntil(int64(l.Bytes), threads, 0, hr.stopped)
 		if err != nil {
-			return fmt.Errorf("cpu read ceiling (%s working set): %w", l.Name, experiment.Stopped(err))
+			return fmt.Errorf("cpu read ceiling (%s working set): %w", l.Name, env.Stopped(err))
 		}
 		l.CPU = timing.Roof{PeakGFLOPs: all.FMAGFLOPs, BandwidthGBs: rc.GBs}
 		rk, bk := experiment.LevelKeys(l.Name)
@@ -281,13 +282,13 @@ func (hr *hostRun) row(h hostsimd.Host, isAuto bool, sh hostShape) error {
 	if lvl, path, why := h.SingleChoice(int64(c.Bytes)); c.Name == workload.CosineSingle.Name {
 		variant = fmt.Sprintf("%s/%s-t%d", lvl, path, h.ThreadsFor(int64(c.Bytes)))
 		if isAuto {
-			rep.Summary = append(rep.Summary, fmt.Sprintf("%s%s %s ran %s: %s", experiment.LevelChoicePrefix, c.Name, experiment.ParamLabel(c.Params), variant, why))
+			rep.Summary = append(rep.Summary, fmt.Sprintf("%s%s %s ran %s: %s", experiment.LevelChoicePrefix, c.Name, env.ParamLabel(c.Params), variant, why))
 		}
 	}
 	if isAuto {
 		variant = "auto:" + variant
 	}
-	hr.say("cpu %s %s %s", variant, c.Name, experiment.ParamLabel(c.Params))
+	hr.say("cpu %s %s %s", variant, c.Name, env.ParamLabel(c.Params))
 	side, err := c.CPU(h)
 	if err != nil {
 		return err
@@ -347,7 +348,7 @@ func (hr *hostRun) judge() error {
 	rep.Summary = append(rep.Summary, RecheckCPUComputeCeiling(rep, func() (float64, error) {
 		hr.say("cpu FMA peak again (a row ran above it)")
 		c, err := hr.auto.MeasureCeilings(hostsimd.CeilingOpts{Bytes: 1 << 20, Threads: hr.cfg.Ceiling.Threads, Stop: hr.stopped})
-		return c.FMAGFLOPs, experiment.Stopped(err)
+		return c.FMAGFLOPs, env.Stopped(err)
 	})...)
 	// A row still above its ceiling is flagged "see warnings": say why.
 	warns, _ := CeilingCheck(rep)
@@ -359,7 +360,7 @@ func (hr *hostRun) judge() error {
 
 // Info describes the CPU side the suite runs on, for the report.
 func (c HostConfig) Info() report.HostInfo {
-	return experiment.HostInfo(hostsimd.Host{Threads: c.Threads})
+	return env.HostInfo(hostsimd.Host{Threads: c.Threads})
 }
 
 // Validate checks the sizes (positive; the working sets within the
@@ -371,10 +372,10 @@ func (c HostConfig) Validate() error {
 		v    int
 	}{{workload.ParamD.Name, c.Dim}, {workload.ParamN.Name, c.N}, {"n-cached", c.NCached}, {workload.ParamQ.Name, c.Q}} {
 		if x.v <= 0 {
-			return experiment.Usage(experiment.Invalid(x.name, x.v, "must be positive"))
+			return env.Usage(env.Invalid(x.name, x.v, "must be positive"))
 		}
 	}
-	if err := experiment.CheckThreads(c.Threads); err != nil {
+	if err := env.CheckThreads(c.Threads); err != nil {
 		return err
 	}
 	d, n, q := float64(c.Dim), float64(c.N), float64(c.Q)
@@ -382,5 +383,5 @@ func (c HostConfig) Validate() error {
 	// 4 × n-cached rows with 24 bytes a score (reference, tolerance, output).
 	nb := 4 * float64(c.NCached)
 	need := n*d*4 + n*16 + q*d*4 + nb*d*4 + q*nb*24
-	return experiment.CheckHostMemory(fmt.Sprintf("d %d, n %d, q %d", c.Dim, c.N, c.Q), need)
+	return env.CheckHostMemory(fmt.Sprintf("d %d, n %d, q %d", c.Dim, c.N, c.Q), need)
 }

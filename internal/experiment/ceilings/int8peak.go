@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
@@ -16,7 +17,7 @@ import (
 // Ceilings and roofs, so int8 rows are judged in integer ops against the
 // instructions they run, not against the FMA peak. A GPU that cannot run
 // the packed dot product is left without one (a warning).
-func int8Peaks(e *experiment.Env, roofs *experiment.Roofs, rep *report.Report) error {
+func int8Peaks(e *env.Env, roofs *experiment.Roofs, rep *report.Report) error {
 	if err := e.CheckStop("int8 peaks"); err != nil {
 		return err
 	}
@@ -25,7 +26,7 @@ func int8Peaks(e *experiment.Env, roofs *experiment.Roofs, rep *report.Report) e
 		gp, err := compute.MeasureInt8Peak(e.Device, compute.CeilingOptions{Stop: e.Stopped})
 		switch {
 		case errors.Is(err, compute.ErrStopped):
-			return fmt.Errorf("gpu int8 peak: %w", experiment.ErrInterrupted)
+			return fmt.Errorf("gpu int8 peak: %w", env.ErrInterrupted)
 		case errors.Is(err, compute.ErrVerify):
 			return fmt.Errorf("gpu int8 peak: %w", err)
 		case err != nil:

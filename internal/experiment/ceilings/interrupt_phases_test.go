@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
@@ -64,7 +65,7 @@ func TestInterruptEndsCeilingsPromptly(t *testing.T) {
 					t.Logf("interrupted during %q: returned %v later, within one %s point (%v) on this loaded machine", phase, took, experiment.FmtBytes(onePointBytes), point)
 				}
 			}
-			if !errors.Is(err, experiment.ErrInterrupted) {
+			if !errors.Is(err, env.ErrInterrupted) {
 				t.Errorf("interrupted during %q: err = %v, want ErrInterrupted", phase, err)
 			}
 		})

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
@@ -102,7 +103,7 @@ func TestMachinePlans(t *testing.T) {
 				}
 
 				// The DRAM-level ceilings, both sides, and the label line.
-				e := &experiment.Env{Device: fakeDevice(), Host: hostsimd.Host{Threads: min(threads, hostsimd.MaxThreads())}}
+				e := &env.Env{Device: fakeDevice(), Host: hostsimd.Host{Threads: min(threads, hostsimd.MaxThreads())}}
 				st := &report.Staircase{}
 				for b := uint64(stairMin); b <= top; b *= step {
 					st.Points = append(st.Points, report.StairPoint{Side: report.SideCPU, Bytes: float64(b), GBs: curve(b)})
@@ -186,7 +187,7 @@ func TestMachinePlans(t *testing.T) {
 						}
 					}
 					c.Defaults()
-					if err := experiment.CheckMemory("quick", experiment.DataBytes(c, workload.All()), true); err != nil {
+					if err := env.CheckMemory("quick", experiment.DataBytes(c, workload.All()), true); err != nil {
 						t.Errorf("the quick suite's data refused: %v", err)
 					}
 				}

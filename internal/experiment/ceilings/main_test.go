@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 	"github.com/wgpu-prof/wgpu-prof/internal/testmem"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
@@ -15,9 +15,9 @@ import (
 func TestMain(m *testing.M) { os.Exit(testmem.Main(m)) }
 
 // openEnv opens the default adapter with a short measurement budget.
-func openEnv(t *testing.T) *experiment.Env {
+func openEnv(t *testing.T) *env.Env {
 	t.Helper()
-	e, err := experiment.Open(experiment.AdapterSelect{Index: -1}, timing.MeasureOpts{Budget: 300 * time.Millisecond, MaxRuns: 30}, false)
+	e, err := env.Open(env.AdapterSelect{Index: -1}, timing.MeasureOpts{Budget: 300 * time.Millisecond, MaxRuns: 30}, false)
 	if err != nil {
 		t.Fatalf("%v (run scripts/setup.sh)", err)
 	}

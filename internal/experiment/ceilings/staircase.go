@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
@@ -283,10 +284,10 @@ func cpuidNotes(levels []report.StairLevel, threads int) []string {
 // budget; the GPU sweep goes as far (within the adapter's binding limit
 // and the budget for its buffers). Each point's array is freed before the
 // next phase.
-func staircase(e *experiment.Env, quick bool, rep *report.Report) (*report.Staircase, error) {
+func staircase(e *env.Env, quick bool, rep *report.Report) (*report.Staircase, error) {
 	st := &report.Staircase{}
 	rep.Staircase = st // what was measured stays reported if the run stops
-	defer experiment.FreeMemory()
+	defer env.FreeMemory()
 	m := machine.Current()
 	threads := e.Host.ThreadCount()
 	runs := 3
@@ -297,7 +298,7 @@ func staircase(e *experiment.Env, quick bool, rep *report.Report) (*report.Stair
 	if quick {
 		step = 4
 	}
-	budget := uint64(experiment.MemoryBudget(quick))
+	budget := uint64(env.MemoryBudget(quick))
 	past := stairPast(m, threads)
 	e.Progressf("cache staircase: cpu read bandwidth from %d KiB until it stops changing (past %s, within the %s memory budget)",
 		stairMin>>10, experiment.FmtBytes(float64(past)), experiment.FmtBytes(float64(budget)))
@@ -307,7 +308,7 @@ func staircase(e *experiment.Env, quick bool, rep *report.Report) (*report.Stair
 		}
 		rc, err := hostsimd.MeasureReadUntil(int64(b), threads, runs, e.Stopped)
 		if errors.Is(err, hostsimd.ErrStopped) {
-			return report.StairPoint{}, fmt.Errorf("cache staircase (cpu, %s): %w", experiment.FmtBytes(float64(b)), experiment.ErrInterrupted)
+			return report.StairPoint{}, fmt.Errorf("cache staircase (cpu, %s): %w", experiment.FmtBytes(float64(b)), env.ErrInterrupted)
 		}
 		if err != nil {
 			return report.StairPoint{}, fmt.Errorf("staircase (cpu, %d bytes): %w", b, err)
@@ -319,7 +320,7 @@ func staircase(e *experiment.Env, quick bool, rep *report.Report) (*report.Stair
 	if err != nil {
 		return st, err
 	}
-	experiment.FreeMemory()
+	env.FreeMemory()
 	e.StairCap = ""
 	if !reached {
 		e.StairCap = fmt.Sprintf("the cpu staircase at %s, before its bandwidth stopped changing", experiment.FmtBytes(float64(top)))
@@ -335,7 +336,7 @@ func staircase(e *experiment.Env, quick bool, rep *report.Report) (*report.Stair
 			}
 			pt, err := compute.MeasureReadAtUntil(e.Device, b, runs, e.Stopped)
 			if errors.Is(err, compute.ErrStopped) {
-				return st, fmt.Errorf("cache staircase (gpu, %s): %w", experiment.FmtBytes(float64(b)), experiment.ErrInterrupted)
+				return st, fmt.Errorf("cache staircase (gpu, %s): %w", experiment.FmtBytes(float64(b)), env.ErrInterrupted)
 			}
 			if err != nil {
 				return nil, fmt.Errorf("staircase (gpu, %d bytes): %w", b, err)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
@@ -23,8 +23,8 @@ const (
 
 // OpenStream opens the selected adapter's device for RunStreamGPU (no
 // measurement options: the stream has its own runs).
-func OpenStream(sel experiment.AdapterSelect, noTimestamps bool) (*experiment.Env, error) {
-	return experiment.Open(sel, timing.MeasureOpts{}, noTimestamps)
+func OpenStream(sel env.AdapterSelect, noTimestamps bool) (*env.Env, error) {
+	return env.Open(sel, timing.MeasureOpts{}, noTimestamps)
 }
 
 // StreamConfig configures RunStreamCPU and RunStreamGPU.
@@ -43,11 +43,11 @@ func (c StreamConfig) Validate() error {
 		var fe *stream.FieldError
 		if errors.As(err, &fe) {
 			// The CLI's flags are the fields' names in lower case.
-			return experiment.Usage(fmt.Errorf("--%s %d: must be %s", strings.ToLower(fe.Field), fe.Value, fe.Want))
+			return env.Usage(fmt.Errorf("--%s %d: must be %s", strings.ToLower(fe.Field), fe.Value, fe.Want))
 		}
-		return experiment.Usage(err)
+		return env.Usage(err)
 	}
-	if err := experiment.CheckThreads(c.Threads); err != nil {
+	if err := env.CheckThreads(c.Threads); err != nil {
 		return err
 	}
 	// BabelStream's three arrays (and the GPU's staging of one).
@@ -55,7 +55,7 @@ func (c StreamConfig) Validate() error {
 	if c.F64 {
 		elem = 8
 	}
-	return experiment.CheckMemory(fmt.Sprintf("arraysize %d", c.ArraySize), 4*elem*float64(c.ArraySize), false)
+	return env.CheckMemory(fmt.Sprintf("arraysize %d", c.ArraySize), 4*elem*float64(c.ArraySize), false)
 }
 
 // StreamRun is one side's BabelStream-compatible result.
@@ -106,13 +106,13 @@ func RunStreamCPU(cfg StreamConfig) (StreamRun, error) {
 		return StreamRun{}, err
 	}
 	return StreamRun{
-		Side: "cpu", Device: fmt.Sprintf("%s, %v, %d threads", experiment.HostInfo(cfg.Host).CPU, r.Level, r.Threads),
+		Side: "cpu", Device: fmt.Sprintf("%s, %v, %d threads", env.HostInfo(cfg.Host).CPU, r.Level, r.Threads),
 		ArraySize: r.ArraySize, NumTimes: r.NumTimes, Sizeof: 4, Timed: "wall clock", Rows: rows, Threads: r.Threads,
 	}, nil
 }
 
 // RunStreamGPU runs the stream in WGSL on e's device (compute.RunStream).
-func RunStreamGPU(e *experiment.Env, cfg StreamConfig) (StreamRun, error) {
+func RunStreamGPU(e *env.Env, cfg StreamConfig) (StreamRun, error) {
 	r, err := compute.RunStream(e.Device, compute.StreamOptions{ArraySize: cfg.ArraySize, NumTimes: cfg.NumTimes, F64: cfg.F64})
 	if errors.Is(err, compute.ErrNoF64) {
 		return StreamRun{}, fmt.Errorf("stream: %w on %s: the adapter has no shader-f64 feature", ErrStreamF64, e.Device.Info.Name)
@@ -187,7 +187,7 @@ func streamKeys(rates map[stream.Kernel]float64) map[string]float64 {
 
 // streamIntoGPUCeilings does the same on the GPU over arrays of
 // c.Bytes: read (Dot) and copy.
-func streamIntoGPUCeilings(e *experiment.Env, c *compute.Ceilings) (map[string]float64, error) {
+func streamIntoGPUCeilings(e *env.Env, c *compute.Ceilings) (map[string]float64, error) {
 	r, err := compute.RunStream(e.Device, compute.StreamOptions{ArraySize: int(c.Bytes / 4), NumTimes: streamCeilingRuns})
 	if err != nil {
 		return nil, fmt.Errorf("gpu stream kernels for the ceilings: %w", err)

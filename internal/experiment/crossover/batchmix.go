@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
@@ -45,11 +46,11 @@ const MaxBatchMixSizes = 100_000
 // the line.
 func ParseBatchMix(path string) (BatchMix, error) {
 	bad := func(line int, format string, args ...any) error {
-		return &experiment.ParamError{Name: "batch-mix", Value: path, Limit: fmt.Sprintf("line %d: ", line) + fmt.Sprintf(format, args...)}
+		return &env.ParamError{Name: "batch-mix", Value: path, Limit: fmt.Sprintf("line %d: ", line) + fmt.Sprintf(format, args...)}
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return BatchMix{}, &experiment.ParamError{Name: "batch-mix", Value: path, Limit: err.Error()}
+		return BatchMix{}, &env.ParamError{Name: "batch-mix", Value: path, Limit: err.Error()}
 	}
 	defer f.Close()
 	counts := map[int]int64{}
@@ -97,7 +98,7 @@ func ParseBatchMix(path string) (BatchMix, error) {
 		m.Counts = append(m.Counts, counts[n])
 	}
 	if len(m.Sizes) == 0 {
-		return BatchMix{}, &experiment.ParamError{Name: "batch-mix", Value: path, Limit: "no calls (want one size per line, or 'size count' pairs)"}
+		return BatchMix{}, &env.ParamError{Name: "batch-mix", Value: path, Limit: "no calls (want one size per line, or 'size count' pairs)"}
 	}
 	return m, nil
 }
@@ -273,17 +274,17 @@ func MixOf(be report.BreakEven, mix BatchMix) report.MixResult {
 // reachMix returns cfg with w's batch size raised to the mix's largest
 // size, so that the sweep measures the sizes the mix prices; refused when
 // a data file fixes that size or the larger size fails the checks.
-func reachMix(c experiment.RunConfig, w *workload.Descriptor, mix *BatchMix, e *experiment.Env) (experiment.RunConfig, error) {
+func reachMix(c experiment.RunConfig, w *workload.Descriptor, mix *BatchMix, e *env.Env) (experiment.RunConfig, error) {
 	bp := w.BatchParam()
 	if mix == nil || bp == nil || bp.Int(&c.Config) == nil || *bp.Int(&c.Config) >= mix.Max() {
 		return c, nil
 	}
 	if file, ok := c.FileSized(w); ok {
-		return c, experiment.Usage(&experiment.ParamError{Name: "batch-mix", Value: mix.File, Limit: fmt.Sprintf("size %d is past the %s %d of %s", mix.Max(), bp.Name, *bp.Int(&c.Config), file)})
+		return c, env.Usage(&env.ParamError{Name: "batch-mix", Value: mix.File, Limit: fmt.Sprintf("size %d is past the %s %d of %s", mix.Max(), bp.Name, *bp.Int(&c.Config), file)})
 	}
 	*bp.Int(&c.Config) = mix.Max()
 	if _, err := c.Validate(e.Device); err != nil {
-		return c, experiment.Usage(&experiment.ParamError{Name: "batch-mix", Value: mix.File, Limit: fmt.Sprintf("the largest size %d: %v", mix.Max(), err)})
+		return c, env.Usage(&env.ParamError{Name: "batch-mix", Value: mix.File, Limit: fmt.Sprintf("the largest size %d: %v", mix.Max(), err)})
 	}
 	return c, nil
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
@@ -32,15 +32,15 @@ func TestParseBatchMix(t *testing.T) {
 	} {
 		os.WriteFile(p, []byte(c.text), 0o644)
 		_, err := ParseBatchMix(p)
-		var pe *experiment.ParamError
+		var pe *env.ParamError
 		if err == nil || !strings.Contains(err.Error(), c.want) || !asParam(err, &pe) || pe.Name != "batch-mix" {
 			t.Errorf("%q: got %v, want a batch-mix error containing %q", c.text, err, c.want)
 		}
 	}
 }
 
-func asParam(err error, pe **experiment.ParamError) bool {
-	p, ok := err.(*experiment.ParamError)
+func asParam(err error, pe **env.ParamError) bool {
+	p, ok := err.(*env.ParamError)
 	*pe = p
 	return ok
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
@@ -12,7 +13,7 @@ import (
 // BreakEven runs the adaptive crossover search of each configured
 // workload for the default comparisons (gpu vs cpu, V resident and
 // shipped per call); see BreakEvenSearch.
-func BreakEven(e *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
+func BreakEven(e *env.Env, cfg experiment.RunConfig, rep *report.Report) error {
 	return BreakEvenSearch(e, cfg, SearchConfig{}, rep)
 }
 
@@ -22,7 +23,7 @@ func BreakEven(e *experiment.Env, cfg experiment.RunConfig, rep *report.Report) 
 // bisection to ±10%), fits both sides' constrained models and reports the
 // measured and predicted crossovers (no ceilings: the rows carry times
 // and rates, not fractions of a roof).
-func BreakEvenSearch(e *experiment.Env, cfg experiment.RunConfig, sc SearchConfig, rep *report.Report) error {
+func BreakEvenSearch(e *env.Env, cfg experiment.RunConfig, sc SearchConfig, rep *report.Report) error {
 	cfg.Defaults()
 	ds, err := cfg.Validate(e.Device)
 	if err != nil {
@@ -36,7 +37,7 @@ func BreakEvenSearch(e *experiment.Env, cfg experiment.RunConfig, sc SearchConfi
 		for _, sp := range pair {
 			if sp.Workgroup > 0 {
 				if err := e.Device.CheckWorkgroup(sp.Workgroup); err != nil {
-					return &experiment.ParamError{Name: "sides", Value: sp.Label, Limit: err.Error()}
+					return &env.ParamError{Name: "sides", Value: sp.Label, Limit: err.Error()}
 				}
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
@@ -56,8 +57,8 @@ type SideRun struct {
 // cache holds the sides already measured on this workload (by label and
 // size), so a side two comparisons share is measured and reported once;
 // emitted marks the ones already returned as measurements.
-func SearchOne(e *experiment.Env, w *workload.Descriptor, cfg experiment.RunConfig, sc SearchConfig, sides [2]experiment.SideSpec, roofs experiment.Roofs, cache map[string]SideRun, emitted map[string]bool, rep *report.Report) ([]report.BreakEven, []report.Measurement, error) {
-	pr, err := e.Prepare(w, cfg.Config)
+func SearchOne(e *env.Env, w *workload.Descriptor, cfg experiment.RunConfig, sc SearchConfig, sides [2]experiment.SideSpec, roofs experiment.Roofs, cache map[string]SideRun, emitted map[string]bool, rep *report.Report) ([]report.BreakEven, []report.Measurement, error) {
+	pr, err := experiment.Prepare(e, w, cfg.Config)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", w.Name, err)
 	}
@@ -74,7 +75,7 @@ func SearchOne(e *experiment.Env, w *workload.Descriptor, cfg experiment.RunConf
 	opts := timing.SearchOpts{Sizes: experiment.BatchesFor(cfg, pr), Max: maxN, MaxReason: why, Deadline: time.Now().Add(budget)}
 	for _, n := range opts.Sizes {
 		if n > maxN {
-			return nil, nil, experiment.Invalid("batches", "", "%d is past the largest size %s can run (%s)", n, w.Name, why)
+			return nil, nil, env.Invalid("batches", "", "%d is past the largest size %s can run (%s)", n, w.Name, why)
 		}
 	}
 	opts.Refine = ps.probe
@@ -117,7 +118,7 @@ func SearchOne(e *experiment.Env, w *workload.Descriptor, cfg experiment.RunConf
 // disputed sizes measured a second time) and the cache shared with the
 // other searches of the command.
 type pairSearch struct {
-	e     *experiment.Env
+	e     *env.Env
 	w     *workload.Descriptor
 	cfg   experiment.RunConfig
 	sides [2]experiment.SideSpec
@@ -167,7 +168,7 @@ func (ps *pairSearch) measurePair(n, tight int, tag string) ([2]SideRun, error) 
 		return [2]SideRun{r, ps.cache[key+"|b"]}, nil
 	}
 	if e.Stopped() {
-		return [2]SideRun{}, fmt.Errorf("%s vs %s %s n=%d: %w", sides[0].Label, sides[1].Label, w.Name, n, experiment.ErrInterrupted)
+		return [2]SideRun{}, fmt.Errorf("%s vs %s %s n=%d: %w", sides[0].Label, sides[1].Label, w.Name, n, env.ErrInterrupted)
 	}
 	p, err := ps.prepared(n)
 	if err != nil {
@@ -183,12 +184,12 @@ func (ps *pairSearch) measurePair(n, tight int, tag string) ([2]SideRun, error) 
 	}()
 	for i, sp := range sides {
 		c := p.At(n, ps.knobs[i])
-		s, err := e.BuildSide(sp, c, &logs[i])
+		s, err := experiment.BuildSide(e, sp, c, &logs[i])
 		if err != nil {
 			return out, fmt.Errorf("%s %s n=%d: %w", sp.Label, w.Name, n, err)
 		}
 		ss[i], out[i].c = s, c
-		what := sp.Label + " " + w.Name + " " + experiment.ParamLabel(c.Params)
+		what := sp.Label + " " + w.Name + " " + env.ParamLabel(c.Params)
 		if _, err := experiment.VerifiedRun(what, s); err != nil {
 			return out, err
 		}
@@ -356,7 +357,7 @@ func cappedNote(sizes []int, res timing.SearchResult) string {
 // verified variant on this adapter at the default size, as run chooses it
 // (SelectVariant, cached per adapter; the choice goes to rep's summary), so
 // a break-even or a hybrid replay is against the GPU's best design.
-func SideKnobs(e *experiment.Env, w *workload.Descriptor, pr *workload.Prepared, cfg experiment.RunConfig, sides [2]experiment.SideSpec, rep *report.Report) ([2]workload.Knobs, error) {
+func SideKnobs(e *env.Env, w *workload.Descriptor, pr *workload.Prepared, cfg experiment.RunConfig, sides [2]experiment.SideSpec, rep *report.Report) ([2]workload.Knobs, error) {
 	var out [2]workload.Knobs
 	for i, sp := range sides {
 		k := workload.Knobs{Workgroup: cfg.Workgroup, Tile: cfg.Tile}
@@ -364,7 +365,7 @@ func SideKnobs(e *experiment.Env, w *workload.Descriptor, pr *workload.Prepared,
 			k.Workgroup = sp.Workgroup
 		}
 		if sp.IsGPU() {
-			kv, choice, err := e.SelectVariant(w, cfg.Config, pr, pr.Size, k, cfg.Retune, rep)
+			kv, choice, err := experiment.SelectVariant(e, w, cfg.Config, pr, pr.Size, k, cfg.Retune, rep)
 			if err != nil {
 				return out, fmt.Errorf("%s %s: %w", sp.Label, w.Name, err)
 			}
@@ -381,7 +382,7 @@ func SideKnobs(e *experiment.Env, w *workload.Descriptor, pr *workload.Prepared,
 // MeasureAgain builds both sides of case c, verifies each on a poisoned
 // output, measures them interleaved (timing.MeasurePair) and verifies
 // again: the second measurement of a disputed size.
-func MeasureAgain(e *experiment.Env, sides [2]experiment.SideSpec, c workload.Case) ([2]timing.Result, error) {
+func MeasureAgain(e *env.Env, sides [2]experiment.SideSpec, c workload.Case) ([2]timing.Result, error) {
 	var out [2]timing.Result
 	var ss [2]workload.Side
 	defer func() {
@@ -389,9 +390,9 @@ func MeasureAgain(e *experiment.Env, sides [2]experiment.SideSpec, c workload.Ca
 			s.Close()
 		}
 	}()
-	what := c.Name + " " + experiment.ParamLabel(c.Params)
+	what := c.Name + " " + env.ParamLabel(c.Params)
 	for i, sp := range sides {
-		s, err := e.BuildSide(sp, c, nil)
+		s, err := experiment.BuildSide(e, sp, c, nil)
 		if err != nil {
 			return out, fmt.Errorf("%s %s: %w", sp.Label, what, err)
 		}
@@ -666,12 +667,12 @@ func BatchField(w *workload.Descriptor, c *workload.Config) *int {
 // the default size, and what stops it there: the adapter's limits
 // (Config.Validate), the workload's own checks, a share of the host's
 // available memory, or the cap of maxGrow (default 64) × the default size.
-func extensionLimit(e *experiment.Env, w *workload.Descriptor, cfg experiment.RunConfig, pr *workload.Prepared, maxGrow int) (int, string) {
+func extensionLimit(e *env.Env, w *workload.Descriptor, cfg experiment.RunConfig, pr *workload.Prepared, maxGrow int) (int, string) {
 	limit, why, grows := experiment.SearchCap(w, cfg, pr.Size, maxGrow)
 	if !grows {
 		return limit, why
 	}
-	budget := experiment.MemoryBudget(cfg.QuickStaircase)
+	budget := env.MemoryBudget(cfg.QuickStaircase)
 	c0 := pr.At(pr.Size, workload.Knobs{})
 	perItem := c0.Bytes / float64(pr.Size)
 	size := pr.Size

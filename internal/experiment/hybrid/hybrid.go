@@ -13,6 +13,7 @@ import (
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/crossover"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 
 	"github.com/wgpu-prof/wgpu-prof/dispatch"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
@@ -41,7 +42,7 @@ func (f Fault) String(sides [2]experiment.SideSpec) string {
 // SIDE is a or b (the first or second of --sides).
 func ParseFault(s string) (Fault, error) {
 	bad := func(why string) (Fault, error) {
-		return Fault{}, experiment.Invalid("fault", s, "%s (want a:slow=3@500-1000 or b:fail@700-900)", why)
+		return Fault{}, env.Invalid("fault", s, "%s (want a:slow=3@500-1000 or b:fail@700-900)", why)
 	}
 	side, rest, ok := strings.Cut(s, ":")
 	if !ok {
@@ -121,7 +122,7 @@ type Config struct {
 // an oracle that routes by size with hindsight, with every request's
 // output verified, and reports each strategy's total against the better
 // single side, per-request times, shares and the dispatcher's switches.
-func Run(e *experiment.Env, cfg experiment.RunConfig, hc Config, rep *report.Report) error {
+func Run(e *env.Env, cfg experiment.RunConfig, hc Config, rep *report.Report) error {
 	hs, be, err := hybridSetup(e, cfg, hc, rep)
 	if err != nil {
 		return err
@@ -155,7 +156,7 @@ func Run(e *experiment.Env, cfg experiment.RunConfig, hc Config, rep *report.Rep
 // hybridSides holds the workload and both sides built at each size of
 // the stream, each verified once.
 type hybridSides struct {
-	e     *experiment.Env
+	e     *env.Env
 	w     *workload.Descriptor
 	pr    *workload.Prepared
 	sk    [2]workload.Knobs
@@ -173,17 +174,17 @@ func (hs *hybridSides) close() {
 
 // hybridSetup validates the run, prepares the workload and takes the
 // sides' profile (from hc.Profile or measured now).
-func hybridSetup(e *experiment.Env, cfg experiment.RunConfig, hc Config, rep *report.Report) (*hybridSides, *report.BreakEven, error) {
+func hybridSetup(e *env.Env, cfg experiment.RunConfig, hc Config, rep *report.Report) (*hybridSides, *report.BreakEven, error) {
 	cfg.Defaults()
 	ds, err := cfg.Validate(e.Device)
 	if err != nil {
 		return nil, nil, err
 	}
 	if len(ds) != 1 {
-		return nil, nil, &experiment.ParamError{Name: "kernel", Limit: "hybrid runs one workload: name it"}
+		return nil, nil, &env.ParamError{Name: "kernel", Limit: "hybrid runs one workload: name it"}
 	}
 	w := ds[0]
-	pr, err := e.Prepare(w, cfg.Config)
+	pr, err := experiment.Prepare(e, w, cfg.Config)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", w.Name, err)
 	}
@@ -220,7 +221,7 @@ func (hs *hybridSides) build(ns []int) error {
 	hs.e.Progressf("hybrid: building %s and %s at %d sizes", hs.sides[0].Label, hs.sides[1].Label, len(distinct))
 	for _, n := range slices.Sorted(maps.Keys(distinct)) {
 		for i, sp := range hs.sides {
-			s, err := hs.e.BuildSide(sp, hs.pr.At(n, hs.sk[i]), nil)
+			s, err := experiment.BuildSide(hs.e, sp, hs.pr.At(n, hs.sk[i]), nil)
 			if err != nil {
 				return fmt.Errorf("hybrid: %s n=%d: %w", sp.Label, n, err)
 			}
@@ -237,7 +238,7 @@ func (hs *hybridSides) build(ns []int) error {
 // description. The default stream (no sizes, no range, a measured
 // crossover) covers a range where neither side alone is the answer,
 // found by a pilot in the replay's own context.
-func hybridStreamOf(e *experiment.Env, hs *hybridSides, hc Config, be *report.BreakEven) ([]int, string, error) {
+func hybridStreamOf(e *env.Env, hs *hybridSides, hc Config, be *report.BreakEven) ([]int, string, error) {
 	var pilotNote string
 	if len(hc.Sizes) == 0 && hc.Min == 0 && hc.Max == 0 && be.Search != nil && be.Search.Found {
 		grid := hybridCandidates(be, hs.pr.Size)
@@ -356,7 +357,7 @@ func quantile(sorted []float64, p float64) float64 {
 
 // hybridProfile takes the two sides' break-even from the given report, or
 // measures it now.
-func hybridProfile(e *experiment.Env, w *workload.Descriptor, cfg experiment.RunConfig, hc Config, rep *report.Report) (*report.BreakEven, error) {
+func hybridProfile(e *env.Env, w *workload.Descriptor, cfg experiment.RunConfig, hc Config, rep *report.Report) (*report.BreakEven, error) {
 	if hc.Profile != nil {
 		return ProfileOf(hc.Profile, w.Name, hc.Sides)
 	}
@@ -380,7 +381,7 @@ func ProfileOf(r *report.Report, workload string, sides [2]experiment.SideSpec) 
 		if be.Workload == workload && be.Clock == "end-to-end" && len(be.Sides) == 2 &&
 			be.Sides[0] == sides[0].Label && be.Sides[1] == sides[1].Label && be.ModelA != nil && be.ModelB != nil {
 			if len(be.ModelA.Segments) == 0 || len(be.ModelB.Segments) == 0 {
-				return nil, &experiment.ParamError{Name: "profile", Limit: fmt.Sprintf("the break-even of %s with sides %s,%s has a model with no segments", workload, sides[0].Label, sides[1].Label)}
+				return nil, &env.ParamError{Name: "profile", Limit: fmt.Sprintf("the break-even of %s with sides %s,%s has a model with no segments", workload, sides[0].Label, sides[1].Label)}
 			}
 			return &be, nil
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 
 	"github.com/wgpu-prof/wgpu-prof/dispatch"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
@@ -19,7 +20,7 @@ import (
 // replay runs a stream through a list of strategies and records, per
 // strategy, every request's time, side and flags.
 type replay struct {
-	e      *experiment.Env
+	e      *env.Env
 	hc     Config
 	built  [2]map[int]workload.Side
 	stream []int
@@ -128,7 +129,7 @@ func (r *replay) run() error {
 			for j := range r.strats {
 				k := williams(len(r.strats), round, j)
 				if r.e.Stopped() {
-					return fmt.Errorf("hybrid: replay %d, request %d: %w", rp+1, c0, experiment.ErrInterrupted)
+					return fmt.Errorf("hybrid: replay %d, request %d: %w", rp+1, c0, env.ErrInterrupted)
 				}
 				if err := r.chunk(k, rp, c0); err != nil {
 					return err

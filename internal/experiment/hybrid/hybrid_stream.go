@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
@@ -19,7 +20,7 @@ func hybridStream(hc Config, be *report.BreakEven, size int) ([]int, string, err
 	if len(hc.Sizes) > 0 {
 		for i, n := range hc.Sizes {
 			if n < 1 || n > size {
-				return nil, "", &experiment.ParamError{Name: "sizes-file", Limit: fmt.Sprintf("size %d (line %d) outside [1, %d] (the workload's size; raise it with n, q or nodes)", n, i+1, size)}
+				return nil, "", &env.ParamError{Name: "sizes-file", Limit: fmt.Sprintf("size %d (line %d) outside [1, %d] (the workload's size; raise it with n, q or nodes)", n, i+1, size)}
 			}
 		}
 		return hc.Sizes, fmt.Sprintf("%d sizes from a file", len(hc.Sizes)), nil
@@ -40,7 +41,7 @@ func hybridStream(hc Config, be *report.BreakEven, size int) ([]int, string, err
 			}
 		}
 		if lo < 1 || hi > size || lo > hi {
-			return nil, "", experiment.Invalid("min", lo, "with max %d: want 1 ≤ min ≤ max ≤ %d (the workload's size)", hi, size)
+			return nil, "", env.Invalid("min", lo, "with max %d: want 1 ≤ min ≤ max ≤ %d (the workload's size)", hi, size)
 		}
 		grid := hc.Grid
 		if grid <= 0 {
@@ -107,7 +108,7 @@ type pilot struct {
 // context: each request poisoned before and verified after its call, one
 // side's calls in a row (a round of every size, in a shuffled order, then
 // the other side's), pilotCalls rounds, the sides' order alternating.
-func hybridPilot(e *experiment.Env, hc Config, built [2]map[int]workload.Side, grid []int) (pilot, error) {
+func hybridPilot(e *env.Env, hc Config, built [2]map[int]workload.Side, grid []int) (pilot, error) {
 	sizes := slices.Compact(slices.Clone(grid))
 	times := [2]map[int][]float64{{}, {}}
 	r := rand.New(rand.NewPCG(hc.Seed, 0x5851f42d4c957f2d))
@@ -120,7 +121,7 @@ func hybridPilot(e *experiment.Env, hc Config, built [2]map[int]workload.Side, g
 		for j := range 2 {
 			i := (round + j) % 2
 			if e.Stopped() {
-				return pilot{}, fmt.Errorf("hybrid: pilot: %w", experiment.ErrInterrupted)
+				return pilot{}, fmt.Errorf("hybrid: pilot: %w", env.ErrInterrupted)
 			}
 			r.Shuffle(len(sizes), func(a, b int) { sizes[a], sizes[b] = sizes[b], sizes[a] })
 			if _, err := call(i, sizes[0]); err != nil { // warm, untimed

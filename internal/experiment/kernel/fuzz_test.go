@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 )
 
 // FuzzParseBufferSpec: --buffer specs never panic; an accepted one has a
@@ -17,7 +18,7 @@ func FuzzParseBufferSpec(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		b, err := ParseBufferSpec(s)
 		if err != nil {
-			var pe *experiment.ParamError
+			var pe *env.ParamError
 			if !errors.As(err, &pe) || pe.Name != "buffer" {
 				t.Fatalf("error is not a ParamError naming buffer: %v", err)
 			}

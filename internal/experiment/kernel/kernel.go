@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
@@ -61,18 +62,18 @@ func (c Config) points() ([]kernelPoint, *wgpu.WGSLModuleInfo, error) {
 		return nil, nil, err
 	}
 	if len(c.Dispatch) == 0 || len(c.Dispatch) > 3 {
-		return nil, nil, experiment.Invalid("dispatch", "", "want X[,Y[,Z]], got %d values", len(c.Dispatch))
+		return nil, nil, env.Invalid("dispatch", "", "want X[,Y[,Z]], got %d values", len(c.Dispatch))
 	}
 	values := []float64{0}
 	if c.SweepName != "" {
 		if _, ok := info.Overrides[c.SweepName]; !ok {
-			return nil, nil, &experiment.ParamError{Name: "sweep", Value: c.SweepName, Limit: "the shader has no override constant " + c.SweepName}
+			return nil, nil, &env.ParamError{Name: "sweep", Value: c.SweepName, Limit: "the shader has no override constant " + c.SweepName}
 		}
 		if _, clash := c.Constants[c.SweepName]; clash {
-			return nil, nil, &experiment.ParamError{Name: "sweep", Value: c.SweepName, Limit: "also given as a constant: name it once"}
+			return nil, nil, &env.ParamError{Name: "sweep", Value: c.SweepName, Limit: "also given as a constant: name it once"}
 		}
 		if len(c.SweepValues) == 0 {
-			return nil, nil, &experiment.ParamError{Name: "sweep", Value: c.SweepName, Limit: "no values"}
+			return nil, nil, &env.ParamError{Name: "sweep", Value: c.SweepName, Limit: "no values"}
 		}
 		values = c.SweepValues
 	}
@@ -97,10 +98,10 @@ func (c Config) points() ([]kernelPoint, *wgpu.WGSLModuleInfo, error) {
 		for i, expr := range c.Dispatch {
 			n, err := info.EvalInt(expr, set)
 			if err != nil {
-				return nil, nil, &experiment.ParamError{Name: "dispatch", Value: strings.Join(c.Dispatch, ","), Limit: err.Error()}
+				return nil, nil, &env.ParamError{Name: "dispatch", Value: strings.Join(c.Dispatch, ","), Limit: err.Error()}
 			}
 			if n < 1 || n > 1<<32-1 {
-				return nil, nil, &experiment.ParamError{Name: "dispatch", Value: strings.Join(c.Dispatch, ","), Limit: fmt.Sprintf("%c = %d at %s: must be ≥ 1", "XYZ"[i], n, kp.label)}
+				return nil, nil, &env.ParamError{Name: "dispatch", Value: strings.Join(c.Dispatch, ","), Limit: fmt.Sprintf("%c = %d at %s: must be ≥ 1", "XYZ"[i], n, kp.label)}
 			}
 			kp.dispatch[i] = uint32(n)
 		}
@@ -112,7 +113,7 @@ func (c Config) points() ([]kernelPoint, *wgpu.WGSLModuleInfo, error) {
 // Run profiles a user's compute shader: the GPU ceilings of this run,
 // then each configuration (one, or one per swept constant value) checked
 // for repeatable, finite output, timed, and placed against the ceilings.
-func Run(e *experiment.Env, cfg Config, rep *report.Report) error {
+func Run(e *env.Env, cfg Config, rep *report.Report) error {
 	pts, _, err := cfg.points()
 	if err != nil {
 		return err
@@ -166,7 +167,7 @@ func Run(e *experiment.Env, cfg Config, rep *report.Report) error {
 
 // buildAll builds the kernel of every configuration; on an error the
 // kernels built so far are returned with it, for the caller to release.
-func buildAll(e *experiment.Env, cfg Config, pts []kernelPoint) ([]*compute.UserKernel, error) {
+func buildAll(e *env.Env, cfg Config, pts []kernelPoint) ([]*compute.UserKernel, error) {
 	uks := make([]*compute.UserKernel, len(pts))
 	for i, pt := range pts {
 		var err error
@@ -184,7 +185,7 @@ func buildAll(e *experiment.Env, cfg Config, pts []kernelPoint) ([]*compute.User
 // measurePoint measures one configuration's kernel k, checked for
 // repeatable, finite output before and after timing, and places it
 // against the GPU ceilings gc.
-func measurePoint(e *experiment.Env, cfg Config, name string, k *compute.UserKernel, pt kernelPoint, gc compute.Ceilings, rep *report.Report) (report.Measurement, error) {
+func measurePoint(e *env.Env, cfg Config, name string, k *compute.UserKernel, pt kernelPoint, gc compute.Ceilings, rep *report.Report) (report.Measurement, error) {
 	bytes, estimated := cfg.Bytes, false
 	if bytes == 0 {
 		bytes, estimated = k.DeclaredBytes(), true
@@ -193,7 +194,7 @@ func measurePoint(e *experiment.Env, cfg Config, name string, k *compute.UserKer
 	for _, c := range sortedConsts(pt.consts) {
 		params = append(params, experiment.ParamOf(c, pt.consts[c]))
 	}
-	e.Progressf("gpu  %s %s", name, experiment.ParamLabel(params))
+	e.Progressf("gpu  %s %s", name, env.ParamLabel(params))
 	side := workload.Side{
 		Poison: func() {},
 		Run: func() (timing.Sample, error) {
@@ -262,7 +263,7 @@ func sortedConsts(c wgpu.Constants) []string {
 // --buffer).
 func ParseBufferSpec(s string) (compute.BufferSpec, error) {
 	bad := func(why string) (compute.BufferSpec, error) {
-		return compute.BufferSpec{}, experiment.Invalid("buffer", s, "%s (want NAME=TYPE:COUNT[:INIT], e.g. x=f32:1048576:rand)", why)
+		return compute.BufferSpec{}, env.Invalid("buffer", s, "%s (want NAME=TYPE:COUNT[:INIT], e.g. x=f32:1048576:rand)", why)
 	}
 	name, rest, ok := strings.Cut(s, "=")
 	name = strings.TrimSpace(name)
@@ -308,14 +309,14 @@ func CheckConfig(c Config) error {
 			found = found || e == c.Entry
 		}
 		if !found {
-			return &experiment.ParamError{Name: "entry", Value: c.Entry, Limit: fmt.Sprintf("the shader has no @compute entry point %s (have %s)", c.Entry, strings.Join(info.Entries, ", "))}
+			return &env.ParamError{Name: "entry", Value: c.Entry, Limit: fmt.Sprintf("the shader has no @compute entry point %s (have %s)", c.Entry, strings.Join(info.Entries, ", "))}
 		}
 	} else if len(info.Entries) != 1 {
-		return &experiment.ParamError{Name: "entry", Limit: fmt.Sprintf("the shader has %d @compute entry points (%s): name one", len(info.Entries), strings.Join(info.Entries, ", "))}
+		return &env.ParamError{Name: "entry", Limit: fmt.Sprintf("the shader has %d @compute entry points (%s): name one", len(info.Entries), strings.Join(info.Entries, ", "))}
 	}
 	for k := range c.Constants {
 		if _, ok := info.Overrides[k]; !ok {
-			return &experiment.ParamError{Name: "const", Value: k, Limit: "the shader has no override constant " + k}
+			return &env.ParamError{Name: "const", Value: k, Limit: "the shader has no override constant " + k}
 		}
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
@@ -40,10 +41,10 @@ func TwinWorkloads() []string {
 // and its dispatch evaluated with N = n; its output is checked against the
 // twin's float64 reference before and after timing. The break-even is
 // timing.CompareExecutors over batch sizes from 1 to the twin's size.
-func Twin(ctx context.Context, e *experiment.Env, kc Config, twin string, rc experiment.RunConfig, budget time.Duration, rep *report.Report) error {
+func Twin(ctx context.Context, e *env.Env, kc Config, twin string, rc experiment.RunConfig, budget time.Duration, rep *report.Report) error {
 	w, err := workload.Lookup(twin)
 	if err != nil {
-		return experiment.Usage(&experiment.ParamError{Name: "cpu-twin", Value: twin, Limit: err.Error()})
+		return env.Usage(&env.ParamError{Name: "cpu-twin", Value: twin, Limit: err.Error()})
 	}
 	rc.Workloads = []string{twin}
 	rc.Defaults()
@@ -55,7 +56,7 @@ func Twin(ctx context.Context, e *experiment.Env, kc Config, twin string, rc exp
 		return err
 	}
 	if pr.At(1, workload.Knobs{}).Twin == nil {
-		return experiment.Usage(&experiment.ParamError{Name: "cpu-twin", Value: twin, Limit: fmt.Sprintf("has no kernel interface (have %v)", TwinWorkloads())})
+		return env.Usage(&env.ParamError{Name: "cpu-twin", Value: twin, Limit: fmt.Sprintf("has no kernel interface (have %v)", TwinWorkloads())})
 	}
 	info, err := wgpu.ScanWGSL(kc.Source)
 	if err != nil {
@@ -111,7 +112,7 @@ func f32le(v []float32) []byte {
 // (added where the user declared none), the overrides N and D are set where
 // the shader declares them, and the dispatch expressions are evaluated at
 // N = n. Verify checks the output against the twin's reference.
-func twinKernelCall(e *experiment.Env, kc Config, info *wgpu.WGSLModuleInfo, dim int, pr *workload.Prepared, name string, n int) (timing.Call, error) {
+func twinKernelCall(e *env.Env, kc Config, info *wgpu.WGSLModuleInfo, dim int, pr *workload.Prepared, name string, n int) (timing.Call, error) {
 	c := pr.At(n, workload.Knobs{})
 	tw := c.Twin
 	set := map[string]int64{"N": int64(n)}
@@ -132,7 +133,7 @@ func twinKernelCall(e *experiment.Env, kc Config, info *wgpu.WGSLModuleInfo, dim
 	for i, expr := range kc.Dispatch {
 		v, err := info.EvalInt(expr, set)
 		if err != nil || v < 1 || v > 1<<32-1 {
-			return timing.Call{}, &experiment.ParamError{Name: "dispatch", Value: expr, Limit: fmt.Sprintf("at N = %d: %v (value %d)", n, err, v)}
+			return timing.Call{}, &env.ParamError{Name: "dispatch", Value: expr, Limit: fmt.Sprintf("at N = %d: %v (value %d)", n, err, v)}
 		}
 		dispatch[i] = uint32(v)
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
@@ -21,10 +21,10 @@ type Config struct {
 // Validate checks the configuration, naming the bad flag.
 func (c Config) Validate() error {
 	if c.Rounds != 0 && (c.Rounds < 3 || c.Rounds > 1000) {
-		return experiment.Usage(fmt.Errorf("--rounds %d: must be in 3..1000", c.Rounds))
+		return env.Usage(fmt.Errorf("--rounds %d: must be in 3..1000", c.Rounds))
 	}
 	if c.MaxBytes != 0 && c.MaxBytes < 4 {
-		return experiment.Usage(fmt.Errorf("--max-bytes %d: must be at least 4", c.MaxBytes))
+		return env.Usage(fmt.Errorf("--max-bytes %d: must be at least 4", c.MaxBytes))
 	}
 	return nil
 }
@@ -37,15 +37,15 @@ var QuickLatency = Config{Rounds: 5, MaxBytes: 4 << 20}
 // the round trip of an empty and of a tiny call, the cost per dispatch at
 // K = 1 … 64 per submit, and readback and upload against bytes, every call
 // verified (compute.MeasureLatency).
-func Measure(e *experiment.Env, c Config) (*timing.Anatomy, error) {
+func Measure(e *env.Env, c Config) (*timing.Anatomy, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
 	if c.MaxBytes > e.Device.Limits.MaxBufferSize {
-		return nil, experiment.Usage(fmt.Errorf("--max-bytes %d: above the adapter's maxBufferSize %d", c.MaxBytes, e.Device.Limits.MaxBufferSize))
+		return nil, env.Usage(fmt.Errorf("--max-bytes %d: above the adapter's maxBufferSize %d", c.MaxBytes, e.Device.Limits.MaxBufferSize))
 	}
 	if e.Stopped() {
-		return nil, fmt.Errorf("before the latency anatomy: %w", experiment.ErrInterrupted)
+		return nil, fmt.Errorf("before the latency anatomy: %w", env.ErrInterrupted)
 	}
 	e.Progressf("gpu  call latency anatomy (empty and tiny calls, K dispatches per submit, readback and upload curves)")
 	return compute.MeasureLatency(context.Background(), e.Device, compute.LatencyOptions{Rounds: c.Rounds, MaxBytes: c.MaxBytes})
@@ -53,7 +53,7 @@ func Measure(e *experiment.Env, c Config) (*timing.Anatomy, error) {
 
 // CallAnatomy measures the anatomy for a run's report and states it in
 // one summary line.
-func CallAnatomy(e *experiment.Env, quick bool, rep *report.Report) error {
+func CallAnatomy(e *env.Env, quick bool, rep *report.Report) error {
 	c := Config{}
 	if quick {
 		c = QuickLatency

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/crossover"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 
 	"github.com/google/pprof/profile"
 
@@ -52,7 +53,7 @@ var planOpFiles = []string{"vectors", "queries", "graph"}
 // ','.
 func ParseOp(s string) (Op, error) {
 	bad := func(format string, args ...any) error {
-		return &experiment.ParamError{Name: "op", Value: fmt.Sprintf("%q", s), Limit: fmt.Sprintf(format, args...)}
+		return &env.ParamError{Name: "op", Value: fmt.Sprintf("%q", s), Limit: fmt.Sprintf(format, args...)}
 	}
 	i := -1
 	for k := len(s) - 1; k > 0; k-- {
@@ -134,15 +135,15 @@ type ProfileShare struct {
 func ProfileShares(path string, res []*regexp.Regexp) (shares []ProfileShare, total int64, unit string, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, 0, "", &experiment.ParamError{Name: "pprof", Value: path, Limit: err.Error()}
+		return nil, 0, "", &env.ParamError{Name: "pprof", Value: path, Limit: err.Error()}
 	}
 	defer f.Close()
 	p, err := profile.Parse(f)
 	if err != nil {
-		return nil, 0, "", &experiment.ParamError{Name: "pprof", Value: path, Limit: "not a pprof profile: " + err.Error()}
+		return nil, 0, "", &env.ParamError{Name: "pprof", Value: path, Limit: "not a pprof profile: " + err.Error()}
 	}
 	if len(p.SampleType) == 0 || len(p.Sample) == 0 {
-		return nil, 0, "", &experiment.ParamError{Name: "pprof", Value: path, Limit: "the profile has no samples"}
+		return nil, 0, "", &env.ParamError{Name: "pprof", Value: path, Limit: "the profile has no samples"}
 	}
 	idx, cnt := len(p.SampleType)-1, -1
 	for i, st := range p.SampleType {
@@ -185,7 +186,7 @@ func ProfileShares(path string, res []*regexp.Regexp) (shares []ProfileShare, to
 		}
 	}
 	if total <= 0 {
-		return nil, 0, "", &experiment.ParamError{Name: "pprof", Value: path, Limit: "the profile's samples sum to zero"}
+		return nil, 0, "", &env.ParamError{Name: "pprof", Value: path, Limit: "the profile's samples sum to zero"}
 	}
 	for i := range shares {
 		for name := range seen[i] {
@@ -759,7 +760,7 @@ func DefaultBatch(cfg experiment.RunConfig, name string) (int, error) {
 // MeasureBreakEven measures the end-to-end CPU-vs-GPU break-even of
 // workload at cfg's sizes reaching the largest size of mix (nil: the
 // default size), into rep, and returns it.
-func MeasureBreakEven(e *experiment.Env, cfg experiment.RunConfig, name string, mix *crossover.BatchMix, budget time.Duration, rep *report.Report) (report.BreakEven, error) {
+func MeasureBreakEven(e *env.Env, cfg experiment.RunConfig, name string, mix *crossover.BatchMix, budget time.Duration, rep *report.Report) (report.BreakEven, error) {
 	cfg.Workloads = []string{name}
 	cpu, _ := experiment.ParseSide("cpu")
 	gpu, _ := experiment.ParseSide("gpu")

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 
 	"github.com/google/pprof/profile"
 
@@ -19,15 +19,15 @@ import (
 func readProfile(name, path string) (*profile.Profile, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, &experiment.ParamError{Name: name, Value: path, Limit: err.Error()}
+		return nil, &env.ParamError{Name: name, Value: path, Limit: err.Error()}
 	}
 	defer f.Close()
 	p, err := profile.Parse(f)
 	if err != nil {
-		return nil, &experiment.ParamError{Name: name, Value: path, Limit: "not a pprof profile: " + err.Error()}
+		return nil, &env.ParamError{Name: name, Value: path, Limit: "not a pprof profile: " + err.Error()}
 	}
 	if len(p.SampleType) == 0 || len(p.Sample) == 0 {
-		return nil, &experiment.ParamError{Name: name, Value: path, Limit: "the profile has no samples"}
+		return nil, &env.ParamError{Name: name, Value: path, Limit: "the profile has no samples"}
 	}
 	return p, nil
 }
@@ -74,7 +74,7 @@ func ProfileTop(path string, k int) ([]FuncShare, error) {
 		}
 	}
 	if total <= 0 {
-		return nil, &experiment.ParamError{Name: "pprof", Value: path, Limit: "the profile's samples sum to zero"}
+		return nil, &env.ParamError{Name: "pprof", Value: path, Limit: "the profile's samples sum to zero"}
 	}
 	var out []FuncShare
 	for name, v := range cum {
@@ -122,7 +122,7 @@ func NoMatchError(path string, res []*regexp.Regexp, shares []ProfileShare) erro
 	for _, f := range top {
 		names = append(names, fmt.Sprintf("%s (%.1f%%)", f.Name, 100*f.Share))
 	}
-	return experiment.Usage(&experiment.ParamError{Name: "op", Value: strings.Join(none, ", "),
+	return env.Usage(&env.ParamError{Name: "op", Value: strings.Join(none, ", "),
 		Limit: "matches no function of " + path + "; its top functions (cumulative CPU): " + strings.Join(names, ", ")})
 }
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/latency"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
@@ -17,7 +17,7 @@ import (
 // cost of a call (its dispatch fit at K = 0, or the tiny call), the rates
 // the slopes of its upload and readback curves.
 type anatomyTaxes struct {
-	e   *experiment.Env
+	e   *env.Env
 	cfg latency.Config
 	rep *report.Report
 }
@@ -25,7 +25,7 @@ type anatomyTaxes struct {
 // Taxes returns the source of the GPU taxes on e's device: the latency
 // anatomy, reused from rep when it holds one for this adapter, else
 // measured (with cfg) into it.
-func Taxes(e *experiment.Env, cfg latency.Config, rep *report.Report) TaxSource {
+func Taxes(e *env.Env, cfg latency.Config, rep *report.Report) TaxSource {
 	return anatomyTaxes{e: e, cfg: cfg, rep: rep}
 }
 
@@ -92,7 +92,7 @@ func LatencyConfigFor(quick bool) latency.Config {
 // buffers of bytes (the roof a kernel's time is placed under) into rep's
 // GPU ceilings, unless rep has them already; withInt8, the int8
 // dot-product peak too (report.Int8PeakKey).
-func GPURoof(e *experiment.Env, bytes uint64, withInt8 bool, rep *report.Report) (timing.Roof, error) {
+func GPURoof(e *env.Env, bytes uint64, withInt8 bool, rep *report.Report) (timing.Roof, error) {
 	if withInt8 && !(rep.Ceilings.GPU[report.Int8PeakKey] > 0) {
 		e.Progressf("gpu int8 dot-product peak")
 		p, err := compute.MeasureInt8Peak(e.Device, compute.CeilingOptions{Stop: e.Stopped})

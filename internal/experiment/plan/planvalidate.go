@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/crossover"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
@@ -64,7 +64,7 @@ func Validate(pl report.Plan, after string, before, afterWall float64, ported st
 		ops = append(ops, portedOp{op.Regex, t})
 	}
 	if len(ops) == 0 {
-		return nil, experiment.Usage(experiment.Invalid("validate", after, "no operation has a call count (calls=N in --op, or a mix file's counts): nothing to validate"))
+		return nil, env.Usage(env.Invalid("validate", after, "no operation has a call count (calls=N in --op, or a mix file's counts): nothing to validate"))
 	}
 	rest := beforeWall * (1 - opsShare)
 	measured := afterWall - rest

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
@@ -20,10 +20,10 @@ func ParseBackendList(s string) ([]string, error) {
 	for _, part := range strings.Split(s, ",") {
 		b, err := wgpu.ParseBackend(part)
 		if err != nil || b == wgpu.BackendUndefined {
-			return nil, experiment.Usage(fmt.Errorf("--backend %q: %q is not one backend (want vulkan, metal, d3d12 or gl)", s, strings.TrimSpace(part)))
+			return nil, env.Usage(fmt.Errorf("--backend %q: %q is not one backend (want vulkan, metal, d3d12 or gl)", s, strings.TrimSpace(part)))
 		}
 		if seen[b.String()] {
-			return nil, experiment.Usage(fmt.Errorf("--backend %q: %s is named twice", s, b))
+			return nil, env.Usage(fmt.Errorf("--backend %q: %s is named twice", s, b))
 		}
 		seen[b.String()] = true
 		out = append(out, b.String())

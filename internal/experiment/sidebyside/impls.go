@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
@@ -16,7 +16,7 @@ import (
 func ParseImplList(s string) ([]string, error) {
 	impls, err := wgpu.ParseImpls(s)
 	if err != nil {
-		return nil, experiment.Usage(fmt.Errorf("--impl %q: %w", s, err))
+		return nil, env.Usage(fmt.Errorf("--impl %q: %w", s, err))
 	}
 	var out []string
 	for _, i := range impls {

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 	"github.com/wgpu-prof/wgpu-prof/timing"
@@ -82,7 +82,7 @@ func TestParseImplList(t *testing.T) {
 		t.Errorf("ParseImplList: %v %v", got, err)
 	}
 	for _, bad := range []string{"dawn,dawn", "vulkan", ""} {
-		if _, err := ParseImplList(bad); err == nil || !experiment.IsUsage(err) {
+		if _, err := ParseImplList(bad); err == nil || !env.IsUsage(err) {
 			t.Errorf("ParseImplList(%q): %v, want a usage error", bad, err)
 		}
 	}

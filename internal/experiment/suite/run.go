@@ -7,6 +7,7 @@ import (
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/ceilings"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/crossover"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/latency"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
@@ -17,7 +18,7 @@ import (
 
 // Run runs the default suite: ceilings, then each workload at its
 // default size on both sides, then its break-even sweep, then the summary.
-func Run(e *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error {
+func Run(e *env.Env, cfg experiment.RunConfig, rep *report.Report) error {
 	cfg.Defaults()
 	ds, err := cfg.Validate(e.Device)
 	if err != nil {
@@ -87,13 +88,13 @@ func Run(e *experiment.Env, cfg experiment.RunConfig, rep *report.Report) error 
 
 // runWorkload measures one workload of the suite: its variant selection,
 // break-even sweep, the rows at its default size and the timestamp cost.
-func runWorkload(e *experiment.Env, w *workload.Descriptor, cfg experiment.RunConfig, knobs workload.Knobs, roofs experiment.Roofs, rep *report.Report) error {
-	pr, err := e.Prepare(w, cfg.Config)
+func runWorkload(e *env.Env, w *workload.Descriptor, cfg experiment.RunConfig, knobs workload.Knobs, roofs experiment.Roofs, rep *report.Report) error {
+	pr, err := experiment.Prepare(e, w, cfg.Config)
 	if err != nil {
 		return fmt.Errorf("%s: %w", w.Name, err)
 	}
 	batches := experiment.BatchesFor(cfg, pr)
-	kv, choice, err := e.SelectVariant(w, cfg.Config, pr, pr.Size, knobs, cfg.Retune, rep)
+	kv, choice, err := experiment.SelectVariant(e, w, cfg.Config, pr, pr.Size, knobs, cfg.Retune, rep)
 	if err != nil {
 		return err
 	}
@@ -126,7 +127,7 @@ func runWorkload(e *experiment.Env, w *workload.Descriptor, cfg experiment.RunCo
 	// other points are summarized by the break-even, not repeated as rows.
 	ms := atBatch(sweep, batches, pr.Size)
 	if ms == nil {
-		if ms, err = e.MeasureCase(at(pr.Size), roofs); err != nil {
+		if ms, err = experiment.MeasureCase(e, at(pr.Size), roofs); err != nil {
 			return err
 		}
 	}
@@ -161,7 +162,7 @@ func atBatch(sweep []report.Measurement, batches []int, n int) []report.Measurem
 // a ratio with its 95% interval (timing.Ratio). An overhead whose interval
 // lies wholly above TimestampOverheadLimit is flagged in the warnings.
 // METHOD.md, "Profiling overhead".
-func timestampOverhead(e *experiment.Env, c workload.Case, withTimer report.Measurement, rep *report.Report) error {
+func timestampOverhead(e *env.Env, c workload.Case, withTimer report.Measurement, rep *report.Report) error {
 	if e.Timer == nil || c.GPU == nil {
 		return nil
 	}
@@ -186,7 +187,7 @@ func timestampOverhead(e *experiment.Env, c workload.Case, withTimer report.Meas
 	}
 	r := timing.Ratio(on, off)
 	ci := fmt.Sprintf("95%% CI %+.1f%% … %+.1f%%", 100*(r.Lo-1), 100*(r.Hi-1))
-	where := fmt.Sprintf("at %s (on %s, off %s)", experiment.ParamLabel(c.Params), on, off)
+	where := fmt.Sprintf("at %s (on %s, off %s)", env.ParamLabel(c.Params), on, off)
 	line := fmt.Sprintf("%s: timestamp queries cost %+.1f%% end to end (%s) %s", c.Name, 100*(r.Median-1), ci, where)
 	switch {
 	case r.Lo > 1+TimestampOverheadLimit:
@@ -209,12 +210,12 @@ const TimestampOverheadLimit = 0.05
 
 // breakEven sweeps batch sizes and fits both sides, on end-to-end time
 // and (when timestamps work) on kernel time.
-func breakEven(e *experiment.Env, w *workload.Descriptor, fixed []report.Param, batches []int, at func(n int) workload.Case, roofs experiment.Roofs) ([]report.BreakEven, []report.Measurement, error) {
+func breakEven(e *env.Env, w *workload.Descriptor, fixed []report.Param, batches []int, at func(n int) workload.Case, roofs experiment.Roofs) ([]report.BreakEven, []report.Measurement, error) {
 	var all []report.Measurement
 	var gpuE2E, gpuKernel, cpu []timing.Summary
 	kernelOK := e.Timer != nil
 	for _, n := range batches {
-		ms, err := e.MeasureCase(at(n), roofs)
+		ms, err := experiment.MeasureCase(e, at(n), roofs)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/ceilings"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
@@ -58,12 +59,12 @@ func quantRows(c workload.Config, threads int) int {
 
 // Quantization runs the experiment on the configured workloads (those
 // with a stored precision; the default list is all of them).
-func Quantization(e *experiment.Env, cfg experiment.RunConfig, minRecall float64, rep *report.Report) error {
+func Quantization(e *env.Env, cfg experiment.RunConfig, minRecall float64, rep *report.Report) error {
 	if !(minRecall > 0 && minRecall <= 1) {
-		return experiment.Usage(experiment.Invalid("min-recall", minRecall, "a recall in (0, 1]"))
+		return env.Usage(env.Invalid("min-recall", minRecall, "a recall in (0, 1]"))
 	}
 	if cfg.Precision != "" && cfg.Precision != workload.PrecisionF32 {
-		return experiment.Usage(experiment.Invalid(workload.ParamPrecision.Name, cfg.Precision, "the quantization experiment runs every precision (%s): leave it out", strings.Join(workload.Precisions, ", ")))
+		return env.Usage(env.Invalid(workload.ParamPrecision.Name, cfg.Precision, "the quantization experiment runs every precision (%s): leave it out", strings.Join(workload.Precisions, ", ")))
 	}
 	have := QuantizationWorkloads()
 	if len(cfg.Workloads) == 0 || len(cfg.Workloads) == len(workload.Names()) {
@@ -71,7 +72,7 @@ func Quantization(e *experiment.Env, cfg experiment.RunConfig, minRecall float64
 	}
 	for _, w := range cfg.Workloads {
 		if !slices.Contains(have, w) {
-			return experiment.Usage(experiment.Invalid("workloads", w, "is not a single-query workload with a stored precision (have %s)", strings.Join(have, ", ")))
+			return env.Usage(env.Invalid("workloads", w, "is not a single-query workload with a stored precision (have %s)", strings.Join(have, ", ")))
 		}
 	}
 	cfg.Defaults()
@@ -91,7 +92,7 @@ func Quantization(e *experiment.Env, cfg experiment.RunConfig, minRecall float64
 		c := cfg.Config
 		c.Precision = p
 		a, err := workload.StoredAccuracy(c, p, cfg.N, cfg.K)
-		var pe *experiment.ParamError
+		var pe *env.ParamError
 		if err != nil && p != workload.PrecisionF32 && errors.As(err, &pe) {
 			// Data this precision cannot hold (f16's range, int8's
 			// dimension): the other precisions still run.
@@ -155,10 +156,10 @@ func quantPointOf(p string, ms []report.Measurement, a workload.Accuracy) quantP
 // quantSameBytes measures the f32 case pr over as many bytes as n rows of
 // each of precs move (n·bytes/4 rows) into sameBytes (GPU, CPU row) and
 // rep.
-func quantSameBytes(e *experiment.Env, pr *workload.Prepared, knobs workload.Knobs, n int, precs []string, roofs experiment.Roofs, sameBytes map[string][2]*report.Measurement, rep *report.Report) error {
+func quantSameBytes(e *env.Env, pr *workload.Prepared, knobs workload.Knobs, n int, precs []string, roofs experiment.Roofs, sameBytes map[string][2]*report.Measurement, rep *report.Report) error {
 	for _, q := range precs {
 		rows := n * workload.BytesPerValue(q) / 4
-		ms, err := e.MeasureCase(pr.At(max(rows, 1), knobs), roofs)
+		ms, err := experiment.MeasureCase(e, pr.At(max(rows, 1), knobs), roofs)
 		if err != nil {
 			return err
 		}
@@ -177,7 +178,7 @@ func quantSameBytes(e *experiment.Env, pr *workload.Prepared, knobs workload.Kno
 	return nil
 }
 
-func quantWorkload(e *experiment.Env, w *workload.Descriptor, cfg experiment.RunConfig, precs []string, acc map[string]workload.Accuracy, minRecall float64, roofs experiment.Roofs, rep *report.Report) error {
+func quantWorkload(e *env.Env, w *workload.Descriptor, cfg experiment.RunConfig, precs []string, acc map[string]workload.Accuracy, minRecall float64, roofs experiment.Roofs, rep *report.Report) error {
 	n := cfg.N
 	var pts []quantPoint
 	sameBytes := map[string][2]*report.Measurement{} // precision → f32 (gpu, cpu) over as many bytes
@@ -197,10 +198,10 @@ func quantWorkload(e *experiment.Env, w *workload.Descriptor, cfg experiment.Run
 		if !gpuOK {
 			cs.GPU = nil
 		}
-		ms, err := e.MeasureCase(cs, roofs)
+		ms, err := experiment.MeasureCase(e, cs, roofs)
 		if err != nil && gpuOK && experiment.CanSkip(err) {
 			gpuOK, cs.GPU = false, nil
-			ms, err = e.MeasureCase(cs, roofs)
+			ms, err = experiment.MeasureCase(e, cs, roofs)
 		}
 		if err != nil {
 			return err
@@ -235,15 +236,15 @@ func quantWorkload(e *experiment.Env, w *workload.Descriptor, cfg experiment.Run
 // quantKnobs picks the GPU design of w in one precision: --variant, or
 // the fastest verified design on this adapter (selected at up to 16384
 // rows, so the selection stays short at the DRAM-level rows).
-func quantKnobs(e *experiment.Env, w *workload.Descriptor, pr *workload.Prepared, cfg experiment.RunConfig, rep *report.Report) (workload.Knobs, error) {
+func quantKnobs(e *env.Env, w *workload.Descriptor, pr *workload.Prepared, cfg experiment.RunConfig, rep *report.Report) (workload.Knobs, error) {
 	k := workload.Knobs{Workgroup: cfg.Workgroup, Tile: cfg.Tile, Variant: cfg.Variant}
 	if cfg.Variant != "" {
 		if err := w.CheckVariant(cfg.Variant); err != nil {
-			return k, experiment.Usage(&experiment.ParamError{Name: "variant", Limit: err.Error()})
+			return k, env.Usage(&env.ParamError{Name: "variant", Limit: err.Error()})
 		}
 		return k, nil
 	}
-	k, _, err := e.SelectVariant(w, cfg.Config, pr, min(pr.Size, 16384), k, cfg.Retune, rep)
+	k, _, err := experiment.SelectVariant(e, w, cfg.Config, pr, min(pr.Size, 16384), k, cfg.Retune, rep)
 	return k, err
 }
 

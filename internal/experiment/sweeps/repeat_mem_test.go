@@ -5,6 +5,7 @@ import (
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/ceilings"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/testmem"
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
@@ -38,7 +39,7 @@ func TestRepeatedPhasesMemoryFlat(t *testing.T) {
 	cfg.QuickStaircase = true
 	cfg.Defaults()
 	rss := func() int64 {
-		experiment.FreeMemory()
+		env.FreeMemory()
 		b, _ := testmem.RSS()
 		return b
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
@@ -32,7 +33,7 @@ const maxSweepExtension = 4
 // until it is inside the range or no further point can run; a winner left
 // at an edge is flagged. Points where part of a workgroup or tile idles
 // carry the workload's explanation (Descriptor.Idle). METHOD.md, "Sweeps".
-func Sweep(e *experiment.Env, kernel string, cfg experiment.RunConfig, sizes, tiles []int, rep *report.Report) error {
+func Sweep(e *env.Env, kernel string, cfg experiment.RunConfig, sizes, tiles []int, rep *report.Report) error {
 	cfg.Defaults()
 	cfg.Workloads = []string{kernel}
 	ds, err := cfg.Validate(e.Device)
@@ -48,7 +49,7 @@ func Sweep(e *experiment.Env, kernel string, cfg experiment.RunConfig, sizes, ti
 	if err != nil {
 		return err
 	}
-	pr, err := e.Prepare(w, cfg.Config)
+	pr, err := experiment.Prepare(e, w, cfg.Config)
 	if err != nil {
 		return fmt.Errorf("%s: %w", w.Name, err)
 	}
@@ -60,7 +61,7 @@ func Sweep(e *experiment.Env, kernel string, cfg experiment.RunConfig, sizes, ti
 	if !designHas(pr, design, knob) {
 		with := designsWith(w, pr, knob)
 		if cfg.Variant != "" || len(with) == 0 {
-			return experiment.Usage(fmt.Errorf("sweep %s: the design %s (%s) has no %s knob; pass --variant with a design that has one (%s)",
+			return env.Usage(fmt.Errorf("sweep %s: the design %s (%s) has no %s knob; pass --variant with a design that has one (%s)",
 				kernel, design, why, knob, strings.Join(with, ", ")))
 		}
 		// The design run uses lacks the knob: sweep the best family that
@@ -99,7 +100,7 @@ func knobValues(w *workload.Descriptor, sizes, tiles []int) (string, []int, erro
 				have = append(have, d.Name)
 			}
 		}
-		return "", nil, experiment.Usage(fmt.Errorf("kernel %q has no %s knob to sweep; the %s sweep applies to %v", w.Name, knob, knob, have))
+		return "", nil, env.Usage(fmt.Errorf("kernel %q has no %s knob to sweep; the %s sweep applies to %v", w.Name, knob, knob, have))
 	}
 	if len(values) == 0 {
 		return "", nil, fmt.Errorf("sweep %s: no %s values to sweep", w.Name, knob)
@@ -108,7 +109,7 @@ func knobValues(w *workload.Descriptor, sizes, tiles []int) (string, []int, erro
 }
 
 // checkKnob checks a value of knob against the adapter's limits.
-func checkKnob(e *experiment.Env, knob string, v int) error {
+func checkKnob(e *env.Env, knob string, v int) error {
 	if knob == "tile" {
 		return compute.CheckTile(e.Device, v)
 	}
@@ -118,7 +119,7 @@ func checkKnob(e *experiment.Env, knob string, v int) error {
 // fitting returns the values the adapter can run. A list of which it can
 // run none is an input error, found before anything is measured; a list
 // with some it can run sweeps those and reports the others as rejected.
-func fitting(e *experiment.Env, knob string, values []int) ([]int, error) {
+func fitting(e *env.Env, knob string, values []int) ([]int, error) {
 	var fits []int
 	var reject error
 	for _, v := range values {
@@ -133,7 +134,7 @@ func fitting(e *experiment.Env, knob string, values []int) ([]int, error) {
 		if knob == "tile" {
 			flag = "tiles"
 		}
-		return nil, experiment.Usage(experiment.Invalid(flag, "", "%s: the adapter %q runs none of them (%v)", joinInts(values), e.Device.Info.Name, reject))
+		return nil, env.Usage(env.Invalid(flag, "", "%s: the adapter %q runs none of them (%v)", joinInts(values), e.Device.Info.Name, reject))
 	}
 	return fits, nil
 }
@@ -167,7 +168,7 @@ func (ks *knobSweep) run(values []int, why string) error {
 // bestWith picks, among the designs with knob (with), the fastest at the
 // workload's default size with the knob at v (each verified and timed
 // once, its time a point of no sweep), and says why.
-func bestWith(e *experiment.Env, w *workload.Descriptor, pr *workload.Prepared, cfg experiment.RunConfig, knob string, with []string, v int) (string, string, error) {
+func bestWith(e *env.Env, w *workload.Descriptor, pr *workload.Prepared, cfg experiment.RunConfig, knob string, with []string, v int) (string, string, error) {
 	if len(with) == 1 {
 		return with[0], fmt.Sprintf("the only %s design with a %s knob", w.Name, knob), nil
 	}
@@ -183,7 +184,7 @@ func bestWith(e *experiment.Env, w *workload.Descriptor, pr *workload.Prepared, 
 		c := pr.At(pr.Size, k)
 		c.CPU = nil
 		e.Progressf("gpu  %s %s: which design with a %s knob is fastest", w.Name, d, knob)
-		ms, err := e.MeasureCase(c, experiment.Roofs{})
+		ms, err := experiment.MeasureCase(e, c, experiment.Roofs{})
 		if err != nil {
 			if errors.Is(err, experiment.ErrWrongResult) {
 				return "", "", err
@@ -212,7 +213,7 @@ func (ks *knobSweep) compareWith(runDesign string) error {
 	c := ks.pr.At(ks.pr.Size, workload.Knobs{Workgroup: ks.cfg.Workgroup, Tile: ks.cfg.Tile, Variant: runDesign})
 	c.CPU = nil
 	ks.e.Progressf("gpu  %s %s: the design run uses, for comparison", kernel, runDesign)
-	ms, err := ks.e.MeasureCase(c, experiment.Roofs{})
+	ms, err := experiment.MeasureCase(ks.e, c, experiment.Roofs{})
 	if err != nil {
 		return fmt.Errorf("sweep %s: measuring %s, the design run uses: %w", kernel, runDesign, err)
 	}
@@ -242,7 +243,7 @@ func (ks *knobSweep) compareWith(runDesign string) error {
 // knobSweep is one sweep of a GPU design's workgroup size or tile side:
 // the points measured so far and the sweep's report entry.
 type knobSweep struct {
-	e      *experiment.Env
+	e      *env.Env
 	w      *workload.Descriptor
 	cfg    experiment.RunConfig
 	pr     *workload.Prepared
@@ -294,7 +295,7 @@ func (ks *knobSweep) measure(v int) (ok bool, err error) {
 	}
 	c := ks.pr.At(ks.pr.Size, ks.knobs(v))
 	c.CPU = nil
-	ms, err := ks.e.MeasureCase(c, experiment.Roofs{})
+	ms, err := experiment.MeasureCase(ks.e, c, experiment.Roofs{})
 	if err != nil {
 		if errors.Is(err, experiment.ErrWrongResult) {
 			return false, err
@@ -417,17 +418,17 @@ func (ks *knobSweep) conclude(notes []string, lo, hi int, why string) {
 // adapter (SelectVariant with run's knobs, so the autotune cache serves
 // the same choice run made), so the design measured is the design that
 // runs (TestSweepMeasuresRunsDesign).
-func designOf(e *experiment.Env, w *workload.Descriptor, pr *workload.Prepared, cfg experiment.RunConfig, rep *report.Report) (string, string, error) {
+func designOf(e *env.Env, w *workload.Descriptor, pr *workload.Prepared, cfg experiment.RunConfig, rep *report.Report) (string, string, error) {
 	if cfg.Variant != "" {
 		if err := w.CheckVariant(cfg.Variant); err != nil {
-			return "", "", experiment.Usage(&experiment.ParamError{Name: "variant", Limit: err.Error()})
+			return "", "", env.Usage(&env.ParamError{Name: "variant", Limit: err.Error()})
 		}
 		return cfg.Variant, "forced by --variant", nil
 	}
 	if len(w.Variants) == 1 {
 		return w.Variants[0], "the workload's only design", nil
 	}
-	k, ch, err := e.SelectVariant(w, cfg.Config, pr, pr.Size, workload.Knobs{Workgroup: cfg.Workgroup, Tile: cfg.Tile}, cfg.Retune, rep)
+	k, ch, err := experiment.SelectVariant(e, w, cfg.Config, pr, pr.Size, workload.Knobs{Workgroup: cfg.Workgroup, Tile: cfg.Tile}, cfg.Retune, rep)
 	if err != nil {
 		return "", "", err
 	}
@@ -490,7 +491,7 @@ var memComputeWorkgroups = []int{64, 256}
 // and the verdict is checked against the roofline position A−E vs B−E.
 // Without --wg the experiment runs at each of memComputeWorkgroups and
 // says whether the verdict changes with the workgroup size.
-func MemCompute(e *experiment.Env, kernel string, cfg experiment.RunConfig, rep *report.Report) error {
+func MemCompute(e *env.Env, kernel string, cfg experiment.RunConfig, rep *report.Report) error {
 	cfg.Defaults()
 	cfg.Workloads = []string{kernel}
 	ds, err := cfg.Validate(e.Device)
@@ -505,7 +506,7 @@ func MemCompute(e *experiment.Env, kernel string, cfg experiment.RunConfig, rep 
 	if cfg.Workgroup == 0 && w.Has("wg") {
 		wgs = memComputeWorkgroups
 	}
-	pr, err := e.Prepare(w, cfg.Config)
+	pr, err := experiment.Prepare(e, w, cfg.Config)
 	if err != nil {
 		return fmt.Errorf("%s: %w", w.Name, err)
 	}
@@ -544,7 +545,7 @@ func MemCompute(e *experiment.Env, kernel string, cfg experiment.RunConfig, rep 
 
 // memComputeAt runs C, A, B and E at workgroup size wg (0: the kernel's
 // default) and classifies.
-func memComputeAt(e *experiment.Env, w *workload.Descriptor, pr *workload.Prepared, cfg experiment.RunConfig, wg int, rep *report.Report) (report.Experiment, error) {
+func memComputeAt(e *env.Env, w *workload.Descriptor, pr *workload.Prepared, cfg experiment.RunConfig, wg int, rep *report.Report) (report.Experiment, error) {
 	var ex report.Experiment
 	c := pr.At(pr.Size, workload.Knobs{Workgroup: wg, Tile: cfg.Tile, Variant: cfg.Variant})
 	if c.GPU == nil {
@@ -555,7 +556,7 @@ func memComputeAt(e *experiment.Env, w *workload.Descriptor, pr *workload.Prepar
 		probeWG = compute.DefaultWorkgroup
 	}
 	e.Progressf("gpu  memory-compute %s C (%s)", w.Name, c.Variant)
-	side, err := c.GPU(e.Gpu())
+	side, err := c.GPU(e.GPU())
 	if err != nil {
 		return ex, fmt.Errorf("memory-compute %s C: %w", w.Name, err)
 	}

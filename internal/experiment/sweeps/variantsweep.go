@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
@@ -16,7 +17,7 @@ import (
 // Variants measures every GPU variant of kernel side by side at its
 // default size (full measurements, n ≥ 10), the default one included,
 // and names the fastest and the margin over the default.
-func Variants(e *experiment.Env, kernel string, cfg experiment.RunConfig, rep *report.Report) error {
+func Variants(e *env.Env, kernel string, cfg experiment.RunConfig, rep *report.Report) error {
 	cfg.Defaults()
 	cfg.Workloads = []string{kernel}
 	ds, err := cfg.Validate(e.Device)
@@ -33,11 +34,11 @@ func Variants(e *experiment.Env, kernel string, cfg experiment.RunConfig, rep *r
 	}
 	s := report.Sweep{Name: "variant", Workload: kernel, Side: report.SideGPU}
 	best, def := 0.0, 0.0
-	configs := experiment.VariantConfigs(w, pr, pr.Size, workload.Knobs{Tile: cfg.Tile}, e.WorkgroupsToTry(cfg.Workgroup))
+	configs := experiment.VariantConfigs(w, pr, pr.Size, workload.Knobs{Tile: cfg.Tile}, experiment.WorkgroupsToTry(e, cfg.Workgroup))
 	for i, vc := range configs {
 		c := vc.C
 		c.CPU = nil
-		ms, err := e.MeasureCase(c, experiment.Roofs{})
+		ms, err := experiment.MeasureCase(e, c, experiment.Roofs{})
 		if err != nil {
 			var ge *wgpu.GPUError
 			if errors.Is(err, wgpu.ErrLimit) || errors.As(err, &ge) || errors.Is(err, experiment.ErrWrongResult) || errors.Is(err, compute.ErrUnsupported) {

@@ -1,9 +1,4 @@
-// Package experiment runs wgpu-prof's measurements: it sets up data,
-// runs each workload on the GPU (packages kernels and gpu) and the CPU (package
-// hostsimd), verifies every result before timing it, measures with package
-// timing, and fills a report.Report. It decides nothing about output
-// formats (package report) or flags (the CLI).
-package experiment
+package env
 
 import (
 	"context"

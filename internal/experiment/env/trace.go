@@ -1,4 +1,4 @@
-package experiment
+package env
 
 import (
 	"fmt"
@@ -48,10 +48,10 @@ type kernelPass struct {
 // EnableTrace starts recording a Chrome trace of every GPU call.
 func (e *Env) EnableTrace() { e.tracing, e.traceStart = true, clock.Now() }
 
-// traced wraps a GPU side so the calls it makes are labelled with the case
+// Traced wraps a GPU side so the calls it makes are labelled with the case
 // and the phase: the first call is measureSide's verification run, the
 // next timing.MeasureOpts.Warmup calls are warm-ups, the rest are timed.
-func (e *Env) traced(c workload.Case, s workload.Side) workload.Side {
+func (e *Env) Traced(c workload.Case, s workload.Side) workload.Side {
 	if !e.tracing {
 		return s
 	}
@@ -198,4 +198,34 @@ func calibrate(calls []tracedCall) calibration {
 	cal.offset, cal.width, cal.calls = (flo+fhi)/2, fhi-flo, 1
 	cal.method = "the calls' allowed offsets do not intersect (GPU clock drift?): offset from the first call alone"
 	return cal
+}
+
+// Untraced ends what traced began: GPU calls made from now on belong to
+// no case.
+func (e *Env) Untraced() { e.traceCtx = traceCtx{} }
+
+// GPUSample converts a runner's Timing into a timing.Sample and, when
+// tracing, records the call (host clock) and its passes (GPU ticks; placed
+// on the host clock when the trace is read, see Trace).
+func (e *Env) GPUSample(name string, start time.Time, t compute.Timing, err error) (timing.Sample, error) {
+	if e.tracing && err == nil {
+		e.recordCall(name, start, t)
+	}
+	return workload.SampleOf(t, err)
+}
+
+// GPU is what the workloads' GPU sides run with on this environment.
+func (e *Env) GPU() workload.GPU {
+	return workload.GPU{Device: e.Device, Timer: e.Timer, Sample: e.GPUSample}
+}
+
+func ParamLabel(ps []report.Param) string {
+	s := ""
+	for i, x := range ps {
+		if i > 0 {
+			s += " "
+		}
+		s += x.Key + "=" + x.Value
+	}
+	return s
 }

@@ -1,0 +1,12 @@
+package env
+
+import (
+	"os"
+	"testing"
+
+	"github.com/wgpu-prof/wgpu-prof/internal/testmem"
+)
+
+// TestMain fails the package's tests when the process's peak resident
+// set passed testmem.Limit.
+func TestMain(m *testing.M) { os.Exit(testmem.Main(m)) }
