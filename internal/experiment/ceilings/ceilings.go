@@ -383,7 +383,7 @@ func DurationLine(e *env.Env, cfg experiment.RunConfig) string {
 // durationLine says, before anything is measured, about how long the
 // suite will take: the bytes the staircase and the ceilings stream at
 // estimateRate, the variant selections the cache does not hold
-// (pendingSelections; tuneConfigBudgets budgets a configuration), plus
+// (experiment.PendingSelections; tuneConfigBudgets budgets a configuration), plus
 // every planned measurement (both sides of each break-even batch, the
 // timestamp cost's two) at its full time budget.
 func durationLine(e *env.Env, cfg experiment.RunConfig, ds []*workload.Descriptor) string {
