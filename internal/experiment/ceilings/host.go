@@ -212,6 +212,26 @@ func (hr *hostRun) ceilings() error {
 	rep.Summary = append(rep.Summary, fmt.Sprintf("%sread ceiling %.1f GB/s on %d threads (%s) over %.0f MB, cache-resident %.1f GB/s over %d B (%s); one-vs-all-threads break-even: %s; calibration's dram class over %.0f MB (%.0f× the %.0f MB L3 cpuid reports) (%s)",
 		experiment.LevelChoicePrefix, all.ReadGBs, all.Threads, all.ReadKernel, float64(all.Bytes)/1e6, all.CacheReadGBs, all.CacheBytes, all.CacheReadKernel, calib.Crossover,
 		float64(calib.Single[hostsimd.ClassDRAM].Bytes)/1e6, float64(calib.Single[hostsimd.ClassDRAM].Bytes)/float64(max(machine.Current().L3, 1)), float64(machine.Current().L3)/1e6, calib.Source))
+	levels, err := hr.levelCeilings(all)
+	if err != nil {
+		return err
+	}
+	hr.roofs.Levels = levels
+	if hr.dramCapped {
+		m := machine.Current()
+		want := m.DRAMWant(cfg.Ceiling.Threads)
+		rep.Ceilings.CPU["dram_capped"], rep.Ceilings.CPU["bytes_want"] = 1, float64(want)
+		rep.Summary = append(rep.Summary, fmt.Sprintf("%s%s (%s): capped cpu dram ceilings over %s per array (the caches call for %s): a capped level may be partly cache-resident, its ceiling an upper bound",
+			MemoryPrefix, experiment.FmtBytes(float64(m.Budget(false))), m.BudgetSource(false), experiment.FmtBytes(float64(all.Bytes)), experiment.FmtBytes(float64(want))))
+	}
+	return nil
+}
+
+// levelCeilings measures the CPU read ceilings at the cache levels'
+// working sets, recorded as ceiling passes with the host's state around
+// each.
+func (hr *hostRun) levelCeilings(all hostsimd.Ceilings) ([]experiment.RoofLevel, error) {
+	rep := hr.rep
 	// The out-of-cache rows are judged by their working set, as in run: a
 	// --n small enough to sit in the last-level cache would read above
 	// the DRAM ceiling (TestHostJudgesRowsByTheirWorkingSet). The read
@@ -226,7 +246,7 @@ func (hr *hostRun) ceilings() error {
 		before := experiment.ProbeState(threads)
 		rc, err := hostsimd.MeasureReadUntil(int64(l.Bytes), threads, 0, hr.stopped)
 		if err != nil {
-			return fmt.Errorf("cpu read ceiling (%s working set): %w", l.Name, env.Stopped(err))
+			return nil, fmt.Errorf("cpu read ceiling (%s working set): %w", l.Name, env.Stopped(err))
 		}
 		l.CPU = timing.Roof{PeakGFLOPs: all.FMAGFLOPs, BandwidthGBs: rc.GBs}
 		rk, bk := experiment.LevelKeys(l.Name)
@@ -235,15 +255,7 @@ func (hr *hostRun) ceilings() error {
 		rep.Ceilings.CPU[rk] = rc.GBs
 		rep.Ceilings.CPU[bk] = l.Bytes
 	}
-	hr.roofs.Levels = levels
-	if hr.dramCapped {
-		m := machine.Current()
-		want := m.DRAMWant(cfg.Ceiling.Threads)
-		rep.Ceilings.CPU["dram_capped"], rep.Ceilings.CPU["bytes_want"] = 1, float64(want)
-		rep.Summary = append(rep.Summary, fmt.Sprintf("%s%s (%s): capped cpu dram ceilings over %s per array (the caches call for %s): a capped level may be partly cache-resident, its ceiling an upper bound",
-			MemoryPrefix, experiment.FmtBytes(float64(m.Budget(false))), m.BudgetSource(false), experiment.FmtBytes(float64(all.Bytes)), experiment.FmtBytes(float64(want))))
-	}
-	return nil
+	return levels, nil
 }
 
 // shapes generates the data of every workload's host shapes.

@@ -386,58 +386,14 @@ func costsOf(in Input, i int, op Op, mix crossover.BatchMix, share float64, tran
 	c := opCosts{median: medianSize(mix)}
 	c.tool = mixMean(mix, be.ModelA.At)
 	po.ToolCPU = estimate(c.tool, func(rng *rand.Rand) float64 { m := crossover.DrawModel(rng, *be.ModelA); return mixMean(mix, m.At) })
-	// The application's own time per call: its profile time over its calls.
-	switch {
-	case op.Calls > 0:
-		po.Calls, po.CallsFrom = op.Calls, "--calls"
-	case op.Mix != nil && op.Mix.File != "":
-		po.Calls, po.CallsFrom = op.Mix.Calls(), "mix file"
-	}
-	c.own, c.ownModel = c.tool, *be.ModelA
-	if po.Calls > 0 && in.Unit == "cpu/nanoseconds" {
-		po.OwnPerCall = float64(in.Shares[i].Value) * 1e-9 / float64(po.Calls)
-		c.own = po.OwnPerCall
-		c.ownModel = scaled(*be.ModelA, c.own/c.tool)
-		if ratio := c.own / c.tool; ratio > WrongMappingRatio || ratio < 1/WrongMappingRatio {
-			po.Warning = fmt.Sprintf("likely wrong mapping: the application's own %s per call and the tool's %s kernel's %s differ %.0f× (more than %d×): check the workload, the sizes and the call count",
-				crossover.FmtSeconds(c.own), op.Workload, crossover.FmtSeconds(c.tool), math.Max(ratio, 1/ratio), WrongMappingRatio)
-		}
-	} else if po.Calls > 0 {
-		po.CallsFrom, po.Calls = "", 0 // not a CPU-time profile: no time per call
-	}
+	c.ownPerCall(in, i, op, *be.ModelA, po)
 	// The GPU in parts.
 	var io CallIO
 	if i < len(in.IO) {
 		io = in.IO[i]
 	}
-	po.TransferMode = transfer
-	po.BytesUp, po.BytesDown = mixMean(mix, func(n float64) float64 { return lin(io.Up, n) }), mixMean(mix, func(n float64) float64 { return lin(io.Down, n) })
-	po.BytesResident = lin(io.Resident, float64(mix.Max()))
 	c.gpu = *be.ModelB
-	if t := in.Taxes; t != nil && t.Upload.Value > 0 && t.Readback.Value > 0 {
-		bytesUp := func(n float64) float64 {
-			b := lin(io.Up, n)
-			if transfer == TransferPerCall {
-				b += lin(io.Resident, n)
-			}
-			return b
-		}
-		tr := func(up, down float64) float64 {
-			return mixMean(mix, bytesUp)/up + mixMean(mix, func(n float64) float64 { return lin(io.Down, n) })/down
-		}
-		c.transfer = estimate(tr(t.Upload.Value, t.Readback.Value), func(rng *rand.Rand) float64 {
-			return tr(t.Upload.Value+seOf(t.Upload)*rng.NormFloat64(), t.Readback.Value+seOf(t.Readback)*rng.NormFloat64())
-		})
-		c.launch = t.Launch
-		po.LaunchSource = t.Source
-		if transfer == TransferPerCall {
-			// The measured end-to-end time has the data resident: add
-			// its upload with every call.
-			c.gpu = plusLinear(c.gpu, [2]float64{io.Resident[0] / t.Upload.Value, io.Resident[1] / t.Upload.Value})
-		}
-	} else if transfer == TransferPerCall {
-		po.LaunchSource = "not measured (no GPU taxes): the resident data's upload is not counted"
-	}
+	c.gpuTaxes(in.Taxes, io, mix, transfer, po)
 	po.Launch, po.Transfer = c.launch, c.transfer
 	var kbe *report.BreakEven
 	if i < len(in.Kernels) {
@@ -462,6 +418,64 @@ func costsOf(in Input, i int, op Op, mix crossover.BatchMix, share float64, tran
 		return c.own / mixMean(mix, m.At)
 	})
 	return c
+}
+
+// ownPerCall sets the application's own time per call (its profile time
+// over its calls, where the profile is CPU time and the calls are known;
+// else the tool's), warning when the two differ past WrongMappingRatio.
+func (c *opCosts) ownPerCall(in Input, i int, op Op, toolModel timing.Model, po *report.PlanOp) {
+	switch {
+	case op.Calls > 0:
+		po.Calls, po.CallsFrom = op.Calls, "--calls"
+	case op.Mix != nil && op.Mix.File != "":
+		po.Calls, po.CallsFrom = op.Mix.Calls(), "mix file"
+	}
+	c.own, c.ownModel = c.tool, toolModel
+	if po.Calls > 0 && in.Unit == "cpu/nanoseconds" {
+		po.OwnPerCall = float64(in.Shares[i].Value) * 1e-9 / float64(po.Calls)
+		c.own = po.OwnPerCall
+		c.ownModel = scaled(toolModel, c.own/c.tool)
+		if ratio := c.own / c.tool; ratio > WrongMappingRatio || ratio < 1/WrongMappingRatio {
+			po.Warning = fmt.Sprintf("likely wrong mapping: the application's own %s per call and the tool's %s kernel's %s differ %.0f× (more than %d×): check the workload, the sizes and the call count",
+				crossover.FmtSeconds(c.own), op.Workload, crossover.FmtSeconds(c.tool), math.Max(ratio, 1/ratio), WrongMappingRatio)
+		}
+	} else if po.Calls > 0 {
+		po.CallsFrom, po.Calls = "", 0 // not a CPU-time profile: no time per call
+	}
+}
+
+// gpuTaxes prices the GPU's launch and transfer taxes per call over the
+// mix from the measured taxes t (none: not measured), with the resident
+// data uploaded on every call under TransferPerCall, and records the
+// bytes moved.
+func (c *opCosts) gpuTaxes(t *GPUTaxes, io CallIO, mix crossover.BatchMix, transfer string, po *report.PlanOp) {
+	po.TransferMode = transfer
+	po.BytesUp, po.BytesDown = mixMean(mix, func(n float64) float64 { return lin(io.Up, n) }), mixMean(mix, func(n float64) float64 { return lin(io.Down, n) })
+	po.BytesResident = lin(io.Resident, float64(mix.Max()))
+	if t != nil && t.Upload.Value > 0 && t.Readback.Value > 0 {
+		bytesUp := func(n float64) float64 {
+			b := lin(io.Up, n)
+			if transfer == TransferPerCall {
+				b += lin(io.Resident, n)
+			}
+			return b
+		}
+		tr := func(up, down float64) float64 {
+			return mixMean(mix, bytesUp)/up + mixMean(mix, func(n float64) float64 { return lin(io.Down, n) })/down
+		}
+		c.transfer = estimate(tr(t.Upload.Value, t.Readback.Value), func(rng *rand.Rand) float64 {
+			return tr(t.Upload.Value+seOf(t.Upload)*rng.NormFloat64(), t.Readback.Value+seOf(t.Readback)*rng.NormFloat64())
+		})
+		c.launch = t.Launch
+		po.LaunchSource = t.Source
+		if transfer == TransferPerCall {
+			// The measured end-to-end time has the data resident: add
+			// its upload with every call.
+			c.gpu = plusLinear(c.gpu, [2]float64{io.Resident[0] / t.Upload.Value, io.Resident[1] / t.Upload.Value})
+		}
+	} else if transfer == TransferPerCall {
+		po.LaunchSource = "not measured (no GPU taxes): the resident data's upload is not counted"
+	}
 }
 
 // gpuVerdict is the GPU verdict: port, port above n = X or do not port,
