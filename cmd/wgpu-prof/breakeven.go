@@ -26,23 +26,25 @@ func runBreakEven(stdout, stderr io.Writer, args []string) error {
   wgpu-prof breakeven --kernel cosine-single --quick --batches 256,1024,4096,8192
   wgpu-prof breakeven --kernel hnsw --amdahl 0.3 --out be --plot
   wgpu-prof breakeven --kernel cosine-single --quick --batch-mix mix.txt  # your calls' sizes, priced`
-	return measureCommand(stdout, stderr, args, "breakeven", usage, examples, func(f *cmdFlags) measureHooks {
-		var b breakEvenArgs
-		return measureHooks{
-			ready: func(*outputFlags) error { return b.read(f) },
-			run: func(env *env.Env, cfg experiment.RunConfig, rep *report.Report) error {
-				cfg.Retune = f.on("retune")
-				if err := crossover.BreakEvenSearch(env, cfg, b.search, rep); err != nil {
-					return err
-				}
-				return b.answer(rep)
-			}}
+	return measureCommand(stdout, stderr, args, "breakeven", usage, examples, func(f *cmdFlags) measurer {
+		return &breakEvenArgs{f: f}
 	})
+}
+
+func (b *breakEvenArgs) ready(*outputFlags) error { return b.read(b.f) }
+
+func (b *breakEvenArgs) measure(e *env.Env, cfg experiment.RunConfig, rep *report.Report) error {
+	cfg.Retune = b.f.on("retune")
+	if err := crossover.BreakEvenSearch(e, cfg, b.search, rep); err != nil {
+		return err
+	}
+	return b.answer(rep)
 }
 
 // breakEvenArgs are breakeven's inputs, read and checked before the
 // device opens.
 type breakEvenArgs struct {
+	f          *cmdFlags
 	search     crossover.SearchConfig
 	amdahl     float64
 	withAmdahl bool

@@ -25,17 +25,23 @@ func runQuantization(stdout, stderr io.Writer, args []string) error {
 		"Generated data has at least enough rows for the f32 set to lie past the host's caches.\n" +
 		"--workloads all (the default) is the single-query workloads with a stored precision: " +
 		strings.Join(sweeps.QuantizationWorkloads(), ", ") + "."
-	return measureCommand(stdout, stderr, args, "experiment quantization", usage, quantizationExamples, func(f *cmdFlags) measureHooks {
-		return measureHooks{
-			workloads: func(given string) string {
-				if given == "all" {
-					return strings.Join(sweeps.QuantizationWorkloads(), ",")
-				}
-				return given
-			},
-			run: func(env *env.Env, cfg experiment.RunConfig, rep *report.Report) error {
-				cfg.Variant, cfg.Retune = f.str("variant"), f.on("retune")
-				return sweeps.Quantization(env, cfg, f.float("min-recall"), rep)
-			}}
+	return measureCommand(stdout, stderr, args, "experiment quantization", usage, quantizationExamples, func(f *cmdFlags) measurer {
+		return quantMeasurer{f}
 	})
+}
+
+// quantMeasurer runs the quantization experiment; its "all" is the
+// workloads that have precisions.
+type quantMeasurer struct{ f *cmdFlags }
+
+func (quantMeasurer) workloads(given string) string {
+	if given == "all" {
+		return strings.Join(sweeps.QuantizationWorkloads(), ",")
+	}
+	return given
+}
+
+func (m quantMeasurer) measure(e *env.Env, cfg experiment.RunConfig, rep *report.Report) error {
+	cfg.Variant, cfg.Retune = m.f.str("variant"), m.f.on("retune")
+	return sweeps.Quantization(e, cfg, m.f.float("min-recall"), rep)
 }

@@ -31,35 +31,35 @@ func runHybrid(stdout, stderr io.Writer, args []string) error {
 		"every replay and strategy (size, side, time, routing time, probe)."
 	examples := `  wgpu-prof hybrid --kernel cosine-single --sides cpu:threads=1,cpu:threads=2
   wgpu-prof hybrid --kernel cosine-single --sides cpu:threads=1,cpu:threads=2 --fault b:slow=3@700-1300`
-	return measureCommand(stdout, stderr, args, "hybrid", usage, examples, func(f *cmdFlags) measureHooks {
-		var h hybridArgs
-		return measureHooks{
-			files: h.files,
-			// Every input is read and checked here, before the device
-			// opens: a bad one exits 2 and nothing is measured.
-			ready: func(o *outputFlags) error { return h.read(f, o) },
-			run: func(env *env.Env, cfg experiment.RunConfig, rep *report.Report) error {
-				// The sizes of a file must fit the workload's size before
-				// the profile is measured: an input error, exit status 2.
-				if err := checkStreamSizes(cfg, h.sizesFile, h.hc.Sizes); err != nil {
-					return err
-				}
-				cfg.Retune = f.on("retune")
-				h.hc.Seed = cfg.Seed
-				err := hybrid.Run(env, cfg, h.hc, rep)
-				h.replay = rep.Hybrid
-				if err == nil && h.mix != nil {
-					crossover.PriceMix(rep, *h.mix)
-				}
-				return err
-			},
-		}
+	return measureCommand(stdout, stderr, args, "hybrid", usage, examples, func(f *cmdFlags) measurer {
+		return &hybridArgs{f: f}
 	})
+}
+
+// ready reads and checks every input before the device opens: a bad one
+// exits 2 and nothing is measured.
+func (h *hybridArgs) ready(o *outputFlags) error { return h.read(h.f, o) }
+
+func (h *hybridArgs) measure(e *env.Env, cfg experiment.RunConfig, rep *report.Report) error {
+	// The sizes of a file must fit the workload's size before the
+	// profile is measured: an input error, exit status 2.
+	if err := checkStreamSizes(cfg, h.sizesFile, h.hc.Sizes); err != nil {
+		return err
+	}
+	cfg.Retune = h.f.on("retune")
+	h.hc.Seed = cfg.Seed
+	err := hybrid.Run(e, cfg, h.hc, rep)
+	h.replay = rep.Hybrid
+	if err == nil && h.mix != nil {
+		crossover.PriceMix(rep, *h.mix)
+	}
+	return err
 }
 
 // hybridArgs are hybrid's inputs, read and checked before the device
 // opens, and the replay once run (for requests.csv).
 type hybridArgs struct {
+	f         *cmdFlags
 	hc        hybrid.Config
 	sizesFile string
 	mix       *crossover.BatchMix

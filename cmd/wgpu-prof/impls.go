@@ -15,7 +15,7 @@ import (
 // (sidebyside.MergeImpls). An implementation that cannot be opened, or
 // whose run stops early, is reported beside the others and makes the exit
 // status 1 (130 on an interrupt); a usage error stops everything.
-func measureImpls(stdout, stderr io.Writer, o *outputFlags, dev deviceFlags, cfg experiment.RunConfig, h measureHooks) error {
+func measureImpls(stdout, stderr io.Writer, o *outputFlags, dev deviceFlags, cfg experiment.RunConfig, h measurer) error {
 	if strings.Contains(dev.backend, ",") {
 		return fmt.Errorf("--impl %s with --backend %s: compare implementations on one backend, or backends through one implementation", dev.impl, dev.backend)
 	}

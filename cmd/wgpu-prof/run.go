@@ -80,46 +80,57 @@ func runRun(stdout, stderr io.Writer, args []string) error {
   wgpu-prof run --quick --format json > r.json          # progress stays on stderr
   wgpu-prof run --quick --backend vulkan,gl             # the same suite on two backends, side by side
   wgpu-prof run --quick --impl wgpu-native,dawn --out impls --dump-shaders   # two WebGPU implementations, side by side`
-	return measureCommand(stdout, stderr, args, "run", usage, examples, func(f *cmdFlags) measureHooks {
-		var shaders report.DirFile // the run's shaders.txt (--dump-shaders)
-		return measureHooks{
-			several: true,
-			ready: func(o *outputFlags) error {
-				if f.on("trace") && o.out == "" {
-					return fmt.Errorf("--trace needs --out DIR")
-				}
-				return checkDumpShaders(f, o)
-			},
-			opened: func(env *env.Env) {
-				if f.on("trace") {
-					env.EnableTrace()
-				}
-			},
-			run: func(env *env.Env, cfg experiment.RunConfig, rep *report.Report) error {
-				cfg.Retune = f.on("retune")
-				if !f.on("quiet") {
-					fmt.Fprintln(stderr, "wgpu-prof:", ceilings.DurationLine(env, cfg))
-				}
-				err := suite.Run(env, cfg, rep)
-				if f.on("dump-shaders") {
-					var line string
-					shaders, line = shaderDump(env)
-					rep.Summary = append(rep.Summary, line)
-				}
-				return err
-			},
-			files: func(env *env.Env) []report.DirFile {
-				var files []report.DirFile
-				if f.on("trace") {
-					files = append(files, report.DirFile{Name: "trace.json", Write: func(w io.Writer) error {
-						return report.WriteChromeTrace(w, env.Trace())
-					}})
-				}
-				if f.on("dump-shaders") {
-					files = append(files, shaders)
-				}
-				return files
-			},
-		}
+	return measureCommand(stdout, stderr, args, "run", usage, examples, func(f *cmdFlags) measurer {
+		return &runMeasurer{f: f, stderr: stderr}
 	})
+}
+
+// runMeasurer runs the default suite, with its trace and shader dump,
+// on each backend or implementation asked for.
+type runMeasurer struct {
+	f       *cmdFlags
+	stderr  io.Writer
+	shaders report.DirFile // the run's shaders.txt (--dump-shaders)
+}
+
+func (*runMeasurer) several() {}
+
+func (r *runMeasurer) ready(o *outputFlags) error {
+	if r.f.on("trace") && o.out == "" {
+		return fmt.Errorf("--trace needs --out DIR")
+	}
+	return checkDumpShaders(r.f, o)
+}
+
+func (r *runMeasurer) opened(e *env.Env) {
+	if r.f.on("trace") {
+		e.EnableTrace()
+	}
+}
+
+func (r *runMeasurer) measure(e *env.Env, cfg experiment.RunConfig, rep *report.Report) error {
+	cfg.Retune = r.f.on("retune")
+	if !r.f.on("quiet") {
+		fmt.Fprintln(r.stderr, "wgpu-prof:", ceilings.DurationLine(e, cfg))
+	}
+	err := suite.Run(e, cfg, rep)
+	if r.f.on("dump-shaders") {
+		var line string
+		r.shaders, line = shaderDump(e)
+		rep.Summary = append(rep.Summary, line)
+	}
+	return err
+}
+
+func (r *runMeasurer) files(e *env.Env) []report.DirFile {
+	var files []report.DirFile
+	if r.f.on("trace") {
+		files = append(files, report.DirFile{Name: "trace.json", Write: func(w io.Writer) error {
+			return report.WriteChromeTrace(w, e.Trace())
+		}})
+	}
+	if r.f.on("dump-shaders") {
+		files = append(files, r.shaders)
+	}
+	return files
 }

@@ -16,30 +16,45 @@ import (
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
-// measureHooks are what a measuring command adds to measureCommand.
-type measureHooks struct {
-	// workloads, if set, is the workload list to measure given
-	// --workloads (a command whose "all" is a list of its own).
-	workloads func(given string) string
-	// ready, if set, checks the parsed flags before the device opens.
-	ready func(o *outputFlags) error
-	// opened, if set, runs once the device is open.
-	opened func(env *env.Env)
-	// run measures into the report.
-	run func(*env.Env, experiment.RunConfig, *report.Report) error
-	// files, if set, are extra files for --out (asked for once run
-	// returned, so they can depend on what it measured).
-	files func(env *env.Env) []report.DirFile
-	// several: the command takes several backends (--backend vulkan,gl),
-	// measures on each in turn and reports them side by side.
-	several bool
+// measurer is what a measuring command adds to measureCommand: its
+// measurement into the report. A measurer may also be a workloadLister,
+// a readyChecker, an openHook, a fileLister or a multiDevice.
+type measurer interface {
+	measure(e *env.Env, cfg experiment.RunConfig, rep *report.Report) error
+}
+
+// workloadLister gives the workload list to measure for --workloads (a
+// command whose "all" is a list of its own).
+type workloadLister interface{ workloads(given string) string }
+
+// readyChecker checks the parsed flags before the device opens.
+type readyChecker interface{ ready(o *outputFlags) error }
+
+// openHook runs once the device is open.
+type openHook interface{ opened(e *env.Env) }
+
+// fileLister gives extra files for --out (asked for once measure
+// returned, so they can depend on what it measured).
+type fileLister interface {
+	files(e *env.Env) []report.DirFile
+}
+
+// multiDevice marks a command that takes several backends or
+// implementations (--backend vulkan,gl), measures on each in turn and
+// reports them side by side.
+type multiDevice interface{ several() }
+
+// takesSeveral says whether m is a multiDevice.
+func takesSeveral(m measurer) bool {
+	_, ok := m.(multiDevice)
+	return ok
 }
 
 // measureCommand is the shared shape of run, sweep, experiment,
 // breakeven and hybrid: the command's flags (commandFlags[name]), an open
 // device, one experiment call, the report. A command that takes --kernel
 // K (required) measures that one workload.
-func measureCommand(stdout, stderr io.Writer, args []string, name, usage, examples string, extra func(f *cmdFlags) measureHooks) error {
+func measureCommand(stdout, stderr io.Writer, args []string, name, usage, examples string, extra func(f *cmdFlags) measurer) error {
 	f := newFlags(name, stdout, stderr, usage, examples)
 	h := extra(f)
 	if done, err := f.parse(args); done || err != nil {
@@ -52,8 +67,8 @@ func measureCommand(stdout, stderr io.Writer, args []string, name, usage, exampl
 	if err := o.validate(); err != nil {
 		return err
 	}
-	if h.ready != nil {
-		if err := h.ready(&o); err != nil {
+	if r, ok := h.(readyChecker); ok {
+		if err := r.ready(&o); err != nil {
 			return err
 		}
 	}
@@ -70,7 +85,7 @@ func measureCommand(stdout, stderr io.Writer, args []string, name, usage, exampl
 
 // workloadsOf is the workloads a measuring command measures: --kernel
 // (required where the command takes it) or --workloads.
-func workloadsOf(f *cmdFlags, h measureHooks) (string, error) {
+func workloadsOf(f *cmdFlags, h measurer) (string, error) {
 	if f.takes("kernel") {
 		k := f.str("kernel")
 		if k == "" {
@@ -79,23 +94,23 @@ func workloadsOf(f *cmdFlags, h measureHooks) (string, error) {
 		return k, nil
 	}
 	w := f.str("workloads")
-	if h.workloads != nil {
-		w = h.workloads(w)
+	if l, ok := h.(workloadLister); ok {
+		w = l.workloads(w)
 	}
 	return w, nil
 }
 
 // measureDevices measures on the device dev names, or on each of several
 // implementations or backends where the command takes several.
-func measureDevices(stdout, stderr io.Writer, name string, o *outputFlags, dev deviceFlags, cfg experiment.RunConfig, h measureHooks) error {
+func measureDevices(stdout, stderr io.Writer, name string, o *outputFlags, dev deviceFlags, cfg experiment.RunConfig, h measurer) error {
 	if strings.Contains(dev.impl, ",") {
-		if !h.several {
+		if !takesSeveral(h) {
 			return fmt.Errorf("--impl %q: %s measures through one implementation (run takes several, e.g. --impl wgpu-native,dawn)", dev.impl, name)
 		}
 		return measureImpls(stdout, stderr, o, dev, cfg, h)
 	}
 	if backends := strings.Split(dev.backend, ","); len(backends) > 1 {
-		if !h.several {
+		if !takesSeveral(h) {
 			return fmt.Errorf("--backend %q: %s measures on one backend (run takes several, e.g. --backend vulkan,gl)", dev.backend, name)
 		}
 		return measureBackends(stdout, stderr, o, dev, cfg, backends, h)
@@ -116,7 +131,7 @@ func measureDevices(stdout, stderr io.Writer, name string, o *outputFlags, dev d
 // run stops early, is reported as such beside the others and makes the
 // exit status 1 (130 on an interrupt, which also skips the backends not
 // yet run); a usage error stops everything at once.
-func measureBackends(stdout, stderr io.Writer, o *outputFlags, dev deviceFlags, cfg experiment.RunConfig, backends []string, h measureHooks) error {
+func measureBackends(stdout, stderr io.Writer, o *outputFlags, dev deviceFlags, cfg experiment.RunConfig, backends []string, h measurer) error {
 	if dev.adapter >= 0 {
 		return fmt.Errorf("--adapter %d with --backend %s: an index names an adapter of one backend; use --adapter-name or one backend", dev.adapter, dev.backend)
 	}
@@ -134,7 +149,7 @@ func measureBackends(stdout, stderr io.Writer, o *outputFlags, dev deviceFlags, 
 // fails is reported beside the others and makes the exit status 1 (130
 // on an interrupt, which also skips the labels not yet run); a usage
 // error stops everything at once. what names a label in the messages.
-func measureEach(stdout, stderr io.Writer, o *outputFlags, dev deviceFlags, cfg experiment.RunConfig, h measureHooks,
+func measureEach(stdout, stderr io.Writer, o *outputFlags, dev deviceFlags, cfg experiment.RunConfig, h measurer,
 	labels []string, what string, set func(*deviceFlags, string), merge func([]sidebyside.BackendResult) *report.Report) error {
 	var runs []sidebyside.BackendResult
 	var files []report.DirFile
@@ -182,7 +197,7 @@ func measureEach(stdout, stderr io.Writer, o *outputFlags, dev deviceFlags, cfg 
 // measureOneBackend opens dev's adapter, validates cfg against it and runs
 // the command into a fresh report; the report is nil when the adapter
 // could not be opened or cfg does not fit it.
-func measureOneBackend(stderr io.Writer, dev deviceFlags, cfg experiment.RunConfig, o *outputFlags, h measureHooks) (*report.Report, []report.DirFile, error) {
+func measureOneBackend(stderr io.Writer, dev deviceFlags, cfg experiment.RunConfig, o *outputFlags, h measurer) (*report.Report, []report.DirFile, error) {
 	env, err := dev.open(stderr)
 	if err != nil {
 		return nil, nil, err
@@ -190,8 +205,8 @@ func measureOneBackend(stderr io.Writer, dev deviceFlags, cfg experiment.RunConf
 	defer env.Close()
 	prog := o.startProgress(stderr)
 	env.Progress = progressWriter(prog)
-	if h.opened != nil {
-		h.opened(env)
+	if oh, ok := h.(openHook); ok {
+		oh.opened(env)
 	}
 	// One validation pass (sizes against each other, the host's memory and
 	// this adapter's limits) before the first measurement of any command.
@@ -209,12 +224,12 @@ func measureOneBackend(stderr io.Writer, dev deviceFlags, cfg experiment.RunConf
 	var dataLines []string
 	rep.Data, dataLines = cfg.DataFiles()
 	rep.Summary = append(rep.Summary, dataLines...)
-	err = h.run(env, cfg, rep)
+	err = h.measure(env, cfg, rep)
 	prog.finish()
 	experiment.Conclude(rep)
 	var files []report.DirFile
-	if h.files != nil {
-		files = h.files(env)
+	if fl, ok := h.(fileLister); ok {
+		files = fl.files(env)
 	}
 	return rep, files, err
 }
@@ -316,7 +331,7 @@ func runSweep(stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("sweep: say which: wgpu-prof sweep workgroup|tile|variant --kernel K")
 	}
 	kind := args[0]
-	return measureCommand(stdout, stderr, args[1:], "sweep "+kind, sweepUsage[kind], sweepExamples, sweepHooks(kind))
+	return measureCommand(stdout, stderr, args[1:], "sweep "+kind, sweepUsage[kind], sweepExamples, func(f *cmdFlags) measurer { return &sweepMeasurer{f: f, kind: kind} })
 }
 
 // writeFamilyHelp is the help of a command with subcommands (sweep,
@@ -340,34 +355,35 @@ func writeFamilyHelp(stdout io.Writer, family string, subs []string, usage, exam
 	return nil
 }
 
-// sweepHooks runs the sweep of kind.
-func sweepHooks(kind string) func(f *cmdFlags) measureHooks {
-	return func(f *cmdFlags) measureHooks {
-		var values []int
-		return measureHooks{
-			ready: func(*outputFlags) error {
-				if kind == "variant" {
-					return nil
-				}
-				flag := map[string]string{"workgroup": "sizes", "tile": "tiles"}[kind]
-				var err error
-				values, err = parseInts("--"+flag, f.str(flag))
-				if err == nil && len(values) == 0 {
-					err = fmt.Errorf("sweep %s: no values to sweep", kind)
-				}
-				return err
-			},
-			run: func(env *env.Env, cfg experiment.RunConfig, rep *report.Report) error {
-				if kind == "variant" {
-					return sweeps.Variants(env, cfg.Workloads[0], cfg, rep)
-				}
-				cfg.Variant, cfg.Retune = f.str("variant"), f.on("retune")
-				if kind == "tile" {
-					return sweeps.Sweep(env, cfg.Workloads[0], cfg, nil, values, rep)
-				}
-				return sweeps.Sweep(env, cfg.Workloads[0], cfg, values, nil, rep)
-			}}
+// sweepMeasurer runs the sweep of kind (workgroup, tile or variant).
+type sweepMeasurer struct {
+	f      *cmdFlags
+	kind   string
+	values []int
+}
+
+func (m *sweepMeasurer) ready(*outputFlags) error {
+	if m.kind == "variant" {
+		return nil
 	}
+	flag := map[string]string{"workgroup": "sizes", "tile": "tiles"}[m.kind]
+	var err error
+	m.values, err = parseInts("--"+flag, m.f.str(flag))
+	if err == nil && len(m.values) == 0 {
+		err = fmt.Errorf("sweep %s: no values to sweep", m.kind)
+	}
+	return err
+}
+
+func (m *sweepMeasurer) measure(e *env.Env, cfg experiment.RunConfig, rep *report.Report) error {
+	if m.kind == "variant" {
+		return sweeps.Variants(e, cfg.Workloads[0], cfg, rep)
+	}
+	cfg.Variant, cfg.Retune = m.f.str("variant"), m.f.on("retune")
+	if m.kind == "tile" {
+		return sweeps.Sweep(e, cfg.Workloads[0], cfg, nil, m.values, rep)
+	}
+	return sweeps.Sweep(e, cfg.Workloads[0], cfg, m.values, nil, rep)
 }
 
 const experimentExamples = `  wgpu-prof experiment memory-compute --kernel cosine-single --quick
@@ -393,10 +409,15 @@ func runExperiment(stdout, stderr io.Writer, args []string) error {
 	if len(args) == 0 || args[0] != "memory-compute" {
 		return fmt.Errorf("experiment: want memory-compute or quantization: wgpu-prof experiment memory-compute --kernel K, wgpu-prof experiment quantization")
 	}
-	return measureCommand(stdout, stderr, args[1:], "experiment memory-compute", memComputeUsage, experimentExamples, func(f *cmdFlags) measureHooks {
-		return measureHooks{run: func(env *env.Env, cfg experiment.RunConfig, rep *report.Report) error {
-			cfg.Variant, cfg.Retune = f.str("variant"), f.on("retune")
-			return sweeps.MemCompute(env, cfg.Workloads[0], cfg, rep)
-		}}
+	return measureCommand(stdout, stderr, args[1:], "experiment memory-compute", memComputeUsage, experimentExamples, func(f *cmdFlags) measurer {
+		return memComputeMeasurer{f}
 	})
+}
+
+// memComputeMeasurer runs the memory-vs-compute experiment.
+type memComputeMeasurer struct{ f *cmdFlags }
+
+func (m memComputeMeasurer) measure(e *env.Env, cfg experiment.RunConfig, rep *report.Report) error {
+	cfg.Variant, cfg.Retune = m.f.str("variant"), m.f.on("retune")
+	return sweeps.MemCompute(e, cfg.Workloads[0], cfg, rep)
 }
