@@ -77,16 +77,9 @@ func run() error {
 	if *rounds < 1 || *block < 1 || *calls < 1 {
 		return fmt.Errorf("-rounds, -block and -calls must be positive")
 	}
-	ks := []int{1, 2, 4, 8, 16, 32, 64}
-	if flag.NArg() > 0 {
-		ks = nil
-		for _, a := range flag.Args() {
-			k, err := strconv.Atoi(a)
-			if err != nil || k < 1 || k > compute.MaxTinyDispatches {
-				return fmt.Errorf("K %q: must be an integer in 1..%d", a, compute.MaxTinyDispatches)
-			}
-			ks = append(ks, k)
-		}
+	ks, err := parseKs(flag.Args())
+	if err != nil {
+		return err
 	}
 	if *servePeer {
 		// The binding's loader provides webgpu.h's symbols in this
@@ -129,13 +122,36 @@ func run() error {
 		return fmt.Errorf("-only %q: want go", *only)
 	}
 
+	return compareInProcess(d, tc, *wait, ks, *rounds, *block)
+}
+
+// parseKs reads the K arguments (default 1, 2, 4 … 64).
+func parseKs(args []string) ([]int, error) {
+	if len(args) == 0 {
+		return []int{1, 2, 4, 8, 16, 32, 64}, nil
+	}
+	var ks []int
+	for _, a := range args {
+		k, err := strconv.Atoi(a)
+		if err != nil || k < 1 || k > compute.MaxTinyDispatches {
+			return nil, fmt.Errorf("K %q: must be an integer in 1..%d", a, compute.MaxTinyDispatches)
+		}
+		ks = append(ks, k)
+	}
+	return ks, nil
+}
+
+// compareInProcess times the Go API, the C peer and the Go API with each
+// extra wait mode in this process, blocks interleaved, and prints the
+// table.
+func compareInProcess(d *compute.Device, tc *compute.TinyCall, wait string, ks []int, rounds, block int) error {
 	p, err := openPeer()
 	if err != nil {
 		return err
 	}
 	fmt.Printf("Go API: %s (%s); C peer: %s\n", d.Info.Name, d.Info.Backend, C.GoString(C.peer_adapter(p)))
-	stacks := []stack{goStack, peerStack(p)}
-	for _, m := range strings.Split(*wait, ",") {
+	stacks := []stack{{"go", tc.Call}, peerStack(p)}
+	for _, m := range strings.Split(wait, ",") {
 		if m == "" {
 			continue
 		}
@@ -149,20 +165,31 @@ func run() error {
 			return tc.Call(k)
 		}})
 	}
-	// med[s][ki] holds stack s's block medians at ks[ki], one per round.
+	med, err := interleave(stacks, ks, rounds, block)
+	if err != nil {
+		return err
+	}
+	printTable(stacks, ks, med, rounds, block)
+	return nil
+}
+
+// interleave times, round after round, a block of calls of every stack
+// at every K, the stacks' order rotating; med[s][ki] holds stack s's
+// block medians at ks[ki], one per round (round -1 warms up, not kept).
+func interleave(stacks []stack, ks []int, rounds, block int) ([][][]float64, error) {
 	med := make([][][]float64, len(stacks))
 	for s := range med {
 		med[s] = make([][]float64, len(ks))
 	}
-	t := make([]float64, *block)
-	for r := -1; r < *rounds; r++ { // round -1 warms every stack up
+	t := make([]float64, block)
+	for r := -1; r < rounds; r++ {
 		for ki, k := range ks {
 			for i := range stacks {
 				s := (i + max(r, 0)) % len(stacks)
 				for j := range t {
 					t0 := time.Now()
 					if err := stacks[s].call(k); err != nil {
-						return err
+						return nil, err
 					}
 					t[j] = float64(time.Since(t0).Nanoseconds()) / 1e3
 				}
@@ -173,7 +200,12 @@ func run() error {
 			}
 		}
 	}
-	fmt.Printf("tiny call, µs per call: median over %d interleaved rounds of %d-call blocks' medians\n", *rounds, *block)
+	return med, nil
+}
+
+// printTable prints each stack's median per K and the ratios over C.
+func printTable(stacks []stack, ks []int, med [][][]float64, rounds, block int) {
+	fmt.Printf("tiny call, µs per call: median over %d interleaved rounds of %d-call blocks' medians\n", rounds, block)
 	fmt.Printf("%3s", "K")
 	for _, s := range stacks {
 		fmt.Printf("%10s", s.name)
@@ -193,7 +225,6 @@ func run() error {
 		}
 		fmt.Println()
 	}
-	return nil
 }
 
 // openPeer opens the C peer's device and pipeline.
