@@ -232,10 +232,10 @@ type dramPlan struct {
 // adapter, the CPU's caches too), each for hostsimd.CeilingArrays arrays
 // at once, the GPU's also within the adapter's binding limit. A side the
 // budget cut is measured over what fits and labelled capped (dramPlan.line).
-func planDRAM(e *env.Env, cfg experiment.RunConfig, st *report.Staircase) (gpuBytes uint64, cpuBytes int64, p dramPlan) {
+func planDRAM(e *env.Env, cfg experiment.RunConfig, st *report.Staircase, stairCap string) (gpuBytes uint64, cpuBytes int64, p dramPlan) {
 	m := machine.Current()
 	threads := e.Host.ThreadCount()
-	p.budget, p.source, p.stair = env.MemoryBudget(cfg.QuickStaircase), m.BudgetSource(cfg.QuickStaircase), e.StairCap
+	p.budget, p.source, p.stair = env.MemoryBudget(cfg.QuickStaircase), m.BudgetSource(cfg.QuickStaircase), stairCap
 	gpuCache := largestCache(st, report.SideGPU)
 	if e.Device.Info.Type == wgpu.DeviceCPU {
 		// A CPU adapter (llvmpipe) reads through the CPU's caches, which
@@ -463,11 +463,11 @@ func estimateOf(e *env.Env, cfg experiment.RunConfig, ds []*workload.Descriptor)
 
 // Ceilings measures the GPU and CPU ceilings and records them.
 func Ceilings(e *env.Env, cfg experiment.RunConfig, rep *report.Report) (experiment.Roofs, error) {
-	st, err := staircase(e, cfg.QuickStaircase, rep)
+	st, stairCap, err := staircase(e, cfg.QuickStaircase, rep)
 	if err != nil {
 		return experiment.Roofs{}, err
 	}
-	gpuBytes, cpuBytes, capped := planDRAM(e, cfg, st)
+	gpuBytes, cpuBytes, capped := planDRAM(e, cfg, st, stairCap)
 	gc, err := gpuCeilings(e, gpuBytes, cfg.QuickStaircase, rep)
 	if err != nil {
 		return experiment.Roofs{}, err

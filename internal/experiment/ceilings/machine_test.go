@@ -112,7 +112,7 @@ func TestMachinePlans(t *testing.T) {
 				nameByCPUID(st.Levels, e.Host.ThreadCount())
 				capReachByCPUID(st.Levels, e.Host.ThreadCount())
 				cfg := experiment.RunConfig{QuickStaircase: quick}
-				gpuBytes, cpuBytes, plan := planDRAM(e, cfg, st)
+				gpuBytes, cpuBytes, plan := planDRAM(e, cfg, st, "")
 				if n := hostsimd.CeilingArrays; cpuBytes*int64(n) > budget || int64(gpuBytes)*int64(n) > budget {
 					t.Errorf("dram ceilings: cpu %d, gpu %d bytes × %d arrays past the budget %d", cpuBytes, gpuBytes, n, budget)
 				}

@@ -283,8 +283,9 @@ func cpuidNotes(levels []report.StairLevel, threads int) []string {
 // level is reached (dramReached) or the next set would pass the memory
 // budget; the GPU sweep goes as far (within the adapter's binding limit
 // and the budget for its buffers). Each point's array is freed before the
-// next phase.
-func staircase(e *env.Env, quick bool, rep *report.Report) (*report.Staircase, error) {
+// next phase. capped says where the memory budget stopped the CPU sweep
+// before it reached the DRAM level ("": it did not).
+func staircase(e *env.Env, quick bool, rep *report.Report) (_ *report.Staircase, capped string, _ error) {
 	st := &report.Staircase{}
 	rep.Staircase = st // what was measured stays reported if the run stops
 	defer env.FreeMemory()
@@ -318,12 +319,11 @@ func staircase(e *env.Env, quick bool, rep *report.Report) (*report.Staircase, e
 		return pt, nil
 	})
 	if err != nil {
-		return st, err
+		return st, "", err
 	}
 	env.FreeMemory()
-	e.StairCap = ""
 	if !reached {
-		e.StairCap = fmt.Sprintf("the cpu staircase at %s, before its bandwidth stopped changing", experiment.FmtBytes(float64(top)))
+		capped = fmt.Sprintf("the cpu staircase at %s, before its bandwidth stopped changing", experiment.FmtBytes(float64(top)))
 	}
 	if e.Device != nil {
 		// A ceiling bench holds its buffer twice on the device and once
@@ -332,14 +332,14 @@ func staircase(e *env.Env, quick bool, rep *report.Report) (*report.Staircase, e
 		e.Progressf("cache staircase: gpu read bandwidth, %d KiB … %s", stairMin>>10, experiment.FmtBytes(float64(min(top, lim))))
 		for _, b := range stairSizes(top, lim, quick) {
 			if err := e.CheckStop("cache staircase"); err != nil {
-				return st, err
+				return st, "", err
 			}
 			pt, err := compute.MeasureReadAtUntil(e.Device, b, runs, e.Stopped)
 			if errors.Is(err, compute.ErrStopped) {
-				return st, fmt.Errorf("cache staircase (gpu, %s): %w", experiment.FmtBytes(float64(b)), env.ErrInterrupted)
+				return st, "", fmt.Errorf("cache staircase (gpu, %s): %w", experiment.FmtBytes(float64(b)), env.ErrInterrupted)
 			}
 			if err != nil {
-				return nil, fmt.Errorf("staircase (gpu, %d bytes): %w", b, err)
+				return nil, "", fmt.Errorf("staircase (gpu, %d bytes): %w", b, err)
 			}
 			st.Points = append(st.Points, report.StairPoint{Side: report.SideGPU, Bytes: float64(pt.Bytes), GBs: pt.GBs})
 		}
@@ -362,7 +362,7 @@ func staircase(e *env.Env, quick bool, rep *report.Report) (*report.Staircase, e
 		st.Levels = append(st.Levels, lv...)
 	}
 	st.Notes = append(cpuidNotes(st.Levels, threads), st.Notes...)
-	return st, nil
+	return st, capped, nil
 }
 
 // stairRoofLevels turns the staircase's cache levels (l2 and llc; l1 is

@@ -52,9 +52,6 @@ type Env struct {
 	// restoreMachine puts back the machine description SetMaxMemory
 	// replaced (Close calls it).
 	restoreMachine func()
-	// StairCap says where the memory budget stopped the last staircase
-	// before it reached the DRAM level ("": it did not).
-	StairCap string
 
 	tracing    bool
 	traceStart time.Time
