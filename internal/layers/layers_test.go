@@ -34,22 +34,22 @@ var layer = map[string]int{
 
 // room ranks the packages under internal/experiment, its rooms: a room
 // imports only rooms of a lower rank, never a sibling of its own rank or
-// one above it. The base (internal/experiment itself: device, host,
-// budget, progress, one verified measurement of a case) is 0; the
-// families that others build on (ceilings, break-even search) sit above
-// it, and the commands' families on top.
+// one above it. env (device, host, budget, progress) is 0; the base,
+// internal/experiment itself (run configuration, sides, one case
+// measured on both sides), is 1; the families others build on (ceilings,
+// break-even search, call latency) are 2; the commands' families are 3.
 var room = map[string]int{
-	"":           1,
-	"kernel":     3,
-	"hybrid":     3,
-	"sweeps":     3,
-	"suite":      3,
-	"sidebyside": 3,
-	"ceilings":   2,
-	"plan":       3,
-	"latency":    2,
-	"crossover":  2,
 	"env":        0,
+	"":           1,
+	"ceilings":   2,
+	"crossover":  2,
+	"latency":    2,
+	"suite":      3,
+	"sweeps":     3,
+	"hybrid":     3,
+	"plan":       3,
+	"kernel":     3,
+	"sidebyside": 3,
 }
 
 // exempt names the imports of internal/ a public package may still make,
