@@ -54,13 +54,13 @@ type fakeSide struct {
 }
 
 func (f *fakeSide) side() workload.Side {
-	return workload.Side{
-		Poison: func() {},
-		Run: func() (timing.Sample, error) {
+	return workload.SideFuncs{
+		PoisonFn: func() {},
+		RunFn: func() (timing.Sample, error) {
 			f.runs++
 			return timing.Sample{Host: time.Microsecond}, nil
 		},
-		Verify: func() error {
+		VerifyFn: func() error {
 			f.verifies++
 			if f.failOn[f.verifies] {
 				return workload.ErrMismatch

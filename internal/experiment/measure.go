@@ -35,14 +35,21 @@ func VerifiedRun(what string, s workload.Side) (timing.Sample, error) {
 // error, the call returns it instead of running (a measurement in progress
 // ends at its next call).
 func Stoppable(s workload.Side, check func(phase string) error) workload.Side {
-	run := s.Run
-	s.Run = func() (timing.Sample, error) {
-		if err := check("during a measurement"); err != nil {
-			return timing.Sample{}, err
-		}
-		return run()
+	return stoppable{Side: s, check: check}
+}
+
+// stoppable is a Side whose Run first asks check.
+type stoppable struct {
+	workload.Side
+	check func(phase string) error
+}
+
+// Run returns check's error, or runs the side.
+func (s stoppable) Run() (timing.Sample, error) {
+	if err := s.check("during a measurement"); err != nil {
+		return timing.Sample{}, err
 	}
-	return s
+	return s.Side.Run()
 }
 
 // MeasureSide verifies a poisoned run, measures, then verifies the last

@@ -152,15 +152,15 @@ type ShippedLog struct{ Upload []time.Duration }
 func BuildSide(e *env.Env, sp SideSpec, c workload.Case, log *ShippedLog) (workload.Side, error) {
 	if sp.IsGPU() {
 		if c.GPU == nil {
-			return workload.Side{}, fmt.Errorf("%s: %s has no GPU side", sp.Label, c.Name)
+			return nil, fmt.Errorf("%s: %s has no GPU side", sp.Label, c.Name)
 		}
 		if !sp.Shipped {
 			return c.GPU(e.GPU())
 		}
-		return shippedSide(e.GPU(), c, log), nil
+		return &shippedSide{g: e.GPU(), c: c, log: log}, nil
 	}
 	if c.CPU == nil {
-		return workload.Side{}, fmt.Errorf("%s: %s has no CPU side", sp.Label, c.Name)
+		return nil, fmt.Errorf("%s: %s has no CPU side", sp.Label, c.Name)
 	}
 	h := e.Host
 	if sp.Threads > 0 {
@@ -169,12 +169,12 @@ func BuildSide(e *env.Env, sp SideSpec, c workload.Case, log *ShippedLog) (workl
 	if sp.Level != "" {
 		level, err := hostsimd.ParseLevel(sp.Level)
 		if err != nil {
-			return workload.Side{}, err
+			return nil, err
 		}
 		h.Level, h.FixLevel = level, true
 	}
 	if err := h.Validate(); err != nil {
-		return workload.Side{}, fmt.Errorf("%s: %w", sp.Label, err)
+		return nil, fmt.Errorf("%s: %w", sp.Label, err)
 	}
 	return c.CPU(h)
 }
@@ -183,43 +183,50 @@ func BuildSide(e *env.Env, sp SideSpec, c workload.Case, log *ShippedLog) (workl
 // upload of the stored data), poisons its outputs (untimed), runs it and
 // keeps it for Verify; the previous call's runner is released before the
 // next call's clock starts.
-func shippedSide(g workload.GPU, c workload.Case, log *ShippedLog) workload.Side {
-	var cur workload.Side
-	have := false
-	release := func() {
-		if have {
-			cur.Close()
-			have = false
-		}
+type shippedSide struct {
+	g   workload.GPU
+	c   workload.Case
+	log *ShippedLog
+	cur workload.Side // the last call's side; nil before the first
+}
+
+// Poison does nothing: each call poisons the side it builds.
+func (s *shippedSide) Poison() {}
+
+// Run builds the runner, poisons and runs it, adding the build time.
+func (s *shippedSide) Run() (timing.Sample, error) {
+	s.Close()
+	start := clock.Now()
+	side, err := s.c.GPU(s.g)
+	up := clock.Since(start)
+	if err != nil {
+		return timing.Sample{}, err
 	}
-	return workload.Side{
-		Poison: func() {},
-		Run: func() (timing.Sample, error) {
-			release()
-			start := clock.Now()
-			s, err := c.GPU(g)
-			up := clock.Since(start)
-			if err != nil {
-				return timing.Sample{}, err
-			}
-			cur, have = s, true
-			s.Poison()
-			smp, err := s.Run()
-			if err != nil {
-				return smp, err
-			}
-			if log != nil {
-				log.Upload = append(log.Upload, up)
-			}
-			smp.Host += up
-			return smp, nil
-		},
-		Verify: func() error {
-			if !have {
-				return fmt.Errorf("%s shipped: no call to verify", c.Name)
-			}
-			return cur.Verify()
-		},
-		Release: release,
+	s.cur = side
+	side.Poison()
+	smp, err := side.Run()
+	if err != nil {
+		return smp, err
+	}
+	if s.log != nil {
+		s.log.Upload = append(s.log.Upload, up)
+	}
+	smp.Host += up
+	return smp, nil
+}
+
+// Verify checks the last call's output.
+func (s *shippedSide) Verify() error {
+	if s.cur == nil {
+		return fmt.Errorf("%s shipped: no call to verify", s.c.Name)
+	}
+	return s.cur.Verify()
+}
+
+// Close releases the last call's runner.
+func (s *shippedSide) Close() {
+	if s.cur != nil {
+		s.cur.Close()
+		s.cur = nil
 	}
 }

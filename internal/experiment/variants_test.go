@@ -20,14 +20,14 @@ import (
 func plantedSide(d time.Duration, wrong bool, runs *int) func() (workload.Side, error) {
 	return func() (workload.Side, error) {
 		var out float64
-		return workload.Side{
-			Poison: func() { out = -1 },
-			Run: func() (timing.Sample, error) {
+		return workload.SideFuncs{
+			PoisonFn: func() { out = -1 },
+			RunFn: func() (timing.Sample, error) {
 				*runs++
 				out = 1
 				return timing.Sample{Host: d, Kernel: d, HasKernel: true}, nil
 			},
-			Verify: func() error {
+			VerifyFn: func() error {
 				if wrong || out != 1 {
 					return errors.New("planted mismatch")
 				}
@@ -151,10 +151,10 @@ func TestAutotuneChoosesWorkgroup(t *testing.T) {
 // go on. A design that ran and failed verification stays ErrWrongResult.
 func TestAutotuneUnsupportedAndCompileErrorsAreNotWrongResults(t *testing.T) {
 	unsupported := func() (workload.Side, error) {
-		return workload.Side{}, fmt.Errorf("a subgroup per row: cosine_single_subgroup needs subgroups, which llvmpipe (gl) lacks: %w", compute.ErrUnsupported)
+		return nil, fmt.Errorf("a subgroup per row: cosine_single_subgroup needs subgroups, which llvmpipe (gl) lacks: %w", compute.ErrUnsupported)
 	}
 	noCompile := func() (workload.Side, error) {
-		return workload.Side{}, fmt.Errorf("wgpu: CreateShaderModule: %w", &wgpu.ShaderError{Label: "k", Line: 3, Column: 7, Message: "unknown builtin subgroup_id"})
+		return nil, fmt.Errorf("wgpu: CreateShaderModule: %w", &wgpu.ShaderError{Label: "k", Line: 3, Column: 7, Message: "unknown builtin subgroup_id"})
 	}
 	var warns []string
 	cands := []variantCandidate{

@@ -165,28 +165,28 @@ func cosineBatchCase(b *batchData, q int, k Knobs) Case {
 	w.GPU = func(g GPU) (Side, error) {
 		cb, err := newCB(g.Device, v, dim, opts)
 		if err != nil {
-			return Side{}, err
+			return nil, err
 		}
 		out := make([]float32, q*n)
-		return Side{
-			Poison: func() { poisonF32(out) },
-			Run: func() (timing.Sample, error) {
+		return SideFuncs{
+			PoisonFn: func() { poisonF32(out) },
+			RunFn: func() (timing.Sample, error) {
 				start := clock.Now()
 				t, err := cb.Run(qs, out, g.Timer)
 				return g.sample(w.Name, start, t, err)
 			},
-			Verify:  func() error { return b.check("gpu cosine-batch S", q, out) },
-			Release: cb.Release,
+			VerifyFn:  func() error { return b.check("gpu cosine-batch S", q, out) },
+			ReleaseFn: cb.Release,
 		}, nil
 	}
 	w.CPU = func(host hostsimd.Host) (Side, error) {
 		out := make([]float32, q*n)
-		return Side{
-			Poison: func() { poisonF32(out) },
-			Run: func() (timing.Sample, error) {
+		return SideFuncs{
+			PoisonFn: func() { poisonF32(out) },
+			RunFn: func() (timing.Sample, error) {
 				return cpuSample(func() error { return cpu(host, out) })
 			},
-			Verify: func() error { return b.check("cpu cosine-batch S", q, out) },
+			VerifyFn: func() error { return b.check("cpu cosine-batch S", q, out) },
 		}, nil
 	}
 	return w

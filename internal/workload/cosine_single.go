@@ -96,28 +96,28 @@ func cosineSingleCase(c *cosineData, st *storedData, n int, k Knobs) Case {
 	w.GPU = func(g GPU) (Side, error) {
 		cs, err := st.newCosineRunner(g.Device, v, dim, cosineOptions(design, wg))
 		if err != nil {
-			return Side{}, err
+			return nil, err
 		}
 		out := make([]float32, n)
-		return Side{
-			Poison: func() { poisonF32(out) },
-			Run: func() (timing.Sample, error) {
+		return SideFuncs{
+			PoisonFn: func() { poisonF32(out) },
+			RunFn: func() (timing.Sample, error) {
 				start := clock.Now()
 				tm, err := cs.Run(c.q, out, g.Timer)
 				return g.sample(w.Name, start, tm, err)
 			},
-			Verify:  func() error { return ref.check("gpu cosine-single s", out) },
-			Release: cs.Release,
+			VerifyFn:  func() error { return ref.check("gpu cosine-single s", out) },
+			ReleaseFn: cs.Release,
 		}, nil
 	}
 	w.CPU = func(host hostsimd.Host) (Side, error) {
 		out := make([]float32, n)
-		return Side{
-			Poison: func() { poisonF32(out) },
-			Run: func() (timing.Sample, error) {
+		return SideFuncs{
+			PoisonFn: func() { poisonF32(out) },
+			RunFn: func() (timing.Sample, error) {
 				return cpuSample(func() error { return st.hostCosine(host, c.q, c.v, dim, n, out) })
 			},
-			Verify: func() error { return ref.check("cpu cosine-single s", out) },
+			VerifyFn: func() error { return ref.check("cpu cosine-single s", out) },
 		}, nil
 	}
 	return w

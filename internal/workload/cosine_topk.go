@@ -72,41 +72,41 @@ func cosineTopKCase(c *cosineData, st *storedData, n, k int, kn Knobs) Case {
 	w.GPU = func(g GPU) (Side, error) {
 		cs, err := st.newCosineRunner(g.Device, v, dim, cosineOptions(scoring, wg))
 		if err != nil {
-			return Side{}, err
+			return nil, err
 		}
 		tk, err := compute.NewTopKSingle(cs, kk, compute.TopKOptions{Queue: selection == "queue"})
 		if err != nil {
 			cs.Release()
-			return Side{}, err
+			return nil, err
 		}
 		out := make([]ops.Pair, kk)
-		return Side{
-			Poison: func() {
+		return SideFuncs{
+			PoisonFn: func() {
 				for i := range out {
 					out[i] = ops.Pair{Index: -1, Score: float32(math.NaN())}
 				}
 			},
-			Run: func() (timing.Sample, error) {
+			RunFn: func() (timing.Sample, error) {
 				start := clock.Now()
 				t, err := tk.Run(c.q, out, g.Timer)
 				return g.sample(w.Name, start, t, err)
 			},
-			Verify: func() error {
+			VerifyFn: func() error {
 				conv := make([]ops.Pair, len(out))
 				for i, x := range out {
 					conv[i] = ops.Pair{Index: x.Index, Score: x.Score}
 				}
 				return checkTopK("gpu cosine-topk", conv, ref, kk)
 			},
-			Release: func() { tk.Release(); cs.Release() },
+			ReleaseFn: func() { tk.Release(); cs.Release() },
 		}, nil
 	}
 	w.CPU = func(host hostsimd.Host) (Side, error) {
 		scores := make([]float32, n)
 		var out []ops.Pair
-		return Side{
-			Poison: func() { poisonF32(scores); out = nil },
-			Run: func() (timing.Sample, error) {
+		return SideFuncs{
+			PoisonFn: func() { poisonF32(scores); out = nil },
+			RunFn: func() (timing.Sample, error) {
 				return cpuSample(func() error {
 					if err := st.hostCosine(host, c.q, c.v, dim, n, scores); err != nil {
 						return err
@@ -115,7 +115,7 @@ func cosineTopKCase(c *cosineData, st *storedData, n, k int, kn Knobs) Case {
 					return nil
 				})
 			},
-			Verify: func() error { return checkTopK("cpu cosine-topk", out, ref, kk) },
+			VerifyFn: func() error { return checkTopK("cpu cosine-topk", out, ref, kk) },
 		}, nil
 	}
 	return w

@@ -159,28 +159,28 @@ func hnswCase(h *hnswData, q int, k Knobs) Case {
 	w.GPU = func(g GPU) (Side, error) {
 		ga, err := run.gpu(g.Device, h.v, dim, compute.GatherOptions{Metric: metric, Workgroup: wg, PerPair: perPair})
 		if err != nil {
-			return Side{}, err
+			return nil, err
 		}
 		out := make([]float32, q*c)
-		return Side{
-			Poison: func() { poisonF32(out) },
-			Run: func() (timing.Sample, error) {
+		return SideFuncs{
+			PoisonFn: func() { poisonF32(out) },
+			RunFn: func() (timing.Sample, error) {
 				start := clock.Now()
 				t, err := ga.Run(qs, ids, c, out, g.Timer)
 				return g.sample(w.Name, start, t, err)
 			},
-			Verify:  func() error { return h.check("gpu hnsw d", q, out) },
-			Release: ga.Release,
+			VerifyFn:  func() error { return h.check("gpu hnsw d", q, out) },
+			ReleaseFn: ga.Release,
 		}, nil
 	}
 	w.CPU = func(host hostsimd.Host) (Side, error) {
 		out := make([]float32, q*c)
-		return Side{
-			Poison: func() { poisonF32(out) },
-			Run: func() (timing.Sample, error) {
+		return SideFuncs{
+			PoisonFn: func() { poisonF32(out) },
+			RunFn: func() (timing.Sample, error) {
 				return cpuSample(func() error { return run.cpu(host, qs, ids, out) })
 			},
-			Verify: func() error { return h.check("cpu hnsw d", q, out) },
+			VerifyFn: func() error { return h.check("cpu hnsw d", q, out) },
 		}, nil
 	}
 	return w

@@ -117,8 +117,8 @@ func spreadDescriptor(name, graph string, rank int, gen func(n, degree int, seed
 func errCase(name string, err error) Case {
 	return Case{
 		Name: name,
-		GPU:  func(GPU) (Side, error) { return Side{}, err },
-		CPU:  func(hostsimd.Host) (Side, error) { return Side{}, err },
+		GPU:  func(GPU) (Side, error) { return nil, err },
+		CPU:  func(hostsimd.Host) (Side, error) { return nil, err },
 	}
 }
 
@@ -156,33 +156,33 @@ func spreadCase(name string, g *ops.CSR, steps int, seed uint64, k Knobs) Case {
 		sp, err := compute.NewSpread(gp.Device, ops.CSR{Offsets: g.Offsets, Cols: g.Cols, Weights: g.Weights},
 			compute.SpreadOptions{Variant: spreadVariant(k.Variant), Workgroup: wg})
 		if err != nil {
-			return Side{}, err
+			return nil, err
 		}
 		out := make([]float32, nodes)
 		sp2 := compute.SpreadParams{Retention: spreadParams.Retention, Decay: spreadParams.Decay, Threshold: spreadParams.Threshold, Steps: steps, Epsilon: -1}
-		return Side{
-			Poison: func() { poisonF32(out) },
-			Run: func() (timing.Sample, error) {
+		return SideFuncs{
+			PoisonFn: func() { poisonF32(out) },
+			RunFn: func() (timing.Sample, error) {
 				start := clock.Now()
 				res, err := sp.Run(a0, sp2, out, gp.Timer)
 				return gp.sample(name, start, res.Timing, err)
 			},
-			Verify:  func() error { return ref.Check("gpu "+name, out) },
-			Release: sp.Release,
+			VerifyFn:  func() error { return ref.Check("gpu "+name, out) },
+			ReleaseFn: sp.Release,
 		}, nil
 	}
 	w.CPU = func(host hostsimd.Host) (Side, error) {
 		var out []float32
-		return Side{
-			Poison: func() { out = nil },
-			Run: func() (timing.Sample, error) {
+		return SideFuncs{
+			PoisonFn: func() { out = nil },
+			RunFn: func() (timing.Sample, error) {
 				return cpuSample(func() error {
 					var err error
 					out, _, err = host.Spread(g, a0, spreadParams, steps, -1)
 					return err
 				})
 			},
-			Verify: func() error { return ref.Check("cpu "+name, out) },
+			VerifyFn: func() error { return ref.Check("cpu "+name, out) },
 		}, nil
 	}
 	return w

@@ -296,23 +296,48 @@ func SampleOf(t compute.Timing, err error) (timing.Sample, error) {
 	return timing.Sample{Host: t.EndToEnd, Kernel: t.Kernel, HasKernel: t.KernelValid}, err
 }
 
-// Side is one side of a case, ready to run.
-type Side struct {
+// Side is one side of a case, ready to run. Each workload side is a named
+// type implementing it.
+type Side interface {
 	// Poison fills the outputs with NaN (or impossible values) so a kernel
 	// that writes nothing cannot pass verification.
-	Poison func()
+	Poison()
 	// Run performs one call and reports its times.
-	Run func() (timing.Sample, error)
+	Run() (timing.Sample, error)
 	// Verify checks the outputs of the last run against the reference.
-	Verify func() error
-	// Release frees what the side allocated (GPU buffers); may be nil.
-	Release func()
+	Verify() error
+	// Close frees what the side allocated (GPU buffers).
+	Close()
 }
 
-// Close releases the side's resources; safe on a zero Side.
-func (s Side) Close() {
-	if s.Release != nil {
-		s.Release()
+// SideFuncs is a Side built from functions; Release may be nil.
+type SideFuncs struct {
+	PoisonFn  func()
+	RunFn     func() (timing.Sample, error)
+	VerifyFn  func() error
+	ReleaseFn func()
+}
+
+// Poison calls PoisonFn.
+func (s SideFuncs) Poison() { s.PoisonFn() }
+
+// Run calls RunFn.
+func (s SideFuncs) Run() (timing.Sample, error) { return s.RunFn() }
+
+// Verify calls VerifyFn.
+func (s SideFuncs) Verify() error { return s.VerifyFn() }
+
+// Close calls ReleaseFn when it is set.
+func (s SideFuncs) Close() {
+	if s.ReleaseFn != nil {
+		s.ReleaseFn()
+	}
+}
+
+// CloseSide closes s unless it is nil.
+func CloseSide(s Side) {
+	if s != nil {
+		s.Close()
 	}
 }
 

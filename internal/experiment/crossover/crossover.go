@@ -179,7 +179,7 @@ func (ps *pairSearch) measurePair(n, tight int, tag string) ([2]SideRun, error) 
 	var logs [2]experiment.ShippedLog
 	defer func() {
 		for _, s := range ss {
-			s.Close()
+			workload.CloseSide(s)
 		}
 	}()
 	for i, sp := range sides {
@@ -387,7 +387,7 @@ func MeasureAgain(e *env.Env, sides [2]experiment.SideSpec, c workload.Case) ([2
 	var ss [2]workload.Side
 	defer func() {
 		for _, s := range ss {
-			s.Close()
+			workload.CloseSide(s)
 		}
 	}()
 	what := c.Name + " " + env.ParamLabel(c.Params)

@@ -60,12 +60,19 @@ func (e *Env) Traced(c workload.Case, s workload.Side) workload.Side {
 		warm = timing.DefaultWarmup
 	}
 	e.traceCtx = traceCtx{workload: c.Name, params: ParamLabel(c.Params), bytes: c.Bytes, warmup: warm}
-	run := s.Run
-	s.Run = func() (timing.Sample, error) {
-		e.traceCtx.calls++
-		return run()
-	}
-	return s
+	return traced{Side: s, e: e}
+}
+
+// traced is a Side whose calls are counted for the trace's phase labels.
+type traced struct {
+	workload.Side
+	e *Env
+}
+
+// Run counts the call and runs the side.
+func (t traced) Run() (timing.Sample, error) {
+	t.e.traceCtx.calls++
+	return t.Side.Run()
 }
 
 func (e *Env) recordCall(name string, start time.Time, t compute.Timing) {

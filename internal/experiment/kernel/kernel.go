@@ -14,7 +14,6 @@ import (
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
-	"github.com/wgpu-prof/wgpu-prof/internal/workload"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 	"github.com/wgpu-prof/wgpu-prof/timing/clock"
 )
@@ -195,20 +194,7 @@ func measurePoint(e *env.Env, cfg Config, name string, k *compute.UserKernel, pt
 		params = append(params, experiment.ParamOf(c, pt.consts[c]))
 	}
 	e.Progressf("gpu  %s %s", name, env.ParamLabel(params))
-	side := workload.Side{
-		Poison: func() {},
-		Run: func() (timing.Sample, error) {
-			start := clock.Now()
-			t, err := k.Run(e.Timer)
-			return e.GPUSample(name, start, t, err)
-		},
-		Verify: func() error {
-			if cfg.NoCheck {
-				return nil
-			}
-			return k.Check()
-		},
-	}
+	side := &userSide{e: e, name: name, k: k, noCheck: cfg.NoCheck}
 	res, err := experiment.MeasureSide("gpu "+name, side, e.Measure)
 	if err != nil {
 		return report.Measurement{}, err
@@ -321,3 +307,34 @@ func CheckConfig(c Config) error {
 	}
 	return nil
 }
+
+// userSide is a user kernel as a workload.Side: its check is the kernel's
+// repeatable, finite output (none under --no-check); the kernel is closed
+// by its owner.
+type userSide struct {
+	e       *env.Env
+	name    string
+	k       *compute.UserKernel
+	noCheck bool
+}
+
+// Poison does nothing: the kernel checks its own output.
+func (u *userSide) Poison() {}
+
+// Run launches the kernel once.
+func (u *userSide) Run() (timing.Sample, error) {
+	start := clock.Now()
+	t, err := u.k.Run(u.e.Timer)
+	return u.e.GPUSample(u.name, start, t, err)
+}
+
+// Verify checks the output unless checks are off.
+func (u *userSide) Verify() error {
+	if u.noCheck {
+		return nil
+	}
+	return u.k.Check()
+}
+
+// Close does nothing: the kernel outlives the measurement.
+func (u *userSide) Close() {}
