@@ -10,7 +10,7 @@ import (
 
 // A dispatch that runs far past the device's wait timeout (a shader that
 // loops; lavapipe ends each invocation's loops after 65,536 iterations, so
-// the dispatch is made long by its size) is reported as ErrTimeout when the timeout passes, not waited on
+// the dispatch is made long by its size, sized on the adapter) is reported as ErrTimeout when the timeout passes, not waited on
 // until it ends, and the device is then lost for every later call. A
 // wait in the caller (WaitBlockCaller) returns when the driver does, and
 // then with ErrTimeout too.
@@ -58,9 +58,10 @@ func hungDispatch(t *testing.T, mode wgpu.WaitMode) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	x := hungSize(t, d, p, bg)
 	d.SetWaitMode(mode)
 	start := time.Now()
-	_, err = d.Submit([]wgpu.Pass{{Dispatches: []wgpu.Dispatch{{Pipeline: p, BindGroups: []*wgpu.BindGroup{bg}, X: 256, Y: 1, Z: 1}}}}, nil, nil)
+	_, err = d.Submit([]wgpu.Pass{{Dispatches: []wgpu.Dispatch{{Pipeline: p, BindGroups: []*wgpu.BindGroup{bg}, X: x, Y: 1, Z: 1}}}}, nil, nil)
 	took := time.Since(start)
 	if !errors.Is(err, wgpu.ErrTimeout) {
 		t.Fatalf("a dispatch past the timeout: err = %v after %v, want ErrTimeout", err, took)
@@ -80,4 +81,19 @@ func hungDispatch(t *testing.T, mode wgpu.WaitMode) {
 		x.Release()
 	}
 	inst.Release()
+}
+
+// hungSize is how many workgroups make the spin dispatch last about five
+// times the 300 ms timeout on this adapter: some workgroups (enough to
+// fill a CPU adapter's cores) are timed first, so a faster adapter gets
+// a larger dispatch rather than one that ends before the timeout.
+func hungSize(t *testing.T, d *wgpu.Device, p *wgpu.Pipeline, bg *wgpu.BindGroup) uint32 {
+	t.Helper()
+	const probe = 64 // enough to keep every core of a CPU adapter busy
+	start := time.Now()
+	if _, err := d.Submit([]wgpu.Pass{{Dispatches: []wgpu.Dispatch{{Pipeline: p, BindGroups: []*wgpu.BindGroup{bg}, X: probe, Y: 1, Z: 1}}}}, nil, nil); err != nil {
+		t.Fatalf("a probe of %d workgroups: %v", probe, err)
+	}
+	per := time.Since(start).Seconds() / probe
+	return uint32(min(max(1.5/per, 256), 65535))
 }
