@@ -98,27 +98,10 @@ func cosineSingleCase(c *cosineData, st *storedData, n int, k Knobs) Case {
 		if err != nil {
 			return nil, err
 		}
-		out := make([]float32, n)
-		return SideFuncs{
-			PoisonFn: func() { poisonF32(out) },
-			RunFn: func() (timing.Sample, error) {
-				start := clock.Now()
-				tm, err := cs.Run(c.q, out, g.Timer)
-				return g.sample(w.Name, start, tm, err)
-			},
-			VerifyFn:  func() error { return ref.check("gpu cosine-single s", out) },
-			ReleaseFn: cs.Release,
-		}, nil
+		return &cosineSingleGPU{g: g, r: cs, q: c.q, out: make([]float32, n), ref: ref}, nil
 	}
 	w.CPU = func(host hostsimd.Host) (Side, error) {
-		out := make([]float32, n)
-		return SideFuncs{
-			PoisonFn: func() { poisonF32(out) },
-			RunFn: func() (timing.Sample, error) {
-				return cpuSample(func() error { return st.hostCosine(host, c.q, c.v, dim, n, out) })
-			},
-			VerifyFn: func() error { return ref.check("cpu cosine-single s", out) },
-		}, nil
+		return &cosineSingleCPU{host: host, st: st, c: c, n: n, out: make([]float32, n), ref: ref}, nil
 	}
 	return w
 }
@@ -128,3 +111,45 @@ func cosineSingleCase(c *cosineData, st *storedData, n int, k Knobs) Case {
 func MemComputeData(c Config) []float32 {
 	return newCosineData(c.Seed, c.N, c.Dim).v
 }
+
+// cosineSingleGPU is cosine-single's GPU side: the runner scoring q
+// against the stored rows into out.
+type cosineSingleGPU struct {
+	g   GPU
+	r   *compute.CosineSingle
+	q   []float32
+	out []float32
+	ref cosineRef
+}
+
+func (s *cosineSingleGPU) Poison() { poisonF32(s.out) }
+
+func (s *cosineSingleGPU) Run() (timing.Sample, error) {
+	start := clock.Now()
+	tm, err := s.r.Run(s.q, s.out, s.g.Timer)
+	return s.g.sample("cosine-single", start, tm, err)
+}
+
+func (s *cosineSingleGPU) Verify() error { return s.ref.check("gpu cosine-single s", s.out) }
+
+func (s *cosineSingleGPU) Close() { s.r.Release() }
+
+// cosineSingleCPU is cosine-single's host-SIMD side.
+type cosineSingleCPU struct {
+	host hostsimd.Host
+	st   *storedData
+	c    *cosineData
+	n    int
+	out  []float32
+	ref  cosineRef
+}
+
+func (s *cosineSingleCPU) Poison() { poisonF32(s.out) }
+
+func (s *cosineSingleCPU) Run() (timing.Sample, error) {
+	return cpuSample(func() error { return s.st.hostCosine(s.host, s.c.q, s.c.v, s.c.dim, s.n, s.out) })
+}
+
+func (s *cosineSingleCPU) Verify() error { return s.ref.check("cpu cosine-single s", s.out) }
+
+func (s *cosineSingleCPU) Close() {}
