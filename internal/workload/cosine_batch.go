@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
+	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
 
 	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/timing"
@@ -139,17 +140,7 @@ func cosineBatchCase(b *batchData, q int, k Knobs) Case {
 		opts = compute.CosineBatchOptions{Register: true, Broadcast: true, Workgroup: k.Workgroup}
 		label = fmt.Sprintf("reg16x4-bcast-wg%d", k.wg())
 	}
-	vBytes, newCB := 4, compute.NewCosineBatch
-	cpu := func(h hostsimd.Host, out []float32) error { return h.CosineBatch(qs, v, dim, out) }
-	prec := PrecisionF32
-	if b.codes != nil {
-		prec, vBytes, newCB = PrecisionInt8, 1, compute.NewCosineBatchInt8
-		cpu = func(h hostsimd.Host, out []float32) error { return h.CosineBatchInt8(qs, b.codes, dim, out) }
-	}
-	if b.f16 != nil {
-		prec, vBytes, newCB = PrecisionF16, 2, compute.NewCosineBatchF16
-		cpu = func(h hostsimd.Host, out []float32) error { return h.CosineBatchF16(qs, b.f16, dim, out) }
-	}
+	prec, vBytes := b.precision()
 	if prec != PrecisionF32 {
 		label += "-" + prec
 	}
@@ -163,31 +154,90 @@ func cosineBatchCase(b *batchData, q int, k Knobs) Case {
 		w.Params = append(w.Params, p("precision", prec))
 	}
 	w.GPU = func(g GPU) (Side, error) {
-		cb, err := newCB(g.Device, v, dim, opts)
+		cb, err := b.newRunner(g.Device, v, dim, opts)
 		if err != nil {
 			return nil, err
 		}
-		out := make([]float32, q*n)
-		return SideFuncs{
-			PoisonFn: func() { poisonF32(out) },
-			RunFn: func() (timing.Sample, error) {
-				start := clock.Now()
-				t, err := cb.Run(qs, out, g.Timer)
-				return g.sample(w.Name, start, t, err)
-			},
-			VerifyFn:  func() error { return b.check("gpu cosine-batch S", q, out) },
-			ReleaseFn: cb.Release,
-		}, nil
+		return &cosineBatchGPU{g: g, r: cb, b: b, q: q, qs: qs, out: make([]float32, q*n)}, nil
 	}
 	w.CPU = func(host hostsimd.Host) (Side, error) {
-		out := make([]float32, q*n)
-		return SideFuncs{
-			PoisonFn: func() { poisonF32(out) },
-			RunFn: func() (timing.Sample, error) {
-				return cpuSample(func() error { return cpu(host, out) })
-			},
-			VerifyFn: func() error { return b.check("cpu cosine-batch S", q, out) },
-		}, nil
+		return &cosineBatchCPU{host: host, b: b, q: q, qs: qs, v: v, out: make([]float32, q*n)}, nil
 	}
 	return w
 }
+
+// precision is the storage precision of b's stored rows and its bytes
+// per value.
+func (b *batchData) precision() (string, int) {
+	switch {
+	case b.f16 != nil:
+		return PrecisionF16, 2
+	case b.codes != nil:
+		return PrecisionInt8, 1
+	}
+	return PrecisionF32, 4
+}
+
+// newRunner builds the GPU runner for b's storage precision.
+func (b *batchData) newRunner(d *wgpu.Device, v []float32, dim int, opts compute.CosineBatchOptions) (*compute.CosineBatch, error) {
+	switch prec, _ := b.precision(); prec {
+	case PrecisionF16:
+		return compute.NewCosineBatchF16(d, v, dim, opts)
+	case PrecisionInt8:
+		return compute.NewCosineBatchInt8(d, v, dim, opts)
+	}
+	return compute.NewCosineBatch(d, v, dim, opts)
+}
+
+// cosineBatchGPU is cosine-batch's GPU side: the runner scoring the q
+// queries qs against the stored rows into out (q rows of n).
+type cosineBatchGPU struct {
+	g   GPU
+	r   *compute.CosineBatch
+	b   *batchData
+	q   int
+	qs  []float32
+	out []float32
+}
+
+func (s *cosineBatchGPU) Poison() { poisonF32(s.out) }
+
+func (s *cosineBatchGPU) Run() (timing.Sample, error) {
+	start := clock.Now()
+	t, err := s.r.Run(s.qs, s.out, s.g.Timer)
+	return s.g.sample("cosine-batch", start, t, err)
+}
+
+func (s *cosineBatchGPU) Verify() error { return s.b.check("gpu cosine-batch S", s.q, s.out) }
+
+func (s *cosineBatchGPU) Close() { s.r.Release() }
+
+// cosineBatchCPU is cosine-batch's host-SIMD side, reading the stored
+// rows in their storage precision.
+type cosineBatchCPU struct {
+	host hostsimd.Host
+	b    *batchData
+	q    int
+	qs   []float32
+	v    []float32 // the f32 rows (the first n)
+	out  []float32
+}
+
+func (s *cosineBatchCPU) Poison() { poisonF32(s.out) }
+
+func (s *cosineBatchCPU) Run() (timing.Sample, error) {
+	return cpuSample(func() error {
+		dim := s.b.c.dim
+		switch prec, _ := s.b.precision(); prec {
+		case PrecisionF16:
+			return s.host.CosineBatchF16(s.qs, s.b.f16, dim, s.out)
+		case PrecisionInt8:
+			return s.host.CosineBatchInt8(s.qs, s.b.codes, dim, s.out)
+		}
+		return s.host.CosineBatch(s.qs, s.v, dim, s.out)
+	})
+}
+
+func (s *cosineBatchCPU) Verify() error { return s.b.check("cpu cosine-batch S", s.q, s.out) }
+
+func (s *cosineBatchCPU) Close() {}
