@@ -79,44 +79,65 @@ func cosineTopKCase(c *cosineData, st *storedData, n, k int, kn Knobs) Case {
 			cs.Release()
 			return nil, err
 		}
-		out := make([]ops.Pair, kk)
-		return SideFuncs{
-			PoisonFn: func() {
-				for i := range out {
-					out[i] = ops.Pair{Index: -1, Score: float32(math.NaN())}
-				}
-			},
-			RunFn: func() (timing.Sample, error) {
-				start := clock.Now()
-				t, err := tk.Run(c.q, out, g.Timer)
-				return g.sample(w.Name, start, t, err)
-			},
-			VerifyFn: func() error {
-				conv := make([]ops.Pair, len(out))
-				for i, x := range out {
-					conv[i] = ops.Pair{Index: x.Index, Score: x.Score}
-				}
-				return checkTopK("gpu cosine-topk", conv, ref, kk)
-			},
-			ReleaseFn: func() { tk.Release(); cs.Release() },
-		}, nil
+		return &cosineTopKGPU{g: g, cs: cs, tk: tk, q: c.q, out: make([]ops.Pair, kk), ref: ref}, nil
 	}
 	w.CPU = func(host hostsimd.Host) (Side, error) {
-		scores := make([]float32, n)
-		var out []ops.Pair
-		return SideFuncs{
-			PoisonFn: func() { poisonF32(scores); out = nil },
-			RunFn: func() (timing.Sample, error) {
-				return cpuSample(func() error {
-					if err := st.hostCosine(host, c.q, c.v, dim, n, scores); err != nil {
-						return err
-					}
-					out = hostsimd.TopK(scores, kk)
-					return nil
-				})
-			},
-			VerifyFn: func() error { return checkTopK("cpu cosine-topk", out, ref, kk) },
-		}, nil
+		return &cosineTopKCPU{host: host, st: st, c: c, n: n, k: kk, scores: make([]float32, n), ref: ref}, nil
 	}
 	return w
 }
+
+// cosineTopKGPU is cosine-topk's GPU side: the scoring runner cs and the
+// selection tk over its scores, writing the k best pairs to out.
+type cosineTopKGPU struct {
+	g   GPU
+	cs  *compute.CosineSingle
+	tk  *compute.TopKSingle
+	q   []float32
+	out []ops.Pair
+	ref cosineRef
+}
+
+func (s *cosineTopKGPU) Poison() {
+	for i := range s.out {
+		s.out[i] = ops.Pair{Index: -1, Score: float32(math.NaN())}
+	}
+}
+
+func (s *cosineTopKGPU) Run() (timing.Sample, error) {
+	start := clock.Now()
+	t, err := s.tk.Run(s.q, s.out, s.g.Timer)
+	return s.g.sample("cosine-topk", start, t, err)
+}
+
+func (s *cosineTopKGPU) Verify() error { return checkTopK("gpu cosine-topk", s.out, s.ref, len(s.out)) }
+
+func (s *cosineTopKGPU) Close() { s.tk.Release(); s.cs.Release() }
+
+// cosineTopKCPU is cosine-topk's host-SIMD side: every score, then the k
+// best.
+type cosineTopKCPU struct {
+	host   hostsimd.Host
+	st     *storedData
+	c      *cosineData
+	n, k   int
+	scores []float32
+	out    []ops.Pair
+	ref    cosineRef
+}
+
+func (s *cosineTopKCPU) Poison() { poisonF32(s.scores); s.out = nil }
+
+func (s *cosineTopKCPU) Run() (timing.Sample, error) {
+	return cpuSample(func() error {
+		if err := s.st.hostCosine(s.host, s.c.q, s.c.v, s.c.dim, s.n, s.scores); err != nil {
+			return err
+		}
+		s.out = hostsimd.TopK(s.scores, s.k)
+		return nil
+	})
+}
+
+func (s *cosineTopKCPU) Verify() error { return checkTopK("cpu cosine-topk", s.out, s.ref, s.k) }
+
+func (s *cosineTopKCPU) Close() {}
