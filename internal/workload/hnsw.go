@@ -157,31 +157,58 @@ func hnswCase(h *hnswData, q int, k Knobs) Case {
 		Flops: float64(3 * q * c * dim),
 	}
 	w.GPU = func(g GPU) (Side, error) {
-		ga, err := run.gpu(g.Device, h.v, dim, compute.GatherOptions{Metric: metric, Workgroup: wg, PerPair: perPair})
+		ga, err := h.newGather(g.Device, compute.GatherOptions{Metric: metric, Workgroup: wg, PerPair: perPair})
 		if err != nil {
 			return nil, err
 		}
-		out := make([]float32, q*c)
-		return SideFuncs{
-			PoisonFn: func() { poisonF32(out) },
-			RunFn: func() (timing.Sample, error) {
-				start := clock.Now()
-				t, err := ga.Run(qs, ids, c, out, g.Timer)
-				return g.sample(w.Name, start, t, err)
-			},
-			VerifyFn:  func() error { return h.check("gpu hnsw d", q, out) },
-			ReleaseFn: ga.Release,
-		}, nil
+		return &hnswGPU{g: g, r: ga, h: h, q: q, qs: qs, ids: ids, out: make([]float32, q*c)}, nil
 	}
 	w.CPU = func(host hostsimd.Host) (Side, error) {
-		out := make([]float32, q*c)
-		return SideFuncs{
-			PoisonFn: func() { poisonF32(out) },
-			RunFn: func() (timing.Sample, error) {
-				return cpuSample(func() error { return run.cpu(host, qs, ids, out) })
-			},
-			VerifyFn: func() error { return h.check("cpu hnsw d", q, out) },
-		}, nil
+		return &hnswCPU{host: host, h: h, q: q, qs: qs, ids: ids, out: make([]float32, q*c)}, nil
 	}
 	return w
 }
+
+// hnswGPU is hnsw's GPU side: the gather runner computing the distances
+// of q queries to their candidates ids into out.
+type hnswGPU struct {
+	g   GPU
+	r   *compute.Gather
+	h   *hnswData
+	q   int
+	qs  []float32
+	ids []int32
+	out []float32
+}
+
+func (s *hnswGPU) Poison() { poisonF32(s.out) }
+
+func (s *hnswGPU) Run() (timing.Sample, error) {
+	start := clock.Now()
+	t, err := s.r.Run(s.qs, s.ids, s.h.c, s.out, s.g.Timer)
+	return s.g.sample("hnsw", start, t, err)
+}
+
+func (s *hnswGPU) Verify() error { return s.h.check("gpu hnsw d", s.q, s.out) }
+
+func (s *hnswGPU) Close() { s.r.Release() }
+
+// hnswCPU is hnsw's host-SIMD side.
+type hnswCPU struct {
+	host hostsimd.Host
+	h    *hnswData
+	q    int
+	qs   []float32
+	ids  []int32
+	out  []float32
+}
+
+func (s *hnswCPU) Poison() { poisonF32(s.out) }
+
+func (s *hnswCPU) Run() (timing.Sample, error) {
+	return cpuSample(func() error { return s.h.hostGather(s.host, s.qs, s.ids, s.out) })
+}
+
+func (s *hnswCPU) Verify() error { return s.h.check("cpu hnsw d", s.q, s.out) }
+
+func (s *hnswCPU) Close() {}

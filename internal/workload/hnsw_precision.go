@@ -143,36 +143,43 @@ func hnswBound(m ops.Metric, eq, ev, nq, nvStored, nv, l2sum float64) float64 {
 	return 2 * (rel(eq, nq) + rel(ev, nv))
 }
 
-// hnswSides is what differs between hnsw's stored precisions: the
-// variant suffix and params naming it, the bytes a gathered row moves,
-// and the GPU runner and host kernel of the precision.
+// hnswSides is what differs between hnsw's stored precisions in a case:
+// the variant suffix and params naming it and the bytes a gathered row
+// moves (the runner and host kernel are newGather and hostGather).
 type hnswSides struct {
 	suffix   string
 	params   []report.Param
 	rowBytes int
-	gpu      func(d *wgpu.Device, v []float32, dim int, o compute.GatherOptions) (*compute.Gather, error)
-	cpu      func(h hostsimd.Host, qs []float32, ids []int32, out []float32) error
 }
 
 func (h *hnswData) sides() hnswSides {
-	s := hnswSides{rowBytes: 4 * h.dim, gpu: compute.NewGather,
-		cpu: func(host hostsimd.Host, qs []float32, ids []int32, out []float32) error {
-			return host.Gather(qs, h.v, h.dim, ids, h.metric, out)
-		}}
-	if h.st == nil {
-		return s
+	switch {
+	case h.st == nil:
+		return hnswSides{rowBytes: 4 * h.dim}
+	case h.st.prec == PrecisionF16:
+		return hnswSides{suffix: "-" + h.st.prec, params: []report.Param{p("precision", h.st.prec)}, rowBytes: 2 * h.dim}
 	}
-	s.suffix, s.params = "-"+h.st.prec, []report.Param{p("precision", h.st.prec)}
-	if h.st.prec == PrecisionF16 {
-		s.rowBytes, s.gpu = 2*h.dim, compute.NewGatherF16
-		s.cpu = func(host hostsimd.Host, qs []float32, ids []int32, out []float32) error {
-			return host.GatherF16(qs, h.st.f16, h.dim, ids, h.metric, out)
-		}
-		return s
+	return hnswSides{suffix: "-" + h.st.prec, params: []report.Param{p("precision", h.st.prec)}, rowBytes: h.dim + 4}
+}
+
+// newGather builds the GPU runner for h's storage precision.
+func (h *hnswData) newGather(d *wgpu.Device, o compute.GatherOptions) (*compute.Gather, error) {
+	switch {
+	case h.st == nil:
+		return compute.NewGather(d, h.v, h.dim, o)
+	case h.st.prec == PrecisionF16:
+		return compute.NewGatherF16(d, h.v, h.dim, o)
 	}
-	s.rowBytes, s.gpu = h.dim+4, compute.NewGatherInt8
-	s.cpu = func(host hostsimd.Host, qs []float32, ids []int32, out []float32) error {
-		return host.GatherInt8(qs, h.st.codes, h.st.scales, h.dim, ids, h.metric, out)
+	return compute.NewGatherInt8(d, h.v, h.dim, o)
+}
+
+// hostGather runs the host kernel for h's storage precision.
+func (h *hnswData) hostGather(host hostsimd.Host, qs []float32, ids []int32, out []float32) error {
+	switch {
+	case h.st == nil:
+		return host.Gather(qs, h.v, h.dim, ids, h.metric, out)
+	case h.st.prec == PrecisionF16:
+		return host.GatherF16(qs, h.st.f16, h.dim, ids, h.metric, out)
 	}
-	return s
+	return host.GatherInt8(qs, h.st.codes, h.st.scales, h.dim, ids, h.metric, out)
 }
