@@ -158,32 +158,60 @@ func spreadCase(name string, g *ops.CSR, steps int, seed uint64, k Knobs) Case {
 		if err != nil {
 			return nil, err
 		}
-		out := make([]float32, nodes)
 		sp2 := compute.SpreadParams{Retention: spreadParams.Retention, Decay: spreadParams.Decay, Threshold: spreadParams.Threshold, Steps: steps, Epsilon: -1}
-		return SideFuncs{
-			PoisonFn: func() { poisonF32(out) },
-			RunFn: func() (timing.Sample, error) {
-				start := clock.Now()
-				res, err := sp.Run(a0, sp2, out, gp.Timer)
-				return gp.sample(name, start, res.Timing, err)
-			},
-			VerifyFn:  func() error { return ref.Check("gpu "+name, out) },
-			ReleaseFn: sp.Release,
-		}, nil
+		return &spreadGPU{g: gp, r: sp, name: name, a0: a0, p: sp2, out: make([]float32, nodes), ref: ref}, nil
 	}
 	w.CPU = func(host hostsimd.Host) (Side, error) {
-		var out []float32
-		return SideFuncs{
-			PoisonFn: func() { out = nil },
-			RunFn: func() (timing.Sample, error) {
-				return cpuSample(func() error {
-					var err error
-					out, _, err = host.Spread(g, a0, spreadParams, steps, -1)
-					return err
-				})
-			},
-			VerifyFn: func() error { return ref.Check("cpu "+name, out) },
-		}, nil
+		return &spreadCPU{host: host, name: name, graph: g, a0: a0, steps: steps, ref: ref}, nil
 	}
 	return w
 }
+
+// spreadGPU is a spreading case's GPU side: steps launches of the runner
+// from the seeds a0, the final activations in out.
+type spreadGPU struct {
+	g    GPU
+	r    *compute.Spread
+	name string
+	a0   []float32
+	p    compute.SpreadParams
+	out  []float32
+	ref  *verify.SpreadInterval
+}
+
+func (s *spreadGPU) Poison() { poisonF32(s.out) }
+
+func (s *spreadGPU) Run() (timing.Sample, error) {
+	start := clock.Now()
+	res, err := s.r.Run(s.a0, s.p, s.out, s.g.Timer)
+	return s.g.sample(s.name, start, res.Timing, err)
+}
+
+func (s *spreadGPU) Verify() error { return s.ref.Check("gpu "+s.name, s.out) }
+
+func (s *spreadGPU) Close() { s.r.Release() }
+
+// spreadCPU is a spreading case's host-SIMD side.
+type spreadCPU struct {
+	host  hostsimd.Host
+	name  string
+	graph *ops.CSR
+	a0    []float32
+	steps int
+	out   []float32
+	ref   *verify.SpreadInterval
+}
+
+func (s *spreadCPU) Poison() { s.out = nil }
+
+func (s *spreadCPU) Run() (timing.Sample, error) {
+	return cpuSample(func() error {
+		var err error
+		s.out, _, err = s.host.Spread(s.graph, s.a0, spreadParams, s.steps, -1)
+		return err
+	})
+}
+
+func (s *spreadCPU) Verify() error { return s.ref.Check("cpu "+s.name, s.out) }
+
+func (s *spreadCPU) Close() {}
