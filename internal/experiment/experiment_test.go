@@ -53,28 +53,28 @@ type fakeSide struct {
 	failOn         map[int]bool // verify call number (1-based) → fail
 }
 
-func (f *fakeSide) side() workload.Side {
-	return workload.SideFuncs{
-		PoisonFn: func() {},
-		RunFn: func() (timing.Sample, error) {
-			f.runs++
-			return timing.Sample{Host: time.Microsecond}, nil
-		},
-		VerifyFn: func() error {
-			f.verifies++
-			if f.failOn[f.verifies] {
-				return workload.ErrMismatch
-			}
-			return nil
-		},
-	}
+func (f *fakeSide) Poison() {}
+
+func (f *fakeSide) Run() (timing.Sample, error) {
+	f.runs++
+	return timing.Sample{Host: time.Microsecond}, nil
 }
+
+func (f *fakeSide) Verify() error {
+	f.verifies++
+	if f.failOn[f.verifies] {
+		return workload.ErrMismatch
+	}
+	return nil
+}
+
+func (f *fakeSide) Close() {}
 
 // A side whose first result is wrong is never timed: one run, then
 // ErrWrongResult.
 func TestWrongResultIsNeverTimed(t *testing.T) {
 	f := &fakeSide{failOn: map[int]bool{1: true}}
-	_, err := MeasureSide("fake", f.side(), timing.MeasureOpts{Budget: 20 * time.Millisecond})
+	_, err := MeasureSide("fake", f, timing.MeasureOpts{Budget: 20 * time.Millisecond})
 	if !errors.Is(err, ErrWrongResult) {
 		t.Fatalf("got %v, want ErrWrongResult", err)
 	}
@@ -86,7 +86,7 @@ func TestWrongResultIsNeverTimed(t *testing.T) {
 // A side that goes wrong during timing is caught by the check after it.
 func TestWrongResultAfterTimingIsRefused(t *testing.T) {
 	f := &fakeSide{failOn: map[int]bool{2: true}}
-	_, err := MeasureSide("fake", f.side(), timing.MeasureOpts{Budget: 20 * time.Millisecond})
+	_, err := MeasureSide("fake", f, timing.MeasureOpts{Budget: 20 * time.Millisecond})
 	if !errors.Is(err, ErrWrongResult) {
 		t.Fatalf("got %v, want ErrWrongResult", err)
 	}
@@ -97,7 +97,7 @@ func TestWrongResultAfterTimingIsRefused(t *testing.T) {
 
 func TestRightResultIsTimed(t *testing.T) {
 	f := &fakeSide{}
-	res, err := MeasureSide("fake", f.side(), timing.MeasureOpts{Budget: 20 * time.Millisecond})
+	res, err := MeasureSide("fake", f, timing.MeasureOpts{Budget: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,24 +18,32 @@ import (
 // plantedSide is a side whose call takes d and whose result is right
 // unless wrong is set; runs counts its calls.
 func plantedSide(d time.Duration, wrong bool, runs *int) func() (workload.Side, error) {
-	return func() (workload.Side, error) {
-		var out float64
-		return workload.SideFuncs{
-			PoisonFn: func() { out = -1 },
-			RunFn: func() (timing.Sample, error) {
-				*runs++
-				out = 1
-				return timing.Sample{Host: d, Kernel: d, HasKernel: true}, nil
-			},
-			VerifyFn: func() error {
-				if wrong || out != 1 {
-					return errors.New("planted mismatch")
-				}
-				return nil
-			},
-		}, nil
-	}
+	return func() (workload.Side, error) { return &planted{d: d, wrong: wrong, runs: runs}, nil }
 }
+
+type planted struct {
+	d     time.Duration
+	wrong bool
+	runs  *int
+	out   float64
+}
+
+func (p *planted) Poison() { p.out = -1 }
+
+func (p *planted) Run() (timing.Sample, error) {
+	*p.runs++
+	p.out = 1
+	return timing.Sample{Host: p.d, Kernel: p.d, HasKernel: true}, nil
+}
+
+func (p *planted) Verify() error {
+	if p.wrong || p.out != 1 {
+		return errors.New("planted mismatch")
+	}
+	return nil
+}
+
+func (p *planted) Close() {}
 
 // The autotune picks the planted faster variant, names the runner-up and
 // the margin, and skips a variant that fails verification with a warning,

@@ -310,30 +310,6 @@ type Side interface {
 	Close()
 }
 
-// SideFuncs is a Side built from functions; Release may be nil.
-type SideFuncs struct {
-	PoisonFn  func()
-	RunFn     func() (timing.Sample, error)
-	VerifyFn  func() error
-	ReleaseFn func()
-}
-
-// Poison calls PoisonFn.
-func (s SideFuncs) Poison() { s.PoisonFn() }
-
-// Run calls RunFn.
-func (s SideFuncs) Run() (timing.Sample, error) { return s.RunFn() }
-
-// Verify calls VerifyFn.
-func (s SideFuncs) Verify() error { return s.VerifyFn() }
-
-// Close calls ReleaseFn when it is set.
-func (s SideFuncs) Close() {
-	if s.ReleaseFn != nil {
-		s.ReleaseFn()
-	}
-}
-
 // CloseSide closes s unless it is nil.
 func CloseSide(s Side) {
 	if s != nil {
