@@ -155,7 +155,7 @@ func BuildSide(e *env.Env, sp SideSpec, c workload.Case, log *ShippedLog) (workl
 			return nil, fmt.Errorf("%s: %s has no GPU side", sp.Label, c.Name)
 		}
 		if !sp.Shipped {
-			return c.GPU(e.GPU())
+			return c.GPU.BuildGPU(e.GPU())
 		}
 		return &shippedSide{g: e.GPU(), c: c, log: log}, nil
 	}
@@ -176,7 +176,7 @@ func BuildSide(e *env.Env, sp SideSpec, c workload.Case, log *ShippedLog) (workl
 	if err := h.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", sp.Label, err)
 	}
-	return c.CPU(h)
+	return c.CPU.BuildCPU(h)
 }
 
 // shippedSide is a GPU side whose every call creates the runner (buffers,
@@ -197,7 +197,7 @@ func (s *shippedSide) Poison() {}
 func (s *shippedSide) Run() (timing.Sample, error) {
 	s.Close()
 	start := clock.Now()
-	side, err := s.c.GPU(s.g)
+	side, err := s.c.GPU.BuildGPU(s.g)
 	up := clock.Since(start)
 	if err != nil {
 		return timing.Sample{}, err

@@ -20,7 +20,7 @@ func MeasureCase(e *env.Env, w workload.Case, roofs Roofs) ([]report.Measurement
 	}
 	if w.GPU != nil {
 		e.Progressf("gpu  %s", label)
-		g, err := w.GPU(e.GPU())
+		g, err := w.GPU.BuildGPU(e.GPU())
 		if err != nil {
 			return nil, fmt.Errorf("gpu %s: %w", label, err)
 		}
@@ -39,7 +39,7 @@ func MeasureCase(e *env.Env, w workload.Case, roofs Roofs) ([]report.Measurement
 	}
 	if w.CPU != nil {
 		e.Progressf("cpu  %s", label)
-		c, err := w.CPU(e.Host)
+		c, err := w.CPU.BuildCPU(e.Host)
 		if err != nil {
 			return nil, fmt.Errorf("cpu %s: %w", label, err)
 		}

@@ -484,7 +484,7 @@ func variantCandidates(e *env.Env, w *workload.Descriptor, pr *workload.Prepared
 	for _, vc := range VariantConfigs(w, pr, n, k, wgs) {
 		c, g := vc.C, e.GPU()
 		cands = append(cands, variantCandidate{name: vc.variant, label: c.Variant, wg: vc.wg, quiet: vc.Quiet,
-			build: func() (workload.Side, error) { return c.GPU(g) }})
+			build: func() (workload.Side, error) { return c.GPU.BuildGPU(g) }})
 	}
 	return cands
 }

@@ -119,7 +119,6 @@ func (b *batchData) check(what string, q int, out []float32) error {
 
 func cosineBatchCase(b *batchData, q int, k Knobs) Case {
 	dim, n := b.c.dim, b.n
-	v, qs := b.c.v[:n*dim], b.qs[:q*dim]
 	tile := k.Tile
 	if tile == 0 {
 		tile = compute.DefaultTile
@@ -153,16 +152,8 @@ func cosineBatchCase(b *batchData, q int, k Knobs) Case {
 	if prec != PrecisionF32 {
 		w.Params = append(w.Params, p("precision", prec))
 	}
-	w.GPU = func(g GPU) (Side, error) {
-		cb, err := b.newRunner(g.Device, v, dim, opts)
-		if err != nil {
-			return nil, err
-		}
-		return &cosineBatchGPU{g: g, r: cb, b: b, q: q, qs: qs, out: make([]float32, q*n)}, nil
-	}
-	w.CPU = func(host hostsimd.Host) (Side, error) {
-		return &cosineBatchCPU{host: host, b: b, q: q, qs: qs, v: v, out: make([]float32, q*n)}, nil
-	}
+	sides := &cosineBatchSides{b: b, q: q, opts: opts}
+	w.GPU, w.CPU = sides, sides
 	return w
 }
 
@@ -241,3 +232,24 @@ func (s *cosineBatchCPU) Run() (timing.Sample, error) {
 func (s *cosineBatchCPU) Verify() error { return s.b.check("cpu cosine-batch S", s.q, s.out) }
 
 func (s *cosineBatchCPU) Close() {}
+
+// cosineBatchSides builds cosine-batch's sides for the first q queries.
+type cosineBatchSides struct {
+	b    *batchData
+	q    int
+	opts compute.CosineBatchOptions
+}
+
+func (s *cosineBatchSides) BuildGPU(g GPU) (Side, error) {
+	b, dim := s.b, s.b.c.dim
+	cb, err := b.newRunner(g.Device, b.c.v[:b.n*dim], dim, s.opts)
+	if err != nil {
+		return nil, err
+	}
+	return &cosineBatchGPU{g: g, r: cb, b: b, q: s.q, qs: b.qs[:s.q*dim], out: make([]float32, s.q*b.n)}, nil
+}
+
+func (s *cosineBatchSides) BuildCPU(host hostsimd.Host) (Side, error) {
+	b, dim := s.b, s.b.c.dim
+	return &cosineBatchCPU{host: host, b: b, q: s.q, qs: b.qs[:s.q*dim], v: b.c.v[:b.n*dim], out: make([]float32, s.q*b.n)}, nil
+}

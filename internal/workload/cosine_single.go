@@ -93,16 +93,8 @@ func cosineSingleCase(c *cosineData, st *storedData, n int, k Knobs) Case {
 			Check: func(out []float32) error { return ref.check("user kernel s", out) },
 		}
 	}
-	w.GPU = func(g GPU) (Side, error) {
-		cs, err := st.newCosineRunner(g.Device, v, dim, cosineOptions(design, wg))
-		if err != nil {
-			return nil, err
-		}
-		return &cosineSingleGPU{g: g, r: cs, q: c.q, out: make([]float32, n), ref: ref}, nil
-	}
-	w.CPU = func(host hostsimd.Host) (Side, error) {
-		return &cosineSingleCPU{host: host, st: st, c: c, n: n, out: make([]float32, n), ref: ref}, nil
-	}
+	b := &cosineSingleSides{c: c, st: st, n: n, opts: cosineOptions(design, wg), ref: ref}
+	w.GPU, w.CPU = b, b
 	return w
 }
 
@@ -153,3 +145,25 @@ func (s *cosineSingleCPU) Run() (timing.Sample, error) {
 func (s *cosineSingleCPU) Verify() error { return s.ref.check("cpu cosine-single s", s.out) }
 
 func (s *cosineSingleCPU) Close() {}
+
+// cosineSingleSides builds cosine-single's sides over the first n stored
+// rows.
+type cosineSingleSides struct {
+	c    *cosineData
+	st   *storedData
+	n    int
+	opts compute.CosineOptions
+	ref  cosineRef
+}
+
+func (b *cosineSingleSides) BuildGPU(g GPU) (Side, error) {
+	cs, err := b.st.newCosineRunner(g.Device, b.c.v[:b.n*b.c.dim], b.c.dim, b.opts)
+	if err != nil {
+		return nil, err
+	}
+	return &cosineSingleGPU{g: g, r: cs, q: b.c.q, out: make([]float32, b.n), ref: b.ref}, nil
+}
+
+func (b *cosineSingleSides) BuildCPU(host hostsimd.Host) (Side, error) {
+	return &cosineSingleCPU{host: host, st: b.st, c: b.c, n: b.n, out: make([]float32, b.n), ref: b.ref}, nil
+}

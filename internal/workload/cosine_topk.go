@@ -55,7 +55,7 @@ func init() { register(CosineTopK) }
 func cosineTopKCase(c *cosineData, st *storedData, n, k int, kn Knobs) Case {
 	dim, wg, design := c.dim, kn.wg(), kn.design("wg-per-row+bitonic")
 	scoring, selection, _ := strings.Cut(design, "+")
-	v, ref := c.v[:n*dim], st.ref.prefix(n)
+	ref := st.ref.prefix(n)
 	kk := min(k, n)
 	variant := fmt.Sprintf("%s-wg%d", design, wg)
 	if st.prec != PrecisionF32 {
@@ -69,21 +69,8 @@ func cosineTopKCase(c *cosineData, st *storedData, n, k int, kn Knobs) Case {
 		Bytes: float64(BytesPerValue(st.prec)*n*dim + 4*dim + 8*kk),
 		Flops: float64(4*n*dim + 3*n),
 	}
-	w.GPU = func(g GPU) (Side, error) {
-		cs, err := st.newCosineRunner(g.Device, v, dim, cosineOptions(scoring, wg))
-		if err != nil {
-			return nil, err
-		}
-		tk, err := compute.NewTopKSingle(cs, kk, compute.TopKOptions{Queue: selection == "queue"})
-		if err != nil {
-			cs.Release()
-			return nil, err
-		}
-		return &cosineTopKGPU{g: g, cs: cs, tk: tk, q: c.q, out: make([]ops.Pair, kk), ref: ref}, nil
-	}
-	w.CPU = func(host hostsimd.Host) (Side, error) {
-		return &cosineTopKCPU{host: host, st: st, c: c, n: n, k: kk, scores: make([]float32, n), ref: ref}, nil
-	}
+	b := &cosineTopKSides{c: c, st: st, n: n, k: kk, opts: cosineOptions(scoring, wg), queue: selection == "queue", ref: ref}
+	w.GPU, w.CPU = b, b
 	return w
 }
 
@@ -141,3 +128,31 @@ func (s *cosineTopKCPU) Run() (timing.Sample, error) {
 func (s *cosineTopKCPU) Verify() error { return checkTopK("cpu cosine-topk", s.out, s.ref, s.k) }
 
 func (s *cosineTopKCPU) Close() {}
+
+// cosineTopKSides builds cosine-topk's sides over the first n stored
+// rows.
+type cosineTopKSides struct {
+	c     *cosineData
+	st    *storedData
+	n, k  int
+	opts  compute.CosineOptions
+	queue bool // the selection pass keeps a queue (else bitonic)
+	ref   cosineRef
+}
+
+func (b *cosineTopKSides) BuildGPU(g GPU) (Side, error) {
+	cs, err := b.st.newCosineRunner(g.Device, b.c.v[:b.n*b.c.dim], b.c.dim, b.opts)
+	if err != nil {
+		return nil, err
+	}
+	tk, err := compute.NewTopKSingle(cs, b.k, compute.TopKOptions{Queue: b.queue})
+	if err != nil {
+		cs.Release()
+		return nil, err
+	}
+	return &cosineTopKGPU{g: g, cs: cs, tk: tk, q: b.c.q, out: make([]ops.Pair, b.k), ref: b.ref}, nil
+}
+
+func (b *cosineTopKSides) BuildCPU(host hostsimd.Host) (Side, error) {
+	return &cosineTopKCPU{host: host, st: b.st, c: b.c, n: b.n, k: b.k, scores: make([]float32, b.n), ref: b.ref}, nil
+}

@@ -29,7 +29,7 @@ func TestFileDataBothCosineCPU(t *testing.T) {
 		}
 		for _, n := range []int{1, pr.Size} {
 			cs := pr.At(n, Knobs{})
-			s, err := cs.CPU(hostsimd.Host{})
+			s, err := cs.CPU.BuildCPU(hostsimd.Host{})
 			if err != nil {
 				t.Fatal(err)
 			}

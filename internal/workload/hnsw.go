@@ -141,7 +141,6 @@ func (h *hnswData) check(what string, q int, out []float32) error {
 
 func hnswCase(h *hnswData, q int, k Knobs) Case {
 	dim, c, wg, metric := h.dim, h.c, k.wg(), h.metric
-	qs, ids := h.qs[:q*dim], h.ids[:q*c]
 	perPair := k.Variant == "per-pair"
 	label := fmt.Sprintf("%s-lanes-wg%d", metric, wg)
 	if perPair {
@@ -156,16 +155,8 @@ func hnswCase(h *hnswData, q int, k Knobs) Case {
 		Bytes: float64(4*q*dim + 4*q*c + run.rowBytes*q*c + 4*q*c),
 		Flops: float64(3 * q * c * dim),
 	}
-	w.GPU = func(g GPU) (Side, error) {
-		ga, err := h.newGather(g.Device, compute.GatherOptions{Metric: metric, Workgroup: wg, PerPair: perPair})
-		if err != nil {
-			return nil, err
-		}
-		return &hnswGPU{g: g, r: ga, h: h, q: q, qs: qs, ids: ids, out: make([]float32, q*c)}, nil
-	}
-	w.CPU = func(host hostsimd.Host) (Side, error) {
-		return &hnswCPU{host: host, h: h, q: q, qs: qs, ids: ids, out: make([]float32, q*c)}, nil
-	}
+	b := &hnswBuilder{h: h, q: q, opts: compute.GatherOptions{Metric: metric, Workgroup: wg, PerPair: perPair}}
+	w.GPU, w.CPU = b, b
 	return w
 }
 
@@ -212,3 +203,24 @@ func (s *hnswCPU) Run() (timing.Sample, error) {
 func (s *hnswCPU) Verify() error { return s.h.check("cpu hnsw d", s.q, s.out) }
 
 func (s *hnswCPU) Close() {}
+
+// hnswBuilder builds hnsw's sides for the first q queries.
+type hnswBuilder struct {
+	h    *hnswData
+	q    int
+	opts compute.GatherOptions
+}
+
+func (b *hnswBuilder) BuildGPU(g GPU) (Side, error) {
+	h := b.h
+	ga, err := h.newGather(g.Device, b.opts)
+	if err != nil {
+		return nil, err
+	}
+	return &hnswGPU{g: g, r: ga, h: h, q: b.q, qs: h.qs[:b.q*h.dim], ids: h.ids[:b.q*h.c], out: make([]float32, b.q*h.c)}, nil
+}
+
+func (b *hnswBuilder) BuildCPU(host hostsimd.Host) (Side, error) {
+	h := b.h
+	return &hnswCPU{host: host, h: h, q: b.q, qs: h.qs[:b.q*h.dim], ids: h.ids[:b.q*h.c], out: make([]float32, b.q*h.c)}, nil
+}

@@ -31,7 +31,7 @@ func TestPrecisionsBothSides(t *testing.T) {
 				if want := float64(BytesPerValue(p) * (pr.Size/2 + 1) * c.Dim); cs.Bytes < want {
 					t.Fatalf("%s %s: Bytes %v, want at least the stored rows' %v", d.Name, p, cs.Bytes, want)
 				}
-				gs, err := cs.GPU(g)
+				gs, err := cs.GPU.BuildGPU(g)
 				if err != nil {
 					if p == PrecisionF16 && errors.Is(err, compute.ErrNoShaderF16) {
 						continue
@@ -42,12 +42,12 @@ func TestPrecisionsBothSides(t *testing.T) {
 					t.Fatalf("%s %s %s gpu: %v", d.Name, p, v, err)
 				}
 				for _, l := range hostsimd.Available() {
-					cpu, _ := cs.CPU(hostsimd.Host{Level: l, FixLevel: true})
+					cpu, _ := cs.CPU.BuildCPU(hostsimd.Host{Level: l, FixLevel: true})
 					if err := runSide(cpu); err != nil {
 						t.Fatalf("%s %s cpu %v: %v", d.Name, p, l, err)
 					}
 				}
-				cpu, _ := cs.CPU(hostsimd.Host{})
+				cpu, _ := cs.CPU.BuildCPU(hostsimd.Host{})
 				cpu.Poison()
 				if err := cpu.Verify(); err == nil {
 					t.Fatalf("%s %s: a poisoned, unrun CPU side passed verification", d.Name, p)
@@ -89,7 +89,7 @@ func checkPrecisionSides(t *testing.T, g GPU, d *Descriptor, pr *Prepared, p str
 		if !strings.HasSuffix(cs.Variant, "-"+p) || cs.Params[len(cs.Params)-1].Value != p {
 			t.Fatalf("%s %s: variant %q params %v do not name the precision", d.Name, p, cs.Variant, cs.Params)
 		}
-		gs, err := cs.GPU(g)
+		gs, err := cs.GPU.BuildGPU(g)
 		if errors.Is(err, compute.ErrUnsupported) {
 			continue
 		}
@@ -106,12 +106,12 @@ func checkPrecisionSides(t *testing.T, g GPU, d *Descriptor, pr *Prepared, p str
 	}
 	cs := pr.At(pr.Size, Knobs{})
 	for _, l := range hostsimd.Available() {
-		cpu, _ := cs.CPU(hostsimd.Host{Level: l, FixLevel: true})
+		cpu, _ := cs.CPU.BuildCPU(hostsimd.Host{Level: l, FixLevel: true})
 		if err := runSide(cpu); err != nil {
 			t.Fatalf("%s %s cpu %v: %v", d.Name, p, l, err)
 		}
 	}
-	cpu, _ := cs.CPU(hostsimd.Host{})
+	cpu, _ := cs.CPU.BuildCPU(hostsimd.Host{})
 	cpu.Poison()
 	if err := cpu.Verify(); err == nil {
 		t.Fatalf("%s %s: a poisoned, unrun CPU side passed verification", d.Name, p)
@@ -126,7 +126,7 @@ func TestPlantedInt8ReferenceErrorIsCaught(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.ref.want[17] += 0.001
-	cpu, _ := cosineSingleCase(data, st, 300, Knobs{}).CPU(hostsimd.Host{})
+	cpu, _ := cosineSingleCase(data, st, 300, Knobs{}).CPU.BuildCPU(hostsimd.Host{})
 	if err := runSide(cpu); !errors.Is(err, ErrMismatch) {
 		t.Fatalf("got %v, want a mismatch at row 17", err)
 	}

@@ -53,14 +53,14 @@ func TestEveryWorkloadHonoursAllFileRows(t *testing.T) {
 			if min := float64(4 * manyRows * dim); cs.Bytes < min {
 				t.Errorf("bytes %.0f: fewer than the %.0f the %d rows take", cs.Bytes, min, manyRows)
 			}
-			gs, err := cs.GPU(g)
+			gs, err := cs.GPU.BuildGPU(g)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if err := runSide(gs); err != nil {
 				t.Errorf("gpu over %d rows: %v", manyRows, err)
 			}
-			cpu, err := cs.CPU(hostsimd.Host{})
+			cpu, err := cs.CPU.BuildCPU(hostsimd.Host{})
 			if err != nil {
 				t.Fatal(err)
 			}

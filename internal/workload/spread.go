@@ -117,8 +117,8 @@ func spreadDescriptor(name, graph string, rank int, gen func(n, degree int, seed
 func errCase(name string, err error) Case {
 	return Case{
 		Name: name,
-		GPU:  func(GPU) (Side, error) { return nil, err },
-		CPU:  func(hostsimd.Host) (Side, error) { return nil, err },
+		GPU:  failedSides{err},
+		CPU:  failedSides{err},
 	}
 }
 
@@ -152,18 +152,8 @@ func spreadCase(name string, g *ops.CSR, steps int, seed uint64, k Knobs) Case {
 		Flops:  float64(steps) * float64(2*edges+4*nodes),
 		Passes: steps,
 	}
-	w.GPU = func(gp GPU) (Side, error) {
-		sp, err := compute.NewSpread(gp.Device, ops.CSR{Offsets: g.Offsets, Cols: g.Cols, Weights: g.Weights},
-			compute.SpreadOptions{Variant: spreadVariant(k.Variant), Workgroup: wg})
-		if err != nil {
-			return nil, err
-		}
-		sp2 := compute.SpreadParams{Retention: spreadParams.Retention, Decay: spreadParams.Decay, Threshold: spreadParams.Threshold, Steps: steps, Epsilon: -1}
-		return &spreadGPU{g: gp, r: sp, name: name, a0: a0, p: sp2, out: make([]float32, nodes), ref: ref}, nil
-	}
-	w.CPU = func(host hostsimd.Host) (Side, error) {
-		return &spreadCPU{host: host, name: name, graph: g, a0: a0, steps: steps, ref: ref}, nil
-	}
+	b := &spreadSides{name: name, graph: g, a0: a0, steps: steps, opts: compute.SpreadOptions{Variant: spreadVariant(k.Variant), Workgroup: wg}, ref: ref}
+	w.GPU, w.CPU = b, b
 	return w
 }
 
@@ -215,3 +205,35 @@ func (s *spreadCPU) Run() (timing.Sample, error) {
 func (s *spreadCPU) Verify() error { return s.ref.Check("cpu "+s.name, s.out) }
 
 func (s *spreadCPU) Close() {}
+
+// spreadSides builds a spreading case's sides.
+type spreadSides struct {
+	name  string
+	graph *ops.CSR
+	a0    []float32
+	steps int
+	opts  compute.SpreadOptions
+	ref   *verify.SpreadInterval
+}
+
+func (b *spreadSides) BuildGPU(gp GPU) (Side, error) {
+	g := b.graph
+	sp, err := compute.NewSpread(gp.Device, ops.CSR{Offsets: g.Offsets, Cols: g.Cols, Weights: g.Weights}, b.opts)
+	if err != nil {
+		return nil, err
+	}
+	p := compute.SpreadParams{Retention: spreadParams.Retention, Decay: spreadParams.Decay, Threshold: spreadParams.Threshold, Steps: b.steps, Epsilon: -1}
+	return &spreadGPU{g: gp, r: sp, name: b.name, a0: b.a0, p: p, out: make([]float32, len(g.Offsets)-1), ref: b.ref}, nil
+}
+
+func (b *spreadSides) BuildCPU(host hostsimd.Host) (Side, error) {
+	return &spreadCPU{host: host, name: b.name, graph: b.graph, a0: b.a0, steps: b.steps, ref: b.ref}, nil
+}
+
+// failedSides are the sides of a case that cannot be built: both return
+// err.
+type failedSides struct{ err error }
+
+func (f failedSides) BuildGPU(GPU) (Side, error) { return nil, f.err }
+
+func (f failedSides) BuildCPU(hostsimd.Host) (Side, error) { return nil, f.err }

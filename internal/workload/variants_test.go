@@ -37,7 +37,7 @@ func TestEveryVariantVerifies(t *testing.T) {
 				t.Errorf("%s: variants %s and %s share the label %q", d.Name, o, v, cs.Variant)
 			}
 			labels[cs.Variant] = v
-			gs, err := cs.GPU(g)
+			gs, err := cs.GPU.BuildGPU(g)
 			if errors.Is(err, compute.ErrUnsupported) {
 				t.Logf("%s %s: %v", d.Name, v, err)
 				continue

@@ -249,14 +249,24 @@ type Case struct {
 	// Passes is how many launches the GPU side makes per call (a spreading
 	// step each); 0 means 1. The memory-vs-compute probes launch as many.
 	Passes int
-	// GPU builds the GPU side on g's device; nil: no GPU side.
-	GPU func(g GPU) (Side, error)
-	// CPU builds the host-SIMD side running with host (its level and
-	// threads); nil: no CPU side.
-	CPU func(host hostsimd.Host) (Side, error)
+	// GPU builds the GPU side; nil: no GPU side.
+	GPU GPUBuilder
+	// CPU builds the host-SIMD side; nil: no CPU side.
+	CPU CPUBuilder
 	// Twin, if set, is how a user's GPU kernel computing the same
 	// operation is fed and checked (wgpu-prof kernel --cpu-twin).
 	Twin *TwinIO
+}
+
+// GPUBuilder builds a case's GPU side on g's device.
+type GPUBuilder interface {
+	BuildGPU(g GPU) (Side, error)
+}
+
+// CPUBuilder builds a case's host-SIMD side running with host (its level
+// and threads).
+type CPUBuilder interface {
+	BuildCPU(host hostsimd.Host) (Side, error)
 }
 
 // TwinIO is a case's inputs and output as a user's kernel sees them:

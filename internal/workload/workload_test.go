@@ -62,14 +62,14 @@ func TestEveryWorkloadBothSides(t *testing.T) {
 				if cs.Name != d.Name || cs.Bytes <= 0 || cs.Flops <= 0 || cs.Variant == "" {
 					t.Fatalf("case %+v: name, bytes, flops and variant must be set", cs)
 				}
-				gs, err := cs.GPU(g)
+				gs, err := cs.GPU.BuildGPU(g)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if err := runSide(gs); err != nil {
 					t.Fatalf("gpu n=%d: %v", n, err)
 				}
-				cpu, err := cs.CPU(hostsimd.Host{})
+				cpu, err := cs.CPU.BuildCPU(hostsimd.Host{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -77,7 +77,7 @@ func TestEveryWorkloadBothSides(t *testing.T) {
 					t.Fatalf("cpu n=%d: %v", n, err)
 				}
 				// Poisoned and never run: verification must fail.
-				cpu, _ = cs.CPU(hostsimd.Host{})
+				cpu, _ = cs.CPU.BuildCPU(hostsimd.Host{})
 				cpu.Poison()
 				if err := cpu.Verify(); !errors.Is(err, ErrMismatch) && !strings.Contains(fmtErr(err), "want") {
 					t.Fatalf("a poisoned, unrun CPU side passed verification (%v)", err)
@@ -103,7 +103,7 @@ func TestPlantedReferenceErrorIsCaught(t *testing.T) {
 		t.Fatal(err)
 	}
 	cs := cosineSingleCase(data, st, 300, Knobs{})
-	cpu, _ := cs.CPU(hostsimd.Host{})
+	cpu, _ := cs.CPU.BuildCPU(hostsimd.Host{})
 	if err := runSide(cpu); !errors.Is(err, ErrMismatch) || !strings.Contains(err.Error(), "[17]") {
 		t.Fatalf("got %v, want a mismatch at row 17", err)
 	}

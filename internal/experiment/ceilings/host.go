@@ -301,7 +301,7 @@ func (hr *hostRun) row(h hostsimd.Host, isAuto bool, sh hostShape) error {
 		variant = "auto:" + variant
 	}
 	hr.say("cpu %s %s %s", variant, c.Name, env.ParamLabel(c.Params))
-	side, err := c.CPU(h)
+	side, err := c.CPU.BuildCPU(h)
 	if err != nil {
 		return err
 	}

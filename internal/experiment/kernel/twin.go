@@ -64,7 +64,7 @@ func Twin(ctx context.Context, e *env.Env, kc Config, twin string, rc experiment
 	}
 	name := "kernel:" + filepath.Base(kc.File)
 	cpu := timing.Executor{Name: twin + " (cpu)", At: func(n int) (timing.Call, error) {
-		s, err := pr.At(n, workload.Knobs{}).CPU(e.Host)
+		s, err := pr.At(n, workload.Knobs{}).CPU.BuildCPU(e.Host)
 		if err != nil {
 			return timing.Call{}, err
 		}

@@ -167,7 +167,7 @@ func timestampOverhead(e *env.Env, c workload.Case, withTimer report.Measurement
 		return nil
 	}
 	measure := func(g workload.GPU, what string) (timing.Summary, error) {
-		s, err := c.GPU(g)
+		s, err := c.GPU.BuildGPU(g)
 		if err != nil {
 			return timing.Summary{}, fmt.Errorf("%s (%s): %w", c.Name, what, err)
 		}

@@ -556,7 +556,7 @@ func memComputeAt(e *env.Env, w *workload.Descriptor, pr *workload.Prepared, cfg
 		probeWG = compute.DefaultWorkgroup
 	}
 	e.Progressf("gpu  memory-compute %s C (%s)", w.Name, c.Variant)
-	side, err := c.GPU(e.GPU())
+	side, err := c.GPU.BuildGPU(e.GPU())
 	if err != nil {
 		return ex, fmt.Errorf("memory-compute %s C: %w", w.Name, err)
 	}
