@@ -49,21 +49,7 @@ var CosineBatch = &Descriptor{
 	// Every one of the n stored rows is scored: the GPU runner splits V
 	// into chunks of its binding limit and the queries into groups whose
 	// scores fit one binding, so no size is cut short here.
-	Prepare: func(c Config) (*Prepared, error) {
-		var qs []float32
-		if c.Queries != nil {
-			qs = c.Queries.Data[:c.Q*c.Dim]
-		}
-		b, err := newBatchDataIn(c.Precision, c.cosineData(c.Seed+1), c.N, c.Q, c.Seed+2, qs)
-		if err != nil {
-			return nil, err
-		}
-		return &Prepared{
-			Size:  c.Q,
-			Fixed: append(append(fixed(c, ParamD, ParamN), c.dataParams(ParamVectors, ParamQueries)...), c.precisionFixed()...),
-			At:    func(q int, k Knobs) Case { return cosineBatchCase(b, q, k) },
-		}, nil
-	},
+	Preparer: cosineBatchPrep{},
 }
 
 func init() { register(CosineBatch) }
@@ -253,3 +239,25 @@ func (s *cosineBatchSides) BuildCPU(host hostsimd.Host) (Side, error) {
 	b, dim := s.b, s.b.c.dim
 	return &cosineBatchCPU{host: host, b: b, q: s.q, qs: b.qs[:s.q*dim], v: b.c.v[:b.n*dim], out: make([]float32, s.q*b.n)}, nil
 }
+
+// cosineBatchPrep generates cosine-batch's data.
+type cosineBatchPrep struct{}
+
+func (cosineBatchPrep) Prepare(c Config) (*Prepared, error) {
+	var qs []float32
+	if c.Queries != nil {
+		qs = c.Queries.Data[:c.Q*c.Dim]
+	}
+	b, err := newBatchDataIn(c.Precision, c.cosineData(c.Seed+1), c.N, c.Q, c.Seed+2, qs)
+	if err != nil {
+		return nil, err
+	}
+	return &Prepared{
+		Size:  c.Q,
+		Fixed: append(append(fixed(c, ParamD, ParamN), c.dataParams(ParamVectors, ParamQueries)...), c.precisionFixed()...),
+		Cases: b,
+	}, nil
+}
+
+// Case builds cosine-batch's case for the first q queries.
+func (b *batchData) Case(q int, k Knobs) Case { return cosineBatchCase(b, q, k) }

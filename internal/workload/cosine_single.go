@@ -36,18 +36,7 @@ var CosineSingle = &Descriptor{
 			{Cache: "resident", Config: Config{Dim: h.Dim, N: h.NCached, Seed: h.Seed}, Batch: h.NCached},
 		}
 	},
-	Prepare: func(c Config) (*Prepared, error) {
-		data := c.cosineData(c.Seed)
-		st, err := data.stored(c.Precision)
-		if err != nil {
-			return nil, err
-		}
-		return &Prepared{
-			Size:  c.N,
-			Fixed: append(append(fixed(c, ParamD), c.dataParams(ParamVectors, ParamQueries)...), c.precisionFixed()...),
-			At:    func(n int, k Knobs) Case { return cosineSingleCase(data, st, n, k) },
-		}, nil
-	},
+	Preparer: cosineSinglePrep{},
 }
 
 func init() { register(CosineSingle) }
@@ -167,3 +156,27 @@ func (b *cosineSingleSides) BuildGPU(g GPU) (Side, error) {
 func (b *cosineSingleSides) BuildCPU(host hostsimd.Host) (Side, error) {
 	return &cosineSingleCPU{host: host, st: b.st, c: b.c, n: b.n, out: make([]float32, b.n), ref: b.ref}, nil
 }
+
+// cosineSinglePrep generates cosine-single's data.
+type cosineSinglePrep struct{}
+
+func (cosineSinglePrep) Prepare(c Config) (*Prepared, error) {
+	data := c.cosineData(c.Seed)
+	st, err := data.stored(c.Precision)
+	if err != nil {
+		return nil, err
+	}
+	return &Prepared{
+		Size:  c.N,
+		Fixed: append(append(fixed(c, ParamD), c.dataParams(ParamVectors, ParamQueries)...), c.precisionFixed()...),
+		Cases: cosineSingleCases{data, st},
+	}, nil
+}
+
+// cosineSingleCases builds cosine-single's cases over prepared data.
+type cosineSingleCases struct {
+	data *cosineData
+	st   *storedData
+}
+
+func (x cosineSingleCases) Case(n int, k Knobs) Case { return cosineSingleCase(x.data, x.st, n, k) }

@@ -36,18 +36,7 @@ var CosineTopK = &Descriptor{
 		}
 		return nil
 	},
-	Prepare: func(c Config) (*Prepared, error) {
-		data := c.cosineData(c.Seed)
-		st, err := data.stored(c.Precision)
-		if err != nil {
-			return nil, err
-		}
-		return &Prepared{
-			Size:  c.N,
-			Fixed: append(append(fixed(c, ParamD, ParamK), c.dataParams(ParamVectors, ParamQueries)...), c.precisionFixed()...),
-			At:    func(n int, k Knobs) Case { return cosineTopKCase(data, st, n, c.K, k) },
-		}, nil
-	},
+	Preparer: cosineTopKPrep{},
 }
 
 func init() { register(CosineTopK) }
@@ -156,3 +145,29 @@ func (b *cosineTopKSides) BuildGPU(g GPU) (Side, error) {
 func (b *cosineTopKSides) BuildCPU(host hostsimd.Host) (Side, error) {
 	return &cosineTopKCPU{host: host, st: b.st, c: b.c, n: b.n, k: b.k, scores: make([]float32, b.n), ref: b.ref}, nil
 }
+
+// cosineTopKPrep generates cosine-topk's data.
+type cosineTopKPrep struct{}
+
+func (cosineTopKPrep) Prepare(c Config) (*Prepared, error) {
+	data := c.cosineData(c.Seed)
+	st, err := data.stored(c.Precision)
+	if err != nil {
+		return nil, err
+	}
+	return &Prepared{
+		Size:  c.N,
+		Fixed: append(append(fixed(c, ParamD, ParamK), c.dataParams(ParamVectors, ParamQueries)...), c.precisionFixed()...),
+		Cases: cosineTopKCases{data, st, c.K},
+	}, nil
+}
+
+// cosineTopKCases builds cosine-topk's cases (the k best of n) over
+// prepared data.
+type cosineTopKCases struct {
+	data *cosineData
+	st   *storedData
+	k    int
+}
+
+func (x cosineTopKCases) Case(n int, k Knobs) Case { return cosineTopKCase(x.data, x.st, n, x.k, k) }

@@ -36,22 +36,7 @@ var HNSW = &Descriptor{
 		// cache-resident ceiling (against DRAM it would read above 100%).
 		return []HostShape{{Cache: "resident", Config: Config{Dim: h.Dim, N: 65536, Q: h.Q, C: 32, Seed: h.Seed}, Batch: h.Q}}
 	},
-	Prepare: func(c Config) (*Prepared, error) {
-		h, err := newHNSWData(c)
-		if err != nil {
-			return nil, err
-		}
-		fixed := params("d", c.Dim, "n", h.n, "c", c.C, "metric", h.metric, "candidates", c.Candidates)
-		if c.Candidates == CandidatesHNSW {
-			fixed = append(fixed, params("ef", c.Ef, "m", hnswM, "searches", h.searches, "visits_per_search", fmt.Sprintf("%.0f", h.visits))...)
-		}
-		fixed = append(fixed, c.precisionFixed()...)
-		return &Prepared{
-			Size:  c.Q,
-			Fixed: fixed,
-			At:    func(q int, k Knobs) Case { return hnswCase(h, q, k) },
-		}, nil
-	},
+	Preparer: hnswPrep{},
 }
 
 func init() { register(HNSW) }
@@ -224,3 +209,26 @@ func (b *hnswBuilder) BuildCPU(host hostsimd.Host) (Side, error) {
 	h := b.h
 	return &hnswCPU{host: host, h: h, q: b.q, qs: h.qs[:b.q*h.dim], ids: h.ids[:b.q*h.c], out: make([]float32, b.q*h.c)}, nil
 }
+
+// hnswPrep generates hnsw's data.
+type hnswPrep struct{}
+
+func (hnswPrep) Prepare(c Config) (*Prepared, error) {
+	h, err := newHNSWData(c)
+	if err != nil {
+		return nil, err
+	}
+	fixed := params("d", c.Dim, "n", h.n, "c", c.C, "metric", h.metric, "candidates", c.Candidates)
+	if c.Candidates == CandidatesHNSW {
+		fixed = append(fixed, params("ef", c.Ef, "m", hnswM, "searches", h.searches, "visits_per_search", fmt.Sprintf("%.0f", h.visits))...)
+	}
+	fixed = append(fixed, c.precisionFixed()...)
+	return &Prepared{
+		Size:  c.Q,
+		Fixed: fixed,
+		Cases: h,
+	}, nil
+}
+
+// Case builds hnsw's case for the first q queries.
+func (h *hnswData) Case(q int, k Knobs) Case { return hnswCase(h, q, k) }

@@ -92,24 +92,7 @@ func spreadDescriptor(name, graph string, rank int, gen func(n, degree int, seed
 		rank:       rank,
 		MemCompute: compute.MemComputeStream,
 	}
-	d.Prepare = func(c Config) (*Prepared, error) {
-		return &Prepared{
-			// At least three sizes below the default for the fit: 256
-			// nodes, or a sixteenth of a smaller graph.
-			Size: c.Nodes, MinBatch: min(256, max(1, c.Nodes/16)),
-			Fixed: append(fixed(c, ParamDegree, ParamSteps), c.dataParams(ParamGraph)...),
-			At: func(n int, k Knobs) Case {
-				if c.Graph != nil {
-					return spreadCase(name, c.Graph.Prefix(n), c.Steps, c.Seed+4, k)
-				}
-				g, err := gen(n, c.Degree, c.Seed+4)
-				if err != nil {
-					return errCase(name, err)
-				}
-				return spreadCase(name, g, c.Steps, c.Seed+4, k)
-			},
-		}, nil
-	}
+	d.Preparer = spreadPrep{name: name, gen: gen}
 	return d
 }
 
@@ -237,3 +220,38 @@ type failedSides struct{ err error }
 func (f failedSides) BuildGPU(GPU) (Side, error) { return nil, f.err }
 
 func (f failedSides) BuildCPU(hostsimd.Host) (Side, error) { return nil, f.err }
+
+// spreadPrep prepares a spreading workload: its graphs come from the data
+// file when one is given, else from gen.
+type spreadPrep struct {
+	name string
+	gen  func(n, degree int, seed uint64) (*ops.CSR, error)
+}
+
+func (sp spreadPrep) Prepare(c Config) (*Prepared, error) {
+	return &Prepared{
+		// At least three sizes below the default for the fit: 256
+		// nodes, or a sixteenth of a smaller graph.
+		Size: c.Nodes, MinBatch: min(256, max(1, c.Nodes/16)),
+		Fixed: append(fixed(c, ParamDegree, ParamSteps), c.dataParams(ParamGraph)...),
+		Cases: spreadCases{sp, c},
+	}, nil
+}
+
+// spreadCases builds a spreading workload's cases at configuration c.
+type spreadCases struct {
+	spreadPrep
+	c Config
+}
+
+func (x spreadCases) Case(n int, k Knobs) Case {
+	c := x.c
+	if c.Graph != nil {
+		return spreadCase(x.name, c.Graph.Prefix(n), c.Steps, c.Seed+4, k)
+	}
+	g, err := x.gen(n, c.Degree, c.Seed+4)
+	if err != nil {
+		return errCase(x.name, err)
+	}
+	return spreadCase(x.name, g, c.Steps, c.Seed+4, k)
+}

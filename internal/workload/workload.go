@@ -159,9 +159,9 @@ type Descriptor struct {
 	// Check validates the configuration for this workload beyond the
 	// checks every workload shares (Config.Validate); nil: none.
 	Check func(c Config) error
-	// Prepare generates the data (with its float64 reference) once; the
-	// returned Prepared builds cases at any batch size up to Size.
-	Prepare func(c Config) (*Prepared, error)
+	// Preparer generates the data (with its float64 reference) once
+	// (Descriptor.Prepare).
+	Preparer Preparer
 	// Idle, if set, says what part of a workgroup (or tile) does no work
 	// at config c and knobs k ("" when all of it works): the sweeps print
 	// it next to the point so a slow configuration is explained.
@@ -233,10 +233,27 @@ type Prepared struct {
 	MinBatch int
 	// Fixed are the parameters that stay fixed across batch sizes.
 	Fixed []report.Param
-	// At builds the case at batch size n (1 ≤ n ≤ Size) with the given
-	// GPU knobs.
-	At func(n int, k Knobs) Case
+	// Cases builds the cases (Prepared.At).
+	Cases CaseBuilder
 }
+
+// Preparer generates a workload's data for a configuration.
+type Preparer interface {
+	Prepare(c Config) (*Prepared, error)
+}
+
+// Prepare generates the data (with its float64 reference) once; the
+// returned Prepared builds cases at any batch size up to Size.
+func (d *Descriptor) Prepare(c Config) (*Prepared, error) { return d.Preparer.Prepare(c) }
+
+// CaseBuilder builds a prepared workload's case at one batch size.
+type CaseBuilder interface {
+	Case(n int, k Knobs) Case
+}
+
+// At builds the case at batch size n (1 ≤ n ≤ Size) with the given GPU
+// knobs.
+func (p *Prepared) At(n int, k Knobs) Case { return p.Cases.Case(n, k) }
 
 // Case is one workload at one configuration, with both sides.
 type Case struct {

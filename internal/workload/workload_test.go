@@ -134,7 +134,7 @@ func TestBatchKnobsLabelTheKernelThatRuns(t *testing.T) {
 func TestRegistry(t *testing.T) {
 	seen := map[string]bool{}
 	for _, d := range All() {
-		if seen[d.Name] || d.Name == "" || d.Prepare == nil || d.Batch == "" || d.Doc == "" {
+		if seen[d.Name] || d.Name == "" || d.Preparer == nil || d.Batch == "" || d.Doc == "" {
 			t.Fatalf("descriptor %q: a unique name, Doc, Batch and Prepare are required", d.Name)
 		}
 		seen[d.Name] = true
