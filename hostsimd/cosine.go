@@ -171,7 +171,7 @@ func (r *run) cosineSingleWith(im singleImpl, q, v []float32, d, n int, out []fl
 	}
 	// On one thread the rows run here, with no closure to allocate: a
 	// timed call that allocates can pay a page fault where the heap grows
-	// into fresh pages (docs/METHOD.md, "Totals";
+	// into fresh pages (docs/HYBRID.md, "Totals and verdict";
 	// TestCosineSingleOneThreadAllocatesNothing).
 	if r.rowThreads(n, 4*d) <= 1 {
 		c.run(0, n)

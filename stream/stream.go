@@ -11,7 +11,7 @@
 // Only definitions live here: the kernels themselves are in hostsimd
 // (RunStream) and compute (RunStream), whose options default to
 // DefaultArraySize and DefaultNumTimes and are checked by Opts.Validate;
-// docs/METHOD.md says how each corresponds to BabelStream's.
+// docs/STREAM.md says how each corresponds to BabelStream's.
 package stream
 
 import (

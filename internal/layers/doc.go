@@ -10,4 +10,8 @@
 //	gputest testmem buildcheck bundlecheck layers errconv   test support
 //
 // A new internal package is given its layer in layers_test.go.
+//
+// docs_test.go holds docs/METHOD.md to 300 lines and every reference
+// `NAME.md, "Section"` in the Go code, the README and docs/ to a heading
+// of docs/NAME.md.
 package layers

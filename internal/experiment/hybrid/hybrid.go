@@ -315,7 +315,7 @@ func hybridReport(workload string, hc Config, be *report.BreakEven, r *replay, d
 // follow allocate from memory the process has already touched: a heap
 // that grows into fresh pages during the replay makes a kernel call that
 // allocates pay a page fault, which on streams of short calls weighs on
-// every strategy's total (docs/METHOD.md, "Totals").
+// every strategy's total (docs/HYBRID.md, "Totals and verdict").
 func settleHeap() { runtime.GC() }
 
 // A request's flags in the replay's record.

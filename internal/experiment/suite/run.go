@@ -161,7 +161,7 @@ func atBatch(sweep []report.Measurement, batches []int, n int) []report.Measurem
 // not reused: the machine may have changed since), and reports the cost as
 // a ratio with its 95% interval (timing.Ratio). An overhead whose interval
 // lies wholly above TimestampOverheadLimit is flagged in the warnings.
-// METHOD.md, "Profiling overhead".
+// METHOD.md, "Measurements and statistics" (profiling overhead).
 func timestampOverhead(e *env.Env, c workload.Case, withTimer report.Measurement, rep *report.Report) error {
 	if e.Timer == nil || c.GPU == nil {
 		return nil

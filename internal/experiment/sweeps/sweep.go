@@ -32,7 +32,7 @@ const maxSweepExtension = 4
 // (halving down to the subgroup size, doubling up to the adapter's limit)
 // until it is inside the range or no further point can run; a winner left
 // at an edge is flagged. Points where part of a workgroup or tile idles
-// carry the workload's explanation (Descriptor.Idle). METHOD.md, "Sweeps".
+// carry the workload's explanation (Descriptor.Idle). docs/SWEEPS.md, "Sweeps".
 func Sweep(e *env.Env, kernel string, cfg experiment.RunConfig, sizes, tiles []int, rep *report.Report) error {
 	cfg.Defaults()
 	cfg.Workloads = []string{kernel}
