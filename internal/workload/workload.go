@@ -306,14 +306,20 @@ type GPU struct {
 	Device *wgpu.Device
 	// Timer times the passes with timestamp queries; nil: host clock only.
 	Timer *wgpu.Timer
-	// Sample turns a runner's Timing into a timing.Sample; the experiment
+	// Sampler turns a runner's Timing into a timing.Sample; the experiment
 	// package sets it to record traces. Nil: SampleOf.
-	Sample func(name string, start time.Time, t compute.Timing, err error) (timing.Sample, error)
+	Sampler Sampler
+}
+
+// Sampler turns the Timing of the call named name, started at start, into
+// a timing.Sample.
+type Sampler interface {
+	GPUSample(name string, start time.Time, t compute.Timing, err error) (timing.Sample, error)
 }
 
 func (g GPU) sample(name string, start time.Time, t compute.Timing, err error) (timing.Sample, error) {
-	if g.Sample != nil {
-		return g.Sample(name, start, t, err)
+	if g.Sampler != nil {
+		return g.Sampler.GPUSample(name, start, t, err)
 	}
 	return SampleOf(t, err)
 }

@@ -223,7 +223,7 @@ func (e *Env) GPUSample(name string, start time.Time, t compute.Timing, err erro
 
 // GPU is what the workloads' GPU sides run with on this environment.
 func (e *Env) GPU() workload.GPU {
-	return workload.GPU{Device: e.Device, Timer: e.Timer, Sample: e.GPUSample}
+	return workload.GPU{Device: e.Device, Timer: e.Timer, Sampler: e}
 }
 
 func ParamLabel(ps []report.Param) string {
