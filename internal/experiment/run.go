@@ -99,10 +99,8 @@ func (c *RunConfig) validate(d *wgpu.Device) ([]*workload.Descriptor, error) {
 			}
 			return nil, env.Invalid(workload.ParamPrecision.Name, c.Precision, "%s has no %s variant: it stores no vectors (have %v; pick them as the workloads)", w.Name, c.Precision, have)
 		}
-		if w.Check != nil {
-			if err := w.Check(c.Config); err != nil {
-				return nil, fmt.Errorf("%s: %w", w.Name, err)
-			}
+		if err := w.Check(c.Config); err != nil {
+			return nil, fmt.Errorf("%s: %w", w.Name, err)
 		}
 	}
 	if c.Workgroup != 0 {

@@ -29,27 +29,7 @@ var CosineBatch = &Descriptor{
 	NameWords:  `(?i)batch|many|matrix`,
 	NameOrder:  2,
 	MemCompute: compute.MemComputeStream,
-	Idle: func(c Config, k Knobs) string {
-		// A tile covers tile queries × tile rows; queries past Q are padding.
-		tile := k.Tile
-		if tile == 0 {
-			tile = compute.DefaultTile
-		}
-		if k.design("tiled") == "tiled" && tile > c.Q {
-			return fmt.Sprintf("tile %d > q %d: %d of every %d query slots of a tile are padding", tile, c.Q, tile-c.Q, tile)
-		}
-		return ""
-	},
-	// The CPU-only suite's shape: 4 × its cache-resident rows, whatever
-	// that count is set to.
-	Host: func(h HostSizes) []HostShape {
-		n := 4 * h.NCached
-		return []HostShape{{Cache: "resident", Config: Config{Dim: h.Dim, N: n, Q: h.Q, Seed: h.Seed}, Batch: h.Q}}
-	},
-	// Every one of the n stored rows is scored: the GPU runner splits V
-	// into chunks of its binding limit and the queries into groups whose
-	// scores fit one binding, so no size is cut short here.
-	Preparer: cosineBatchPrep{},
+	Workload:   cosineBatchWorkload{},
 }
 
 func init() { register(CosineBatch) }
@@ -240,10 +220,13 @@ func (s *cosineBatchSides) BuildCPU(host hostsimd.Host) (Side, error) {
 	return &cosineBatchCPU{host: host, b: b, q: s.q, qs: b.qs[:s.q*dim], v: b.c.v[:b.n*dim], out: make([]float32, s.q*b.n)}, nil
 }
 
-// cosineBatchPrep generates cosine-batch's data.
-type cosineBatchPrep struct{}
+// cosineBatchWorkload is cosine-batch's Workload.
+type cosineBatchWorkload struct{}
 
-func (cosineBatchPrep) Prepare(c Config) (*Prepared, error) {
+// Every one of the n stored rows is scored: the GPU runner splits V
+// into chunks of its binding limit and the queries into groups whose
+// scores fit one binding, so no size is cut short here.
+func (cosineBatchWorkload) Prepare(c Config) (*Prepared, error) {
 	var qs []float32
 	if c.Queries != nil {
 		qs = c.Queries.Data[:c.Q*c.Dim]
@@ -261,3 +244,24 @@ func (cosineBatchPrep) Prepare(c Config) (*Prepared, error) {
 
 // Case builds cosine-batch's case for the first q queries.
 func (b *batchData) Case(q int, k Knobs) Case { return cosineBatchCase(b, q, k) }
+
+func (cosineBatchWorkload) Idle(c Config, k Knobs) string {
+	// A tile covers tile queries × tile rows; queries past Q are padding.
+	tile := k.Tile
+	if tile == 0 {
+		tile = compute.DefaultTile
+	}
+	if k.design("tiled") == "tiled" && tile > c.Q {
+		return fmt.Sprintf("tile %d > q %d: %d of every %d query slots of a tile are padding", tile, c.Q, tile-c.Q, tile)
+	}
+	return ""
+}
+
+// The CPU-only suite's shape: 4 × its cache-resident rows, whatever
+// that count is set to.
+func (cosineBatchWorkload) HostShapes(h HostSizes) []HostShape {
+	n := 4 * h.NCached
+	return []HostShape{{Cache: "resident", Config: Config{Dim: h.Dim, N: n, Q: h.Q, Seed: h.Seed}, Batch: h.Q}}
+}
+
+func (cosineBatchWorkload) Check(Config) error { return nil }

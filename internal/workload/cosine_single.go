@@ -22,21 +22,7 @@ var CosineSingle = &Descriptor{
 	rank:       10,
 	NameWords:  `(?i)cos|simil|score|dot|recall`,
 	NameOrder:  5,
-	Idle: func(c Config, k Knobs) string {
-		// One workgroup per row (the wg-per-row design only); its threads
-		// stride over the row's D/4 vec4s.
-		if wg, work := k.wg(), c.Dim/4; k.design(cosineSingleVariants[0]) == "wg-per-row" && wg > work {
-			return fmt.Sprintf("wg %d > %d vec4s per row (d %d): %d of %d invocations idle in every workgroup", wg, work, c.Dim, wg-work, wg)
-		}
-		return ""
-	},
-	Host: func(h HostSizes) []HostShape {
-		return []HostShape{
-			{Cache: "dram", Config: Config{Dim: h.Dim, N: h.N, Seed: h.Seed}, Batch: h.N},
-			{Cache: "resident", Config: Config{Dim: h.Dim, N: h.NCached, Seed: h.Seed}, Batch: h.NCached},
-		}
-	},
-	Preparer: cosineSinglePrep{},
+	Workload:   cosineSingleWorkload{},
 }
 
 func init() { register(CosineSingle) }
@@ -157,10 +143,10 @@ func (b *cosineSingleSides) BuildCPU(host hostsimd.Host) (Side, error) {
 	return &cosineSingleCPU{host: host, st: b.st, c: b.c, n: b.n, out: make([]float32, b.n), ref: b.ref}, nil
 }
 
-// cosineSinglePrep generates cosine-single's data.
-type cosineSinglePrep struct{}
+// cosineSingleWorkload is cosine-single's Workload.
+type cosineSingleWorkload struct{}
 
-func (cosineSinglePrep) Prepare(c Config) (*Prepared, error) {
+func (cosineSingleWorkload) Prepare(c Config) (*Prepared, error) {
 	data := c.cosineData(c.Seed)
 	st, err := data.stored(c.Precision)
 	if err != nil {
@@ -180,3 +166,21 @@ type cosineSingleCases struct {
 }
 
 func (x cosineSingleCases) Case(n int, k Knobs) Case { return cosineSingleCase(x.data, x.st, n, k) }
+
+func (cosineSingleWorkload) Idle(c Config, k Knobs) string {
+	// One workgroup per row (the wg-per-row design only); its threads
+	// stride over the row's D/4 vec4s.
+	if wg, work := k.wg(), c.Dim/4; k.design(cosineSingleVariants[0]) == "wg-per-row" && wg > work {
+		return fmt.Sprintf("wg %d > %d vec4s per row (d %d): %d of %d invocations idle in every workgroup", wg, work, c.Dim, wg-work, wg)
+	}
+	return ""
+}
+
+func (cosineSingleWorkload) HostShapes(h HostSizes) []HostShape {
+	return []HostShape{
+		{Cache: "dram", Config: Config{Dim: h.Dim, N: h.N, Seed: h.Seed}, Batch: h.N},
+		{Cache: "resident", Config: Config{Dim: h.Dim, N: h.NCached, Seed: h.Seed}, Batch: h.NCached},
+	}
+}
+
+func (cosineSingleWorkload) Check(Config) error { return nil }

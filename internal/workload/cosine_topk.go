@@ -27,16 +27,7 @@ var CosineTopK = &Descriptor{
 	NameWords:  `(?i)top_?k|best|rank`,
 	NameOrder:  1,
 	MemCompute: compute.MemComputeStream,
-	Host: func(h HostSizes) []HostShape {
-		return []HostShape{{Cache: "dram", Config: Config{Dim: h.Dim, N: h.N, K: 10, Seed: h.Seed}, Batch: h.N}}
-	},
-	Check: func(c Config) error {
-		if c.K > c.N {
-			return invalid(ParamK.Name, c.K, "must be ≤ n %d: cannot return more results than stored vectors", c.N)
-		}
-		return nil
-	},
-	Preparer: cosineTopKPrep{},
+	Workload:   cosineTopKWorkload{},
 }
 
 func init() { register(CosineTopK) }
@@ -146,10 +137,10 @@ func (b *cosineTopKSides) BuildCPU(host hostsimd.Host) (Side, error) {
 	return &cosineTopKCPU{host: host, st: b.st, c: b.c, n: b.n, k: b.k, scores: make([]float32, b.n), ref: b.ref}, nil
 }
 
-// cosineTopKPrep generates cosine-topk's data.
-type cosineTopKPrep struct{}
+// cosineTopKWorkload is cosine-topk's Workload.
+type cosineTopKWorkload struct{}
 
-func (cosineTopKPrep) Prepare(c Config) (*Prepared, error) {
+func (cosineTopKWorkload) Prepare(c Config) (*Prepared, error) {
 	data := c.cosineData(c.Seed)
 	st, err := data.stored(c.Precision)
 	if err != nil {
@@ -171,3 +162,16 @@ type cosineTopKCases struct {
 }
 
 func (x cosineTopKCases) Case(n int, k Knobs) Case { return cosineTopKCase(x.data, x.st, n, x.k, k) }
+
+func (cosineTopKWorkload) Idle(Config, Knobs) string { return "" }
+
+func (cosineTopKWorkload) HostShapes(h HostSizes) []HostShape {
+	return []HostShape{{Cache: "dram", Config: Config{Dim: h.Dim, N: h.N, K: 10, Seed: h.Seed}, Batch: h.N}}
+}
+
+func (cosineTopKWorkload) Check(c Config) error {
+	if c.K > c.N {
+		return invalid(ParamK.Name, c.K, "must be ≤ n %d: cannot return more results than stored vectors", c.N)
+	}
+	return nil
+}

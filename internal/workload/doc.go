@@ -15,16 +15,18 @@
 //
 // Three files:
 //
-//  1. workload/<name>.go: a *Descriptor (Name, Doc, Batch, Params, Check,
-//     Prepare, and Host if the CPU-only suite should run it) registered
-//     from init with register. Prepare generates the data and its float64
-//     reference once and returns a Prepared whose At builds a Case at any
-//     batch size: Bytes, Flops, and a GPU and a CPU Side, each with
-//     Poison (outputs set to NaN), Run, Verify (against the reference,
-//     NaN never passing: use checkClose and DotTol) and Release. The GPU
-//     side runs the shader through kernels.NewUserKernel (buffers by WGSL
-//     name, initial contents from BufferSpec.Data) unless it needs a
-//     dedicated runner in package compute.
+//  1. workload/<name>.go: a *Descriptor (Name, Doc, Batch, Params)
+//     registered from init with register, whose Workload is a named type
+//     with Prepare, Check, Idle and HostShapes (nil shapes: not in the
+//     CPU-only suite). Prepare generates the data and its float64
+//     reference once and returns a Prepared whose Cases (a CaseBuilder)
+//     build a Case at any batch size: Bytes, Flops, and a GPUBuilder and
+//     a CPUBuilder making each a Side, a named type with Poison (outputs
+//     set to NaN), Run, Verify (against the reference, NaN never passing:
+//     use checkClose and DotTol) and Close. The GPU side runs the shader
+//     through kernels.NewUserKernel (buffers by WGSL name, initial
+//     contents from BufferSpec.Data) unless it needs a dedicated runner
+//     in package compute.
 //  2. wgsl/<name>.wgsl: the kernel; every *.wgsl file is embedded and
 //     reached with wgsl.Source(name).
 //  3. workload/<name>_test.go: checks particular to the workload (a

@@ -29,14 +29,7 @@ var HNSW = &Descriptor{
 	NameWords:  `(?i)hnsw|neighbo|candidate|distance|l2`,
 	NameOrder:  4,
 	MemCompute: compute.MemComputeStream,
-	Host: func(h HostSizes) []HostShape {
-		// A call gathers the same q·c rows every time (64 × 32 of 65,536
-		// at the defaults: 6.3 MB of a 201 MB set), so from the second
-		// call on they are in cache: the row is judged against the
-		// cache-resident ceiling (against DRAM it would read above 100%).
-		return []HostShape{{Cache: "resident", Config: Config{Dim: h.Dim, N: 65536, Q: h.Q, C: 32, Seed: h.Seed}, Batch: h.Q}}
-	},
-	Preparer: hnswPrep{},
+	Workload:   hnswWorkload{},
 }
 
 func init() { register(HNSW) }
@@ -210,10 +203,10 @@ func (b *hnswBuilder) BuildCPU(host hostsimd.Host) (Side, error) {
 	return &hnswCPU{host: host, h: h, q: b.q, qs: h.qs[:b.q*h.dim], ids: h.ids[:b.q*h.c], out: make([]float32, b.q*h.c)}, nil
 }
 
-// hnswPrep generates hnsw's data.
-type hnswPrep struct{}
+// hnswWorkload is hnsw's Workload.
+type hnswWorkload struct{}
 
-func (hnswPrep) Prepare(c Config) (*Prepared, error) {
+func (hnswWorkload) Prepare(c Config) (*Prepared, error) {
 	h, err := newHNSWData(c)
 	if err != nil {
 		return nil, err
@@ -232,3 +225,15 @@ func (hnswPrep) Prepare(c Config) (*Prepared, error) {
 
 // Case builds hnsw's case for the first q queries.
 func (h *hnswData) Case(q int, k Knobs) Case { return hnswCase(h, q, k) }
+
+func (hnswWorkload) Idle(Config, Knobs) string { return "" }
+
+func (hnswWorkload) HostShapes(h HostSizes) []HostShape {
+	// A call gathers the same q·c rows every time (64 × 32 of 65,536
+	// at the defaults: 6.3 MB of a 201 MB set), so from the second
+	// call on they are in cache: the row is judged against the
+	// cache-resident ceiling (against DRAM it would read above 100%).
+	return []HostShape{{Cache: "resident", Config: Config{Dim: h.Dim, N: 65536, Q: h.Q, C: 32, Seed: h.Seed}, Batch: h.Q}}
+}
+
+func (hnswWorkload) Check(Config) error { return nil }

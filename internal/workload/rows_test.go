@@ -34,10 +34,8 @@ func TestEveryWorkloadHonoursAllFileRows(t *testing.T) {
 			readers++
 			c := Config{Dim: dim, N: manyRows, Q: 3, K: 4, Vectors: v, Seed: 5}
 			c.Defaults()
-			if d.Check != nil {
-				if err := d.Check(c); err != nil {
-					t.Fatalf("%d rows refused: %v", manyRows, err)
-				}
+			if err := d.Check(c); err != nil {
+				t.Fatalf("%d rows refused: %v", manyRows, err)
 			}
 			pr, err := d.Prepare(c)
 			if err != nil {
@@ -97,9 +95,6 @@ func fixedOf(pr *Prepared, key string) string {
 func TestHostShapesHonourTheirSizes(t *testing.T) {
 	h := HostSizes{Dim: 64, N: 300_000, NCached: 5000, Q: 8, Seed: 1}
 	for _, d := range All() {
-		if d.Host == nil {
-			continue
-		}
 		for _, s := range d.Host(h) {
 			if d == CosineBatch && s.Config.N != 4*h.NCached {
 				t.Errorf("cosine-batch host shape: %d rows, want 4 × n-cached = %d", s.Config.N, 4*h.NCached)

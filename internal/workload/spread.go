@@ -92,7 +92,7 @@ func spreadDescriptor(name, graph string, rank int, gen func(n, degree int, seed
 		rank:       rank,
 		MemCompute: compute.MemComputeStream,
 	}
-	d.Preparer = spreadPrep{name: name, gen: gen}
+	d.Workload = spreadWorkload{name: name, gen: gen}
 	return d
 }
 
@@ -221,14 +221,14 @@ func (f failedSides) BuildGPU(GPU) (Side, error) { return nil, f.err }
 
 func (f failedSides) BuildCPU(hostsimd.Host) (Side, error) { return nil, f.err }
 
-// spreadPrep prepares a spreading workload: its graphs come from the data
+// spreadWorkload is a spreading workload: its graphs come from the data
 // file when one is given, else from gen.
-type spreadPrep struct {
+type spreadWorkload struct {
 	name string
 	gen  func(n, degree int, seed uint64) (*ops.CSR, error)
 }
 
-func (sp spreadPrep) Prepare(c Config) (*Prepared, error) {
+func (sp spreadWorkload) Prepare(c Config) (*Prepared, error) {
 	return &Prepared{
 		// At least three sizes below the default for the fit: 256
 		// nodes, or a sixteenth of a smaller graph.
@@ -240,7 +240,7 @@ func (sp spreadPrep) Prepare(c Config) (*Prepared, error) {
 
 // spreadCases builds a spreading workload's cases at configuration c.
 type spreadCases struct {
-	spreadPrep
+	spreadWorkload
 	c Config
 }
 
@@ -255,3 +255,9 @@ func (x spreadCases) Case(n int, k Knobs) Case {
 	}
 	return spreadCase(x.name, g, c.Steps, c.Seed+4, k)
 }
+
+func (spreadWorkload) Check(Config) error { return nil }
+
+func (spreadWorkload) Idle(Config, Knobs) string { return "" }
+
+func (spreadWorkload) HostShapes(HostSizes) []HostShape { return nil }

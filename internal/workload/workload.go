@@ -156,19 +156,9 @@ type Descriptor struct {
 	// MemCompute is the memory-vs-compute shader family of the workload's
 	// GPU kernel (compute.NewMemCompute), "" when it has none.
 	MemCompute string
-	// Check validates the configuration for this workload beyond the
-	// checks every workload shares (Config.Validate); nil: none.
-	Check func(c Config) error
-	// Preparer generates the data (with its float64 reference) once
-	// (Descriptor.Prepare).
-	Preparer Preparer
-	// Idle, if set, says what part of a workgroup (or tile) does no work
-	// at config c and knobs k ("" when all of it works): the sweeps print
-	// it next to the point so a slow configuration is explained.
-	Idle func(c Config, k Knobs) string
-	// Host lists the shapes the CPU-only suite (wgpu-prof host) measures;
-	// nil: the workload is not part of it.
-	Host func(h HostSizes) []HostShape
+	// Workload is the workload's own behaviour: its data, checks, idle
+	// lanes and CPU-only shapes (Descriptor.Prepare, Check, Idle, Host).
+	Workload Workload
 	// NameWords matches words of a function name that say it does this
 	// workload's work (plan --suggest); "" when no name says so.
 	// NameOrder ranks the descriptors' NameWords, most specific (lowest)
@@ -237,14 +227,37 @@ type Prepared struct {
 	Cases CaseBuilder
 }
 
-// Preparer generates a workload's data for a configuration.
-type Preparer interface {
+// Workload is what each workload implements.
+type Workload interface {
+	// Prepare generates the data (with its float64 reference) once.
 	Prepare(c Config) (*Prepared, error)
+	// Check validates the configuration beyond the checks every
+	// workload shares (Config.Validate); nil when it passes.
+	Check(c Config) error
+	// Idle says what part of a workgroup (or tile) does no work at
+	// config c and knobs k, "" when all of it works.
+	Idle(c Config, k Knobs) string
+	// HostShapes lists the shapes the CPU-only suite measures; nil: the
+	// workload is not part of it.
+	HostShapes(h HostSizes) []HostShape
 }
 
 // Prepare generates the data (with its float64 reference) once; the
 // returned Prepared builds cases at any batch size up to Size.
-func (d *Descriptor) Prepare(c Config) (*Prepared, error) { return d.Preparer.Prepare(c) }
+func (d *Descriptor) Prepare(c Config) (*Prepared, error) { return d.Workload.Prepare(c) }
+
+// Check validates the configuration for this workload beyond the checks
+// every workload shares (Config.Validate).
+func (d *Descriptor) Check(c Config) error { return d.Workload.Check(c) }
+
+// Idle says what part of a workgroup (or tile) does no work at config c
+// and knobs k ("" when all of it works): the sweeps print it next to the
+// point so a slow configuration is explained.
+func (d *Descriptor) Idle(c Config, k Knobs) string { return d.Workload.Idle(c, k) }
+
+// Host lists the shapes the CPU-only suite (wgpu-prof host) measures;
+// nil: the workload is not part of it.
+func (d *Descriptor) Host(h HostSizes) []HostShape { return d.Workload.HostShapes(h) }
 
 // CaseBuilder builds a prepared workload's case at one batch size.
 type CaseBuilder interface {

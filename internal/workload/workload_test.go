@@ -48,10 +48,8 @@ func TestEveryWorkloadBothSides(t *testing.T) {
 		t.Run(d.Name, func(t *testing.T) {
 			c := small
 			c.Defaults()
-			if d.Check != nil {
-				if err := d.Check(c); err != nil {
-					t.Fatal(err)
-				}
+			if err := d.Check(c); err != nil {
+				t.Fatal(err)
 			}
 			pr, err := d.Prepare(c)
 			if err != nil {
@@ -134,7 +132,7 @@ func TestBatchKnobsLabelTheKernelThatRuns(t *testing.T) {
 func TestRegistry(t *testing.T) {
 	seen := map[string]bool{}
 	for _, d := range All() {
-		if seen[d.Name] || d.Name == "" || d.Preparer == nil || d.Batch == "" || d.Doc == "" {
+		if seen[d.Name] || d.Name == "" || d.Workload == nil || d.Batch == "" || d.Doc == "" {
 			t.Fatalf("descriptor %q: a unique name, Doc, Batch and Prepare are required", d.Name)
 		}
 		seen[d.Name] = true

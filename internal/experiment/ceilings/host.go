@@ -264,9 +264,6 @@ func (hr *hostRun) shapes() ([]hostShape, error) {
 	var shapes []hostShape
 	sizes := workload.HostSizes{Dim: cfg.Dim, N: cfg.N, NCached: cfg.NCached, Q: cfg.Q, Seed: cfg.Seed + 1}
 	for _, d := range workload.All() {
-		if d.Host == nil {
-			continue
-		}
 		for _, hs := range d.Host(sizes) {
 			c := hs.Config
 			c.Defaults()

@@ -683,10 +683,8 @@ func extensionLimit(e *env.Env, w *workload.Descriptor, cfg experiment.RunConfig
 		if err := c.Validate(e.Device.Limits, e.Device.Info.Name); err != nil {
 			return size, "adapter limit: " + err.Error()
 		}
-		if w.Check != nil {
-			if err := w.Check(c); err != nil {
-				return size, "workload limit: " + err.Error()
-			}
+		if err := w.Check(c); err != nil {
+			return size, "workload limit: " + err.Error()
 		}
 		// Data, reference and the GPU's copy: about 3× the bytes one call
 		// reads; keep within the memory budget.

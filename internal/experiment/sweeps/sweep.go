@@ -311,11 +311,9 @@ func (ks *knobSweep) measure(v int) (ok bool, err error) {
 	t := m.Time()
 	sp := report.SweepPoint{Label: label, Params: append(m.Params, experiment.ParamOf("variant", m.Variant)), Time: t, GBs: m.GBs}
 	kernel := ks.s.Workload
-	if ks.w.Idle != nil {
-		if msg := ks.w.Idle(ks.cfg.Config, ks.knobs(v)); msg != "" {
-			sp.Params = append(sp.Params, experiment.ParamOf("idle", msg))
-			ks.rep.Warnings = append(ks.rep.Warnings, fmt.Sprintf("%s sweep %s: %s", kernel, label, msg))
-		}
+	if msg := ks.w.Idle(ks.cfg.Config, ks.knobs(v)); msg != "" {
+		sp.Params = append(sp.Params, experiment.ParamOf("idle", msg))
+		ks.rep.Warnings = append(ks.rep.Warnings, fmt.Sprintf("%s sweep %s: %s", kernel, label, msg))
 	}
 	if t.N < timing.DefaultMinRuns {
 		ks.rep.Warnings = append(ks.rep.Warnings, fmt.Sprintf("%s sweep %s: only %d samples (< %d)", kernel, label, t.N, timing.DefaultMinRuns))
