@@ -18,8 +18,19 @@ import (
 // graph generator; spread_rmat.go holds the second generator's.
 
 // SpreadUniform spreads activation over a graph with uniform random edges.
-var SpreadUniform = spreadDescriptor("spread-uniform", "a uniform random graph", 40,
-	hostsimd.UniformGraph)
+var SpreadUniform = spreadDescriptor("spread-uniform", "a uniform random graph", 40, uniformGraph{})
+
+// uniformGraph generates graphs with uniform random edges.
+type uniformGraph struct{}
+
+func (uniformGraph) Graph(n, degree int, seed uint64) (*ops.CSR, error) {
+	return hostsimd.UniformGraph(n, degree, seed)
+}
+
+// graphGen generates a spreading workload's graph of n nodes.
+type graphGen interface {
+	Graph(n, degree int, seed uint64) (*ops.CSR, error)
+}
 
 func init() {
 	SpreadUniform.NameWords = `(?i)spread|activat|propagat|diffus|pagerank`
@@ -81,7 +92,7 @@ func spreadSeeds(nodes int, seed uint64) []float32 {
 	return a0
 }
 
-func spreadDescriptor(name, graph string, rank int, gen func(n, degree int, seed uint64) (*ops.CSR, error)) *Descriptor {
+func spreadDescriptor(name, graph string, rank int, gen graphGen) *Descriptor {
 	d := &Descriptor{
 		Name:       name,
 		Doc:        "steps of spreading activation over " + graph,
@@ -225,7 +236,7 @@ func (f failedSides) BuildCPU(hostsimd.Host) (Side, error) { return nil, f.err }
 // file when one is given, else from gen.
 type spreadWorkload struct {
 	name string
-	gen  func(n, degree int, seed uint64) (*ops.CSR, error)
+	gen  graphGen
 }
 
 func (sp spreadWorkload) Prepare(c Config) (*Prepared, error) {
@@ -249,7 +260,7 @@ func (x spreadCases) Case(n int, k Knobs) Case {
 	if c.Graph != nil {
 		return spreadCase(x.name, c.Graph.Prefix(n), c.Steps, c.Seed+4, k)
 	}
-	g, err := x.gen(n, c.Degree, c.Seed+4)
+	g, err := x.gen.Graph(n, c.Degree, c.Seed+4)
 	if err != nil {
 		return errCase(x.name, err)
 	}

@@ -310,9 +310,12 @@ type TwinIO struct {
 	OutLen int
 	// Doc says in one line what the kernel must compute.
 	Doc string
-	// Check verifies the output.
-	Check func(out []float32) error
+	// ref is the output's float64 reference (Check).
+	ref cosineRef
 }
+
+// Check verifies the output of the user's kernel against the reference.
+func (t *TwinIO) Check(out []float32) error { return t.ref.check("user kernel "+t.Output, out) }
 
 // GPU is what a case's GPU side runs with.
 type GPU struct {
