@@ -14,4 +14,7 @@
 // docs_test.go holds docs/METHOD.md to 300 lines and every reference
 // `NAME.md, "Section"` in the Go code, the README and docs/ to a heading
 // of docs/NAME.md.
+//
+// funclen_test.go holds every non-generated, non-test function of the
+// module to 80 lines.
 package layers
