@@ -110,8 +110,9 @@ func (c VariantChoice) Summary() string {
 // how to build its GPU side.
 type variantCandidate struct {
 	name, label string
-	wg          int // workgroup size (0: the kernel's default)
-	build       func() (workload.Side, error)
+	wg          int                 // workgroup size (0: the kernel's default)
+	side        workload.GPUBuilder // builds the GPU side on gpu
+	gpu         workload.GPU
 	// quiet: a failure is recorded in the choice but not warned about
 	// (a workgroup size the design does not take).
 	quiet bool
@@ -228,7 +229,7 @@ func autotune(what string, cands []variantCandidate, calls int, warn func(string
 // again. It returns the median call: kernel time when every call had one,
 // else host time; building says whether an error came from the build.
 func tuneOne(c variantCandidate, calls int) (sec float64, building bool, err error) {
-	s, err := c.build()
+	s, err := c.side.BuildGPU(c.gpu)
 	if err != nil {
 		return 0, buildPhase, err
 	}
@@ -484,7 +485,7 @@ func variantCandidates(e *env.Env, w *workload.Descriptor, pr *workload.Prepared
 	for _, vc := range VariantConfigs(w, pr, n, k, wgs) {
 		c, g := vc.C, e.GPU()
 		cands = append(cands, variantCandidate{name: vc.variant, label: c.Variant, wg: vc.wg, quiet: vc.Quiet,
-			build: func() (workload.Side, error) { return c.GPU.BuildGPU(g) }})
+			side: c.GPU, gpu: g})
 	}
 	return cands
 }

@@ -17,9 +17,24 @@ import (
 
 // plantedSide is a side whose call takes d and whose result is right
 // unless wrong is set; runs counts its calls.
-func plantedSide(d time.Duration, wrong bool, runs *int) func() (workload.Side, error) {
-	return func() (workload.Side, error) { return &planted{d: d, wrong: wrong, runs: runs}, nil }
+func plantedSide(d time.Duration, wrong bool, runs *int) workload.GPUBuilder {
+	return plantedBuilder{d: d, wrong: wrong, runs: runs}
 }
+
+type plantedBuilder struct {
+	d     time.Duration
+	wrong bool
+	runs  *int
+}
+
+func (b plantedBuilder) BuildGPU(workload.GPU) (workload.Side, error) {
+	return &planted{d: b.d, wrong: b.wrong, runs: b.runs}, nil
+}
+
+// failingBuilder is a GPU side whose build fails with err.
+type failingBuilder struct{ err error }
+
+func (f failingBuilder) BuildGPU(workload.GPU) (workload.Side, error) { return nil, f.err }
 
 type planted struct {
 	d     time.Duration
@@ -52,9 +67,9 @@ func (p *planted) Close() {}
 func TestAutotunePicksPlantedFasterAndSkipsWrong(t *testing.T) {
 	var slowRuns, fastRuns, wrongRuns int
 	cands := []variantCandidate{
-		{name: "slow", label: "slow-wg64", build: plantedSide(4*time.Millisecond, false, &slowRuns)},
-		{name: "wrong", label: "wrong-wg64", build: plantedSide(time.Microsecond, true, &wrongRuns)},
-		{name: "fast", label: "fast-wg64", build: plantedSide(time.Millisecond, false, &fastRuns)},
+		{name: "slow", label: "slow-wg64", side: plantedSide(4*time.Millisecond, false, &slowRuns)},
+		{name: "wrong", label: "wrong-wg64", side: plantedSide(time.Microsecond, true, &wrongRuns)},
+		{name: "fast", label: "fast-wg64", side: plantedSide(time.Millisecond, false, &fastRuns)},
 	}
 	var warns []string
 	ch, err := autotune("planted", cands, autotuneCalls, func(s string) { warns = append(warns, s) })
@@ -129,9 +144,9 @@ func TestCheckUnderCeiling(t *testing.T) {
 func TestAutotuneChoosesWorkgroup(t *testing.T) {
 	var a, b, c int
 	cands := []variantCandidate{
-		{name: "rows", label: "rows-wg64", wg: 64, build: plantedSide(3*time.Millisecond, false, &a)},
-		{name: "rows", label: "rows-wg128", wg: 128, build: plantedSide(time.Millisecond, false, &b)},
-		{name: "rows", label: "rows-wg256", wg: 256, quiet: true, build: plantedSide(time.Microsecond, true, &c)},
+		{name: "rows", label: "rows-wg64", wg: 64, side: plantedSide(3*time.Millisecond, false, &a)},
+		{name: "rows", label: "rows-wg128", wg: 128, side: plantedSide(time.Millisecond, false, &b)},
+		{name: "rows", label: "rows-wg256", wg: 256, quiet: true, side: plantedSide(time.Microsecond, true, &c)},
 	}
 	var warns []string
 	ch, err := autotune("planted", cands, autotuneCalls, func(s string) { warns = append(warns, s) })
@@ -158,16 +173,12 @@ func TestAutotuneChoosesWorkgroup(t *testing.T) {
 // with each reason — never a verification failure; canSkip lets the suite
 // go on. A design that ran and failed verification stays ErrWrongResult.
 func TestAutotuneUnsupportedAndCompileErrorsAreNotWrongResults(t *testing.T) {
-	unsupported := func() (workload.Side, error) {
-		return nil, fmt.Errorf("a subgroup per row: cosine_single_subgroup needs subgroups, which llvmpipe (gl) lacks: %w", compute.ErrUnsupported)
-	}
-	noCompile := func() (workload.Side, error) {
-		return nil, fmt.Errorf("wgpu: CreateShaderModule: %w", &wgpu.ShaderError{Label: "k", Line: 3, Column: 7, Message: "unknown builtin subgroup_id"})
-	}
+	unsupported := failingBuilder{fmt.Errorf("a subgroup per row: cosine_single_subgroup needs subgroups, which llvmpipe (gl) lacks: %w", compute.ErrUnsupported)}
+	noCompile := failingBuilder{fmt.Errorf("wgpu: CreateShaderModule: %w", &wgpu.ShaderError{Label: "k", Line: 3, Column: 7, Message: "unknown builtin subgroup_id"})}
 	var warns []string
 	cands := []variantCandidate{
-		{name: "subgroup", label: "subgroup-wg64", build: unsupported},
-		{name: "broken", label: "broken-wg64", build: noCompile},
+		{name: "subgroup", label: "subgroup-wg64", side: unsupported},
+		{name: "broken", label: "broken-wg64", side: noCompile},
 	}
 	ch, err := autotune("planted", cands, autotuneCalls, func(s string) { warns = append(warns, s) })
 	if !errors.Is(err, ErrNoVariant) || errors.Is(err, ErrWrongResult) || !CanSkip(err) {
@@ -185,12 +196,12 @@ func TestAutotuneUnsupportedAndCompileErrorsAreNotWrongResults(t *testing.T) {
 		t.Errorf("recorded %+v", ch.Times)
 	}
 	var runs int
-	cands = append(cands, variantCandidate{name: "wrong", label: "wrong-wg64", build: plantedSide(time.Microsecond, true, &runs)})
+	cands = append(cands, variantCandidate{name: "wrong", label: "wrong-wg64", side: plantedSide(time.Microsecond, true, &runs)})
 	if _, err := autotune("planted", cands, autotuneCalls, func(string) {}); !errors.Is(err, ErrWrongResult) || CanSkip(err) {
 		t.Errorf("with a wrong result: err = %v, want ErrWrongResult (not skippable)", err)
 	}
 	var ok int
-	cands = append(cands, variantCandidate{name: "good", label: "good-wg64", build: plantedSide(time.Microsecond, false, &ok)})
+	cands = append(cands, variantCandidate{name: "good", label: "good-wg64", side: plantedSide(time.Microsecond, false, &ok)})
 	if ch, err := autotune("planted", cands, autotuneCalls, func(string) {}); err != nil || ch.Chosen != "good" {
 		t.Errorf("with one good design: chose %q, err %v", ch.Chosen, err)
 	}
