@@ -43,8 +43,12 @@ func TestCalibrationStops(t *testing.T) {
 	if !errors.Is(err, ErrStopped) || c != nil {
 		t.Fatalf("stopped after %v: calibration %v, err %v; want ErrStopped (took %v)", after, c, err, took)
 	}
-	if took > after+bound {
+	// An emulator stretches the step a stop waits for by the emulation's
+	// factor: there the bound says nothing, the rest of the test holds.
+	if why := emulated(); took > after+bound && why == "" {
 		t.Errorf("stopped after %v: returned after %v", after, took)
+	} else if took > after+bound {
+		t.Logf("stopped after %v: returned after %v, past the bound under %s", after, took, why)
 	}
 	t.Logf("stopped after %v: returned after %v", after, took)
 	if calibCur.Load() != nil {
