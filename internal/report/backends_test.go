@@ -116,6 +116,26 @@ func TestBackendsFiguresNamed(t *testing.T) {
 	}
 }
 
+// With two implementations on one backend each break-even is named by
+// its implementation too: run --impl wgpu-native,dawn --plot writes both.
+func TestImplementationsFiguresNamed(t *testing.T) {
+	be := func(impl string) BreakEven {
+		return BreakEven{Workload: "cosine-single", Clock: "end-to-end", Backend: "vulkan", Adapter: "llvmpipe", Implementation: impl}
+	}
+	r := &Report{BreakEvens: []BreakEven{be("wgpu-native"), be("dawn")},
+		Backends: &Backends{By: "implementation", Adapters: []BackendRun{{}, {}}}}
+	seen := map[string]bool{}
+	for _, f := range Figures(r) {
+		if seen[f.Name] {
+			t.Errorf("two figures named %q", f.Name)
+		}
+		seen[f.Name] = true
+	}
+	if !seen["breakeven-wgpu-native-vulkan-cosine-single-end-to-end"] || !seen["breakeven-dawn-vulkan-cosine-single-end-to-end"] {
+		t.Errorf("figures %v", seen)
+	}
+}
+
 // A break-even measured in both data regimes (resident and shipped) on
 // one clock gets a figure per regime: breakeven --plot writes them all.
 func TestRegimesFiguresNamed(t *testing.T) {

@@ -64,6 +64,10 @@ func Figures(r *Report) []Figure {
 			// Several backends: one figure each, named by its backend.
 			name, title = be.Backend+"-"+name, title+" on "+be.Backend+" ("+be.Adapter+")"
 		}
+		if be.Implementation != "" {
+			// Several implementations on one backend: named by each.
+			name, title = be.Implementation+"-"+name, title+" through "+be.Implementation
+		}
 		out = append(out, Figure{Name: "breakeven-" + Slug(name), Title: title,
 			Draw: func(w io.Writer, f string) error { return plotBreakEven(w, be, ctx, f) }})
 	}

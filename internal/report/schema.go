@@ -304,9 +304,12 @@ type BreakEven struct {
 	Workload string `json:"workload"`
 	// Backend and Adapter name the WebGPU backend and adapter the sweep
 	// ran on (empty in reports written before they were recorded).
-	Backend string  `json:"backend,omitempty"`
-	Adapter string  `json:"adapter,omitempty"`
-	Params  []Param `json:"params,omitempty"` // fixed params; the batch size varies
+	Backend string `json:"backend,omitempty"`
+	Adapter string `json:"adapter,omitempty"`
+	// Implementation names the WebGPU implementation when a report holds
+	// several side by side (run --impl wgpu-native,dawn).
+	Implementation string  `json:"implementation,omitempty"`
+	Params         []Param `json:"params,omitempty"` // fixed params; the batch size varies
 	// Batch names what the batch size counts ("n", "q", "nodes").
 	Batch string `json:"batch,omitempty"`
 	// Clock is "end-to-end" (the deciding one) or "kernel".

@@ -43,6 +43,9 @@ func MergeImpls(runs []BackendResult) *report.Report {
 		for i := range run.Report.Measurements {
 			run.Report.Measurements[i].Implementation = run.Report.Adapter.Implementation
 		}
+		for i := range run.Report.BreakEvens {
+			run.Report.BreakEvens[i].Implementation = run.Report.Adapter.Implementation
+		}
 	}
 	out := mergeRuns(runs, func(a report.AdapterInfo) string { return a.Implementation })
 	if out == nil {
