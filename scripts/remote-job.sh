@@ -99,9 +99,13 @@ rehearse() {
   local f missing=
   # What the real job always writes, whatever its budget lets it reach.
   for f in job.log machine.txt devices.txt devices.json devices-vulkan.txt cuda_peers.json cuda-peers.txt \
-           run.txt run/report.json run/report.txt run/report.html run/trace.json; do
+           run.txt run/report.json run/report.txt run/report.html; do
     [ -s "$tmp/job/$f" ] || missing="$missing $f"
   done
+  # The trace: one file, or one per implementation when run measured
+  # several side by side (run.sh's default: wgpu-native,dawn).
+  [ -s "$tmp/job/run/trace.json" ] || [ -s "$tmp/job/run/wgpu-native-trace.json" ] ||
+    missing="$missing run/trace.json (or run/wgpu-native-trace.json)"
   [ -s "$tmp/job.tar.gz" ] || ls "$tmp"/job.tar.gz.00 >/dev/null 2>&1 || missing="$missing job.tar.gz"
   [ -z "$missing" ] || { echo "remote-job.sh: rehearse: the job did not write:$missing" >&2; cat "$tmp/out.txt" >&2; exit 1; }
   grep -q '"status": "no CUDA here"' "$tmp/job/cuda_peers.json" || command -v nvidia-smi >/dev/null 2>&1 ||
