@@ -77,10 +77,13 @@ type Opts struct {
 	NumTimes  int // runs of each kernel, the first excluded from the summary
 }
 
-// MaxArraySize bounds ArraySize: three float64 arrays of this many
-// elements are 48 GiB, past any machine the tool runs on, and the GPU
-// side indexes elements with 32-bit integers per binding.
-const MaxArraySize = 1 << 31
+// MaxArraySize bounds ArraySize: three float64 arrays of 2^31 elements
+// are 48 GiB, past any machine the tool runs on, and the GPU side indexes
+// elements with 32-bit integers per binding. Where int is 32 bits the
+// bound is lower, so that the three float64 arrays' bytes still fit in an
+// int (the address space): a larger size is refused by Validate, not
+// left to fail in make.
+const MaxArraySize = min(1<<31, math.MaxInt/(3*8))
 
 // FieldError is an Opts field out of its range: the field's name
 // ("ArraySize", "NumTimes"), its value and the range it must be in. A
