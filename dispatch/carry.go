@@ -31,11 +31,13 @@ type Route[Req any] struct {
 }
 
 // RouteSide is one side of a Route: its name, the function that serves
-// a request, and its model (seconds per call at size n).
+// a request, its model (seconds per call at size n) and its floor (the
+// least time of a call, Side.Floor; 0: none).
 type RouteSide[Req any] struct {
 	Name  string
 	Serve func(Req) error
 	Model Model
+	Floor float64
 }
 
 // NewRoute returns a route over sides (one or more; with one, every
@@ -56,7 +58,7 @@ func newRoute[Req any](sides []RouteSide[Req], size func(Req) int, prof Profile,
 			return nil, &ConfigError{fmt.Sprintf("sides[%d].Serve", i), nil, "a function serving a request"}
 		}
 		serve := s.Serve
-		ds[i] = Side{Name: s.Name, Model: s.Model, Exec: Func(func(int) (time.Duration, error) {
+		ds[i] = Side{Name: s.Name, Model: s.Model, Floor: s.Floor, Exec: Func(func(int) (time.Duration, error) {
 			t0 := clock.Now()
 			err := serve(r.cur) // r.mu is held by Do
 			return clock.Since(t0), err
@@ -107,7 +109,9 @@ var ErrNoRoute = errors.New("no route in the report")
 // holding one), whose operation op (its --op expression, or its
 // workload) gives the two sides' models (the application's own code and
 // the GPU) and the crossover; or a break-even report, whose end-to-end
-// CPU-vs-GPU break-even of workload op gives them.
+// CPU-vs-GPU break-even of workload op gives them. When the report holds
+// the latency anatomy of the route's adapter (ReportRoute.RoundTrip), the
+// GPU side's prior is never below its tiny call's round trip (Side.Floor).
 func RouteFromReport[Req any](path, op string, cpu, gpu func(Req) error, size func(Req) int) (*Route[Req], error) {
 	pr, err := LoadRoute(path, op)
 	if err != nil {
@@ -115,7 +119,7 @@ func RouteFromReport[Req any](path, op string, cpu, gpu func(Req) error, size fu
 	}
 	sides := []RouteSide[Req]{
 		{Name: pr.Sides[0], Serve: cpu, Model: modelOf(pr.CPU)},
-		{Name: pr.Sides[1], Serve: gpu, Model: modelOf(pr.GPU)},
+		{Name: pr.Sides[1], Serve: gpu, Model: modelOf(pr.GPU), Floor: pr.RoundTrip},
 	}
 	return NewRoute(sides, size, Profile{Crossover: max(pr.Crossover, 0)}, Config{})
 }
@@ -131,6 +135,13 @@ type ReportRoute struct {
 	CPU       *timing.Model `json:"cpu_model"`
 	GPU       *timing.Model `json:"gpu_model"`
 	Crossover float64       `json:"crossover"`
+	// RoundTrip is the median round trip (seconds) of the tiny call in
+	// the report's latency anatomy (its "latency" block) when that was
+	// measured on the route's adapter: the GPU side's floor (Side.Floor).
+	// 0 when the report has none (reports written before the anatomy, a
+	// break-even of another adapter or implementation, a plan written on
+	// its own): the GPU side's model then stands alone, as before.
+	RoundTrip float64 `json:"gpu_round_trip_s,omitempty"`
 }
 
 // reportSchema is the version of wgpu-prof's JSON reports that LoadRoute
@@ -146,7 +157,10 @@ type reportOp struct {
 }
 
 type reportBreakEven struct {
-	Workload      string        `json:"workload"`
+	Workload       string `json:"workload"`
+	Adapter        string `json:"adapter"`
+	Implementation string `json:"implementation"`
+
 	Clock         string        `json:"clock"`
 	Sides         []string      `json:"sides"`
 	ModelA        *timing.Model `json:"model_a"`
@@ -169,6 +183,11 @@ func LoadRoute(path, op string) (ReportRoute, error) {
 			Ops []reportOp `json:"ops"`
 		} `json:"plan"`
 		BreakEvens []reportBreakEven `json:"break_evens"`
+		Adapter    struct {
+			Name           string `json:"name"`
+			Implementation string `json:"implementation"`
+		} `json:"adapter"`
+		Latency *reportLatency `json:"latency"`
 	}
 	if err := json.Unmarshal(data, &rep); err != nil {
 		return ReportRoute{}, fmt.Errorf("dispatch: LoadRoute: %s: %w", path, err)
@@ -190,7 +209,9 @@ func LoadRoute(path, op string) (ReportRoute, error) {
 			if len(o.Route.Sides) != 2 {
 				return ReportRoute{}, fmt.Errorf("dispatch: LoadRoute: %s: operation %q: route has %d sides, want 2", path, op, len(o.Route.Sides))
 			}
-			return *o.Route, nil
+			r := *o.Route
+			r.RoundTrip = rep.Latency.roundTrip(rep.Adapter.Name)
+			return r, nil
 		}
 	}
 	for _, be := range rep.BreakEvens {
@@ -204,7 +225,40 @@ func LoadRoute(path, op string) (ReportRoute, error) {
 		if be.MeasuredFound {
 			cross = float64(be.Measured)
 		}
-		return ReportRoute{Sides: []string{"cpu", "gpu"}, CPU: be.ModelA, GPU: be.ModelB, Crossover: cross}, nil
+		r := ReportRoute{Sides: []string{"cpu", "gpu"}, CPU: be.ModelA, GPU: be.ModelB, Crossover: cross}
+		// A report of several implementations side by side holds the
+		// anatomy of the first (the report's adapter).
+		if be.Implementation == "" || rep.Adapter.Implementation == "" || be.Implementation == rep.Adapter.Implementation {
+			adapter := be.Adapter
+			if adapter == "" {
+				adapter = rep.Adapter.Name
+			}
+			r.RoundTrip = rep.Latency.roundTrip(adapter)
+		}
+		return r, nil
 	}
 	return ReportRoute{}, fmt.Errorf("dispatch: LoadRoute: %w: %s has no operation or end-to-end CPU-vs-GPU break-even %q with both models", ErrNoRoute, path, op)
+}
+
+// reportLatency is the part of a report's latency anatomy LoadRoute
+// reads: the adapter it was measured on and the tiny call's round trip.
+type reportLatency struct {
+	Adapter string `json:"adapter"`
+	Tiny    struct {
+		N      int     `json:"n"`
+		Median float64 `json:"median"`
+	} `json:"tiny_call"`
+}
+
+// roundTrip is the tiny call's median round trip (seconds) when the
+// anatomy was measured on adapter (either name empty: taken as the same),
+// else 0.
+func (l *reportLatency) roundTrip(adapter string) float64 {
+	if l == nil || l.Tiny.N <= 0 || !(l.Tiny.Median > 0) || l.Tiny.Median > 1e9 {
+		return 0
+	}
+	if l.Adapter != "" && adapter != "" && l.Adapter != adapter {
+		return 0
+	}
+	return l.Tiny.Median
 }

@@ -49,6 +49,16 @@ type Side struct {
 	// when Bytes is set).
 	Bytes                    func(n int) (up, down float64)
 	UploadRate, ReadbackRate float64
+	// Floor, when > 0, is the least time (seconds) a call on the side
+	// can take: for a GPU, the measured round trip of the tiny call (one
+	// write, one dispatch, one readback, one submit and one wait), which
+	// no call of a kernel avoids. The side's prior at size n is then
+	// max(Model(n), Floor), after the Profile's crossover scaling, so a
+	// fit whose fixed cost lies below the round trip does not win small
+	// calls it cannot win (TestFloorRoutesSmallCallsToCPU). The side's
+	// observed calls are not floored: once a bucket trusts them, they
+	// decide there.
+	Floor float64
 }
 
 // Profile is how the sides' models are reconciled with a measured

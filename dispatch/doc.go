@@ -16,7 +16,10 @@
 //
 // Each request is served by the side's function with the request itself
 // (no shared variables), a failed side's request is served by the next,
-// and the route keeps learning each side's time from its calls.
+// and the route keeps learning each side's time from its calls. When the
+// report holds the latency anatomy of its adapter (wgpu-prof run writes
+// it, and plan --out with the GPU taxes), the GPU side is never predicted
+// below the tiny call's round trip (ReportRoute.RoundTrip, Side.Floor).
 // NewRoute builds one from models of your own; New gives the size-only
 // Dispatcher underneath, whose executors receive only a call's size.
 //
@@ -30,9 +33,10 @@
 //     is its profile (Side.Model, per regime) times a correction kept per
 //     size bucket (powers of two) from the median of the side's last calls
 //     there. A bucket's correction is trusted only after Config.MinCalls
-//     calls; before, the side's prior stands (its profile, or the median
-//     of its last calls in any bucket when that is off the profile by
-//     more than ShockRatio). Once trusted, a single call far outside the
+//     calls; before, the side's prior stands (its profile, never below
+//     the side's Floor — a GPU's measured round trip of a tiny call —
+//     or the median of its last calls in any bucket when that is off
+//     the profile by more than ShockRatio). Once trusted, a single call far outside the
 //     estimate (beyond ShockRatio) does not enter it unless the next call
 //     there agrees; it still counts toward shock detection. The estimates
 //     are medians, while a stream's total is a sum of means: each side's

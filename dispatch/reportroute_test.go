@@ -67,3 +67,69 @@ func TestLoadRouteReadsWrittenReports(t *testing.T) {
 		t.Errorf("corrupt file: %v", err)
 	}
 }
+
+// A report holding the latency anatomy of the route's adapter gives the
+// route the tiny call's round trip as the GPU side's floor: a GPU fit
+// whose fixed cost lies below it no longer wins small requests. A report
+// without the anatomy (written before it), or with another adapter's,
+// loads as before, with no floor.
+func TestLoadRouteFloorFromLatency(t *testing.T) {
+	line := func(a, b float64) *timing.Model {
+		f := timing.LinearFit{Overhead: a, PerItem: b}
+		return &timing.Model{Segments: []timing.Segment{{From: 1, To: 1 << 20, Fit: f}}, Single: f}
+	}
+	const rt = 60e-6
+	dir := t.TempDir()
+	write := func(name string, v any) string {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	anatomy := &timing.Anatomy{Adapter: "llvmpipe", Tiny: timing.Summary{N: 40, Median: rt, Lo: 55e-6, Hi: 65e-6}}
+	be := report.BreakEven{Workload: "l2", Adapter: "llvmpipe", Clock: "end-to-end", Sides: []string{"cpu", "gpu"},
+		ModelA: line(2e-6, 10e-9), ModelB: line(1e-6, 0.5e-9)}
+	with := report.Report{Schema: report.SchemaVersion, Adapter: report.AdapterInfo{Name: "llvmpipe"}, Latency: anatomy, BreakEvens: []report.BreakEven{be}}
+	without := with
+	without.Latency = nil
+	other := with
+	other.BreakEvens = []report.BreakEven{be}
+	other.BreakEvens[0].Adapter = "another"
+	impl := with
+	impl.Adapter.Implementation = "wgpu-native"
+	impl.BreakEvens = []report.BreakEven{be}
+	impl.BreakEvens[0].Implementation = "dawn"
+	pl := &report.Plan{Ops: []report.PlanOp{{Regex: `main\.sim$`, Workload: "l2"}}}
+	pl.Ops[0].Route = &report.PlanRoute{Sides: []string{"own", "gpu"}, CPU: be.ModelA, GPU: be.ModelB, Crossover: -1}
+	plan := report.Report{Schema: report.SchemaVersion, Adapter: report.AdapterInfo{Name: "llvmpipe"}, Latency: anatomy, Plan: pl}
+	for _, c := range []struct {
+		name  string
+		rep   any
+		floor float64
+	}{{"with.json", with, rt}, {"without.json", without, 0}, {"other.json", other, 0}, {"impl.json", impl, 0}, {"plan-report.json", plan, rt}, {"plan.json", pl, 0}} {
+		p := write(c.name, c.rep)
+		got, err := dispatch.LoadRoute(p, "l2")
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got.RoundTrip != c.floor {
+			t.Errorf("%s: RoundTrip %v s, want %v s", c.name, got.RoundTrip, c.floor)
+		}
+		var side int
+		r, err := dispatch.RouteFromReport(p, "l2", func(int) error { side = 0; return nil }, func(int) error { side = 1; return nil }, func(n int) int { return n })
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if _, err := r.Do(16); err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]int{true: 0, false: 1}[c.floor > 0]; side != want {
+			t.Errorf("%s: the first request of size 16 went to side %d, want %d (floor %v s)", c.name, side, want, c.floor)
+		}
+	}
+}

@@ -91,6 +91,9 @@ func newDispatcher(sides []Side, prof Profile, cfg Config) (_ *Dispatcher, err e
 		if sd.Bytes != nil && (!(sd.UploadRate > 0) || !(sd.ReadbackRate > 0) || math.IsInf(sd.UploadRate, 0) || math.IsInf(sd.ReadbackRate, 0)) {
 			return nil, &ConfigError{field("UploadRate/ReadbackRate"), [2]float64{sd.UploadRate, sd.ReadbackRate}, "finite rates > 0 with Bytes"}
 		}
+		if f := sd.Floor; !(f >= 0) || f > 1e9 {
+			return nil, &ConfigError{field("Floor"), f, "a time in [0, 1e9] s (0: none)"}
+		}
 		models[s], names[s] = sd.Model, sd.Name
 		if names[s] == "" {
 			names[s] = fmt.Sprintf("side %d", s)
@@ -101,6 +104,14 @@ func newDispatcher(sides []Side, prof Profile, cfg Config) (_ *Dispatcher, err e
 		if k := m1 / m0; k > 0 && !math.IsInf(k, 0) && !math.IsNaN(k) {
 			inner := models[1]
 			models[1] = func(n float64) float64 { return inner(n) / k }
+		}
+	}
+	// The floors apply to the models as the crossover left them: no
+	// prior lies below its side's least call.
+	for s, sd := range sides {
+		if f := sd.Floor; f > 0 {
+			inner := models[s]
+			models[s] = func(n float64) float64 { return math.Max(inner(n), f) }
 		}
 	}
 	n := len(sides)
