@@ -49,10 +49,15 @@ type BackendResult struct {
 // report's Adapter and Ceilings are the first run's. It returns nil when
 // no run has a report.
 func MergeBackends(runs []BackendResult) *report.Report {
-	return mergeRuns(runs, func(a report.AdapterInfo) string { return a.Backend })
+	out := mergeRuns(runs, func(a report.AdapterInfo) string { return a.Backend })
+	if out != nil {
+		out.Verdicts = append(compareLines(out.Backends), out.Verdicts...)
+	}
+	return out
 }
 
-// mergeRuns is MergeBackends with the runs' tags taken from label.
+// mergeRuns is MergeBackends with the runs' tags taken from label and
+// without the side-by-side lines, which each caller writes its own way.
 func mergeRuns(runs []BackendResult, label func(report.AdapterInfo) string) *report.Report {
 	var out *report.Report
 	b := &report.Backends{}
@@ -103,7 +108,6 @@ func mergeRuns(runs []BackendResult, label func(report.AdapterInfo) string) *rep
 	}
 	b.Rows = sideBySide(runs)
 	out.Backends = b
-	out.Verdicts = append(compareLines(b), out.Verdicts...)
 	return out
 }
 
@@ -111,27 +115,42 @@ func mergeRuns(runs []BackendResult, label func(report.AdapterInfo) string) *rep
 // adapter's GPU end-to-end time and verdict against its CPU, and the
 // ratio of each later adapter's time to the first's.
 func compareLines(b *report.Backends) []string {
+	return gpuLines(b, "side by side", func(c report.BackendCell) string { return c.Backend },
+		func(c report.BackendCell, first string) string {
+			p := fmt.Sprintf("GPU %s", timing.FormatSeconds(c.EndToEnd))
+			if c.Verdict != "" {
+				p += " (" + c.Verdict + ")"
+			}
+			if first != "" && c.VsFirst > 0 {
+				p += fmt.Sprintf(", %.2f× %s's time", c.VsFirst, first)
+			}
+			return p
+		})
+}
+
+// gpuLines is one line per workload's GPU row, "<workload> <by>: " and
+// a part per cell: the cell's name, then "not measured (why)" or what
+// figures writes of it. figures gets the first cell's name, or "" for
+// the first cell itself.
+func gpuLines(b *report.Backends, by string, name func(report.BackendCell) string, figures func(c report.BackendCell, first string) string) []string {
 	var out []string
 	for _, r := range b.Rows {
 		if r.Side != report.SideGPU {
 			continue
 		}
-		var parts []string
+		parts := make([]string, len(r.Cells))
 		for i, c := range r.Cells {
+			first := ""
+			if i > 0 {
+				first = name(r.Cells[0])
+			}
 			if c.Missing != "" {
-				parts = append(parts, fmt.Sprintf("%s not measured (%s)", c.Backend, c.Missing))
-				continue
+				parts[i] = fmt.Sprintf("%s not measured (%s)", name(c), c.Missing)
+			} else {
+				parts[i] = name(c) + " " + figures(c, first)
 			}
-			p := fmt.Sprintf("%s GPU %s", c.Backend, timing.FormatSeconds(c.EndToEnd))
-			if c.Verdict != "" {
-				p += " (" + c.Verdict + ")"
-			}
-			if i > 0 && c.VsFirst > 0 {
-				p += fmt.Sprintf(", %.2f× %s's time", c.VsFirst, r.Cells[0].Backend)
-			}
-			parts = append(parts, p)
 		}
-		out = append(out, fmt.Sprintf("%s side by side: %s", r.Workload, strings.Join(parts, "; ")))
+		out = append(out, fmt.Sprintf("%s %s: %s", r.Workload, by, strings.Join(parts, "; ")))
 	}
 	return out
 }

@@ -2,7 +2,6 @@ package sidebyside
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 
@@ -85,62 +84,36 @@ func MergeImpls(runs []BackendResult) *report.Report {
 			}
 		}
 	}
-	out.Verdicts = append(implLines(b), stripBackendLines(out.Verdicts, b)...)
+	out.Verdicts = append(implLines(b), out.Verdicts...)
 	return out
-}
-
-// stripBackendLines drops the backend side-by-side lines mergeRuns put
-// first (one per GPU row), which implLines replaces.
-func stripBackendLines(v []string, b *report.Backends) []string {
-	n := 0
-	for _, r := range b.Rows {
-		if r.Side == report.SideGPU {
-			n++
-		}
-	}
-	if n > len(v) {
-		n = len(v)
-	}
-	return v[n:]
 }
 
 // implLines are the answers, one per workload's GPU row: each
 // implementation's end-to-end and kernel medians and the comparison.
 func implLines(b *report.Backends) []string {
-	var out []string
-	for _, r := range b.Rows {
-		if r.Side != report.SideGPU {
-			continue
-		}
-		var parts []string
-		for i, c := range r.Cells {
-			if c.Missing != "" {
-				parts = append(parts, fmt.Sprintf("%s not measured (%s)", c.Implementation, c.Missing))
-				continue
-			}
-			p := fmt.Sprintf("%s GPU end-to-end %s", c.Implementation, timing.FormatSeconds(c.EndToEnd))
+	return gpuLines(b, "by implementation", func(c report.BackendCell) string { return c.Implementation },
+		func(c report.BackendCell, first string) string {
+			p := "GPU end-to-end " + timing.FormatSeconds(c.EndToEnd)
 			if c.Kernel > 0 {
 				p += ", kernel " + timing.FormatSeconds(c.Kernel)
 			}
 			if c.CallCost > 0 {
 				p += ", fixed cost per call " + timing.FormatSeconds(c.CallCost)
 			}
-			if i > 0 && c.VsFirst > 0 {
-				p += fmt.Sprintf(", %.2f× %s's end-to-end time", c.VsFirst, r.Cells[0].Implementation)
-				if c.VsFirstLo > 0 {
-					p += fmt.Sprintf(" (95%% CI %.2f–%.2f×)", c.VsFirstLo, c.VsFirstHi)
-				}
-				switch c.Faster {
-				case "tie":
-					p += ": tie"
-				case "":
-				default:
-					p += ": " + c.Faster + " faster"
-				}
+			if first == "" || c.VsFirst <= 0 {
+				return p
 			}
-			parts = append(parts, p)
-		}
-		out = append(out, fmt.Sprintf("%s by implementation: %s", r.Workload, strings.Join(parts, "; ")))
-	}
-	return out
+			p += fmt.Sprintf(", %.2f× %s's end-to-end time", c.VsFirst, first)
+			if c.VsFirstLo > 0 {
+				p += fmt.Sprintf(" (95%% CI %.2f–%.2f×)", c.VsFirstLo, c.VsFirstHi)
+			}
+			switch c.Faster {
+			case "tie":
+				p += ": tie"
+			case "":
+			default:
+				p += ": " + c.Faster + " faster"
+			}
+			return p
+		})
 }
