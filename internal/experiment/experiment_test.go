@@ -6,21 +6,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env/envtest"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/workload"
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
 
-func openEnv(t *testing.T) *env.Env {
-	t.Helper()
-	e, err := env.Open(env.AdapterSelect{Index: -1}, timing.MeasureOpts{Budget: 300 * time.Millisecond, MaxRuns: 30}, false)
-	if err != nil {
-		t.Fatalf("%v (run scripts/setup.sh)", err)
-	}
-	t.Cleanup(e.Close)
-	return e
-}
+// openEnv opens the default adapter with a short measurement budget.
+var openEnv = envtest.Open
 
 func TestCosineSingleBothSidesVerified(t *testing.T) {
 	e := openEnv(t)

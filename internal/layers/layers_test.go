@@ -38,6 +38,7 @@ var layer = map[string]int{
 // internal/experiment itself (run configuration, sides, one case
 // measured on both sides), is 1; the families others build on (ceilings,
 // break-even search, call latency) are 2; the commands' families are 3.
+// A room's subpackages (env/envtest) are that room's own.
 var room = map[string]int{
 	"env":        0,
 	"":           1,
@@ -176,13 +177,16 @@ func violations(pkgs map[string]*pkg) []string {
 
 // roomViolation checks one import between two packages of the same
 // top-level internal package: under internal/experiment, against the
-// rooms' ranks.
+// ranks of their rooms (a package's first folder under it).
 func roomViolation(dir, ip string) []string {
 	const top = "internal/experiment"
 	if !under(dir, top) || !under(ip, top) {
 		return nil
 	}
-	name := func(d string) string { return strings.TrimPrefix(strings.TrimPrefix(d, top), "/") }
+	name := func(d string) string {
+		r, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(d, top), "/"), "/")
+		return r
+	}
 	from, to := name(dir), name(ip)
 	rf, ok := room[from]
 	if !ok {
@@ -258,12 +262,15 @@ func TestViolationsCatchPlanted(t *testing.T) {
 		"internal/experiment":        {imports: []string{"internal/workload"}, testImports: []string{"internal/experiment/kernel"}},
 		"internal/experiment/kernel": {imports: []string{"internal/experiment", "internal/experiment/hybrid"}},
 		"internal/experiment/lost":   {imports: []string{"internal/experiment"}},
+		"internal/experiment/env/t":  {imports: []string{"internal/experiment/env", "internal/experiment"}},
+		"internal/experiment/plan":   {testImports: []string{"internal/experiment/env/t"}},
 		"internal/newthing":          {},
 	}
 	got := violations(pkgs)
 	want := []string{
 		"internal/dataset (layer 1) imports internal/verify (layer 1): an import must point to a lower layer",
 		"internal/experiment (room 1) imports internal/experiment/kernel (room 3): a room imports only rooms below it",
+		"internal/experiment/env/t (room 0) imports internal/experiment (room 1): a room imports only rooms below it",
 		"internal/experiment/kernel (room 3) imports internal/experiment/hybrid (room 3): a room imports only rooms below it",
 		"internal/experiment/lost has no room rank: give it one in internal/layers",
 		"internal/newthing has no layer: give it one in internal/layers",
