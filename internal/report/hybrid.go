@@ -25,7 +25,12 @@ type Hybrid struct {
 	// Threshold is the static strategy's batch size (0: one side always).
 	Threshold float64 `json:"threshold"`
 	// Faults lists the injected faults, in words.
-	Faults     []string         `json:"faults,omitempty"`
+	Faults []string `json:"faults,omitempty"`
+	// FixedCosts are the fixed costs the adaptive dispatcher's priors
+	// give its GPU sides (one per GPU side; none without one), each
+	// against the latency anatomy's round trip, with the anatomy's
+	// source.
+	FixedCosts []FixedCostCheck `json:"gpu_fixed_costs,omitempty"`
 	Strategies []HybridStrategy `json:"strategies"`
 	// Best is the index in Strategies of the better single side (fewer
 	// lost requests, then the lower total), which VsBest compares with.

@@ -79,12 +79,18 @@ func WriteLatencyDetail(w io.Writer, a *Anatomy) {
 // FixedCostCheck sets the fixed cost a break-even's fit gives a GPU side
 // (its end-to-end fit's intercept: the time of a call of no work) beside
 // the latency anatomy's measured round trip of the tiny call, the least
-// any GPU call costs on the adapter. The crossover and the models (and
-// the adaptive dispatcher's priors, which are those models) use the fit;
-// the anatomy checks it.
+// any GPU call costs on the adapter, and says which of the two the
+// adaptive dispatcher's prior for the side uses. The prior at size n is
+// max(model(n), round trip) (dispatch.Side.Floor): hybrid and
+// dispatch.RouteFromReport apply it. The break-even's fitted crossover
+// (Fitted) is the two fits' as they are, floor or not: a "below round
+// trip" check says it comes too early; the measured crossover uses no
+// model.
 type FixedCostCheck struct {
 	Side string `json:"side"` // the GPU side's label
-	// Used names the fixed cost the crossover uses: "fit".
+	// Used names the fixed cost the dispatcher's prior uses: "round
+	// trip" when the side's model at n = 1 lies below the round trip
+	// (the prior is floored there), else "fit".
 	Used        string     `json:"used"`
 	Fit         float64    `json:"fit_s"`
 	FitCI       [2]float64 `json:"fit_ci_s"`
@@ -92,15 +98,22 @@ type FixedCostCheck struct {
 	RoundTripCI [2]float64 `json:"anatomy_round_trip_ci_s"`
 	// Check is "consistent" (the fit's CI reaches the round trip or
 	// above) or "below round trip" (the fit puts the GPU's fixed cost
-	// below what any call costs: its crossover is too early).
+	// below what any call costs: its fitted crossover is too early).
 	Check string `json:"check"`
+	// Source says where the round trip came from (the report's own
+	// anatomy, a profile report's, or one measured for the purpose).
+	Source string `json:"source,omitempty"`
 }
 
 // FixedCostLine states a check in a few words.
 func FixedCostLine(c FixedCostCheck) string {
-	return fmt.Sprintf("%s fixed cost: fit %s [%s, %s], measured round trip %s [%s, %s]: %s",
+	used := "the fit's"
+	if c.Used == "round trip" {
+		used = "the round trip"
+	}
+	return fmt.Sprintf("%s fixed cost: fit %s [%s, %s], measured round trip %s [%s, %s]: %s; the dispatcher's prior uses %s",
 		shortSide(c.Side), timing.FormatSeconds(c.Fit), timing.FormatSeconds(c.FitCI[0]), timing.FormatSeconds(c.FitCI[1]),
-		timing.FormatSeconds(c.RoundTrip), timing.FormatSeconds(c.RoundTripCI[0]), timing.FormatSeconds(c.RoundTripCI[1]), c.Check)
+		timing.FormatSeconds(c.RoundTrip), timing.FormatSeconds(c.RoundTripCI[0]), timing.FormatSeconds(c.RoundTripCI[1]), c.Check, used)
 }
 
 // latency writes the anatomy as a section: the line, the calls by number

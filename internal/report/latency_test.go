@@ -47,7 +47,7 @@ func TestLatencyLine(t *testing.T) {
 // checks, every number with the JSON path of its value.
 func TestLatencyHTML(t *testing.T) {
 	share := 0.25
-	fc := FixedCostCheck{Side: "gpu", Used: "fit", Fit: 10e-6, FitCI: [2]float64{5e-6, 15e-6}, RoundTrip: 60e-6, RoundTripCI: [2]float64{58e-6, 62e-6}, Check: "below round trip"}
+	fc := FixedCostCheck{Side: "gpu", Used: "round trip", Fit: 10e-6, FitCI: [2]float64{5e-6, 15e-6}, RoundTrip: 60e-6, RoundTripCI: [2]float64{58e-6, 62e-6}, Check: "below round trip"}
 	r := &Report{
 		Latency: &timing.Anatomy{
 			Tiny:        timing.Summary{N: 20, Median: 60e-6, Lo: 58e-6, Hi: 62e-6},
@@ -67,7 +67,7 @@ func TestLatencyHTML(t *testing.T) {
 	}
 	page := b.String()
 	for _, want := range []string{`<h2 id="latency">GPU call latency</h2>`, `data-path="/latency/tiny_call/median"`, `data-path="/latency/dispatches/1/call/median"`,
-		`data-path="/latency/readback/0/gbps"`, `data-path="/measurements/0/round_trip_share" data-scale="1">25.0%`, "fixed cost: fit 10.0µs", "below round trip"} {
+		`data-path="/latency/readback/0/gbps"`, `data-path="/measurements/0/round_trip_share" data-scale="1">25.0%`, "fixed cost: fit 10.0µs", "below round trip", "the dispatcher&#39;s prior uses the round trip"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the HTML report lacks %q", want)
 		}

@@ -128,12 +128,16 @@ func Run(e *env.Env, cfg experiment.RunConfig, hc Config, rep *report.Report) er
 		return err
 	}
 	defer hs.close()
+	pri, err := gpuPriors(e, hc, be, rep)
+	if err != nil {
+		return err
+	}
 	stream, desc, err := hybridStreamOf(e, hs, hc, be)
 	if err != nil {
 		return err
 	}
 	r := &replay{e: e, hc: hc, built: hs.built, stream: stream}
-	ad, err := r.addStrategies(be)
+	ad, err := r.addStrategies(be, pri.floor)
 	if err != nil {
 		return err
 	}
@@ -142,6 +146,7 @@ func Run(e *env.Env, cfg experiment.RunConfig, hc Config, rep *report.Report) er
 	}
 	r.addRouting()
 	h := hybridReport(hs.w.Name, hc, be, r, desc)
+	h.FixedCosts = pri.costs
 	h.SwitchCount = ad.d.SwitchCounts().Total
 	for _, s := range ad.d.Switches() {
 		h.Switches = append(h.Switches, report.HybridSwitch{Request: s.Call, Bucket: s.Bucket, From: s.From, To: s.To, Reason: s.Reason})
@@ -268,8 +273,12 @@ func hybridStreamOf(e *env.Env, hs *hybridSides, hc Config, be *report.BreakEven
 
 // addStrategies sets the replay's strategies: each side alone, the
 // static threshold, the adaptive dispatcher (returned) and the oracle by
-// size.
-func (r *replay) addStrategies(be *report.BreakEven) (*adaptive, error) {
+// size. The dispatcher's priors are the profile's models, each floored
+// at floor (dispatch.Side.Floor; 0: none). Its sides declare no bytes
+// (dispatch.Side.Bytes): a GPU side's end-to-end model already holds its
+// transfers when its data is shipped, and there are none per call when
+// it is resident.
+func (r *replay) addStrategies(be *report.BreakEven, floor [2]float64) (*adaptive, error) {
 	names := [2]string{r.hc.Sides[0].Label, r.hc.Sides[1].Label}
 	ex := []dispatch.Executor{r.exec(0), r.exec(1)}
 	ma, mb := *be.ModelA, *be.ModelB
@@ -277,7 +286,7 @@ func (r *replay) addStrategies(be *report.BreakEven) (*adaptive, error) {
 	if be.Search != nil && be.Search.Found {
 		prof.Crossover = math.Sqrt(float64(be.Search.Lo) * float64(be.Search.Hi))
 	}
-	sides := []dispatch.Side{{Name: names[0], Exec: ex[0], Model: ma.At}, {Name: names[1], Exec: ex[1], Model: mb.At}}
+	sides := []dispatch.Side{{Name: names[0], Exec: ex[0], Model: ma.At, Floor: floor[0]}, {Name: names[1], Exec: ex[1], Model: mb.At, Floor: floor[1]}}
 	// A replay is finite: its dispatcher keeps enough switches for the
 	// fault response to read every move (hybridSwitchHistory).
 	d, err := dispatch.New(sides, prof, dispatch.Config{History: hybridSwitchHistory})

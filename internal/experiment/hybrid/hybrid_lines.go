@@ -103,6 +103,7 @@ func hybridLines(h *report.Hybrid) []string {
 	if h.SwitchCount > 0 {
 		out = append(out, fmt.Sprintf("%sthe dispatcher switched %d times (listed with their reasons in the JSON report)", head, h.SwitchCount))
 	}
+	out = append(out, priorLines(h)...)
 	out = append(out, head+"stream: "+h.Stream)
 	for _, f := range h.Faults {
 		out = append(out, head+"fault injected: "+f)

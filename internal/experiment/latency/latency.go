@@ -122,26 +122,27 @@ func RoundTripShares(rep *report.Report) {
 
 // CheckFixedCosts sets, on every end-to-end break-even with a GPU side,
 // that side's fitted fixed cost beside the anatomy's round trip
-// (report.FixedCostCheck): the crossover uses the fit, and a fit whose
-// whole CI lies below the round trip of the tiny call is flagged, since
-// no GPU call costs less than that. Each check is a summary line too.
+// (FixedCostOf): a fit whose whole CI lies below the round trip of the
+// tiny call is flagged, since no GPU call costs less than that, and the
+// check says whether the dispatcher's prior for the side is floored at
+// the round trip. Each check is a summary line too.
 func CheckFixedCosts(rep *report.Report) {
 	if rep.Latency == nil || !rep.Latency.Tiny.Valid() {
 		return
 	}
-	rt := rep.Latency.Tiny
 	for i := range rep.BreakEvens {
 		b := &rep.BreakEvens[i]
-		if b.Clock != "end-to-end" || (b.Adapter != "" && b.Adapter != rep.Latency.Adapter) {
+		if b.Clock != "end-to-end" || (b.Adapter != "" && b.Adapter != rep.Latency.Adapter) ||
+			(b.Implementation != "" && rep.Adapter.Implementation != "" && b.Implementation != rep.Adapter.Implementation) {
 			continue
 		}
-		side, fit := "gpu", b.GPUFit
+		side, fit, model := "gpu", b.GPUFit, b.ModelB
 		if len(b.Sides) == 2 {
 			switch {
 			case isGPUSide(b.Sides[1]):
 				side = b.Sides[1]
 			case isGPUSide(b.Sides[0]):
-				side, fit = b.Sides[0], b.CPUFit
+				side, fit, model = b.Sides[0], b.CPUFit, b.ModelA
 			default:
 				continue
 			}
@@ -149,14 +150,44 @@ func CheckFixedCosts(rep *report.Report) {
 		if fit.DoF <= 0 {
 			continue
 		}
-		c := report.FixedCostCheck{Side: side, Used: "fit", Fit: fit.Overhead, FitCI: fit.OverheadCI,
-			RoundTrip: rt.Median, RoundTripCI: [2]float64{rt.Lo, rt.Hi}, Check: "consistent"}
-		if fit.OverheadCI[1] < rt.Lo {
-			c.Check = "below round trip"
-		}
+		c := FixedCostOf(side, fit, model, rep.Latency, "this report's latency anatomy")
 		b.FixedCost = &c
 		rep.Summary = append(rep.Summary, fmt.Sprintf("%s break-even (%s): %s", b.Workload, b.Clock, report.FixedCostLine(c)))
 	}
+}
+
+// Floor is the least time of any GPU call on the anatomy's adapter: the
+// tiny call's median round trip (seconds; 0 without an anatomy). It is
+// the floor (dispatch.Side.Floor) of a GPU side's prior.
+func Floor(a *timing.Anatomy) float64 {
+	if a == nil || !a.Tiny.Valid() || !(a.Tiny.Median > 0) {
+		return 0
+	}
+	return a.Tiny.Median
+}
+
+// FixedCostOf sets a GPU side's fitted fixed cost (fit's intercept and
+// CI) beside the anatomy's round trip of the tiny call, and says what the
+// dispatcher's prior for the side uses: its prior at size n is
+// max(model(n), Floor(a)), so where the model at n = 1 lies below the
+// round trip the prior's fixed cost is the round trip ("round trip"),
+// else the fit's ("fit"). model nil: the fit stands for it. source says
+// where the anatomy came from.
+func FixedCostOf(side string, fit timing.LinearFit, model *timing.Model, a *timing.Anatomy, source string) report.FixedCostCheck {
+	rt := a.Tiny
+	c := report.FixedCostCheck{Side: side, Used: "fit", Fit: fit.Overhead, FitCI: fit.OverheadCI,
+		RoundTrip: rt.Median, RoundTripCI: [2]float64{rt.Lo, rt.Hi}, Check: "consistent", Source: source}
+	at1 := fit.At(1)
+	if model != nil && len(model.Segments) > 0 {
+		at1 = model.At(1)
+	}
+	if at1 < Floor(a) {
+		c.Used = "round trip"
+	}
+	if fit.OverheadCI[1] < rt.Lo {
+		c.Check = "below round trip"
+	}
+	return c
 }
 
 func isGPUSide(label string) bool { return label == "gpu" || strings.HasPrefix(label, "gpu:") }

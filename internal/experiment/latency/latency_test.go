@@ -24,10 +24,15 @@ func TestCheckFixedCosts(t *testing.T) {
 			{Workload: "threads", Clock: "end-to-end", Sides: []string{"cpu:threads=1", "cpu:threads=2"}, GPUFit: fit(1e-6, 0, 2e-6)},
 			{Workload: "kernel", Clock: "kernel", GPUFit: fit(1e-6, 0, 2e-6)},
 			{Workload: "other", Clock: "end-to-end", Adapter: "another", GPUFit: fit(1e-6, 0, 2e-6)},
+			{Workload: "dawn", Clock: "end-to-end", Implementation: "dawn", GPUFit: fit(1e-6, 0, 2e-6)},
 		},
+		Adapter: report.AdapterInfo{Name: "llvmpipe", Implementation: "wgpu-native"},
 	}
 	CheckFixedCosts(rep)
 	want := map[string]string{"low": "below round trip", "ok": "consistent", "gpu-a": "consistent"}
+	// The prior is floored where the fit at n = 1 lies below the round
+	// trip: there it uses the round trip.
+	used := map[string]string{"low": "round trip", "ok": "fit", "gpu-a": "fit"}
 	for _, b := range rep.BreakEvens {
 		w, checked := want[b.Workload]
 		switch {
@@ -35,8 +40,8 @@ func TestCheckFixedCosts(t *testing.T) {
 			t.Errorf("%s: checked (%+v), want no check", b.Workload, *b.FixedCost)
 		case checked && b.FixedCost == nil:
 			t.Errorf("%s: no check", b.Workload)
-		case checked && (b.FixedCost.Check != w || b.FixedCost.Used != "fit" || b.FixedCost.RoundTrip != 60e-6):
-			t.Errorf("%s: %+v, want check %q against the 60µs round trip", b.Workload, *b.FixedCost, w)
+		case checked && (b.FixedCost.Check != w || b.FixedCost.Used != used[b.Workload] || b.FixedCost.RoundTrip != 60e-6):
+			t.Errorf("%s: %+v, want check %q against the 60µs round trip, used %q", b.Workload, *b.FixedCost, w, used[b.Workload])
 		}
 	}
 	if c := rep.BreakEvens[2].FixedCost; c == nil || c.Side != "gpu" || c.Fit != 80e-6 {
