@@ -12,8 +12,8 @@ import (
 
 // CosineBatchOptions configures a batch cosine runner.
 type CosineBatchOptions struct {
-	// Tiled selects the tiled kernel (wgsl/cosine_batch.wgsl); false selects
-	// the untiled one (wgsl/cosine_batch_naive.wgsl).
+	// Tiled selects the tiled kernel (wgsl/cosine_batch.wgsl.tmpl); false selects
+	// the untiled one (wgsl/cosine_batch_naive.wgsl.tmpl).
 	Tiled bool
 	// Tile is the tiled kernel's tile side: a TILE×TILE block of S per
 	// workgroup with (Tile/4)² threads, each computing 4×4 outputs. A power
@@ -40,18 +40,54 @@ type CosineBatchOptions struct {
 	// have fewer than 8 lanes.
 	Broadcast bool
 	// store, when set, is how V and the queries are stored instead of
-	// f32 (NewCosineBatchInt8).
+	// f32 (NewCosineBatchF16, NewCosineBatchInt8).
 	store *batchStore
 }
 
-// batchStore is a stored type of the untiled batch kernel: its shader,
-// the bytes of V's rows and their norms, and a call's queries as the
-// shader reads them with their norms.
+// batchStore is a stored type of the batch kernels: its name (the
+// suffix of every design's shader), the bytes of V's rows and their
+// norms, and a call's queries as the shaders read them with their norms.
 type batchStore struct {
-	shader   string
+	elem     string // "f16" or "int8"
 	rowBytes uint64
 	rows     func(from, to uint64) (data []byte, norms []float32)
 	queries  func(qs []float32, nq int) (data []byte, norms []float32, err error)
+}
+
+// batchShader is the shader of the design opts selects for V's stored
+// type: cosine_batch_naive (untiled), cosine_batch (tiled) and
+// cosine_batch_reg, _reg8, _regbc (register-blocked) over f32; the untiled
+// kernels over f16 and int8 are cosine_batch_f16 and cosine_batch_int8,
+// the tiled ones cosine_batch_tiled_f16 and _int8, the register-blocked
+// ones the f32 names with _f16 or _int8 appended. Every design has every
+// stored type.
+func batchShader(opts CosineBatchOptions) string {
+	elem := ""
+	if opts.store != nil {
+		elem = opts.store.elem
+	}
+	switch {
+	case opts.Register:
+		name := "cosine_batch_reg"
+		switch {
+		case opts.RegisterQueries == 8:
+			name = "cosine_batch_reg8"
+		case opts.Broadcast:
+			name = "cosine_batch_regbc"
+		}
+		if elem != "" {
+			name += "_" + elem
+		}
+		return name
+	case opts.Tiled:
+		if elem != "" {
+			return "cosine_batch_tiled_" + elem
+		}
+		return "cosine_batch"
+	case elem != "":
+		return "cosine_batch_" + elem
+	}
+	return "cosine_batch_naive"
 }
 
 // BatchRegQueries is the queries per invocation of the register-blocked
@@ -59,7 +95,9 @@ type batchStore struct {
 const BatchRegQueries = 16
 
 // batchKC is the depth (floats of D) the tiled kernel stages per step; it
-// matches KC in wgsl/cosine_batch.wgsl.
+// matches KC in wgsl/cosine_batch.wgsl.tmpl. Over int8 codes a step is
+// batchKC words of four codes (KC4 there), so the workgroup memory is the
+// same.
 const batchKC = 16
 
 // TileWorkgroupStorage is the workgroup memory, in bytes, the tiled batch
@@ -103,6 +141,7 @@ type CosineBatch struct {
 	d      *wgpu.Device
 	N, D   int
 	opts   CosineBatchOptions
+	shader string // batchShader(opts)
 	pipe   *wgpu.Pipeline
 	params *chunkParams
 	vbufs  []*wgpu.Buffer
@@ -158,7 +197,7 @@ func NewCosineBatch(d *wgpu.Device, v []float32, dim int, opts CosineBatchOption
 		if !opts.Register || opts.RegisterQueries != BatchRegQueries {
 			return nil, fmt.Errorf("%s: Broadcast needs Register with %d queries", op, BatchRegQueries)
 		}
-		if err := checkNeeds(d, "cosine_batch_regbc"); err != nil {
+		if err := checkNeeds(d, batchShader(opts)); err != nil {
 			return nil, fmt.Errorf("%s: queries shared through the subgroup: %w", op, err)
 		}
 		if m := d.Info.SubgroupMin; m > 0 && m < 8 {
@@ -202,8 +241,13 @@ func batchLoopIterations(dim int, opts CosineBatchOptions) uint64 {
 	if !opts.Tiled {
 		return d4 + 1
 	}
-	const kc4 = batchKC / 4
-	stage := (uint64(opts.Tile*kc4) + uint64(opts.Workgroup) - 1) / uint64(opts.Workgroup)
+	// The chunk's depth in the kernel's elements of D: vec4s of values,
+	// or words of four int8 codes.
+	kc4 := uint64(batchKC / 4)
+	if opts.store != nil && opts.store.elem == "int8" {
+		kc4 = batchKC
+	}
+	stage := (uint64(opts.Tile)*kc4 + uint64(opts.Workgroup) - 1) / uint64(opts.Workgroup)
 	chunks := (d4 + kc4 - 1) / kc4
 	return chunks*((stage+1)+(batchKC+1)+1) + 1 + (4 + 1)
 }
@@ -233,23 +277,12 @@ func (c *CosineBatch) init(v []float32) error {
 	if c.qmax < 1 {
 		return fmt.Errorf("one row of S (N = %d floats) does not fit maxStorageBufferBindingSize %d: %w", c.N, maxBind, wgpu.ErrLimit)
 	}
-	if st := c.opts.store; st != nil {
-		c.pipe, err = d.Pipeline(st.shader, wgsl.MustSource(st.shader), "main", wgpu.Constants{"WG": float64(c.opts.Workgroup)})
-	} else if c.opts.Register {
-		name := "cosine_batch_reg"
-		switch {
-		case c.opts.RegisterQueries == 8:
-			name = "cosine_batch_reg8"
-		case c.opts.Broadcast:
-			name = "cosine_batch_regbc"
-		}
-		c.pipe, err = d.Pipeline(name, wgsl.MustSource(name), "main", wgpu.Constants{"WG": float64(c.opts.Workgroup)})
-	} else if c.opts.Tiled {
-		c.pipe, err = d.Pipeline("cosine_batch", wgsl.MustSource("cosine_batch"), "main", wgpu.Constants{"TILE": float64(c.opts.Tile)})
-	} else {
-		c.pipe, err = d.Pipeline("cosine_batch_naive", wgsl.MustSource("cosine_batch_naive"), "main", wgpu.Constants{"WG": float64(c.opts.Workgroup)})
+	c.shader = batchShader(c.opts)
+	consts := wgpu.Constants{"WG": float64(c.opts.Workgroup)}
+	if c.opts.Tiled {
+		consts = wgpu.Constants{"TILE": float64(c.opts.Tile)}
 	}
-	if err != nil {
+	if c.pipe, err = d.Pipeline(c.shader, wgsl.MustSource(c.shader), "main", consts); err != nil {
 		return err
 	}
 	for start := uint64(0); start < uint64(c.N); start += per {
@@ -409,17 +442,7 @@ func (c *CosineBatch) pass(qs []float32, nq int) (wgpu.Pass, error) {
 	if err := c.params.flush(d); err != nil {
 		return wgpu.Pass{}, err
 	}
-	label := "cosine_batch_naive"
-	if c.opts.store != nil {
-		label = c.opts.store.shader
-	}
-	if c.opts.Tiled {
-		label = "cosine_batch"
-	}
-	if c.opts.Register {
-		label = "cosine_batch_reg"
-	}
-	return wgpu.Pass{Label: label, Dispatches: dispatches}, nil
+	return wgpu.Pass{Label: c.shader, Dispatches: dispatches}, nil
 }
 
 // checkQueries validates a batch of queries and returns their count.

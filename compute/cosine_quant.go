@@ -68,17 +68,15 @@ func newCosineSingleInt8(d *wgpu.Device, v []float32, dim int, opts CosineOption
 
 // NewCosineBatchInt8 is NewCosineBatch with V stored on the GPU as int8
 // codes, four per 32-bit word (hostsimd.QuantizeInt8), and each call's
-// queries quantized by the same rule: the untiled kernel
-// (wgsl/cosine_batch_int8.wgsl) sums q·v exactly in i32 with dot4I8Packed
-// and rescales by the norms of the codes. Tiled and Register are
-// ErrUnsupported. D ≤ hostsimd.MaxInt8Dim.
+// queries quantized by the same rule: every design (untiled:
+// wgsl/cosine_batch_int8.wgsl; tiled: cosine_batch_tiled_int8, the codes
+// staged packed in workgroup memory; register-blocked:
+// cosine_batch_reg*_int8) sums q·v exactly in i32 with dot4I8Packed and
+// rescales by the norms of the codes. D ≤ hostsimd.MaxInt8Dim.
 func NewCosineBatchInt8(d *wgpu.Device, v []float32, dim int, opts CosineBatchOptions) (*CosineBatch, error) {
 	op := "compute: NewCosineBatchInt8"
 	if err := checkDevice(op, d); err != nil {
 		return nil, err
-	}
-	if opts.Tiled || opts.Register {
-		return nil, fmt.Errorf("%s: %w: the int8 kernel is the untiled design only", op, ErrUnsupported)
 	}
 	if dim > hostsimd.MaxInt8Dim {
 		return nil, fmt.Errorf("%s: dimension %d exceeds %d (the i32 sums' exact range)", op, dim, hostsimd.MaxInt8Dim)
@@ -94,7 +92,7 @@ func NewCosineBatchInt8(d *wgpu.Device, v []float32, dim int, opts CosineBatchOp
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	opts.store = &batchStore{
-		shader:   "cosine_batch_int8",
+		elem:     "int8",
 		rowBytes: uint64(dim),
 		rows: func(from, to uint64) ([]byte, []float32) {
 			part := codes[from*uint64(dim) : to*uint64(dim)]
@@ -134,18 +132,16 @@ func codeNorms(c []int8, dim int) []float32 {
 
 // NewCosineBatchF16 is NewCosineBatch with V stored on the GPU as IEEE
 // binary16 (ToF16: rounded to nearest even, an error past ±65504), four
-// per vec2<u32>, widened with unpack2x16float in the untiled kernel
-// (wgsl/cosine_batch_naive.wgsl.tmpl as cosine_batch_f16; no shader-f16
-// feature needed): half the bytes of V. Queries stay f32; sums are f32;
-// V's norms are those of the rounded values. Tiled and Register are
-// ErrUnsupported.
+// per vec2<u32>, widened to f32 with unpack2x16float as every design
+// loads it (untiled: wgsl/cosine_batch_naive.wgsl.tmpl as
+// cosine_batch_f16; tiled: cosine_batch_tiled_f16, widened while staging;
+// register-blocked: cosine_batch_reg*_f16), so no design needs the
+// shader-f16 feature: half the bytes of V. Queries stay f32; sums are
+// f32; V's norms are those of the rounded values.
 func NewCosineBatchF16(d *wgpu.Device, v []float32, dim int, opts CosineBatchOptions) (*CosineBatch, error) {
 	op := "compute: NewCosineBatchF16"
 	if err := checkDevice(op, d); err != nil {
 		return nil, err
-	}
-	if opts.Tiled || opts.Register {
-		return nil, fmt.Errorf("%s: %w: the f16 kernel is the untiled design only", op, ErrUnsupported)
 	}
 	if err := checkRows(v, dim); err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
@@ -155,7 +151,7 @@ func NewCosineBatchF16(d *wgpu.Device, v []float32, dim int, opts CosineBatchOpt
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	opts.store = &batchStore{
-		shader:   "cosine_batch_f16",
+		elem:     "f16",
 		rowBytes: 2 * uint64(dim),
 		rows: func(from, to uint64) ([]byte, []float32) {
 			part := h[from*uint64(dim) : to*uint64(dim)]

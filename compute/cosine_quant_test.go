@@ -1,7 +1,6 @@
 package compute_test
 
 import (
-	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -96,9 +95,9 @@ func TestCosineSingleInt8Rejects(t *testing.T) {
 	}
 }
 
-// TestCosineBatchInt8 checks the int8 batch runner against the float64
-// cosines of the codes (the f32 kernel's tolerance), across chunks of
-// queries and rows.
+// TestCosineBatchInt8 checks the untiled int8 batch runner against the
+// float64 cosines of the codes (the f32 kernel's tolerance), across chunks
+// of queries and rows; TestCosineBatchConformance runs every design.
 func TestCosineBatchInt8(t *testing.T) {
 	d := openDevice(t)
 	r := rand.New(rand.NewPCG(12, uint64(time.Now().UnixNano())))
@@ -119,11 +118,6 @@ func TestCosineBatchInt8(t *testing.T) {
 		vc := codesF32(t, v, c.dim)
 		for j := 0; j < c.nq; j++ {
 			checkCosines(t, "cosine_batch_int8", codesF32(t, qs[j*c.dim:(j+1)*c.dim], c.dim), vc, c.dim, out[j*c.n:(j+1)*c.n])
-		}
-	}
-	for _, o := range []compute.CosineBatchOptions{{Tiled: true}, {Register: true}} {
-		if _, err := compute.NewCosineBatchInt8(d, make([]float32, 8), 4, o); !errors.Is(err, compute.ErrUnsupported) {
-			t.Errorf("%+v: err %v, want ErrUnsupported", o, err)
 		}
 	}
 }

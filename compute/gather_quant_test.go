@@ -1,7 +1,6 @@
 package compute_test
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -56,9 +55,9 @@ func TestGatherF16(t *testing.T) {
 	}
 }
 
-// The f16 batch kernel agrees with the float64 cosines of the rounded rows
-// (queries f32), chunked and not, reads half the bytes, and refuses the
-// tiled designs by name.
+// The untiled f16 batch kernel agrees with the float64 cosines of the
+// rounded rows (queries f32), chunked and not, and reads half the bytes;
+// TestCosineBatchConformance runs every design.
 func TestCosineBatchF16(t *testing.T) {
 	d := openDevice(t)
 	r := rand.New(rand.NewPCG(43, 44))
@@ -85,11 +84,6 @@ func TestCosineBatchF16(t *testing.T) {
 		cb.Release()
 		for j := 0; j < c.nq; j++ {
 			checkCosines(t, "cosine_batch_f16", qs[j*c.dim:(j+1)*c.dim], w, c.dim, out[j*c.n:(j+1)*c.n])
-		}
-	}
-	for _, o := range []compute.CosineBatchOptions{{Tiled: true}, {Register: true}} {
-		if _, err := compute.NewCosineBatchF16(d, make([]float32, 8), 4, o); !errors.Is(err, compute.ErrUnsupported) {
-			t.Errorf("%+v: err %v, want ErrUnsupported", o, err)
 		}
 	}
 }

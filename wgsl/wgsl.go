@@ -53,11 +53,23 @@ var variants = map[string]variant{
 	"hnsw_distances_int8": {"hnsw_distances.wgsl.tmpl", map[string]string{"Elem": "i8", "Store": "u32", "StoreDoc": "four int8 codes per word, byte k is element 4j+k"}, nil},
 	"cosine_single_f16":   {"cosine_single.wgsl.tmpl", map[string]string{"Elem": "f16"}, nil},
 	"topk_queue":          {"topk_queue.wgsl.tmpl", map[string]string{"KQ": "256", "Regs": ""}, nil},
+	// The tiled batch kernel over V stored as f32, binary16 or int8 codes
+	// (with the queries' codes).
+	"cosine_batch":            {"cosine_batch.wgsl.tmpl", map[string]string{"Elem": "f32"}, nil},
+	"cosine_batch_tiled_f16":  {"cosine_batch.wgsl.tmpl", map[string]string{"Elem": "f16"}, nil},
+	"cosine_batch_tiled_int8": {"cosine_batch.wgsl.tmpl", map[string]string{"Elem": "i8"}, nil},
 	// The register-blocked batch kernels: 16 or 8 queries per invocation,
-	// or 16 shared through the subgroup.
-	"cosine_batch_reg":   {"cosine_batch_reg.wgsl.tmpl", map[string]string{"QB": "16", "Bcast": ""}, nil},
-	"cosine_batch_reg8":  {"cosine_batch_reg.wgsl.tmpl", map[string]string{"QB": "8", "Bcast": ""}, nil},
-	"cosine_batch_regbc": {"cosine_batch_reg.wgsl.tmpl", map[string]string{"QB": "16", "Bcast": "yes"}, nil},
+	// or 16 shared through the subgroup; each over V stored as f32,
+	// binary16 or int8 codes.
+	"cosine_batch_reg":        {"cosine_batch_reg.wgsl.tmpl", map[string]string{"QB": "16", "Bcast": "", "Elem": "f32"}, nil},
+	"cosine_batch_reg8":       {"cosine_batch_reg.wgsl.tmpl", map[string]string{"QB": "8", "Bcast": "", "Elem": "f32"}, nil},
+	"cosine_batch_regbc":      {"cosine_batch_reg.wgsl.tmpl", map[string]string{"QB": "16", "Bcast": "yes", "Elem": "f32"}, nil},
+	"cosine_batch_reg_f16":    {"cosine_batch_reg.wgsl.tmpl", map[string]string{"QB": "16", "Bcast": "", "Elem": "f16"}, nil},
+	"cosine_batch_reg8_f16":   {"cosine_batch_reg.wgsl.tmpl", map[string]string{"QB": "8", "Bcast": "", "Elem": "f16"}, nil},
+	"cosine_batch_regbc_f16":  {"cosine_batch_reg.wgsl.tmpl", map[string]string{"QB": "16", "Bcast": "yes", "Elem": "f16"}, nil},
+	"cosine_batch_reg_int8":   {"cosine_batch_reg.wgsl.tmpl", map[string]string{"QB": "16", "Bcast": "", "Elem": "i8"}, nil},
+	"cosine_batch_reg8_int8":  {"cosine_batch_reg.wgsl.tmpl", map[string]string{"QB": "8", "Bcast": "", "Elem": "i8"}, nil},
+	"cosine_batch_regbc_int8": {"cosine_batch_reg.wgsl.tmpl", map[string]string{"QB": "16", "Bcast": "yes", "Elem": "i8"}, nil},
 	// The two spreading kernels share their uniform blocks and per-step
 	// bindings.
 	"spread":           {"spread.wgsl.tmpl", map[string]string{}, []string{"spread_step.wgsl.tmpl"}},
@@ -83,10 +95,12 @@ const (
 // needs are the optional features each module needs; a module not listed
 // needs none.
 var needs = map[string][]string{
-	"cosine_single_f16":      {FeatureShaderF16},
-	"cosine_single_subgroup": {FeatureSubgroups, FeatureSubgroupID},
-	"cosine_batch_regbc":     {FeatureSubgroups},
-	"stream_babel_f64":       {FeatureShaderF64},
+	"cosine_single_f16":       {FeatureShaderF16},
+	"cosine_single_subgroup":  {FeatureSubgroups, FeatureSubgroupID},
+	"cosine_batch_regbc":      {FeatureSubgroups},
+	"cosine_batch_regbc_f16":  {FeatureSubgroups},
+	"cosine_batch_regbc_int8": {FeatureSubgroups},
+	"stream_babel_f64":        {FeatureShaderF64},
 }
 
 // Needs returns the optional device features the shader name needs to

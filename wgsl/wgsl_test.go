@@ -112,26 +112,48 @@ func TestNeeds(t *testing.T) {
 
 // The register-blocked batch variants come from one template: each holds
 // its number of accumulators, stores and (not the broadcast one) query
-// offsets, and only the broadcast one uses subgroupBroadcast; the two
-// spreading kernels include the same step bindings.
+// offsets, and only the broadcast one uses subgroupBroadcast; each stored
+// type reads V as its own type and int8 sums with dot4I8Packed into i32;
+// the tiled kernel's types likewise; the two spreading kernels include the
+// same step bindings.
 func TestGeneratedVariants(t *testing.T) {
-	for _, c := range []struct {
-		name  string
-		qb    int
-		bcast bool
-	}{{"cosine_batch_reg", 16, false}, {"cosine_batch_reg8", 8, false}, {"cosine_batch_regbc", 16, true}} {
+	elems := []struct{ suffix, acc, v string }{
+		{"", "vec4<f32>(0.0);", "array<vec4<f32>>;"},
+		{"_f16", "vec4<f32>(0.0);", "array<vec2<u32>>;"},
+		{"_int8", "vec4<i32>(0);", "var<storage, read> v: array<u32>;"},
+	}
+	for _, e := range elems {
+		for _, c := range []struct {
+			name  string
+			qb    int
+			bcast bool
+		}{{"cosine_batch_reg", 16, false}, {"cosine_batch_reg8", 8, false}, {"cosine_batch_regbc", 16, true}} {
+			name := c.name + e.suffix
+			src := MustSource(name)
+			if n := strings.Count(src, e.acc); n != c.qb {
+				t.Errorf("%s: %d accumulators, want %d", name, n, c.qb)
+			}
+			if n := strings.Count(src, "    store(q0 + "); n != c.qb {
+				t.Errorf("%s: %d stores, want %d", name, n, c.qb)
+			}
+			if n := strings.Count(src, "subgroupBroadcast(y"); (n == c.qb) != c.bcast || (n != 0) != c.bcast {
+				t.Errorf("%s: %d broadcasts", name, n)
+			}
+			if !strings.Contains(src, fmt.Sprintf("const QB: u32 = %du;", c.qb)) {
+				t.Errorf("%s: QB is not %d", name, c.qb)
+			}
+			if !strings.Contains(src, e.v) || strings.Contains(src, "dot4I8Packed") != (e.suffix == "_int8") {
+				t.Errorf("%s: V is not stored as %s", name, e.v)
+			}
+		}
+	}
+	for _, c := range []struct{ name, v string }{
+		{"cosine_batch", "array<vec4<f32>>;"}, {"cosine_batch_tiled_f16", "array<vec2<u32>>;"}, {"cosine_batch_tiled_int8", "var<storage, read> v: array<u32>;"},
+	} {
 		src := MustSource(c.name)
-		if n := strings.Count(src, "vec4<f32>(0.0);"); n != c.qb {
-			t.Errorf("%s: %d accumulators, want %d", c.name, n, c.qb)
-		}
-		if n := strings.Count(src, "    store(q0 + "); n != c.qb {
-			t.Errorf("%s: %d stores, want %d", c.name, n, c.qb)
-		}
-		if n := strings.Count(src, "subgroupBroadcast(y"); (n == c.qb) != c.bcast || (n != 0) != c.bcast {
-			t.Errorf("%s: %d broadcasts", c.name, n)
-		}
-		if !strings.Contains(src, fmt.Sprintf("const QB: u32 = %du;", c.qb)) {
-			t.Errorf("%s: QB is not %d", c.name, c.qb)
+		if !strings.Contains(src, c.v) || strings.Contains(src, "dot4I8Packed") != strings.HasSuffix(c.name, "_int8") ||
+			strings.Contains(src, "unpack2x16float") != strings.HasSuffix(c.name, "_f16") {
+			t.Errorf("%s: V is not stored as %s", c.name, c.v)
 		}
 	}
 	for _, n := range []string{"spread", "spread_vec4"} {
