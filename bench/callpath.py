@@ -132,8 +132,9 @@ def main():
             if session == 0:
                 print(f"{s.name}: {s.adapter()}")
             s.close()
-        print(f"session {session + 1}: K={ks[0]} go/c {statistics.median(x / y for x, y in zip(med['go'][ks[0]][-a.rounds:], med['c'][ks[0]][-a.rounds:])):.3f}, "
-              f"K={ks[-1]} go/c {statistics.median(x / y for x, y in zip(med['go'][ks[-1]][-a.rounds:], med['c'][ks[-1]][-a.rounds:])):.3f}", flush=True)
+        ends = sorted({ks[0], ks[-1]})
+        print(f"session {session + 1}: " + ", ".join(
+            f"K={k} go/c {statistics.median(x / y for x, y in zip(med['go'][k][-a.rounds:], med['c'][k][-a.rounds:])):.3f}" for k in ends), flush=True)
 
     def ratio(num, den, k):
         rs = sorted(x / y for x, y in zip(med[num][k], med[den][k]))
@@ -165,6 +166,12 @@ def main():
     for n in names:
         if n not in ("go", "c", "python"):
             print(f"{n} / C: " + ", ".join(f"K={k} {fmt(ratio(n, 'c', k))}" for k in ks))
+    if "c-in-go" in names:
+        # The same C call from a Go process: Go API / c-in-go is the API's
+        # own cost, c-in-go / C what a Go process costs apart from it.
+        for k in ks:
+            res["k"][k]["go_over_c_in_go"] = ratio("go", "c-in-go", k)
+        print("Go API / C call in a Go process: " + ", ".join(f"K={k} {fmt(ratio('go', 'c-in-go', k))}" for k in ks))
     if a.json:
         with open(a.json, "w") as f:
             json.dump(res, f, indent=1)
