@@ -90,7 +90,9 @@ type FixedCostCheck struct {
 	Side string `json:"side"` // the GPU side's label
 	// Used names the fixed cost the dispatcher's prior uses: "round
 	// trip" when the side's model at n = 1 lies below the round trip
-	// (the prior is floored there), else "fit".
+	// (the prior is floored there), else "fit". It judges the model as
+	// fitted: where a measured crossover rescales the model first
+	// (dispatch.Profile), the floor holds under the rescaled one too.
 	Used        string     `json:"used"`
 	Fit         float64    `json:"fit_s"`
 	FitCI       [2]float64 `json:"fit_ci_s"`
