@@ -32,28 +32,11 @@ func dotI8RowsSDOT(q *int8, v *int8, d, n int, out *int32)
 //go:noescape
 func int8PeakSDOT(iters int) int32
 
-// dotsI8SDOT runs dotI8RowsSDOT over blocks of rows and adds each row's
-// last d%16 products.
+// dotsI8SDOT runs dotI8RowsSDOT under dotsI8Wide16.
 func dotsI8SDOT(q *int8Query, v []int8, n int, dot, ss []int32) {
-	d := len(q.c)
-	full := d &^ 15
 	var out [2 * int8Block]int32
-	for i := 0; i < n; i += int8Block {
-		m := min(int8Block, n-i)
-		if full > 0 {
-			dotI8RowsSDOT(unsafe.SliceData(q.c), unsafe.SliceData(v[i*d:]), d, m, &out[0])
-		}
-		for j := 0; j < m; j++ {
-			a, b := out[2*j], out[2*j+1]
-			if full == 0 {
-				a, b = 0, 0
-			}
-			row := v[(i+j)*d : (i+j+1)*d]
-			for k := full; k < d; k++ {
-				a += int32(q.c[k]) * int32(row[k])
-				b += int32(row[k]) * int32(row[k])
-			}
-			dot[i+j], ss[i+j] = a, b
-		}
-	}
+	d := len(q.c)
+	dotsI8Wide16(q, v, n, dot, ss, &out, func(i, m int) {
+		dotI8RowsSDOT(unsafe.SliceData(q.c), unsafe.SliceData(v[i*d:]), d, m, &out[0])
+	})
 }
