@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -69,7 +68,7 @@ func runKernel(stdout, stderr io.Writer, args []string) error {
 		if f.on("quick") {
 			rc.N = 8192
 		}
-		err = kernel.Twin(context.Background(), ev, cfg, twin, rc, searchBudget(f), rep)
+		err = kernel.Twin(ev.Context(), ev, cfg, twin, rc, searchBudget(f), rep)
 	} else {
 		err = kernel.Run(ev, cfg, rep)
 	}

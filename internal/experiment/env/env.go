@@ -7,6 +7,7 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -49,6 +50,9 @@ type Env struct {
 	TimestampProblem string
 
 	interrupted atomic.Bool
+	ctxOnce     sync.Once
+	ctx         context.Context
+	cancel      context.CancelFunc
 	// restoreMachine puts back the machine description SetMaxMemory
 	// replaced (Close calls it).
 	restoreMachine func()
@@ -159,7 +163,33 @@ func Stopped(err error) error {
 // Interrupt asks the running measurement to stop before its next case
 // (safe from any goroutine, e.g. a signal handler); the run returns an
 // error wrapping ErrInterrupted and keeps the rows it finished.
-func (e *Env) Interrupt() { e.interrupted.Store(true) }
+func (e *Env) Interrupt() {
+	e.interrupted.Store(true)
+	e.Context()
+	e.cancel()
+}
+
+// Context returns a context that Interrupt cancels, for the measurements
+// that take one: they stop at their next check of it, as the others do
+// at their next check of Stopped.
+func (e *Env) Context() context.Context {
+	e.ctxOnce.Do(func() {
+		e.ctx, e.cancel = context.WithCancel(context.Background())
+		if e.Stopped() {
+			e.cancel()
+		}
+	})
+	return e.ctx
+}
+
+// Interrupted turns the error of a phase measured under Context into one
+// wrapping ErrInterrupted, naming the phase, when Interrupt ended it.
+func (e *Env) Interrupted(phase string, err error) error {
+	if err != nil && e.Stopped() && errors.Is(err, context.Canceled) {
+		return fmt.Errorf("%s: %w", phase, ErrInterrupted)
+	}
+	return err
+}
 
 func (e *Env) Progressf(format string, args ...any) {
 	if e.Progress != nil {

@@ -80,7 +80,7 @@ func Twin(ctx context.Context, e *env.Env, kc Config, twin string, rc experiment
 	r, err := timing.CompareExecutors(ctx, cpu, gpu, timing.CompareOpts{Sizes: sizes, Max: pr.Size,
 		MaxReason: fmt.Sprintf("the twin's %s %d", w.Batch, pr.Size), Measure: e.Measure, Budget: budget})
 	if err != nil {
-		return err
+		return e.Interrupted("kernel twin", err)
 	}
 	be := report.BreakEven{Workload: name + " vs " + twin, Batch: w.Batch, Params: pr.Fixed, Clock: "end-to-end",
 		Sides: []string{cpu.Name, gpu.Name}, Timed: "host clock around each call, both sides",

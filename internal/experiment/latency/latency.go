@@ -1,7 +1,6 @@
 package latency
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -48,7 +47,8 @@ func Measure(e *env.Env, c Config) (*timing.Anatomy, error) {
 		return nil, fmt.Errorf("before the latency anatomy: %w", env.ErrInterrupted)
 	}
 	e.Progressf("gpu  call latency anatomy (empty and tiny calls, K dispatches per submit, readback and upload curves)")
-	return compute.MeasureLatency(context.Background(), e.Device, compute.LatencyOptions{Rounds: c.Rounds, MaxBytes: c.MaxBytes})
+	a, err := compute.MeasureLatency(e.Context(), e.Device, compute.LatencyOptions{Rounds: c.Rounds, MaxBytes: c.MaxBytes})
+	return a, e.Interrupted("the latency anatomy", err)
 }
 
 // CallAnatomy measures the anatomy for a run's report and states it in
