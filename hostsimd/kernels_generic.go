@@ -184,9 +184,11 @@ func triadGeneric(a, b, c []float32, s float32) {
 	}
 }
 
-// fmaPeakGeneric runs 8 independent scalar multiply-add chains.
+// fmaPeakGeneric runs 8 independent scalar multiply-add chains. They
+// start apart (c + k·c, k = ±1…±4, summing to 8c): chains that start
+// equal are one value to the compiler, which keeps a single chain.
 func fmaPeakGeneric(iters int, m, c float32) float32 {
-	x0, x1, x2, x3, x4, x5, x6, x7 := c, c, c, c, c, c, c, c
+	x0, x1, x2, x3, x4, x5, x6, x7 := c+c, c-c, c+2*c, c-2*c, c+3*c, c-3*c, c+4*c, c-4*c
 	for ; iters > 0; iters-- {
 		x0 = x0*m + c
 		x1 = x1*m + c
