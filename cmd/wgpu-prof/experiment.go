@@ -18,27 +18,36 @@ const quantizationExamples = `  wgpu-prof experiment quantization --quick
 func runQuantization(stdout, stderr io.Writer, args []string) error {
 	usage := "usage: wgpu-prof experiment quantization [flags]\n" +
 		"Stored vectors in f32, f16 and int8 (symmetric per-vector codes, int32 sums) on both\n" +
-		"sides, over the same rows: time, bytes, GB/s and % of the ceiling of each working set;\n" +
-		"the decode overhead against f32 on the same rows and on the same bytes ((B − A)/A);\n" +
-		"recall@k of each precision's top-k against the exact f32 top-k and the largest score\n" +
-		"error. The answer per workload: the fastest precision at the accepted recall.\n" +
-		"Generated data has at least enough rows for the f32 set to lie past the host's caches.\n" +
-		"--workloads all (the default) is the single-query workloads with a stored precision: " +
-		strings.Join(sweeps.QuantizationWorkloads(), ", ") + "."
+		"sides, over the same vectors: time, bytes, GB/s and % of the ceiling of each working set;\n" +
+		"the decode overhead against f32 on the same vectors and on the same stored bytes\n" +
+		"((B − A)/A); recall@k of each precision's results against the exact f32 ones (mean and\n" +
+		"worst over the queries: cosine-batch per query over all rows, hnsw per batch of c\n" +
+		"candidates) and the largest score error. The answer per workload: the fastest precision\n" +
+		"whose mean recall reaches --min-recall. Generated data of the workloads that read every\n" +
+		"row has at least enough rows for the f32 set to lie past the host's caches.\n" +
+		"--workloads all (the default) is every workload with a stored precision: " +
+		strings.Join(sweeps.QuantizationWorkloads(), ", ") + ";\n" +
+		"with --vectors or --queries, those that read them."
 	return measureCommand(stdout, stderr, args, "experiment quantization", usage, quantizationExamples, func(f *cmdFlags) measurer {
 		return quantMeasurer{f}
 	})
 }
 
 // quantMeasurer runs the quantization experiment; its "all" is the
-// workloads that have precisions.
+// workloads that have precisions and read the data files given.
 type quantMeasurer struct{ f *cmdFlags }
 
-func (quantMeasurer) workloads(given string) string {
-	if given == "all" {
-		return strings.Join(sweeps.QuantizationWorkloads(), ",")
+func (m quantMeasurer) workloads(given string) string {
+	if given != "all" {
+		return given
 	}
-	return given
+	var files []string
+	for _, name := range []string{"vectors", "queries"} {
+		if m.f.str(name) != "" {
+			files = append(files, name)
+		}
+	}
+	return strings.Join(sweeps.QuantizationDefault(files), ",")
 }
 
 func (m quantMeasurer) measure(e *env.Env, cfg experiment.RunConfig, rep *report.Report) error {

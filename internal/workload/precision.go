@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sort"
 	"sync"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
@@ -260,57 +259,19 @@ func (s *storedData) hostCosine(h hostsimd.Host, q, v []float32, dim, n int, out
 
 // Accuracy is what a stored precision costs in results on a data set:
 // the recall of its top-k against the f32 data's exact top-k and the
-// largest difference of its cosines from the f32 data's (both from the
-// float64 cosines of the stored values, which every verified side
+// largest difference of its scores from the f32 data's (both from the
+// float64 scores of the stored values, which every verified side
 // reproduces within its tolerance), with the bound the verification
-// allows.
+// allows where one holds for the whole set (Quantized.Accuracy).
 type Accuracy struct {
 	Precision string
 	K         int
-	// Recall is |top-k(stored) ∩ top-k(f32)| / k.
-	Recall float64
-	// MaxScoreErr is max_i |cos_stored(i) − cos_f32(i)|; Bound the
-	// largest per-row bound (StoredBound).
+	// Recall is |top-k(stored) ∩ top-k(f32)| / k, the mean over Queries
+	// queries (Quantized.RecallOver) with Worst the lowest.
+	Recall, Worst float64
+	Queries       int
+	// MaxScoreErr is max_i |score_stored(i) − score_f32(i)|; Bound the
+	// largest per-row bound of the stored rows' check (0 where the bound
+	// is per query and row, checked when the data is made).
 	MaxScoreErr, Bound float64
-}
-
-// StoredAccuracy measures precision p on the first n rows of the cosine
-// workloads' data for c (generated or the user's files).
-func StoredAccuracy(c Config, p string, n, k int) (Accuracy, error) {
-	data := c.cosineData(c.Seed)
-	s, err := data.stored(p)
-	if err != nil {
-		return Accuracy{}, err
-	}
-	n = min(n, len(data.ref.want))
-	k = min(k, n)
-	a := Accuracy{Precision: s.prec, K: k}
-	for i := 0; i < n; i++ {
-		a.MaxScoreErr = max(a.MaxScoreErr, math.Abs(s.ref.want[i]-data.ref.want[i]))
-		a.Bound = max(a.Bound, s.bound[i])
-	}
-	exact, got := topIdx(data.ref.want[:n], k), topIdx(s.ref.want[:n], k)
-	hit := 0
-	for i := range got {
-		if exact[i] {
-			hit++
-		}
-	}
-	a.Recall = float64(hit) / float64(k)
-	return a, nil
-}
-
-// topIdx is the set of the indices of the k largest scores (ties to the
-// lower index).
-func topIdx(s []float64, k int) map[int]bool {
-	idx := make([]int, len(s))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return s[idx[a]] > s[idx[b]] })
-	out := make(map[int]bool, k)
-	for _, i := range idx[:k] {
-		out[i] = true
-	}
-	return out
 }

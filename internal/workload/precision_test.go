@@ -2,7 +2,6 @@ package workload
 
 import (
 	"errors"
-	"math"
 	"strings"
 	"testing"
 
@@ -131,29 +130,5 @@ func TestPlantedInt8ReferenceErrorIsCaught(t *testing.T) {
 	cpu, _ := cosineSingleCase(data, st, 300, Knobs{}).CPU.BuildCPU(hostsimd.Host{})
 	if err := runSide(cpu); !errors.Is(err, ErrMismatch) {
 		t.Fatalf("got %v, want a mismatch at row 17", err)
-	}
-}
-
-// Recall and score error: f32 is exact; int8 and f16 stay within their
-// bounds, and int8's error is larger than f16's on Gaussian data.
-func TestStoredAccuracy(t *testing.T) {
-	c := Config{Dim: 128, N: 4000, K: 10, Seed: 5}
-	c.Defaults()
-	acc := map[string]Accuracy{}
-	for _, p := range Precisions {
-		a, err := StoredAccuracy(c, p, c.N, 10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if a.Recall < 0 || a.Recall > 1 || math.IsNaN(a.MaxScoreErr) || a.MaxScoreErr > a.Bound+1e-5 {
-			t.Fatalf("%s: %+v", p, a)
-		}
-		acc[p] = a
-	}
-	if a := acc[PrecisionF32]; a.Recall != 1 || a.MaxScoreErr != 0 {
-		t.Fatalf("f32 against itself: %+v", a)
-	}
-	if acc[PrecisionInt8].MaxScoreErr <= acc[PrecisionF16].MaxScoreErr {
-		t.Fatalf("int8 error %v not above f16's %v", acc[PrecisionInt8].MaxScoreErr, acc[PrecisionF16].MaxScoreErr)
 	}
 }

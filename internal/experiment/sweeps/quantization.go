@@ -17,133 +17,234 @@ import (
 )
 
 // The quantization experiment: each workload with a stored precision
-// (workload.ParamPrecision) runs in f32, f16 and int8 on both sides over
-// the same vectors. Per precision and side it reports the time, bytes,
-// GB/s and share of the ceiling of the row's working set (ordinary
+// (workload.Quantized) runs in f32, f16 and int8 on both sides over the
+// same vectors. Per precision and side it reports the time, bytes, GB/s
+// and share of the ceiling of the row's working set (ordinary
 // measurement rows), the decode overhead against f32 — on the same rows
 // (how much faster the smaller rows make the call) and on the same bytes
-// (f32 over 1/2 or 1/4 of the rows, which moves as many bytes: what
-// decoding costs per byte) — as (B − A)/A, and the accuracy: recall@k of
-// the precision's top-k against the exact f32 top-k and the largest score
-// error. Its answer, per workload and side, is the fastest precision whose
-// recall reaches the accepted one.
+// (f32 over as many stored-vector bytes: what decoding costs per byte,
+// workload.Quantized.SameBytes) — as (B − A)/A, and the accuracy: recall@k
+// of the precision's results against the exact f32 ones, the mean and the
+// worst over the workload's queries (workload.Quantized.RecallOver), and
+// the largest score error. Its answer, per workload and side, is the
+// fastest precision whose mean recall reaches the accepted one.
 
 // DefaultMinRecall is the recall@k a precision must reach to be accepted.
 const DefaultMinRecall = 0.95
 
 // QuantizationWorkloads lists the workloads the experiment runs: those
-// with a stored precision that score one query against stored rows (their
-// batch counts rows), whose top-k recall the experiment measures.
+// with a stored precision, whose recall the workload defines
+// (workload.Quantized).
 func QuantizationWorkloads() []string {
 	var out []string
 	for _, d := range workload.All() {
-		if d.Has(workload.ParamPrecision.Name) && d.Batch == workload.ParamN.Name {
+		if _, ok := d.Workload.(workload.Quantized); ok && d.Has(workload.ParamPrecision.Name) {
 			out = append(out, d.Name)
 		}
 	}
 	return out
 }
 
+// QuantizationDefault is the experiment's "all": the workloads of
+// QuantizationWorkloads that read every data file given (files names the
+// file parameters set, such as "vectors").
+func QuantizationDefault(files []string) []string {
+	var out []string
+	for _, name := range QuantizationWorkloads() {
+		d, _ := workload.Lookup(name)
+		if !slices.ContainsFunc(files, func(f string) bool { return !d.Has(f) }) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// fileParams names the data-file parameters c sets.
+func fileParams(c workload.Config) []string {
+	var out []string
+	for _, p := range []*workload.Param{workload.ParamVectors, workload.ParamQueries} {
+		if *p.String(&c) != "" {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
+
+// leftOutByFiles says which workloads of the experiment the data files
+// of c keep out of the default list chosen.
+func leftOutByFiles(c workload.Config, chosen []string) []string {
+	files := fileParams(c)
+	if len(files) == 0 || !slices.Equal(chosen, QuantizationDefault(files)) {
+		return nil
+	}
+	var out []string
+	for _, name := range QuantizationWorkloads() {
+		if !slices.Contains(chosen, name) {
+			out = append(out, fmt.Sprintf("%s left out: it does not read --%s (it makes its own data; run it without them)", name, strings.Join(files, " or --")))
+		}
+	}
+	return out
+}
+
 // quantRows is the number of stored rows the experiment measures: n, and
-// for generated data at least enough that the f32 rows lie past every
-// cache level the host's threads may use (hostsimd.DRAMWorkingSet), so the
-// f32 rows are judged at the DRAM level. A user's vectors are used as
-// they are.
-func quantRows(c workload.Config, threads int) int {
-	if c.Vectors != nil {
+// for generated data of a workload whose calls read every row at least
+// enough that the f32 rows lie past every cache level the host's threads
+// may use (hostsimd.DRAMWorkingSet), so the f32 rows are judged at the
+// DRAM level (planQuantization keeps them within the memory budget). A
+// user's vectors are used as they are.
+func quantRows(c workload.Config, scans bool, threads int) int {
+	if c.Vectors != nil || !scans {
 		return c.N
 	}
 	ws := hostsimd.DRAMWorkingSet(threads)
 	return max(c.N, int((ws+int64(4*c.Dim)-1)/int64(4*c.Dim)))
 }
 
+// quantJob is one workload of the experiment with its configuration.
+type quantJob struct {
+	w   *workload.Descriptor
+	qw  workload.Quantized
+	cfg experiment.RunConfig
+}
+
 // Quantization runs the experiment on the configured workloads (those
 // with a stored precision; the default list is all of them).
 func Quantization(e *env.Env, cfg experiment.RunConfig, minRecall float64, rep *report.Report) error {
+	jobs, err := planQuantization(e, cfg, minRecall, rep)
+	if err != nil {
+		return err
+	}
+	widest := cfg
+	widest.Defaults()
+	for _, j := range jobs {
+		widest.N = max(widest.N, j.cfg.N)
+	}
+	roofs, err := ceilings.Ceilings(e, widest, rep)
+	if err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		if err := quantWorkload(e, j, minRecall, roofs, rep); err != nil {
+			return err
+		}
+		env.FreeMemory()
+	}
+	return nil
+}
+
+// planQuantization checks the input and plans each workload's rows,
+// memory and time before anything is made: bad input is a usage error
+// naming the parameter.
+func planQuantization(e *env.Env, cfg experiment.RunConfig, minRecall float64, rep *report.Report) ([]quantJob, error) {
 	if !(minRecall > 0 && minRecall <= 1) {
-		return env.Usage(env.Invalid("min-recall", minRecall, "a recall in (0, 1]"))
+		return nil, env.Usage(env.Invalid("min-recall", minRecall, "a recall in (0, 1]"))
 	}
 	if cfg.Precision != "" && cfg.Precision != workload.PrecisionF32 {
-		return env.Usage(env.Invalid(workload.ParamPrecision.Name, cfg.Precision, "the quantization experiment runs every precision (%s): leave it out", strings.Join(workload.Precisions, ", ")))
+		return nil, env.Usage(env.Invalid(workload.ParamPrecision.Name, cfg.Precision, "the quantization experiment runs every precision (%s): leave it out", strings.Join(workload.Precisions, ", ")))
 	}
 	have := QuantizationWorkloads()
 	if len(cfg.Workloads) == 0 || len(cfg.Workloads) == len(workload.Names()) {
 		cfg.Workloads = have
 	}
+	rep.Warnings = append(rep.Warnings, leftOutByFiles(cfg.Config, cfg.Workloads)...)
 	for _, w := range cfg.Workloads {
 		if !slices.Contains(have, w) {
-			return env.Usage(env.Invalid("workloads", w, "is not a single-query workload with a stored precision (have %s)", strings.Join(have, ", ")))
+			return nil, env.Usage(env.Invalid("workloads", w, "stores no vectors in a precision (have %s)", strings.Join(have, ", ")))
 		}
 	}
 	cfg.Defaults()
-	cfg.N = quantRows(cfg.Config, e.Host.ThreadCount())
 	ds, err := cfg.Validate(e.Device)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	roofs, err := ceilings.Ceilings(e, cfg, rep)
-	if err != nil {
-		return err
-	}
-	acc := map[string]workload.Accuracy{}
-	var precs []string
-	for _, p := range workload.Precisions {
-		e.Progressf("accuracy of %s over %d rows", p, cfg.N)
-		c := cfg.Config
-		c.Precision = p
-		a, err := workload.StoredAccuracy(c, p, cfg.N, cfg.K)
-		var pe *env.ParamError
-		if err != nil && p != workload.PrecisionF32 && errors.As(err, &pe) {
-			// Data this precision cannot hold (f16's range, int8's
-			// dimension): the other precisions still run.
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s left out: %v", p, err))
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", p, err)
-		}
-		acc[p] = a
-		precs = append(precs, p)
-	}
-	rep.Summary = append(rep.Summary, accuracyLines(precs, acc, cfg)...)
+	var jobs []quantJob
+	var measurements int
 	for _, w := range ds {
-		if err := quantWorkload(e, w, cfg, precs, acc, minRecall, roofs, rep); err != nil {
-			return err
+		qw := w.Workload.(workload.Quantized)
+		c := cfg
+		c.Workloads = []string{w.Name}
+		c.N = quantRows(c.Config, qw.ScansRows(), e.Host.ThreadCount())
+		if want := c.N; want > cfg.N {
+			// Rows raised past the caches stay within the memory budget.
+			budget := float64(env.MemoryBudget(c.QuickStaircase))
+			for c.N > cfg.N && quantMemory(c.Config, w) > budget {
+				c.N = max(cfg.N, c.N*7/8)
+			}
+			if c.N < want {
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: n = %d rows, the most the memory budget holds (%s), short of the %d whose f32 set lies past the caches: its rows are judged at the level they fit", w.Name, c.N, experiment.FmtBytes(budget), want))
+			}
 		}
+		if err := qw.CheckRecall(c.Config); err != nil {
+			return nil, env.Usage(fmt.Errorf("%s: %w", w.Name, err))
+		}
+		if _, err := c.Validate(e.Device); err != nil {
+			return nil, err
+		}
+		if err := env.CheckMemory(fmt.Sprintf("experiment quantization of %s at n %d d %d", w.Name, c.N, c.Dim), quantMemory(c.Config, w), c.QuickStaircase); err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, quantJob{w: w, qw: qw, cfg: c})
+		measurements += 2 * (2*len(workload.Precisions) - 1)
 	}
-	return nil
+	e.Progressf("quantization: %d workloads, %d measurements of at most %v each, after the ceilings and a GPU design choice per precision", len(jobs), measurements, e.Measure.Budget)
+	return jobs, nil
 }
 
-// accuracyLines say what each precision costs in results on the data.
-func accuracyLines(precs []string, acc map[string]workload.Accuracy, cfg experiment.RunConfig) []string {
-	var out []string
-	for _, p := range precs {
-		a := acc[p]
-		out = append(out, fmt.Sprintf("accuracy %s over n = %d rows, d = %d: recall@%d %.3f against the exact f32 top-%d; largest cosine error %.3g (bound %.3g)",
-			p, cfg.N, cfg.Dim, a.K, a.Recall, a.K, a.MaxScoreErr, a.Bound))
+// quantMemory is the most host memory the experiment holds for w at c
+// at once: the f32 rows and their reference, and one stored precision
+// beside them — while it is made, its values (at most 2 bytes a value)
+// and the widened copy its reference is computed from (4 bytes a value);
+// while it is measured, its values and their device copy (less). A
+// workload with queries adds them, the f32 and stored references of
+// every score with the f32 ones the stored bound is checked against,
+// and both sides' outputs; one with candidates, their references.
+func quantMemory(c workload.Config, w *workload.Descriptor) float64 {
+	n, d, q := float64(c.N), float64(c.Dim), float64(c.Q)
+	need := 4*n*d + 16*n + 6*n*d
+	switch {
+	case w.Has(workload.ParamC.Name):
+		cc := float64(c.C)
+		need += 4*q*d + q*cc*(2*16+2*4)
+	case w.Has(workload.ParamQ.Name):
+		need += 4*q*d + q*n*(3*16+2*4)
 	}
-	return out
+	return need
+}
+
+// accuracyLine says what precision a costs in results on w's data.
+func accuracyLine(name string, a workload.Accuracy, c workload.Config, over string) string {
+	s := fmt.Sprintf("%s accuracy %s over n = %d rows, d = %d: recall@%d %.3f against the exact f32 results", name, a.Precision, c.N, c.Dim, a.K, a.Recall)
+	if a.Queries > 1 {
+		s += fmt.Sprintf(" (mean; worst %.3f; over %s)", a.Worst, over)
+	}
+	s += fmt.Sprintf("; largest score error %.3g", a.MaxScoreErr)
+	if a.Bound > 0 {
+		s += fmt.Sprintf(" (bound %.3g)", a.Bound)
+	}
+	return s
 }
 
 // quantPoint is one precision's rows of a workload: both sides at the
-// experiment's rows.
+// experiment's rows, with the precision's accuracy.
 type quantPoint struct {
 	prec     string
+	acc      workload.Accuracy
 	gpu, cpu *report.Measurement
 }
 
-// quantWorkload measures w in every precision, then the f32 rows that
-// move as many bytes as f16 and int8 do, and concludes.
 // quantPointOf is precision p's rows ms as a quantPoint, each row naming
 // its precision and the accuracy a of that precision.
 func quantPointOf(p string, ms []report.Measurement, a workload.Accuracy) quantPoint {
-	pt := quantPoint{prec: p}
+	pt := quantPoint{prec: p, acc: a}
 	for i := range ms {
 		m := &ms[i]
 		if p == workload.PrecisionF32 { // the other precisions' rows name theirs
 			m.Params = append(m.Params, p0("precision", p))
 		}
-		m.Params = append(m.Params, p0(fmt.Sprintf("recall@%d", a.K), fmt.Sprintf("%.3f", a.Recall)), p0("max_score_err", fmt.Sprintf("%.3g", a.MaxScoreErr)))
+		m.Params = append(m.Params, p0(fmt.Sprintf("recall@%d", a.K), fmt.Sprintf("%.3f", a.Recall)),
+			p0(fmt.Sprintf("recall@%d_worst", a.K), fmt.Sprintf("%.3f", a.Worst)),
+			p0("recall_queries", fmt.Sprint(a.Queries)),
+			p0("max_score_err", fmt.Sprintf("%.3g", a.MaxScoreErr)))
 		if m.Side == report.SideGPU {
 			pt.gpu = m
 		} else {
@@ -153,13 +254,13 @@ func quantPointOf(p string, ms []report.Measurement, a workload.Accuracy) quantP
 	return pt
 }
 
-// quantSameBytes measures the f32 case pr over as many bytes as n rows of
-// each of precs move (n·bytes/4 rows) into sameBytes (GPU, CPU row) and
-// rep.
-func quantSameBytes(e *env.Env, pr *workload.Prepared, knobs workload.Knobs, n int, precs []string, roofs experiment.Roofs, sameBytes map[string][2]*report.Measurement, rep *report.Report) error {
+// quantSameBytes measures f32 over as many stored-vector bytes as the
+// batch moves in each of precs (workload.Quantized.SameBytes) into
+// sameBytes (GPU, CPU row) and rep.
+func quantSameBytes(e *env.Env, j quantJob, f32 *workload.Prepared, knobs workload.Knobs, precs []string, roofs experiment.Roofs, sameBytes map[string][2]*report.Measurement, rep *report.Report) error {
 	for _, q := range precs {
-		rows := n * workload.BytesPerValue(q) / 4
-		ms, err := experiment.MeasureCase(e, pr.At(max(rows, 1), knobs), roofs)
+		pr, batch, _ := j.qw.SameBytes(f32, f32.Size, q)
+		ms, err := experiment.MeasureCase(e, pr.At(batch, knobs), roofs)
 		if err != nil {
 			return err
 		}
@@ -178,44 +279,60 @@ func quantSameBytes(e *env.Env, pr *workload.Prepared, knobs workload.Knobs, n i
 	return nil
 }
 
-func quantWorkload(e *env.Env, w *workload.Descriptor, cfg experiment.RunConfig, precs []string, acc map[string]workload.Accuracy, minRecall float64, roofs experiment.Roofs, rep *report.Report) error {
-	n := cfg.N
+// quantWorkload measures j's workload in every precision its data can
+// hold (each prepared beside the f32 data for its accuracy, then let go),
+// then the f32 rows that move as many stored bytes as f16 and int8 do,
+// and concludes.
+func quantWorkload(e *env.Env, j quantJob, minRecall float64, roofs experiment.Roofs, rep *report.Report) error {
+	w, cfg := j.w, j.cfg
+	cfg.Precision = workload.PrecisionF32
+	e.Progressf("%s: f32 data, n = %d rows", w.Name, cfg.N)
+	f32, err := w.Prepare(cfg.Config)
+	if err != nil {
+		return fmt.Errorf("%s f32: %w", w.Name, err)
+	}
 	var pts []quantPoint
-	sameBytes := map[string][2]*report.Measurement{} // precision → f32 (gpu, cpu) over as many bytes
-	for _, p := range precs {
+	var f32Knobs workload.Knobs
+	over := j.qw.RecallOver(cfg.Config)
+	for _, p := range workload.Precisions {
 		c := cfg
 		c.Precision = p
-		pr, err := w.Prepare(c.Config)
-		if err != nil {
-			return fmt.Errorf("%s %s: %w", w.Name, p, err)
-		}
-		knobs, err := quantKnobs(e, w, pr, c, rep)
-		gpuOK := err == nil
-		if err != nil && !experiment.CanSkip(err) {
-			return fmt.Errorf("%s %s: %w", w.Name, p, err)
-		}
-		cs := pr.At(n, knobs)
-		if !gpuOK {
-			cs.GPU = nil
-		}
-		ms, err := experiment.MeasureCase(e, cs, roofs)
-		if err != nil && gpuOK && experiment.CanSkip(err) {
-			gpuOK, cs.GPU = false, nil
-			ms, err = experiment.MeasureCase(e, cs, roofs)
-		}
-		if err != nil {
-			return err
-		}
-		if !gpuOK {
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s %s: no GPU row: no design of it runs on this adapter (the f16 designs need shader-f16)", w.Name, p))
-		}
-		pts = append(pts, quantPointOf(p, ms, acc[p]))
+		pr := f32
 		if p != workload.PrecisionF32 {
-			continue
+			e.Progressf("%s: %s data and its accuracy", w.Name, p)
+			pr, err = j.qw.Stored(f32, p)
+			var pe *env.ParamError
+			if err != nil && errors.As(err, &pe) {
+				// Data this precision cannot hold (f16's range, int8's
+				// dimension): the other precisions still run.
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: %s left out: %v", w.Name, p, err))
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("%s %s: %w", w.Name, p, err)
+			}
 		}
-		if err := quantSameBytes(e, pr, knobs, n, precs[1:], roofs, sameBytes, rep); err != nil {
+		a, err := j.qw.Accuracy(f32, pr, cfg.K)
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", w.Name, p, err)
+		}
+		rep.Summary = append(rep.Summary, accuracyLine(w.Name, a, cfg.Config, over))
+		knobs, ms, err := quantMeasure(e, w, pr, c, roofs, rep)
+		if err != nil {
 			return err
 		}
+		if p == workload.PrecisionF32 {
+			f32Knobs = knobs
+		}
+		pts = append(pts, quantPointOf(p, ms, a))
+	}
+	var precs []string
+	for _, pt := range pts[1:] {
+		precs = append(precs, pt.prec)
+	}
+	sameBytes := map[string][2]*report.Measurement{} // precision → f32 (gpu, cpu) over as many bytes
+	if err := quantSameBytes(e, j, f32, f32Knobs, precs, roofs, sameBytes, rep); err != nil {
+		return err
 	}
 	for _, pt := range pts {
 		for i, m := range []*report.Measurement{pt.gpu, pt.cpu} {
@@ -228,9 +345,49 @@ func quantWorkload(e *env.Env, w *workload.Descriptor, cfg experiment.RunConfig,
 			rep.Measurements = append(rep.Measurements, *m)
 		}
 	}
-	rep.Verdicts = append(rep.Verdicts, quantVerdict(w.Name, n, pts, acc, minRecall))
-	rep.Summary = append(rep.Summary, quantOverheadLines(w.Name, n, pts, sameBytes)...)
+	shape := quantShape(w, cfg.Config, f32.Size)
+	rep.Verdicts = append(rep.Verdicts, quantVerdict(w.Name, shape, pts, minRecall))
+	rep.Summary = append(rep.Summary, quantOverheadLines(w.Name, shape, pts, sameBytes)...)
 	return nil
+}
+
+// quantMeasure measures pr at its full batch on both sides with the GPU
+// design of its precision; a precision with no GPU design on this
+// adapter is measured on the CPU alone, with a warning.
+func quantMeasure(e *env.Env, w *workload.Descriptor, pr *workload.Prepared, c experiment.RunConfig, roofs experiment.Roofs, rep *report.Report) (workload.Knobs, []report.Measurement, error) {
+	knobs, err := quantKnobs(e, w, pr, c, rep)
+	gpuOK := err == nil
+	if err != nil && !experiment.CanSkip(err) {
+		return knobs, nil, fmt.Errorf("%s %s: %w", w.Name, c.Precision, err)
+	}
+	cs := pr.At(pr.Size, knobs)
+	if !gpuOK {
+		cs.GPU = nil
+	}
+	ms, err := experiment.MeasureCase(e, cs, roofs)
+	if err != nil && gpuOK && experiment.CanSkip(err) {
+		gpuOK, cs.GPU = false, nil
+		ms, err = experiment.MeasureCase(e, cs, roofs)
+	}
+	if err != nil {
+		return knobs, nil, err
+	}
+	if !gpuOK {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s %s: no GPU row: no design of it runs on this adapter (the f16 designs need shader-f16)", w.Name, c.Precision))
+	}
+	return knobs, ms, nil
+}
+
+// quantShape names what one call of w covers: its stored rows, and its
+// queries (and candidates) where it has them.
+func quantShape(w *workload.Descriptor, c workload.Config, batch int) string {
+	switch {
+	case w.Has(workload.ParamC.Name):
+		return fmt.Sprintf("q = %d batches of c = %d of n = %d rows", batch, c.C, c.N)
+	case w.Batch == workload.ParamN.Name:
+		return fmt.Sprintf("n = %d rows", batch)
+	}
+	return fmt.Sprintf("q = %d queries, n = %d rows", batch, c.N)
 }
 
 // quantKnobs picks the GPU design of w in one precision: --variant, or
@@ -271,16 +428,16 @@ func fmtOverhead(x float64) string {
 func p0(k, v string) report.Param { return report.Param{Key: k, Value: v} }
 
 // quantVerdict is the workload's answer: per side, the fastest precision
-// whose recall reaches minRecall.
-func quantVerdict(name string, n int, pts []quantPoint, acc map[string]workload.Accuracy, minRecall float64) string {
-	k := acc[workload.PrecisionF32].K
+// whose (mean) recall reaches minRecall.
+func quantVerdict(name, shape string, pts []quantPoint, minRecall float64) string {
+	k := pts[0].acc.K
 	var parts []string
 	for i, side := range []string{"CPU", "GPU"} {
 		var best *quantPoint
 		var bestM *report.Measurement
 		for j := range pts {
 			m := []*report.Measurement{pts[j].cpu, pts[j].gpu}[i]
-			if m == nil || acc[pts[j].prec].Recall < minRecall {
+			if m == nil || pts[j].acc.Recall < minRecall {
 				continue
 			}
 			if bestM == nil || m.Time().Median < bestM.Time().Median {
@@ -292,7 +449,7 @@ func quantVerdict(name string, n int, pts []quantPoint, acc map[string]workload.
 			continue
 		}
 		f32 := []*report.Measurement{pts[0].cpu, pts[0].gpu}[i]
-		s := fmt.Sprintf("%s: %s (%s a call, recall@%d %.3f", side, best.prec, fmtDur(bestM.Time().Median), k, acc[best.prec].Recall)
+		s := fmt.Sprintf("%s: %s (%s a call, %s", side, best.prec, fmtDur(bestM.Time().Median), fmtRecall(best.acc))
 		if best.prec != workload.PrecisionF32 && f32 != nil {
 			s += fmt.Sprintf("; f32 %s over %s %s, %s", fmtDur(f32.Time().Median), experiment.FmtBytes(f32.Bytes), ceilingLevel(f32), fmtOverhead(overhead(f32, bestM)))
 		}
@@ -300,29 +457,38 @@ func quantVerdict(name string, n int, pts []quantPoint, acc map[string]workload.
 	}
 	var rejected []string
 	for _, pt := range pts {
-		if p := pt.prec; acc[p].Recall < minRecall {
-			rejected = append(rejected, fmt.Sprintf("%s (recall@%d %.3f)", p, k, acc[p].Recall))
+		if pt.acc.Recall < minRecall {
+			rejected = append(rejected, fmt.Sprintf("%s (%s)", pt.prec, fmtRecall(pt.acc)))
 		}
 	}
-	v := fmt.Sprintf("%s, n = %d rows: fastest at recall@%d ≥ %.2f — %s", name, n, k, minRecall, strings.Join(parts, "; "))
+	v := fmt.Sprintf("%s, %s: fastest at recall@%d ≥ %.2f — %s", name, shape, k, minRecall, strings.Join(parts, "; "))
 	if len(rejected) > 0 {
 		v += "; below the accepted recall: " + strings.Join(rejected, ", ")
 	}
 	return v
 }
 
+// fmtRecall is "recall@k R", with the worst query's where there are
+// several.
+func fmtRecall(a workload.Accuracy) string {
+	if a.Queries > 1 {
+		return fmt.Sprintf("recall@%d %.3f mean, %.3f worst of %d", a.K, a.Recall, a.Worst, a.Queries)
+	}
+	return fmt.Sprintf("recall@%d %.3f", a.K, a.Recall)
+}
+
 // quantOverheadLines give each side's decode overheads.
-func quantOverheadLines(name string, n int, pts []quantPoint, same map[string][2]*report.Measurement) []string {
+func quantOverheadLines(name, shape string, pts []quantPoint, same map[string][2]*report.Measurement) []string {
 	var out []string
 	for i, side := range []string{"gpu", "cpu"} {
 		var parts []string
 		for _, pt := range pts[1:] {
 			m := []*report.Measurement{pt.gpu, pt.cpu}[i]
 			f32 := []*report.Measurement{pts[0].gpu, pts[0].cpu}[i]
-			parts = append(parts, fmt.Sprintf("%s %s on the same %d rows, %s on the same bytes", pt.prec,
-				fmtOverhead(overhead(f32, m)), n, fmtOverhead(overhead(same[pt.prec][i], m))))
+			parts = append(parts, fmt.Sprintf("%s %s on the same vectors, %s on the same bytes", pt.prec,
+				fmtOverhead(overhead(f32, m)), fmtOverhead(overhead(same[pt.prec][i], m))))
 		}
-		out = append(out, fmt.Sprintf("%s %s: time against f32 ((B − A)/A): %s", name, side, strings.Join(parts, "; ")))
+		out = append(out, fmt.Sprintf("%s %s, %s: time against f32 ((B − A)/A): %s", name, side, shape, strings.Join(parts, "; ")))
 	}
 	return out
 }

@@ -17,23 +17,32 @@ func rowAt(side string, sec float64) *report.Measurement {
 // The answer names, per side, the fastest precision whose recall is
 // accepted: a faster precision below the recall is left out and named.
 func TestQuantVerdict(t *testing.T) {
+	acc := func(r float64) workload.Accuracy { return workload.Accuracy{K: 10, Recall: r, Worst: r, Queries: 1} }
 	pts := []quantPoint{
-		{prec: "f32", gpu: rowAt("gpu", 4e-3), cpu: rowAt("cpu", 4e-3)},
-		{prec: "f16", gpu: rowAt("gpu", 5e-3), cpu: rowAt("cpu", 2e-3)},
-		{prec: "int8", gpu: rowAt("gpu", 3e-3), cpu: rowAt("cpu", 1e-3)},
+		{prec: "f32", acc: acc(1), gpu: rowAt("gpu", 4e-3), cpu: rowAt("cpu", 4e-3)},
+		{prec: "f16", acc: acc(1), gpu: rowAt("gpu", 5e-3), cpu: rowAt("cpu", 2e-3)},
+		{prec: "int8", acc: acc(0.9), gpu: rowAt("gpu", 3e-3), cpu: rowAt("cpu", 1e-3)},
 	}
-	acc := map[string]workload.Accuracy{
-		"f32": {K: 10, Recall: 1}, "f16": {K: 10, Recall: 1}, "int8": {K: 10, Recall: 0.9},
-	}
-	v := quantVerdict("cosine-topk", 1000, pts, acc, 0.95)
-	for _, want := range []string{"CPU: f16 (2 ms a call", "f32 4 ms over 977 KiB at DRAM, -50.0%", "GPU: f32 (4 ms", "below the accepted recall: int8 (recall@10 0.900)"} {
+	v := quantVerdict("cosine-topk", "n = 1000 rows", pts, 0.95)
+	for _, want := range []string{"cosine-topk, n = 1000 rows: fastest at recall@10 ≥ 0.95", "CPU: f16 (2 ms a call", "f32 4 ms over 977 KiB at DRAM, -50.0%", "GPU: f32 (4 ms", "below the accepted recall: int8 (recall@10 0.900)"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("verdict %q lacks %q", v, want)
 		}
 	}
-	acc["int8"] = workload.Accuracy{K: 10, Recall: 0.96}
-	if v := quantVerdict("cosine-topk", 1000, pts, acc, 0.95); !strings.Contains(v, "CPU: int8 (1 ms") || !strings.Contains(v, "GPU: int8 (3 ms") {
+	pts[2].acc = acc(0.96)
+	if v := quantVerdict("cosine-topk", "n = 1000 rows", pts, 0.95); !strings.Contains(v, "CPU: int8 (1 ms") || !strings.Contains(v, "GPU: int8 (3 ms") {
 		t.Errorf("verdict %q: want int8 on both sides", v)
+	}
+	// Several queries: the mean decides, the worst is named beside it.
+	pts[2].acc = workload.Accuracy{K: 10, Recall: 0.97, Worst: 0.8, Queries: 16}
+	v = quantVerdict("cosine-batch", "q = 16 queries, n = 1000 rows", pts, 0.95)
+	if !strings.Contains(v, "CPU: int8 (1 ms a call, recall@10 0.970 mean, 0.800 worst of 16") {
+		t.Errorf("verdict %q: want int8 with its mean and worst recall", v)
+	}
+	pts[2].acc.Recall = 0.94
+	v = quantVerdict("cosine-batch", "q = 16 queries, n = 1000 rows", pts, 0.95)
+	if !strings.Contains(v, "below the accepted recall: int8 (recall@10 0.940 mean, 0.800 worst of 16)") || strings.Contains(v, "CPU: int8") {
+		t.Errorf("verdict %q: want int8 refused on its mean", v)
 	}
 }
 
