@@ -389,11 +389,19 @@ func SelectVariant(e *env.Env, w *workload.Descriptor, c workload.Config, pr *wo
 
 // variantKey is the cache key of a selection of w with knobs k trying
 // the workgroup sizes wgs, around the shape: prefix + shape + suffix. The
-// key names the variants tried, so a family that gains a design is
+// key names the variants tried and the revision of their kernels, so a
+// family that gains a design, or a design that gains a kernel, is
 // measured again rather than served a choice made without it.
 func variantKey(e *env.Env, w *workload.Descriptor, k workload.Knobs, wgs []int) (prefix, suffix string) {
-	return adapterKey(e) + "|" + w.Name + "|",
-		fmt.Sprintf("|wg=%d|tile=%d|%s|wgs=%v", k.Workgroup, k.Tile, strings.Join(w.Variants, ","), wgs)
+	return adapterKey(e) + "|" + w.Name + "|", variantKeySuffix(w, k, wgs)
+}
+
+func variantKeySuffix(w *workload.Descriptor, k workload.Knobs, wgs []int) string {
+	s := fmt.Sprintf("|wg=%d|tile=%d|%s|wgs=%v", k.Workgroup, k.Tile, strings.Join(w.Variants, ","), wgs)
+	if w.KernelRev > 0 {
+		s += fmt.Sprintf("|rev=%d", w.KernelRev)
+	}
+	return s
 }
 
 // variantConfigLabel names the configuration of a selection of w at batch

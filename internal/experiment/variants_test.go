@@ -117,6 +117,18 @@ func TestVariantCacheRoundTrip(t *testing.T) {
 	}
 }
 
+// A selection cached before a design gained a kernel is not served after:
+// the key names the kernels' revision.
+func TestVariantKeyNamesKernelRevision(t *testing.T) {
+	w := *workload.CosineBatch
+	k, wgs := workload.Knobs{}, []int{64}
+	now := variantKeySuffix(&w, k, wgs)
+	w.KernelRev = 0
+	if before := variantKeySuffix(&w, k, wgs); before == now || !strings.Contains(now, "|rev=") {
+		t.Fatalf("key %q at revision %d, %q at 0: want them to differ", now, workload.CosineBatch.KernelRev, before)
+	}
+}
+
 // A GPU row above 105% of the run's read ceiling is reported as the
 // ceiling under-measured; rows at or under it are not; CPU rows are not
 // compared with the GPU ceiling.

@@ -16,15 +16,19 @@ import (
 )
 
 // CosineBatch scores q queries against n stored rows (S = Q×N), with the
-// tiled GPU kernel.
+// GPU design selected by measurement among its Variants, each in every
+// stored precision.
 var CosineBatch = &Descriptor{
 	Name:     "cosine-batch",
 	Doc:      "cosine similarity of q queries against n stored vectors (a q×n score matrix)",
 	Batch:    "q",
 	BatchDoc: "queries per call",
 	// The tiled kernel's workgroup is (tile/4)² threads: no "wg" knob.
-	Params:     []*Param{ParamD, ParamN, ParamQ, ParamTile, ParamPrecision, ParamVectors, ParamQueries},
-	Variants:   []string{"tiled", "naive", "reg16x4", "reg8x4", "reg16x4-bcast"},
+	Params:   []*Param{ParamD, ParamN, ParamQ, ParamTile, ParamPrecision, ParamVectors, ParamQueries},
+	Variants: []string{"tiled", "naive", "reg16x4", "reg8x4", "reg16x4-bcast"},
+	// 1: every design has f16 and int8 kernels (before, the untiled one
+	// only).
+	KernelRev:  1,
 	rank:       20,
 	NameWords:  `(?i)batch|many|matrix`,
 	NameOrder:  2,

@@ -153,6 +153,10 @@ type Descriptor struct {
 	// against the same reference. Selection by measurement
 	// (experiment.SelectVariants) picks the fastest per adapter.
 	Variants []string
+	// KernelRev is the revision of the designs' kernels, raised when a
+	// design gains a kernel (a stored precision) or changes one, so that
+	// a selection cached before is measured again; 0 for the first.
+	KernelRev int
 	// MemCompute is the memory-vs-compute shader family of the workload's
 	// GPU kernel (compute.NewMemCompute), "" when it has none.
 	MemCompute string
