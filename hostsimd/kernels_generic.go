@@ -184,13 +184,18 @@ func triadGeneric(a, b, c []float32, s float32) {
 	}
 }
 
-// fmaPeakGeneric runs 8 independent scalar multiply-add chains. They
-// start apart (c + k·c, k = ±1…±4, summing to 8c): chains that start
-// equal are one value to the compiler, which keeps a single chain.
-func fmaPeakGeneric(iters int, m, c float32) float32 {
-	x0, x1, x2, x3, x4, x5, x6, x7 := c+c, c-c, c+2*c, c-2*c, c+3*c, c-3*c, c+4*c, c-4*c
+// fmaPeakGeneric runs 8 independent scalar multiply-add chains from c.
+func fmaPeakGeneric(iters int, m, c float32) float32 { return madd8(iters, c, m, c) }
+
+// madd8 runs 8 independent multiply-add chains x ← x·m + c for iters
+// rounds and returns their sum, which is that of 8 chains started at x0.
+// The chains start apart (x0 + k·c, k = ±1…±4): chains that start equal
+// are one value to the compiler, which keeps a single chain. Each type
+// gets its own instantiation (float32 and int32 differ in shape), so the
+// loop holds the type's own 8 multiply-adds, as a loop written for it.
+func madd8[T float32 | int32](iters int, x0, m, c T) T {
+	x1, x2, x3, x4, x5, x6, x7, x8 := x0+c, x0-c, x0+2*c, x0-2*c, x0+3*c, x0-3*c, x0+4*c, x0-4*c
 	for ; iters > 0; iters-- {
-		x0 = x0*m + c
 		x1 = x1*m + c
 		x2 = x2*m + c
 		x3 = x3*m + c
@@ -198,8 +203,9 @@ func fmaPeakGeneric(iters int, m, c float32) float32 {
 		x5 = x5*m + c
 		x6 = x6*m + c
 		x7 = x7*m + c
+		x8 = x8*m + c
 	}
-	return ((x0 + x1) + (x2 + x3)) + ((x4 + x5) + (x6 + x7))
+	return ((x1 + x2) + (x3 + x4)) + ((x5 + x6) + (x7 + x8))
 }
 
 // scaleGeneric sets dst[i] = s*src[i] (BabelStream's Mul).

@@ -88,24 +88,8 @@ func int8PeakWant(k quantKernels, iters int) int32 {
 }
 
 // int8PeakGeneric runs 8 independent scalar int32 multiply-add chains
-// x ← x·m + c (m = 1, c = 1 from a package variable, so the compiler
-// cannot fold them) and returns their sum: 8·iters. The chains start
-// apart (±c … ±4c, summing to 0): chains that start equal are one value
-// to the compiler, which keeps a single chain.
-func int8PeakGeneric(iters int) int32 {
-	m, c := int8PeakM, int8PeakC
-	x0, x1, x2, x3, x4, x5, x6, x7 := c, -c, 2*c, -2*c, 3*c, -3*c, 4*c, -4*c
-	for ; iters > 0; iters-- {
-		x0 = x0*m + c
-		x1 = x1*m + c
-		x2 = x2*m + c
-		x3 = x3*m + c
-		x4 = x4*m + c
-		x5 = x5*m + c
-		x6 = x6*m + c
-		x7 = x7*m + c
-	}
-	return ((x0 + x1) + (x2 + x3)) + ((x4 + x5) + (x6 + x7))
-}
+// x ← x·m + c from 0 (m = 1, c = 1 from package variables, so the
+// compiler cannot fold them) and returns their sum: 8·iters.
+func int8PeakGeneric(iters int) int32 { return madd8(iters, 0, int8PeakM, int8PeakC) }
 
 var int8PeakM, int8PeakC int32 = 1, 1
