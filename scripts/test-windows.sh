@@ -13,25 +13,33 @@
 # reason, below.
 #
 #   scripts/test-windows.sh [LOGDIR]     (default LOGDIR: out/test-logs)
+#   scripts/test-windows.sh --classifier [LOGDIR]
+#                                        only the planted check of how a
+#                                        failed test binary is judged
 #
 # Needs what scripts/setup.sh --test installs: x86_64-w64-mingw32-gcc, wine,
 # Xvfb, third_party/wine/bcryptprimitives.dll (Go's runtime needs its
-# ProcessPrng; Wine 8 has none) and third_party/wgpu-native-windows.
+# ProcessPrng; Wine 8 has none) and third_party/wgpu-native-windows
+# (--classifier: wine and the stub only).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
+only_classifier=
+if [ "${1:-}" = --classifier ]; then only_classifier=1; shift; fi
 logdir=${1:-out/test-logs}
 mkdir -p "$logdir"
 logdir=$(cd "$logdir" && pwd)
 
 die() { echo "test-windows: $*" >&2; exit 1; }
-for c in x86_64-w64-mingw32-gcc wine Xvfb python3; do
+tools="wine python3"
+[ -n "$only_classifier" ] || tools="x86_64-w64-mingw32-gcc Xvfb $tools"
+for c in $tools; do
   command -v "$c" >/dev/null 2>&1 || die "$c not found (scripts/setup.sh --test installs the test tools)"
 done
 stub=third_party/wine/bcryptprimitives.dll
 dll=third_party/wgpu-native-windows/lib/wgpu_native.dll
 [ -f "$stub" ] || die "no $stub (scripts/setup.sh --test builds it from scripts/wine/)"
-[ -f "$dll" ] || die "no $dll (scripts/setup.sh --test fetches it)"
+[ -n "$only_classifier" ] || [ -f "$dll" ] || die "no $dll (scripts/setup.sh --test fetches it)"
 
 work=$(mktemp -d)
 xpid=
@@ -47,22 +55,121 @@ trap cleanup EXIT
 export WINEPREFIX=${WGPU_PROF_WINEPREFIX:-${XDG_CACHE_HOME:-$HOME/.cache}/wgpu-prof/wine-prefix}
 export WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 mkdir -p "$WINEPREFIX"
-# winevulkan needs a display driver: Wine's X11 driver on a virtual X server.
-exec 9>"$work/display"
-Xvfb -displayfd 9 -nolisten tcp -screen 0 640x480x24 >"$logdir/windows-xvfb.log" 2>&1 &
-xpid=$!
-for _ in $(seq 50); do [ -s "$work/display" ] && break; sleep 0.1; done
-[ -s "$work/display" ] || die "Xvfb did not start (see $logdir/windows-xvfb.log)"
-export DISPLAY=:$(head -1 "$work/display")
+if [ -z "$only_classifier" ]; then
+  # winevulkan needs a display driver: Wine's X11 driver on a virtual X server.
+  exec 9>"$work/display"
+  Xvfb -displayfd 9 -nolisten tcp -screen 0 640x480x24 >"$logdir/windows-xvfb.log" 2>&1 &
+  xpid=$!
+  for _ in $(seq 50); do [ -s "$work/display" ] && break; sleep 0.1; done
+  [ -s "$work/display" ] || die "Xvfb did not start (see $logdir/windows-xvfb.log)"
+  export DISPLAY=:$(head -1 "$work/display")
+fi
 wine wineboot -u >/dev/null 2>&1 || true
 # Go's runtime loads bcryptprimitives.dll from System32 only.
 sys32=$WINEPREFIX/drive_c/windows/system32
 [ -d "$sys32" ] || die "wineboot did not create $sys32"
 cp "$stub" "$sys32/bcryptprimitives.dll"
-
-commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 bin=$work/bin
 mkdir -p "$bin"
+
+# judge LOG DIR: the verdict on one test binary's -test.v log, run from
+# the package folder DIR: "PASSED|CLEANUP|REAL", PASSED the count of
+# passed tests, CLEANUP the failed tests that passed their own checks,
+# REAL the others. Wine 8 lacks FileDispositionInformationEx, with which
+# Go's os.RemoveAll deletes on Windows: t.TempDir's cleanup then fails
+# after the test's own checks passed. A failed test counts as passed when
+# that cleanup failed and every other message it printed came from a
+# t.Log or t.Logf call: the message's file:line is looked up in DIR, and
+# a line that is not such a call (t.Error, t.Fatal, a helper, a file of
+# another package) makes the failure real. A panic is real.
+judge() {
+  python3 - "$1" "$2" <<'PY'
+import os, re, sys
+log, src = sys.argv[1], sys.argv[2]
+msg = re.compile(r"^\s+([\w.-]+\.go):(\d+): (.*)")
+logcall = re.compile(r"\.Logf?\(")
+failcall = re.compile(r"\.(Error|Errorf|Fatal|Fatalf|Fail|FailNow)\(")
+files = {}
+def is_log(name, line):
+    if name not in files:
+        try:
+            files[name] = open(os.path.join(src, name), encoding="utf-8").read().split("\n")
+        except OSError:
+            files[name] = []
+    text = files[name][line - 1] if 0 < line <= len(files[name]) else ""
+    return bool(logcall.search(text)) and not failcall.search(text)
+top, cleanup, other, passed, cleanup_only, real = "", {}, {}, 0, [], []
+for line in open(log, encoding="utf-8", errors="replace"):
+    line = line.rstrip("\r\n")
+    if m := re.match(r"^=== (?:RUN|CONT|NAME) +(\S+)", line):
+        top = m.group(1).split("/")[0]
+    elif m := msg.match(line):
+        if m.group(1) == "testing.go" and m.group(3).startswith("TempDir RemoveAll cleanup:") and "Invalid function" in m.group(3):
+            cleanup[top] = cleanup.get(top, 0) + 1
+        elif not is_log(m.group(1), int(m.group(2))):
+            other[top] = other.get(top, 0) + 1
+    elif m := re.match(r"^--- FAIL: (\S+)", line):
+        n = m.group(1)
+        (cleanup_only if cleanup.get(n) and not other.get(n) else real).append(n)
+    elif line.startswith("--- PASS"):
+        passed += 1
+    elif line.startswith("panic:"):
+        real.append("(panic)")
+print(f"{passed}|{''.join(' ' + n for n in cleanup_only)}|{''.join(' ' + n for n in real)}")
+PY
+}
+
+# The judgement on planted tests, run under Wine as the packages' are:
+# one that logs, uses t.TempDir and passes its check (its cleanup fails
+# under Wine: counted as passed), one that does the same and fails an
+# assertion, and one that fails through a helper (both real).
+planted=$work/planted
+mkdir -p "$planted"
+printf 'module planted\n\ngo 1.22\n' >"$planted/go.mod"
+cat >"$planted/planted_test.go" <<'GO'
+package planted
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestLogsAndTempDir(t *testing.T) {
+	d := t.TempDir()
+	if err := os.WriteFile(filepath.Join(d, "x"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %s", d)
+}
+
+func TestFailsAndTempDir(t *testing.T) {
+	t.Logf("wrote %s", t.TempDir())
+	t.Errorf("want 2, got 3")
+}
+
+func TestHelperFails(t *testing.T) {
+	t.Log(t.TempDir())
+	check(t, 3)
+}
+
+func check(t *testing.T, got int) {
+	t.Helper()
+	if got != 2 {
+		t.Errorf("want 2, got %d", got)
+	}
+}
+GO
+(cd "$planted" && CGO_ENABLED=0 GOOS=windows GOARCH=amd64 go test -c -o "$bin/planted.test.exe" .)
+(cd "$planted" && wine "$bin/planted.test.exe" -test.count=1 -test.v) >"$logdir/windows-planted.log" 2>&1 || true
+got=$(judge "$logdir/windows-planted.log" "$planted")
+want="0| TestLogsAndTempDir| TestFailsAndTempDir TestHelperFails"
+[ "$got" = "$want" ] ||
+  die "the judgement of planted tests is \"$got\", want \"$want\" (see $logdir/windows-planted.log)"
+echo "-- planted tests under Wine: TestLogsAndTempDir passes (t.TempDir cleanup failed), TestFailsAndTempDir and TestHelperFails fail"
+[ -z "$only_classifier" ] || exit 0
+
+commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 CC=x86_64-w64-mingw32-gcc CGO_ENABLED=1 GOOS=windows GOARCH=amd64 \
   go build -ldflags "-X main.buildCommit=$commit" -o "$bin/wgpu-prof.exe" ./cmd/wgpu-prof
 # The library next to the binary, where wgpu-prof looks first (as in a
@@ -142,18 +249,9 @@ for p in $pkgs; do
   CGO_ENABLED=0 GOOS=windows GOARCH=amd64 go test -c -o "$t" "$dir"
   rc=0
   (cd "$dir" && wine "$t" -test.count=1 -test.v -test.timeout 10m -test.skip "$skip_re") >"$log" 2>&1 || rc=$?
-  # Wine 8 lacks FileDispositionInformationEx, with which Go's
-  # os.RemoveAll deletes on Windows: t.TempDir's cleanup then fails after
-  # the test's own checks passed. A failed test whose only messages are
-  # that cleanup counts as passed, and is named.
-  verdict=$(awk '
-    /^=== RUN/ { name = $3; top = name; sub(/\/.*/, "", top) }
-    /^ +testing\.go:[0-9]+: TempDir RemoveAll cleanup: .*Invalid function/ { msgs[top]++; next }
-    /^ +[a-zA-Z_0-9]+\.go:[0-9]+: / { other[top]++ }
-    /^--- FAIL/ { n = $3; if (msgs[n] > 0 && other[n] == 0) cleanup = cleanup " " n; else real = real " " n }
-    /^--- PASS/ { pass++ }
-    /^panic:/ { real = real " (panic)" }
-    END { printf "%d|%s|%s\n", pass, cleanup, real }' "$log")
+  # A failed test that passed its own checks and only t.TempDir's cleanup
+  # failed counts as passed, and is named (judge, above).
+  verdict=$(judge "$log" "$dir")
   pass=${verdict%%|*}; rest=${verdict#*|}; cleanup=${rest%%|*}; real=${rest#*|}
   if [ -n "$real" ] || { [ $rc != 0 ] && [ -z "$cleanup" ]; }; then
     echo "  FAIL $p (exit $rc):${real:- see log} (log: ${log#"$root"/})"
