@@ -23,8 +23,9 @@ var CosineBatch = &Descriptor{
 	Doc:      "cosine similarity of q queries against n stored vectors (a q×n score matrix)",
 	Batch:    "q",
 	BatchDoc: "queries per call",
-	// The tiled kernel's workgroup is (tile/4)² threads: no "wg" knob.
-	Params:   []*Param{ParamD, ParamN, ParamQ, ParamTile, ParamPrecision, ParamVectors, ParamQueries},
+	// The untiled and register-blocked designs take a workgroup size;
+	// the tiled design's workgroup is (tile/4)² threads, set by the tile.
+	Params:   []*Param{ParamD, ParamN, ParamQ, ParamWG, ParamTile, ParamPrecision, ParamVectors, ParamQueries},
 	Variants: []string{"tiled", "naive", "reg16x4", "reg8x4", "reg16x4-bcast"},
 	// 1: every design has f16 and int8 kernels (before, the untiled one
 	// only).
