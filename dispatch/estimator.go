@@ -159,8 +159,8 @@ func profiled(m []float64) int {
 // ends and middle.
 func checked(k int) [3]int {
 	lo, hi := 1<<k, 1<<(k+1)-1
-	if k >= 62 {
-		lo, hi = 1<<62, math.MaxInt
+	if k >= bits.UintSize-2 {
+		lo, hi = math.MaxInt/2+1, math.MaxInt
 	}
 	return [3]int{lo, lo + (hi-lo)/2, hi}
 }

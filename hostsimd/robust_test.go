@@ -86,7 +86,7 @@ func TestNoPanicOnBadInput(t *testing.T) {
 	if _, _, err := hostsimd.Spread(bad, make([]float32, 2), p, 2, 0); err == nil {
 		t.Error("Spread with a column out of range: no error")
 	}
-	for _, c := range [][2]int{{0, 1}, {-5, 1}, {10, -1}, {1 << 31, 1}, {1 << 30, 4}, {math.MaxInt, math.MaxInt}} {
+	for _, c := range [][2]int{{0, 1}, {-5, 1}, {10, -1}, {int(min(1<<31, math.MaxInt)), 1}, {1 << 30, 4}, {math.MaxInt, math.MaxInt}} {
 		if _, err := hostsimd.UniformGraph(c[0], c[1], 1); err == nil {
 			t.Errorf("UniformGraph(%d, %d): no error", c[0], c[1])
 		}
