@@ -24,6 +24,9 @@ func TestQuantizationBadInput(t *testing.T) {
 		{[]string{"--workloads", "hnsw", "--k", "32"}, "--k 32: must be < c 32"},
 		{[]string{"--workloads", "cosine-batch", "--vectors", "/nonexistent.npy"}, "--vectors"},
 		{[]string{"--workloads", "hnsw", "--vectors", npy}, "--vectors"},
+		// The f32 set fits 64 MiB; beside a stored precision and the
+		// q×n references it does not, which the plan says first.
+		{[]string{"--workloads", "cosine-batch", "--max-memory", "64MiB"}, "experiment quantization of cosine-batch at n 8192 d 768 q 16 needs about"},
 		{[]string{"--precision", "bf16"}, "--precision"},
 	} {
 		_, _, err := runCmd(append([]string{"experiment", "quantization", "--quick"}, c.args...)...)

@@ -180,7 +180,7 @@ func planQuantization(e *env.Env, cfg experiment.RunConfig, minRecall float64, r
 		if _, err := c.Validate(e.Device); err != nil {
 			return nil, err
 		}
-		if err := env.CheckMemory(fmt.Sprintf("experiment quantization of %s at n %d d %d", w.Name, c.N, c.Dim), quantMemory(c.Config, w), c.QuickStaircase); err != nil {
+		if err := env.CheckMemory(fmt.Sprintf("experiment quantization of %s at %s", w.Name, quantSizes(w, c.Config)), quantMemory(c.Config, w), c.QuickStaircase); err != nil {
 			return nil, err
 		}
 		jobs = append(jobs, quantJob{w: w, qw: qw, cfg: c})
@@ -190,17 +190,30 @@ func planQuantization(e *env.Env, cfg experiment.RunConfig, minRecall float64, r
 	return jobs, nil
 }
 
+// quantSizes names the sizes of w that its memory grows with.
+func quantSizes(w *workload.Descriptor, c workload.Config) string {
+	s := fmt.Sprintf("n %d d %d", c.N, c.Dim)
+	if w.Has(workload.ParamQ.Name) {
+		s += fmt.Sprintf(" q %d", c.Q)
+	}
+	if w.Has(workload.ParamC.Name) {
+		s += fmt.Sprintf(" c %d", c.C)
+	}
+	return s
+}
+
 // quantMemory is the most host memory the experiment holds for w at c
 // at once: the f32 rows and their reference, and one stored precision
 // beside them — while it is made, its values (at most 2 bytes a value)
-// and the widened copy its reference is computed from (4 bytes a value);
-// while it is measured, its values and their device copy (less). A
-// workload with queries adds them, the f32 and stored references of
-// every score with the f32 ones the stored bound is checked against,
-// and both sides' outputs; one with candidates, their references.
+// and the widened copy its reference is computed from (4 bytes a value),
+// its reference and bound per row; while it is measured, its values and
+// their device copy (less). A workload with queries adds them, the f32
+// and stored references of every score with the f32 ones the stored
+// bound is checked against, and both sides' outputs; one with
+// candidates, their references.
 func quantMemory(c workload.Config, w *workload.Descriptor) float64 {
 	n, d, q := float64(c.N), float64(c.Dim), float64(c.Q)
-	need := 4*n*d + 16*n + 6*n*d
+	need := 4*n*d + 16*n + 6*n*d + 24*n
 	switch {
 	case w.Has(workload.ParamC.Name):
 		cc := float64(c.C)
