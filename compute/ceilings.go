@@ -415,11 +415,16 @@ func (b *ceilingBench) streamGroups(n4 uint64, perThread uint64) uint32 {
 }
 
 func (b *ceilingBench) pipeline(name string, consts wgpu.Constants) (*wgpu.Pipeline, error) {
+	return b.pipelineAt(name, "main", consts)
+}
+
+// pipelineAt is pipeline with another entry point of the module.
+func (b *ceilingBench) pipelineAt(name, entry string, consts wgpu.Constants) (*wgpu.Pipeline, error) {
 	if b.stopped() {
 		return nil, ErrStopped
 	}
 	consts["WG"] = float64(b.wg)
-	return b.d.Pipeline(name, wgsl.MustSource(name), "main", consts)
+	return b.d.Pipeline(name, wgsl.MustSource(name), entry, consts)
 }
 
 func (b *ceilingBench) bind(p *wgpu.Pipeline, bindings []wgpu.BufferBinding) (*wgpu.BindGroup, error) {

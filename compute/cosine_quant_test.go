@@ -122,16 +122,22 @@ func TestCosineBatchInt8(t *testing.T) {
 	}
 }
 
-// The int8 peak's chains run and are checked word for word (a wrong word
-// fails MeasureInt8Peak): a positive rate naming its kernel.
+// The int8 peak's three designs (the chain through the dot, the
+// accumulators, the register block) run and are checked word for word (a wrong word fails
+// MeasureInt8Peak): the peak is the faster one's positive rate, naming it.
 func TestMeasureInt8Peak(t *testing.T) {
 	d := openDevice(t)
 	p, err := compute.MeasureInt8Peak(d, compute.CeilingOptions{Bytes: 1 << 20, Runs: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !(p.GOPs > 0) || !strings.HasPrefix(p.Kernel, "micro_dot4i8") {
+	if !(p.GOPs > 0) || !strings.HasPrefix(p.Kernel, "micro_dot4i8") || len(p.Tried) != 3 {
 		t.Fatalf("%+v", p)
+	}
+	for _, d := range p.Tried {
+		if !(d.GBs > 0) || d.GBs > p.GOPs || (d.Name == p.Kernel) != (d.GBs == p.GOPs) {
+			t.Errorf("design %+v against the peak %+v", d, p)
+		}
 	}
 	t.Logf("%+v", p)
 }

@@ -34,7 +34,7 @@ func int8Peaks(e *env.Env, roofs *experiment.Roofs, rep *report.Report) error {
 		default:
 			rep.Ceilings.GPU[report.Int8PeakKey] = gp.GOPs
 			roofs.GPUInt8 = gp.GOPs
-			rep.Summary = append(rep.Summary, fmt.Sprintf("GPU int8 dot-product peak: %s (%s, %s; integer ops, 8 per packed dot)", report.FormatOpRate(gp.GOPs), gp.Kernel, gp.Timed))
+			rep.Summary = append(rep.Summary, fmt.Sprintf("GPU int8 dot-product peak: %s (%s, the fastest of %d designs, %s; integer ops, 8 per packed dot)", report.FormatOpRate(gp.GOPs), gp.Kernel, len(gp.Tried), gp.Timed))
 		}
 	}
 	cp, err := e.Host.MeasureInt8Peak(e.Host.ThreadCount())
