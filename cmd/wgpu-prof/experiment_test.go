@@ -165,8 +165,9 @@ func TestQuantizationHNSW(t *testing.T) {
 	if len(rep.Verdicts) != 1 || !strings.Contains(rep.Verdicts[0], "hnsw, q = 8 batches of c = 24 of n = 2048 rows: fastest at recall@5") {
 		t.Errorf("verdicts %q", rep.Verdicts)
 	}
-	if !strings.Contains(strings.Join(rep.Summary, "\n"), "over each of the q = 8 batches of c = 24 candidates") {
-		t.Errorf("summary %q: want what the recall is over", rep.Summary)
+	sum := strings.Join(rep.Summary, "\n")
+	if !strings.Contains(sum, "over each of the q = 8 batches of c = 24 candidates") || !strings.Contains(sum, "hnsw plan: n 2048 d 64 q 8 c 24, about ") {
+		t.Errorf("summary %q: want the plan and what the recall is over", rep.Summary)
 	}
 }
 

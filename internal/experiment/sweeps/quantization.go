@@ -158,7 +158,6 @@ func planQuantization(e *env.Env, cfg experiment.RunConfig, minRecall float64, r
 		return nil, err
 	}
 	var jobs []quantJob
-	var measurements int
 	for _, w := range ds {
 		qw := w.Workload.(workload.Quantized)
 		c := cfg
@@ -184,9 +183,10 @@ func planQuantization(e *env.Env, cfg experiment.RunConfig, minRecall float64, r
 			return nil, err
 		}
 		jobs = append(jobs, quantJob{w: w, qw: qw, cfg: c})
-		measurements += 2 * (2*len(workload.Precisions) - 1)
+		meas := 2 * (2*len(workload.Precisions) - 1)
+		rep.Summary = append(rep.Summary, fmt.Sprintf("%s plan: %s, about %s of host memory (budget %s), %d measurements of at most %v each after a GPU design choice per precision, references about %.2g G float64 multiply-adds",
+			w.Name, quantSizes(w, c.Config), experiment.FmtBytes(quantMemory(c.Config, w)), experiment.FmtBytes(float64(env.MemoryBudget(c.QuickStaircase))), meas, e.Measure.Budget, quantRefWork(c.Config, w)/1e9))
 	}
-	e.Progressf("quantization: %d workloads, %d measurements of at most %v each, after the ceilings and a GPU design choice per precision", len(jobs), measurements, e.Measure.Budget)
 	return jobs, nil
 }
 
@@ -222,6 +222,21 @@ func quantMemory(c workload.Config, w *workload.Descriptor) float64 {
 		need += 4*q*d + q*n*(3*16+2*4)
 	}
 	return need
+}
+
+// quantRefWork is the float64 multiply-adds of w's references at c: the
+// f32 scores, and per stored precision its own and (with queries) the f32
+// ones its bound is checked against; cosine-batch's same-bytes rows add
+// ¾ of a set.
+func quantRefWork(c workload.Config, w *workload.Descriptor) float64 {
+	n, d, q := float64(c.N), float64(c.Dim), float64(c.Q)
+	switch {
+	case w.Has(workload.ParamC.Name):
+		return 3 * q * float64(c.C) * d
+	case w.Has(workload.ParamQ.Name):
+		return 5.75 * q * n * d
+	}
+	return 3 * n * d
 }
 
 // accuracyLine says what precision a costs in results on w's data.
