@@ -92,6 +92,7 @@ func MeasureInt8Peak(d *wgpu.Device, opts CeilingOptions) (Int8Peak, error) {
 // output word (lane l of element w) after steps steps.
 type dot4Design struct {
 	entry, name string
+	acc         bool // main's ACC
 	perStep     int
 	host        func(w [4]uint32, l, steps int) uint32
 }
@@ -99,16 +100,20 @@ type dot4Design struct {
 // dot4Designs are the int8 peak's designs; each runs int8PeakDots dots
 // per word, so all do the same work.
 var dot4Designs = []dot4Design{
-	{"main", "chain", 4, func(w [4]uint32, l, steps int) uint32 { return dot4Chain(w[l], steps) }},
-	{"main_acc", "acc", 4, func(w [4]uint32, l, steps int) uint32 { return dot4Acc(w[l], steps) }},
-	{"main_block", "block", 16, dot4Block},
+	{"main", "chain", false, 4, func(w [4]uint32, l, steps int) uint32 { return dot4Chain(w[l], steps) }},
+	{"main", "acc", true, 4, func(w [4]uint32, l, steps int) uint32 { return dot4Acc(w[l], steps) }},
+	{"main_block", "block", false, 16, dot4Block},
 }
 
 // dot4Kernel is micro_dot4i8's design ds with dots dots per word over
 // the bench's src (its float bits read as packed int8) into dst.
 func (b *ceilingBench) dot4Kernel(ds dot4Design, dots int) (*microKernel, error) {
 	steps := dots * 4 / ds.perStep
-	p, err := b.pipelineAt("micro_dot4i8", ds.entry, wgpu.Constants{"DOTS": float64(steps)})
+	consts := wgpu.Constants{"DOTS": float64(steps)}
+	if ds.acc {
+		consts["ACC"] = 1
+	}
+	p, err := b.pipelineAt("micro_dot4i8", ds.entry, consts)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +164,7 @@ func dot4Chain(w uint32, dots int) uint32 {
 	return x
 }
 
-// dot4Acc is micro_dot4i8's main_acc for one word w: a ← a +
+// dot4Acc is micro_dot4i8's main with ACC for one word w: a ← a +
 // dot4I8Packed(w ^ k, w) for k = 0 … dots-1 from a = w, in wrapping
 // 32-bit arithmetic, as u32 bits.
 func dot4Acc(w uint32, dots int) uint32 {

@@ -1,17 +1,18 @@
 // Integer dot-product ceiling, three designs of dot4I8Packed (the packed
-// 4×8-bit integer dot product) held in registers: main (below), main_acc
-// and main_block (after it). main: each invocation loads two vec4
+// 4×8-bit integer dot product) held in registers: main's chain (below),
+// main with ACC and main_block (after it). main: each invocation loads two vec4
 // elements (8 u32 words) at i and i + stride; each word w starts a chain
 // x ← bitcast<u32>(dot4I8Packed(x, w)) of DOTS dependent steps (8
 // independent chains per invocation), and the final words are stored
 // once. A step is 4 byte products and their sum: counted as 8 integer ops,
 // as an FMA counts 2 flops. Every value stays exact (|x| ≤ 4·128² as i32),
 // so the host checks the output word for word.
-// Entry points: main, main_acc, main_block. Dispatch a 1-D grid of any
+// Entry points: main, main_block. Dispatch a 1-D grid of any
 // size ≤ the per-dimension limit.
 
 override WG: u32 = 256;  // threads per workgroup
 override DOTS: u32 = 64; // dependent dot4I8Packed steps per word
+override ACC: bool = false; // the accumulator design (next) instead of the chain
 
 // src: [N4] vec4<u32>, four int8 per word
 @group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;
@@ -38,8 +39,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>,
         var a = wa;
         var b = wb;
         for (var k = 0u; k < DOTS; k++) {
-            a = step(a, wa);
-            b = step(b, wb);
+            a = next(a, wa, k);
+            b = next(b, wb, k);
         }
         dst[i] = a;
         dst[i + stride] = b;
@@ -48,13 +49,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>,
         let wa = src[i];
         var a = wa;
         for (var k = 0u; k < DOTS; k++) {
-            a = step(a, wa);
+            a = next(a, wa, k);
         }
         dst[i] = a;
     }
 }
 
-// Entry point main_acc: the throughput design. Each word w keeps an
+// ACC: the throughput design. Each word w keeps an
 // accumulator a ← a + dot4I8Packed(w ^ k, w) for k = 0 … DOTS-1 (wrapping
 // i32 adds): the packed dot is off the dependency chain, which is the add
 // alone, as in a kernel's inner product; k in the operand keeps the dot
@@ -67,32 +68,13 @@ fn acc_step(a: vec4<u32>, w: vec4<u32>, k: u32) -> vec4<u32> {
         bitcast<u32>(dot4I8Packed(w.w ^ k, w.w)));
 }
 
-@compute @workgroup_size(WG)
-fn main_acc(@builtin(global_invocation_id) gid: vec3<u32>,
-            @builtin(num_workgroups) nwg: vec3<u32>) {
-    let n4 = arrayLength(&dst);
-    let stride = WG * nwg.x;
-    var i = gid.x;
-    for (; i + stride < n4; i += 2u * stride) {
-        let wa = src[i];
-        let wb = src[i + stride];
-        var a = wa;
-        var b = wb;
-        for (var k = 0u; k < DOTS; k++) {
-            a = acc_step(a, wa, k);
-            b = acc_step(b, wb, k);
-        }
-        dst[i] = a;
-        dst[i + stride] = b;
+// next is one step of main's design: the chain, or with ACC the
+// accumulator.
+fn next(a: vec4<u32>, w: vec4<u32>, k: u32) -> vec4<u32> {
+    if (ACC) {
+        return acc_step(a, w, k);
     }
-    if (i < n4) {
-        let wa = src[i];
-        var a = wa;
-        for (var k = 0u; k < DOTS; k++) {
-            a = acc_step(a, wa, k);
-        }
-        dst[i] = a;
-    }
+    return step(a, w);
 }
 
 // Entry point main_block: the register-blocked design. Each vec4 element
