@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -23,7 +24,9 @@ func TestQuantizationBadInput(t *testing.T) {
 		{[]string{"--workloads", "spread-uniform"}, "stores no vectors in a precision"},
 		{[]string{"--workloads", "hnsw", "--k", "32"}, "--k 32: must be < c 32"},
 		{[]string{"--workloads", "cosine-batch", "--vectors", "/nonexistent.npy"}, "--vectors"},
-		{[]string{"--workloads", "hnsw", "--vectors", npy}, "--vectors"},
+		// An index over a user's rows is planned before it is made.
+		{[]string{"--workloads", "hnsw", "--candidates", "hnsw", "--n", "3000000", "--d", "128", "--ef", "1000"}, "--n 3000000: candidates hnsw builds an index over 3000000 rows"},
+		{[]string{"--workloads", "hnsw", "--vectors", npy, "--k", "40"}, "--k 40: must be < c 32"},
 		// The f32 set fits 64 MiB; beside a stored precision and the
 		// q×n references it does not, which the plan says first.
 		{[]string{"--workloads", "cosine-batch", "--max-memory", "64MiB"}, "experiment quantization of cosine-batch at n 8192 d 768 q 16 needs about"},
@@ -37,10 +40,11 @@ func TestQuantizationBadInput(t *testing.T) {
 }
 
 // The experiment over a user's .npy: every precision on both sides for
-// the workloads that read it (hnsw makes its own data and is left out,
-// saying so), verified, with bytes, time, decode overheads and the recall
-// on that data: one query for the single-query workloads, each of the q
-// queries for cosine-batch.
+// every quantized workload, verified, with bytes, time, decode overheads,
+// the recall on that data (one query for the single-query workloads, each
+// of the q queries for cosine-batch, each batch of c candidates gathered
+// from the file's rows for hnsw) and, for f16 and int8, the largest score
+// error within its reported bound.
 func TestQuantizationOnUserVectors(t *testing.T) {
 	if testing.Short() {
 		t.Skip("measures on both sides")
@@ -86,7 +90,14 @@ func TestQuantizationOnUserVectors(t *testing.T) {
 		if err != nil || err2 != nil || rec < 0 || rec > 1 || worst > rec || ps["max_score_err"] == "" || ps["vs_f32_same_rows"] == "" || ps["vs_f32_same_bytes"] == "" {
 			t.Errorf("row %s %s %v: want recall@10 (mean ≥ worst), max_score_err and both overheads", m.Workload, m.Side, m.Params)
 		}
-		if want := map[string]string{"cosine-batch": "16"}[m.Workload]; want != "" && ps["recall_queries"] != want || want == "" && ps["recall_queries"] != "1" {
+		if ps["precision"] != "f32" {
+			e, err := strconv.ParseFloat(ps["max_score_err"], 64)
+			b, err2 := strconv.ParseFloat(ps["score_err_bound"], 64)
+			if err != nil || err2 != nil || !(e > 0) || !(e <= b) {
+				t.Errorf("row %s %s %v: want 0 < max_score_err ≤ score_err_bound", m.Workload, m.Side, m.Params)
+			}
+		}
+		if want := map[string]string{"cosine-batch": "16", "hnsw": "16"}[m.Workload]; want != "" && ps["recall_queries"] != want || want == "" && ps["recall_queries"] != "1" {
 			t.Errorf("row %s %v: recall over %s queries", m.Workload, m.Params, ps["recall_queries"])
 		}
 		if ps["n"] != strconv.Itoa(rows) {
@@ -94,7 +105,7 @@ func TestQuantizationOnUserVectors(t *testing.T) {
 		}
 		seen[m.Workload+" "+m.Side+" "+ps["precision"]] = true
 	}
-	for _, w := range []string{"cosine-single", "cosine-topk", "cosine-batch"} {
+	for _, w := range []string{"cosine-single", "cosine-topk", "cosine-batch", "hnsw"} {
 		for _, s := range []string{"gpu", "cpu"} {
 			for _, p := range []string{"f32", "f16", "int8"} {
 				if !seen[w+" "+s+" "+p] && !(p == "f16" && s == "gpu") {
@@ -103,11 +114,11 @@ func TestQuantizationOnUserVectors(t *testing.T) {
 			}
 		}
 	}
-	if len(rep.Verdicts) != 3 || !strings.Contains(strings.Join(rep.Verdicts, "\n"), "fastest at recall@10") {
-		t.Errorf("verdicts %q: want one answer per workload", rep.Verdicts)
+	if len(rep.Verdicts) != 4 || !strings.Contains(strings.Join(rep.Verdicts, "\n"), "hnsw, q = 16 batches of c = 32 of n = 600 rows: fastest at recall@10") {
+		t.Errorf("verdicts %q: want one answer per workload, hnsw's over the file's rows", rep.Verdicts)
 	}
-	if !strings.Contains(strings.Join(rep.Warnings, "\n"), "hnsw left out: it does not read --vectors") {
-		t.Errorf("warnings %q: want hnsw left out, by name", rep.Warnings)
+	if strings.Contains(strings.Join(rep.Warnings, "\n"), "left out") {
+		t.Errorf("warnings %q: no workload is left out of a user's vectors", rep.Warnings)
 	}
 }
 
@@ -168,6 +179,74 @@ func TestQuantizationHNSW(t *testing.T) {
 	sum := strings.Join(rep.Summary, "\n")
 	if !strings.Contains(sum, "over each of the q = 8 batches of c = 24 candidates") || !strings.Contains(sum, "hnsw plan: n 2048 d 64 q 8 c 24, about ") {
 		t.Errorf("summary %q: want the plan and what the recall is over", rep.Summary)
+	}
+	for _, p := range []string{"f16", "int8"} {
+		if !regexp.MustCompile(`hnsw accuracy ` + p + ` .*largest score error [0-9.e+-]+ \(bound [0-9.e+-]+\)`).MatchString(sum) {
+			t.Errorf("summary %q: want hnsw's %s score error with its bound", rep.Summary, p)
+		}
+	}
+}
+
+// hnsw with its candidates traced from an index built over a user's rows
+// and searched from the user's queries: the plan names the index, every
+// precision is verified, recall@k over each batch.
+func TestQuantizationHNSWIndexOnUserData(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures on both sides")
+	}
+	const rows, nq, d = 1500, 4, 32
+	r := rand.New(rand.NewPCG(rand.Uint64(), 5))
+	v, q := make([]float32, rows*d), make([]float32, nq*d)
+	for i := range v {
+		v[i] = float32(r.Float64()) // positive: not the generated distribution
+	}
+	for i := range q {
+		q[i] = float32(r.Float64())
+	}
+	dir := t.TempDir()
+	vf := npyFile(t, filepath.Join(dir, "v.npy"), false, fmt.Sprintf("(%d, %d)", rows, d), v)
+	qf := npyFile(t, filepath.Join(dir, "q.npy"), false, fmt.Sprintf("(%d, %d)", nq, d), q)
+	stdout, stderr, err := runCmd("experiment", "quantization", "--quick", "--budget", "20ms", "--workloads", "hnsw", "--candidates", "hnsw",
+		"--vectors", vf, "--queries", qf, "--c", "16", "--k", "5", "--format", "json")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	var rep struct {
+		Verdicts, Summary []string
+		Measurements      []struct {
+			Side     string
+			Params   []struct{ Key, Value string }
+			Verified bool
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, m := range rep.Measurements {
+		ps := map[string]string{}
+		for _, p := range m.Params {
+			ps[p.Key] = p.Value
+		}
+		if !m.Verified || ps["n"] != strconv.Itoa(rows) {
+			t.Errorf("row %v: want verified over the file's %d rows", m.Params, rows)
+		}
+		if ps["same_bytes_as"] == "" {
+			if ps["recall@5"] == "" || ps["recall_queries"] != strconv.Itoa(nq) {
+				t.Errorf("row %v: want recall@5 over %d batches", m.Params, nq)
+			}
+			seen[m.Side+" "+ps["precision"]] = true
+		}
+	}
+	if !seen["cpu f32"] || !seen["cpu int8"] || !seen["gpu int8"] {
+		t.Errorf("rows %v: want f32 and int8 on both sides", seen)
+	}
+	sum := strings.Join(rep.Summary, "\n")
+	if !strings.Contains(sum, "candidates from an index of n 1500 d 32 at ef 64: at most about") {
+		t.Errorf("summary %q: want the index plan", rep.Summary)
+	}
+	if len(rep.Verdicts) != 1 || !strings.Contains(rep.Verdicts[0], "hnsw, q = 4 batches of c = 16 of n = 1500 rows") {
+		t.Errorf("verdicts %q", rep.Verdicts)
 	}
 }
 

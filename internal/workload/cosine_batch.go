@@ -52,6 +52,7 @@ type batchData struct {
 	// the rounded rows.
 	codes []int8
 	f16   []uint16
+	bound float64 // the largest per-pair bound of f16/int8 (checkBatchBound)
 }
 
 func newBatchData(c *cosineData, n, maxQ int, seed uint64, qs []float32) *batchData {

@@ -15,15 +15,17 @@ import (
 
 // HNSW scores q batches of c gathered candidate rows against their query
 // (L2², inner product or cosine), the inner loop of an HNSW search's
-// candidate expansion. By default the batches replay the distance
-// evaluations of real searches of an HNSW index over the stored vectors
-// (--candidates hnsw); --candidates random draws uniform ids (stress case).
+// candidate expansion. The batches replay the distance evaluations of
+// real searches of an HNSW index over the stored vectors (--candidates
+// hnsw), or draw uniform ids (--candidates random, the stress case). The
+// stored vectors are generated or a user's (--vectors); the queries
+// searched are generated or a user's (--queries, in order).
 var HNSW = &Descriptor{
 	Name:       "hnsw",
 	Doc:        "L2² distances of q queries to c candidate rows each, gathered by id from n stored vectors",
 	Batch:      "q",
 	BatchDoc:   "queries (each with c candidates) per call",
-	Params:     []*Param{ParamD, ParamN, ParamQ, ParamC, ParamWG, ParamCandidates, ParamMetric, ParamEf, ParamPrecision},
+	Params:     []*Param{ParamD, ParamN, ParamQ, ParamC, ParamWG, ParamCandidates, ParamMetric, ParamEf, ParamPrecision, ParamVectors, ParamQueries},
 	Variants:   []string{"lanes", "per-pair"},
 	rank:       60,
 	NameWords:  `(?i)hnsw|neighbo|candidate|distance|l2`,
@@ -58,13 +60,26 @@ func newHNSWData(c Config) (*hnswData, error) {
 		return nil, invalid(ParamMetric.Name, c.Metric, "%v", err)
 	}
 	r := rand.New(rand.NewPCG(seed, 0x686e7377))
-	h := &hnswData{dim: dim, n: n, c: c.C, metric: metric, v: randVectors(r, n*dim)}
+	h := &hnswData{dim: dim, n: n, c: c.C, metric: metric}
+	if c.Vectors != nil {
+		h.v = c.Vectors.Data[:n*dim]
+	} else {
+		h.v = randVectors(r, n*dim)
+	}
+	var user []float32 // the user's queries, one per row
+	if c.Queries != nil {
+		user = c.Queries.Data[:c.Queries.Rows*dim]
+	}
 	switch c.Candidates {
 	case CandidatesRandom:
-		h.qs = randVectors(r, maxQ*dim)
+		if user != nil {
+			h.qs = user[:maxQ*dim]
+		} else {
+			h.qs = randVectors(r, maxQ*dim)
+		}
 		h.ids = randomCandidates(r, n, maxQ, c.C)
 	case CandidatesHNSW:
-		h.qs, h.ids, h.searches, h.visits, err = hnswTrace(seed, h.v, n, dim, maxQ, c.C, c.Ef, metric)
+		h.qs, h.ids, h.searches, h.visits, err = hnswTrace(seed, h.v, n, dim, maxQ, c.C, c.Ef, metric, user)
 		if err != nil {
 			return nil, err
 		}
@@ -215,7 +230,7 @@ func (hnswWorkload) Prepare(c Config) (*Prepared, error) {
 	if c.Candidates == CandidatesHNSW {
 		fixed = append(fixed, params("ef", c.Ef, "m", hnswM, "searches", h.searches, "visits_per_search", fmt.Sprintf("%.0f", h.visits))...)
 	}
-	fixed = append(fixed, c.precisionFixed()...)
+	fixed = append(append(fixed, c.dataParams(ParamVectors, ParamQueries)...), c.precisionFixed()...)
 	return &Prepared{
 		Size:  c.Q,
 		Fixed: fixed,
@@ -236,4 +251,11 @@ func (hnswWorkload) HostShapes(h HostSizes) []HostShape {
 	return []HostShape{{Cache: "resident", Config: Config{Dim: h.Dim, N: 65536, Q: h.Q, C: 32, Seed: h.Seed}, Batch: h.Q}}
 }
 
-func (hnswWorkload) Check(Config) error { return nil }
+// Check refuses, before anything is made, an index build (candidates
+// hnsw) whose estimated time exceeds HNSWBuildLimit (hnswBuildPlan).
+func (hnswWorkload) Check(c Config) error {
+	if c.Candidates != CandidatesHNSW {
+		return nil
+	}
+	return PlanHNSWIndex(c).Check()
+}

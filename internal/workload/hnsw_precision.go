@@ -20,6 +20,9 @@ type hnswStored struct {
 	f16    []uint16
 	codes  []int8
 	scales []float32
+	// bound is the largest per-pair bound the stored distances were
+	// checked against (the precision's bound plus the f32 tolerance).
+	bound float64
 }
 
 // store puts h's rows in precision p: the reference distances become
@@ -69,6 +72,7 @@ func (h *hnswData) store(p string) error {
 		if d := math.Abs(want - h.want[i]); !(d <= bound+h.tol[i]) {
 			return fmt.Errorf("%s: pair %d: stored distance %v, f32 distance %v: %.3g past the bound %.3g: %w", p, i, want, h.want[i], d, bound, ErrMismatch)
 		}
+		h.st.bound = max(h.st.bound, bound+h.tol[i])
 		h.want[i], h.tol[i] = want, tol
 	}
 	return nil

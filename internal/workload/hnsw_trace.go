@@ -25,35 +25,17 @@ const (
 const hnswM = 16
 
 // hnswTrace builds an HNSW index over v (n rows of dim) with metric's
-// distance and searches fresh queries at ef until rows·c candidates are
-// recorded; it returns the query vectors (one per batch row, the query the
-// batch came from) and the ids (rows×c). searches reports how many
-// searches that took and visited their mean distance evaluations.
-func hnswTrace(seed uint64, v []float32, n, dim, rows, c, ef int, metric ops.Metric) (qs []float32, ids []int32, searches int, visited float64, err error) {
+// distance and searches queries at ef until rows·c candidates are
+// recorded: the rows of user in order (wrapping around when they are
+// used up) or, with user nil, fresh random ones. It returns the query
+// vectors (one per batch row, the query the batch came from) and the ids
+// (rows×c). searches reports how many searches that took and visited
+// their mean distance evaluations.
+func hnswTrace(seed uint64, v []float32, n, dim, rows, c, ef int, metric ops.Metric, user []float32) (qs []float32, ids []int32, searches int, visited float64, err error) {
 	if n < 2 {
 		return nil, nil, 0, 0, invalid(ParamN.Name, n, "candidates hnsw: an index needs at least 2 vectors")
 	}
-	dist := func(a, b []float32) float32 {
-		var l2, dot, aa, bb float32
-		for k := range a {
-			x, y := a[k], b[k]
-			d := x - y
-			l2 += d * d
-			dot += x * y
-			aa += x * x
-			bb += y * y
-		}
-		switch metric {
-		case ops.InnerProduct:
-			return -dot // a similarity: larger is closer
-		case ops.Cosine:
-			if aa == 0 || bb == 0 {
-				return 1
-			}
-			return 1 - dot/float32(math.Sqrt(float64(aa)*float64(bb)))
-		}
-		return l2
-	}
+	dist := hnswDist(metric)
 	// The index is built with the search breadth as its construction
 	// breadth, so a larger --ef also means a better-linked graph.
 	g := newHNSWIndex(dim, hnswM, ef, dist, seed)
@@ -66,8 +48,13 @@ func hnswTrace(seed uint64, v []float32, n, dim, rows, c, ef int, metric ops.Met
 	q := make([]float32, dim)
 	var total int
 	for len(ids) < rows*c {
-		for k := range q {
-			q[k] = float32(r.NormFloat64())
+		if user != nil {
+			u := searches % (len(user) / dim)
+			copy(q, user[u*dim:(u+1)*dim])
+		} else {
+			for k := range q {
+				q[k] = float32(r.NormFloat64())
+			}
 		}
 		trace = make([]int32, 0, 4*ef*hnswM)
 		g.search(q, 1, ef)
@@ -91,6 +78,31 @@ func hnswTrace(seed uint64, v []float32, n, dim, rows, c, ef int, metric ops.Met
 		}
 	}
 	return qs, ids, searches, float64(total) / float64(searches), nil
+}
+
+// hnswDist is the index's distance under metric (smaller is nearer).
+func hnswDist(metric ops.Metric) func(a, b []float32) float32 {
+	return func(a, b []float32) float32 {
+		var l2, dot, aa, bb float32
+		for k := range a {
+			x, y := a[k], b[k]
+			d := x - y
+			l2 += d * d
+			dot += x * y
+			aa += x * x
+			bb += y * y
+		}
+		switch metric {
+		case ops.InnerProduct:
+			return -dot // a similarity: larger is closer
+		case ops.Cosine:
+			if aa == 0 || bb == 0 {
+				return 1
+			}
+			return 1 - dot/float32(math.Sqrt(float64(aa)*float64(bb)))
+		}
+		return l2
+	}
 }
 
 // randomCandidates draws c distinct ids per query (without replacement

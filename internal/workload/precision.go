@@ -163,7 +163,7 @@ func newBatchDataIn(p string, c *cosineData, n, maxQ int, seed uint64, qs []floa
 		}
 		b := newBatchData(&cosineData{dim: dim, v: w}, n, maxQ, seed, qs)
 		b.c, b.f16 = c, h
-		return b, checkBatchBound(p, newBatchData(c, n, maxQ, seed, qs), b, func(int, int) float64 { return f16CosTol })
+		return checkBatchBound(p, newBatchData(c, n, maxQ, seed, qs), b, func(int, int) float64 { return f16CosTol })
 	}
 	if dim > hostsimd.MaxInt8Dim {
 		return nil, invalid(ParamPrecision.Name, p, "dimension %d exceeds %d, the int32 sums' exact range", dim, hostsimd.MaxInt8Dim)
@@ -191,21 +191,26 @@ func newBatchDataIn(p string, c *cosineData, n, maxQ int, seed uint64, qs []floa
 	for i := range ev {
 		ev[i] = hostsimd.Int8RelErr(c.v[i*dim:(i+1)*dim], codes[i*dim:(i+1)*dim], scales[i])
 	}
-	return b, checkBatchBound(p, newBatchData(c, n, maxQ, seed, qs), b, func(j, i int) float64 { return 2 * (eq[j] + ev[i]) })
+	return checkBatchBound(p, newBatchData(c, n, maxQ, seed, qs), b, func(j, i int) float64 { return 2 * (eq[j] + ev[i]) })
 }
 
 // checkBatchBound checks that every cosine of the stored data (b) lies
 // within bound(query, row) of the f32 data's (f), before any kernel runs:
-// a quantizer that breaks its rule fails here.
-func checkBatchBound(p string, f, b *batchData, bound func(j, i int) float64) error {
+// a quantizer that breaks its rule fails here. b keeps the largest
+// per-pair bound checked (the precision's bound plus the f32 reference's
+// tolerance), which Accuracy reports beside the largest score error.
+func checkBatchBound(p string, f, b *batchData, bound func(j, i int) float64) (*batchData, error) {
+	b.bound = 0
 	for j := range b.refs {
 		for i, w := range b.refs[j].want {
-			if d := math.Abs(w - f.refs[j].want[i]); !(d <= bound(j, i)+f.refs[j].tol[i]) {
-				return fmt.Errorf("%s: query %d row %d: stored cosine %v, f32 cosine %v: %.3g past the bound %.3g: %w", p, j, i, w, f.refs[j].want[i], d, bound(j, i), ErrMismatch)
+			lim := bound(j, i) + f.refs[j].tol[i]
+			if d := math.Abs(w - f.refs[j].want[i]); !(d <= lim) {
+				return nil, fmt.Errorf("%s: query %d row %d: stored cosine %v, f32 cosine %v: %.3g past the bound %.3g: %w", p, j, i, w, f.refs[j].want[i], d, bound(j, i), ErrMismatch)
 			}
+			b.bound = max(b.bound, lim)
 		}
 	}
-	return nil
+	return b, nil
 }
 
 func int8F32(c []int8) []float32 {
@@ -261,8 +266,8 @@ func (s *storedData) hostCosine(h hostsimd.Host, q, v []float32, dim, n int, out
 // the recall of its top-k against the f32 data's exact top-k and the
 // largest difference of its scores from the f32 data's (both from the
 // float64 scores of the stored values, which every verified side
-// reproduces within its tolerance), with the bound the verification
-// allows where one holds for the whole set (Quantized.Accuracy).
+// reproduces within its tolerance), with the largest per-pair bound the
+// stored data was checked against when it was made (Quantized.Accuracy).
 type Accuracy struct {
 	Precision string
 	K         int
@@ -270,8 +275,21 @@ type Accuracy struct {
 	// queries (Quantized.RecallOver) with Worst the lowest.
 	Recall, Worst float64
 	Queries       int
-	// MaxScoreErr is max_i |score_stored(i) − score_f32(i)|; Bound the
-	// largest per-row bound of the stored rows' check (0 where the bound
-	// is per query and row, checked when the data is made).
+	// MaxScoreErr is max |score_stored − score_f32| over every scored
+	// pair (query and row, or query and candidate); Bound the largest
+	// per-pair bound of the stored data's check (the precision's bound
+	// plus the f32 reference's rounding tolerance; 0 for f32), so
+	// MaxScoreErr ≤ Bound holds for data that passed it (CheckBound).
 	MaxScoreErr, Bound float64
+}
+
+// CheckBound refuses an accuracy whose largest score error lies past its
+// bound (or is NaN): stored scores that moved after their check, or a
+// bound that does not cover them. f32 against itself has no bound and
+// must have no error.
+func (a Accuracy) CheckBound() error {
+	if !(a.MaxScoreErr <= a.Bound) {
+		return fmt.Errorf("workload: %s: largest score error %.3g past its bound %.3g: %w", a.Precision, a.MaxScoreErr, a.Bound, ErrMismatch)
+	}
+	return nil
 }

@@ -28,8 +28,9 @@ type Quantized interface {
 	Accuracy(f32, stored *Prepared, k int) (Accuracy, error)
 	// SameBytes is the f32 data and batch size whose stored vectors move
 	// as many bytes as batch does in precision p (f32 is this workload's
-	// f32 Prepared), and what was scaled to get there.
-	SameBytes(f32 *Prepared, batch int, p string) (*Prepared, int, string)
+	// f32 Prepared; another workload's data is an error), and what was
+	// scaled to get there.
+	SameBytes(f32 *Prepared, batch int, p string) (*Prepared, int, string, error)
 	// ScansRows says whether every call reads all n stored rows, so that
 	// generated rows sized past the caches judge f32 at the DRAM level.
 	ScansRows() bool
@@ -75,19 +76,27 @@ func singleAccuracy(data *cosineData, s *storedData, k int) Accuracy {
 	a := Accuracy{Precision: s.prec, K: k, Queries: 1}
 	for i := 0; i < n; i++ {
 		a.MaxScoreErr = max(a.MaxScoreErr, math.Abs(s.ref.want[i]-data.ref.want[i]))
-		a.Bound = max(a.Bound, s.bound[i])
+		if s.prec != PrecisionF32 {
+			a.Bound = max(a.Bound, s.bound[i]+data.ref.tol[i])
+		}
 	}
 	a.Recall = RecallAtK(data.ref.want, s.ref.want, k, false)
 	a.Worst = a.Recall
 	return a
 }
 
-func (cosineSingleWorkload) SameBytes(f32 *Prepared, n int, p string) (*Prepared, int, string) {
-	return f32, sameBytesRows(n, p), "rows"
+func (cosineSingleWorkload) SameBytes(f32 *Prepared, n int, p string) (*Prepared, int, string, error) {
+	if x, ok := f32.Cases.(cosineSingleCases); !ok || (x.st != nil && x.st.prec != PrecisionF32) {
+		return nil, 0, "", fmt.Errorf("workload: SameBytes: %T is not cosine-single's f32 data", f32.Cases)
+	}
+	return f32, sameBytesRows(n, p), "rows", nil
 }
 
-func (cosineTopKWorkload) SameBytes(f32 *Prepared, n int, p string) (*Prepared, int, string) {
-	return f32, sameBytesRows(n, p), "rows"
+func (cosineTopKWorkload) SameBytes(f32 *Prepared, n int, p string) (*Prepared, int, string, error) {
+	if x, ok := f32.Cases.(cosineTopKCases); !ok || (x.st != nil && x.st.prec != PrecisionF32) {
+		return nil, 0, "", fmt.Errorf("workload: SameBytes: %T is not cosine-topk's f32 data", f32.Cases)
+	}
+	return f32, sameBytesRows(n, p), "rows", nil
 }
 
 // sameBytesRows is the f32 rows that move as many bytes as n rows of p.
@@ -154,7 +163,9 @@ func (cosineBatchWorkload) Accuracy(f32, stored *Prepared, k int) (Accuracy, err
 	for j := range f.refs {
 		exact[j], got[j] = f.refs[j].want[:f.n], s.refs[j].want[:s.n]
 	}
-	return queriesAccuracy(prec, exact, got, min(k, f.n), false), nil
+	a := queriesAccuracy(prec, exact, got, min(k, f.n), false)
+	a.Bound = s.bound
+	return a, nil
 }
 
 func (cosineBatchWorkload) Stored(f32 *Prepared, p string) (*Prepared, error) {
@@ -172,11 +183,14 @@ func (cosineBatchWorkload) Stored(f32 *Prepared, p string) (*Prepared, error) {
 // SameBytes of cosine-batch scales the stored rows: f32 over n·b/4 rows
 // (a prefix of the same rows) with the same queries. The stored vectors
 // then move as many bytes; the q×rows score matrix shrinks with them.
-func (cosineBatchWorkload) SameBytes(f32 *Prepared, q int, p string) (*Prepared, int, string) {
-	b := f32.Cases.(*batchData)
+func (cosineBatchWorkload) SameBytes(f32 *Prepared, q int, p string) (*Prepared, int, string, error) {
+	b, ok := f32.Cases.(*batchData)
+	if !ok || b.f16 != nil || b.codes != nil {
+		return nil, 0, "", fmt.Errorf("workload: SameBytes: %T is not cosine-batch's f32 data", f32.Cases)
+	}
 	n := sameBytesRows(b.n, p)
 	sub := newBatchData(b.c, n, len(b.refs), 0, b.qs)
-	return &Prepared{Size: f32.Size, MinBatch: f32.MinBatch, Fixed: f32.Fixed, Cases: sub}, q, "rows"
+	return &Prepared{Size: f32.Size, MinBatch: f32.MinBatch, Fixed: f32.Fixed, Cases: sub}, q, "rows", nil
 }
 
 // hnsw: per batch, the k nearest of its c candidates by the stored
@@ -201,16 +215,18 @@ func (hnswWorkload) Accuracy(f32, stored *Prepared, k int) (Accuracy, error) {
 			return Accuracy{}, fmt.Errorf("workload: Accuracy: candidate %d is row %d in f32 and %d stored: not the same batches", i, id, s.ids[i])
 		}
 	}
-	prec := PrecisionF32
+	prec, bound := PrecisionF32, 0.0
 	if s.st != nil {
-		prec = s.st.prec
+		prec, bound = s.st.prec, s.st.bound
 	}
 	nq := len(f.want) / f.c
 	exact, got := make([][]float64, nq), make([][]float64, nq)
 	for j := range exact {
 		exact[j], got[j] = f.want[j*f.c:][:f.c], s.want[j*s.c:][:s.c]
 	}
-	return queriesAccuracy(prec, exact, got, min(k, f.c), f.metric == ops.L2Sq), nil
+	a := queriesAccuracy(prec, exact, got, min(k, f.c), f.metric == ops.L2Sq)
+	a.Bound = bound
+	return a, nil
 }
 
 func (hnswWorkload) Stored(f32 *Prepared, p string) (*Prepared, error) {
@@ -229,8 +245,11 @@ func (hnswWorkload) Stored(f32 *Prepared, p string) (*Prepared, error) {
 // SameBytes of hnsw scales the batches: f32 over q·r_p/r_f32 batches of c
 // candidates, r the bytes of one gathered row (4d f32, 2d f16, d + 4
 // int8 with its scale), so the gathered rows move as many bytes.
-func (hnswWorkload) SameBytes(f32 *Prepared, q int, p string) (*Prepared, int, string) {
-	h := f32.Cases.(*hnswData)
+func (hnswWorkload) SameBytes(f32 *Prepared, q int, p string) (*Prepared, int, string, error) {
+	h, ok := f32.Cases.(*hnswData)
+	if !ok || h.st != nil {
+		return nil, 0, "", fmt.Errorf("workload: SameBytes: %T is not hnsw's f32 data", f32.Cases)
+	}
 	var r int
 	switch p {
 	case PrecisionF16:
@@ -240,7 +259,7 @@ func (hnswWorkload) SameBytes(f32 *Prepared, q int, p string) (*Prepared, int, s
 	default:
 		r = 4 * h.dim
 	}
-	return f32, max(1, int(math.Round(float64(q)*float64(r)/float64(4*h.dim)))), "batches"
+	return f32, max(1, int(math.Round(float64(q)*float64(r)/float64(4*h.dim)))), "batches", nil
 }
 
 // queriesAccuracy is recall@k of got against exact, query by query (mean

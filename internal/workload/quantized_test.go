@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"errors"
 	"math"
 	"testing"
 
@@ -150,7 +151,10 @@ func TestQuantizedSameBytesAndK(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sp, b, what := qw.SameBytes(pr, tc.batch, tc.p)
+		sp, b, what, err := qw.SameBytes(pr, tc.batch, tc.p)
+		if err != nil {
+			t.Fatalf("%s %s: %v", tc.d.Name, tc.p, err)
+		}
 		if b != tc.want || what != tc.what {
 			t.Errorf("%s %s: same bytes at %d %s, want %d %s", tc.d.Name, tc.p, b, what, tc.want, tc.what)
 		}
@@ -176,5 +180,116 @@ func TestQuantizedSameBytesAndK(t *testing.T) {
 	cc.K = cc.N
 	if err := CosineBatch.Workload.(Quantized).CheckRecall(cc); err == nil {
 		t.Error("cosine-batch recall@k with k = n passed")
+	}
+}
+
+// SameBytes of another workload's data, or of stored (not f32) data, is
+// an error, not a panic.
+func TestQuantizedSameBytesMismatch(t *testing.T) {
+	c := small
+	c.K = 5
+	c.Defaults()
+	var ds []*Descriptor
+	prs := map[string]*Prepared{}
+	for _, d := range All() {
+		if _, ok := d.Workload.(Quantized); !ok || !d.Has(ParamPrecision.Name) {
+			continue
+		}
+		pr, err := d.Prepare(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds, prs[d.Name] = append(ds, d), pr
+	}
+	if len(ds) < 4 {
+		t.Fatalf("quantized workloads %d, want 4", len(ds))
+	}
+	for i, d := range ds {
+		qw := d.Workload.(Quantized)
+		other := ds[(i+1)%len(ds)]
+		if _, _, _, err := qw.SameBytes(prs[other.Name], 4, PrecisionInt8); err == nil {
+			t.Errorf("%s: SameBytes of %s's data passed", d.Name, other.Name)
+		}
+		st, err := qw.Stored(prs[d.Name], PrecisionInt8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, _, err := qw.SameBytes(st, 4, PrecisionInt8); err == nil {
+			t.Errorf("%s: SameBytes of int8 data passed (it scales f32)", d.Name)
+		}
+		if _, _, _, err := qw.SameBytes(prs[d.Name], 4, PrecisionInt8); err != nil {
+			t.Errorf("%s: SameBytes of its own f32 data: %v", d.Name, err)
+		}
+	}
+}
+
+// Every stored precision of every quantized workload reports a bound
+// (the largest per-pair bound of its check) that covers its largest
+// score error; a stored score moved past it after the check fails
+// CheckBound, and a batch quantizer past its rule fails the check itself.
+func TestQuantizedBoundCoversScoreError(t *testing.T) {
+	c := small
+	c.K = 5
+	c.Defaults()
+	for _, d := range All() {
+		qw, ok := d.Workload.(Quantized)
+		if !ok || !d.Has(ParamPrecision.Name) {
+			continue
+		}
+		f32, err := d.Prepare(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, err := qw.Accuracy(f32, f32, c.K); err != nil || a.Bound != 0 || a.CheckBound() != nil {
+			t.Fatalf("%s f32: %+v %v", d.Name, a, err)
+		}
+		for _, p := range Precisions[1:] {
+			st, err := qw.Stored(f32, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := qw.Accuracy(f32, st, c.K)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !(a.Bound > 0) || !(a.MaxScoreErr > 0) || a.CheckBound() != nil {
+				t.Fatalf("%s %s: score error %v, bound %v: want 0 < error ≤ bound", d.Name, p, a.MaxScoreErr, a.Bound)
+			}
+			// Plant: one stored score moved by twice the bound.
+			var s *float64
+			switch x := st.Cases.(type) {
+			case cosineSingleCases:
+				s = &x.st.ref.want[1]
+			case cosineTopKCases:
+				s = &x.st.ref.want[1]
+			case *batchData:
+				s = &x.refs[1].want[2]
+			case *hnswData:
+				s = &x.want[3]
+			default:
+				t.Fatalf("%s: data %T", d.Name, st.Cases)
+			}
+			old := *s
+			*s += 2 * a.Bound
+			b, err := qw.Accuracy(f32, st, c.K)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := b.CheckBound(); !errors.Is(err, ErrMismatch) {
+				t.Errorf("%s %s: a score moved past the bound %v (error %v) passed: %v", d.Name, p, b.Bound, b.MaxScoreErr, err)
+			}
+			*s = old
+		}
+	}
+	// The batch check itself: a bound below what int8 moves fails.
+	cfg := small
+	cfg.Defaults()
+	data := cfg.cosineData(cfg.Seed + 1)
+	b, err := newBatchDataIn(PrecisionInt8, data, cfg.N, cfg.Q, cfg.Seed+2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := checkBatchBound(PrecisionInt8, newBatchData(data, cfg.N, cfg.Q, cfg.Seed+2, nil), b, func(int, int) float64 { return 0 }); !errors.Is(err, ErrMismatch) {
+		t.Errorf("int8 batch against a zero bound passed: %v", err)
 	}
 }

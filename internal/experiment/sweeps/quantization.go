@@ -184,8 +184,12 @@ func planQuantization(e *env.Env, cfg experiment.RunConfig, minRecall float64, r
 		}
 		jobs = append(jobs, quantJob{w: w, qw: qw, cfg: c})
 		meas := 2 * (2*len(workload.Precisions) - 1)
-		rep.Summary = append(rep.Summary, fmt.Sprintf("%s plan: %s, about %s of host memory (budget %s), %d measurements of at most %v each after a GPU design choice per precision, references about %.2g G float64 multiply-adds",
-			w.Name, quantSizes(w, c.Config), experiment.FmtBytes(quantMemory(c.Config, w)), experiment.FmtBytes(float64(env.MemoryBudget(c.QuickStaircase))), meas, e.Measure.Budget, quantRefWork(c.Config, w)/1e9))
+		line := fmt.Sprintf("%s plan: %s, about %s of host memory (budget %s), %d measurements of at most %v each after a GPU design choice per precision, references about %.2g G float64 multiply-adds",
+			w.Name, quantSizes(w, c.Config), experiment.FmtBytes(quantMemory(c.Config, w)), experiment.FmtBytes(float64(env.MemoryBudget(c.QuickStaircase))), meas, e.Measure.Budget, quantRefWork(c.Config, w)/1e9)
+		if buildsIndex(c.Config, w) {
+			line += "; candidates from an " + workload.PlanHNSWIndex(c.Config).String() + " (limit " + workload.HNSWBuildLimit.String() + ")"
+		}
+		rep.Summary = append(rep.Summary, line)
 	}
 	return jobs, nil
 }
@@ -202,6 +206,12 @@ func quantSizes(w *workload.Descriptor, c workload.Config) string {
 	return s
 }
 
+// buildsIndex says whether w at c builds an HNSW index for its
+// candidates (workload.PlanHNSWIndex).
+func buildsIndex(c workload.Config, w *workload.Descriptor) bool {
+	return w.Has(workload.ParamCandidates.Name) && c.Candidates == workload.CandidatesHNSW
+}
+
 // quantMemory is the most host memory the experiment holds for w at c
 // at once: the f32 rows and their reference, and one stored precision
 // beside them — while it is made, its values (at most 2 bytes a value)
@@ -210,7 +220,8 @@ func quantSizes(w *workload.Descriptor, c workload.Config) string {
 // their device copy (less). A workload with queries adds them, the f32
 // and stored references of every score with the f32 ones the stored
 // bound is checked against, and both sides' outputs; one with
-// candidates, their references.
+// candidates, their references, and the index they are traced from
+// while it is built.
 func quantMemory(c workload.Config, w *workload.Descriptor) float64 {
 	n, d, q := float64(c.N), float64(c.Dim), float64(c.Q)
 	need := 4*n*d + 16*n + 6*n*d + 24*n
@@ -218,6 +229,9 @@ func quantMemory(c workload.Config, w *workload.Descriptor) float64 {
 	case w.Has(workload.ParamC.Name):
 		cc := float64(c.C)
 		need += 4*q*d + q*cc*(2*16+2*4)
+		if buildsIndex(c, w) {
+			need += workload.PlanHNSWIndex(c).Bytes
+		}
 	case w.Has(workload.ParamQ.Name):
 		need += 4*q*d + q*n*(3*16+2*4)
 	}
@@ -273,6 +287,9 @@ func quantPointOf(p string, ms []report.Measurement, a workload.Accuracy) quantP
 			p0(fmt.Sprintf("recall@%d_worst", a.K), fmt.Sprintf("%.3f", a.Worst)),
 			p0("recall_queries", fmt.Sprint(a.Queries)),
 			p0("max_score_err", fmt.Sprintf("%.3g", a.MaxScoreErr)))
+		if a.Bound > 0 {
+			m.Params = append(m.Params, p0("score_err_bound", fmt.Sprintf("%.3g", a.Bound)))
+		}
 		if m.Side == report.SideGPU {
 			pt.gpu = m
 		} else {
@@ -287,7 +304,10 @@ func quantPointOf(p string, ms []report.Measurement, a workload.Accuracy) quantP
 // sameBytes (GPU, CPU row) and rep.
 func quantSameBytes(e *env.Env, j quantJob, f32 *workload.Prepared, knobs workload.Knobs, precs []string, roofs experiment.Roofs, sameBytes map[string][2]*report.Measurement, rep *report.Report) error {
 	for _, q := range precs {
-		pr, batch, _ := j.qw.SameBytes(f32, f32.Size, q)
+		pr, batch, _, err := j.qw.SameBytes(f32, f32.Size, q)
+		if err != nil {
+			return fmt.Errorf("%s same bytes as %s: %w", j.w.Name, q, err)
+		}
 		ms, err := experiment.MeasureCase(e, pr.At(batch, knobs), roofs)
 		if err != nil {
 			return err
@@ -341,6 +361,9 @@ func quantWorkload(e *env.Env, j quantJob, minRecall float64, roofs experiment.R
 			}
 		}
 		a, err := j.qw.Accuracy(f32, pr, cfg.K)
+		if err == nil {
+			err = a.CheckBound()
+		}
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", w.Name, p, err)
 		}
