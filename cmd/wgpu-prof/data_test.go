@@ -80,7 +80,7 @@ func TestDataFiles(t *testing.T) {
 		{[]string{"breakeven", "--kernel", "cosine-single", "--vectors", bad["nan"]}, "--vectors " + bad["nan"] + ": row 17, column 3 is NaN"},
 		{[]string{"breakeven", "--kernel", "cosine-single", "--vectors", bad["fortran"]}, "Fortran (column-major) order"},
 		{[]string{"breakeven", "--kernel", "cosine-single", "--vectors", bad["3d"]}, "is 3-D: want a 2-D array"},
-		{[]string{"breakeven", "--kernel", "hnsw", "--vectors", v}, "hnsw do(es) not read it"},
+		{[]string{"breakeven", "--kernel", "spread-uniform", "--vectors", v}, "spread-uniform do(es) not read it"},
 		{[]string{"breakeven", "--kernel", "cosine-single", "--vectors", v, "--n", "300"}, "--n 300: past the 256 rows"},
 		{[]string{"breakeven", "--kernel", "spread-uniform", "--graph", filepath.Join(dir, "missing.txt")}, "--graph"},
 	} {

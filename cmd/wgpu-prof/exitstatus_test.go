@@ -29,7 +29,7 @@ func TestExitStatusEveryCommand(t *testing.T) {
 		// content, not read as raw float32 to fail on the GPU.
 		{[]string{"breakeven", "--kernel", "cosine-batch", "--quick", "--vectors", "{csv}", "--d", "4", "--out", "{out}"},
 			[]string{"--vectors", "is text", "raw little-endian float32"}},
-		{[]string{"breakeven", "--kernel", "hnsw", "--vectors", "{npy}", "--out", "{out}"}, []string{"--vectors", "hnsw", "do(es) not read it"}},
+		{[]string{"breakeven", "--kernel", "spread-uniform", "--vectors", "{npy}", "--out", "{out}"}, []string{"--vectors", "spread-uniform", "do(es) not read it"}},
 		{[]string{"run", "--workloads", "spread-uniform", "--graph", "{npy}", "--out", "{out}"}, []string{"--graph", "is a NumPy .npy file, not a graph"}},
 		{[]string{"sweep", "workgroup", "--kernel", "cosine-single", "--quick", "--n", "256", "--sizes", "4096,8192", "--out", "{out}"},
 			[]string{"--sizes", "4096,8192", "runs none of them", "maxComputeInvocationsPerWorkgroup"}},

@@ -27,7 +27,8 @@ func runQuantization(stdout, stderr io.Writer, args []string) error {
 		"row has at least enough rows for the f32 set to lie past the host's caches.\n" +
 		"--workloads all (the default) is every workload with a stored precision: " +
 		strings.Join(sweeps.QuantizationWorkloads(), ", ") + ";\n" +
-		"with --vectors or --queries, those that read them."
+		"with --vectors or --queries, the same (hnsw gathers its candidates from the file's rows,\n" +
+		"its index, with --candidates hnsw, built over them and planned first)."
 	return measureCommand(stdout, stderr, args, "experiment quantization", usage, quantizationExamples, func(f *cmdFlags) measurer {
 		return quantMeasurer{f}
 	})

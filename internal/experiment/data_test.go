@@ -63,7 +63,7 @@ func TestLoadData(t *testing.T) {
 		set  string
 		want string
 	}{
-		{RunConfig{Workloads: []string{"hnsw"}}, "", "hnsw do(es) not read it"},
+		{RunConfig{Workloads: []string{"spread-uniform"}}, "", "spread-uniform do(es) not read it"},
 		{RunConfig{Workloads: []string{"cosine-single"}, Config: WorkloadConfig{N: 41}}, "n", "n 41: past the 40 rows"},
 		{RunConfig{Workloads: []string{"cosine-single"}, Config: WorkloadConfig{Dim: 12}}, "d", "dimension 6, but d 12"},
 	} {
