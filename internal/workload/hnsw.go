@@ -252,7 +252,7 @@ func (hnswWorkload) HostShapes(h HostSizes) []HostShape {
 }
 
 // Check refuses, before anything is made, an index build (candidates
-// hnsw) whose estimated time exceeds HNSWBuildLimit (hnswBuildPlan).
+// hnsw) whose estimated time exceeds HNSWBuildLimit (PlanHNSWIndex).
 func (hnswWorkload) Check(c Config) error {
 	if c.Candidates != CandidatesHNSW {
 		return nil
