@@ -124,3 +124,25 @@ func TestHostInterruptReportsIncomplete(t *testing.T) {
 		t.Errorf("warnings %q: none marks the report INCOMPLETE", rep.Warnings)
 	}
 }
+
+// SIGTERM while hnsw's index is being built (minutes at this ef) stops
+// the build within a second, with status 130.
+func TestIndexBuildStopsOnSIGTERM(t *testing.T) {
+	var signalled time.Time
+	testHookOpened = func(env *env.Env) {
+		env.Progress = &trigger{on: "data hnsw", fn: func() {
+			signalled = time.Now()
+			syscall.Kill(os.Getpid(), syscall.SIGTERM)
+		}}
+	}
+	defer func() { testHookOpened = nil }()
+	_, _, err := runCmd("breakeven", "--kernel", "hnsw", "--candidates", "hnsw", "--ef", "3000", "--n", "20000",
+		"--quick", "--format", "json")
+	took := time.Since(signalled)
+	if code, msg := exitStatus(err); code != 130 || !strings.Contains(msg, "interrupted") {
+		t.Fatalf("exit %d %q, want 130 and a message with \"interrupted\"", code, msg)
+	}
+	if signalled.IsZero() || took > 1500*time.Millisecond {
+		t.Errorf("returned %v after the signal (signalled: %v), want within a second", took, !signalled.IsZero())
+	}
+}

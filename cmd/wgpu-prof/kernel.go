@@ -64,7 +64,8 @@ func runKernel(stdout, stderr io.Writer, args []string) error {
 	ev.Progress = progressWriter(prog)
 	rep := ev.NewReport(versionString())
 	if twin := f.str("cpu-twin"); twin != "" {
-		var rc experiment.RunConfig
+		rc := experiment.RunConfig{}
+		rc.Stop = ev.Stopped
 		if f.on("quick") {
 			rc.N = 8192
 		}

@@ -55,6 +55,9 @@ func failed(err error) error {
 	if err == nil || env.IsUsage(err) || errors.As(err, &ee) {
 		return err
 	}
+	if err = env.Stopped(err); errors.Is(err, env.ErrInterrupted) {
+		return exitError{code: 130, msg: err.Error(), err: err}
+	}
 	return exitError{code: 1, msg: err.Error(), err: err}
 }
 

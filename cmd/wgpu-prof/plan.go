@@ -282,6 +282,7 @@ func measurePlan(env *env.Env, o *outputFlags, stderr io.Writer, rep *report.Rep
 	}
 	for _, i := range measure {
 		op := in.Ops[i]
+		cfgs[i].Stop = env.Stopped
 		be, err := plan.MeasureBreakEven(env, cfgs[i], op.Workload, op.Mix, budget, rep)
 		if err != nil {
 			return nil, failed(err)

@@ -224,7 +224,8 @@ func measureOneBackend(stderr io.Writer, dev deviceFlags, cfg experiment.RunConf
 	var dataLines []string
 	rep.Data, dataLines = cfg.DataFiles()
 	rep.Summary = append(rep.Summary, dataLines...)
-	err = h.measure(env, cfg, rep)
+	cfg.Stop = env.Stopped // preparing the data stops on an interrupt too
+	err = asInterrupted(h.measure(env, cfg, rep))
 	prog.finish()
 	experiment.Conclude(rep)
 	var files []report.DirFile
@@ -421,3 +422,7 @@ func (m memComputeMeasurer) measure(e *env.Env, cfg experiment.RunConfig, rep *r
 	cfg.Variant, cfg.Retune = m.f.str("variant"), m.f.on("retune")
 	return sweeps.MemCompute(e, cfg.Workloads[0], cfg, rep)
 }
+
+// asInterrupted turns a phase's ErrStopped (a host measurement, a data
+// preparation) into env.ErrInterrupted.
+var asInterrupted = env.Stopped

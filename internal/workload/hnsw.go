@@ -79,7 +79,7 @@ func newHNSWData(c Config) (*hnswData, error) {
 		}
 		h.ids = randomCandidates(r, n, maxQ, c.C)
 	case CandidatesHNSW:
-		h.qs, h.ids, h.searches, h.visits, err = hnswTrace(seed, h.v, n, dim, maxQ, c.C, c.Ef, metric, user)
+		h.qs, h.ids, h.searches, h.visits, err = hnswTrace(seed, h.v, n, dim, maxQ, c.C, c.Ef, metric, user, c.Stop)
 		if err != nil {
 			return nil, err
 		}

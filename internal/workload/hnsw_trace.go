@@ -1,9 +1,11 @@
 package workload
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 
+	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 	"github.com/wgpu-prof/wgpu-prof/ops"
 )
 
@@ -20,6 +22,9 @@ const (
 	CandidatesRandom = "random"
 )
 
+// ErrStopped is wrapped by a preparation that Config.Stop ended.
+var ErrStopped = hostsimd.ErrStopped
+
 // hnswM is the index's neighbours per node on its upper levels (twice that
 // on level 0), the paper's recommended value for embeddings.
 const hnswM = 16
@@ -30,8 +35,9 @@ const hnswM = 16
 // used up) or, with user nil, fresh random ones. It returns the query
 // vectors (one per batch row, the query the batch came from) and the ids
 // (rows×c). searches reports how many searches that took and visited
-// their mean distance evaluations.
-func hnswTrace(seed uint64, v []float32, n, dim, rows, c, ef int, metric ops.Metric, user []float32) (qs []float32, ids []int32, searches int, visited float64, err error) {
+// their mean distance evaluations. stop (nil: never) is polled before
+// every insertion and every search.
+func hnswTrace(seed uint64, v []float32, n, dim, rows, c, ef int, metric ops.Metric, user []float32, stop func() bool) (qs []float32, ids []int32, searches int, visited float64, err error) {
 	if n < 2 {
 		return nil, nil, 0, 0, invalid(ParamN.Name, n, "candidates hnsw: an index needs at least 2 vectors")
 	}
@@ -40,6 +46,9 @@ func hnswTrace(seed uint64, v []float32, n, dim, rows, c, ef int, metric ops.Met
 	// breadth, so a larger --ef also means a better-linked graph.
 	g := newHNSWIndex(dim, hnswM, ef, dist, seed)
 	for i := 0; i < n; i++ {
+		if stop != nil && stop() {
+			return nil, nil, 0, 0, fmt.Errorf("hnsw index build: %d of %d rows inserted: %w", i, n, ErrStopped)
+		}
 		g.add(v[i*dim : (i+1)*dim])
 	}
 	var trace []int32
@@ -48,6 +57,9 @@ func hnswTrace(seed uint64, v []float32, n, dim, rows, c, ef int, metric ops.Met
 	q := make([]float32, dim)
 	var total int
 	for len(ids) < rows*c {
+		if stop != nil && stop() {
+			return nil, nil, 0, 0, fmt.Errorf("hnsw searches: %d done: %w", searches, ErrStopped)
+		}
 		if user != nil {
 			u := searches % (len(user) / dim)
 			copy(q, user[u*dim:(u+1)*dim])

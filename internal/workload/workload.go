@@ -55,6 +55,10 @@ type Config struct {
 	VectorsFile, QueriesFile, GraphFile string
 	Vectors, Queries                    *dataset.Vectors
 	Graph                               *dataset.Graph
+	// Stop, when set, is polled by the preparations that can run long
+	// (an hnsw index's build and searches): once it reports true they
+	// return an error wrapping ErrStopped within a fraction of a second.
+	Stop func() bool
 }
 
 // cosineData is the stored vectors (c.N rows of c.Dim) and the query of
