@@ -55,7 +55,7 @@ type batchData struct {
 	bound float64 // the largest per-pair bound of f16/int8 (checkBatchBound)
 }
 
-func newBatchData(c *cosineData, n, maxQ int, seed uint64, qs []float32) *batchData {
+func newBatchData(c *cosineData, n, maxQ int, seed uint64, qs []float32) (*batchData, error) {
 	if qs == nil {
 		r := rand.New(rand.NewPCG(seed, 0x62617463))
 		qs = randVectors(r, maxQ*c.dim)
@@ -66,18 +66,26 @@ func newBatchData(c *cosineData, n, maxQ int, seed uint64, qs []float32) *batchD
 	// The queries' references are independent: one goroutine per core,
 	// each taking the next query.
 	var next atomic.Int64
+	var stopped atomic.Bool
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), maxQ) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for qi := int(next.Add(1) - 1); qi < maxQ; qi = int(next.Add(1) - 1) {
+				if c.stop != nil && c.stop() {
+					stopped.Store(true)
+					return
+				}
 				b.refs[qi] = cosineRefNorms(b.qs[qi*c.dim:(qi+1)*c.dim], v, norms, c.dim)
 			}
 		}()
 	}
 	wg.Wait()
-	return b
+	if stopped.Load() {
+		return nil, fmt.Errorf("cosine-batch references of %d queries over %d rows: %w", maxQ, n, ErrStopped)
+	}
+	return b, nil
 }
 
 func (b *batchData) check(what string, q int, out []float32) error {

@@ -142,7 +142,7 @@ func newStoredData(c *cosineData, p string) (*storedData, error) {
 func newBatchDataIn(p string, c *cosineData, n, maxQ int, seed uint64, qs []float32) (*batchData, error) {
 	switch p {
 	case PrecisionF32, "":
-		return newBatchData(c, n, maxQ, seed, qs), nil
+		return newBatchData(c, n, maxQ, seed, qs)
 	case PrecisionF16, PrecisionInt8:
 	default:
 		return nil, invalid(ParamPrecision.Name, p, "want one of %v", Precisions)
@@ -161,9 +161,16 @@ func newBatchDataIn(p string, c *cosineData, n, maxQ int, seed uint64, qs []floa
 		for i, x := range h {
 			w[i] = ops.F16ToF32(x)
 		}
-		b := newBatchData(&cosineData{dim: dim, v: w}, n, maxQ, seed, qs)
+		b, err := newBatchData(&cosineData{dim: dim, v: w, stop: c.stop}, n, maxQ, seed, qs)
+		if err != nil {
+			return nil, err
+		}
 		b.c, b.f16 = c, h
-		return checkBatchBound(p, newBatchData(c, n, maxQ, seed, qs), b, func(int, int) float64 { return f16CosTol })
+		f, err := newBatchData(c, n, maxQ, seed, qs)
+		if err != nil {
+			return nil, err
+		}
+		return checkBatchBound(p, f, b, func(int, int) float64 { return f16CosTol })
 	}
 	if dim > hostsimd.MaxInt8Dim {
 		return nil, invalid(ParamPrecision.Name, p, "dimension %d exceeds %d, the int32 sums' exact range", dim, hostsimd.MaxInt8Dim)
@@ -185,13 +192,20 @@ func newBatchDataIn(p string, c *cosineData, n, maxQ int, seed uint64, qs []floa
 		}
 		eq[j] = hostsimd.Int8RelErr(qs[j*dim:(j+1)*dim], qc, qsc[0])
 	}
-	b := newBatchData(&cosineData{dim: dim, v: int8F32(codes)}, n, maxQ, seed, qf)
+	b, err := newBatchData(&cosineData{dim: dim, v: int8F32(codes), stop: c.stop}, n, maxQ, seed, qf)
+	if err != nil {
+		return nil, err
+	}
 	b.c, b.qs, b.codes = c, qs, codes
 	ev := make([]float64, n)
 	for i := range ev {
 		ev[i] = hostsimd.Int8RelErr(c.v[i*dim:(i+1)*dim], codes[i*dim:(i+1)*dim], scales[i])
 	}
-	return checkBatchBound(p, newBatchData(c, n, maxQ, seed, qs), b, func(j, i int) float64 { return 2 * (eq[j] + ev[i]) })
+	f, err := newBatchData(c, n, maxQ, seed, qs)
+	if err != nil {
+		return nil, err
+	}
+	return checkBatchBound(p, f, b, func(j, i int) float64 { return 2 * (eq[j] + ev[i]) })
 }
 
 // checkBatchBound checks that every cosine of the stored data (b) lies

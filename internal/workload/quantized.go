@@ -189,7 +189,10 @@ func (cosineBatchWorkload) SameBytes(f32 *Prepared, q int, p string) (*Prepared,
 		return nil, 0, "", fmt.Errorf("workload: SameBytes: %T is not cosine-batch's f32 data", f32.Cases)
 	}
 	n := sameBytesRows(b.n, p)
-	sub := newBatchData(b.c, n, len(b.refs), 0, b.qs)
+	sub, err := newBatchData(b.c, n, len(b.refs), 0, b.qs)
+	if err != nil {
+		return nil, 0, "", err
+	}
 	return &Prepared{Size: f32.Size, MinBatch: f32.MinBatch, Fixed: f32.Fixed, Cases: sub}, q, "rows", nil
 }
 

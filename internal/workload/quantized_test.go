@@ -289,7 +289,11 @@ func TestQuantizedBoundCoversScoreError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := checkBatchBound(PrecisionInt8, newBatchData(data, cfg.N, cfg.Q, cfg.Seed+2, nil), b, func(int, int) float64 { return 0 }); !errors.Is(err, ErrMismatch) {
+	f, err := newBatchData(data, cfg.N, cfg.Q, cfg.Seed+2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := checkBatchBound(PrecisionInt8, f, b, func(int, int) float64 { return 0 }); !errors.Is(err, ErrMismatch) {
 		t.Errorf("int8 batch against a zero bound passed: %v", err)
 	}
 }

@@ -119,6 +119,9 @@ type cosineData struct {
 	q           []float32
 	ref         cosineRef // over all of V
 	storedLocks           // V in the other stored precisions (precision.go)
+	// stop (Config.Stop; nil: never) is polled between the queries'
+	// references of the batch built over this data.
+	stop func() bool
 }
 
 func newCosineData(seed uint64, n, dim int) *cosineData {

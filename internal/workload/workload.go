@@ -55,9 +55,11 @@ type Config struct {
 	VectorsFile, QueriesFile, GraphFile string
 	Vectors, Queries                    *dataset.Vectors
 	Graph                               *dataset.Graph
-	// Stop, when set, is polled by the preparations that can run long
-	// (an hnsw index's build and searches): once it reports true they
-	// return an error wrapping ErrStopped within a fraction of a second.
+	// Stop, when set, is polled (from several goroutines: it must be safe
+	// for concurrent use) by the preparations that can run long: hnsw's
+	// index build and searches, before each insertion and search;
+	// cosine-batch's references, between queries. Once it reports true
+	// they return an error wrapping ErrStopped.
 	Stop func() bool
 }
 
@@ -66,7 +68,9 @@ type Config struct {
 // generated from seed otherwise.
 func (c Config) cosineData(seed uint64) *cosineData {
 	if c.Vectors == nil && c.Queries == nil {
-		return newCosineData(seed, c.N, c.Dim)
+		d := newCosineData(seed, c.N, c.Dim)
+		d.stop = c.Stop
+		return d
 	}
 	r := rand.New(rand.NewPCG(seed, 0x636f73))
 	d := &cosineData{dim: c.Dim}
@@ -81,6 +85,7 @@ func (c Config) cosineData(seed uint64) *cosineData {
 		d.q = randVectors(r, c.Dim)
 	}
 	d.ref = newCosineRef(d.q, d.v, c.Dim)
+	d.stop = c.Stop
 	return d
 }
 
