@@ -60,25 +60,10 @@ func TestQuantizationOnUserVectors(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	var rep struct {
-		Verdicts, Warnings []string
-		Measurements       []struct {
-			Workload, Side, Variant string
-			Params                  []struct{ Key, Value string }
-			Bytes                   float64
-			Verified                bool
-			EndToEnd                struct{ Median float64 } `json:"end_to_end"`
-		}
-	}
-	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := decodeQuant(t, stdout)
 	seen := map[string]bool{}
 	for _, m := range rep.Measurements {
-		ps := map[string]string{}
-		for _, p := range m.Params {
-			ps[p.Key] = p.Value
-		}
+		ps := m.P
 		if !m.Verified || m.Bytes <= 0 || !(m.EndToEnd.Median > 0) || ps["n"] == "" {
 			t.Errorf("row %+v: want verified, bytes, a time and n", m)
 		}
@@ -134,24 +119,10 @@ func TestQuantizationHNSW(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	var rep struct {
-		Verdicts     []string
-		Summary      []string
-		Measurements []struct {
-			Side     string
-			Params   []struct{ Key, Value string }
-			Verified bool
-		}
-	}
-	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := decodeQuant(t, stdout)
 	seen := map[string]bool{}
 	for _, m := range rep.Measurements {
-		ps := map[string]string{}
-		for _, p := range m.Params {
-			ps[p.Key] = p.Value
-		}
+		ps := m.P
 		if !m.Verified {
 			t.Errorf("row %v not verified", m.Params)
 		}
@@ -211,23 +182,10 @@ func TestQuantizationHNSWIndexOnUserData(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	var rep struct {
-		Verdicts, Summary []string
-		Measurements      []struct {
-			Side     string
-			Params   []struct{ Key, Value string }
-			Verified bool
-		}
-	}
-	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := decodeQuant(t, stdout)
 	seen := map[string]bool{}
 	for _, m := range rep.Measurements {
-		ps := map[string]string{}
-		for _, p := range m.Params {
-			ps[p.Key] = p.Value
-		}
+		ps := m.P
 		if !m.Verified || ps["n"] != strconv.Itoa(rows) {
 			t.Errorf("row %v: want verified over the file's %d rows", m.Params, rows)
 		}
@@ -264,25 +222,49 @@ func TestQuantizationLeavesOutWhatDataCannotHold(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	var rep struct {
-		Warnings     []string
-		Measurements []struct{ Params []struct{ Key, Value string } }
-	}
-	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := decodeQuant(t, stdout)
 	if !strings.Contains(strings.Join(rep.Warnings, "\n"), "f16 left out") {
 		t.Errorf("warnings %q: want f16 left out", rep.Warnings)
 	}
 	precs := map[string]bool{}
 	for _, m := range rep.Measurements {
-		for _, p := range m.Params {
-			if p.Key == "precision" {
-				precs[p.Value] = true
-			}
-		}
+		precs[m.P["precision"]] = true
 	}
 	if !precs["f32"] || !precs["int8"] || precs["f16"] {
 		t.Errorf("precisions measured %v: want f32 and int8, no f16", precs)
 	}
+}
+
+// quantReport is what the tests read of experiment quantization's JSON
+// report; each row's parameters are in P too.
+type quantReport struct {
+	Verdicts, Warnings, Summary []string
+	Measurements                []quantRow
+}
+
+type quantRow struct {
+	Workload, Side, Variant string
+	Params                  []struct{ Key, Value string }
+	Bytes                   float64
+	Verified                bool
+	EndToEnd                struct{ Median float64 } `json:"end_to_end"`
+	P                       map[string]string        `json:"-"`
+}
+
+// decodeQuant decodes a report of experiment quantization --format json,
+// failing t when it is not one.
+func decodeQuant(t *testing.T, stdout string) quantReport {
+	t.Helper()
+	var rep quantReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	for i := range rep.Measurements {
+		m := &rep.Measurements[i]
+		m.P = map[string]string{}
+		for _, p := range m.Params {
+			m.P[p.Key] = p.Value
+		}
+	}
+	return rep
 }
