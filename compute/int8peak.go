@@ -155,11 +155,7 @@ func (b *ceilingBench) dot4Kernel(ds dot4Design, dots int) (*microKernel, error)
 func dot4Chain(w uint32, dots int) uint32 {
 	x := w
 	for range dots {
-		var s int32
-		for k := 0; k < 32; k += 8 {
-			s += int32(int8(x>>k)) * int32(int8(w>>k))
-		}
-		x = uint32(s)
+		x = uint32(dot4I8(x, w))
 	}
 	return x
 }
@@ -170,12 +166,7 @@ func dot4Chain(w uint32, dots int) uint32 {
 func dot4Acc(w uint32, dots int) uint32 {
 	a := w
 	for k := range uint32(dots) {
-		x := w ^ k
-		var s int32
-		for j := 0; j < 32; j += 8 {
-			s += int32(int8(x>>j)) * int32(int8(w>>j))
-		}
-		a += uint32(s)
+		a += uint32(dot4I8(w^k, w))
 	}
 	return a
 }
