@@ -141,7 +141,7 @@ func (h *htmlWriter) latency(r *Report) {
 			break
 		}
 		up := a.Upload[i]
-		rows = append(rows, []cell{label(sizeLabel(rb.Bytes)),
+		rows = append(rows, []cell{label(SizeLabel(rb.Bytes)),
 			num(FormatSummary(rb.Time), fmt.Sprintf("/latency/readback/%d/time/median", i), 1), num(fmt.Sprintf("%.3f GB/s", rb.GBps), fmt.Sprintf("/latency/readback/%d/gbps", i), 1e9),
 			num(FormatSummary(up.Time), fmt.Sprintf("/latency/upload/%d/time/median", i), 1), num(fmt.Sprintf("%.3f GB/s", up.GBps), fmt.Sprintf("/latency/upload/%d/gbps", i), 1e9)})
 	}
@@ -173,8 +173,9 @@ func (h *htmlWriter) latency(r *Report) {
 	}
 }
 
-// sizeLabel is a byte count in B, KiB or MiB when exact.
-func sizeLabel(n uint64) string {
+// SizeLabel is a byte count in B, KiB or MiB, the largest unit that
+// divides it exactly: 4 B, 64 KiB, 64 MiB.
+func SizeLabel(n uint64) string {
 	switch {
 	case n >= 1<<20 && n%(1<<20) == 0:
 		return fmt.Sprintf("%d MiB", n>>20)

@@ -83,23 +83,13 @@ func AnatomyLine(a *timing.Anatomy) string {
 		a.Tiny, a.Empty, timing.FormatSeconds(a.PerDispatch()))
 	if n := len(a.Readback); n > 0 {
 		p := a.Readback[n-1]
-		fmt.Fprintf(&b, ", readback %.2f GB/s at %s", p.GBps, sizeIEC(p.Bytes))
+		fmt.Fprintf(&b, ", readback %.2f GB/s at %s", p.GBps, report.SizeLabel(p.Bytes))
 	}
 	if n := len(a.Upload); n > 0 {
 		p := a.Upload[n-1]
-		fmt.Fprintf(&b, ", upload %.2f GB/s at %s", p.GBps, sizeIEC(p.Bytes))
+		fmt.Fprintf(&b, ", upload %.2f GB/s at %s", p.GBps, report.SizeLabel(p.Bytes))
 	}
 	return b.String()
-}
-
-func sizeIEC(n uint64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d B", n)
 }
 
 // RoundTripShares sets, on every GPU row, the share of its end-to-end
