@@ -5,7 +5,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -84,18 +83,8 @@ func funcName(fd *ast.FuncDecl) string {
 func moduleFuncLengths(t *testing.T, root string) (funcs []funcLength, files int) {
 	t.Helper()
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if path != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "third_party" || name == "node_modules") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+	err := walkGoFiles(root, func(path, name string) error {
+		if strings.HasSuffix(name, "_test.go") {
 			return nil
 		}
 		rel, err := filepath.Rel(root, path)

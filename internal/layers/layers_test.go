@@ -67,12 +67,11 @@ type pkg struct {
 	imports, testImports []string
 }
 
-// scan reads the imports of every package of the module under root.
-func scan(t *testing.T, root string) map[string]*pkg {
-	t.Helper()
-	out := map[string]*pkg{}
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+// walkGoFiles calls fn with the path and name of every Go file of the
+// module under root, test files included, outside hidden and underscore
+// folders, testdata, third_party and node_modules.
+func walkGoFiles(root string, fn func(path, name string) error) error {
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -86,6 +85,16 @@ func scan(t *testing.T, root string) map[string]*pkg {
 		if !strings.HasSuffix(name, ".go") {
 			return nil
 		}
+		return fn(path, name)
+	})
+}
+
+// scan reads the imports of every package of the module under root.
+func scan(t *testing.T, root string) map[string]*pkg {
+	t.Helper()
+	out := map[string]*pkg{}
+	fset := token.NewFileSet()
+	err := walkGoFiles(root, func(path, name string) error {
 		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
 		if err != nil {
 			return err
