@@ -16,23 +16,8 @@ import (
 // LoadRoute reads reports through a struct of its own: it must read what
 // the report package writes, field for field, and the schema it writes.
 func TestLoadRouteReadsWrittenReports(t *testing.T) {
-	line := func(a, b float64) *timing.Model {
-		f := timing.LinearFit{Overhead: a, PerItem: b}
-		return &timing.Model{Segments: []timing.Segment{{From: 1, To: 1 << 20, Fit: f}}, Single: f}
-	}
 	cpu, gpu := line(1e-6, 20e-9), line(20e-6, 1e-9)
-	dir := t.TempDir()
-	write := func(name string, v any) string {
-		b, err := json.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := jsonWriter(t)
 	rep := report.Report{Schema: report.SchemaVersion, BreakEvens: []report.BreakEven{
 		{Workload: "l2", Clock: "kernel", ModelA: line(1, 1), ModelB: line(1, 1)},
 		{Workload: "l2", Clock: "end-to-end", Sides: []string{"cpu", "gpu"}, ModelA: cpu, ModelB: gpu, Measured: 4096, MeasuredFound: true},
@@ -74,23 +59,8 @@ func TestLoadRouteReadsWrittenReports(t *testing.T) {
 // without the anatomy (written before it), or with another adapter's,
 // loads as before, with no floor.
 func TestLoadRouteFloorFromLatency(t *testing.T) {
-	line := func(a, b float64) *timing.Model {
-		f := timing.LinearFit{Overhead: a, PerItem: b}
-		return &timing.Model{Segments: []timing.Segment{{From: 1, To: 1 << 20, Fit: f}}, Single: f}
-	}
 	const rt = 60e-6
-	dir := t.TempDir()
-	write := func(name string, v any) string {
-		b, err := json.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := jsonWriter(t)
 	anatomy := &timing.Anatomy{Adapter: "llvmpipe", Tiny: timing.Summary{N: 40, Median: rt, Lo: 55e-6, Hi: 65e-6}}
 	be := report.BreakEven{Workload: "l2", Adapter: "llvmpipe", Clock: "end-to-end", Sides: []string{"cpu", "gpu"},
 		ModelA: line(2e-6, 10e-9), ModelB: line(1e-6, 0.5e-9)}
@@ -131,5 +101,28 @@ func TestLoadRouteFloorFromLatency(t *testing.T) {
 		if want := map[bool]int{true: 0, false: 1}[c.floor > 0]; side != want {
 			t.Errorf("%s: the first request of size 16 went to side %d, want %d (floor %v s)", c.name, side, want, c.floor)
 		}
+	}
+}
+
+// line is a model of one linear segment over 1 … 2^20.
+func line(a, b float64) *timing.Model {
+	f := timing.LinearFit{Overhead: a, PerItem: b}
+	return &timing.Model{Segments: []timing.Segment{{From: 1, To: 1 << 20, Fit: f}}, Single: f}
+}
+
+// jsonWriter returns a function writing v as JSON to a file name in a
+// temporary folder of t's, returning its path.
+func jsonWriter(t *testing.T) func(name string, v any) string {
+	dir := t.TempDir()
+	return func(name string, v any) string {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
 	}
 }
