@@ -56,11 +56,7 @@ func TestQuantizationOnUserVectors(t *testing.T) {
 		v[i] = float32(r.NormFloat64())
 	}
 	f := npyFile(t, filepath.Join(t.TempDir(), "emb.npy"), false, fmt.Sprintf("(%d, %d)", rows, d), v)
-	stdout, stderr, err := runCmd("experiment", "quantization", "--quick", "--budget", "20ms", "--vectors", f, "--format", "json")
-	if err != nil {
-		t.Fatalf("%v\n%s", err, stderr)
-	}
-	rep := decodeQuant(t, stdout)
+	rep := runQuant(t, "--vectors", f)
 	seen := map[string]bool{}
 	for _, m := range rep.Measurements {
 		ps := m.P
@@ -114,12 +110,8 @@ func TestQuantizationHNSW(t *testing.T) {
 	if testing.Short() {
 		t.Skip("measures on both sides")
 	}
-	stdout, stderr, err := runCmd("experiment", "quantization", "--quick", "--budget", "20ms", "--workloads", "hnsw",
-		"--n", "2048", "--d", "64", "--q", "8", "--c", "24", "--k", "5", "--format", "json")
-	if err != nil {
-		t.Fatalf("%v\n%s", err, stderr)
-	}
-	rep := decodeQuant(t, stdout)
+	rep := runQuant(t, "--workloads", "hnsw",
+		"--n", "2048", "--d", "64", "--q", "8", "--c", "24", "--k", "5")
 	seen := map[string]bool{}
 	for _, m := range rep.Measurements {
 		ps := m.P
@@ -177,12 +169,8 @@ func TestQuantizationHNSWIndexOnUserData(t *testing.T) {
 	dir := t.TempDir()
 	vf := npyFile(t, filepath.Join(dir, "v.npy"), false, fmt.Sprintf("(%d, %d)", rows, d), v)
 	qf := npyFile(t, filepath.Join(dir, "q.npy"), false, fmt.Sprintf("(%d, %d)", nq, d), q)
-	stdout, stderr, err := runCmd("experiment", "quantization", "--quick", "--budget", "20ms", "--workloads", "hnsw", "--candidates", "hnsw",
-		"--vectors", vf, "--queries", qf, "--c", "16", "--k", "5", "--format", "json")
-	if err != nil {
-		t.Fatalf("%v\n%s", err, stderr)
-	}
-	rep := decodeQuant(t, stdout)
+	rep := runQuant(t, "--workloads", "hnsw", "--candidates", "hnsw",
+		"--vectors", vf, "--queries", qf, "--c", "16", "--k", "5")
 	seen := map[string]bool{}
 	for _, m := range rep.Measurements {
 		ps := m.P
@@ -218,11 +206,7 @@ func TestQuantizationLeavesOutWhatDataCannotHold(t *testing.T) {
 	v := values(rows * d)
 	v[5*d+7] = 1e5
 	f := npyFile(t, filepath.Join(t.TempDir(), "big.npy"), false, fmt.Sprintf("(%d, %d)", rows, d), v)
-	stdout, stderr, err := runCmd("experiment", "quantization", "--quick", "--budget", "20ms", "--vectors", f, "--workloads", "cosine-single", "--format", "json")
-	if err != nil {
-		t.Fatalf("%v\n%s", err, stderr)
-	}
-	rep := decodeQuant(t, stdout)
+	rep := runQuant(t, "--vectors", f, "--workloads", "cosine-single")
 	if !strings.Contains(strings.Join(rep.Warnings, "\n"), "f16 left out") {
 		t.Errorf("warnings %q: want f16 left out", rep.Warnings)
 	}
@@ -251,10 +235,15 @@ type quantRow struct {
 	P                       map[string]string        `json:"-"`
 }
 
-// decodeQuant decodes a report of experiment quantization --format json,
-// failing t when it is not one.
-func decodeQuant(t *testing.T, stdout string) quantReport {
+// runQuant runs experiment quantization --quick --budget 20ms with args
+// and --format json and decodes its report, failing t when the command
+// fails or writes no report.
+func runQuant(t *testing.T, args ...string) quantReport {
 	t.Helper()
+	stdout, stderr, err := runCmd(append(append([]string{"experiment", "quantization", "--quick", "--budget", "20ms"}, args...), "--format", "json")...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
 	var rep quantReport
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatal(err)
