@@ -13,7 +13,7 @@ import (
 
 	"github.com/wgpu-prof/wgpu-prof/dispatch"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
-	"github.com/wgpu-prof/wgpu-prof/timing"
+	"github.com/wgpu-prof/wgpu-prof/timing/clock"
 )
 
 // request is a caller's call: its own input and output.
@@ -116,10 +116,6 @@ func TestRouteCarriesRequestsFrom8Goroutines(t *testing.T) {
 }
 
 func TestRouteFromReport(t *testing.T) {
-	line := func(a, b float64) *timing.Model {
-		f := timing.LinearFit{Overhead: a, PerItem: b}
-		return &timing.Model{Segments: []timing.Segment{{From: 1, To: 1 << 20, Fit: f}}, Single: f}
-	}
 	pl := report.Plan{Ops: []report.PlanOp{{Regex: `main\.sim$`, Workload: "cosine-single"}}}
 	pl.Ops[0].Route = &report.PlanRoute{Sides: []string{"own", "gpu"}, CPU: line(1e-6, 20e-9), GPU: line(20e-6, 1e-9), Crossover: 1000}
 	dir := t.TempDir()
@@ -149,19 +145,20 @@ func TestRouteFromReport(t *testing.T) {
 
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
 
-// spin busy-waits d (a sleep that short lasts the timer's resolution).
+// spin busy-waits d (a sleep that short lasts the timer's resolution) on
+// the clock the route times its calls with (timing/clock).
 func spin(d time.Duration) {
-	for t0 := time.Now(); time.Since(t0) < d; {
+	for t0 := clock.Now(); clock.Since(t0) < d; {
 	}
 }
 
-// clockStep is the smallest non-zero step of the monotonic clock seen in
-// a short loop (0 when it never moved).
+// clockStep is the smallest non-zero step of the clock the route and spin
+// use (timing/clock) seen in a short loop (0 when it never moved).
 func clockStep() time.Duration {
 	var step time.Duration
-	prev := time.Now()
+	prev := clock.Now()
 	for range 100000 {
-		now := time.Now()
+		now := clock.Now()
 		if d := now.Sub(prev); d > 0 && (step == 0 || d < step) {
 			step = d
 		}
