@@ -5,7 +5,7 @@
 #
 # usage: ./run.sh --out DIR [--tar FILE] [--backend B] [--adapter-name TEXT]
 #                 [--impl LIST] [--phases LIST] [--workloads LIST]
-#                 [--budget SECONDS] [--quick] [--allow-cpu]
+#                 [--budget SECONDS] [--quick] [--allow-cpu] [--args FLAGS]
 #
 #   --out DIR            results folder (created; must not exist or be empty)
 #   --tar FILE           the packed results (default DIR.tar.gz)
@@ -26,6 +26,9 @@
 #                        of it; default 450, so that the job and its tar fit
 #                        8 minutes; 0: no limit (--deadline is the same)
 #   --quick              pass --quick to every measuring command (a short look)
+#   --args FLAGS         more flags for every measuring command (run, the
+#                        sweeps, memory-compute, breakeven), one string, e.g.
+#                        "--n 1048576" for stored vectors far past a GPU's L2
 #   --allow-cpu          go on when the adapter is a CPU (lavapipe/llvmpipe) or
 #                        its timestamps do not work (default: stop after devices)
 #
@@ -49,7 +52,7 @@ set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 bin=$here/wgpu-prof
-out= tarfile= backend=vulkan adapter_name= impls=wgpu-native,dawn phases=all only= deadline=450 quick= allow_cpu=
+out= tarfile= backend=vulkan adapter_name= impls=wgpu-native,dawn phases=all only= deadline=450 quick= allow_cpu= extra=
 usage() { sed -n '2,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'; }
 need() { [ $# -ge 2 ] && [ -n "$2" ] || { echo "run.sh: $1 needs a value" >&2; exit 2; }; }
 while [ $# -gt 0 ]; do
@@ -64,6 +67,7 @@ while [ $# -gt 0 ]; do
     --budget|--deadline) need "$@"; deadline=$2; shift 2 ;;
     --quick) quick=--quick; shift ;;
     --allow-cpu) allow_cpu=1; shift ;;
+    --args) need "$@"; extra=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "run.sh: unknown argument '$1' (see ./run.sh --help)" >&2; exit 2 ;;
   esac
@@ -198,7 +202,7 @@ say "   $("$bin" version 2>&1)"
   echo "cpu         $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2-) ($(nproc 2>/dev/null) threads)"
   echo "memory      $(grep -m1 MemTotal /proc/meminfo 2>/dev/null)"
   echo "tool        $("$bin" version 2>&1)"
-  echo "job         run.sh --backend $backend${adapter_name:+ --adapter-name $adapter_name} --impl $impls --phases $phases${only:+ --workloads $only}${deadline:+ --budget $deadline}${quick:+ --quick}"
+  echo "job         run.sh --backend $backend${adapter_name:+ --adapter-name $adapter_name} --impl $impls --phases $phases${only:+ --workloads $only}${deadline:+ --budget $deadline}${quick:+ --quick}${extra:+ --args \"$extra\"}"
   echo; echo "== environment (VK_*, WGPU_*, __EGL*)"; env | grep -E '^(VK_|WGPU_|__EGL)' | sort
   echo; echo "== Vulkan loader"; ldconfig -p 2>/dev/null | grep -i vulkan || echo "(ldconfig lists no libvulkan)"
   echo; echo "== Vulkan driver manifests"
@@ -274,27 +278,27 @@ if want run; then
   # The run step takes at most 60% of the budget, leaving the rest to the
   # phases after it.
   [ -n "$deadline" ] && step_cap=$((deadline * 6 / 10))
-  step run run "${dev[@]}" --impl "$impls" $quick "${ws[@]}" --out "$out/run" "${plot[@]}" --trace --dump-shaders
+  step run run "${dev[@]}" --impl "$impls" $quick $extra "${ws[@]}" --out "$out/run" "${plot[@]}" --trace --dump-shaders
   step_cap=
 fi
 if want sweep-workgroup; then
   for w in $(list sweep-workgroup); do
-    step "sweep-workgroup-$w" sweep workgroup --kernel "$w" --sizes 32,64,128,256,512,1024 "${dev1[@]}" $quick --out "$out/sweep-workgroup-$w" "${plot[@]}"
+    step "sweep-workgroup-$w" sweep workgroup --kernel "$w" --sizes 32,64,128,256,512,1024 "${dev1[@]}" $quick $extra --out "$out/sweep-workgroup-$w" "${plot[@]}"
   done
 fi
 if want sweep-tile; then
   for w in $(list sweep-tile); do
-    step "sweep-tile-$w" sweep tile --kernel "$w" --variant tiled --tiles 16,32,64,128 "${dev1[@]}" $quick --out "$out/sweep-tile-$w" "${plot[@]}"
+    step "sweep-tile-$w" sweep tile --kernel "$w" --variant tiled --tiles 16,32,64,128 "${dev1[@]}" $quick $extra --out "$out/sweep-tile-$w" "${plot[@]}"
   done
 fi
 if want memory-compute; then
   for w in $(list memory-compute); do
-    step "memory-compute-$w" experiment memory-compute --kernel "$w" "${dev1[@]}" $quick --out "$out/memory-compute-$w" "${plot[@]}"
+    step "memory-compute-$w" experiment memory-compute --kernel "$w" "${dev1[@]}" $quick $extra --out "$out/memory-compute-$w" "${plot[@]}"
   done
 fi
 if want breakeven; then
   for w in $(list all); do
-    step "breakeven-$w" breakeven --kernel "$w" "${dev1[@]}" $quick --out "$out/breakeven-$w" "${plot[@]}"
+    step "breakeven-$w" breakeven --kernel "$w" "${dev1[@]}" $quick $extra --out "$out/breakeven-$w" "${plot[@]}"
   done
 fi
 

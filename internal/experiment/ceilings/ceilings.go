@@ -572,6 +572,9 @@ func cpuCeilings(e *env.Env, cpuBytes int64, rep *report.Report) (hostsimd.Ceili
 		return all, err
 	}
 	rep.Ceilings.CPU = keys
+	if n := StreamArrayNote(keys, all.Bytes); n != "" {
+		rep.Summary = append(rep.Summary, n)
+	}
 	rep.CeilingPasses = append(rep.CeilingPasses, report.CeilingPass{Key: "read_gbs", GBs: all.ReadGBs, Bytes: float64(all.Bytes),
 		State: experiment.SpanState(before, experiment.ProbeState(e.Host.ThreadCount())), Why: "first"})
 	return all, nil

@@ -191,6 +191,9 @@ func (hr *hostRun) ceilings() error {
 		return env.Stopped(err)
 	}
 	hr.all = all
+	if n := StreamArrayNote(keys, all.Bytes); n != "" {
+		rep.Summary = append(rep.Summary, n)
+	}
 	rep.CeilingPasses = append(rep.CeilingPasses, report.CeilingPass{Key: "read_gbs", GBs: all.ReadGBs, Bytes: float64(all.Bytes),
 		State: experiment.SpanState(before, experiment.ProbeState(cfg.Ceiling.Threads)), Why: "first"})
 	if rep.Ceilings.CPU == nil {

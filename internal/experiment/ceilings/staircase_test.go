@@ -118,6 +118,33 @@ func TestStreamIntoCPUCeilings(t *testing.T) {
 	}
 }
 
+// TestStreamIntoCPUCeilingsPastTheStreamLimit: ceilings' arrays larger
+// than BabelStream's element limit run the stream kernels at the limit
+// (not an error that stops the run), and the summary note says so.
+func TestStreamIntoCPUCeilingsPastTheStreamLimit(t *testing.T) {
+	defer func(n int) { streamMaxElements = n }(streamMaxElements)
+	streamMaxElements = 1 << 16
+	c := hostsimd.Ceilings{Bytes: 4 << 20, Threads: 1}
+	keys, err := streamIntoCPUCeilings(hostsimd.Host{}, &c, nil)
+	if err != nil {
+		t.Fatalf("ceilings past the stream limit: %v", err)
+	}
+	if keys["stream_array_bytes"] != 4<<16 {
+		t.Errorf("stream_array_bytes = %v, want %d", keys["stream_array_bytes"], 4<<16)
+	}
+	n := StreamArrayNote(keys, c.Bytes)
+	if !strings.Contains(n, "256 KiB per array") || !strings.Contains(n, "65536 elements") || !strings.Contains(n, "ceilings' 4 MiB per array") {
+		t.Errorf("note %q", n)
+	}
+	streamMaxElements = 1 << 30
+	if keys, err = streamIntoCPUCeilings(hostsimd.Host{}, &c, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := StreamArrayNote(keys, c.Bytes); n != "" {
+		t.Errorf("within the limit, a note: %q", n)
+	}
+}
+
 // TestNameByCPUID: plateaus are named after the reported cache nearest
 // their last working set, so an L2 merged into the LLC's plateau does not
 // turn the L1 plateau into "l2".

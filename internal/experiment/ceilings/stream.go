@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 
 	"github.com/wgpu-prof/wgpu-prof/compute"
@@ -155,9 +156,15 @@ func streamRates(rows []stream.Stats) map[stream.Kernel]float64 {
 // and triad ceilings where a stream kernel was faster: a ceiling is the
 // best this machine does, whichever kernel did it. It returns the stream
 // kernels' rates as report keys (stream_<kernel>_gbs).
+//
+// BabelStream's arrays hold at most stream.MaxArraySize elements: where
+// c.Bytes is larger, the kernels run over that many (still past every
+// cache level the plan sized c.Bytes for), and the stream_array_bytes
+// key, which StreamArrayNote reads, says so.
 func streamIntoCPUCeilings(h hostsimd.Host, c *hostsimd.Ceilings, stop func() bool) (map[string]float64, error) {
 	runtime.GC() // the ceiling arrays are garbage: do not hold both sets
-	r, err := h.RunStream(hostsimd.StreamOpts{ArraySize: int(c.Bytes / 4), NumTimes: streamCeilingRuns, Threads: c.Threads, Stop: stop})
+	elems := int(min(c.Bytes/4, int64(streamMaxElements)))
+	r, err := h.RunStream(hostsimd.StreamOpts{ArraySize: elems, NumTimes: streamCeilingRuns, Threads: c.Threads, Stop: stop})
 	if errors.Is(err, hostsimd.ErrStopped) {
 		return nil, err
 	}
@@ -174,7 +181,25 @@ func streamIntoCPUCeilings(h hostsimd.Host, c *hostsimd.Ceilings, stop func() bo
 	}
 	c.CopyGBs = max(c.CopyGBs, rates[stream.Copy])
 	c.TriadGBs = max(c.TriadGBs, rates[stream.Triad])
-	return streamKeys(rates), nil
+	keys := streamKeys(rates)
+	keys["stream_array_bytes"] = float64(4 * int64(elems))
+	return keys, nil
+}
+
+// streamMaxElements is BabelStream's array limit (a variable so that a
+// test can reach the limit without allocating 8 GiB).
+var streamMaxElements = stream.MaxArraySize
+
+// StreamArrayNote is the summary line saying that the CPU stream kernels
+// ran over smaller arrays than the ceilings' bytes per array (BabelStream's
+// element limit), or "" when they ran over the same bytes.
+func StreamArrayNote(keys map[string]float64, ceilingBytes int64) string {
+	sb, ok := keys["stream_array_bytes"]
+	if !ok || sb >= float64(ceilingBytes) {
+		return ""
+	}
+	return fmt.Sprintf("cpu stream kernels over %s per array, BabelStream's limit of %d elements, below the ceilings' %s per array",
+		experiment.FmtBytes(sb), streamMaxElements, experiment.FmtBytes(float64(ceilingBytes)))
 }
 
 func streamKeys(rates map[stream.Kernel]float64) map[string]float64 {
