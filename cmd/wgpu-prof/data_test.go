@@ -73,10 +73,15 @@ func TestDataFiles(t *testing.T) {
 		"fortran": npyFile(t, filepath.Join(dir, "f.npy"), true, fmt.Sprintf("(%d, %d)", rows, d), values(rows*d)),
 		"3d":      npyFile(t, filepath.Join(dir, "c.npy"), false, fmt.Sprintf("(4, %d, %d)", rows/4, d), values(rows*d)),
 	}
+	edges := filepath.Join(dir, "edges.txt")
+	if err := os.WriteFile(edges, []byte("0 1\n1 2\n2 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
+		{[]string{"breakeven", "--kernel", "spread-uniform", "--graph", edges, "--nodes", "3"}, "--nodes 3: " + edges + ` line 3 ("2 3") has an edge to node 3, past the 3 nodes allowed`},
 		{[]string{"breakeven", "--kernel", "cosine-single", "--vectors", bad["nan"]}, "--vectors " + bad["nan"] + ": row 17, column 3 is NaN"},
 		{[]string{"breakeven", "--kernel", "cosine-single", "--vectors", bad["fortran"]}, "Fortran (column-major) order"},
 		{[]string{"breakeven", "--kernel", "cosine-single", "--vectors", bad["3d"]}, "is 3-D: want a 2-D array"},

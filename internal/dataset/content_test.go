@@ -3,6 +3,7 @@ package dataset
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -148,5 +149,35 @@ func TestGraphContent(t *testing.T) {
 	g, err := LoadGraph(write(t, "g.csv", []byte("0,1\n1, 2,0.5\n")), GraphOptions{})
 	if err != nil || g.Nodes != 3 || len(g.Src) != 2 || g.Weight[1] != 0.5 {
 		t.Errorf("comma-separated edges: %v %+v", err, g)
+	}
+}
+
+// A graph read for fewer nodes than its edges reach is refused at the
+// first edge past the limit, naming the line and the node, in both
+// formats; an edge to the last node allowed is kept.
+func TestGraphNodeLimit(t *testing.T) {
+	for _, c := range []struct {
+		name, text string
+		line       int
+		node       int64
+	}{
+		{"e.txt", "0 1\n2 1\n1 3\n3 0\n", 3, 3},
+		{"e.txt", "0 1\n# c\n3 2\n", 3, 3},
+		// .mtx entry (i, j) is an edge from j−1 to i−1.
+		{"g.mtx", "%%MatrixMarket matrix coordinate real general\n4 4 3\n2 1 1\n1 4 1\n3 2 1\n", 4, 3},
+	} {
+		_, err := LoadGraph(write(t, c.name, []byte(c.text)), GraphOptions{MaxNodes: 3})
+		var ne *NodeRangeError
+		if !errors.As(err, &ne) || ne.Line != c.line || ne.Node != c.node || ne.Limit != 3 {
+			t.Errorf("%s %q: got %v, want line %d node %d limit 3", c.name, c.text, err, c.line, c.node)
+			continue
+		}
+		if want := fmt.Sprintf("line %d", c.line); !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "node 3, past the 3 nodes allowed (ids 0 … 2)") {
+			t.Errorf("%s: %q names neither %q nor the node and limit", c.name, err, want)
+		}
+	}
+	g, err := LoadGraph(write(t, "e.txt", []byte("0 1\n2 1\n1 2\n")), GraphOptions{MaxNodes: 3})
+	if err != nil || g.Nodes != 3 || len(g.Src) != 3 {
+		t.Errorf("every edge inside the limit: %v %+v", err, g)
 	}
 }

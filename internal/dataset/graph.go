@@ -32,6 +32,23 @@ type GraphOptions struct {
 	// limit): checked against the file's size (an edge takes at least 4
 	// bytes of text) before anything is allocated, and again as it grows.
 	MaxBytes uint64
+	// MaxNodes refuses an edge reaching node MaxNodes or past it (0: no
+	// limit) with a *NodeRangeError naming its line, so that a graph read
+	// for fewer nodes than it holds never loses an edge in silence.
+	MaxNodes int
+}
+
+// NodeRangeError is an edge of a graph file reaching a node at or past
+// GraphOptions.MaxNodes.
+type NodeRangeError struct {
+	Line  int    // the file's line, 1-based
+	Text  string // what the line holds
+	Node  int64  // the node id past the limit, 0-based
+	Limit int    // the nodes allowed: ids 0 … Limit−1
+}
+
+func (e *NodeRangeError) Error() string {
+	return fmt.Sprintf("line %d (%q) has an edge to node %d, past the %d nodes allowed (ids 0 … %d)", e.Line, e.Text, e.Node, e.Limit, e.Limit-1)
 }
 
 // graphFormats says what LoadGraph reads.
@@ -115,7 +132,7 @@ type graphReader struct {
 	mtx       bool
 	symmetric bool
 	rows, nnz int
-	maxID     int64 // the largest node id of an edge list
+	maxID     int64 // the largest node id of an edge read
 }
 
 // bad is a FormatError naming the line.
@@ -203,7 +220,7 @@ func (gr *graphReader) edges() error {
 		if err != nil {
 			return err
 		}
-		if err := gr.add(a, b, w); err != nil {
+		if err := gr.add(t, a, b, w); err != nil {
 			return err
 		}
 	}
@@ -236,8 +253,8 @@ func (gr *graphReader) parseEdge(t string) (a, b int64, w float64, err error) {
 
 // add appends the edge of a line: an .mtx entry (a, b) is an edge from
 // node b−1 to node a−1 (both ways when symmetric), an edge list's a b an
-// edge from a to b.
-func (gr *graphReader) add(a, b int64, w float64) error {
+// edge from a to b. t is the line's text, for errors.
+func (gr *graphReader) add(t string, a, b int64, w float64) error {
 	g := gr.g
 	var src, dst int64
 	if gr.mtx {
@@ -254,11 +271,14 @@ func (gr *graphReader) add(a, b int64, w float64) error {
 			return gr.bad(gr.line, "node id out of range [0, 2³¹−1)")
 		}
 		src, dst = a, b
-		gr.maxID = max(gr.maxID, a, b)
 		if gr.opts.MaxBytes > 0 && uint64(len(g.Src)+1)*edgeBytes > gr.opts.MaxBytes {
 			return fmt.Errorf("past %d edges at line %d the graph needs more than the %d bytes of memory allowed", len(g.Src), gr.line, gr.opts.MaxBytes)
 		}
 	}
+	if limit := int64(gr.opts.MaxNodes); limit > 0 && max(src, dst) >= limit {
+		return &NodeRangeError{Line: gr.line, Text: t, Node: max(src, dst), Limit: gr.opts.MaxNodes}
+	}
+	gr.maxID = max(gr.maxID, src, dst)
 	g.Src, g.Dst, g.Weight = append(g.Src, int32(src)), append(g.Dst, int32(dst)), append(g.Weight, float32(w))
 	if gr.symmetric && src != dst {
 		g.Src, g.Dst, g.Weight = append(g.Src, int32(dst)), append(g.Dst, int32(src)), append(g.Weight, float32(w))

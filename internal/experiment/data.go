@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -17,8 +18,9 @@ import (
 // before anything is measured, and sets the sizes they fix: d and n from
 // the vectors, q from the queries, nodes and degree from the graph. A
 // size the caller set explicitly (set reports which) must agree: d equal
-// to the file's (a raw float32 file needs it), n, q or nodes at most the
-// file's rows, which then selects a prefix. Every workload selected must
+// to the file's (a raw float32 file needs it), n or q at most the file's
+// rows, which then selects a prefix, nodes at most the graph's and
+// reaching every node an edge of it does (no edge is dropped). Every workload selected must
 // read each file given. Errors are UsageErrors naming the parameter.
 func (c *RunConfig) LoadData(set func(name string) bool) error {
 	return env.Usage(c.loadData(set))
@@ -110,11 +112,22 @@ func (c *RunConfig) loadQueries(set func(name string) bool, opts dataset.VectorO
 }
 
 // loadGraph reads --graph, if given, and sets nodes and degree from it.
+// An explicit nodes below the file's is refused at the first edge it
+// would drop, naming the line: every edge of the file is used.
 func (c *RunConfig) loadGraph(set func(name string) bool, maxBytes uint64) error {
 	if c.GraphFile == "" {
 		return nil
 	}
-	g, err := dataset.LoadGraph(c.GraphFile, dataset.GraphOptions{MaxBytes: maxBytes})
+	opts := dataset.GraphOptions{MaxBytes: maxBytes}
+	if set(workload.ParamNodes.Name) && c.Nodes > 0 {
+		opts.MaxNodes = c.Nodes
+	}
+	g, err := dataset.LoadGraph(c.GraphFile, opts)
+	var ne *dataset.NodeRangeError
+	if errors.As(err, &ne) {
+		return env.Invalid(workload.ParamNodes.Name, c.Nodes, "%s %s: every edge of the file is used, so --%s must cover its nodes (omit it to read them all)",
+			c.GraphFile, ne, workload.ParamNodes.Name)
+	}
 	if err != nil {
 		return c.fileErr(workload.ParamGraph, err)
 	}

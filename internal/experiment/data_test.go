@@ -87,3 +87,37 @@ func TestLoadData(t *testing.T) {
 		t.Errorf("Inf row: %v", err)
 	}
 }
+
+// A graph whose edges reach past an explicit --nodes is refused, naming
+// the file, the line, the node and the limit, instead of dropping the
+// edge; --nodes covering every edge, or omitted, reads the whole graph.
+func TestLoadGraphNodesDropNoEdge(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "edges.txt")
+	if err := os.WriteFile(p, []byte("0 1\n1 2\n2 0\n# last\n2 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	nodes := func(s string) bool { return s == "nodes" }
+	c := RunConfig{Workloads: []string{"spread-uniform"}}
+	c.GraphFile, c.Nodes = p, 3
+	c.Defaults()
+	err := c.LoadData(nodes)
+	if !env.IsUsage(err) {
+		t.Fatalf("nodes 3 with an edge to node 3: %v, want a usage error", err)
+	}
+	for _, want := range []string{"nodes 3: ", p, "line 5", "node 3, past the 3 nodes allowed (ids 0 … 2)"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q lacks %q", err, want)
+		}
+	}
+	for _, tc := range []struct {
+		nodes int
+		set   func(string) bool
+	}{{4, nodes}, {0, func(string) bool { return false }}} {
+		c = RunConfig{Workloads: []string{"spread-uniform"}}
+		c.GraphFile, c.Nodes = p, tc.nodes
+		c.Defaults()
+		if err := c.LoadData(tc.set); err != nil || c.Nodes != 4 || len(c.Graph.Src) != 4 {
+			t.Errorf("nodes %d: %v, nodes %d", tc.nodes, err, c.Nodes)
+		}
+	}
+}
