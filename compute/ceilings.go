@@ -1,6 +1,8 @@
 package compute
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -54,6 +56,23 @@ type CeilingDesign struct {
 	GBs  float64
 }
 
+// CeilingFailure is a ceiling design left out because its output failed
+// verification: its kind (read, write, copy, fma), name and the check's
+// error.
+type CeilingFailure struct {
+	Kind, Name string
+	Err        error
+}
+
+// FailedLines are warnings naming each design in Failed, one line each.
+func (c Ceilings) FailedLines() []string {
+	var out []string
+	for _, f := range c.Failed {
+		out = append(out, fmt.Sprintf("gpu %s ceiling: design %s failed verification and was left out: %v", f.Kind, f.Name, f.Err))
+	}
+	return out
+}
+
 // FMAPoint is one point of the empirical roofline.
 type FMAPoint struct {
 	// Intensity is flops per byte moved (read + written).
@@ -87,6 +106,10 @@ type Ceilings struct {
 	// (x*a+b, four interleaved elements) at the highest.
 	FMADesign string
 	FMATried  []CeilingDesign
+	// Failed are the designs whose output failed verification, left out
+	// of every ceiling above; a kind with no verified design is an error
+	// of MeasureCeilings instead.
+	Failed []CeilingFailure
 	// Timed is "timestamps" when every number is GPU kernel time from
 	// timestamp queries, "host clock" when timestamps were unavailable or
 	// implausible for any kernel (then every number is host time around
@@ -119,6 +142,7 @@ type microKernel struct {
 type runTimes struct {
 	host, kernel time.Duration // best of runs
 	kernelValid  bool
+	failed       error // the design's output failed verification: left out
 }
 
 // ceilingBench holds the buffers shared by the micro-kernels.
@@ -189,12 +213,23 @@ func MeasureCeilings(d *wgpu.Device, opts CeilingOptions) (Ceilings, error) {
 		if opts.Stop != nil && opts.Stop() {
 			return Ceilings{}, fmt.Errorf("%s: %w", op, ErrStopped)
 		}
-		if times[i], err = b.measure(k, opts.Runs, timer); err != nil {
+		times[i], err = b.measure(k, opts.Runs, timer)
+		if errors.Is(err, ErrVerify) {
+			// A design whose output is wrong sets no ceiling; the
+			// verified designs of its kind still do, and Failed names it.
+			times[i].failed = err
+			continue
+		}
+		if err != nil {
 			return Ceilings{}, fmt.Errorf("%s: %w", op, err)
 		}
 		allKernel = allKernel && times[i].kernelValid
 	}
-	return ks.ceilings(times, allKernel, opts.Bytes, wg), nil
+	c, err := ks.ceilings(times, allKernel, opts.Bytes, wg)
+	if err != nil {
+		return Ceilings{}, fmt.Errorf("%s: %w", op, err)
+	}
+	return c, nil
 }
 
 // ceilingDefaults fills opts' defaults, checks it against d's limits and
@@ -310,7 +345,7 @@ func (b *ceilingBench) ceilingKernels(intensities []float64) (ceilingSet, error)
 // ceilings turns the kernels' times into rates (the kernel clock when
 // every kernel had valid timestamps, else the host clock) and picks the
 // best design of each ceiling.
-func (s ceilingSet) ceilings(times []runTimes, allKernel bool, bytes uint64, wg int) Ceilings {
+func (s ceilingSet) ceilings(times []runTimes, allKernel bool, bytes uint64, wg int) (Ceilings, error) {
 	kernels := s.all
 	c := Ceilings{Bytes: bytes, Workgroup: wg, Timed: timedHost}
 	if allKernel {
@@ -323,23 +358,50 @@ func (s ceilingSet) ceilings(times []runTimes, allKernel bool, bytes uint64, wg 
 		}
 		return amount / t.Seconds() / 1e9
 	}
-	best := func(base, from, to int) (float64, string, []CeilingDesign) {
-		r, name := rate(base, kernels[base].bytes), kernels[base].name
-		tried := []CeilingDesign{{name, r}}
-		for i := from; i < to; i++ {
+	fail := func(kind string, i int) {
+		c.Failed = append(c.Failed, CeilingFailure{Kind: kind, Name: kernels[i].name, Err: times[i].failed})
+	}
+	// best is the fastest verified design of base and from..to.
+	best := func(kind string, base, from, to int) (float64, string, []CeilingDesign, error) {
+		var r float64
+		var name string
+		var tried []CeilingDesign
+		var first error
+		for _, i := range append([]int{base}, seq(from, to)...) {
+			if times[i].failed != nil {
+				fail(kind, i)
+				first = cmp.Or(first, times[i].failed)
+				continue
+			}
 			x := rate(i, kernels[i].bytes)
 			tried = append(tried, CeilingDesign{kernels[i].name, x})
-			if x > r {
+			if name == "" || x > r {
 				r, name = x, kernels[i].name
 			}
 		}
-		return r, name, tried
+		if name == "" {
+			return 0, "", nil, fmt.Errorf("no %s design passed verification (%d tried), the first: %w", kind, 1+to-from, first)
+		}
+		return r, name, tried, nil
 	}
-	c.ReadGBs, c.ReadDesign, c.ReadTried = best(0, s.nbase, s.nreads)
-	c.WriteGBs, c.WriteDesign, c.WriteTried = best(1, s.nreads, s.nwrites)
-	c.CopyGBs, c.CopyDesign, c.CopyTried = best(2, s.nwrites, s.ncopies)
+	var err error
+	if c.ReadGBs, c.ReadDesign, c.ReadTried, err = best("read", 0, s.nbase, s.nreads); err != nil {
+		return Ceilings{}, err
+	}
+	if c.WriteGBs, c.WriteDesign, c.WriteTried, err = best("write", 1, s.nreads, s.nwrites); err != nil {
+		return Ceilings{}, err
+	}
+	if c.CopyGBs, c.CopyDesign, c.CopyTried, err = best("copy", 2, s.nwrites, s.ncopies); err != nil {
+		return Ceilings{}, err
+	}
+	var firstFMA error
 	for i := 3; i < s.nbase; i++ {
 		k := kernels[i]
+		if times[i].failed != nil {
+			fail("fma", i)
+			firstFMA = cmp.Or(firstFMA, times[i].failed)
+			continue
+		}
 		p := FMAPoint{Intensity: k.flops / k.bytes, GFLOPs: rate(i, k.flops), GBs: rate(i, k.bytes)}
 		c.FMA = append(c.FMA, p)
 		c.FMATried = append(c.FMATried, CeilingDesign{k.name, p.GFLOPs})
@@ -348,6 +410,11 @@ func (s ceilingSet) ceilings(times []runTimes, allKernel bool, bytes uint64, wg 
 	// peak) where faster.
 	for i := s.ncopies; i < len(kernels); i++ {
 		k := kernels[i]
+		if times[i].failed != nil {
+			fail("fma", i)
+			firstFMA = cmp.Or(firstFMA, times[i].failed)
+			continue
+		}
 		g := rate(i, k.flops)
 		c.FMATried = append(c.FMATried, CeilingDesign{k.name, g})
 		for j := range c.FMA {
@@ -356,12 +423,24 @@ func (s ceilingSet) ceilings(times []runTimes, allKernel bool, bytes uint64, wg 
 			}
 		}
 	}
+	if len(c.FMATried) == 0 {
+		return Ceilings{}, fmt.Errorf("no fma design passed verification, the first: %w", firstFMA)
+	}
 	for _, d := range c.FMATried {
 		if d.GBs > c.PeakGFLOPs {
 			c.PeakGFLOPs, c.FMADesign = d.GBs, d.Name
 		}
 	}
-	return c
+	return c, nil
+}
+
+// seq is from, from+1, …, to-1.
+func seq(from, to int) []int {
+	out := make([]int, 0, max(0, to-from))
+	for i := from; i < to; i++ {
+		out = append(out, i)
+	}
+	return out
 }
 
 func newCeilingBench(d *wgpu.Device, bytes uint64, wg int) (*ceilingBench, error) {

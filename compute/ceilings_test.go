@@ -5,6 +5,7 @@ package compute
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -324,5 +325,48 @@ func TestMemComputeVerifierRejects(t *testing.T) {
 			t.Errorf("%s: wrong reference accepted (err %v)", c.variant, err)
 		}
 		*c.want -= 1e-2
+	}
+}
+
+// TestCeilingsLeaveOutFailedDesigns: a design whose output failed
+// verification sets no ceiling, even when its time is the fastest; it is
+// named in Failed; and a kind whose every design failed is an error, not
+// a ceiling from nothing.
+func TestCeilingsLeaveOutFailedDesigns(t *testing.T) {
+	mk := func(name string, bytes, flops float64) *microKernel {
+		return &microKernel{name: name, bytes: bytes, flops: flops}
+	}
+	// read, fill, copy, fma@1, then one more design of each kind.
+	s := ceilingSet{all: []*microKernel{
+		mk("read-a", 1e9, 0), mk("fill-a", 1e9, 0), mk("copy-a", 2e9, 0), mk("fma-a", 1e9, 1e9),
+		mk("read-b", 1e9, 0), mk("fill-b", 1e9, 0), mk("copy-b", 2e9, 0), mk("fma-b", 1e9, 1e9),
+	}, nbase: 4, nreads: 5, nwrites: 6, ncopies: 7}
+	bad := fmt.Errorf("micro_fill: element 0 lane 0 = NaN, want 0: %w", ErrVerify)
+	times := make([]runTimes, len(s.all))
+	for i := range times {
+		times[i] = runTimes{host: time.Second, kernel: time.Second, kernelValid: true}
+	}
+	times[1] = runTimes{host: time.Millisecond, kernel: time.Millisecond, failed: bad} // fastest, but wrong
+	c, err := s.ceilings(times, true, 1e9, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.WriteDesign != "fill-b" || c.WriteGBs != 1 {
+		t.Errorf("write ceiling %v GB/s by %q, want 1 by fill-b (fill-a failed)", c.WriteGBs, c.WriteDesign)
+	}
+	if len(c.WriteTried) != 1 || len(c.Failed) != 1 || c.Failed[0].Name != "fill-a" || c.Failed[0].Kind != "write" || !errors.Is(c.Failed[0].Err, ErrVerify) {
+		t.Errorf("tried %v, failed %v", c.WriteTried, c.Failed)
+	}
+	if l := c.FailedLines(); len(l) != 1 || !strings.HasPrefix(l[0], "gpu write ceiling: design fill-a failed verification and was left out: micro_fill: element 0") {
+		t.Errorf("FailedLines %q", l)
+	}
+	times[5].failed = bad
+	if _, err := s.ceilings(times, true, 1e9, 64); !errors.Is(err, ErrVerify) || !strings.Contains(err.Error(), "no write design") {
+		t.Errorf("every write design failed: err = %v", err)
+	}
+	times[1].failed, times[5].failed = nil, nil
+	times[3].failed, times[7].failed = bad, bad
+	if _, err := s.ceilings(times, true, 1e9, 64); !errors.Is(err, ErrVerify) || !strings.Contains(err.Error(), "no fma design") {
+		t.Errorf("every fma design failed: err = %v", err)
 	}
 }

@@ -526,6 +526,7 @@ func gpuCeilings(e *env.Env, gpuBytes uint64, quick bool, rep *report.Report) (c
 	if err != nil {
 		return gc, fmt.Errorf("gpu ceilings: %w", err)
 	}
+	rep.Warnings = append(rep.Warnings, gc.FailedLines()...)
 	// BabelStream's kernels over the same bytes join the read and copy
 	// ceilings where faster (not under --quick: five kernels × runs over
 	// the DRAM-level arrays cost more than the ceilings themselves on a

@@ -136,6 +136,7 @@ func Run(e *env.Env, cfg Config, rep *report.Report) error {
 		return fmt.Errorf("gpu ceilings: %w", err)
 	}
 	rep.Ceilings.GPU = map[string]float64{"read_gbs": gc.ReadGBs, "write_gbs": gc.WriteGBs, "copy_gbs": gc.CopyGBs, "fma_gflops": gc.PeakGFLOPs}
+	rep.Warnings = append(rep.Warnings, gc.FailedLines()...)
 
 	name := "kernel:" + filepath.Base(cfg.File)
 	sw := report.Sweep{Name: cfg.SweepName, Workload: name, Side: report.SideGPU}

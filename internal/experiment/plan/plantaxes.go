@@ -114,6 +114,7 @@ func GPURoof(e *env.Env, bytes uint64, withInt8 bool, rep *report.Report) (timin
 		return timing.Roof{}, fmt.Errorf("gpu ceilings: %w", err)
 	}
 	rep.Ceilings.GPU = map[string]float64{"read_gbs": gc.ReadGBs, "write_gbs": gc.WriteGBs, "copy_gbs": gc.CopyGBs, "fma_gflops": gc.PeakGFLOPs}
+	rep.Warnings = append(rep.Warnings, gc.FailedLines()...)
 	if i8 > 0 {
 		rep.Ceilings.GPU[report.Int8PeakKey] = i8
 	}
