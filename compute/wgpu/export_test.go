@@ -1,5 +1,7 @@
 package wgpu
 
+import "time"
+
 // Hooks into the WGSL scanner for the external test package.
 
 // ScannedEntry is one @compute entry point found by the scanner.
@@ -33,3 +35,8 @@ var TicksToDuration = ticksToDuration
 
 // PassTimes is passTimes, for the tick-pair test.
 var PassTimes = passTimes
+
+// SetWaitTimeout changes d's wait timeout between calls, so a test can
+// time work with a generous timeout first and then set the one it is
+// about relative to that.
+func SetWaitTimeout(d *Device, t time.Duration) { d.timeout = t }
