@@ -292,7 +292,7 @@ func NoiseLine(n *Noise) string {
 	}
 	s := fmt.Sprintf("host noisy: %d of %d medians with a 95%% CI wider than ±%.0f%%", n.Noisy, n.Measurements, 100*n.CILimit)
 	if n.Load > 0 && n.Cores > 0 {
-		s += fmt.Sprintf(", load %.1f on %d cores", n.Load, n.Cores)
+		s += fmt.Sprintf(", load %.1f on %s", n.Load, Cores(n.Cores))
 	}
 	return s + " — verdicts resting on them marked tentative"
 }

@@ -79,7 +79,7 @@ func (h *htmlWriter) page(r *Report) {
 		meta = append(meta, [2]string{"webgpu", implsLabel(r)})
 	}
 	meta = append(meta, [][2]string{
-		{"host", fmt.Sprintf("%s, %d cores, SIMD %s", orDash(r.Host.CPU), r.Host.Cores, orDash(r.Host.SIMDLevel))},
+		{"host", fmt.Sprintf("%s, %s, SIMD %s", orDash(r.Host.CPU), Cores(r.Host.Cores), orDash(r.Host.SIMDLevel))},
 		{"wgpu-native", orDash(r.WgpuNativeVersion)},
 		{"schema", r.Schema},
 	}...)

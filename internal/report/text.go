@@ -148,7 +148,7 @@ func (t *textWriter) header(r *Report) {
 	rows = append(rows,
 		[]string{"adapter:", fmt.Sprintf("%s (%s, %s, %s, driver %s), %s",
 			orDash(a.Name), orDash(a.Vendor), orDash(a.Backend), orDash(a.DeviceType), orDash(a.Driver), ts)},
-		[]string{"host:", fmt.Sprintf("%s, %d cores, SIMD %s", orDash(r.Host.CPU), r.Host.Cores, orDash(r.Host.SIMDLevel))},
+		[]string{"host:", fmt.Sprintf("%s, %s, SIMD %s", orDash(r.Host.CPU), Cores(r.Host.Cores), orDash(r.Host.SIMDLevel))},
 		[]string{"wgpu-native:", orDash(r.WgpuNativeVersion)},
 	)
 	if a.Implementation != "" {
@@ -169,8 +169,16 @@ func (t *textWriter) shortHeader(r *Report) {
 	if a.Implementation != "" {
 		through = " through " + implsLabel(r)
 	}
-	t.printf("adapter %s (%s, %s%s)%s; host %s, %d cores, SIMD %s\n", orDash(a.Name), orDash(a.Backend), orDash(a.DeviceType), ts, through,
-		orDash(r.Host.CPU), r.Host.Cores, orDash(r.Host.SIMDLevel))
+	t.printf("adapter %s (%s, %s%s)%s; host %s, %s, SIMD %s\n", orDash(a.Name), orDash(a.Backend), orDash(a.DeviceType), ts, through,
+		orDash(r.Host.CPU), Cores(r.Host.Cores), orDash(r.Host.SIMDLevel))
+}
+
+// Cores is n with its noun: "1 core", "2 cores".
+func Cores(n int) string {
+	if n == 1 {
+		return "1 core"
+	}
+	return fmt.Sprintf("%d cores", n)
 }
 
 func (t *textWriter) ceilings(r *Report) {

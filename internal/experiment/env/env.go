@@ -7,6 +7,7 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -210,7 +211,7 @@ func (e *Env) AdapterInfo() report.AdapterInfo {
 // HostInfo describes the CPU side, run with h, for the report.
 func HostInfo(h hostsimd.Host) report.HostInfo {
 	return report.HostInfo{
-		CPU:       fmt.Sprintf("%s (%d logical cores)", cpuid.CPU.BrandName, runtime.NumCPU()),
+		CPU:       fmt.Sprintf("%s (%s)", cpuid.CPU.BrandName, strings.Replace(report.Cores(runtime.NumCPU()), " core", " logical core", 1)),
 		Cores:     h.ThreadCount(),
 		SIMDLevel: h.ActiveLevel().String(),
 	}
