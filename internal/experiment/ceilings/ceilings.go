@@ -232,6 +232,12 @@ type dramPlan struct {
 // adapter, the CPU's caches too), each for hostsimd.CeilingArrays arrays
 // at once, the GPU's also within the adapter's binding limit. A side the
 // budget cut is measured over what fits and labelled capped (dramPlan.line).
+// maxCeilingBinding bounds the GPU ceilings' buffers below 2^31 bytes,
+// whatever larger binding an implementation offers: the kernels address
+// them with 32-bit offsets, and a binding of exactly 2^31 bytes is where
+// a signed 32-bit size turns negative in a driver or shader compiler.
+const maxCeilingBinding = 1<<31 - 16
+
 func planDRAM(e *env.Env, cfg experiment.RunConfig, st *report.Staircase, stairCap string) (gpuBytes uint64, cpuBytes int64, p dramPlan) {
 	m := machine.Current()
 	threads := e.Host.ThreadCount()
@@ -247,11 +253,11 @@ func planDRAM(e *env.Env, cfg experiment.RunConfig, st *report.Staircase, stairC
 		p.gpuWant = max(cfg.CeilingBytes, uint64(8*gpuCache))
 	}
 	planned, gpuCapped := machine.Plan(int64(p.gpuWant), hostsimd.CeilingArrays, p.budget)
-	lim := min(e.Device.Limits.MaxStorageBufferBindingSize, e.Device.Limits.MaxBufferSize) &^ 15
+	lim := min(e.Device.Limits.MaxStorageBufferBindingSize, e.Device.Limits.MaxBufferSize, maxCeilingBinding) &^ 15
 	p.gpuPlan = min(uint64(planned), lim) &^ 15
 	p.gpuCapped = gpuCapped && uint64(planned) < lim
 	if p.gpuPlan == lim && lim < uint64(8*gpuCache) {
-		st.Notes = append(st.Notes, fmt.Sprintf("gpu dram ceilings over %s, the adapter's binding limit: less than 8× the largest cache level (%s)", experiment.FmtBytes(float64(lim)), experiment.FmtBytes(gpuCache)))
+		st.Notes = append(st.Notes, fmt.Sprintf("gpu dram ceilings over %s, the binding limit: less than 8× the largest cache level (%s)", experiment.FmtBytes(float64(lim)), experiment.FmtBytes(gpuCache)))
 	}
 	p.cpuWant = max(int64(cfg.CeilingBytes), m.DRAMWant(threads), int64(4*largestCache(st, report.SideCPU)))
 	p.cpuPlan, _ = machine.Plan(p.cpuWant, hostsimd.CeilingArrays, p.budget)

@@ -275,3 +275,21 @@ func TestNameByCPUIDCapsByCapacity(t *testing.T) {
 		}
 	}
 }
+
+// TestGPUCeilingBindingBelow2GiB: an implementation that offers a 4 GiB
+// binding still gets GPU ceiling buffers below 2^31 bytes, and the note
+// names the binding limit.
+func TestGPUCeilingBindingBelow2GiB(t *testing.T) {
+	defer machine.Set(machine.Machine{L2: 2 << 20, L3: 32 << 20, Cores: 16, MemAvailable: 128 << 30})()
+	d := &wgpu.Device{Info: wgpu.AdapterInfo{Type: wgpu.DeviceDiscreteGPU},
+		Limits: wgpu.Limits{MaxStorageBufferBindingSize: 4 << 30, MaxBufferSize: 1 << 40}}
+	e := &env.Env{Device: d, Host: hostsimd.Host{Threads: 1}}
+	st := &report.Staircase{Levels: []report.StairLevel{{Side: report.SideGPU, Name: "l2", FromBytes: 1 << 20, ToBytes: 256 << 20, GBs: 4000}}}
+	gpuBytes, _, _ := planDRAM(e, experiment.RunConfig{}, st, "")
+	if gpuBytes != maxCeilingBinding {
+		t.Errorf("gpu ceiling bytes %d, want %d (below 2^31)", gpuBytes, uint64(maxCeilingBinding))
+	}
+	if len(st.Notes) == 0 || !strings.Contains(st.Notes[len(st.Notes)-1], "the binding limit") {
+		t.Errorf("notes %q", st.Notes)
+	}
+}
