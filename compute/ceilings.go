@@ -394,25 +394,34 @@ func (s ceilingSet) ceilings(times []runTimes, allKernel bool, bytes uint64, wg 
 	if c.CopyGBs, c.CopyDesign, c.CopyTried, err = best("copy", 2, s.nwrites, s.ncopies); err != nil {
 		return Ceilings{}, err
 	}
-	var firstFMA error
+	if err := s.fmaCeilings(&c, times, rate, fail); err != nil {
+		return Ceilings{}, err
+	}
+	return c, nil
+}
+
+// fmaCeilings fills c's FMA points, tried designs and peak from the
+// verified FMA kernels: the plain chain at each intensity, then the other
+// designs at the top intensity raising its point where faster.
+func (s ceilingSet) fmaCeilings(c *Ceilings, times []runTimes, rate func(int, float64) float64, fail func(string, int)) error {
+	kernels := s.all
+	var first error
 	for i := 3; i < s.nbase; i++ {
 		k := kernels[i]
 		if times[i].failed != nil {
 			fail("fma", i)
-			firstFMA = cmp.Or(firstFMA, times[i].failed)
+			first = cmp.Or(first, times[i].failed)
 			continue
 		}
 		p := FMAPoint{Intensity: k.flops / k.bytes, GFLOPs: rate(i, k.flops), GBs: rate(i, k.bytes)}
 		c.FMA = append(c.FMA, p)
 		c.FMATried = append(c.FMATried, CeilingDesign{k.name, p.GFLOPs})
 	}
-	// The other designs at the top intensity raise its point (and the
-	// peak) where faster.
 	for i := s.ncopies; i < len(kernels); i++ {
 		k := kernels[i]
 		if times[i].failed != nil {
 			fail("fma", i)
-			firstFMA = cmp.Or(firstFMA, times[i].failed)
+			first = cmp.Or(first, times[i].failed)
 			continue
 		}
 		g := rate(i, k.flops)
@@ -424,14 +433,14 @@ func (s ceilingSet) ceilings(times []runTimes, allKernel bool, bytes uint64, wg 
 		}
 	}
 	if len(c.FMATried) == 0 {
-		return Ceilings{}, fmt.Errorf("no fma design passed verification, the first: %w", firstFMA)
+		return fmt.Errorf("no fma design passed verification, the first: %w", first)
 	}
 	for _, d := range c.FMATried {
 		if d.GBs > c.PeakGFLOPs {
 			c.PeakGFLOPs, c.FMADesign = d.GBs, d.Name
 		}
 	}
-	return c, nil
+	return nil
 }
 
 // seq is from, from+1, …, to-1.

@@ -1,6 +1,8 @@
 package timing
 
 import (
+	"github.com/wgpu-prof/wgpu-prof/timing/load"
+
 	"fmt"
 	"math"
 	"time"
@@ -149,6 +151,7 @@ func Measure(opts MeasureOpts, fn func() (Sample, error)) (Result, error) {
 	}
 
 	var res Result
+	mark := load.Start()
 	for {
 		s, err := fn()
 		if err != nil {
@@ -176,6 +179,15 @@ func Measure(opts MeasureOpts, fn func() (Sample, error)) (Result, error) {
 		}
 	}
 	finish(&res, o)
+	if l := mark.Since(); l != nil {
+		res.Host.Load = l
+		if res.Kernel != nil {
+			res.Kernel.Load = l
+		}
+		if l.Busy() {
+			res.Warnings = append(res.Warnings, "host busy while measured: "+l.String())
+		}
+	}
 	if res.Stop != StopConverged {
 		res.Warnings = append(res.Warnings, fmt.Sprintf(
 			"stopped by %s after %d runs before the CI reached ±%.1f%% (host %s)",

@@ -1,6 +1,8 @@
 package timing
 
 import (
+	"github.com/wgpu-prof/wgpu-prof/timing/load"
+
 	"fmt"
 	"math"
 	"slices"
@@ -52,6 +54,9 @@ type Summary struct {
 	// CV is the sample standard deviation over the mean (0 for N < 2).
 	CV       float64  `json:"cv"`
 	Warnings []string `json:"warnings,omitempty"`
+	// Load is the work beside the measurement while it ran (Measure
+	// records it; nil where unknown or not measured).
+	Load *load.Load `json:"load,omitempty"`
 }
 
 // SummarizeErr summarizes samples. It returns ErrNoSamples for an empty
