@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/wgpu-prof/wgpu-prof/timing/load"
 )
 
 // Verdicts of a break-even (Verdict.Kind): where side B is faster than
@@ -70,7 +72,10 @@ type Verdict struct {
 // inconclusive; one winner throughout → never or always; the winner
 // changing once → crossover; changing twice, with the middle stretch
 // holding two sizes or one confirmed by its second measurement →
-// crossover over a bounded range; otherwise inconclusive. A tie between a
+// crossover over a bounded range; otherwise inconclusive. Last, a
+// verdict resting on any side measured while the host was busy
+// (Summary.Load, load.Load.Busy) is inconclusive, its reason naming the
+// load and what was measured under it. A tie between a
 // first and a second measurement makes that size a tie. A Policy with a
 // negative, NaN or infinite field gives an inconclusive verdict whose Reason
 // names the field.
@@ -102,7 +107,45 @@ func JudgeCrossover(points []SearchPoint, again map[int]SearchPoint, sideA, side
 		tieNote += "; " + fall + ", but the same side is faster either side of it"
 		v.Noisy = true
 	}
-	return j.verdict(v, runs, tieNote)
+	v = j.verdict(v, runs, tieNote)
+	if why := busiest(j.pts, again, sideA, sideB); why != "" && v.Kind != VerdictInconclusive {
+		// What was measured still says which side was faster under
+		// that load; the reason keeps it, the verdict does not stand.
+		v = Verdict{Kind: VerdictInconclusive, Lo: v.Lo, Hi: v.Hi, UseFit: v.UseFit, FitNote: v.FitNote,
+			Reason: fmt.Sprintf("host busy: %s; as measured, %s: %s", why, v.Kind, v.Reason)}
+	}
+	return v
+}
+
+// busiest names the busiest side of any point measured while the host
+// was busy (load.Load.Busy): "other work 1.9 of 2 CPUs while the CPU side
+// ran at 4096"; "" when no side ran on a busy host.
+func busiest(pts []SearchPoint, again map[int]SearchPoint, sideA, sideB string) string {
+	var worst *load.Load
+	why := ""
+	check := func(p SearchPoint) {
+		for _, x := range []struct {
+			side string
+			l    *load.Load
+		}{{sideA, p.A.Load}, {sideB, p.B.Load}} {
+			if x.l.Busy() && (worst == nil || load.Max(worst, x.l) == x.l) {
+				worst = x.l
+				why = fmt.Sprintf("%s while the %s side ran at %d", x.l, x.side, p.N)
+			}
+		}
+	}
+	for _, p := range pts {
+		check(p)
+	}
+	ns := make([]int, 0, len(again))
+	for n := range again {
+		ns = append(ns, n)
+	}
+	sort.Ints(ns)
+	for _, n := range ns {
+		check(again[n])
+	}
+	return why
 }
 
 // fitUse says whether both sides' fits are good enough (R² ≥ minR2) to

@@ -1,6 +1,8 @@
 package timing
 
 import (
+	"github.com/wgpu-prof/wgpu-prof/timing/load"
+
 	"strings"
 	"testing"
 )
@@ -83,5 +85,44 @@ func TestDisputed(t *testing.T) {
 		if got[i] != want[i] {
 			t.Fatalf("Disputed = %v, want %v", got, want)
 		}
+	}
+}
+
+// TestJudgeCrossoverBusyHostIsInconclusive: a verdict resting on a side
+// measured while other work held the host is not firm: inconclusive,
+// the reason naming the load, the side, the size and what was measured.
+func TestJudgeCrossoverBusyHostIsInconclusive(t *testing.T) {
+	sum := func(med float64, l *load.Load) Summary {
+		return Summary{N: 20, Median: med, Lo: 0.99 * med, Hi: 1.01 * med, Confidence: 0.95, Load: l}
+	}
+	quiet := &load.Load{Other: 0.1, CPUs: 2, Seconds: 1}
+	busy := &load.Load{Other: 1.9, CPUs: 2, Seconds: 1}
+	pts := func(cpuLoad *load.Load) []SearchPoint {
+		var out []SearchPoint
+		for _, n := range []int{1, 4, 16, 64} {
+			a, b := sum(float64(n)*1e-3, quiet), sum(20e-3, quiet)
+			if n == 64 {
+				a.Load = cpuLoad
+			}
+			out = append(out, SearchPoint{N: n, A: a, B: b, Faster: Faster(a, b)})
+		}
+		return out
+	}
+	if v := JudgeCrossover(pts(quiet), nil, "CPU", "GPU", 1, 1, Policy{}); v.Kind != VerdictCrossover {
+		t.Fatalf("quiet host: %s (%s), want crossover", v.Kind, v.Reason)
+	}
+	v := JudgeCrossover(pts(busy), nil, "CPU", "GPU", 1, 1, Policy{})
+	if v.Kind != VerdictInconclusive || v.BFrom != 0 {
+		t.Fatalf("busy host: %s (%s), want inconclusive", v.Kind, v.Reason)
+	}
+	for _, want := range []string{"host busy: other work 1.9 of 2 CPUs while the CPU side ran at 64", "as measured, crossover"} {
+		if !strings.Contains(v.Reason, want) {
+			t.Errorf("reason %q lacks %q", v.Reason, want)
+		}
+	}
+	// A busy re-measurement counts too.
+	again := map[int]SearchPoint{16: {N: 16, A: sum(16e-3, quiet), B: sum(20e-3, busy), Faster: FasterA}}
+	if v := JudgeCrossover(pts(quiet), again, "CPU", "GPU", 1, 1, Policy{}); v.Kind != VerdictInconclusive || !strings.Contains(v.Reason, "GPU side ran at 16") {
+		t.Errorf("busy re-measurement: %s (%s)", v.Kind, v.Reason)
 	}
 }
