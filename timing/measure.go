@@ -179,21 +179,28 @@ func Measure(opts MeasureOpts, fn func() (Sample, error)) (Result, error) {
 		}
 	}
 	finish(&res, o)
-	if l := mark.Since(); l != nil {
-		res.Host.Load = l
-		if res.Kernel != nil {
-			res.Kernel.Load = l
-		}
-		if l.Busy() {
-			res.Warnings = append(res.Warnings, "host busy while measured: "+l.String())
-		}
-	}
+	recordLoad(&res, mark.Since())
 	if res.Stop != StopConverged {
 		res.Warnings = append(res.Warnings, fmt.Sprintf(
 			"stopped by %s after %d runs before the CI reached ±%.1f%% (host %s)",
 			res.Stop, len(res.Samples), 100*o.TargetRel, res.Host.PctString()))
 	}
 	return res, nil
+}
+
+// recordLoad puts the load beside a measurement (nil: unknown) on its
+// summaries, with a warning when the host was busy.
+func recordLoad(res *Result, l *load.Load) {
+	if l == nil {
+		return
+	}
+	res.Host.Load = l
+	if res.Kernel != nil {
+		res.Kernel.Load = l
+	}
+	if l.Busy() {
+		res.Warnings = append(res.Warnings, "host busy while measured: "+l.String())
+	}
 }
 
 func errNegative(d time.Duration) error {

@@ -3,6 +3,8 @@ package timing
 import (
 	"fmt"
 	"time"
+
+	"github.com/wgpu-prof/wgpu-prof/timing/load"
 )
 
 // MeasurePair measures two functions side by side: the rounds call a then
@@ -41,6 +43,7 @@ func MeasurePair(opts MeasureOpts, a, b func() (Sample, error)) (Result, Result,
 	}
 	var ra, rb Result
 	stop := ""
+	mark := load.Start()
 	for {
 		var sa, sb Sample
 		for k := 0; k < 2; k++ {
@@ -75,9 +78,12 @@ func MeasurePair(opts MeasureOpts, a, b func() (Sample, error)) (Result, Result,
 			break
 		}
 	}
+	// Interleaved, both sides ran beside the same load.
+	l := mark.Since()
 	for _, r := range []*Result{&ra, &rb} {
 		r.Stop = stop
 		finish(r, o)
+		recordLoad(r, l)
 		if stop != StopConverged {
 			r.Warnings = append(r.Warnings, fmt.Sprintf(
 				"stopped by %s after %d runs before the CI reached ±%.1f%% (host %s)",
