@@ -128,9 +128,13 @@ func busiest(pts []SearchPoint, again map[int]SearchPoint, sideA, sideB string) 
 			side string
 			l    *load.Load
 		}{{sideA, p.A.Load}, {sideB, p.B.Load}} {
-			if x.l.Busy() && (worst == nil || load.Max(worst, x.l) == x.l) {
+			if x.l.Busy() && (worst == nil || load.Max(worst, x.l) == x.l && worst != x.l) {
 				worst = x.l
-				why = fmt.Sprintf("%s while the %s side ran at %d", x.l, x.side, p.N)
+				who := "the " + x.side + " side"
+				if p.A.Load != nil && p.B.Load != nil && *p.A.Load == *p.B.Load {
+					who = "both sides (interleaved)"
+				}
+				why = fmt.Sprintf("%s while %s ran at %d", x.l, who, p.N)
 			}
 		}
 	}

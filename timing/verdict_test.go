@@ -120,6 +120,12 @@ func TestJudgeCrossoverBusyHostIsInconclusive(t *testing.T) {
 			t.Errorf("reason %q lacks %q", v.Reason, want)
 		}
 	}
+	// An interleaved pair shares one load: both sides are named.
+	both := pts(quiet)
+	both[1].A.Load, both[1].B.Load = busy, busy
+	if v := JudgeCrossover(both, nil, "CPU", "GPU", 1, 1, Policy{}); !strings.Contains(v.Reason, "while both sides (interleaved) ran at 4") {
+		t.Errorf("interleaved pair: %s (%s)", v.Kind, v.Reason)
+	}
 	// A busy re-measurement counts too.
 	again := map[int]SearchPoint{16: {N: 16, A: sum(16e-3, quiet), B: sum(20e-3, busy), Faster: FasterA}}
 	if v := JudgeCrossover(pts(quiet), again, "CPU", "GPU", 1, 1, Policy{}); v.Kind != VerdictInconclusive || !strings.Contains(v.Reason, "GPU side ran at 16") {
