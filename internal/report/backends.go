@@ -21,6 +21,43 @@ type Backends struct {
 	By       string       `json:"by,omitempty"`
 	Adapters []BackendRun `json:"adapters"`
 	Rows     []BackendRow `json:"rows"`
+	// Control is the A/A control of the comparison: the rows that cannot
+	// differ between the runs (nil when there are none to compare).
+	Control *AAControl `json:"aa_control,omitempty"`
+}
+
+// AAControl is the A/A control of a side-by-side comparison: rows that
+// no difference between the runs touches (the CPU rows: the same host
+// code in every run), and the band their ratios to the first run moved
+// in (Lo–Hi, the far ends of their ratio CIs, always holding 1). A
+// difference of the compared rows inside that band is within host noise,
+// not a finding.
+type AAControl struct {
+	What string  `json:"what"`
+	Rows int     `json:"rows"`
+	Lo   float64 `json:"lo"`
+	Hi   float64 `json:"hi"`
+}
+
+// FasterAAControl and FasterWithinNoise are BackendCell.Faster's words
+// for a control row and for a compared row whose ratio's CI meets the
+// control's band.
+const (
+	FasterAAControl   = "A/A control"
+	FasterWithinNoise = "within host noise"
+)
+
+// Line is the control's one-line answer.
+func (c *AAControl) Line(by string) string {
+	if c == nil {
+		return ""
+	}
+	rows := "rows"
+	if c.Rows == 1 {
+		rows = "row"
+	}
+	return fmt.Sprintf("A/A control: %s moved %.2f–%.2f× between the %ss' runs (%d %s); a GPU ratio whose CI meets that band is within host noise",
+		c.What, c.Lo, c.Hi, by, c.Rows, rows)
 }
 
 // BackendRun is one adapter's part of the run: the adapter, its measured

@@ -51,7 +51,12 @@ type BackendResult struct {
 func MergeBackends(runs []BackendResult) *report.Report {
 	out := mergeRuns(runs, func(a report.AdapterInfo) string { return a.Backend })
 	if out != nil {
-		out.Verdicts = append(compareLines(out.Backends), out.Verdicts...)
+		applyControl(out.Backends)
+		lines := compareLines(out.Backends)
+		if l := out.Backends.Control.Line("backend"); l != "" {
+			lines = append(lines, l)
+		}
+		out.Verdicts = append(lines, out.Verdicts...)
 	}
 	return out
 }
@@ -123,6 +128,9 @@ func compareLines(b *report.Backends) []string {
 			}
 			if first != "" && c.VsFirst > 0 {
 				p += fmt.Sprintf(", %.2f× %s's time", c.VsFirst, first)
+				if c.Faster == report.FasterWithinNoise {
+					p += " (" + c.Faster + ")"
+				}
 			}
 			return p
 		})

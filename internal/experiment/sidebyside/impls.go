@@ -1,6 +1,7 @@
 package sidebyside
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
@@ -84,8 +85,53 @@ func MergeImpls(runs []BackendResult) *report.Report {
 			}
 		}
 	}
-	out.Verdicts = append(implLines(b), out.Verdicts...)
+	applyControl(b)
+	lines := implLines(b)
+	if l := b.Control.Line("implementation"); l != "" {
+		lines = append(lines, l)
+	}
+	out.Verdicts = append(lines, out.Verdicts...)
 	return out
+}
+
+// applyControl sets b.Control from the CPU rows, which no WebGPU
+// implementation or backend touches (the same host code in every run):
+// the band of their ratios to the first run, the far ends of the ratios'
+// CIs where known, else the medians' ratios, with 1 inside it. The CPU
+// cells are then labelled the control, and a GPU cell whose ratio (its
+// CI where known) meets the band is within host noise, not faster.
+func applyControl(b *report.Backends) {
+	c := &report.AAControl{What: "the CPU rows (no WebGPU implementation or backend touches them)", Lo: 1, Hi: 1}
+	lo, hi := func(x report.BackendCell) float64 { return cmp.Or(x.VsFirstLo, x.VsFirst) }, func(x report.BackendCell) float64 { return cmp.Or(x.VsFirstHi, x.VsFirst) }
+	for _, r := range b.Rows {
+		if r.Side != report.SideCPU {
+			continue
+		}
+		for _, x := range r.Cells[1:] {
+			if x.Missing != "" || x.VsFirst <= 0 {
+				continue
+			}
+			c.Rows++
+			c.Lo, c.Hi = min(c.Lo, lo(x)), max(c.Hi, hi(x))
+		}
+	}
+	if c.Rows == 0 {
+		return
+	}
+	b.Control = c
+	for ri := range b.Rows {
+		r := &b.Rows[ri]
+		for ci := 1; ci < len(r.Cells); ci++ {
+			x := &r.Cells[ci]
+			switch {
+			case x.Missing != "" || x.VsFirst <= 0:
+			case r.Side == report.SideCPU:
+				x.Faster = report.FasterAAControl
+			case x.Faster != "tie" && lo(*x) <= c.Hi && hi(*x) >= c.Lo:
+				x.Faster = report.FasterWithinNoise
+			}
+		}
+	}
 }
 
 // implLines are the answers, one per workload's GPU row: each
@@ -108,8 +154,8 @@ func implLines(b *report.Backends) []string {
 				p += fmt.Sprintf(" (95%% CI %.2f–%.2f×)", c.VsFirstLo, c.VsFirstHi)
 			}
 			switch c.Faster {
-			case "tie":
-				p += ": tie"
+			case "tie", report.FasterWithinNoise:
+				p += ": " + c.Faster
 			case "":
 			default:
 				p += ": " + c.Faster + " faster"

@@ -117,3 +117,42 @@ func TestMergeImplsCallCost(t *testing.T) {
 		t.Errorf("answer line names no fixed cost per call: %q", rep.Verdicts[0])
 	}
 }
+
+// TestMergeImplsAAControl: the CPU rows, which no implementation
+// touches, are the A/A control: labelled so, never "faster"; their band
+// is named in an answer line; a GPU ratio whose CI meets the band is
+// within host noise, one clear of it stays a finding.
+func TestMergeImplsAAControl(t *testing.T) {
+	run := func(impl string, gpu, cpu float64) BackendResult {
+		r := implRun(impl, gpu, 0.98*gpu, 1.02*gpu, gpu/2)
+		r.Report.Measurements[1].EndToEnd = timing.Summary{Median: cpu, Lo: 0.99 * cpu, Hi: 1.01 * cpu}
+		return r
+	}
+	// The CPU row moved 1.5× between the runs (a busy host): a GPU ratio
+	// of 1.2× is inside that band.
+	rep := MergeImpls([]BackendResult{run("wgpu-native", 2e-3, 1e-3), run("dawn", 2.4e-3, 1.5e-3)})
+	b := rep.Backends
+	if b.Control == nil || b.Control.Rows != 1 || b.Control.Lo != 1 || b.Control.Hi < 1.5 {
+		t.Fatalf("control %+v, want 1 row, band 1–1.5×+", b.Control)
+	}
+	for _, r := range b.Rows {
+		got := r.Cells[1].Faster
+		want := report.FasterWithinNoise
+		if r.Side == report.SideCPU {
+			want = report.FasterAAControl
+		}
+		if got != want {
+			t.Errorf("%s row: faster %q, want %q", r.Side, got, want)
+		}
+	}
+	joined := strings.Join(rep.Verdicts, "\n")
+	if !strings.Contains(joined, "A/A control: the CPU rows (no WebGPU implementation or backend touches them) moved 1.00–1.5") ||
+		!strings.Contains(joined, ": within host noise") {
+		t.Errorf("answers lack the control or the noise verdict:\n%s", joined)
+	}
+	// A quiet host: the CPU rows agree, and a 1.2× GPU ratio is a finding.
+	rep = MergeImpls([]BackendResult{run("wgpu-native", 2e-3, 1e-3), run("dawn", 2.4e-3, 1e-3)})
+	if f := rep.Backends.Rows[0].Cells[1].Faster; f != "wgpu-native" {
+		t.Errorf("quiet host, GPU ratio 1.2×: faster %q, want wgpu-native", f)
+	}
+}
