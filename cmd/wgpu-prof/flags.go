@@ -70,6 +70,7 @@ var flagSpecs = []flagSpec{
 	// Output.
 	{name: "format", value: "text", help: "output format on stdout: text, json, csv, bench (Go benchmark format) or html (devices, latency: text or json)"},
 	{name: "out", value: "", help: "also write report.{json,txt,csv,bench,html} (and plots) into this directory"},
+	{name: "force", value: false, help: "with --out: write over the earlier report in that folder (without it, --out refuses a folder holding one)"},
 	{name: "plot", value: false, help: "with --out: write PNG and SVG plots"},
 	{name: "verbose", value: false, help: "text output: add the details (measured ceilings, fits, what was timed, every warning on its own line); report.txt under --out has the details, its warnings one line per kind"},
 	{name: "quiet", value: false, help: "no progress on stderr (by default: a status line on a terminal, a line every 15 s otherwise)"},
@@ -105,6 +106,7 @@ var flagSpecs = []flagSpec{
 	{name: "suggest", value: false, help: "propose --op mappings for the profile's top functions from their names, and exit"},
 	{name: "validate", value: "", help: "a profile of the application after the port (same work): compare the predicted and measured times"},
 	{name: "ported", value: plan.PortedRouted, help: "with --validate: how the ported operations ran: 'routed' (each call where the plan routes it) or 'gpu' (every call on the GPU)"},
+	{name: "size-label", value: plan.DefaultSizeLabel, help: "the pprof label key whose value is a call's size (pprof.Do(ctx, pprof.Labels(\"size\", strconv.Itoa(n)), ...)): the application's own CPU time per size, over the mix file's calls per size"},
 	{name: "no-taxes", value: false, help: "do not measure the GPU's launch and transfer taxes (no device is opened when --report holds every model)"},
 
 	// kernel.
@@ -195,11 +197,11 @@ type flagGroup struct {
 var (
 	sizesGroup  = flagGroup{"sizes (every workload parameter)", append(paramNames(), "quick")}
 	deviceGroup = flagGroup{"device and measurement", []string{"impl", "backend", "adapter", "adapter-name", "budget", "target", "no-timestamps", "cpu-level", "threads", "cv-warn", "max-memory"}}
-	outputGroup = flagGroup{"output", []string{"format", "out", "plot", "verbose", "quiet"}}
+	outputGroup = flagGroup{"output", []string{"format", "out", "force", "plot", "verbose", "quiet"}}
 )
 
 // withoutPlot is the output group less --plot (a command with no plots).
-var outputNoPlot = flagGroup{outputGroup.title, []string{"format", "out", "verbose", "quiet"}}
+var outputNoPlot = flagGroup{outputGroup.title, []string{"format", "out", "force", "verbose", "quiet"}}
 
 // sizesWithout is the sizes group less the parameters a command sets
 // itself (a sweep's swept knob, the precisions quantization runs).
@@ -228,13 +230,13 @@ var commandFlags = map[string][]flagGroup{
 	"breakeven":                 {own("kernel", "sides", "batches", "search-budget", "amdahl", "batch-mix", "retune"), sizesGroup, deviceGroup, outputGroup},
 	"hybrid": {own("kernel", "sides", "report", "requests", "min", "max", "sizes-file", "fault", "batches", "search-budget", "requests-csv", "batch-mix", "retune"),
 		sizesGroup, deviceGroup, outputGroup},
-	"plan": {own("pprof", "op", "report", "batches", "search-budget", "calls", "transfer", "min-speedup", "suggest", "validate", "ported", "no-taxes"),
+	"plan": {own("pprof", "op", "report", "batches", "search-budget", "calls", "transfer", "min-speedup", "suggest", "validate", "ported", "no-taxes", "size-label"),
 		sizesGroup, deviceGroup, outputNoPlot},
 	"kernel": {own("buffer", "dispatch", "entry", "const", "bytes", "flops", "sweep", "no-check", "seed", "cpu-twin", "search-budget", "loop-iterations", "quick", "dump-shaders"),
 		deviceGroup, outputGroup},
 	"host":      {own("cpu-levels", "d", "n", "n-cached", "q", "threads", "budget", "max-memory"), outputNoPlot},
 	"stream":    {own("side", "arraysize", "numtimes", "float", "double", "csv", "threads", "cpu-level", "backend", "impl", "adapter", "adapter-name", "no-timestamps", "max-memory")},
-	"latency":   {own("format", "rounds", "max-bytes", "backend", "impl", "adapter", "adapter-name")},
+	"latency":   {own("format", "out", "force", "rounds", "max-bytes", "backend", "impl", "adapter", "adapter-name")},
 	"devices":   {own("format", "backend", "impl")},
 	"compare":   {own("threshold", "across-backends", "allow-incomplete")},
 	"workloads": {own("has")},

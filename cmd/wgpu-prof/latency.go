@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/ceilings"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
@@ -20,7 +21,8 @@ func runLatency(stdout, stderr io.Writer, args []string) error {
 		"dispatches per submit; readback and upload time against bytes (4 B up to\n"+
 		"--max-bytes). Medians with their 95% CI, points interleaved round by round.",
 		`  wgpu-prof latency
-  wgpu-prof latency --format json --max-bytes 4194304`)
+  wgpu-prof latency --format json --max-bytes 4194304
+  wgpu-prof latency --out latency-report`)
 	if done, err := f.parse(args); done || err != nil {
 		return err
 	}
@@ -30,6 +32,10 @@ func runLatency(stdout, stderr io.Writer, args []string) error {
 	format, rounds, maxBytes := f.str("format"), f.integer("rounds"), f.unsigned("max-bytes")
 	if format != "text" && format != "json" {
 		return fmt.Errorf("--format %q: want text or json", format)
+	}
+	o := outputFlags{format: format, out: f.str("out"), force: f.on("force")}
+	if err := o.validateOut(); err != nil {
+		return err
 	}
 	dev := readDevice(f)
 	if dev.adapter < -1 {
@@ -56,13 +62,39 @@ func runLatency(stdout, stderr io.Writer, args []string) error {
 		return failed(err)
 	}
 	info := env.Device.Info
+	adapter := fmt.Sprintf("%s (%s)", info.Name, info.Backend)
 	if format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(report.LatencyFile{Tool: versionString(), Adapter: info.Name, Backend: info.Backend.String(), Latency: a})
+		if err := enc.Encode(report.LatencyFile{Tool: versionString(), Adapter: info.Name, Backend: info.Backend.String(), Latency: a}); err != nil {
+			return failed(fmt.Errorf("stdout: %w", err))
+		}
+	} else {
+		writeLatencyText(stdout, adapter, a)
 	}
-	writeLatencyText(stdout, fmt.Sprintf("%s (%s)", info.Name, info.Backend), a)
-	return nil
+	if o.out == "" {
+		return nil
+	}
+	// report.txt has the anatomy's line; latency.txt what stdout's text has.
+	text := report.DirFile{Name: "latency.txt", Write: func(w io.Writer) error { writeLatencyText(w, adapter, a); return nil }}
+	return failed(o.writeDir(latencyReport(env, a), text))
+}
+
+// latencyReport is the anatomy as a report (the one run carries), for
+// --out: its header and the anatomy.
+func latencyReport(e *env.Env, a *report.Anatomy) *report.Report {
+	rep := e.NewReport(versionString())
+	// The anatomy times whole calls by the host clock; the device was
+	// opened without timestamps, which is no warning here.
+	warnings := rep.Warnings[:0]
+	for _, w := range rep.Warnings {
+		if !strings.HasPrefix(w, "GPU timestamps unavailable") {
+			warnings = append(warnings, w)
+		}
+	}
+	rep.Warnings = warnings
+	rep.Latency = a
+	return rep
 }
 
 func writeLatencyText(w io.Writer, adapter string, a *report.Anatomy) {

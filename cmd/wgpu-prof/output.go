@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
@@ -16,6 +17,7 @@ import (
 type outputFlags struct {
 	format  string
 	out     string
+	force   bool // --out may write over an earlier report
 	plot    bool
 	quiet   bool
 	verbose bool
@@ -24,7 +26,7 @@ type outputFlags struct {
 // readOutput is the output flags of f.
 func readOutput(f *cmdFlags) outputFlags {
 	f = f.sharedReads()
-	return outputFlags{format: f.str("format"), out: f.str("out"), plot: f.on("plot"), verbose: f.on("verbose"), quiet: f.on("quiet")}
+	return outputFlags{format: f.str("format"), out: f.str("out"), force: f.on("force"), plot: f.on("plot"), verbose: f.on("verbose"), quiet: f.on("quiet")}
 }
 
 // startProgress returns the progress display on stderr, or nil with --quiet.
@@ -63,8 +65,21 @@ func (o *outputFlags) validate() error {
 	if o.plot && o.out == "" {
 		return fmt.Errorf("--plot needs --out DIR")
 	}
+	return o.validateOut()
+}
+
+// validateOut checks --out before any measurement: a folder that exists
+// must be a writable folder holding no earlier report (unless --force),
+// and one that does not must be creatable.
+func (o *outputFlags) validateOut() error {
+	if o.force && o.out == "" {
+		return fmt.Errorf("--force needs --out DIR (it lets --out write over an earlier report)")
+	}
 	if o.out == "" {
 		return nil
+	}
+	if err := o.refuseEarlier(); err != nil {
+		return err
 	}
 	// Create nothing yet (a refused or failed run leaves no folder): find
 	// the folder that exists, itself or its nearest parent, and check
@@ -95,6 +110,41 @@ func (o *outputFlags) validate() error {
 	f.Close()
 	os.Remove(name)
 	return nil
+}
+
+// reportFiles are the files by which a folder holds an earlier report:
+// every --out writes report.json and report.txt, plan's also
+// plan.{json,txt}.
+var reportFiles = []string{"report.json", "report.txt", "report.csv", "report.bench", "report.html", "plan.json", "plan.txt"}
+
+// refuseEarlier refuses, without --force, an --out folder that holds an
+// earlier report, naming what is there: writing over it would replace
+// that report in silence.
+func (o *outputFlags) refuseEarlier() error {
+	if o.force {
+		return nil
+	}
+	entries, err := os.ReadDir(o.out)
+	if err != nil {
+		return nil // absent (created when written), or not a folder: validateOut says so
+	}
+	var found []string
+	for _, e := range entries {
+		if slices.Contains(reportFiles, e.Name()) {
+			found = append(found, e.Name())
+		}
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	what := strings.Join(found, ", ")
+	switch others := len(entries) - len(found); {
+	case others == 1:
+		what += " and 1 other entry"
+	case others > 1:
+		what += fmt.Sprintf(" and %d other entries", others)
+	}
+	return fmt.Errorf("--out %q holds an earlier report (%s): --force writes over it, or name another folder", o.out, what)
 }
 
 // writeFormat writes r in format; verbose text adds the details, its
@@ -133,6 +183,16 @@ func (o *outputFlags) emit(stdout io.Writer, r *report.Report, extra ...report.D
 	}
 	if o.out == "" {
 		return nil
+	}
+	return o.writeDir(r, extra...)
+}
+
+// writeDir writes the report in every format, the plots and extra into
+// --out as a whole (report.WriteDir), after checking again that no
+// earlier report arrived there while it measured.
+func (o *outputFlags) writeDir(r *report.Report, extra ...report.DirFile) error {
+	if err := o.refuseEarlier(); err != nil {
+		return fmt.Errorf("%w (the report went to stdout; the folder was left as it was)", err)
 	}
 	var files []report.DirFile
 	for _, f := range []struct{ name, format string }{

@@ -17,26 +17,33 @@ import (
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
-const planUsage = `usage: wgpu-prof plan --pprof APP.pprof --op 'REGEX=WORKLOAD[@MIXFILE][,calls=N][,vectors=F][,queries=F][,graph=F]'... [flags]
+const planUsage = `usage: wgpu-prof plan --pprof APP.pprof --op 'REGEX=WORKLOAD[@MIXFILE][,calls=N][,bench=F][,vectors=F][,queries=F][,graph=F]'... [flags]
        wgpu-prof plan --pprof APP.pprof --suggest
 Which operations of an application to port, and where. For each --op: its
 share of the application's CPU time (the cumulative samples of the functions
 REGEX matches, each sample once), its batch sizes (MIXFILE: one size per line
 or 'size count' pairs, the counts being its calls during the profile; default:
 the workload's size), the application's own time per call (its profile time
-over its calls: the mix file's counts, calls=N or --calls), the tool's CPU
-kernel and the GPU per call at those sizes, the GPU's in parts (kernel time
-and its roofline bound, the launch tax of one call, the transfer tax of its
-bytes) each with its 95% CI, the verdict (port, port above n = X, do not port)
-naming the dominant cost, and the largest win (keep, use the host SIMD kernel,
-port to the GPU, route by size). Then the program summary: time before and
-after, fraction and number of operations ported, the ported code's speedup and
-the application's by Amdahl's law with its CI. The CPU-vs-GPU models come from
---report inside their measured range, measured on this adapter otherwise.
+over its calls: the mix file's counts, calls=N or --calls) and at each size
+where it was measured (the profile's samples labelled with their call's size,
+--size-label; or bench=F, a 'go test -bench' output whose sub-benchmarks name
+the size: /size=N, /n=N, /q=N; otherwise it is compared at its mean only), the
+tool's CPU kernel and the GPU per call at those sizes, the GPU's in parts
+(kernel time and its roofline bound, the launch tax of one call, the transfer
+tax of its bytes) each with its 95% CI, three verdicts each naming its baseline
+and crossover (GPU vs your code, host SIMD vs your code, GPU vs host SIMD), the
+GPU verdict (port, port above n = X, do not port) naming the dominant cost, and
+the largest win against your code (keep, use the host SIMD kernel, port to the
+GPU, route by size). Then the program summary: the best plan, then time before
+and after the GPU port, fraction and number of operations ported, the ported
+code's speedup and the application's by Amdahl's law with its CI. The
+CPU-vs-GPU models come from --report inside their measured range, measured on
+this adapter otherwise.
 --validate AFTER.pprof compares the predictions with a profile of the
 application after the port, flagging errors above 30%.`
 
 const planExamples = `  wgpu-prof plan --pprof cpu.pprof --op 'main\.similarity$=cosine-single@sizes.txt' --op 'main\.spread$=spread-uniform,calls=400'
+  wgpu-prof plan --pprof cpu.pprof --op 'main\.score$=cosine-single@sizes.txt,bench=score-bench.txt'
   wgpu-prof plan --pprof cpu.pprof --suggest
   wgpu-prof plan --pprof before.pprof --op 'main\.similarity$=cosine-single@sizes.txt' --report plan.json --validate after.pprof --ported gpu`
 
@@ -144,7 +151,7 @@ func (p *planRun) readOps() error {
 	}
 	pprofPath := p.f.str("pprof")
 	var err error
-	if p.shares, p.total, p.unit, err = plan.ProfileShares(pprofPath, res); err != nil {
+	if p.shares, p.total, p.unit, err = plan.ProfileSharesBy(pprofPath, res, p.f.str("size-label")); err != nil {
 		return err
 	}
 	if err := plan.NoMatchError(pprofPath, res, p.shares); err != nil {
@@ -179,7 +186,7 @@ func (p *planRun) models() error {
 	p.in = plan.Input{Profile: p.f.str("pprof"), Ops: p.ops, Shares: p.shares, Total: p.total, Unit: p.unit,
 		BreakEvens: make([]report.BreakEven, n), Kernels: make([]*report.BreakEven, n),
 		Sizes: make([][]int, n), IO: make([]plan.CallIO, n),
-		Transfer: p.f.str("transfer"), MinSpeedup: p.f.float("min-speedup")}
+		Transfer: p.f.str("transfer"), MinSpeedup: p.f.float("min-speedup"), SizeLabel: p.f.str("size-label")}
 	p.cfgs = make([]experiment.RunConfig, n)
 	for i, op := range p.ops {
 		if p.cfgs[i], err = opConfig(cfg, op, p.f.changed); err != nil {
@@ -325,6 +332,9 @@ func emitPlan(stdout io.Writer, o *outputFlags, rep *report.Report, lines []stri
 	}
 	if o.out == "" {
 		return nil
+	}
+	if err := o.refuseEarlier(); err != nil {
+		return fmt.Errorf("%w (the plan went to stdout; the folder was left as it was)", err)
 	}
 	files := []report.DirFile{{Name: "plan.txt", Write: text}, {Name: "plan.json", Write: js}}
 	for _, f := range []struct{ name, format string }{{"report.json", "json"}, {"report.txt", "text"}, {"report.html", "html"}} {

@@ -16,7 +16,7 @@ go build -o "$out/vsearch" ./examples/vsearch
 "$out/vsearch" -cpuprofile "$out/before.pprof" -sizes "$out/sizes.txt"
 op="main\\.similarity\$=cosine-single@$out/sizes.txt"
 # The service runs on one core: the tool's CPU kernel runs on one thread.
-"$bin" plan --pprof "$out/before.pprof" --op "$op" --d 256 --threads 1 --out "$out/plan" >"$out/plan.txt"
+"$bin" plan --pprof "$out/before.pprof" --op "$op" --d 256 --threads 1 --out "$out/plan" --force >"$out/plan.txt"
 variant=$(sed -n 's/.*"gpu_variant": "\([^"]*\)".*/\1/p' "$out/plan/plan.json" | head -1)
 "$out/vsearch" -cpuprofile "$out/after-gpu.pprof" -port gpu -variant "${variant:-row-per-inv-wg256}"
 "$out/vsearch" -cpuprofile "$out/after-adaptive.pprof" -port adaptive -plan "$out/plan/plan.json" -variant "${variant:-row-per-inv-wg256}"
