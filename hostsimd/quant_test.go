@@ -168,6 +168,28 @@ func TestQuantizeInt8Rule(t *testing.T) {
 	}
 }
 
+// Ties round to even, not away from zero: a row whose largest magnitude
+// is 127 has scale 1, so each value is its own code before rounding, and
+// the halves below are exact ties where the two rules differ (0.5 → 0
+// not 1, 2.5 → 2 not 3, −0.5 → 0 not −1, −2.5 → −2 not −3) or agree
+// (1.5 → 2, −1.5 → −2, 126.5 → 126 not 127).
+func TestQuantizeInt8TiesToEven(t *testing.T) {
+	v := []float32{127, 0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 3.5, -3.5, 126.5, -126.5, 4.5}
+	want := []int8{127, 0, 2, 2, 0, -2, -2, 4, -4, 126, -126, 4}
+	codes, scales := make([]int8, len(v)), make([]float32, 1)
+	if err := hostsimd.QuantizeInt8(v, len(v), codes, scales); err != nil {
+		t.Fatal(err)
+	}
+	if scales[0] != 1 {
+		t.Fatalf("scale %v, want 1", scales[0])
+	}
+	for k := range want {
+		if codes[k] != want[k] {
+			t.Errorf("%v quantized to %d, want %d (ties to even)", v[k], codes[k], want[k])
+		}
+	}
+}
+
 func TestInt8BadInput(t *testing.T) {
 	h := hostsimd.Host{}
 	big := hostsimd.MaxInt8Dim + 4
