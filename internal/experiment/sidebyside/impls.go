@@ -97,7 +97,8 @@ func MergeImpls(runs []BackendResult) *report.Report {
 // applyControl sets b.Control from the CPU rows, which no WebGPU
 // implementation or backend touches (the same host code in every run):
 // the band of their ratios to the first run, the far ends of the ratios'
-// CIs where known, else the medians' ratios, with 1 inside it. The CPU
+// CIs where known, else the medians' ratios, made symmetric about 1
+// ([1/m, m]: the host may move either way). The CPU
 // cells are then labelled the control, and a GPU cell whose ratio (its
 // CI where known) meets the band is within host noise, not faster.
 func applyControl(b *report.Backends) {
@@ -118,6 +119,9 @@ func applyControl(b *report.Backends) {
 	if c.Rows == 0 {
 		return
 	}
+	// The host may move either way: the band is symmetric about 1.
+	m := max(c.Hi, 1/c.Lo)
+	c.Lo, c.Hi = 1/m, m
 	b.Control = c
 	for ri := range b.Rows {
 		r := &b.Rows[ri]

@@ -385,6 +385,16 @@ func quantWorkload(e *env.Env, j quantJob, minRecall float64, roofs experiment.R
 	if err := quantSameBytes(e, j, f32, f32Knobs, precs, roofs, sameBytes, rep); err != nil {
 		return err
 	}
+	// The A/A control: f32 measured again after every other precision.
+	e.Progressf("%s: f32 again (the A/A control)", w.Name)
+	c := cfg
+	c.Precision = workload.PrecisionF32
+	_, again, err := quantMeasure(e, w, f32, c, roofs, &report.Report{})
+	if err != nil {
+		return fmt.Errorf("%s f32 again: %w", w.Name, err)
+	}
+	ctrl := quantControlOf(pts[0], quantPointOf(workload.PrecisionF32, again, pts[0].acc))
+	rep.Summary = append(rep.Summary, ctrl.line(w.Name))
 	for _, pt := range pts {
 		for i, m := range []*report.Measurement{pt.gpu, pt.cpu} {
 			if m == nil {
@@ -397,9 +407,60 @@ func quantWorkload(e *env.Env, j quantJob, minRecall float64, roofs experiment.R
 		}
 	}
 	shape := quantShape(w, cfg.Config, f32.Size)
-	rep.Verdicts = append(rep.Verdicts, quantVerdict(w.Name, shape, pts, minRecall))
-	rep.Summary = append(rep.Summary, quantOverheadLines(w.Name, shape, pts, sameBytes)...)
+	rep.Verdicts = append(rep.Verdicts, quantVerdict(w.Name, shape, pts, minRecall, ctrl))
+	rep.Summary = append(rep.Summary, quantOverheadLines(w.Name, shape, pts, sameBytes, ctrl)...)
 	return nil
+}
+
+// quantControl is the A/A control of the precisions' comparison: per side
+// (gpu, cpu), the band [lo, hi] that f32's time moved in between its
+// first measurement and the one after every other precision: the far
+// end of the ratio's CI either way, m, as [1/m, m]; ok false where a side
+// has no pair.
+type quantControl struct {
+	lo, hi [2]float64
+	ok     [2]bool
+}
+
+// quantControlOf is the control from f32's first and second rows.
+func quantControlOf(first, again quantPoint) quantControl {
+	var c quantControl
+	for i, pair := range [][2]*report.Measurement{{first.gpu, again.gpu}, {first.cpu, again.cpu}} {
+		a, b := pair[0], pair[1]
+		if a == nil || b == nil || !(a.Time().Lo > 0) || !(b.Time().Lo > 0) {
+			continue
+		}
+		// The host may move either way: the band is symmetric about 1.
+		m := max(b.Time().Hi/a.Time().Lo, a.Time().Hi/b.Time().Lo)
+		c.lo[i], c.hi[i], c.ok[i] = 1/m, m, true
+	}
+	return c
+}
+
+// noise says whether row m's time against f32's row on side i (0 gpu, 1
+// cpu), its ratio's CI, meets the control's band: a difference the A/A
+// rows showed too.
+func (c quantControl) noise(i int, f32, m *report.Measurement) bool {
+	if !c.ok[i] || f32 == nil || m == nil || !(f32.Time().Lo > 0) {
+		return false
+	}
+	lo, hi := m.Time().Lo/f32.Time().Hi, m.Time().Hi/f32.Time().Lo
+	return lo <= c.hi[i] && hi >= c.lo[i]
+}
+
+// line is the control's summary line.
+func (c quantControl) line(name string) string {
+	var parts []string
+	for i, side := range []string{"GPU", "CPU"} {
+		if c.ok[i] {
+			parts = append(parts, fmt.Sprintf("%s %.2f–%.2f×", side, c.lo[i], c.hi[i]))
+		}
+	}
+	if len(parts) == 0 {
+		return name + " A/A control: f32 measured again after the other precisions: no pair to compare"
+	}
+	return fmt.Sprintf("%s A/A control: f32 measured again after the other precisions moved %s; a difference inside that band is within host noise",
+		name, strings.Join(parts, ", "))
 }
 
 // quantMeasure measures pr at its full batch on both sides with the GPU
@@ -480,7 +541,7 @@ func p0(k, v string) report.Param { return report.Param{Key: k, Value: v} }
 
 // quantVerdict is the workload's answer: per side, the fastest precision
 // whose (mean) recall reaches minRecall.
-func quantVerdict(name, shape string, pts []quantPoint, minRecall float64) string {
+func quantVerdict(name, shape string, pts []quantPoint, minRecall float64, ctrl quantControl) string {
 	k := pts[0].acc.K
 	var parts []string
 	for i, side := range []string{"CPU", "GPU"} {
@@ -503,6 +564,9 @@ func quantVerdict(name, shape string, pts []quantPoint, minRecall float64) strin
 		s := fmt.Sprintf("%s: %s (%s a call, %s", side, best.prec, fmtDur(bestM.Time().Median), fmtRecall(best.acc))
 		if best.prec != workload.PrecisionF32 && f32 != nil {
 			s += fmt.Sprintf("; f32 %s over %s %s, %s", fmtDur(f32.Time().Median), experiment.FmtBytes(f32.Bytes), ceilingLevel(f32), fmtOverhead(overhead(f32, bestM)))
+			if ctrl.noise(1-i, f32, bestM) {
+				s += ", within host noise"
+			}
 		}
 		parts = append(parts, s+")")
 	}
@@ -529,15 +593,19 @@ func fmtRecall(a workload.Accuracy) string {
 }
 
 // quantOverheadLines give each side's decode overheads.
-func quantOverheadLines(name, shape string, pts []quantPoint, same map[string][2]*report.Measurement) []string {
+func quantOverheadLines(name, shape string, pts []quantPoint, same map[string][2]*report.Measurement, ctrl quantControl) []string {
 	var out []string
 	for i, side := range []string{"gpu", "cpu"} {
 		var parts []string
 		for _, pt := range pts[1:] {
 			m := []*report.Measurement{pt.gpu, pt.cpu}[i]
 			f32 := []*report.Measurement{pts[0].gpu, pts[0].cpu}[i]
+			rows := fmtOverhead(overhead(f32, m))
+			if ctrl.noise(i, f32, m) {
+				rows += " (within host noise)"
+			}
 			parts = append(parts, fmt.Sprintf("%s %s on the same vectors, %s on the same bytes", pt.prec,
-				fmtOverhead(overhead(f32, m)), fmtOverhead(overhead(same[pt.prec][i], m))))
+				rows, fmtOverhead(overhead(same[pt.prec][i], m))))
 		}
 		out = append(out, fmt.Sprintf("%s %s, %s: time against f32 ((B − A)/A): %s", name, side, shape, strings.Join(parts, "; ")))
 	}
