@@ -1,6 +1,11 @@
 package report
 
-import "github.com/wgpu-prof/wgpu-prof/timing"
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/wgpu-prof/wgpu-prof/timing"
+)
 
 // Estimate is a value with its 95% confidence interval.
 type Estimate struct {
@@ -16,10 +21,33 @@ type PlanCosts struct {
 	// Calls is the number of calls the profile's time is spread over
 	// (CallsFrom says where it comes from: "mix file", "--calls"; "" when
 	// unknown); OwnPerCall is the profile's time for the operation over
-	// them: the application's own code per call (0 when Calls is 0).
+	// them: the application's own code per call, its mean over the calls
+	// (0 when Calls is 0).
 	Calls      int64   `json:"calls"`
 	CallsFrom  string  `json:"calls_from,omitempty"`
-	OwnPerCall float64 `json:"own_per_call_s"`
+	OwnPerCall float64 `json:"own_mean_per_call_s"`
+	// OwnBasis says how the own code's time per call is known at each
+	// size: OwnLabels (its CPU time per size from the profile's pprof
+	// labels over the mix's calls per size), OwnBenchmarks (Go
+	// benchmarks of it per size), OwnMean (only its mean over the calls:
+	// it is compared at the mean, never per size) or OwnNone (no call
+	// count: unknown).
+	OwnBasis string `json:"own_basis"`
+	// OwnPerSize is the own code's seconds per call at each of Sizes
+	// (with OwnBasis labels or benchmarks; empty with mean or none: no
+	// curve is drawn that was not measured); OwnSamples the profile's
+	// samples behind each (labels); OwnSource where it was measured (the
+	// label key, the benchmark file and name); OwnNote what was not
+	// measured directly (sizes interpolated, time without a label, the
+	// benchmarks' scale to the profile's mean).
+	OwnPerSize PerSize `json:"own_per_call_s,omitempty"`
+	OwnSamples []int64 `json:"own_samples,omitempty"`
+	OwnSource  string  `json:"own_source,omitempty"`
+	OwnNote    string  `json:"own_note,omitempty"`
+	// Comparisons are the three verdicts, each against its named
+	// baseline: the GPU against the own code, the host SIMD kernel
+	// against the own code, the GPU against the host SIMD kernel.
+	Comparisons []PlanComparison `json:"comparisons,omitempty"`
 	// ToolCPU is the tool's best CPU kernel per call (the break-even's
 	// CPU model), with its CI from the fit's coefficients.
 	ToolCPU Estimate `json:"tool_cpu_per_call_s"`
@@ -58,6 +86,13 @@ type PlanCosts struct {
 	// dominant cost.
 	Choice       string `json:"choice"`
 	ChoiceReason string `json:"choice_reason"`
+	// ChoiceBaseline is what the choice is measured against ("own code",
+	// or "host SIMD" without the own code's time); ChoiceSpeedup its
+	// speedup on the operation's calls, ChoiceAppSpeedup the
+	// application's with it alone (Amdahl).
+	ChoiceBaseline   string  `json:"choice_baseline"`
+	ChoiceSpeedup    float64 `json:"choice_speedup"`
+	ChoiceAppSpeedup float64 `json:"choice_app_speedup"`
 	// Warning flags a likely wrong mapping: own and tool CPU times per
 	// call more than 10× apart.
 	Warning string `json:"warning,omitempty"`
@@ -74,11 +109,72 @@ type PlanCosts struct {
 // batch size) of its CPU side, the application's own code, and of its
 // GPU side, and the size from which the GPU is faster (0: every size;
 // -1: none).
+//
+// OwnBasis is the own code's basis (PlanCosts.OwnBasis; "" for a route
+// over the tool's CPU kernel). With labels or benchmarks CPU is the own
+// code's measured curve; with mean it is nil: the own code is known only
+// at its mean, OwnMean, against the GPU's mean over the same calls,
+// GPUMean, and the route keeps the plan's decision (Crossover 0 or -1)
+// at every size until it has timed the own code's calls
+// (dispatch.RouteFromReport).
 type PlanRoute struct {
 	Sides     []string      `json:"sides"`
 	CPU       *timing.Model `json:"cpu_model"`
 	GPU       *timing.Model `json:"gpu_model"`
 	Crossover float64       `json:"crossover"`
+	OwnBasis  string        `json:"own_basis,omitempty"`
+	OwnMean   float64       `json:"own_mean_per_call_s,omitempty"`
+	GPUMean   float64       `json:"gpu_mean_per_call_s,omitempty"`
+}
+
+// The own code's bases (PlanCosts.OwnBasis).
+const (
+	OwnLabels     = "labels"
+	OwnBenchmarks = "benchmarks"
+	OwnMean       = "mean"
+	OwnNone       = "none"
+)
+
+// PlanComparison is one verdict against a named baseline: the candidate
+// ("gpu", "host simd") against the baseline ("own code", "host simd")
+// over the operation's calls, the candidate taking the calls from
+// Crossover on (0: every call; -1: none). At says where they were
+// compared: "per size" (both known at every size of the mix) or "at the
+// mean" (the own code known only at its mean: all calls or none).
+// Speedup is the baseline's time over the routed time on the calls,
+// with its 95% CI (1 when no call is routed); Verdict says it in words,
+// naming both.
+type PlanComparison struct {
+	Candidate string   `json:"candidate"`
+	Baseline  string   `json:"baseline"`
+	At        string   `json:"at"`
+	Crossover float64  `json:"crossover"`
+	Share     float64  `json:"share_to_candidate"`
+	Speedup   Estimate `json:"speedup"`
+	// SpeedupAll is the baseline's time over the candidate's with every
+	// call on the candidate (below 1: slower).
+	SpeedupAll float64 `json:"speedup_every_call"`
+	Verdict    string  `json:"verdict"`
+}
+
+// PerSize is a time per call at each size of a mix (seconds). It reads
+// the older layout's single number under the same name (the mean per
+// call, from before plans measured sizes) as no sizes.
+type PerSize []float64
+
+// UnmarshalJSON reads an array, or a bare number as none.
+func (p *PerSize) UnmarshalJSON(b []byte) error {
+	s := strings.TrimSpace(string(b))
+	if s == "null" || (s != "" && s[0] != '[') {
+		*p = nil
+		return nil
+	}
+	var xs []float64
+	if err := json.Unmarshal(b, &xs); err != nil {
+		return err
+	}
+	*p = xs
+	return nil
 }
 
 // PlanSummary is the program summary in the terms of offload modeling:
@@ -96,8 +192,11 @@ type PlanSummary struct {
 	TopPorted      string   `json:"top_ported,omitempty"`
 	TopNotPorted   string   `json:"top_not_ported,omitempty"`
 	// BestSpeedup is the application's speedup with each operation's
-	// choice (the host SIMD kernel where it wins).
+	// choice (the host SIMD kernel where it wins); BestPlan says that
+	// plan in words, each operation's choice with its speedup against
+	// the operation's own code.
 	BestSpeedup float64 `json:"best_choice_speedup"`
+	BestPlan    string  `json:"best_plan,omitempty"`
 	MinSpeedup  float64 `json:"min_speedup"`
 	Transfer    string  `json:"transfer"`
 }

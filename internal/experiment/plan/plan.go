@@ -42,13 +42,17 @@ type Op struct {
 	// int8; "": the command's --precision): the break-even and the
 	// decision are of that precision's kernels on both sides.
 	Precision string
+	// Bench is the Go benchmark of the application's own code per size
+	// (bench=FILE; nil: none), which gives its time at each size.
+	Bench *BenchCurve
 }
 
 // planOpFiles are the data-file parameters an --op may carry.
 var planOpFiles = []string{"vectors", "queries", "graph"}
 
 // ParseOp parses REGEX=WORKLOAD[@MIXFILE][,calls=N][,precision=P]
-// [,vectors=FILE][,queries=FILE][,graph=FILE] (wgpu-prof plan --op): the expression ends
+// [,bench=FILE][,vectors=FILE][,queries=FILE][,graph=FILE] (wgpu-prof
+// plan --op; bench=FILE a `go test -bench` output, ReadBench): the expression ends
 // at the last '=' followed by a workload's name, so it may hold '=' and
 // ','.
 func ParseOp(s string) (Op, error) {
@@ -71,7 +75,7 @@ func ParseOp(s string) (Op, error) {
 		}
 	}
 	if i <= 0 || i == len(s)-1 {
-		return Op{}, bad("want REGEX=WORKLOAD[@MIXFILE][,calls=N][,vectors=FILE][,queries=FILE][,graph=FILE], e.g. 'main\\.similarity$=cosine-single'")
+		return Op{}, bad("want REGEX=WORKLOAD[@MIXFILE][,calls=N][,bench=FILE][,vectors=FILE][,queries=FILE][,graph=FILE], e.g. 'main\\.similarity$=cosine-single'")
 	}
 	re, err := regexp.Compile(s[:i])
 	if err != nil {
@@ -87,13 +91,19 @@ func ParseOp(s string) (Op, error) {
 		k, v, ok := strings.Cut(kv, "=")
 		switch {
 		case !ok || v == "":
-			return Op{}, bad("%q: want KEY=VALUE (calls, %s)", kv, strings.Join(planOpFiles, ", "))
+			return Op{}, bad("%q: want KEY=VALUE (calls, precision, bench, %s)", kv, strings.Join(planOpFiles, ", "))
 		case k == "calls":
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || n <= 0 {
 				return Op{}, bad("calls=%s: want a positive integer (the operation's calls during the profile)", v)
 			}
 			op.Calls = n
+		case k == "bench":
+			b, err := ReadBench(v)
+			if err != nil {
+				return Op{}, err
+			}
+			op.Bench = &b
 		case k == "precision":
 			if !slices.Contains(workload.Precisions, v) {
 				return Op{}, bad("precision=%s: want one of %s", v, strings.Join(workload.Precisions, ", "))
@@ -105,7 +115,7 @@ func ParseOp(s string) (Op, error) {
 			}
 			op.Files[k] = v
 		default:
-			return Op{}, bad("%q: unknown option (calls, precision, %s)", k, strings.Join(planOpFiles, ", "))
+			return Op{}, bad("%q: unknown option (calls, precision, bench, %s)", k, strings.Join(planOpFiles, ", "))
 		}
 	}
 	if hasMix {
@@ -126,6 +136,9 @@ type ProfileShare struct {
 	Value, Samples int64
 	// Functions are the matching function names seen, sorted.
 	Functions []string
+	// BySize is the part of Value and Samples in samples carrying a
+	// size label (ProfileSharesBy), by size.
+	BySize map[int]SizeTime
 }
 
 // ProfileShares reads a pprof profile (Go's runtime/pprof or any writer
@@ -133,6 +146,14 @@ type ProfileShare struct {
 // the profile's total over the sample type CPU time is in ("cpu", else
 // the last type), and that total with its unit.
 func ProfileShares(path string, res []*regexp.Regexp) (shares []ProfileShare, total int64, unit string, err error) {
+	return ProfileSharesBy(path, res, "")
+}
+
+// ProfileSharesBy is ProfileShares that also sums each share by the size
+// its samples are labelled with (label key: a pprof label whose value is
+// a positive integer, pprof.Labels(key, strconv.Itoa(n)), or a numeric
+// label; "": none) into ProfileShare.BySize.
+func ProfileSharesBy(path string, res []*regexp.Regexp, key string) (shares []ProfileShare, total int64, unit string, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, 0, "", &env.ParamError{Name: "pprof", Value: path, Limit: err.Error()}
@@ -174,13 +195,21 @@ func ProfileShares(path string, res []*regexp.Regexp) (shares []ProfileShare, to
 				}
 			}
 			if hit {
-				shares[i].Value += v
 				// A pprof Sample is a stack with its counts: the "samples"
 				// value counts the samples taken there.
+				k := int64(1)
 				if cnt >= 0 {
-					shares[i].Samples += s.Value[cnt]
-				} else {
-					shares[i].Samples++
+					k = s.Value[cnt]
+				}
+				shares[i].Value += v
+				shares[i].Samples += k
+				if n, ok := sampleSize(s, key); ok {
+					if shares[i].BySize == nil {
+						shares[i].BySize = map[int]SizeTime{}
+					}
+					st := shares[i].BySize[n]
+					st.Value, st.Samples = st.Value+v, st.Samples+k
+					shares[i].BySize[n] = st
 				}
 			}
 		}
@@ -195,6 +224,23 @@ func ProfileShares(path string, res []*regexp.Regexp) (shares []ProfileShare, to
 		sort.Strings(shares[i].Functions)
 	}
 	return shares, total, unit, nil
+}
+
+// sampleSize is the size a sample is labelled with under key (a string
+// label holding a positive integer, or a numeric label).
+func sampleSize(s *profile.Sample, key string) (int, bool) {
+	if key == "" {
+		return 0, false
+	}
+	if vs := s.Label[key]; len(vs) == 1 {
+		if n, err := strconv.Atoi(vs[0]); err == nil && n > 0 {
+			return n, true
+		}
+	}
+	if vs := s.NumLabel[key]; len(vs) == 1 && vs[0] > 0 && vs[0] <= math.MaxInt32 {
+		return int(vs[0]), true
+	}
+	return 0, false
 }
 
 // MinPortShare is the share of CPU time below which an operation is not
@@ -239,6 +285,9 @@ type Input struct {
 	// MinSpeedup is the least speedup on an operation's calls for which
 	// it is ported (default 1: any gain).
 	MinSpeedup float64
+	// SizeLabel is the pprof label key the shares' BySize were read
+	// with ("": none read).
+	SizeLabel string
 }
 
 // Decide builds the decision matrix: per operation its share of CPU time,
@@ -289,7 +338,6 @@ func Decide(in Input) report.Plan {
 	return pl
 }
 
-// planOp prices and judges operation i.
 // roofOf is the GPU roof an operation in precision prec is placed under:
 // GPURoof, with the int8 dot-product peak as its compute roof for int8.
 func (in Input) roofOf(prec string) *timing.Roof {
@@ -299,72 +347,6 @@ func (in Input) roofOf(prec string) *timing.Roof {
 	r := *in.GPURoof
 	r.PeakGFLOPs = in.GPUInt8GOPs
 	return &r
-}
-
-func planOp(in Input, i int, op Op, minSp float64, transfer string) report.PlanOp {
-	be := in.BreakEvens[i]
-	mix := op.Mix
-	if mix == nil {
-		m := crossover.BatchMix{File: "", Sizes: in.Sizes[i]}
-		for range m.Sizes {
-			m.Counts = append(m.Counts, 1)
-		}
-		mix = &m
-	}
-	share := float64(in.Shares[i].Value) / float64(in.Total)
-	po := report.PlanOp{
-		Regex: op.Regex.String(), Workload: op.Workload, Functions: in.Shares[i].Functions,
-		Share: share, Samples: in.Shares[i].Samples, Sizes: mix.Sizes, Counts: mix.Counts, MixFile: mix.File,
-	}
-	if op.Precision != "" && op.Precision != workload.PrecisionF32 {
-		po.Precision = op.Precision
-	}
-	for _, n := range mix.Sizes {
-		po.CPUPerCall = append(po.CPUPerCall, be.ModelA.At(float64(n)))
-		po.GPUPerCall = append(po.GPUPerCall, be.ModelB.At(float64(n)))
-	}
-	lo, hi := be.ModelA.Range()
-	blo, bhi := be.ModelB.Range()
-	po.ValidFrom, po.ValidTo = math.Max(lo, blo), math.Min(hi, bhi)
-	po.Basis = "models of the break-even measured over n = " + fmt.Sprintf("%.0f … %.0f", po.ValidFrom, po.ValidTo)
-
-	c := costsOf(in, i, op, *mix, share, transfer, &po)
-	// Against the tool's CPU kernel (no call count) the GPU's calls are
-	// routed at the measured crossover; against the application's own
-	// code, where the GPU's model beats it.
-	var r report.MixResult
-	if po.CallsFrom == "" {
-		r = crossover.MixOf(be, *mix)
-		if transfer == TransferPerCall {
-			// The same route, priced with the data shipped every call.
-			cross := mixCross(r)
-			if cross < 0 {
-				cross = math.Inf(1)
-			}
-			r = crossover.EvalMix(*mix, c.ownModel, c.gpu, cross, [2]string{"cpu", "gpu"})
-		}
-	} else {
-		r = crossover.EvalMix(*mix, c.ownModel, c.gpu, ownCrossover(*mix, c.ownModel, c.gpu), [2]string{"own", "gpu"})
-	}
-	if r.Outside > 0 {
-		po.Basis += fmt.Sprintf(" (%d size(s) outside it, extrapolated)", r.Outside)
-	}
-	po.Speedup, po.SpeedupLo, po.SpeedupHi, po.Mix = r.Speedup, r.SpeedupLo, r.SpeedupHi, &r
-	po.SpeedupGPU = report.Estimate{Value: r.Speedup, Lo: r.SpeedupLo, Hi: r.SpeedupHi}
-	po.Route = &report.PlanRoute{Sides: []string{r.Sides[0], "gpu"}, CPU: &c.ownModel, GPU: &c.gpu, Crossover: mixCross(r)}
-	po.Verdict, po.Reason, po.Ported = gpuVerdict(be, r, c, share, minSp, po.CallsFrom != "")
-	po.AppSpeedup = amdahl(share, r.Speedup)
-	po.Return = share * (1 - 1/math.Max(r.Speedup, 1e-300))
-	po.Predicted = c.own
-	if po.Ported {
-		po.Predicted = r.PerThousandRouted / 1000
-	}
-	po.PredictedGPU = c.gpuAll
-	po.Choice, po.ChoiceReason = choose(c, r, po.CallsFrom != "", minSp)
-	if share < MinPortShare {
-		po.Choice, po.ChoiceReason = "keep", fmt.Sprintf("share below %.0f%%: not worth the work (%s)", 100*MinPortShare, po.ChoiceReason)
-	}
-	return po
 }
 
 // mixCross is the size from which r routes calls to the GPU (0: every
@@ -386,7 +368,7 @@ func costsOf(in Input, i int, op Op, mix crossover.BatchMix, share float64, tran
 	c := opCosts{median: medianSize(mix)}
 	c.tool = mixMean(mix, be.ModelA.At)
 	po.ToolCPU = estimate(c.tool, func(rng *rand.Rand) float64 { m := crossover.DrawModel(rng, *be.ModelA); return mixMean(mix, m.At) })
-	c.ownPerCall(in, i, op, *be.ModelA, po)
+	c.ownOf(in, i, op, mix, *be.ModelA, po)
 	// The GPU in parts.
 	var io CallIO
 	if i < len(in.IO) {
@@ -418,30 +400,6 @@ func costsOf(in Input, i int, op Op, mix crossover.BatchMix, share float64, tran
 		return c.own / mixMean(mix, m.At)
 	})
 	return c
-}
-
-// ownPerCall sets the application's own time per call (its profile time
-// over its calls, where the profile is CPU time and the calls are known;
-// else the tool's), warning when the two differ past WrongMappingRatio.
-func (c *opCosts) ownPerCall(in Input, i int, op Op, toolModel timing.Model, po *report.PlanOp) {
-	switch {
-	case op.Calls > 0:
-		po.Calls, po.CallsFrom = op.Calls, "--calls"
-	case op.Mix != nil && op.Mix.File != "":
-		po.Calls, po.CallsFrom = op.Mix.Calls(), "mix file"
-	}
-	c.own, c.ownModel = c.tool, toolModel
-	if po.Calls > 0 && in.Unit == "cpu/nanoseconds" {
-		po.OwnPerCall = float64(in.Shares[i].Value) * 1e-9 / float64(po.Calls)
-		c.own = po.OwnPerCall
-		c.ownModel = scaled(toolModel, c.own/c.tool)
-		if ratio := c.own / c.tool; ratio > WrongMappingRatio || ratio < 1/WrongMappingRatio {
-			po.Warning = fmt.Sprintf("likely wrong mapping: the application's own %s per call and the tool's %s kernel's %s differ %.0f× (more than %d×): check the workload, the sizes and the call count",
-				crossover.FmtSeconds(c.own), op.Workload, crossover.FmtSeconds(c.tool), math.Max(ratio, 1/ratio), WrongMappingRatio)
-		}
-	} else if po.Calls > 0 {
-		po.CallsFrom, po.Calls = "", 0 // not a CPU-time profile: no time per call
-	}
 }
 
 // gpuTaxes prices the GPU's launch and transfer taxes per call over the
@@ -478,225 +436,8 @@ func (c *opCosts) gpuTaxes(t *GPUTaxes, io CallIO, mix crossover.BatchMix, trans
 	}
 }
 
-// gpuVerdict is the GPU verdict: port, port above n = X or do not port,
-// with its reason naming the dominant cost.
-func gpuVerdict(be report.BreakEven, r report.MixResult, c opCosts, share, minSp float64, own bool) (verdict, reason string, ported bool) {
-	against := "the tool's CPU kernel"
-	if own {
-		against = "the application's own code"
-	}
-	cost := fmt.Sprintf("%s of the GPU's %s per call against %s of %s (means over the calls; median size %d)", c.dominant(), crossover.FmtSeconds(c.gpuAll), crossover.FmtSeconds(c.own), against, c.median)
-	gpuEver := false
-	if be.Search != nil {
-		for _, p := range be.Search.Points {
-			gpuEver = gpuEver || p.Faster == timing.FasterB
-		}
-	}
-	switch {
-	case share < MinPortShare:
-		return "do not port", fmt.Sprintf("share below %.0f%%: not worth the work", 100*MinPortShare), false
-	case r.ShareAbove == 0 && !own && !gpuEver:
-		return "do not port", "GPU never faster on this adapter (at any measured size): " + cost, false
-	case r.ShareAbove == 0 && !own && be.Search != nil:
-		return "do not port", fmt.Sprintf("GPU faster only from n = %d, above every call of this mix: %s", be.Search.Hi, cost), false
-	case r.ShareAbove == 0:
-		return "do not port", "GPU slower at every size of this mix: " + cost, false
-	case r.Speedup <= 1:
-		return "do not port", "no gain on this mix: " + cost, false
-	case r.Speedup < minSp:
-		return "do not port", fmt.Sprintf("%.2f× on this mix, below --min-speedup %.2f×: %s", r.Speedup, minSp, cost), false
-	case r.Crossover > 0 && r.ShareAbove < 1:
-		return fmt.Sprintf("port above n = %.0f", r.Crossover),
-			fmt.Sprintf("%.0f%% of calls at or above the crossover; %.2f× on this mix; below it %s", 100*r.ShareAbove, r.Speedup, cost), true
-	}
-	return "port", fmt.Sprintf("every call of this mix on the GPU side of the crossover; %.2f× on them (GPU %s per call, bounded by %s, against %s of %s)",
-		r.Speedup, crossover.FmtSeconds(c.gpuAll), c.boundedBy(), crossover.FmtSeconds(c.own), against), true
-}
 
-// choose picks the largest win among keep, the host SIMD kernel, the GPU
-// and routing by size (the GPU above the crossover, the faster CPU code
-// below), each needing minSp over the application's own code.
-func choose(c opCosts, r report.MixResult, own bool, minSp float64) (string, string) {
-	if !own {
-		// Without the application's own time the host kernel is the
-		// baseline: only the GPU can be judged.
-		switch {
-		case r.Speedup >= minSp && r.Speedup > 1 && r.ShareAbove < 1:
-			return "route by size", fmt.Sprintf("no call count: against the tool's CPU kernel, the GPU from n = %.0f (%.2f×)", r.Crossover, r.Speedup)
-		case r.Speedup >= minSp && r.Speedup > 1:
-			return "port to the GPU", fmt.Sprintf("no call count: against the tool's CPU kernel, %.2f×", r.Speedup)
-		}
-		return "keep", "no call count (give the mix file's counts or calls=N): the GPU does not beat the tool's CPU kernel; " + c.dominant()
-	}
-	routed := r.PerThousandRouted / 1000
-	best, bestT := "keep", c.own
-	try := func(name string, t float64) {
-		if c.own/t >= minSp && t < bestT*0.98 {
-			best, bestT = name, t
-		}
-	}
-	try("use the host SIMD kernel", c.tool)
-	try("port to the GPU", c.gpuAll)
-	if r.ShareAbove > 0 && r.ShareAbove < 1 {
-		try("route by size", routed)
-	}
-	others := fmt.Sprintf("own code %s, the tool's SIMD kernel %s, the GPU %s (%s)", crossover.FmtSeconds(c.own), crossover.FmtSeconds(c.tool), crossover.FmtSeconds(c.gpuAll), c.dominant())
-	switch best {
-	case "keep":
-		return best, "nothing beats the application's own code per call: " + others
-	case "use the host SIMD kernel":
-		return best, fmt.Sprintf("%.2f× on its calls, more than the GPU gives: %s", c.own/c.tool, others)
-	case "route by size":
-		return best, fmt.Sprintf("%.2f× with the GPU from n = %.0f and the CPU below: %s", c.own/routed, r.Crossover, others)
-	}
-	return best, fmt.Sprintf("%.2f× on its calls: %s", c.own/c.gpuAll, others)
-}
 
-// planSummary is the program summary.
-func planSummary(pl report.Plan, in Input, minSp float64, transfer string) *report.PlanSummary {
-	s := &report.PlanSummary{MinSpeedup: minSp, Transfer: transfer, FractionPorted: pl.PortedShare}
-	if in.Unit == "cpu/nanoseconds" {
-		s.TimeBefore = float64(in.Total) * 1e-9
-	}
-	var over, lo, hi, best float64
-	for _, op := range pl.Ops {
-		best += op.Share * choiceRatio(op)
-		if !op.Ported {
-			if s.TopNotPorted == "" {
-				s.TopNotPorted = fmt.Sprintf("%s (%s, %s): %s: %s", op.Regex, op.Workload, fmtShare(op.Share), op.Verdict, op.Reason)
-			}
-			continue
-		}
-		s.NumberPorted++
-		over += op.Share / op.Speedup
-		lo += op.Share / positive(op.SpeedupLo, op.Speedup)
-		hi += op.Share / positive(op.SpeedupHi, op.Speedup)
-		if s.TopPorted == "" {
-			s.TopPorted = fmt.Sprintf("%s (%s, %s): %s: %s", op.Regex, op.Workload, fmtShare(op.Share), op.Verdict, op.Reason)
-		}
-	}
-	rest := 1 - pl.PortedShare
-	if over > 0 {
-		s.PortedSpeedup = pl.PortedShare / over
-	}
-	// The interval takes every ported operation at the same end of its
-	// own interval (their errors share the device's taxes).
-	s.AppSpeedup = report.Estimate{Value: pl.AppSpeedup, Lo: 1 / (rest + lo), Hi: 1 / (rest + hi)}
-	s.TimeAfter = s.TimeBefore / pl.AppSpeedup
-	others := 0.0
-	for _, op := range pl.Ops {
-		others += op.Share
-	}
-	s.BestSpeedup = 1 / ((1 - others) + best)
-	return s
-}
-
-// choiceRatio is the time per call with op's choice over its own code's.
-func choiceRatio(op report.PlanOp) float64 {
-	if op.OwnPerCall <= 0 {
-		if op.Ported {
-			return 1 / op.Speedup
-		}
-		return 1
-	}
-	switch op.Choice {
-	case "use the host SIMD kernel":
-		return op.ToolCPU.Value / op.OwnPerCall
-	case "port to the GPU":
-		return op.GPU.Value / op.OwnPerCall
-	case "route by size":
-		return op.Mix.PerThousandRouted / 1000 / op.OwnPerCall
-	}
-	return 1
-}
-
-func positive(x, or float64) float64 {
-	if x > 0 {
-		return x
-	}
-	return or
-}
-
-// amdahl is 1/((1 − s) + s/k).
-func amdahl(s, k float64) float64 {
-	if k <= 0 {
-		return 1
-	}
-	return 1 / ((1 - s) + s/k)
-}
-
-// Lines is the plan in words, verdicts first.
-func Lines(pl report.Plan) []string {
-	var out []string
-	ci := func(e report.Estimate) string {
-		if e.Value == 0 && e.Lo == 0 && e.Hi == 0 {
-			return "not measured"
-		}
-		if math.IsNaN(e.Lo) || (e.Lo == 0 && e.Hi == 0) {
-			return crossover.FmtSeconds(e.Value)
-		}
-		return fmt.Sprintf("%s [%s, %s]", crossover.FmtSeconds(e.Value), crossover.FmtSeconds(e.Lo), crossover.FmtSeconds(e.Hi))
-	}
-	for _, op := range pl.Ops {
-		wl := op.Workload
-		if op.Precision != "" {
-			wl += " in " + op.Precision
-		}
-		out = append(out, fmt.Sprintf("%s (%s = %s): %s: %s", op.Regex, wl, fmtShare(op.Share), op.Verdict, op.Reason))
-		out = append(out, fmt.Sprintf("  best: %s: %s", op.Choice, op.ChoiceReason))
-		own := "own code unknown (no call count)"
-		if op.OwnPerCall > 0 {
-			own = fmt.Sprintf("own code %s (%d calls, from the %s)", crossover.FmtSeconds(op.OwnPerCall), op.Calls, op.CallsFrom)
-		}
-		gpu := "GPU"
-		if op.GPUVariant != "" {
-			gpu += " (" + op.GPUVariant + ")"
-		}
-		out = append(out, fmt.Sprintf("  per call: %s · tool's CPU kernel %s · %s %s: kernel %s + launch tax %s + transfer tax %s (transfer %s), bounded by %s",
-			own, ci(op.ToolCPU), gpu, ci(op.GPU), ci(op.Kernel), ci(op.Launch), ci(op.Transfer), op.TransferMode, op.BoundedBy))
-		if op.Warning != "" {
-			out = append(out, "  WARNING: "+op.Warning)
-		}
-	}
-	if s := pl.Summary; s != nil {
-		ported := "nothing ported"
-		if s.NumberPorted > 0 {
-			ported = fmt.Sprintf("ported code %.2f×", s.PortedSpeedup)
-		}
-		out = append(out, fmt.Sprintf("application: %.2f× (95%% CI %.2f … %.2f) with %d operation(s) ported to the GPU (%.0f%% of CPU time), %s → %s; %s; with each operation's best choice %.2f×",
-			pl.AppSpeedup, s.AppSpeedup.Lo, s.AppSpeedup.Hi, s.NumberPorted, 100*pl.PortedShare, crossover.FmtSeconds(s.TimeBefore), crossover.FmtSeconds(s.TimeAfter), ported, s.BestSpeedup))
-		if s.TopPorted != "" {
-			out = append(out, "  top ported: "+s.TopPorted)
-		}
-		if s.TopNotPorted != "" {
-			out = append(out, "  top not ported: "+s.TopNotPorted)
-		}
-	} else {
-		out = append(out, fmt.Sprintf("application: %.2f× with the ported operations (%.0f%% of CPU time) on the GPU", pl.AppSpeedup, 100*pl.PortedShare))
-	}
-	out = append(out, fmt.Sprintf("  (Amdahl: 1/((1 − %.3f) + Σ share/speedup) over the ported operations, each speedup against the application's own code where its calls are counted)", pl.PortedShare))
-	for _, op := range pl.Ops {
-		sizes := fmt.Sprint(op.Sizes)
-		if op.MixFile != "" {
-			sizes = fmt.Sprintf("mix %s (%d sizes, %d to %d)", op.MixFile, len(op.Sizes), op.Sizes[0], op.Sizes[len(op.Sizes)-1])
-		}
-		fns := strings.Join(op.Functions, ", ")
-		if fns == "" {
-			fns = "no function matched"
-		}
-		out = append(out, fmt.Sprintf("  %s: %s of CPU time (%d samples; %s), batch sizes %s, speedup on them %.2f× (95%% CI %.2f … %.2f), application %.2f× if ported alone; %s",
-			op.Workload, fmtShare(op.Share), op.Samples, fns, sizes, op.Speedup, op.SpeedupLo, op.SpeedupHi, op.AppSpeedup, op.Basis))
-	}
-	if t := pl.Taxes; t != nil {
-		out = append(out, fmt.Sprintf("  GPU taxes: launch %s, upload %.3g GB/s, readback %.3g GB/s (%s)", ci(t.Launch), t.Upload.Value/1e9, t.Readback.Value/1e9, t.Source))
-	}
-	if v := pl.Validation; v != nil {
-		out = append(ValidationLines(v), out...)
-	}
-	return out
-}
-
-func fmtShare(s float64) string { return fmt.Sprintf("%.1f%%", 100*s) }
 
 // BreakEvenOf returns the end-to-end CPU-vs-GPU (data resident)
 // break-even of workload in rep in stored precision prec ("": f32) with

@@ -152,11 +152,18 @@ func plusLinear(m timing.Model, c [2]float64) timing.Model {
 // opCosts is one operation's costs per call, the input of its verdict.
 type opCosts struct {
 	own, tool, gpuAll float64 // means over the mix, seconds per call
-	ownModel, gpu     timing.Model
-	kernel            report.Estimate
-	launch, transfer  report.Estimate
-	bound             string // the kernel's roofline bound in words ("" unknown)
-	median            int    // the mix's median call size
+	// basis is how the own code is known (report.OwnLabels …); ownAt
+	// its measured sizes (labels, benchmarks); ownRel the relative
+	// standard error of its mean (mean); ownModel its curve (labels,
+	// benchmarks) or the tool's CPU kernel's model (none).
+	basis            string
+	ownAt            ownSizes
+	ownRel           float64
+	ownModel, gpu    timing.Model
+	kernel           report.Estimate
+	launch, transfer report.Estimate
+	bound            string // the kernel's roofline bound in words ("" unknown)
+	median           int    // the mix's median call size
 }
 
 // dominant names the largest part of the GPU's time per call at the
