@@ -3,6 +3,8 @@ package timing
 import (
 	"fmt"
 	"math"
+
+	"github.com/wgpu-prof/wgpu-prof/timing/load"
 )
 
 // Memory-versus-compute classification kinds (docs/METHOD.md,
@@ -23,6 +25,9 @@ type Classification struct {
 	// Roofline and Consistent are filled by RooflineCheck.
 	Roofline   string `json:"roofline,omitempty"`
 	Consistent bool   `json:"consistent,omitempty"`
+	// Busy is the busiest load beside the three timings when any ran on a
+	// busy host (load.Load.Busy): the kind is then not firm.
+	Busy *load.Load `json:"busy,omitempty"`
 }
 
 // ClassifyMemCompute classifies a kernel from three timings over the same
@@ -99,6 +104,10 @@ func ClassifyMemCompute(a, b, c Summary, p Policy) Classification {
 			k.Explanation = fmt.Sprintf("%s: C lies between max(A, B) and A+B; memory and arithmetic partly overlap", nums)
 		}
 	}
+	if l := load.Max(load.Max(a.Load, b.Load), c.Load); l.Busy() {
+		k.Busy = l
+		k.Explanation += fmt.Sprintf("; not firm: host busy (%s)", l)
+	}
 	return k
 }
 
@@ -119,6 +128,10 @@ type Comparison struct {
 	// Significant is true when the 95% CIs of the two medians do not
 	// overlap; otherwise the two are a tie.
 	Significant bool `json:"significant"`
+	// Busy is the busier load beside the two timings when either was
+	// measured on a busy host (load.Load.Busy): the comparison is then
+	// not firm, whatever its CIs say; nil otherwise.
+	Busy *load.Load `json:"busy,omitempty"`
 }
 
 // Compare compares the faster timing a with the slower b (a.Median ≤
@@ -130,11 +143,18 @@ func Compare(a, b Summary) Comparison {
 	if a.Median > 0 {
 		c.Margin = b.Median/a.Median - 1
 	}
+	if l := load.Max(a.Load, b.Load); l.Busy() {
+		c.Busy = l
+	}
 	return c
 }
 
-// String is "by 12.0%, significant (95% CIs disjoint)" or "tie: …".
+// String is "by 12.0%, significant (95% CIs disjoint)", "by 12.0%, 95% CIs
+// disjoint, but not firm: host busy (…)" or "tie: …".
 func (c Comparison) String() string {
+	if c.Significant && c.Busy != nil {
+		return fmt.Sprintf("by %.1f%%, 95%% CIs disjoint, but not firm: host busy (%s)", 100*c.Margin, c.Busy)
+	}
 	if c.Significant {
 		return fmt.Sprintf("by %.1f%%, significant (95%% CIs disjoint)", 100*c.Margin)
 	}

@@ -132,3 +132,32 @@ func TestJudgeCrossoverBusyHostIsInconclusive(t *testing.T) {
 		t.Errorf("busy re-measurement: %s (%s)", v.Kind, v.Reason)
 	}
 }
+
+// TestCompareOnABusyHostIsNotFirm: disjoint CIs measured while other
+// work held the host make no firm winner.
+func TestCompareOnABusyHostIsNotFirm(t *testing.T) {
+	a := Summary{Median: 1, Lo: 0.99, Hi: 1.01}
+	b := Summary{Median: 1.2, Lo: 1.19, Hi: 1.21}
+	if s := Compare(a, b).String(); s != "by 20.0%, significant (95% CIs disjoint)" {
+		t.Errorf("quiet: %q", s)
+	}
+	b.Load = &load.Load{Other: 1.6, CPUs: 2}
+	c := Compare(a, b)
+	if !c.Significant || c.Busy == nil || c.String() != "by 20.0%, 95% CIs disjoint, but not firm: host busy (other work 1.6 of 2 CPUs)" {
+		t.Errorf("busy: %+v %q", c, c.String())
+	}
+}
+
+// TestClassifyOnABusyHostIsNotFirm: a memory-vs-compute kind measured
+// beside other work says it is not firm.
+func TestClassifyOnABusyHostIsNotFirm(t *testing.T) {
+	s := func(m float64) Summary { return Summary{N: 20, Median: m, Lo: 0.99 * m, Hi: 1.01 * m, Confidence: 0.95} }
+	a, b, c := s(1e-3), s(0.3e-3), s(1.02e-3)
+	if k := ClassifyMemCompute(a, b, c, Policy{}); k.Kind != MemoryBound || k.Busy != nil || strings.Contains(k.Explanation, "busy") {
+		t.Fatalf("quiet: %+v", k)
+	}
+	c.Load = &load.Load{Other: 1.2, CPUs: 2}
+	if k := ClassifyMemCompute(a, b, c, Policy{}); k.Busy == nil || !strings.HasSuffix(k.Explanation, "; not firm: host busy (other work 1.2 of 2 CPUs)") {
+		t.Errorf("busy: %+v", k)
+	}
+}
