@@ -151,7 +151,9 @@ func TestCompareOnABusyHostIsNotFirm(t *testing.T) {
 // TestClassifyOnABusyHostIsNotFirm: a memory-vs-compute kind measured
 // beside other work says it is not firm.
 func TestClassifyOnABusyHostIsNotFirm(t *testing.T) {
-	s := func(m float64) Summary { return Summary{N: 20, Median: m, Lo: 0.99 * m, Hi: 1.01 * m, Confidence: 0.95} }
+	s := func(m float64) Summary {
+		return Summary{N: 20, Median: m, Lo: 0.99 * m, Hi: 1.01 * m, Confidence: 0.95}
+	}
 	a, b, c := s(1e-3), s(0.3e-3), s(1.02e-3)
 	if k := ClassifyMemCompute(a, b, c, Policy{}); k.Kind != MemoryBound || k.Busy != nil || strings.Contains(k.Explanation, "busy") {
 		t.Fatalf("quiet: %+v", k)
