@@ -169,6 +169,13 @@ static const struct {
 };
 #define NFEATURES (sizeof feature_map / sizeof feature_map[0])
 
+int wgpuprof_dawn_feature_pair(size_t i, uint32_t *dawn, uint32_t *native) {
+	if (i >= NFEATURES) return 0;
+	*dawn = feature_map[i].dawn;
+	*native = feature_map[i].native;
+	return 1;
+}
+
 // feature_to_native: Dawn's number as the binding sees it.
 static uint32_t feature_to_native(uint32_t f) {
 	for (size_t i = 0; i < NFEATURES; i++)

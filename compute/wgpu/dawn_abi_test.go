@@ -364,6 +364,53 @@ func TestDawnFeatureNames(t *testing.T) {
 	}
 }
 
+// TestDawnFeatureTable: dawn.c's table as compiled maps each of Dawn's
+// feature numbers to the wgpu-native number of the feature of the same
+// name, read from the two headers (Dawn's webgpu.py, wgpu-native's
+// webgpu.h) rather than from a copy of the table; SubgroupsF16, which
+// wgpu-native lacks, keeps the binding's own number 0x60000.
+func TestDawnFeatureTable(t *testing.T) {
+	py := dawnPy(t)
+	src, err := os.ReadFile(py)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dawnName := map[uint32]string{}
+	for _, m := range regexp.MustCompile(`(?m)^WGPUFeatureName_(\w+) = (\d+)$`).FindAllStringSubmatch(string(src), -1) {
+		v, _ := strconv.ParseUint(m[2], 10, 32)
+		dawnName[uint32(v)] = m[1]
+	}
+	h, err := os.ReadFile(filepath.Join("..", "..", "third_party", "wgpu-native", "include", "webgpu.h"))
+	if err != nil {
+		t.Skipf("wgpu-native's webgpu.h is not installed: %v", err)
+	}
+	nativeName := map[uint32]string{}
+	for _, m := range regexp.MustCompile(`WGPUFeatureName_(\w+) = 0x([0-9A-Fa-f]+)`).FindAllStringSubmatch(string(h), -1) {
+		v, _ := strconv.ParseUint(m[2], 16, 32)
+		nativeName[uint32(v)] = m[1]
+	}
+	pairs := dawnFeaturePairs()
+	if len(pairs) < 10 {
+		t.Fatalf("dawn.c's table has %d entries", len(pairs))
+	}
+	for _, p := range pairs {
+		d, ok := dawnName[p[0]]
+		if !ok {
+			t.Errorf("dawn.c maps Dawn's feature %d, which Dawn's webgpu.h does not have", p[0])
+			continue
+		}
+		if d == "SubgroupsF16" {
+			if p[1] != 0x60000 {
+				t.Errorf("Dawn's SubgroupsF16 maps to 0x%x, want the binding's 0x60000", p[1])
+			}
+			continue
+		}
+		if n := nativeName[p[1]]; n != d {
+			t.Errorf("Dawn's %s (%d) maps to wgpu-native's 0x%x, which is %q", d, p[0], p[1], n)
+		}
+	}
+}
+
 // TestDawnDialect: subgroup code gets "enable subgroups;" on its first
 // line for Dawn only, once, and other code is left alone.
 func TestDawnDialect(t *testing.T) {

@@ -33,4 +33,8 @@ uint32_t wgpuprof_native_version(void);
 void wgpuprof_dawn_dump_next(int on);
 char *wgpuprof_dawn_take_log(WGPUDevice device, int stop, int *logged);
 
+/* dawn.c's feature table, entry i: Dawn's number and the binding's
+ * (wgpu-native's) for one feature; 0 past the table's end. */
+int wgpuprof_dawn_feature_pair(size_t i, uint32_t *dawn, uint32_t *native);
+
 #endif
