@@ -109,6 +109,7 @@ func TestRunReadsBackInOneSubmit(t *testing.T) {
 		if err := d.Write(x.other, 0, wgpu.Bytes(c)); err != nil {
 			t.Fatal(err)
 		}
+		before := wgpu.SubmitCount()
 		times, err := d.Run(wgpu.Call{
 			Passes: []wgpu.Pass{x.pass},
 			Copies: []wgpu.Copy{{Src: x.out, Dst: x.other, Size: 256}},
@@ -117,6 +118,9 @@ func TestRunReadsBackInOneSubmit(t *testing.T) {
 		})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if n := wgpu.SubmitCount() - before; n != 1 {
+			t.Errorf("call %d: %d queue submissions, want 1 (the passes, copies, readbacks and timer in one)", i, n)
 		}
 		for j := range 64 {
 			if want := seed + float32(j); a[j] != want || c[j] != want {

@@ -40,3 +40,6 @@ var PassTimes = passTimes
 // time work with a generous timeout first and then set the one it is
 // about relative to that.
 func SetWaitTimeout(d *Device, t time.Duration) { d.timeout = t }
+
+// SubmitCount is how many queue submissions the binding has made.
+func SubmitCount() uint64 { return submitCount() }

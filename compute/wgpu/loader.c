@@ -70,8 +70,15 @@ uint32_t wgpuprof_native_version(void) {
 	return tables[wgpuprof_impl_native].wgpuGetVersion();
 }
 
+// submits counts the queue submissions made through the forwarders, for
+// the tests that hold a call to one submission (wgpuprof_submits).
+static uint64_t submits;
+
+uint64_t wgpuprof_submits(void) { return __atomic_load_n(&submits, __ATOMIC_RELAXED); }
+
 // The forwarders: same names and signatures as wgpu-native's functions,
-// calling the chosen implementation's.
+// calling the chosen implementation's (the submit forwarder counts too;
+// the name test folds away at compile time in every other one).
 #define WGPUPROF_FORWARD_R(ret, name, params, args) \
 	ret name params { \
 		const struct wgpuprof_table *t = current; \
@@ -82,6 +89,8 @@ uint32_t wgpuprof_native_version(void) {
 	void name params { \
 		const struct wgpuprof_table *t = current; \
 		if (!t) not_loaded(#name); \
+		if (__builtin_strcmp(#name, "wgpuQueueSubmit") == 0) \
+			__atomic_fetch_add(&submits, 1, __ATOMIC_RELAXED); \
 		t->name args; \
 	}
 WGPUPROF_FUNCTIONS(WGPUPROF_FORWARD_R, WGPUPROF_FORWARD_V)

@@ -33,6 +33,10 @@ uint32_t wgpuprof_native_version(void);
 void wgpuprof_dawn_dump_next(int on);
 char *wgpuprof_dawn_take_log(WGPUDevice device, int stop, int *logged);
 
+/* How many queue submissions the binding has made (every
+ * implementation). */
+uint64_t wgpuprof_submits(void);
+
 /* dawn.c's feature table, entry i: Dawn's number and the binding's
  * (wgpu-native's) for one feature; 0 past the table's end. */
 int wgpuprof_dawn_feature_pair(size_t i, uint32_t *dawn, uint32_t *native);

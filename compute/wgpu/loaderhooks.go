@@ -19,3 +19,7 @@ func dawnFeaturePairs() [][2]uint32 {
 		out = append(out, [2]uint32{uint32(d), uint32(n)})
 	}
 }
+
+// submitCount is how many queue submissions the binding has made, with
+// any implementation (TestRunReadsBackInOneSubmit holds a call to one).
+func submitCount() uint64 { return uint64(C.wgpuprof_submits()) }
