@@ -86,6 +86,7 @@ func ReadBench(path string) (BenchCurve, error) {
 				continue
 			}
 			name, n, ok := benchSize(r.Name)
+			name = "Benchmark" + name // benchfmt drops the prefix
 			if !ok {
 				continue
 			}
