@@ -436,9 +436,6 @@ func (c *opCosts) gpuTaxes(t *GPUTaxes, io CallIO, mix crossover.BatchMix, trans
 	}
 }
 
-
-
-
 // BreakEvenOf returns the end-to-end CPU-vs-GPU (data resident)
 // break-even of workload in rep in stored precision prec ("": f32) with
 // both models, if rep has one.
