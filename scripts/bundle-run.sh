@@ -181,9 +181,11 @@ cuda_peers() {
   fi
   r=$(remaining)
   [ "$r" = 0 ] && { say "SKIPPED (deadline ${deadline}s reached)  cuda_peers.py"; failed=$((failed + 1)); return; }
-  say "\$ python3 cuda_peers.py --json cuda_peers.json"
+  # The peers at the stored rows the measuring commands get (--args "--n N").
+  local pn; pn=$(echo "$extra" | sed -n 's/.*--n[ =]\([0-9][0-9]*\).*/\1/p')
+  say "\$ python3 cuda_peers.py${pn:+ --n $pn} --json cuda_peers.json"
   t0=$(date +%s)
-  timeout --signal=INT --kill-after=15 "${r:-3600}" "$py" "$here/cuda_peers.py" --json "$out/cuda_peers.json" >"$out/cuda-peers.txt" 2>&1; rc=$?
+  timeout --signal=INT --kill-after=15 "${r:-3600}" "$py" "$here/cuda_peers.py" ${pn:+--n "$pn"} --json "$out/cuda_peers.json" >"$out/cuda-peers.txt" 2>&1; rc=$?
   say "   rc=$rc  $(( $(date +%s) - t0 ))s  -> cuda-peers.txt, cuda_peers.json"
   [ $rc = 0 ] || failed=$((failed + 1))
   snapshot

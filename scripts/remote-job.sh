@@ -37,8 +37,11 @@ bundle=dist/wgpu-prof-linux-amd64
 set_commands() {
   local res=${1:-results}
   prelude='for f in .gl/*.deb; do [ -e $f ] && dpkg -x $f /; done; ldconfig; n=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json; ls /usr/share/vulkan/icd.d/*nvidia* /etc/vulkan/icd.d/*nvidia* >/dev/null 2>&1 || { [ -e $n ] && export VK_DRIVER_FILES=$n; };'
-  call1="$prelude $bundle/run.sh --out /tmp/part1 --tar $res/part1.tar.gz --backend vulkan --adapter-name NVIDIA --phases devices,run"
-  call2="$prelude $bundle/run.sh --out /tmp/part2 --tar $res/part2.tar.gz --backend vulkan --adapter-name NVIDIA --phases cuda-peers,sweep-workgroup,sweep-tile,memory-compute,breakeven"
+  # Stored vectors far past a data-centre GPU's L2 (50-60 MB): n = 524288
+  # at d = 768 is 1.61 GB.
+  local sizes='--args "--n 524288"'
+  call1="$prelude $bundle/run.sh --out /tmp/part1 --tar $res/part1.tar.gz --backend vulkan --adapter-name NVIDIA --phases devices,cuda-peers,run $sizes"
+  call2="$prelude $bundle/run.sh --out /tmp/part2 --tar $res/part2.tar.gz --backend vulkan --adapter-name NVIDIA --phases sweep-workgroup,sweep-tile,memory-compute,breakeven $sizes"
 }
 
 print_commands() {
@@ -47,10 +50,10 @@ print_commands() {
 Copy $bundle/ and .gl/ to the remote machine (same relative paths), then
 run there, from that folder, one after the other:
 
-1) devices, the full run with --trace
+1) devices, the CUDA peers, the full run with --trace
    command: $call1
 
-2) the CUDA peers, both sweeps, memory-compute, break-even
+2) both sweeps, memory-compute, break-even
    command: $call2
 
 Bring back ${1:-results}/part1.tar.gz and part2.tar.gz (or their .00, .01, ...
