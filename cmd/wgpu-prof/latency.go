@@ -53,7 +53,9 @@ func runLatency(stdout, stderr io.Writer, args []string) error {
 	}
 	env, err := ceilings.OpenStream(env.AdapterSelect{Impl: dev.impl, Backend: dev.backend, Index: dev.adapter, Name: dev.adapterName}, true)
 	if err != nil {
-		return failed(err)
+		// Before any measurement, as in every measuring command (an
+		// adapter the flags cannot select, e.g. --backend metal on Linux).
+		return err
 	}
 	defer env.Close()
 	env.Progress = stderr
