@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"sync"
 	"time"
@@ -31,13 +32,17 @@ type Route[Req any] struct {
 }
 
 // RouteSide is one side of a Route: its name, the function that serves
-// a request, its model (seconds per call at size n) and its floor (the
-// least time of a call, Side.Floor; 0: none).
+// a request, its model (seconds per call at size n), its floor (the
+// least time of a call, Side.Floor; 0: none) and whether the model's
+// shape is unknown (Side.ShapeUnknown).
 type RouteSide[Req any] struct {
 	Name  string
 	Serve func(Req) error
 	Model Model
 	Floor float64
+	// ShapeUnknown: Model's shape across sizes was not measured
+	// (Side.ShapeUnknown).
+	ShapeUnknown bool
 }
 
 // NewRoute returns a route over sides (one or more; with one, every
@@ -58,7 +63,7 @@ func newRoute[Req any](sides []RouteSide[Req], size func(Req) int, prof Profile,
 			return nil, &ConfigError{fmt.Sprintf("sides[%d].Serve", i), nil, "a function serving a request"}
 		}
 		serve := s.Serve
-		ds[i] = Side{Name: s.Name, Model: s.Model, Floor: s.Floor, Exec: Func(func(int) (time.Duration, error) {
+		ds[i] = Side{Name: s.Name, Model: s.Model, Floor: s.Floor, ShapeUnknown: s.ShapeUnknown, Exec: Func(func(int) (time.Duration, error) {
 			t0 := clock.Now()
 			err := serve(r.cur) // r.mu is held by Do
 			return clock.Since(t0), err
@@ -112,16 +117,90 @@ var ErrNoRoute = errors.New("no route in the report")
 // CPU-vs-GPU break-even of workload op gives them. When the report holds
 // the latency anatomy of the route's adapter (ReportRoute.RoundTrip), the
 // GPU side's prior is never below its tiny call's round trip (Side.Floor).
+// The own code's curve is used only where the plan measured it
+// (ReportRoute.OwnBasis); with its mean only, the route keeps the plan's
+// decision at every size until it has timed the own code's calls.
 func RouteFromReport[Req any](path, op string, cpu, gpu func(Req) error, size func(Req) int) (*Route[Req], error) {
 	pr, err := LoadRoute(path, op)
 	if err != nil {
 		return nil, err
 	}
+	cm, gm, prof := pr.models()
 	sides := []RouteSide[Req]{
-		{Name: pr.Sides[0], Serve: cpu, Model: modelOf(pr.CPU)},
-		{Name: pr.Sides[1], Serve: gpu, Model: modelOf(pr.GPU), Floor: pr.RoundTrip},
+		{Name: pr.Sides[0], Serve: cpu, Model: cm, ShapeUnknown: pr.meanOnly()},
+		{Name: pr.Sides[1], Serve: gpu, Model: gm, Floor: pr.RoundTrip},
 	}
-	return NewRoute(sides, size, Profile{Crossover: max(pr.Crossover, 0)}, Config{})
+	return NewRoute(sides, size, prof, Config{})
+}
+
+// NewFromReport is RouteFromReport for executors of a call's size: the
+// Dispatcher over a report's CPU and GPU sides (LoadRoute), with the
+// same models, floor and profile, and cfg.
+func NewFromReport(path, op string, cpu, gpu Executor, cfg Config) (*Dispatcher, error) {
+	pr, err := LoadRoute(path, op)
+	if err != nil {
+		return nil, err
+	}
+	cm, gm, prof := pr.models()
+	sides := []Side{
+		{Name: pr.Sides[0], Exec: cpu, Model: cm, ShapeUnknown: pr.meanOnly()},
+		{Name: pr.Sides[1], Exec: gpu, Model: gm, Floor: pr.RoundTrip},
+	}
+	d, err := New(sides, prof, cfg)
+	return d, prefixed("NewFromReport", err)
+}
+
+// The bases of a plan's own code (ReportRoute.OwnBasis): measured per
+// size, or known only at its mean.
+const (
+	ownLabels     = "labels"
+	ownBenchmarks = "benchmarks"
+	ownMean       = "mean"
+)
+
+// meanOnly reports whether the route's own code is known only at its
+// mean, with both means.
+func (pr ReportRoute) meanOnly() bool {
+	return pr.OwnBasis == ownMean && pr.OwnMean > 0 && pr.GPUMean > 0 && !math.IsInf(pr.OwnMean/pr.GPUMean, 0)
+}
+
+// meanMargin is how far apart a route from a plan that knows the own
+// code only at its mean starts its two sides (at least the default
+// Hysteresis, so the plan's decision holds until calls are timed).
+const meanMargin = 1.25
+
+// models are the route's two models and the profile reconciling them.
+// The CPU side's model is the report's where it was measured (a
+// break-even's, a plan's own code per size from labels or benchmarks);
+// a break-even's measured crossover rescales the GPU's fit to cross
+// there (Profile.Crossover), a plan's measured own code is taken as it
+// is (its crossover with the GPU is the two curves').
+// A plan that knows the own code only at its mean (OwnBasis "mean")
+// gives no curve: the own side's prior is the GPU's (after its floor)
+// times the ratio of the two means, kept on the plan's side of 1 by
+// meanMargin (Crossover -1: no call to the GPU; 0: every call), so the
+// route keeps the plan's decision at every size and departs from it only
+// where the own side's timed calls there say so (its shape unknown:
+// Side.ShapeUnknown; TestRouteFromMeanPlanLearnsPerBucket).
+func (pr ReportRoute) models() (cpu, gpu Model, prof Profile) {
+	gpu = modelOf(pr.GPU)
+	switch {
+	case pr.OwnBasis == ownLabels || pr.OwnBasis == ownBenchmarks:
+		// Both curves measured, the crossover theirs: nothing to
+		// reconcile.
+		return modelOf(pr.CPU), gpu, Profile{}
+	case !pr.meanOnly():
+		return modelOf(pr.CPU), gpu, Profile{Crossover: max(pr.Crossover, 0)}
+	}
+	r := pr.OwnMean / pr.GPUMean
+	switch {
+	case pr.Crossover < 0:
+		r = math.Min(r, 1/meanMargin)
+	case pr.Crossover == 0:
+		r = math.Max(r, meanMargin)
+	}
+	g, floor := pr.GPU, pr.RoundTrip
+	return func(n float64) float64 { return r * math.Max(g.At(n), floor) }, gpu, Profile{}
 }
 
 func modelOf(m *timing.Model) Model { return func(n float64) float64 { return m.At(n) } }
@@ -142,6 +221,15 @@ type ReportRoute struct {
 	// break-even of another adapter or implementation, a plan written on
 	// its own): the GPU side's model then stands alone, as before.
 	RoundTrip float64 `json:"gpu_round_trip_s,omitempty"`
+	// OwnBasis is how a plan knows the own code (the CPU side): "labels"
+	// or "benchmarks" (measured per size: CPU is its curve) or "mean"
+	// (its mean per call only, OwnMean, against the GPU's mean over the
+	// same calls, GPUMean: CPU is nil and the route keeps the plan's
+	// decision, Crossover, until the own side's calls are timed). ""
+	// for a break-even, or a plan written before plans measured sizes.
+	OwnBasis string  `json:"own_basis,omitempty"`
+	OwnMean  float64 `json:"own_mean_per_call_s,omitempty"`
+	GPUMean  float64 `json:"gpu_mean_per_call_s,omitempty"`
 }
 
 // reportSchema is the version of wgpu-prof's JSON reports that LoadRoute
@@ -205,7 +293,7 @@ func LoadRoute(path, op string) (ReportRoute, error) {
 		rep.BreakEvens = nil
 	}
 	for _, o := range ops {
-		if (o.Regex == op || o.Workload == op) && o.Route != nil && o.Route.CPU != nil && o.Route.GPU != nil && len(o.Route.CPU.Segments) > 0 && len(o.Route.GPU.Segments) > 0 {
+		if (o.Regex == op || o.Workload == op) && o.Route.usable() {
 			if len(o.Route.Sides) != 2 {
 				return ReportRoute{}, fmt.Errorf("dispatch: LoadRoute: %s: operation %q: route has %d sides, want 2", path, op, len(o.Route.Sides))
 			}
@@ -238,6 +326,15 @@ func LoadRoute(path, op string) (ReportRoute, error) {
 		return r, nil
 	}
 	return ReportRoute{}, fmt.Errorf("dispatch: LoadRoute: %w: %s has no operation or end-to-end CPU-vs-GPU break-even %q with both models", ErrNoRoute, path, op)
+}
+
+// usable reports whether r has a GPU model and either a CPU model or,
+// for an own code known only at its mean, both means.
+func (r *ReportRoute) usable() bool {
+	if r == nil || r.GPU == nil || len(r.GPU.Segments) == 0 {
+		return false
+	}
+	return r.meanOnly() || r.CPU != nil && len(r.CPU.Segments) > 0
 }
 
 // reportLatency is the part of a report's latency anatomy LoadRoute

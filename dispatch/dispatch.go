@@ -59,6 +59,13 @@ type Side struct {
 	// observed calls are not floored: once a bucket trusts them, they
 	// decide there.
 	Floor float64
+	// ShapeUnknown marks a model whose shape across sizes was not
+	// measured (a plan that knows the own code only at its mean): the
+	// side's calls in one bucket then say nothing of another, so its
+	// prior in a bucket stays its model (rescaled only by a shock) until
+	// its own calls there are trusted, instead of following the median
+	// of its calls in any bucket (TestRouteFromMeanPlanLearnsPerBucket).
+	ShapeUnknown bool
 }
 
 // Profile is how the sides' models are reconciled with a measured

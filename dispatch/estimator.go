@@ -25,9 +25,12 @@ type estimator struct {
 	// profile), sidePre that from before the side was found slower.
 	sideR, sidePre []ring
 	priorOn        []bool // the side's prior is sideR's median
-	tail           []tailWindow
-	tailApplied    []float64 // each side's tail as the routing applies it (updateTails)
-	slowF          []float64 // rescaling for slow-downs not yet undone (1: none)
+	// local marks the sides whose prior never follows sideR
+	// (Side.ShapeUnknown).
+	local       []bool
+	tail        []tailWindow
+	tailApplied []float64 // each side's tail as the routing applies it (updateTails)
+	slowF       []float64 // rescaling for slow-downs not yet undone (1: none)
 	// young marks the buckets where a side has fewer than MinCalls calls
 	// (they take its prior); filling those with fewer than ringSize;
 	// serves those where the routing gives it some sizes; against those
@@ -53,7 +56,7 @@ type estimate struct {
 
 func newEstimator(sides int, models []Model, cfg Config) *estimator {
 	e := &estimator{sides: sides, minCalls: cfg.MinCalls, shock: cfg.ShockRatio, hyst: cfg.Hysteresis, models: models,
-		sideR: make([]ring, sides), sidePre: make([]ring, sides), priorOn: make([]bool, sides), tail: make([]tailWindow, sides), tailApplied: make([]float64, sides), slowF: make([]float64, sides),
+		sideR: make([]ring, sides), sidePre: make([]ring, sides), priorOn: make([]bool, sides), local: make([]bool, sides), tail: make([]tailWindow, sides), tailApplied: make([]float64, sides), slowF: make([]float64, sides),
 		young: make([]uint64, sides), filling: make([]uint64, sides), serves: make([]uint64, sides), against: make([]uint64, sides)}
 	for s := range e.slowF {
 		e.slowF[s], e.tailApplied[s] = 1, 1
@@ -213,9 +216,10 @@ const priorCalls = 3
 // updatePrior decides whether side s's prior is the median of its last
 // calls. A slower median is taken only on as many calls as a shock needs:
 // a run's first calls can be cold, and a shared machine makes calls
-// slower, never faster (TestColdFirstCallsDoNotSetThePrior).
+// slower, never faster (TestColdFirstCallsDoNotSetThePrior). A side
+// whose model's shape is unknown (local) keeps its model.
 func (e *estimator) updatePrior(s int) {
-	if e.sideR[s].n < priorCalls {
+	if e.sideR[s].n < priorCalls || e.local[s] {
 		e.priorOn[s] = false
 		return
 	}

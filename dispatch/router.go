@@ -121,6 +121,7 @@ func newDispatcher(sides []Side, prof Profile, cfg Config) (_ *Dispatcher, err e
 	for s := range n {
 		d.lastUse[s], d.probed[s] = -1, -1
 		d.dynamic = d.dynamic || sides[s].Queue != nil
+		d.est.local[s] = sides[s].ShapeUnknown
 	}
 	return d, nil
 }
