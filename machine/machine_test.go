@@ -80,3 +80,27 @@ func TestCacheBytes(t *testing.T) {
 		t.Errorf("DRAMWant for a 480 MiB L3: %d", w)
 	}
 }
+
+// BudgetSource's exact words: the quick look's cap is named only where it
+// lowers the budget; where a quarter of MemAvailable is at most the cap
+// (2 GiB and 4 GiB here, or an unknown amount), the line says the
+// quarter alone.
+func TestBudgetSourceWords(t *testing.T) {
+	for _, c := range []struct {
+		m     Machine
+		quick bool
+		want  string
+	}{
+		{Machine{MemAvailable: 16 << 30}, true, "25% of MemAvailable 16 GiB, capped at 1 GiB for --quick"},
+		{Machine{MemAvailable: 16 << 30, Quick: true}, false, "25% of MemAvailable 16 GiB, capped at 1 GiB for --quick"},
+		{Machine{MemAvailable: 16 << 30}, false, "25% of MemAvailable 16 GiB"},
+		{Machine{MemAvailable: 2 << 30}, true, "25% of MemAvailable 2 GiB"},
+		{Machine{MemAvailable: 4 << 30}, true, "25% of MemAvailable 4 GiB"},
+		{Machine{}, true, "25% of an assumed 4 GiB (MemAvailable unknown)"},
+		{Machine{MemAvailable: 16 << 30, MaxMemory: 3 << 30}, true, "--max-memory"},
+	} {
+		if got := c.m.BudgetSource(c.quick); got != c.want {
+			t.Errorf("%+v quick=%v: %q, want %q", c.m, c.quick, got, c.want)
+		}
+	}
+}
