@@ -127,7 +127,7 @@ func Lines(pl report.Plan) []string {
 			wl += " in " + op.Precision
 		}
 		out = append(out, fmt.Sprintf("%s (%s = %s): %s: %s", op.Regex, wl, fmtShare(op.Share), op.Verdict, op.Reason))
-		out = append(out, fmt.Sprintf("  best against %s: %s: %s; application %.2f× with it", baselineWords(op.ChoiceBaseline), op.Choice, op.ChoiceReason, op.ChoiceAppSpeedup))
+		out = append(out, fmt.Sprintf("  best: %s: %s; application %.2f× with it", op.Choice, op.ChoiceReason, op.ChoiceAppSpeedup))
 		for _, pc := range op.Comparisons {
 			out = append(out, "  "+pc.Verdict)
 		}
