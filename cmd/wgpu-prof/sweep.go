@@ -224,6 +224,7 @@ func measureOneBackend(stderr io.Writer, dev deviceFlags, cfg experiment.RunConf
 	var dataLines []string
 	rep.Data, dataLines = cfg.DataFiles()
 	rep.Summary = append(rep.Summary, dataLines...)
+	rep.Warnings = append(rep.Warnings, cfg.DataWarnings()...)
 	cfg.Stop = env.Stopped // preparing the data stops on an interrupt too
 	err = asInterrupted(h.measure(env, cfg, rep))
 	prog.finish()

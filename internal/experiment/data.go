@@ -194,6 +194,26 @@ func (c RunConfig) DataFiles() ([]report.DataFile, []string) {
 	return out, lines
 }
 
+// DataWarnings are the warnings for data files the configuration reads
+// only in part: a size set below a file's rows (or nodes) leaves the rest
+// unused, which is said with the count, never silently.
+func (c RunConfig) DataWarnings() []string {
+	var out []string
+	part := func(p, file *workload.Param, used, total int, what string) {
+		if used < total {
+			out = append(out, fmt.Sprintf("--%s %d uses the first %d of the %d %s of %s: %d %s not used",
+				p.Name, used, used, total, what, *file.String(&c.Config), total-used, what))
+		}
+	}
+	if c.Vectors != nil {
+		part(workload.ParamN, workload.ParamVectors, c.N, c.Vectors.Rows, "rows")
+	}
+	if c.Queries != nil {
+		part(workload.ParamQ, workload.ParamQueries, c.Q, c.Queries.Rows, "rows")
+	}
+	return out
+}
+
 // FileSized reports whether a data file fixes w's batch size (the file
 // that sets its batch parameter), and names the file.
 func (c RunConfig) FileSized(w *workload.Descriptor) (string, bool) {

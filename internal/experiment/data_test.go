@@ -47,6 +47,9 @@ func TestLoadData(t *testing.T) {
 	if c.Dim != 8 || c.N != 40 || c.Q != 3 || c.Vectors == nil || c.Queries == nil {
 		t.Fatalf("d %d n %d q %d", c.Dim, c.N, c.Q)
 	}
+	if w := c.DataWarnings(); len(w) != 0 {
+		t.Errorf("every row used: warnings %q", w)
+	}
 	files, lines := c.DataFiles()
 	if len(files) != 2 || files[0].Shape != [2]int{40, 6} || files[0].PaddedTo != 8 || !strings.Contains(lines[0], "v.fvecs") {
 		t.Fatalf("%+v %q", files, lines)
@@ -57,6 +60,10 @@ func TestLoadData(t *testing.T) {
 	c.Defaults()
 	if err := c.LoadData(func(s string) bool { return s == "n" }); err != nil || c.N != 16 {
 		t.Fatalf("n 16: %v, n %d", err, c.N)
+	}
+	// ... and says so, with the count left unused.
+	if w := c.DataWarnings(); len(w) != 1 || !strings.Contains(w[0], "--n 16 uses the first 16 of the 40 rows of ") || !strings.HasSuffix(w[0], "24 rows not used") {
+		t.Errorf("a prefix of the file: warnings %q", w)
 	}
 	for _, tc := range []struct {
 		c    RunConfig
