@@ -87,6 +87,9 @@ func (m Machine) BudgetSource(quick bool) string {
 		avail = "an assumed " + IEC(unknownMemory) + " (MemAvailable unknown)"
 	}
 	s := fmt.Sprintf("%.0f%% of %s", 100*BudgetFraction, avail)
+	if a := m.MemAvailable; a > 0 && int64(BudgetFraction*float64(a)) < MinBudget {
+		s = fmt.Sprintf("the %s floor (%.0f%% of MemAvailable %s is less)", IEC(MinBudget), 100*BudgetFraction, IEC(float64(a)))
+	}
 	full := m
 	full.Quick = false
 	if quick && full.Budget(false) > QuickCap {

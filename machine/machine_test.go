@@ -98,6 +98,7 @@ func TestBudgetSourceWords(t *testing.T) {
 		{Machine{MemAvailable: 4 << 30}, true, "25% of MemAvailable 4 GiB"},
 		{Machine{}, true, "25% of an assumed 4 GiB (MemAvailable unknown)"},
 		{Machine{MemAvailable: 16 << 30, MaxMemory: 3 << 30}, true, "--max-memory"},
+		{Machine{MemAvailable: 128 << 20}, false, "the 64 MiB floor (25% of MemAvailable 128 MiB is less)"},
 	} {
 		if got := c.m.BudgetSource(c.quick); got != c.want {
 			t.Errorf("%+v quick=%v: %q, want %q", c.m, c.quick, got, c.want)
