@@ -328,7 +328,7 @@ func compareText(pc report.PlanComparison) string {
 	cand, base := sideName(pc.Candidate), sideName(pc.Baseline)
 	where := "at every size of the mix"
 	if pc.At == "at the mean" {
-		where = "at the mean of the mix (" + base + " known only there)"
+		where = "at the mean of the mix (" + base + " is known only there)"
 	}
 	ci := ""
 	if pc.Speedup.Hi > pc.Speedup.Lo {
@@ -336,7 +336,7 @@ func compareText(pc report.PlanComparison) string {
 	}
 	switch {
 	case pc.Share == 0:
-		return fmt.Sprintf("%s vs %s: %s slower %s (%.2f× with every call on it)", cand, base, cand, where, pc.SpeedupAll)
+		return fmt.Sprintf("%s vs %s: %s slower %s: %.2f× with every call on it", cand, base, cand, where, pc.SpeedupAll)
 	case pc.Crossover == 0:
 		return fmt.Sprintf("%s vs %s: %s faster %s: %.2f×%s", cand, base, cand, where, pc.Speedup.Value, ci)
 	}
@@ -370,7 +370,7 @@ func (c opCosts) baselineName() string {
 	case report.OwnNone:
 		return "the tool's host SIMD kernel (your code's time is unknown: no call count)"
 	case report.OwnMean:
-		return "your code (its mean per call; its time per size unknown)"
+		return "your code (known only at its mean)"
 	case report.OwnLabels:
 		return "your code (per size, from pprof labels)"
 	}
