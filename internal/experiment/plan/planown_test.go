@@ -134,7 +134,7 @@ func TestOwnPerSizeFromLabels(t *testing.T) {
 // A Go benchmark of the own code per size: read with benchfmt (the
 // size from /q=N, medians of the runs, the unsized benchmark left out),
 // interpolated between its sizes, scaled to the profile's mean per call.
-// The service of #57: its scorer linear with no fixed part (11.9 ms at
+// A service whose scorer is linear with no fixed part (11.9 ms at
 // q = 1, 742 ms at q = 64), the GPU flat near 40 ms: the GPU from q = 4,
 // the own code below; the tool's host SIMD kernel (0.5 ms + 2 ms·q)
 // beats both below q = 20.

@@ -36,7 +36,7 @@ func TestPlanRouteReplayed(t *testing.T) {
 		label bool // the profile's samples carry their sizes
 		cross float64
 	}{
-		// #57's service measured per size: its scorer 12 ms·q, the GPU
+		// A service measured per size: its scorer 12 ms·q, the GPU
 		// flat at 40 ms; the plan keeps q < 4 on the own code.
 		{"labels", func(n float64) float64 { return 12e-3 * n }, true, 4},
 		// A scorer known only at its mean, faster than the GPU at every
