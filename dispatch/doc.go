@@ -36,7 +36,9 @@
 //     calls; before, the side's prior stands (its profile, never below
 //     the side's Floor — a GPU's measured round trip of a tiny call —
 //     or the median of its last calls in any bucket when that is off
-//     the profile by more than ShockRatio). Once trusted, a single call far outside the
+//     the profile by more than ShockRatio, unless the profile's shape is
+//     unknown: Side.ShapeUnknown, a plan's own code known only at its
+//     mean). Once trusted, a single call far outside the
 //     estimate (beyond ShockRatio) does not enter it unless the next call
 //     there agrees; it still counts toward shock detection. The estimates
 //     are medians, while a stream's total is a sum of means: each side's
