@@ -29,7 +29,7 @@ type Backends struct {
 // AAControl is the A/A control of a side-by-side comparison: rows that
 // no difference between the runs touches (the CPU rows: the same host
 // code in every run), and the band their ratios to the first run moved
-// in (Lo–Hi, the far ends of their ratio CIs, always holding 1). A
+// in (Lo–Hi = 1/m–m, m the farthest end of their ratio CIs either way). A
 // difference of the compared rows inside that band is within host noise,
 // not a finding.
 type AAControl struct {
@@ -247,21 +247,35 @@ func firstClause(s string) string {
 	return s
 }
 
-// backends writes the side-by-side section of the text report.
+// backends writes the side-by-side section of the text report: in the
+// short form folded within MaxLine (foldedBackendTable), in --verbose the
+// whole table, one line per workload and side.
 func (t *textWriter) backends(r *Report) {
 	b := r.Backends
 	if b == nil || len(b.Adapters) == 0 {
 		return
 	}
-	if b.By == "implementation" {
+	byImpl := b.By == "implementation"
+	switch {
+	case byImpl && t.wrap:
+		first := runLabel(b, b.Adapters[0].Adapter)
+		t.heading("Implementations side by side (each workload at its default size; vs " + first + ": the end-to-end median over " +
+			first + "'s [95% CI], below 1× faster; faster: tie when the CI holds 1×; fixed/call: one GPU call's fixed cost, " +
+			"the intercept of the end-to-end break-even fit; its CI and the kernel ratio with --verbose)")
+	case byImpl:
 		t.section("Implementations side by side (each workload at its default size; b/a: b's end-to-end median over a's, below 1× b is faster; faster: tie when the ratio's 95% CI holds 1×; fixed/call: the fixed cost of one GPU call, the end-to-end break-even fit's intercept with its 95% CI)")
-	} else {
+	case t.wrap:
+		first := runLabel(b, b.Adapters[0].Adapter)
+		t.heading("Backends side by side (each workload at its default size; vs " + first + ": the end-to-end median over " +
+			first + "'s, below 1× faster)")
+	default:
 		t.section("Backends side by side (each workload at its default size; b/a: b's end-to-end median over a's, below 1× b is faster)")
 	}
 	for i, a := range b.Adapters {
-		line := fmt.Sprintf("  [%d] %s", i, adapterLabel(a.Adapter.Backend, a.Adapter.Name))
-		if b.By == "implementation" {
-			line = fmt.Sprintf("  [%d] %s through %s", i, adapterLabel(a.Adapter.Backend, a.Adapter.Name), implLabel(a.Adapter))
+		prefix := fmt.Sprintf("  [%d] ", i)
+		line := adapterLabel(a.Adapter.Backend, a.Adapter.Name)
+		if byImpl {
+			line += " through " + implLabel(a.Adapter)
 			if l := anatomyLine(a.Latency); l != "" {
 				line += "; calls: " + l
 			}
@@ -271,10 +285,129 @@ func (t *textWriter) backends(r *Report) {
 		}
 		for _, s := range a.Skipped {
 			line += fmt.Sprintf("; %s skipped", s.Workload)
+			if t.wrap {
+				// The folded table has no room for why.
+				line += ": " + firstClause(s.Reason)
+			}
 		}
-		t.printf("%s\n", line)
+		t.bullet(prefix, line)
 	}
-	t.table(backendTable(b))
+	if !t.wrap {
+		t.table(backendTable(b))
+		return
+	}
+	sizes, rows := foldedBackendTable(b)
+	if len(sizes) > 0 {
+		t.bullet("sizes: ", strings.Join(sizes, "; "))
+	}
+	t.table(rows)
+}
+
+// shortRatio is a ratio in three figures: 0.73, 2.16, 10.3, 125.
+func shortRatio(x float64) string {
+	switch {
+	case x >= 100:
+		return fmt.Sprintf("%.0f", x)
+	case x >= 10:
+		return fmt.Sprintf("%.1f", x)
+	}
+	return fmt.Sprintf("%.2f", x)
+}
+
+// runLabel names one run of a side-by-side comparison: its
+// implementation, or its backend.
+func runLabel(b *Backends, a AdapterInfo) string {
+	if b.By == "implementation" {
+		return orDash(a.Implementation)
+	}
+	return orDash(a.Backend)
+}
+
+// foldedBackendTable is the side-by-side table of the short text, within
+// MaxLine columns: one line per run under each workload and side (the
+// first run's line is the baseline of the others' ratios), the params
+// moved out of the table into sizes ("cosine-single d=768 n=8192", long
+// per-step lists summarised: DisplayParams; whole in --verbose, JSON and
+// CSV), the kernel ratio and the CI of the fixed cost per call left to
+// --verbose. A row a run did not measure says so; why is on that run's
+// line above the table.
+func foldedBackendTable(b *Backends) (sizes []string, rows [][]string) {
+	byImpl := b.By == "implementation"
+	first := runLabel(b, b.Adapters[0].Adapter)
+	head := []string{"workload", "side", "through", "end to end", "kernel"}
+	if !byImpl {
+		head[2] = "backend"
+	}
+	if byImpl {
+		head = append(head, "fixed/call")
+	}
+	head = append(head, "GPU vs CPU", "vs "+first)
+	if byImpl {
+		head = append(head, "faster")
+	}
+	rows = [][]string{head}
+	seen := map[string]string{}
+	for _, r := range b.Rows {
+		p := DisplayParams(r.Params)
+		if prev, ok := seen[r.Workload]; !ok {
+			seen[r.Workload] = p
+			if p != "" {
+				sizes = append(sizes, r.Workload+" "+p)
+			}
+		} else if prev != p && p != "" {
+			sizes = append(sizes, r.Workload+" "+r.Side+" "+p)
+		}
+		for i, c := range r.Cells {
+			row := make([]string, len(head))
+			if i == 0 {
+				row[0], row[1] = r.Workload, r.Side
+			}
+			row[2] = "-"
+			if i < len(b.Adapters) {
+				row[2] = runLabel(b, b.Adapters[i].Adapter)
+			}
+			if c.Missing != "" {
+				// Why is on the run's line above the table.
+				row[3] = "not measured"
+				rows = append(rows, row)
+				continue
+			}
+			k := "-"
+			if c.Kernel > 0 {
+				k = timing.FormatSeconds(c.Kernel)
+			}
+			j := 3
+			set := func(s string) { row[j] = s; j++ }
+			set(timing.FormatSeconds(c.EndToEnd))
+			set(k)
+			if byImpl {
+				fixed := "-"
+				if c.CallCost > 0 {
+					fixed = timing.FormatSeconds(c.CallCost)
+				}
+				set(fixed)
+			}
+			set(orDash(c.Verdict))
+			if i == 0 {
+				// The baseline: no ratio to itself.
+				rows = append(rows, row)
+				continue
+			}
+			ratio := "-"
+			if c.VsFirst > 0 {
+				ratio = shortRatio(c.VsFirst) + "×"
+				if byImpl && c.VsFirstLo > 0 && c.VsFirstHi > 0 {
+					ratio += " [" + shortRatio(c.VsFirstLo) + ", " + shortRatio(c.VsFirstHi) + "]"
+				}
+			}
+			set(ratio)
+			if byImpl {
+				set(orDash(c.Faster))
+			}
+			rows = append(rows, row)
+		}
+	}
+	return sizes, rows
 }
 
 // backends writes the side-by-side section of report.html.

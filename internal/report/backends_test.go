@@ -31,9 +31,20 @@ func TestBackendsSideBySideOutputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := txt.String()
-	for _, want := range []string{"Backends side by side", "[0] vulkan (llvmpipe vulkan)", "[1] gl (llvmpipe gl)", "gl/vulkan", "0.50×", "vulkan end-to-end"} {
-		if !strings.Contains(s, want) {
-			t.Errorf("text lacks %q:\n%s", want, s)
+	var verbose bytes.Buffer
+	if err := WriteTextOpts(&verbose, r, TextOptions{Verbose: true}); err != nil {
+		t.Fatal(err)
+	}
+	for form, wants := range map[string][]string{
+		// The short form folds the table: a line per backend, the ratio
+		// to the first.
+		s:                {"Backends side by side", "[0] vulkan (llvmpipe vulkan)", "[1] gl (llvmpipe gl)", "vs vulkan", "0.50×"},
+		verbose.String(): {"Backends side by side", "[0] vulkan (llvmpipe vulkan)", "[1] gl (llvmpipe gl)", "gl/vulkan", "0.50×", "vulkan end-to-end"},
+	} {
+		for _, want := range wants {
+			if !strings.Contains(form, want) {
+				t.Errorf("text lacks %q:\n%s", want, form)
+			}
 		}
 	}
 	if strings.Index(s, "Backends side by side") > strings.Index(s, "Measurements") {
@@ -185,10 +196,24 @@ func TestImplsSideBySideOutputs(t *testing.T) {
 	if err := WriteHTML(&html, r); err != nil {
 		t.Fatal(err)
 	}
-	for name, out := range map[string]string{"text": txt.String(), "html": html.String()} {
-		for _, want := range []string{"wgpu-native fixed/call", "dawn fixed/call", "400µs [300µs, 500µs]", "120µs [100µs, 140µs]", "0.45–0.55×", "dawn/wgpu-native", "calls: empty call 20.0µs [18.0µs, 22.0µs], tiny call 70.0µs"} {
-			if !strings.Contains(out, want) {
-				t.Errorf("%s lacks %q:\n%s", name, want, out)
+	var verbose bytes.Buffer
+	if err := WriteTextOpts(&verbose, r, TextOptions{Verbose: true}); err != nil {
+		t.Fatal(err)
+	}
+	whole := []string{"wgpu-native fixed/call", "dawn fixed/call", "400µs [300µs, 500µs]", "120µs [100µs, 140µs]", "0.45–0.55×", "dawn/wgpu-native", "calls: empty call 20.0µs [18.0µs, 22.0µs], tiny call 70.0µs"}
+	for name, c := range map[string]struct {
+		out   string
+		wants []string
+	}{
+		// The short text folds the table within 120 columns: a line per
+		// implementation, the fixed cost without its CI.
+		"text":    {txt.String(), []string{"fixed/call", "vs wgpu-native", "400µs", "120µs", "0.50× [0.45, 0.55]", "calls: empty call 20.0µs [18.0µs, 22.0µs], tiny call 70.0µs"}},
+		"verbose": {verbose.String(), whole},
+		"html":    {html.String(), whole},
+	} {
+		for _, want := range c.wants {
+			if !strings.Contains(c.out, want) {
+				t.Errorf("%s lacks %q:\n%s", name, want, c.out)
 			}
 		}
 	}

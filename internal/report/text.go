@@ -122,16 +122,41 @@ func (t *textWriter) section(title string) {
 	t.printf("%s\n", title)
 }
 
-// table writes rows as aligned columns; the first row is the header.
+// heading is section for a title that may be long: in the short form
+// wrapped within MaxLine, its continuation lines indented by two.
+func (t *textWriter) heading(title string) {
+	if !t.wrap {
+		t.section(title)
+		return
+	}
+	lines := WrapBullet("  ", title, MaxLine)
+	lines[0] = strings.TrimPrefix(lines[0], "  ")
+	t.section(strings.Join(lines, "\n"))
+}
+
+// tableGap is the space between two columns of a text table.
+const tableGap = 2
+
+// table writes rows as aligned columns; the first row is the header. A
+// row's last cell is not aligned (text/tabwriter), and no line ends in
+// spaces.
 func (t *textWriter) table(rows [][]string) {
 	if t.err != nil {
 		return
 	}
-	tab := tabwriter.NewWriter(t.w, 0, 0, 2, ' ', 0)
+	var b strings.Builder
+	tab := tabwriter.NewWriter(&b, 0, 0, tableGap, ' ', 0)
 	for _, row := range rows {
 		fmt.Fprintf(tab, "%s\n", strings.Join(row, "\t"))
 	}
-	t.err = tab.Flush()
+	if t.err = tab.Flush(); t.err != nil {
+		return
+	}
+	for _, l := range strings.SplitAfter(b.String(), "\n") {
+		if l != "" {
+			t.printf("%s\n", strings.TrimRight(l, " \n"))
+		}
+	}
 }
 
 func (t *textWriter) header(r *Report) {
@@ -157,20 +182,27 @@ func (t *textWriter) header(r *Report) {
 	t.table(rows)
 }
 
-// shortHeader is the header in two lines: tool and time, adapter and host.
+// shortHeader is the header in two lines: tool and time, adapter and
+// host (the host on a line of its own where the two do not fit MaxLine).
 func (t *textWriter) shortHeader(r *Report) {
 	a := r.Adapter
 	ts := ""
 	if !a.TimestampsOK {
 		ts = ", no timestamps"
 	}
-	t.printf("wgpu-prof report, %s, %s\n", orDash(r.Tool), r.Created.UTC().Format(time.RFC3339))
+	t.bullet("", fmt.Sprintf("wgpu-prof report, %s, %s", orDash(r.Tool), r.Created.UTC().Format(time.RFC3339)))
 	through := ""
 	if a.Implementation != "" {
 		through = " through " + implsLabel(r)
 	}
-	t.printf("adapter %s (%s, %s%s)%s; host %s, %s, SIMD %s\n", orDash(a.Name), orDash(a.Backend), orDash(a.DeviceType), ts, through,
-		orDash(r.Host.CPU), Cores(r.Host.Cores), orDash(r.Host.SIMDLevel))
+	adapter := fmt.Sprintf("adapter %s (%s, %s%s)%s", orDash(a.Name), orDash(a.Backend), orDash(a.DeviceType), ts, through)
+	host := fmt.Sprintf("host %s, %s, SIMD %s", orDash(r.Host.CPU), Cores(r.Host.Cores), orDash(r.Host.SIMDLevel))
+	if utf8.RuneCountInString(adapter)+2+utf8.RuneCountInString(host) <= MaxLine {
+		t.printf("%s; %s\n", adapter, host)
+		return
+	}
+	t.bullet("", adapter)
+	t.bullet("", host)
 }
 
 // Cores is n with its noun: "1 core", "2 cores".
@@ -453,21 +485,37 @@ func warningLines(r *Report) []string {
 
 // shortMeasurements is the measurement table within a terminal's 120
 // columns: workload, side, variant, the params that differ between rows
-// (those every row shares on one line above it, long values summarised),
-// the end-to-end time, the fraction of its ceiling and GPU vs CPU. Kernel
-// time, rates, bound and verification are in --verbose, JSON and HTML.
+// of a workload (those every row shares on one line above it, those of
+// one workload on a line of their own, long per-step lists summarised:
+// DisplayParams), the end-to-end time, the fraction of its ceiling and
+// GPU vs CPU. Kernel time, rates, bound and verification are in
+// --verbose, JSON and HTML. Where several runs stand side by side, a
+// first column names each row's run (its implementation or backend) and
+// GPU vs CPU is left to the side-by-side table, which has it per run.
 func (t *textWriter) shortMeasurements(r *Report) {
 	t.section("Measurements (end to end; kernel times, rates and checks with --verbose)")
 	several := r.Backends != nil
+	byImpl := several && r.Backends.By == "implementation"
 	common := commonParams(r.Measurements)
-	if len(common) > 0 && len(r.Measurements) > 1 {
-		t.printf("in every row that has them: %s\n", DisplayParams(common))
+	if len(r.Measurements) < 2 {
+		common = nil
+	}
+	if len(common) > 0 {
+		t.bullet("in every row that has them: ", DisplayParams(common))
+	}
+	perWorkload := workloadParams(r.Measurements, common)
+	var byWorkload []string
+	for _, w := range perWorkload.order {
+		if ps := perWorkload.params[w]; len(ps) > 0 {
+			byWorkload = append(byWorkload, w+" "+DisplayParams(ps))
+		}
+	}
+	if len(byWorkload) > 0 {
+		t.bullet("by workload: ", strings.Join(byWorkload, "; "))
 	}
 	head := []string{"workload", "side", "variant", "params", "end to end", "% of its ceiling", "GPU vs CPU"}
-	if several {
-		head = append([]string{"backend"}, head...)
-	}
 	rows := [][]string{head}
+	anyOwn := false
 	for i := range r.Measurements {
 		m := &r.Measurements[i]
 		speedup := "-"
@@ -478,10 +526,11 @@ func (t *textWriter) shortMeasurements(r *Report) {
 		}
 		var own []Param
 		for _, p := range m.Params {
-			if len(r.Measurements) < 2 || !hasParam(common, p) {
+			if !hasParam(common, p) && !hasParam(perWorkload.params[m.Workload], p) {
 				own = append(own, p)
 			}
 		}
+		anyOwn = anyOwn || len(own) > 0
 		ceil := "-"
 		if c := CeilingOf(r, m); c != "" {
 			ceil = fmt.Sprintf("%.0f%% of %s", 100*m.CeilingFrac, c)
@@ -489,20 +538,83 @@ func (t *textWriter) shortMeasurements(r *Report) {
 				ceil += " (!)" // above its ceiling: the warnings say why
 			}
 		}
-		row := []string{m.Workload, m.Side, orDash(m.Variant), orDash(DisplayParams(own)), FormatSummary(m.EndToEnd), ceil, speedup}
-		if several {
-			row = append([]string{orDash(m.Backend)}, row...)
+		rows = append(rows, []string{m.Workload, m.Side, orDash(m.Variant), orDash(DisplayParams(own)), FormatSummary(m.EndToEnd), ceil, speedup})
+	}
+	// Columns to leave out: params where no row has its own, GPU vs CPU
+	// beside a side-by-side table.
+	drop := map[int]bool{3: !anyOwn, 6: several}
+	for i, row := range rows {
+		var kept []string
+		for j, c := range row {
+			if !drop[j] {
+				kept = append(kept, c)
+			}
 		}
-		rows = append(rows, row)
+		if several {
+			run := "backend"
+			if byImpl {
+				run = "through"
+			}
+			if i > 0 {
+				m := &r.Measurements[i-1]
+				run = orDash(m.Backend)
+				if byImpl {
+					run = orDash(m.Implementation)
+				}
+			}
+			kept = append([]string{run}, kept...)
+		}
+		rows[i] = kept
 	}
-	// Fit 120 columns: params, then variant, give up width (summarised
-	// with "…"; --verbose and JSON have them whole).
-	off := 0
-	if several {
-		off = 1
+	// Fit 120 columns: params, then variant, then (as a last resort) the
+	// ceiling's name give up width (summarised with "…"; --verbose and JSON
+	// have them whole).
+	col := func(name string) int {
+		for j, c := range rows[0] {
+			if c == name {
+				return j
+			}
+		}
+		return len(rows[0])
 	}
-	fitColumns(rows, MaxLine, 2, []int{off + 3, off + 2}, 12)
+	fitColumns(rows, MaxLine, tableGap, []int{col("params"), col("variant")}, 12)
+	fitColumns(rows, MaxLine, tableGap, []int{col("% of its ceiling")}, 24)
 	t.table(rows)
+}
+
+// paramsByWorkload are, per workload (in the order first seen), the
+// params every row of that workload has with one value, less those of
+// common.
+type paramsByWorkload struct {
+	order  []string
+	params map[string][]Param
+}
+
+func workloadParams(ms []Measurement, common []Param) paramsByWorkload {
+	out := paramsByWorkload{params: map[string][]Param{}}
+	rows := map[string][]*Measurement{}
+	for i := range ms {
+		w := ms[i].Workload
+		if _, ok := rows[w]; !ok {
+			out.order = append(out.order, w)
+		}
+		rows[w] = append(rows[w], &ms[i])
+	}
+	for _, w := range out.order {
+		for _, p := range rows[w][0].Params {
+			if hasParam(common, p) {
+				continue
+			}
+			all := true
+			for _, m := range rows[w][1:] {
+				all = all && hasParam(m.Params, p)
+			}
+			if all {
+				out.params[w] = append(out.params[w], p)
+			}
+		}
+	}
+	return out
 }
 
 // fitColumns clips the cells of the columns in shrink (in that order,
