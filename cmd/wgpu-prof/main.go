@@ -10,16 +10,57 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
+	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
 
 func main() {
 	code, msg := exitStatus(run(os.Stdout, os.Stderr, os.Args[1:]))
 	if msg != "" {
-		fmt.Fprintln(os.Stderr, "wgpu-prof:", msg)
+		fmt.Fprint(os.Stderr, errorText(msg))
 	}
 	os.Exit(code)
+}
+
+// maxErrLine is the widest line wgpu-prof writes to stderr; a longer
+// error or note wraps (stderrLines).
+const maxErrLine = 160
+
+// errorText is msg as main prints it: "wgpu-prof: " before its first
+// line, every line within maxErrLine columns (stderrLines), a newline
+// after each.
+func errorText(msg string) string {
+	var b strings.Builder
+	for i, l := range strings.Split(strings.TrimRight(msg, "\n"), "\n") {
+		prefix := ""
+		if i == 0 {
+			prefix = "wgpu-prof: "
+		}
+		for _, part := range stderrLines(prefix, l) {
+			b.WriteString(part + "\n")
+		}
+	}
+	return b.String()
+}
+
+// stderrLines is prefix+s broken at spaces into lines of at most
+// maxErrLine runes, each continuation indented under s's text (two
+// spaces past it where prefix is empty), a number kept with its unit.
+func stderrLines(prefix, s string) []string {
+	if utf8.RuneCountInString(prefix+s) <= maxErrLine {
+		return []string{prefix + s}
+	}
+	body := strings.TrimLeft(s, " ")
+	lead := prefix + s[:len(s)-len(body)]
+	extra := ""
+	if prefix == "" {
+		extra = "  "
+	}
+	lines := report.WrapBullet(extra+lead, body, maxErrLine)
+	lines[0] = strings.TrimPrefix(lines[0], extra)
+	return lines
 }
 
 // exitStatus maps run's error to the exit status and the message: 0;

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
@@ -388,8 +389,22 @@ func planSuggest(stdout io.Writer, path string) error {
 	if len(sug) == 0 {
 		b.WriteString("no function's name says which workload it is; map one yourself with --op 'REGEX=WORKLOAD'\n")
 	}
+	// One --op per line, its note beside it where that fits report.MaxLine
+	// and in comment lines under it otherwise.
 	for _, s := range sug {
-		fmt.Fprintf(&b, "--op '%s'    # %s, %.1f%% of CPU time: %s; add @MIXFILE or ,calls=N for its own time per call\n", s.Op, s.Function, 100*s.Share, s.Why)
+		op := fmt.Sprintf("--op '%s'", s.Op)
+		note := fmt.Sprintf("%s, %.1f%% of CPU time: %s", s.Function, 100*s.Share, s.Why)
+		if utf8.RuneCountInString(op)+6+utf8.RuneCountInString(note) <= report.MaxLine {
+			fmt.Fprintf(&b, "%s    # %s\n", op, note)
+			continue
+		}
+		b.WriteString(op + "\n")
+		for _, l := range report.WrapBullet("", note, report.MaxLine-6) {
+			b.WriteString("    # " + l + "\n")
+		}
+	}
+	if len(sug) > 0 {
+		b.WriteString("# each --op may add @MIXFILE or ,calls=N, for the operation's own time per call\n")
 	}
 	b.WriteString("top functions (cumulative CPU time):\n")
 	for _, f := range top {

@@ -97,8 +97,19 @@ func (p *progress) tick() {
 		if d := t.Sub(p.since); d >= p.tickEvery {
 			running = " (running for " + clock(d) + ")"
 		}
-		fmt.Fprintf(p.w, "wgpu-prof: [%3d | %s] ▸ %s%s\n", p.steps, clock(t.Sub(p.start)), p.cur, running)
+		p.logLine(t, running)
 	}
+}
+
+// logLine writes a heartbeat line, what runs clipped so that the line
+// fits maxErrLine columns (the measurement's params can be long).
+func (p *progress) logLine(t time.Time, running string) {
+	head := fmt.Sprintf("wgpu-prof: [%3d | %s] ▸ ", p.steps, clock(t.Sub(p.start)))
+	cur := p.cur
+	if room := maxErrLine - len([]rune(head)) - len([]rune(running)); len([]rune(cur)) > room {
+		cur = string([]rune(cur)[:max(room-1, 0)]) + "…"
+	}
+	fmt.Fprintf(p.w, "%s%s%s\n", head, cur, running)
 }
 
 // Write takes the experiment package's "starting X" lines.
@@ -129,7 +140,7 @@ func (p *progress) begin(line string) {
 		p.status(t)
 	} else if t.Sub(p.lastLog) >= heartbeat {
 		p.lastLog = t
-		fmt.Fprintf(p.w, "wgpu-prof: [%3d | %s] ▸ %s\n", p.steps, clock(t.Sub(p.start)), p.cur)
+		p.logLine(t, "")
 	}
 }
 

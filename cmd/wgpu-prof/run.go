@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/ceilings"
@@ -111,7 +112,7 @@ func (r *runMeasurer) opened(e *env.Env) {
 func (r *runMeasurer) measure(e *env.Env, cfg experiment.RunConfig, rep *report.Report) error {
 	cfg.Retune = r.f.on("retune")
 	if !r.f.on("quiet") {
-		fmt.Fprintln(r.stderr, "wgpu-prof:", ceilings.DurationLine(e, cfg))
+		fmt.Fprintln(r.stderr, strings.Join(stderrLines("wgpu-prof: ", ceilings.DurationLine(e, cfg)), "\n"))
 	}
 	err := suite.Run(e, cfg, rep)
 	if r.f.on("dump-shaders") {

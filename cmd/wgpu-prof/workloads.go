@@ -52,9 +52,11 @@ func runWorkloads(stdout, stderr io.Writer, args []string) error {
 		return nil
 	}
 	// The batch column says what a batch size counts (rows, queries,
-	// nodes); a long description wraps under its column.
-	const pad = 16 + 1 + 13 + 1 + 31 + 1
-	fmt.Fprintf(stdout, "%-16s %-13s %-31s %s\n", "workload", "batch counts", "applies", "computes")
+	// nodes); the applies column is as wide as its widest entry, and a
+	// long description wraps under its column within report.MaxLine.
+	type row struct{ name, batch, applies, doc string }
+	var rows []row
+	width := len("applies")
 	for _, w := range list {
 		var applies []string
 		if w.Workgroup {
@@ -74,8 +76,14 @@ func runWorkloads(stdout, stderr io.Writer, args []string) error {
 		if u := report.BatchUnit(w.Batch); u != "" {
 			batch += " (" + u + ")"
 		}
-		doc := report.WrapBullet("", w.Doc, report.MaxLine-pad)
-		fmt.Fprintf(stdout, "%-16s %-13s %-31s %s\n", w.Name, batch, a, doc[0])
+		rows = append(rows, row{w.Name, batch, a, w.Doc})
+		width = max(width, len(a))
+	}
+	pad := 16 + 1 + 13 + 1 + width + 2
+	fmt.Fprintf(stdout, "%-16s %-13s %-*s  %s\n", "workload", "batch counts", width, "applies", "computes")
+	for _, r := range rows {
+		doc := report.WrapBullet("", r.doc, report.MaxLine-pad)
+		fmt.Fprintf(stdout, "%-16s %-13s %-*s  %s\n", r.name, r.batch, width, r.applies, doc[0])
 		for _, l := range doc[1:] {
 			fmt.Fprintf(stdout, "%s%s\n", strings.Repeat(" ", pad), l)
 		}
