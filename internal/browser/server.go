@@ -59,7 +59,9 @@ type JobError struct {
 	Msg  string // cleaned (Clean)
 }
 
-func (e *JobError) Error() string { return fmt.Sprintf("browser: job %s failed in the page: %s", e.Kind, e.Msg) }
+func (e *JobError) Error() string {
+	return fmt.Sprintf("browser: job %s failed in the page: %s", e.Kind, e.Msg)
+}
 
 // Options configure a Server; the zero value is the safe default.
 type Options struct {
