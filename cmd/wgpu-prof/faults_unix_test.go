@@ -84,9 +84,12 @@ func TestInterruptDuringCeilingsReports(t *testing.T) {
 	}
 }
 
-// SIGINT stops host within a second wherever it lands (here: its first
+// SIGINT stops host at its next call wherever it lands (here: its first
 // row), and what finished is reported marked INCOMPLETE, exit status 130.
+// Uninterrupted, the row would run its whole budget (wall-clock time,
+// whatever the machine's load): the return must come within half of it.
 func TestHostInterruptReportsIncomplete(t *testing.T) {
+	const budget = 4 * time.Second
 	var at time.Time
 	testHookHostStep = func(step string) {
 		if strings.HasPrefix(step, "cpu auto:") && at.IsZero() {
@@ -96,7 +99,7 @@ func TestHostInterruptReportsIncomplete(t *testing.T) {
 	}
 	defer func() { testHookHostStep = nil }()
 	stdout, _, err := runCmd("host", "--cpu-levels", "generic", "--d", "64", "--n", "200000", "--n-cached", "500",
-		"--q", "8", "--budget", "2s", "--max-memory", "256MiB", "--format", "json")
+		"--q", "8", "--budget", budget.String(), "--max-memory", "256MiB", "--format", "json")
 	took := time.Since(at)
 	if at.IsZero() {
 		t.Fatalf("host never started a row (%v)", err)
@@ -104,10 +107,8 @@ func TestHostInterruptReportsIncomplete(t *testing.T) {
 	if code, msg := exitStatus(err); code != 130 || !strings.Contains(msg, "interrupted") {
 		t.Fatalf("exit %d %q, want 130 and a message with \"interrupted\"", code, msg)
 	}
-	// The row's measurement would run its 2 s budget: the interrupt ends
-	// it at its next call (with room for a loaded machine).
-	if took > 1500*time.Millisecond {
-		t.Errorf("host returned %v after SIGINT", took)
+	if took > budget/2 {
+		t.Errorf("host returned %v after SIGINT, within a row of budget %v", took, budget)
 	}
 	rep, derr := report.Decode([]byte(stdout), "stdout")
 	if derr != nil {
@@ -126,7 +127,9 @@ func TestHostInterruptReportsIncomplete(t *testing.T) {
 }
 
 // SIGTERM while hnsw's index is being built (minutes at this ef) stops
-// the build within a second, with status 130.
+// the build at its next insert, with status 130: within the time the run
+// took to reach the build (opening the adapter, generating the rows: this
+// machine's speed and load now), or 1.5 s if that was shorter.
 func TestIndexBuildStopsOnSIGTERM(t *testing.T) {
 	var signalled time.Time
 	testHookOpened = func(env *env.Env) {
@@ -136,13 +139,17 @@ func TestIndexBuildStopsOnSIGTERM(t *testing.T) {
 		}}
 	}
 	defer func() { testHookOpened = nil }()
+	start := time.Now()
 	_, _, err := runCmd("breakeven", "--kernel", "hnsw", "--candidates", "hnsw", "--ef", "3000", "--n", "20000",
 		"--quick", "--format", "json")
 	took := time.Since(signalled)
 	if code, msg := exitStatus(err); code != 130 || !strings.Contains(msg, "interrupted") {
 		t.Fatalf("exit %d %q, want 130 and a message with \"interrupted\"", code, msg)
 	}
-	if signalled.IsZero() || took > 1500*time.Millisecond {
-		t.Errorf("returned %v after the signal (signalled: %v), want within a second", took, !signalled.IsZero())
+	if signalled.IsZero() {
+		t.Fatal("the build was never announced: no signal sent")
+	}
+	if reach := signalled.Sub(start); took > max(reach, 1500*time.Millisecond) {
+		t.Errorf("returned %v after the signal, the run took %v to reach the build", took, reach)
 	}
 }
