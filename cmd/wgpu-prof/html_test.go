@@ -61,7 +61,8 @@ func headless(t *testing.T, bin, page string, flags ...string) (string, string) 
 // TestRunOutHTMLTraceBench: `run --out DIR --plot --trace` on this
 // machine's adapter writes report.html, which headless Chromium renders
 // offline without console errors (screenshot kept in the test's temp dir),
-// whose every table number matches report.json; trace.json's GPU passes
+// shows every table, heading and plot whole at 1280 and 1400 px
+// (checkOverflow), whose every table number matches report.json; trace.json's GPU passes
 // never overlap on their track; report.bench goes through benchstat.
 func TestRunOutHTMLTraceBench(t *testing.T) {
 	if testing.Short() {
@@ -101,6 +102,7 @@ func TestRunOutHTMLTraceBench(t *testing.T) {
 	}
 	checkTableNumbers(t, dom, filepath.Join(out, "report.json"))
 	checkLayout(t, bin, page)
+	checkOverflow(t, bin, page, 1280, 1400)
 	checkTraceNoOverlap(t, filepath.Join(out, "trace.json"))
 	checkBenchstat(t, filepath.Join(out, "report.bench"))
 }
@@ -324,8 +326,8 @@ b.setAttribute("data-key-right", Math.round(keyRight));
 var probeRe = regexp.MustCompile(`data-(doc-width|win-width|answer-end|key-right)="([0-9]+)"`)
 
 // checkLayout renders the page in a 1400×900 window: the document is no
-// wider than the window (wide tables scroll inside their box), and the
-// answer block ends within the first screen. The screenshot is kept
+// wider than the window (checkOverflow says that no table even scrolls
+// inside its box), and the answer block ends within the first screen. The screenshot is kept
 // under os.TempDir()/wgpu-prof-html (its path logged) for a person to
 // look at.
 func checkLayout(t *testing.T, bin, page string) {

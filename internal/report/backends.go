@@ -438,16 +438,86 @@ func (h *htmlWriter) backends(r *Report) {
 		h.p("<li>%s</li>\n", esc(line))
 	}
 	h.p("</ul>\n")
-	t := backendTable(b)
-	rows := make([][]cell, 0, len(t)-1)
-	for _, r := range t[1:] {
-		row := make([]cell, len(r))
-		for i, s := range r {
-			row[i] = label(s)
-		}
-		rows = append(rows, row)
+	head, rows, sizes := htmlBackendTable(b)
+	if len(sizes) > 0 {
+		h.p("<p class=\"note\">Sizes: %s.</p>\n", esc(strings.Join(sizes, "; ")))
 	}
-	h.table(t[0], rows)
+	h.table(head, rows)
+}
+
+// htmlBackendTable is the side-by-side table of report.html, folded as
+// the short text's (foldedBackendTable) so that it fits the page: a row
+// per run under each workload and side, the params in sizes; here every
+// figure stays, the fixed cost per call with its CI, the ratio's CI and
+// the kernel ratio in columns of their own.
+func htmlBackendTable(b *Backends) (head []string, rows [][]cell, sizes []string) {
+	byImpl := b.By == "implementation"
+	first := runLabel(b, b.Adapters[0].Adapter)
+	head = []string{"workload", "side", "implementation", "end-to-end", "kernel"}
+	if !byImpl {
+		head[2] = "backend"
+	}
+	if byImpl {
+		head = append(head, "fixed/call [95% CI]")
+	}
+	head = append(head, "GPU vs CPU", "vs "+first)
+	if byImpl {
+		head = append(head, "95% CI", "kernel ratio", "faster")
+	}
+	seen := map[string]string{}
+	for _, r := range b.Rows {
+		p := DisplayParams(r.Params)
+		if prev, ok := seen[r.Workload]; !ok {
+			seen[r.Workload] = p
+			if p != "" {
+				sizes = append(sizes, r.Workload+" "+p)
+			}
+		} else if prev != p && p != "" {
+			sizes = append(sizes, r.Workload+" "+r.Side+" "+p)
+		}
+		for i, c := range r.Cells {
+			run := "-"
+			if i < len(b.Adapters) {
+				run = runLabel(b, b.Adapters[i].Adapter)
+			}
+			row := []cell{label(r.Workload), label(r.Side), label(run)}
+			if i > 0 {
+				row[0], row[1] = label(""), label("")
+			}
+			if c.Missing != "" {
+				rows = append(rows, append(row, prose("not measured: "+c.Missing)))
+				continue
+			}
+			k := "-"
+			if c.Kernel > 0 {
+				k = timing.FormatSeconds(c.Kernel)
+			}
+			row = append(row, label(timing.FormatSeconds(c.EndToEnd)), label(k))
+			if byImpl {
+				row = append(row, label(callCostString(c)))
+			}
+			row = append(row, label(orDash(c.Verdict)))
+			ratio, ci, kr, faster := "", "", "", ""
+			if i > 0 {
+				ratio, ci, kr, faster = "-", "-", "-", orDash(c.Faster)
+				if c.VsFirst > 0 {
+					ratio = fmt.Sprintf("%.2f×", c.VsFirst)
+				}
+				if c.VsFirstLo > 0 && c.VsFirstHi > 0 {
+					ci = fmt.Sprintf("%.2f–%.2f×", c.VsFirstLo, c.VsFirstHi)
+				}
+				if c.KernelVsFirst > 0 {
+					kr = fmt.Sprintf("%.2f×", c.KernelVsFirst)
+				}
+			}
+			row = append(row, label(ratio))
+			if byImpl {
+				row = append(row, label(ci), label(kr), label(faster))
+			}
+			rows = append(rows, row)
+		}
+	}
+	return head, rows, sizes
 }
 
 // SideBySideCSVHeader heads WriteSideBySideCSV's rows.

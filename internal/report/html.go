@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
@@ -37,19 +39,23 @@ func (h *htmlWriter) p(format string, args ...any) { fmt.Fprintf(&h.buf, format,
 
 func esc(s string) string { return html.EscapeString(s) }
 
-// htmlCSS lays the page out for a 1400-px window (TestHTMLScreenshot):
-// the body is at most 1200 px wide, every table sits in a box that
-// scrolls sideways rather than widening the page (its first column stays
-// in view), long labels wrap, and plots scale to the width.
+// htmlCSS lays the page out for a window of 1280 px or more
+// (TestHTMLFitsTheWindow): the body is at most 1200 px wide and every
+// table fits it — headers and cells wrap at spaces (a number keeps its
+// unit: numCell), a long label (a regex, a list of params) anywhere —
+// so no table needs its box's sideways scroll (kept as a last resort for
+// narrower windows, its first column staying in view); plots scale to
+// the width.
 const htmlCSS = `body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:1.5em auto;max-width:1200px;padding:0 1em;color:#1b1b1b}
-h1{font-size:1.4em;margin:0 0 .2em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ddd}
+h1{font-size:1.4em;margin:0 0 .2em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ddd}h1,h2,h3{overflow-wrap:anywhere}
 .box{max-width:100%;overflow-x:auto;margin:.5em 0}
-table{border-collapse:collapse;font-size:13px}th,td{padding:.25em .6em;text-align:left;border-bottom:1px solid #eee;vertical-align:top}
-th{background:#f4f4f4;white-space:nowrap}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-td.label{max-width:28em;overflow-wrap:break-word}
+table{border-collapse:collapse;font-size:13px}th,td{padding:.25em .45em;text-align:left;border-bottom:1px solid #eee;vertical-align:top}
+th{background:#f4f4f4}td.num{text-align:right;font-variant-numeric:tabular-nums}
+td.label{max-width:28em}td.long{overflow-wrap:anywhere}td.wide{max-width:none}
 .box th:first-child,.box td:first-child{position:sticky;left:0;background:#fff;z-index:1}.box th:first-child{background:#f4f4f4}
 .answer{font-size:15px;padding-left:1.2em}.answer li{margin:.25em 0}.noise{color:#8a4b00;font-weight:600}
 .summary li{margin:.2em 0;font-size:13px}.meta{font-size:13px}.meta td{padding:.1em .6em}.meta td:first-child{color:#666}.warn{color:#8a4b00}
+li,p{overflow-wrap:anywhere}
 figure{margin:1em 0;max-width:100%}figure svg{display:block;width:100%;max-width:960px;height:auto;border:1px solid #eee}figcaption{font-weight:600}
 details>summary{cursor:pointer;color:#333}
 .note{color:#666;font-size:13px}`
@@ -125,12 +131,19 @@ type cell struct {
 	text  string
 	path  string  // JSON path of the value shown; "" for a label
 	scale float64 // displayed base-unit value = JSON value × scale
+	wide  bool    // a label that spans the row (prose); no width cap
 }
 
 func label(s string) cell { return cell{text: s} }
 
+// prose is a label cell of sentences, spanning its row (colspan).
+func prose(s string) cell { return cell{text: s, wide: true} }
+
 func num(text, path string, scale float64) cell { return cell{text: text, path: path, scale: scale} }
 
+// table writes a table in its box. A row of one prose cell spans every
+// column (a reason under the row it explains). A number keeps its unit on
+// its line (numCell).
 func (h *htmlWriter) table(head []string, rows [][]cell) {
 	h.p("<div class=\"box\"><table>\n<thead><tr>")
 	for _, c := range head {
@@ -140,15 +153,45 @@ func (h *htmlWriter) table(head []string, rows [][]cell) {
 	for _, row := range rows {
 		h.p("<tr>")
 		for _, c := range row {
-			if c.path == "" {
+			switch {
+			case c.wide:
+				h.p("<td class=\"label wide\" colspan=\"%d\">%s</td>", len(head)-len(row)+1, esc(c.text))
+			case c.path == "" && longWord(c.text):
+				h.p("<td class=\"label long\">%s</td>", esc(c.text))
+			case c.path == "":
 				h.p("<td class=\"label\">%s</td>", esc(c.text))
-			} else {
-				h.p("<td class=\"num\" data-path=\"%s\" data-scale=\"%g\">%s</td>", esc(c.path), c.scale, esc(c.text))
+			default:
+				h.p("<td class=\"num\" data-path=\"%s\" data-scale=\"%g\">%s</td>", esc(c.path), c.scale, esc(numCell(c.text)))
 			}
 		}
 		h.p("</tr>\n")
 	}
 	h.p("</tbody>\n</table></div>\n")
+}
+
+// longWord reports whether s holds a word of more than 24 runes (a
+// path, a long regex, a per-step list), which its cell may break
+// anywhere; shorter words break only at spaces and hyphens.
+func longWord(s string) bool {
+	for _, w := range strings.Fields(s) {
+		if utf8.RuneCountInString(w) > 24 {
+			return true
+		}
+	}
+	return false
+}
+
+// numCell joins a number to the unit after it with a no-break space
+// ("4.53 TB/s", "2.23 ms"), so a cell that wraps never leaves a unit at
+// the start of a line.
+func numCell(s string) string {
+	r := []rune(s)
+	for i := 1; i+1 < len(r); i++ {
+		if r[i] == ' ' && r[i-1] >= '0' && r[i-1] <= '9' && !(r[i+1] >= '0' && r[i+1] <= '9') && r[i+1] != '[' && r[i+1] != '(' {
+			r[i] = '\u00a0'
+		}
+	}
+	return string(r)
 }
 
 func (h *htmlWriter) ceilings(r *Report) {
@@ -206,13 +249,30 @@ func (h *htmlWriter) measurements(r *Report) {
 		if m.Verified {
 			verified = "yes"
 		}
-		// The key columns first, so they show without scrolling.
-		rows = append(rows, []cell{label(m.Workload + " " + m.Side), num(FormatSummary(m.EndToEnd), base+"end_to_end/median", 1), kernel,
+		// The key columns first; the run's adapter only where several
+		// runs stand side by side (the header names the one adapter).
+		row := []cell{label(m.Workload + " " + m.Side), num(FormatSummary(m.EndToEnd), base+"end_to_end/median", 1), kernel,
 			speed, ceil, label(verified), label(orDash(m.Variant)),
 			num(FormatRate(m.GBs), base+"gbs", 1e9), num(FormatRateOf(m), base+"gflops", 1e9),
-			label(orDash(m.Bound)), label(orDash(DisplayParams(m.Params))), label(adapterLabel(m.Backend, m.Adapter))})
+			label(orDash(m.Bound)), label(orDash(DisplayParams(m.Params)))}
+		if r.Backends != nil {
+			run := orDash(m.Backend)
+			if r.Backends.By == "implementation" {
+				run = orDash(m.Implementation)
+			}
+			row = append(row, label(run))
+		}
+		rows = append(rows, row)
 	}
-	h.table([]string{"workload, side", "end-to-end time", "kernel time", "GPU vs CPU (end to end)", "% of its own ceiling", "verified", "variant", "bandwidth", "arithmetic", "bound", "params", "backend (adapter)"}, rows)
+	head := []string{"workload, side", "end-to-end time", "kernel time", "GPU vs CPU (end to end)", "% of its own ceiling", "verified", "variant", "bandwidth", "arithmetic", "bound", "params"}
+	if r.Backends != nil {
+		// The adapters are listed with the side-by-side table.
+		head = append(head, "backend")
+		if r.Backends.By == "implementation" {
+			head[len(head)-1] = "implementation"
+		}
+	}
+	h.table(head, rows)
 }
 
 func (h *htmlWriter) breakEvens(r *Report) {
@@ -289,12 +349,16 @@ func (h *htmlWriter) figures(r *Report) {
 }
 
 // inlineSVG drops the XML prolog and comments before <svg so the document
-// can sit inside HTML.
+// can sit inside HTML, and names metric twins of the plots' Liberation
+// Serif after it, so that a browser without it draws the text at the
+// widths gonum measured (and a wider serif only where it has none of
+// them: fitScale).
 func inlineSVG(b []byte) []byte {
 	if i := bytes.Index(b, []byte("<svg")); i >= 0 {
 		b = b[i:]
 	}
-	return b
+	return bytes.ReplaceAll(b, []byte("font-family:Liberation Serif;"),
+		[]byte("font-family:'Liberation Serif','Times New Roman',Tinos,'Nimbus Roman',Times,serif;"))
 }
 
 func (h *htmlWriter) warnings(r *Report) {

@@ -11,6 +11,7 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
@@ -511,14 +512,33 @@ func lineStyle(c color.Color, i int) draw.LineStyle {
 // legendPadding is the space between two legend entries.
 const legendPadding = vg.Length(3)
 
-// titleWidth is the most characters a title line holds on a plotWidth
-// canvas at the title's font size; longer lines are wrapped at spaces so
-// no title is clipped at the canvas edge.
-const titleWidth = 88
+// fitScale is how much wider than gonum measures it (in Liberation
+// Serif, the font the SVG names) a plot's text may render: a browser
+// without Liberation Serif or a metric twin of it (html.go names Times
+// New Roman, Tinos and Nimbus Roman after it) draws a wider serif, such
+// as DejaVu Serif, about a quarter wider. Titles and legend entries wrap
+// so that they fit even then (TestHTMLFitsTheWindow renders both).
+const fitScale = 1.3
 
-// wrapLines wraps each line of s at spaces to at most width characters
-// (a longer word stays whole on its own line).
-func wrapLines(s string, width int) string {
+// plotInset keeps the text at the canvas's left edge (the rotated y-axis
+// label) off the very edge, where a browser's rounding would cut it;
+// plotInsetRight leaves room on the right for what a wider font adds to
+// text gonum placed flush with the data area (the last tick label, a
+// label at the right end): SVG text grows to the right of where gonum
+// put its start.
+const (
+	plotInset      = vg.Length(4)
+	plotInsetRight = vg.Length(12)
+)
+
+// titleRoom is the widest a title line may measure: centred on the
+// canvas, a line drawn fitScale times wider than measured grows to the
+// right only, so it must fit half the canvas at fitScale − ½.
+const titleRoom = (plotWidth - plotInset - plotInsetRight) / 2 / (fitScale - 0.5)
+
+// wrapToWidth wraps each line of s at spaces so that no line measures
+// more than width in sty (a longer word stays whole on its own line).
+func wrapToWidth(sty text.Style, s string, width vg.Length) []string {
 	var out []string
 	for _, line := range strings.Split(s, "\n") {
 		cur := ""
@@ -526,7 +546,7 @@ func wrapLines(s string, width int) string {
 			switch {
 			case cur == "":
 				cur = w
-			case len([]rune(cur))+1+len([]rune(w)) > width:
+			case sty.Width(cur+" "+w) > width:
 				out = append(out, cur)
 				cur = w
 			default:
@@ -535,7 +555,7 @@ func wrapLines(s string, width int) string {
 		}
 		out = append(out, cur)
 	}
-	return strings.Join(out, "\n")
+	return out
 }
 
 // figure is a plot with its legend drawn below the data area, so the
@@ -551,7 +571,7 @@ func newFigure(title string, ctx plotContext, x, y string) *figure {
 	if sub := ctx.subtitle(); sub != "" {
 		title += "\n" + sub
 	}
-	p.Title.Text = wrapLines(title, titleWidth)
+	p.Title.Text = strings.Join(wrapToWidth(p.Title.TextStyle, title, titleRoom), "\n")
 	p.X.Label.Text = x
 	p.Y.Label.Text = y
 	p.Add(plotter.NewGrid())
@@ -563,10 +583,24 @@ func newFigure(title string, ctx plotContext, x, y string) *figure {
 	return f
 }
 
+// legend adds an entry; a name too long for the canvas (at fitScale)
+// goes on as many lines as it needs, each an entry of its own under the
+// first, which carries the thumbnails.
 func (f *figure) legend(name string, thumbs ...plot.Thumbnailer) {
-	f.leg.Add(name, thumbs...)
-	f.entries++
+	em := f.leg.TextStyle.Width(" ")
+	room := (plotWidth - legendX - plotInsetRight - f.leg.ThumbnailWidth - em) / fitScale
+	for i, l := range wrapToWidth(f.leg.TextStyle, name, room) {
+		if i == 0 {
+			f.leg.Add(l, thumbs...)
+		} else {
+			f.leg.Add("  " + l)
+		}
+		f.entries++
+	}
 }
+
+// legendX is where the legend starts, from the canvas's left edge.
+const legendX = vg.Length(40)
 
 func (f *figure) logX(format func(float64) string) {
 	f.p.X.Scale = plot.LogScale{}
@@ -594,8 +628,8 @@ func (f *figure) render(w io.Writer, format string) (err error) {
 		return fmt.Errorf("%w: %w", ErrPlot, err)
 	}
 	dc := draw.New(c)
-	f.p.Draw(draw.Crop(dc, 0, 0, legH, 0))
-	legC := draw.Crop(dc, vg.Points(40), 0, 0, -(plotHeight))
+	f.p.Draw(draw.Crop(dc, plotInset, -plotInsetRight, legH, -plotInset))
+	legC := draw.Crop(dc, legendX, 0, 0, -(plotHeight))
 	legC.Max.Y -= vg.Points(4)
 	f.leg.Draw(legC)
 	if _, err := c.WriteTo(w); err != nil {

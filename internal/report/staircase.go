@@ -57,6 +57,15 @@ func plotStaircase(w io.Writer, s *Staircase, ctx plotContext, format string) er
 	f := newFigure("Cache staircase: read bandwidth vs working set", ctx, "working set", "read bandwidth")
 	f.logX(func(v float64) string { return tickBytes(v) })
 	f.logY(func(v float64) string { return tickSI(v*1e9, "B/s") })
+	// A level's label starts at the level, or, in the right half of the
+	// axis, ends where the level ends, so that it stays on the plot.
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, p := range s.Points {
+		if p.Bytes > 0 {
+			lo, hi = math.Min(lo, p.Bytes), math.Max(hi, p.Bytes)
+		}
+	}
+	mid := math.Sqrt(lo * hi)
 	for _, side := range []string{SideGPU, SideCPU} {
 		var xy plotter.XYs
 		for _, p := range s.Points {
@@ -86,8 +95,16 @@ func plotStaircase(w io.Writer, s *Staircase, ctx plotContext, format string) er
 			}
 			sl.LineStyle = draw.LineStyle{Color: sideColor(side), Width: vg.Points(5)}
 			f.p.Add(sl)
-			lab, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: lv.FromBytes, Y: lv.GBs * 1.08}}, Labels: []string{side + " " + lv.Name}})
+			at := lv.FromBytes
+			right := lv.FromBytes > mid
+			if right {
+				at = math.Min(math.Max(lv.ToBytes, lv.FromBytes*1.05), hi)
+			}
+			lab, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: at, Y: lv.GBs * 1.08}}, Labels: []string{side + " " + lv.Name}})
 			if err == nil {
+				if right {
+					lab.TextStyle[0].XAlign = draw.XRight
+				}
 				f.p.Add(lab)
 			}
 		}
