@@ -7,13 +7,16 @@
 // compute) and its host-SIMD twin (package hostsimd), each verified
 // against the reference, and the shapes the CPU-only suite runs.
 //
-// Package experiment iterates over descriptors for run, breakeven, the
-// sweeps, memory-vs-compute and host; nothing outside this package names
-// a workload (TestNoWorkloadNamesOutsideDescriptors enforces it).
+// The experiment rooms (internal/experiment and its packages suite,
+// crossover, sweeps, ceilings, plan) iterate over descriptors for run,
+// breakeven, the sweeps, memory-vs-compute and host; nothing outside this
+// package names a workload (TestNoWorkloadNamesOutsideDescriptors
+// enforces it).
 //
 // # Adding a workload
 //
-// Three files:
+// Three files at the least (a templated kernel with named variants is
+// also listed in wgsl/wgsl.go):
 //
 //  1. workload/<name>.go: a *Descriptor (Name, Doc, Batch, Params)
 //     registered from init with register, whose Workload is a named type
@@ -24,11 +27,12 @@
 //     a CPUBuilder making each a Side, a named type with Poison (outputs
 //     set to NaN), Run, Verify (against the reference, NaN never passing:
 //     use checkClose and DotTol) and Close. The GPU side runs the shader
-//     through kernels.NewUserKernel (buffers by WGSL name, initial
+//     through compute.NewUserKernel (buffers by WGSL name, initial
 //     contents from BufferSpec.Data) unless it needs a dedicated runner
 //     in package compute.
 //  2. wgsl/<name>.wgsl: the kernel; every *.wgsl file is embedded and
-//     reached with wgsl.Source(name).
+//     reached with wgsl.Source(name) (wgsl.MustSource where it cannot be
+//     missing).
 //  3. workload/<name>_test.go: checks particular to the workload (a
 //     planted error that verification must catch, edge sizes).
 //     TestEveryWorkloadBothSides already runs every registered workload on
