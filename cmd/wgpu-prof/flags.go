@@ -54,7 +54,7 @@ var flagSpecs = []flagSpec{
 	{name: "report", value: "", help: "a run or breakeven report (JSON; plan --out writes one as report.json) whose break-even models stand in for measuring them: plan's times per call, hybrid's two sides (default: measure them)"},
 
 	// Device and measurement.
-	{name: "impl", value: "", help: "WebGPU implementation: wgpu-native or dawn (default: $WGPU_PROF_IMPL, else wgpu-native); run also takes both, wgpu-native,dawn, and reports them side by side"},
+	{name: "impl", value: "", help: "WebGPU implementation: wgpu-native or dawn (default: $WGPU_PROF_IMPL, else wgpu-native); run also takes both, wgpu-native,dawn, and reports them side by side; devices also takes browser (a web browser's WebGPU, through a page wgpu-prof serves)"},
 	{name: "backend", value: "any", help: "adapter backend: vulkan, metal, d3d12, gl or any (devices: list only its adapters); run also takes several, comma-separated (vulkan,gl), and reports them side by side"},
 	{name: "adapter", value: -1, help: "adapter index among those of --backend (see wgpu-prof devices); -1: the best one"},
 	{name: "adapter-name", value: "", help: "pick the adapter whose name contains this text"},
@@ -66,6 +66,11 @@ var flagSpecs = []flagSpec{
 	{name: "threads", value: 0, help: "host worker threads (0: GOMAXPROCS; 1: single-core speed; at most 8 per logical CPU)"},
 	{name: "cv-warn", value: 0.05, help: "flag a measurement whose coefficient of variation exceeds this (0.05: 5%)"},
 	{name: "max-memory", value: "", help: "memory budget of the working sets, e.g. 1GiB or 512MiB (default: 25% of the memory available at start, at most 1 GiB with --quick)"},
+
+	// The browser (--impl browser).
+	{name: "open", value: "headless", help: "with --impl browser: headless (launch headless Chromium on the page; it is closed after) or none (print the page's address, with its one-time token, for a browser of your own, and wait for it)"},
+	{name: "listen", value: "", help: "with --impl browser: the address the page server listens on (default: 127.0.0.1 on a free port); one off loopback lets other machines reach it, guarded only by the token, and is warned about"},
+	{name: "open-timeout", value: 2 * time.Minute, help: "with --impl browser: how long to wait for the page to connect"},
 
 	// Output.
 	{name: "format", value: "text", help: "output format on stdout: text, json, csv, bench (Go benchmark format) or html (devices, latency: text or json)"},
@@ -237,7 +242,7 @@ var commandFlags = map[string][]flagGroup{
 	"host":      {own("cpu-levels", "d", "n", "n-cached", "q", "threads", "budget", "max-memory"), outputNoPlot},
 	"stream":    {own("side", "arraysize", "numtimes", "float", "double", "csv", "threads", "cpu-level", "backend", "impl", "adapter", "adapter-name", "no-timestamps", "max-memory")},
 	"latency":   {own("format", "out", "force", "rounds", "max-bytes", "backend", "impl", "adapter", "adapter-name")},
-	"devices":   {own("format", "backend", "impl")},
+	"devices":   {own("format", "backend", "impl", "open", "listen", "open-timeout")},
 	"compare":   {own("threshold", "across-backends", "allow-incomplete")},
 	"workloads": {own("has")},
 	"version":   {},
@@ -428,7 +433,7 @@ func (f *cmdFlags) parse(args []string) (done bool, err error) {
 		}
 		return false, f.parseError(err)
 	}
-	return false, nil
+	return false, checkBrowserImpl(f)
 }
 
 // parseError is a parse error of f: for a flag another command takes,

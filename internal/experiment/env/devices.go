@@ -28,6 +28,9 @@ type DeviceReport struct {
 	// Software names the CPU implementation of the GPU API the adapter is
 	// (llvmpipe, SwiftShader, WARP, …); "" for a hardware GPU.
 	Software string `json:"software,omitempty"`
+	// Browser is what a browser says of the adapter beyond the fields
+	// above (--impl browser); nil for the other implementations.
+	Browser *BrowserAdapter `json:"browser,omitempty"`
 }
 
 // DevicesReport is every adapter of one backend.
@@ -42,6 +45,9 @@ type DevicesReport struct {
 	// NoDefault says why a plain run would pick none of them ("" when it
 	// picks one).
 	NoDefault string `json:"no_default,omitempty"`
+	// Browser is the browser the adapters were found through (--impl
+	// browser, BrowserDevices); nil for the other implementations.
+	Browser *BrowserReport `json:"browser,omitempty"`
 }
 
 // Devices lists every adapter of backend ("any" for all) with its limits
