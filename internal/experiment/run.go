@@ -44,6 +44,10 @@ type RunConfig struct {
 	// Retune re-measures the GPU variant selection instead of reading the
 	// cache (see SelectVariant).
 	Retune bool
+	// QuickVariants selects GPU variants the quick way (plan --quick,
+	// SelectOptions.Quick): the nearest shape's cached choice, else fewer
+	// configurations.
+	QuickVariants bool
 	// Variant forces the GPU design of sweeps and experiments ("": the
 	// design run chooses on this adapter, SelectVariant).
 	Variant string

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
@@ -84,6 +86,9 @@ type VariantChoice struct {
 	// any data exists to name the shape.
 	Config string `json:"config,omitempty"`
 	Cached bool   `json:"-"`
+	// Note says how a quick selection chose (SelectOptions.Quick): fewer
+	// configurations, or the nearest shape's cached choice.
+	Note string `json:"-"`
 }
 
 // Summary says the choice in one line for the report.
@@ -102,6 +107,9 @@ func (c VariantChoice) Summary() string {
 	}
 	if c.Cached {
 		s += " [cached; --retune re-measures]"
+	}
+	if c.Note != "" {
+		s += " [" + c.Note + "]"
 	}
 	return s
 }
@@ -331,25 +339,83 @@ func adapterKey(e *env.Env) string {
 	return strings.Join([]string{i.Name, i.Vendor, i.Driver, fmt.Sprint(i.VendorID), fmt.Sprint(i.DeviceID), impl.String() + " " + v}, "|")
 }
 
+// SelectOptions say how SelectVariant chooses: Retune re-measures
+// instead of reading the cache; Quick (plan --quick) takes a cached
+// choice at the nearest shape when this one has none, else tries fewer
+// configurations (QuickWorkgroups) with fewer calls (quickAutotuneCalls).
+type SelectOptions struct {
+	Retune, Quick bool
+}
+
+// quickAutotuneCalls is how many timed calls a quick selection gives
+// each verified variant.
+const quickAutotuneCalls = 3
+
+// QuickWorkgroups are the workgroup sizes a quick selection tries: the
+// forced one, else the first of tuneWorkgroups this adapter allows (the
+// default size, compute.DefaultWorkgroup, where it may).
+func QuickWorkgroups(e *env.Env, forced int) []int {
+	wgs := WorkgroupsToTry(e, forced)
+	if len(wgs) > 1 {
+		wgs = wgs[:1]
+	}
+	return wgs
+}
+
 // SelectVariant chooses the fastest verified GPU variant of w at batch n
 // of pr, prepared from c (with the other knobs of k) on this adapter,
 // from the cache unless retune is set or the cache has no entry. Skipped
 // variants become warnings of rep (when rep is not nil). The returned
 // knobs carry the chosen variant.
 func SelectVariant(e *env.Env, w *workload.Descriptor, c workload.Config, pr *workload.Prepared, n int, k workload.Knobs, retune bool, rep *report.Report) (workload.Knobs, VariantChoice, error) {
+	return SelectVariantWith(e, w, c, pr, n, k, SelectOptions{Retune: retune}, rep)
+}
+
+// SelectVariantWith is SelectVariant with its options: under opt.Quick a
+// full selection cached at this shape is taken first, then a quick one,
+// then the cached choice at the nearest shape (nearestChoice); without
+// any, the designs are tried at QuickWorkgroups only. The choice's Note
+// says which.
+func SelectVariantWith(e *env.Env, w *workload.Descriptor, c workload.Config, pr *workload.Prepared, n int, k workload.Knobs, opt SelectOptions, rep *report.Report) (workload.Knobs, VariantChoice, error) {
 	if len(w.Variants) < 2 {
 		if len(w.Variants) == 1 {
 			k.Variant = w.Variants[0]
 		}
 		return k, VariantChoice{}, nil
 	}
+	retune := opt.Retune
 	shape := env.ParamLabel(pr.At(n, k).Params)
 	wgs := WorkgroupsToTry(e, k.Workgroup)
 	prefix, suffix := variantKey(e, w, k, wgs)
 	key := prefix + shape + suffix
 	label := variantConfigLabel(w, c, n)
 	cache := loadVariantCache()
+	if opt.Quick && !retune {
+		if _, ok := cache[key]; !ok {
+			// Not selected in full at this shape: a quick selection's
+			// key, or the nearest shape's choice.
+			full := suffix
+			wgs = QuickWorkgroups(e, k.Workgroup)
+			_, suffix = variantKey(e, w, k, wgs)
+			key = prefix + shape + suffix
+			if _, ok := cache[key]; !ok {
+				if ch, ok := nearestChoice(cache, w, prefix, []string{full, suffix}, label); ok {
+					ch.Cached = true
+					ch.Note = fmt.Sprintf("--quick: the cached choice at %s, the nearest shape selected (none at %s)", ch.Shape, shape)
+					k.Variant = ch.Chosen
+					if ch.Workgroup != 0 {
+						k.Workgroup = ch.Workgroup
+					}
+					return k, ch, nil
+				}
+			}
+		}
+	}
+	quickKey := opt.Quick && !retune && !slices.Equal(wgs, WorkgroupsToTry(e, k.Workgroup))
 	if ch, ok := cache[key]; ok && !retune && w.CheckVariant(ch.Chosen) == nil {
+		if quickKey {
+			ch.Note = fmt.Sprintf("--quick: a quick selection (workgroup size %v only)", wgs)
+		}
 		if ch.Config != label {
 			// An entry made before choices named their configuration (or
 			// by a command preparing the same shape otherwise): named now,
@@ -366,8 +432,13 @@ func SelectVariant(e *env.Env, w *workload.Descriptor, c workload.Config, pr *wo
 		return k, ch, nil
 	}
 	cands := variantCandidates(e, w, pr, n, k, wgs)
+	calls, note := autotuneCalls, ""
+	if opt.Quick && !retune {
+		calls = quickAutotuneCalls
+		note = fmt.Sprintf("--quick: %d configurations (workgroup size %v only), %d calls each", len(cands), wgs, calls)
+	}
 	e.Progressf("gpu  %s %s: selecting among %d variants (%d configurations)", w.Name, shape, len(w.Variants), len(cands))
-	ch, err := autotune(w.Name+" "+shape, cands, autotuneCalls, func(s string) {
+	ch, err := autotune(w.Name+" "+shape, cands, calls, func(s string) {
 		if rep != nil {
 			rep.Warnings = append(rep.Warnings, s)
 		}
@@ -377,6 +448,7 @@ func SelectVariant(e *env.Env, w *workload.Descriptor, c workload.Config, pr *wo
 	}
 	ch.Workload, ch.Shape, ch.Config = w.Name, shape, label
 	cache[key] = ch
+	ch.Note = note
 	if err := cache.save(); err != nil && rep != nil {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("variant cache not saved: %v", err))
 	}
@@ -385,6 +457,48 @@ func SelectVariant(e *env.Env, w *workload.Descriptor, c workload.Config, pr *wo
 		k.Workgroup = ch.Workgroup
 	}
 	return k, ch, nil
+}
+
+// nearestChoice is the cached choice for w on this adapter (keys with
+// prefix and one of suffixes: the same designs and knobs) whose
+// configuration label differs from label only in the batch size, at the
+// size nearest label's (by ratio); ok is false when there is none.
+func nearestChoice(cache variantCache, w *workload.Descriptor, prefix string, suffixes []string, label string) (VariantChoice, bool) {
+	fields := func(l string) (rest []string, at int) {
+		for _, f := range strings.Fields(l) {
+			k, v, _ := strings.Cut(f, "=")
+			switch {
+			case k == "at":
+				at, _ = strconv.Atoi(v)
+			case k != w.Batch:
+				rest = append(rest, f)
+			}
+		}
+		return rest, at
+	}
+	want, at := fields(label)
+	var best VariantChoice
+	bestD, found := math.Inf(1), false
+	keys := make([]string, 0, len(cache))
+	for key := range cache {
+		keys = append(keys, key)
+	}
+	sort.Strings(keys) // ties: the same answer every time
+	for _, key := range keys {
+		ch := cache[key]
+		if !strings.HasPrefix(key, prefix) || !slices.ContainsFunc(suffixes, func(s string) bool { return strings.HasSuffix(key, s) }) ||
+			ch.Config == "" || w.CheckVariant(ch.Chosen) != nil {
+			continue
+		}
+		rest, n := fields(ch.Config)
+		if !slices.Equal(rest, want) || n <= 0 || at <= 0 {
+			continue
+		}
+		if d := math.Abs(math.Log(float64(n) / float64(at))); d < bestD {
+			best, bestD, found = ch, d, true
+		}
+	}
+	return best, found
 }
 
 // variantKey is the cache key of a selection of w with knobs k trying
@@ -431,9 +545,10 @@ func PendingSelections(e *env.Env, cfg RunConfig, ds []*workload.Descriptor) (na
 			continue
 		}
 		wgs := WorkgroupsToTry(e, knobs.Workgroup)
-		prefix, suffix := "", ""
+		prefix, suffix, quickSuffix := "", "", ""
 		if len(cache) > 0 {
 			prefix, suffix = variantKey(e, w, knobs, wgs)
+			_, quickSuffix = variantKey(e, w, knobs, QuickWorkgroups(e, knobs.Workgroup))
 		}
 		size := 1
 		if bp := w.BatchParam(); bp != nil {
@@ -447,8 +562,14 @@ func PendingSelections(e *env.Env, cfg RunConfig, ds []*workload.Descriptor) (na
 				break
 			}
 		}
+		if !cached && cfg.QuickVariants && len(cache) > 0 {
+			_, cached = nearestChoice(cache, w, prefix, []string{suffix, quickSuffix}, label)
+		}
 		if !cached {
 			names = append(names, w.Name)
+			if cfg.QuickVariants {
+				wgs = QuickWorkgroups(e, knobs.Workgroup)
+			}
 			configs += len(w.Variants) * len(wgs)
 		}
 	}

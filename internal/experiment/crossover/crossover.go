@@ -365,7 +365,7 @@ func SideKnobs(e *env.Env, w *workload.Descriptor, pr *workload.Prepared, cfg ex
 			k.Workgroup = sp.Workgroup
 		}
 		if sp.IsGPU() {
-			kv, choice, err := experiment.SelectVariant(e, w, cfg.Config, pr, pr.Size, k, cfg.Retune, rep)
+			kv, choice, err := experiment.SelectVariantWith(e, w, cfg.Config, pr, pr.Size, k, experiment.SelectOptions{Retune: cfg.Retune, Quick: cfg.QuickVariants}, rep)
 			if err != nil {
 				return out, fmt.Errorf("%s %s: %w", sp.Label, w.Name, err)
 			}
