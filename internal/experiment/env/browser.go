@@ -71,14 +71,16 @@ func BrowserDevicesReport(d browser.Description, tool string) DevicesReport {
 		ImplementationVersion: strings.TrimSpace(d.Browser + " " + d.Version),
 		Browser: &BrowserReport{Name: d.Browser, Version: d.Version, UserAgent: d.UserAgent, Platform: d.Platform,
 			CrossOriginIsolated: d.CrossOriginIsolated, TimerResolution: d.TimerResolution}}
+	found := false
 	for i, a := range d.Adapters {
 		r := browserAdapter(i, a)
 		if a.Request == "default" {
 			r.Default, r.DefaultReason = true, "what the browser's requestAdapter() returns without options"
+			found = true
 		}
 		out.Adapters = append(out.Adapters, r)
 	}
-	if len(out.Adapters) > 0 && !out.Adapters[0].Default {
+	if len(out.Adapters) > 0 && !found {
 		out.NoDefault = "requestAdapter() without options returned none"
 	}
 	return out
