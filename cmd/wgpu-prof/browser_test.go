@@ -97,7 +97,9 @@ func TestDevicesBrowserOpenNone(t *testing.T) {
 	var stdout bytes.Buffer
 	stderr := &syncBuffer{}
 	done := make(chan error, 1)
-	go func() { done <- run(&stdout, stderr, []string{"devices", "--impl", "browser", "--open", "none", "--open-timeout", "30s"}) }()
+	go func() {
+		done <- run(&stdout, stderr, []string{"devices", "--impl", "browser", "--open", "none", "--open-timeout", "30s"})
+	}()
 	u := pageURL(t, stderr)
 	pu, _ := url.Parse(u)
 	base, token := "http://"+pu.Host, pu.Query().Get("t")
@@ -140,12 +142,12 @@ func TestDevicesBrowserOpenNone(t *testing.T) {
 	}
 	fallback := true
 	call("POST", "/api/result", hello.Session, map[string]any{"id": job.ID, "ok": true, "result": map[string]any{
-		"userAgent": "Mozilla/5.0 (X11; Linux x86_64; rv:141.0) Gecko/20100101 Firefox/141.0 \x1b[2J",
+		"userAgent":           "Mozilla/5.0 (X11; Linux x86_64; rv:141.0) Gecko/20100101 Firefox/141.0 \x1b[2J",
 		"crossOriginIsolated": true, "secureContext": true, "timerResolutionMs": 0.02, "webgpu": true,
 		"adapters": []map[string]any{{"request": "default", "also": []string{"fallback"}, "vendor": "mesa",
 			"architecture": "llvmpipe", "description": "llvmpipe (LLVM 15.0.6, 256 bits)", "isFallbackAdapter": fallback,
-			"features": []string{"timestamp-query", "shader-f16"},
-			"limits":   map[string]float64{"maxBufferSize": 1 << 30, "maxComputeWorkgroupSizeX": 256},
+			"features":   []string{"timestamp-query", "shader-f16"},
+			"limits":     map[string]float64{"maxBufferSize": 1 << 30, "maxComputeWorkgroupSizeX": 256},
 			"timestamps": map[string]any{"offered": true, "begin": "1000", "end": "51000", "hostMs": 0.3}}},
 	}})
 	select {
