@@ -7,7 +7,6 @@ import (
 	"math"
 	"sort"
 	"strings"
-	"text/tabwriter"
 
 	"golang.org/x/perf/benchmath"
 
@@ -183,8 +182,7 @@ func WriteCompare(w io.Writer, c CompareResult) error {
 	if w == nil {
 		return errors.New("report: WriteCompare: nil writer")
 	}
-	tab := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tab, "measurement\tclock\told\tnew\tdelta\tsignificance\t\n")
+	rows := [][]string{{"measurement", "clock", "old", "new", "delta", "significance", ""}}
 	for _, r := range c.Rows {
 		delta := "~"
 		if r.Significant {
@@ -202,13 +200,33 @@ func WriteCompare(w io.Writer, c CompareResult) error {
 		if r.OldBackend != "" {
 			what = fmt.Sprintf("%s|%s (%s → %s)", r.Workload, r.Side, r.OldBackend, r.NewBackend)
 		}
-		fmt.Fprintf(tab, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", what, r.Clock, r.Old, r.New, delta, sig, mark)
+		rows = append(rows, []string{what, r.Clock, r.Old.String(), r.New.String(), delta, sig, mark})
 	}
 	if len(c.Rows) > 0 {
-		fmt.Fprintf(tab, "geomean\t\t\t\t%+.1f%%\t\t\n", 100*c.Geomean)
+		rows = append(rows, []string{"geomean", "", "", "", fmt.Sprintf("%+.1f%%", 100*c.Geomean), "", ""})
 	}
-	if err := tab.Flush(); err != nil {
-		return fmt.Errorf("report: WriteCompare: %w", err)
+	tw := &textWriter{w: w}
+	if tableWidth(rows) <= MaxLine {
+		tw.table(rows)
+	} else {
+		// Folded within MaxLine: each measurement's name on a line of
+		// its own, its figures under it, aligned with the others'.
+		figures := make([][]string, len(rows))
+		for i, row := range rows {
+			figures[i] = append([]string{""}, row[1:]...)
+			if i == 0 || row[0] == "geomean" {
+				figures[i][0] = row[0]
+			}
+		}
+		for i, l := range tableLines(figures) {
+			if figures[i][0] == "" {
+				tw.printf("%s\n", rows[i][0])
+			}
+			tw.printf("%s\n", l)
+		}
+	}
+	if tw.err != nil {
+		return fmt.Errorf("report: WriteCompare: %w", tw.err)
 	}
 	var err error
 	for _, k := range c.OnlyOld {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/wgpu-prof/wgpu-prof/timing"
 )
@@ -167,34 +166,48 @@ func WriteImplCompare(w io.Writer, c ImplCompare) error {
 		return errors.New("report: WriteImplCompare: nil writer")
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s vs %s on %s: %s faster in %d GPU row(s), %s in %d, tie in %d (end-to-end; tie when the ratio's 95%% CI holds 1×)\n",
-		c.New, c.Old, adapterLabel(c.Backend, c.Adapter), c.New, c.Faster[c.New], c.Old, c.Faster[c.Old], c.Faster["tie"])
-	tab := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	for _, l := range WrapBullet("", fmt.Sprintf("%s vs %s on %s: %s faster in %d GPU row(s), %s in %d, tie in %d (end-to-end; tie when the ratio's 95%% CI holds 1×)",
+		c.New, c.Old, adapterLabel(c.Backend, c.Adapter), c.New, c.Faster[c.New], c.Old, c.Faster[c.Old], c.Faster["tie"]), MaxLine) {
+		b.WriteString(l + "\n")
+	}
+	// Folded within MaxLine as the side-by-side table of a run: a line
+	// per implementation under each workload, the params in sizes.
 	o, n := c.Old, c.New
-	fmt.Fprintf(tab, "workload\tparams\t%s end-to-end\t%s end-to-end\t%s/%s\t95%% CI\t%s kernel\t%s kernel\tkernel ratio\t%s fixed/call\t%s fixed/call\tfaster\n", o, n, n, o, o, n, o, n)
 	sec := func(v float64) string {
 		if v <= 0 {
 			return "-"
 		}
 		return timing.FormatSeconds(v)
 	}
-	x := func(v float64) string {
-		if v <= 0 {
-			return "-"
-		}
-		return fmt.Sprintf("%.2f×", v)
-	}
+	var sizes []string
+	rows := [][]string{{"workload", "through", "end to end", "kernel", "fixed/call", "vs " + o, "kernel ratio", "faster"}}
 	for _, r := range c.Rows {
-		ci := "-"
-		if r.Lo > 0 {
-			ci = fmt.Sprintf("%.2f–%.2f×", r.Lo, r.Hi)
+		if p := DisplayParams(r.Params); p != "" {
+			sizes = append(sizes, r.Workload+" "+p)
 		}
-		fmt.Fprintf(tab, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Workload, orDash(paramString(r.Params, " ")),
-			sec(r.Old.Median), sec(r.New.Median), x(r.Ratio), ci, sec(r.OldKernel), sec(r.NewKernel), x(r.KernelRatio),
-			sec(r.OldCall), sec(r.NewCall), orDash(r.Faster))
+		ratio, kr := "-", "-"
+		if r.Ratio > 0 {
+			ratio = shortRatio(r.Ratio) + "×"
+			if r.Lo > 0 {
+				ratio += " [" + shortRatio(r.Lo) + ", " + shortRatio(r.Hi) + "]"
+			}
+		}
+		if r.KernelRatio > 0 {
+			kr = fmt.Sprintf("%.2f×", r.KernelRatio)
+		}
+		rows = append(rows,
+			[]string{r.Workload, o, sec(r.Old.Median), sec(r.OldKernel), sec(r.OldCall), "", "", ""},
+			[]string{"", n, sec(r.New.Median), sec(r.NewKernel), sec(r.NewCall), ratio, kr, orDash(r.Faster)})
 	}
-	if err := tab.Flush(); err != nil {
-		return fmt.Errorf("report: WriteImplCompare: %w", err)
+	if len(sizes) > 0 {
+		for _, l := range WrapBullet("sizes: ", strings.Join(sizes, "; "), MaxLine) {
+			b.WriteString(l + "\n")
+		}
+	}
+	tw := &textWriter{w: &b}
+	tw.table(rows)
+	if tw.err != nil {
+		return fmt.Errorf("report: WriteImplCompare: %w", tw.err)
 	}
 	for _, k := range c.OnlyOld {
 		fmt.Fprintf(&b, "only through %s: %s\n", c.Old, k)

@@ -64,9 +64,15 @@ func TestCompareImpls(t *testing.T) {
 	if !strings.HasPrefix(out, "dawn vs wgpu-native on vulkan (llvmpipe): dawn faster in 1 GPU row(s), wgpu-native in 1, tie in 1") {
 		t.Errorf("the verdict must lead:\n%s", out)
 	}
-	for _, s := range []string{"0.43–0.58×", "1.38–1.63×", "dawn/wgpu-native", "only through wgpu-native: d|gpu"} {
+	for _, s := range []string{"0.50× [0.43, 0.58]", "1.50× [1.38, 1.63]", "vs wgpu-native", "only through wgpu-native: d|gpu"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("output lacks %q:\n%s", s, out)
+		}
+	}
+	// A line per implementation under each workload, within 120 columns.
+	for _, l := range strings.Split(out, "\n") {
+		if n := len([]rune(l)); n > 120 {
+			t.Errorf("a line %d wide (> 120): %q", n, l)
 		}
 	}
 	for _, pair := range [][2]*Report{

@@ -57,3 +57,37 @@ func TestResultReportsFitAScreen(t *testing.T) {
 		}
 	}
 }
+
+// The folded side-by-side table fits 120 columns even with the widest
+// cells it holds: a three-figure ratio with its CI, "within host noise",
+// "CPU 2000× faster".
+func TestFoldedSideBySideFits(t *testing.T) {
+	r, err := report.Read(filepath.Join("..", "..", "docs", "results", "2026-11-27-epyc-zen5-impls", "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range r.Backends.Rows {
+		for j := range r.Backends.Rows[i].Cells {
+			c := &r.Backends.Rows[i].Cells[j]
+			c.EndToEnd, c.Kernel, c.CallCost = 0.1234, 0.1234, 0.01234
+			if r.Backends.Rows[i].Side == report.SideGPU {
+				c.Verdict = "CPU 2000× faster"
+			}
+			if j > 0 {
+				c.VsFirst, c.VsFirstLo, c.VsFirstHi, c.Faster = 10.3, 8.9, 12.5, report.FasterWithinNoise
+			}
+		}
+	}
+	var b bytes.Buffer
+	if err := report.WriteText(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(b.String(), "\n") {
+		if n := utf8.RuneCountInString(l); n > 120 {
+			t.Errorf("a line %d wide (> 120): %s", n, l)
+		}
+	}
+	if !strings.Contains(b.String(), "10.3× [8.90, 12.5]  within host noise") {
+		t.Errorf("the ratio, its CI or the verdict is cut:\n%s", b.String())
+	}
+}

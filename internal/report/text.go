@@ -141,22 +141,36 @@ const tableGap = 2
 // row's last cell is not aligned (text/tabwriter), and no line ends in
 // spaces.
 func (t *textWriter) table(rows [][]string) {
-	if t.err != nil {
-		return
+	for _, l := range tableLines(rows) {
+		t.printf("%s\n", l)
 	}
+}
+
+// tableLines are rows as the lines of an aligned table: each column as
+// wide as its widest cell, tableGap spaces between columns, no line
+// ending in spaces.
+func tableLines(rows [][]string) []string {
 	var b strings.Builder
 	tab := tabwriter.NewWriter(&b, 0, 0, tableGap, ' ', 0)
 	for _, row := range rows {
 		fmt.Fprintf(tab, "%s\n", strings.Join(row, "\t"))
 	}
-	if t.err = tab.Flush(); t.err != nil {
-		return
+	tab.Flush() // a strings.Builder takes every write
+	var out []string
+	for _, l := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+		out = append(out, strings.TrimRight(l, " "))
 	}
-	for _, l := range strings.SplitAfter(b.String(), "\n") {
-		if l != "" {
-			t.printf("%s\n", strings.TrimRight(l, " \n"))
-		}
+	return out
+}
+
+// tableWidth is the width in runes of the widest line tableLines makes
+// of rows.
+func tableWidth(rows [][]string) int {
+	w := 0
+	for _, l := range tableLines(rows) {
+		w = max(w, utf8.RuneCountInString(l))
 	}
+	return w
 }
 
 func (t *textWriter) header(r *Report) {
