@@ -59,7 +59,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 		}
 	}
 	if w := report.StateDiff(old, cur); w != "" {
-		fmt.Fprintln(stdout, "warning: "+w)
+		fmt.Fprintln(stdout, strings.Join(report.WrapBullet("warning: ", w, report.MaxLine), "\n"))
 	}
 	if err := report.WriteCompare(stdout, res); err != nil {
 		return err
@@ -81,7 +81,7 @@ func compareImpls(stdout io.Writer, old, cur *report.Report, oldName, curName st
 		return err
 	}
 	if w := report.StateDiff(old, cur); w != "" {
-		fmt.Fprintln(stdout, "warning: "+w)
+		fmt.Fprintln(stdout, strings.Join(report.WrapBullet("warning: ", w, report.MaxLine), "\n"))
 	}
 	if err := report.WriteImplCompare(stdout, c); err != nil {
 		return err

@@ -79,7 +79,7 @@ func TestCommandWidths(t *testing.T) {
 	prof := filepath.Join(dir, "app.pprof")
 	writeProfile(t, prof)
 	be := planReport(t, dir)
-	small := []string{"--quick", "--budget", "20ms"}
+	small := []string{"--quick", "--budget", "20ms", "--max-memory", "64MiB"}
 	cases := []struct {
 		name string
 		args []string
@@ -93,7 +93,7 @@ func TestCommandWidths(t *testing.T) {
 			"--n", "1048576", "--report", be, "--no-taxes"}, false},
 		{"plan --suggest", []string{"plan", "--pprof", prof, "--suggest"}, false},
 		{"run --impl", append([]string{"run", "--impl", "wgpu-native,dawn", "--workloads", "cosine-single,spread-uniform",
-			"--n", "4096", "--nodes", "2000", "--batches", "64,512"}, small...), true},
+			"--n", "4096", "--nodes", "2000", "--batches", "64,256,1024"}, small...), true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -109,6 +109,9 @@ func TestCommandWidths(t *testing.T) {
 			cmd := strings.Join(c.args, " ")
 			checkWidths(t, cmd, out)
 			checkLines(t, cmd, "stderr", stderr, maxStderrLine)
+			if t.Failed() {
+				t.Logf("stdout:\n%s\nstderr:\n%s", out, stderr)
+			}
 			no, lo := widest(out)
 			ne, _ := widest(stderr)
 			t.Logf("%s: widest stdout line %d, stderr %d: %.100s", c.name, no, ne, lo)
