@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"slices"
@@ -36,8 +37,8 @@ func checkBrowserImpl(f *cmdFlags) error {
 			continue
 		}
 		if !slices.Contains(browserCommands, f.cmd) {
-			return fmt.Errorf("--impl browser: only %s runs through the browser so far; %s runs through wgpu-native or dawn "+
-				"(--impl wgpu-native|dawn)", strings.Join(browserCommands, ", "), f.cmd)
+			return fmt.Errorf("--impl browser: only %s runs through the browser so far (issue #58); %s: use --impl wgpu-native or dawn",
+				strings.Join(browserCommands, ", "), f.cmd)
 		}
 		if !isBrowserImpl(impl) {
 			return fmt.Errorf("--impl %s: the browser is listed on its own (%s --impl browser)", impl, f.cmd)
@@ -89,6 +90,9 @@ func runBrowserDevices(stdout, stderr io.Writer, f *cmdFlags, format string) err
 	if open == browser.OpenNone {
 		fmt.Fprintf(stderr, "wgpu-prof: open this address in a browser with WebGPU within %v (it carries a one-time token):\n  %s\n",
 			wait, sess.URL())
+		if host, _, _ := net.SplitHostPort(sess.Addr()); net.ParseIP(host).IsUnspecified() {
+			fmt.Fprintf(stderr, "  (from another machine: with this machine's name or address in place of %s)\n", host)
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -33,7 +33,7 @@ func TestImplBrowserOnlyDevices(t *testing.T) {
 		_, _, err := runCmd(args...)
 		code, msg := exitStatus(err)
 		if code != 2 || !strings.Contains(msg, "--impl browser: only devices runs through the browser so far") ||
-			!strings.Contains(msg, "wgpu-native or dawn") {
+			!strings.Contains(msg, ": use --impl wgpu-native or dawn") {
 			t.Errorf("%v: status %d, %q", args, code, msg)
 		}
 	}
