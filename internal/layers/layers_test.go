@@ -30,6 +30,7 @@ var layer = map[string]int{
 	"bundlecheck": 0,
 	"layers":      0,
 	"errconv":     0,
+	"browser":     0, // a WebGPU implementation reached through a page: below everything that runs on one
 }
 
 // room ranks the packages under internal/experiment, its rooms: a room
