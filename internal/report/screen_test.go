@@ -91,3 +91,29 @@ func TestFoldedSideBySideFits(t *testing.T) {
 		t.Errorf("the ratio, its CI or the verdict is cut:\n%s", b.String())
 	}
 }
+
+// A sweep's rejected configuration says why under its table, wrapped,
+// in the short form; --verbose keeps the reason in the table.
+func TestSweepRejectionsFitAScreen(t *testing.T) {
+	r := fixture()
+	why := "the adapter refused it: " + strings.Repeat("workgroup memory of 65536 bytes is past its limit of 32768 bytes; ", 3)
+	r.Sweeps[0].Rejected = append(r.Sweeps[0].Rejected, report.Rejection{Label: "wg=1024", Reason: why})
+	var short, verbose bytes.Buffer
+	if err := report.WriteText(&short, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.WriteTextOpts(&verbose, r, report.TextOptions{Verbose: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(short.String(), "\n") {
+		if n := utf8.RuneCountInString(l); n > 120 {
+			t.Errorf("a line %d wide (> 120): %s", n, l)
+		}
+	}
+	if got := strings.Join(strings.Fields(short.String()), " "); !strings.Contains(got, "rejected wg=1024: "+strings.Join(strings.Fields(why), " ")) {
+		t.Errorf("the short form lacks the reason:\n%s", short.String())
+	}
+	if !strings.Contains(verbose.String(), "rejected: "+why) {
+		t.Errorf("--verbose lacks the reason in its table:\n%s", verbose.String())
+	}
+}

@@ -398,9 +398,19 @@ func (t *textWriter) sweeps(r *Report) {
 			rows = append(rows, []string{p.Label, FormatSummary(p.Time), bw, vs})
 		}
 		for _, rj := range s.Rejected {
-			rows = append(rows, []string{rj.Label, "rejected: " + rj.Reason, "-", "-"})
+			if t.wrap {
+				// Why, under the table: a reason is a sentence.
+				rows = append(rows, []string{rj.Label, "rejected (below)", "-", "-"})
+			} else {
+				rows = append(rows, []string{rj.Label, "rejected: " + rj.Reason, "-", "-"})
+			}
 		}
 		t.table(rows)
+		if t.wrap {
+			for _, rj := range s.Rejected {
+				t.bullet("rejected "+rj.Label+": ", rj.Reason)
+			}
+		}
 		if s.Verdict != "" {
 			t.bullet("", s.Verdict)
 		} else if s.Best != "" {
