@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The test command of the README (and of .ci/run): set-up with the test
 # tools, then formatting, vet, the generated-assembly check, all tests (asm
-# and noasm builds), the arm64 tests under qemu-aarch64, the Windows build
-# (build and vet with mingw-w64's gcc for cgo, then run under Wine), the GPU
-# bundle's job rehearsed on lavapipe, and the macOS vet where zig is found.
+# and noasm builds), the concurrency tests under -race, the arm64 tests
+# under qemu-aarch64, the Windows build (build and vet with mingw-w64's gcc
+# for cgo, then run under Wine), the GPU bundle's job rehearsed on
+# lavapipe, and the macOS vet where zig is found.
 # Full logs of the emulated stages go to out/test-logs/.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -25,13 +26,30 @@ if [ -x hostsimd/gen_check.sh ]; then
   hostsimd/gen_check.sh
 fi
 
+# The -timeout of each go test below only catches a hang (it then prints
+# every goroutine): no test's outcome may depend on the host's load, and a
+# loaded 2-core host (load 5-10) runs compute and cmd/wgpu-prof for over 15
+# minutes each.
 echo "== go test"
 # One package at a time: the GPU is lavapipe on these same 2 cores, and the
 # timing tests should not compete with each other for them.
-go test -p 1 -count=1 -timeout 15m ./...
+go test -p 1 -count=1 -timeout 60m ./...
 
 echo "== go test -tags noasm (pure-Go host kernels)"
-go test -count=1 -tags noasm -timeout 10m ./hostsimd/...
+go test -count=1 -tags noasm -timeout 30m ./hostsimd/...
+
+echo "== go test -race: the concurrency tests (dispatch, the runners, hostsimd's worker pool)"
+# The race detector on what goroutines share: all of dispatch (a Route
+# serves many callers; -short leaves out the ten-million-call memory
+# test, a minute under -race), the compute runners' concurrent callers,
+# and hostsimd's worker pool with the tests that split calls over it (the
+# kernels are assembly: the detector sees the Go around them). Under a
+# minute of CPU.
+t0=$(date +%s)
+go test -race -short -count=1 -timeout 30m ./dispatch/
+go test -race -count=1 -timeout 30m -run 'Concurrent' ./compute/
+go test -race -count=1 -timeout 30m -run 'Pool|Receive|SplitWait|SplitRows|Threads|Concurrent' ./hostsimd/
+echo "(race stage: $(( $(date +%s) - t0 )) s)"
 
 echo "== linux/arm64: go vet (assembles kernels_arm64.s) of the NEON and noasm builds"
 GOARCH=arm64 CGO_ENABLED=0 go vet ./hostsimd/
