@@ -54,7 +54,7 @@ run_hostsimd() {
   bin=$tmp/hostsimd-$name.test
   log=$logdir/arm64-hostsimd-$name.log
   GOARCH=arm64 CGO_ENABLED=0 go test -c ${tags:+-tags $tags} -o "$bin" ./hostsimd/
-  (cd hostsimd && "$qemu" "$bin" -test.count=1 -test.v -test.timeout 15m) >"$log" 2>&1 || rc=$?
+  (cd hostsimd && "$qemu" "$bin" -test.count=1 -test.v -test.timeout 45m) >"$log" 2>&1 || rc=$?
   echo "hostsimd ($name build, linux/arm64 under qemu-aarch64): $(grep -c '^--- PASS' "$log") passed, $(grep -c '^--- SKIP' "$log") skipped, $(grep -c '^--- FAIL' "$log") failed (log: ${log#"$root"/})"
   # Each skipped test with its reason (the t.Skip line above it).
   awk '/^=== RUN/ {reason=""} /^    [a-z_]+\.go:[0-9]+: / {reason=$0} /^--- SKIP/ {sub(/^ +/, "", reason); print "  SKIP " $3 ": " reason}' "$log"
@@ -95,4 +95,4 @@ pkgs=$(GOARCH=arm64 CGO_ENABLED=0 go list -test -f '{{.ImportPath}} {{join .Deps
        { p = $1; sub(/_test$/, "", p); cgo[p] += (p ~ /\/compute\/wgpu$/); for (i = 2; i <= NF; i++) if ($i ~ /\/compute\/wgpu$/) cgo[p]++ }
        END { for (p in cgo) if (!cgo[p]) print p }' | grep -v -E '/(hostsimd|internal/buildcheck|internal/bundlecheck)$' | sort)
 echo "-- the other packages without cgo (not buildcheck, bundlecheck: they test this machine's toolchain and the amd64 bundle)"
-GOARCH=arm64 CGO_ENABLED=0 go test -exec "$qemu" -p 1 -count=1 -timeout 10m $pkgs
+GOARCH=arm64 CGO_ENABLED=0 go test -exec "$qemu" -p 1 -count=1 -timeout 30m $pkgs

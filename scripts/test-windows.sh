@@ -248,7 +248,7 @@ for p in $pkgs; do
   log=$logdir/windows-test-$name.log
   CGO_ENABLED=0 GOOS=windows GOARCH=amd64 go test -c -o "$t" "$dir"
   rc=0
-  (cd "$dir" && wine "$t" -test.count=1 -test.v -test.timeout 10m -test.skip "$skip_re") >"$log" 2>&1 || rc=$?
+  (cd "$dir" && wine "$t" -test.count=1 -test.v -test.timeout 30m -test.skip "$skip_re") >"$log" 2>&1 || rc=$?
   # A failed test that passed its own checks and only t.TempDir's cleanup
   # failed counts as passed, and is named (judge, above).
   verdict=$(judge "$log" "$dir")
