@@ -41,12 +41,22 @@ code's speedup and the application's by Amdahl's law with its CI. The
 CPU-vs-GPU models come from --report inside their measured range, measured on
 this adapter otherwise.
 --validate AFTER.pprof compares the predictions with a profile of the
-application after the port, flagging errors above 30%.`
+application after the port, each operation like with like, flagging errors
+above 30%: --ported says how each ran after it (REGEX=keep|simd|gpu|routed,
+repeatable or comma-separated; a bare value for the operations not named,
+else keep). One that stayed on the host (keep, simd) is compared on CPU time,
+its samples in each profile (those REGEX matches: it may name the old and the
+new function, 'main\.score$|hostsimd\.Cosine=simd'); one that ran on the GPU
+(gpu, routed), whose time no CPU profile holds, on wall time, from its
+benchmark before and after the port (--wall-before, --wall-after: 'go test
+-bench' outputs; REGEX=gpu@NAME names its benchmark), and is not validated
+without them.`
 
 const planExamples = `  wgpu-prof plan --pprof cpu.pprof --op 'main\.similarity$=cosine-single@sizes.txt' --op 'main\.spread$=spread-uniform,calls=400'
   wgpu-prof plan --pprof cpu.pprof --op 'main\.score$=cosine-single@sizes.txt,bench=score-bench.txt'
   wgpu-prof plan --pprof cpu.pprof --suggest
-  wgpu-prof plan --pprof before.pprof --op 'main\.similarity$=cosine-single@sizes.txt' --report plan.json --validate after.pprof --ported gpu`
+  wgpu-prof plan --pprof before.pprof --op 'main\.similarity$=cosine-single@sizes.txt' --report plan.json --validate after.pprof --ported simd
+  wgpu-prof plan --pprof before.pprof --op 'main\.similarity$=cosine-single@sizes.txt' --report plan.json --validate after.pprof --ported routed --wall-before before.txt --wall-after after.txt`
 
 func runPlan(stdout, stderr io.Writer, args []string) error {
 	f := newFlags("plan", stdout, stderr, planUsage, planExamples)
@@ -105,8 +115,31 @@ func checkPlanFlags(f *cmdFlags) error {
 	if m := f.float("min-speedup"); !(m > 0) || math.IsInf(m, 0) {
 		return fmt.Errorf("--min-speedup %v: want a finite speedup > 0", m)
 	}
-	if p := f.str("ported"); p != plan.PortedRouted && p != plan.PortedGPU {
-		return fmt.Errorf("--ported %q: want %q or %q", p, plan.PortedRouted, plan.PortedGPU)
+	return checkValidateFlags(f)
+}
+
+// checkValidateFlags checks --validate's companions: --ported is given
+// with it (and parses), --wall-before and --wall-after together and only
+// with it.
+func checkValidateFlags(f *cmdFlags) error {
+	validate := f.str("validate") != ""
+	for _, name := range []string{"ported", "wall-before", "wall-after"} {
+		if f.changed(name) && !validate {
+			return fmt.Errorf("--%s is for --validate AFTER.pprof (how the operations ran after the port)", name)
+		}
+	}
+	if !validate {
+		return nil
+	}
+	if len(f.list("ported")) == 0 {
+		return fmt.Errorf("--validate needs --ported: how each operation ran after the port (REGEX=MODE, or one MODE for every operation; MODE: %s)",
+			strings.Join(plan.PortedModes, ", "))
+	}
+	if _, err := plan.ParsePorted(f.list("ported")); err != nil {
+		return err
+	}
+	if (f.str("wall-before") == "") != (f.str("wall-after") == "") {
+		return fmt.Errorf("--wall-before and --wall-after go together: the operation's benchmark before and after the port")
 	}
 	return nil
 }
@@ -114,21 +147,22 @@ func checkPlanFlags(f *cmdFlags) error {
 // planRun is one plan in the making: its operations, their shares of the
 // profile, the inputs of plan.Decide and which of them to measure.
 type planRun struct {
-	f                     *cmdFlags
-	ops                   []plan.Op
-	names                 []string // the workloads measured with the command's data
-	shares                []plan.ProfileShare
-	total                 int64
-	unit                  string
-	beforeWall, afterWall float64 // with --validate
-	in                    plan.Input
-	cfgs                  []experiment.RunConfig
-	measured              []int // the operations whose models are measured
-	given                 *report.Report
+	f          *cmdFlags
+	ops        []plan.Op
+	names      []string // the workloads measured with the command's data
+	shares     []plan.ProfileShare
+	total      int64
+	unit       string
+	ported     []plan.PortedOp // with --validate
+	quickNotes []string        // GPU variants chosen the quick way
+	in         plan.Input
+	cfgs       []experiment.RunConfig
+	measured   []int // the operations whose models are measured
+	given      *report.Report
 }
 
 // readOps parses --op, finds each operation's share of the profile and,
-// with --validate, the two profiles' wall times.
+// with --validate, how each ran after the port (--ported).
 func (p *planRun) readOps() error {
 	var res []*regexp.Regexp
 	for _, s := range p.f.list("op") {
@@ -165,8 +199,11 @@ func (p *planRun) readOps() error {
 	if p.unit != "cpu/nanoseconds" {
 		return &env.ParamError{Name: "validate", Value: validate, Limit: "the --pprof profile is not of CPU time (" + p.unit + "): its time before is unknown"}
 	}
-	p.beforeWall = float64(p.total) * 1e-9
-	p.afterWall, err = plan.ProfileWall("validate", validate)
+	specs, err := plan.ParsePorted(p.f.list("ported"))
+	if err != nil {
+		return err
+	}
+	p.ported, err = plan.AssignPorted(specs, p.ops, p.shares)
 	return err
 }
 
@@ -178,6 +215,9 @@ func (p *planRun) models() error {
 	if err != nil {
 		return err
 	}
+	// --quick: GPU variants from the nearest cached shape, else from
+	// fewer configurations (experiment.SelectOptions).
+	cfg.QuickVariants = p.f.on("quick")
 	if path := p.f.str("report"); path != "" {
 		if p.given, err = report.Read(path); err != nil {
 			return fmt.Errorf("--report %s: %w", path, err)
@@ -236,7 +276,22 @@ func (p *planRun) measure(stderr io.Writer, o *outputFlags) (*report.Report, err
 		return p.given, nil
 	}
 	defer env.Close()
-	return measurePlan(env, o, stderr, p.given, &p.in, p.cfgs, p.measured, searchBudget(p.f), taxes, p.f.on("quick"))
+	n0 := 0
+	if p.given != nil {
+		n0 = len(p.given.Summary)
+	}
+	rep, err := measurePlan(env, o, stderr, p.given, &p.in, p.cfgs, p.measured, searchBudget(p.f), taxes, p.f.on("quick"))
+	if err != nil {
+		return nil, err
+	}
+	// The GPU variants --quick chose the quick way (their choices'
+	// summary lines) are said first in the answer.
+	for _, l := range rep.Summary[n0:] {
+		if strings.Contains(l, "[--quick:") {
+			p.quickNotes = append(p.quickNotes, l)
+		}
+	}
+	return rep, nil
 }
 
 // conclude makes the plan into rep, validates it against --validate's
@@ -245,14 +300,20 @@ func (p *planRun) conclude(rep *report.Report) ([]string, error) {
 	pl := plan.Decide(p.in)
 	if validate := p.f.str("validate"); validate != "" {
 		var err error
-		if pl.Validation, err = plan.Validate(pl, validate, p.beforeWall, p.afterWall, p.f.str("ported")); err != nil {
+		in := plan.ValidateInput{Before: p.f.str("pprof"), After: validate, Ops: p.ops, Ported: p.ported,
+			PortedText: strings.Join(p.f.list("ported"), ","), WallBefore: p.f.str("wall-before"), WallAfter: p.f.str("wall-after")}
+		in.Threads = rep.Host.Cores // the threads its host SIMD kernel was timed on
+		if pl.Validation, err = plan.Validate(pl, in); err != nil {
 			return nil, err
 		}
 	}
 	rep.Plan = &pl
 	// What the flags asked for leads the answer block.
 	if v := pl.Validation; v != nil {
-		rep.AddAsked("--validate "+p.f.str("validate"), fmt.Sprintf("application predicted %.3g s, measured %.3g s after the port: error %+.1f%%", v.App.Predicted, v.App.Measured, 100*v.App.Error))
+		rep.AddAsked("--validate "+p.f.str("validate"), validationAnswer(v))
+	}
+	if len(p.quickNotes) > 0 {
+		rep.AddAsked("--quick", strings.Join(p.quickNotes, "; "))
 	}
 	for _, name := range []string{"transfer", "min-speedup"} {
 		if p.f.changed(name) {
@@ -265,10 +326,35 @@ func (p *planRun) conclude(rep *report.Report) ([]string, error) {
 	return lines, nil
 }
 
-// measurePlan measures, on env, the GPU taxes (when taxes) and the
-// break-evens of the operations in measure into in, and returns the
-// report they were added to (rep, or a new one).
+// validationAnswer is the validation in one answer: the application's
+// error where it was validated, and how many operations were validated
+// and flagged.
+func validationAnswer(v *report.PlanValidation) string {
+	done, flagged := 0, 0
+	for _, o := range v.Ops {
+		if o.Basis != "" {
+			done++
+		}
+		if o.Flagged {
+			flagged++
+		}
+	}
+	s := fmt.Sprintf("%d of %d operation(s) validated, %d flagged", done, len(v.Ops), flagged)
+	if a := v.App; a != nil {
+		s += fmt.Sprintf("; application predicted %.3g s, measured %.3g s of CPU time after the port: error %+.1f%%", a.Predicted, a.Measured, 100*a.Error)
+	}
+	return s
+}
+
+// measurePlan says how long it will take (plan.EstimatePlan), then
+// measures, on env, the GPU taxes (when taxes) and the break-evens of the
+// operations in measure into in, and returns the report they were added
+// to (rep, or a new one).
 func measurePlan(env *env.Env, o *outputFlags, stderr io.Writer, rep *report.Report, in *plan.Input, cfgs []experiment.RunConfig, measure []int, budget time.Duration, taxes, quick bool) (*report.Report, error) {
+	if !o.quiet {
+		est := plan.EstimatePlan(env, rep, in.Ops, cfgs, measure, budget, taxes, quick)
+		fmt.Fprintln(stderr, strings.Join(stderrLines("wgpu-prof: ", est.Line()), "\n"))
+	}
 	prog := o.startProgress(stderr)
 	defer prog.finish()
 	env.Progress = progressWriter(prog)
@@ -282,7 +368,7 @@ func measurePlan(env *env.Env, o *outputFlags, stderr io.Writer, rep *report.Rep
 		}
 		in.Taxes = &t
 		withInt8 := slices.ContainsFunc(in.Ops, func(op plan.Op) bool { return op.Precision == "int8" })
-		roof, err := plan.GPURoof(env, 64<<20, withInt8, rep)
+		roof, err := plan.GPURoof(env, plan.RoofBytes, withInt8, quick, rep)
 		if err != nil {
 			return nil, failed(err)
 		}

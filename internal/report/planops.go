@@ -212,27 +212,53 @@ type PlanTaxes struct {
 }
 
 // PlanValidation compares a plan's predictions with a profile of the
-// application after the port (plan --validate): per ported operation and
-// for the application, the predicted and measured time (seconds), the
-// error (predicted − measured)/measured, flagged above Limit.
+// application after the port (plan --validate): per operation, as it was
+// ported (keep, simd, gpu, routed), and for the application where every
+// operation stayed on the host, the predicted and measured time
+// (seconds), each like with like (CPU time with CPU time, wall time with
+// wall time), the error (predicted − measured)/measured, flagged above
+// Limit.
 type PlanValidation struct {
 	After string `json:"after"`
-	// Ported is how the operations were ported: "routed" (each call to
-	// the side the plan routes it to, a dispatcher's choice) or "gpu"
-	// (every call on the GPU).
+	// Ported is --ported as given: how each operation ran after the port.
 	Ported string          `json:"ported"`
 	Limit  float64         `json:"limit"`
 	Ops    []ValidatedTime `json:"ops"`
-	App    ValidatedTime   `json:"app"`
+	// App is the application's time (nil: not validated, AppNote says
+	// why).
+	App     *ValidatedTime `json:"app,omitempty"`
+	AppNote string         `json:"app_note,omitempty"`
+	// WallBefore and WallAfter are the benchmark outputs the wall times
+	// were read from ("": none given).
+	WallBefore string `json:"wall_before,omitempty"`
+	WallAfter  string `json:"wall_after,omitempty"`
 	// How says how the measured times were taken.
 	How string `json:"how"`
 }
 
+// The bases of a validated time.
+const (
+	BasisCPU  = "CPU time vs CPU time"
+	BasisWall = "wall vs wall"
+)
+
 // ValidatedTime is one prediction against its measurement.
 type ValidatedTime struct {
-	Name      string  `json:"name"`
-	Predicted float64 `json:"predicted_s"`
-	Measured  float64 `json:"measured_s"`
-	Error     float64 `json:"error"`
-	Flagged   bool    `json:"flagged"`
+	Name string `json:"name"`
+	// Ported is how the operation ran after the port: keep, simd, gpu or
+	// routed ("" for the application).
+	Ported string `json:"ported,omitempty"`
+	// Basis is BasisCPU or BasisWall; "" when not validated (NotValidated
+	// says why).
+	Basis        string  `json:"basis,omitempty"`
+	NotValidated string  `json:"not_validated,omitempty"`
+	Predicted    float64 `json:"predicted_s"`
+	Measured     float64 `json:"measured_s"`
+	Error        float64 `json:"error"`
+	Flagged      bool    `json:"flagged"`
+	// Source says where the measured time came from (the after
+	// profile's samples of a pattern, a benchmark) and Note anything that
+	// qualifies the comparison (a route that did otherwise than the plan).
+	Source string `json:"source,omitempty"`
+	Note   string `json:"note,omitempty"`
 }

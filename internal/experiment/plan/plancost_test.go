@@ -138,30 +138,6 @@ func TestPlanCostsByHand(t *testing.T) {
 	if pl.Ops[0].Workload != "cosine-single" || pl.Ops[2].Workload != "hnsw" {
 		t.Errorf("order: %s, %s, %s", pl.Ops[0].Workload, pl.Ops[1].Workload, pl.Ops[2].Workload)
 	}
-	// The validation: the application measured at 50 ms after the port.
-	v, err := Validate(pl, "after.pprof", 0.1, 0.05, PortedRouted)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Every operation with a call count is validated: candidates, not
-	// ported, at its own time (3% of 0.1 s over 50 calls).
-	pa, pb, pc := 1000*22.8e-6, 10*41.1e-6, 0.003
-	predApp := 0.1 - 1000*(83.2e-6-22.8e-6) - 10*(1e-3-41.1e-6)
-	near("validated app predicted", v.App.Predicted, predApp)
-	near("validated app error", v.App.Error, (predApp-0.05)/0.05)
-	meas := 0.05 - 0.1*(1-0.962)
-	ma := meas * pa / (pa + pb + pc)
-	near("validated similarity measured", v.Ops[0].Measured, ma)
-	near("validated similarity error", v.Ops[0].Error, (pa-ma)/ma)
-	near("validated candidates predicted", v.Ops[2].Predicted, pc)
-	if !v.App.Flagged || len(v.Ops) != 3 {
-		t.Errorf("validation: %+v", v)
-	}
-	if v, _ := Validate(pl, "after.pprof", 0.1, predApp*1.2, PortedRouted); v.App.Flagged {
-		t.Errorf("a 20%% error flagged: %+v", v.App)
-	}
-	g, _ := Validate(pl, "after.pprof", 0.1, 0.05, PortedGPU)
-	near("validated forced-GPU app predicted", g.App.Predicted, 0.1-1000*(83.2e-6-45.06e-6)-10*(1e-3-41.1e-6)-50*(60e-6-41.1e-6))
 }
 
 // With the data shipped on every call, the resident vectors' upload

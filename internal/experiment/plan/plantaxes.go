@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -88,11 +89,26 @@ func LatencyConfigFor(quick bool) latency.Config {
 	return latency.Config{}
 }
 
+// RoofBytes is the buffer size GPURoof streams.
+const RoofBytes = 64 << 20
+
+// roofOptions are the ceilings GPURoof measures over bytes: under quick
+// fewer runs and the FMA chain at fewer intensities, as run --quick
+// measures them.
+func roofOptions(e *env.Env, bytes uint64, quick bool) compute.CeilingOptions {
+	o := compute.CeilingOptions{Bytes: bytes, Stop: e.Stopped}
+	if quick {
+		o.Runs, o.Intensities = 3, []float64{0.25, 4, 64}
+	}
+	return o
+}
+
 // GPURoof measures the GPU's read bandwidth and FMA ceilings over
-// buffers of bytes (the roof a kernel's time is placed under) into rep's
-// GPU ceilings, unless rep has them already; withInt8, the int8
-// dot-product peak too (report.Int8PeakKey).
-func GPURoof(e *env.Env, bytes uint64, withInt8 bool, rep *report.Report) (timing.Roof, error) {
+// buffers of bytes (the roof a kernel's time is placed under; quick:
+// fewer runs and intensities) into rep's GPU ceilings, unless rep has
+// them already; withInt8, the int8 dot-product peak too
+// (report.Int8PeakKey).
+func GPURoof(e *env.Env, bytes uint64, withInt8, quick bool, rep *report.Report) (timing.Roof, error) {
 	if withInt8 && !(rep.Ceilings.GPU[report.Int8PeakKey] > 0) {
 		e.Progressf("gpu int8 dot-product peak")
 		p, err := compute.MeasureInt8Peak(e.Device, compute.CeilingOptions{Stop: e.Stopped})
@@ -109,7 +125,10 @@ func GPURoof(e *env.Env, bytes uint64, withInt8 bool, rep *report.Report) (timin
 	}
 	i8 := rep.Ceilings.GPU[report.Int8PeakKey]
 	e.Progressf("gpu ceilings (read, write, copy, FMA)")
-	gc, err := compute.MeasureCeilings(e.Device, compute.CeilingOptions{Bytes: bytes})
+	gc, err := compute.MeasureCeilings(e.Device, roofOptions(e, bytes, quick))
+	if errors.Is(err, compute.ErrStopped) {
+		return timing.Roof{}, fmt.Errorf("gpu ceilings: %w", env.ErrInterrupted)
+	}
 	if err != nil {
 		return timing.Roof{}, fmt.Errorf("gpu ceilings: %w", err)
 	}

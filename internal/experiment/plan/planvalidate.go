@@ -3,6 +3,10 @@ package plan
 import (
 	"fmt"
 	"math"
+	"regexp"
+	"strings"
+
+	"github.com/google/pprof/profile"
 
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/crossover"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
@@ -14,85 +18,337 @@ import (
 // flags a time.
 const ValidateLimit = 0.30
 
-// Ported modes of plan --validate.
-const (
-	PortedRouted = "routed"
-	PortedGPU    = "gpu"
-)
+// routeTolerance is how far the share of a routed operation's calls the
+// GPU answered may stray from the plan's before the route is said to
+// have done otherwise.
+const routeTolerance = 0.10
 
-// Validate checks pl's predictions against a profile of the
-// application after the port (afterWall: its wall time, seconds): the
-// operations with a call count ran routed (each call where the plan
-// routes it: its own code where the plan does not port it) or every call
-// on the GPU. The application's time before is the before profile's CPU
-// time (before: its seconds), which for an application running one call
-// at a time is its elapsed time without what other processes took from
-// it; its time after is predicted as that less, per operation, its calls
-// × (its own time per call − its predicted time per call), and measured
-// as the after profile's wall time. An operation's measured time is the
-// after profile's wall time less the rest of the application as it was
-// before (Amdahl's premise), shared among the operations in proportion
-// to their predictions. Both profiles must cover the same work (the same
-// calls).
-func Validate(pl report.Plan, after string, before, afterWall float64, ported string) (*report.PlanValidation, error) {
-	beforeWall := before
-	v := &report.PlanValidation{After: after, Ported: ported, Limit: ValidateLimit,
-		How: "application: its CPU time before, its wall time after; an operation: the after profile's wall time less the rest of the application as before, in proportion to the predictions"}
-	pred := beforeWall
-	var opsPred, opsShare float64
-	type portedOp struct {
-		name string
-		t    float64
+// ValidateInput is what Validate checks a plan against: the profiles
+// before (the plan's) and after the port, the operations in --op order
+// with how each ran after (AssignPorted), the threads the tool's host
+// SIMD kernel was timed on, and the benchmark outputs that give the wall
+// times of the operations that ran on the GPU.
+type ValidateInput struct {
+	Before, After string
+	Ops           []Op
+	Ported        []PortedOp
+	// PortedText is --ported as given.
+	PortedText string
+	// Threads are the host SIMD kernel's threads when it was timed (0: 1).
+	Threads               int
+	WallBefore, WallAfter string
+}
+
+// Validate checks pl's predictions against the profile after the port,
+// each operation like with like: one that stayed on the host (keep, simd)
+// on CPU time, its samples in the after profile (those whose stack holds
+// a function, or whose labels hold a key=value, its pattern matches)
+// against its samples before as the plan prices them (keep: as before;
+// simd: its calls × the host SIMD kernel's time per call × its
+// threads); one that ran on the GPU (gpu, routed), whose GPU time no CPU
+// profile holds, on wall time, its benchmark after against its benchmark
+// before × the plan's time per call after over its own before (without
+// the benchmarks, not validated). A routed operation whose route did
+// otherwise than the plan is compared with the plan's prediction for
+// what it did, and flagged. The application is validated on CPU time
+// where every operation stayed on the host. Both profiles (and both
+// benchmarks) must cover the same work.
+func Validate(pl report.Plan, in ValidateInput) (*report.PlanValidation, error) {
+	v := &report.PlanValidation{After: in.After, Ported: in.PortedText, Limit: ValidateLimit,
+		WallBefore: in.WallBefore, WallAfter: in.WallAfter}
+	threads := max(in.Threads, 1)
+	v.How = fmt.Sprintf("CPU time vs CPU time: an operation's samples in each profile (functions or labels its pattern matches); "+
+		"the host SIMD kernel's CPU time taken as %d thread(s) × its time per call. Wall vs wall: the operation's benchmark after "+
+		"against before × the plan's time per call after over your code's", threads)
+	pats := make([]*regexp.Regexp, len(in.Ops))
+	opRes := make([]*regexp.Regexp, len(in.Ops))
+	for i := range in.Ops {
+		pats[i], opRes[i] = in.Ported[i].Pattern, in.Ops[i].Regex
 	}
-	var ops []portedOp
-	for _, op := range pl.Ops {
-		if op.Calls <= 0 || op.OwnPerCall <= 0 {
-			continue
+	// Before: each pattern's samples outside its operation's (they stay
+	// as they were); after: each pattern's samples.
+	extra, _, beforeTotal, err := patternTimes("pprof", in.Before, pats, opRes)
+	if err != nil {
+		return nil, err
+	}
+	after, afterN, afterTotal, err := patternTimes("validate", in.After, pats, nil)
+	if err != nil {
+		return nil, err
+	}
+	var wallBefore, wallAfter map[string]WallBench
+	if in.WallBefore != "" && in.WallAfter != "" {
+		if wallBefore, err = ReadWall("wall-before", in.WallBefore); err != nil {
+			return nil, err
 		}
-		own := op.Share * beforeWall / float64(op.Calls)
-		per := op.Predicted
+		if wallAfter, err = ReadWall("wall-after", in.WallAfter); err != nil {
+			return nil, err
+		}
+	}
+	onGPU := 0
+	for _, p := range in.Ported {
+		if !hostMode(p.Mode) {
+			onGPU++
+		}
+	}
+	used := make([]bool, len(pl.Ops))
+	appPred := beforeTotal
+	var notHost, noCalls []string
+	for i, op := range in.Ops {
+		k := planIndex(pl, op, used)
+		if k < 0 {
+			return nil, fmt.Errorf("validate: operation %s is not in the plan", op.Regex)
+		}
+		po, p := pl.Ops[k], in.Ported[i]
+		before := po.Share * beforeTotal
+		t := report.ValidatedTime{Name: po.Regex, Ported: p.Mode}
 		switch {
-		case ported == PortedGPU:
-			per = op.PredictedGPU
-		case !op.Ported:
-			per = own
+		case hostMode(p.Mode):
+			t.Source = fmt.Sprintf("%d samples of %s in the after profile", afterN[i], p.Pattern)
+			own := before
+			if p.Mode == PortedSIMD {
+				if po.Calls <= 0 {
+					t.NotValidated = "no call count (calls=N or a mix file's counts): the host SIMD kernel's time over its calls is unknown"
+					noCalls = append(noCalls, po.Regex)
+					break
+				}
+				own = float64(po.Calls) * po.ToolCPU.Value * float64(threads)
+			}
+			appPred -= before - own
+			if afterN[i] == 0 {
+				t.NotValidated = fmt.Sprintf("no sample of the after profile matches %s: name the function it calls now too (--ported 'OLD|NEW=%s')", p.Pattern, p.Mode)
+				break
+			}
+			t.Basis = report.BasisCPU
+			validated(&t, extra[i]+own, after[i])
+		default:
+			notHost = append(notHost, po.Regex)
+			if wallBefore == nil {
+				t.NotValidated = "its GPU time is in no CPU profile: give --wall-before and --wall-after (its benchmark before and after the port, `go test -bench` outputs) to compare wall with wall"
+				break
+			}
+			if po.OwnPerCall <= 0 {
+				t.NotValidated = "no call count (calls=N or a mix file's counts): the plan's time per call against your code's is unknown"
+				break
+			}
+			name := p.Bench
+			if name == "" && onGPU > 1 {
+				return nil, env.Usage(&env.ParamError{Name: "ported", Value: in.PortedText,
+					Limit: fmt.Sprintf("%d operations ran on the GPU: name each one's benchmark in the wall files (REGEX=%s@NAME)", onGPU, p.Mode)})
+			}
+			b, a, err := wallPair(wallBefore, wallAfter, name)
+			if err != nil {
+				return nil, env.Usage(&env.ParamError{Name: "wall-after", Value: in.WallAfter, Limit: err.Error()})
+			}
+			wallTime(&t, po, b, a)
 		}
-		t := float64(op.Calls) * per
-		pred -= float64(op.Calls) * (own - per)
-		opsPred += t
-		opsShare += op.Share
-		ops = append(ops, portedOp{op.Regex, t})
+		v.Ops = append(v.Ops, t)
 	}
-	if len(ops) == 0 {
-		return nil, env.Usage(env.Invalid("validate", after, "no operation has a call count (calls=N in --op, or a mix file's counts): nothing to validate"))
+	switch {
+	case len(notHost) > 0:
+		v.AppNote = fmt.Sprintf("not validated: %s ran on the GPU, whose time is in no CPU profile (each such operation is compared wall with wall)", strings.Join(notHost, ", "))
+	case len(noCalls) > 0:
+		v.AppNote = fmt.Sprintf("not validated: %s has no call count", strings.Join(noCalls, ", "))
+	default:
+		app := report.ValidatedTime{Name: "application", Basis: report.BasisCPU, Source: "the after profile's samples"}
+		validated(&app, appPred, afterTotal)
+		v.App = &app
 	}
-	rest := beforeWall * (1 - opsShare)
-	measured := afterWall - rest
-	for _, o := range ops {
-		v.Ops = append(v.Ops, validated(o.name, o.t, measured*o.t/opsPred))
-	}
-	v.App = validated("application", pred, afterWall)
 	return v, nil
 }
 
-func validated(name string, pred, meas float64) report.ValidatedTime {
-	e := (pred - meas) / meas
-	return report.ValidatedTime{Name: name, Predicted: pred, Measured: meas, Error: e, Flagged: !(math.Abs(e) <= ValidateLimit)}
+// planIndex is the plan operation of op not used yet (-1: none).
+func planIndex(pl report.Plan, op Op, used []bool) int {
+	for k, po := range pl.Ops {
+		if !used[k] && po.Regex == op.Regex.String() && po.Workload == op.Workload {
+			used[k] = true
+			return k
+		}
+	}
+	return -1
 }
 
-// ValidationLines is the validation in words, flagged errors marked.
+// wallTime validates a gpu or routed operation on its benchmark: before
+// × the plan's time per call after over the own code's, against after.
+// A routed one whose route did otherwise than the plan (the benchmark's
+// gpu-calls/op against the plan's share; without them, a measurement
+// nearer the plan's prediction for another choice) is flagged, compared
+// with the prediction for what it did where that is known.
+func wallTime(t *report.ValidatedTime, po report.PlanOp, b, a WallBench) {
+	t.Basis = report.BasisWall
+	own, gpu := po.OwnPerCall, po.PredictedGPU
+	per, what := gpu, "every call on the GPU"
+	planShare := 1.0
+	if t.Ported == PortedRouted {
+		per, what, planShare = po.Predicted, "its route", 0
+		if po.Ported && po.Mix != nil {
+			planShare = po.Mix.ShareAbove
+		}
+	}
+	t.Source = fmt.Sprintf("%s: %s after (%d runs), %s before (%d runs)", a.Name, crossover.FmtSeconds(a.Sec), a.Runs, crossover.FmtSeconds(b.Sec), b.Runs)
+	if a.HasCalls {
+		done := a.GPUCalls / a.Calls
+		if math.Abs(done-planShare) > routeTolerance {
+			per = (1-done)*own + done*gpu
+			validated(t, b.Sec*per/own, a.Sec)
+			t.Flagged = true
+			t.Note = fmt.Sprintf("the GPU answered %.0f%% of its calls where the plan sends it %.0f%%: compared with the plan's prediction for that split (at the means per call: your code %s, the GPU %s)",
+				100*done, 100*planShare, crossover.FmtSeconds(own), crossover.FmtSeconds(gpu))
+			return
+		}
+	}
+	validated(t, b.Sec*per/own, a.Sec)
+	t.Note = fmt.Sprintf("predicted: before × %.2f, the plan's %s per call (%s) over your code's %s", per/own, what, crossover.FmtSeconds(per), crossover.FmtSeconds(own))
+	if t.Ported != PortedRouted || a.HasCalls {
+		return
+	}
+	// Without the route's calls per side: which choice the measurement
+	// is nearest.
+	alts := []struct {
+		name string
+		per  float64
+	}{{"every call on your code", own}, {"every call on the GPU", gpu}}
+	off := math.Abs(math.Log(a.Sec / (b.Sec * per / own)))
+	for _, alt := range alts {
+		pred := b.Sec * alt.per / own
+		if math.Abs(math.Log(alt.per/per)) > math.Log(1+routeTolerance) && math.Abs(math.Log(a.Sec/pred)) < off {
+			t.Flagged = true
+			t.Note = fmt.Sprintf("measured nearer the plan's prediction for %s (%s, error %+.1f%%) than for its route: did the route follow the plan? (a benchmark reporting %s and %s says)",
+				alt.name, crossover.FmtSeconds(pred), 100*(pred-a.Sec)/a.Sec, UnitGPUCalls, UnitCalls)
+			return
+		}
+	}
+}
+
+// fmtError is a relative error in percent with its sign ("+0.0%" for
+// one that rounds to zero, never "-0.0%").
+func fmtError(e float64) string {
+	if math.Abs(e) < 0.0005 {
+		e = 0
+	}
+	return fmt.Sprintf("%+.1f%%", 100*e)
+}
+
+// validated sets t's prediction, measurement, error and flag.
+func validated(t *report.ValidatedTime, pred, meas float64) {
+	t.Predicted, t.Measured = pred, meas
+	t.Error = (pred - meas) / meas
+	t.Flagged = !(math.Abs(t.Error) <= ValidateLimit)
+}
+
+// patternTimes reads the profile at path (flag names it in errors) and
+// returns, per pattern, the CPU time (seconds) and samples of the samples
+// it matches (a function on the stack, or a label key=value) and, where
+// exclude[i] is set, that no function of the stack matches exclude[i];
+// and the profile's total CPU time (seconds). The profile must be of CPU
+// time.
+func patternTimes(flag, path string, pats, exclude []*regexp.Regexp) (secs []float64, samples []int64, total float64, err error) {
+	p, err := readProfile(flag, path)
+	if err != nil {
+		return nil, nil, 0, env.Usage(err)
+	}
+	idx, cnt := valueIndex(p), -1
+	for i, st := range p.SampleType {
+		if st.Type == "samples" && st.Unit == "count" {
+			cnt = i
+		}
+	}
+	if st := p.SampleType[idx]; st.Type != "cpu" || st.Unit != "nanoseconds" {
+		return nil, nil, 0, env.Usage(&env.ParamError{Name: flag, Value: path, Limit: "not a profile of CPU time (" + st.Type + "/" + st.Unit + ")"})
+	}
+	secs, samples = make([]float64, len(pats)), make([]int64, len(pats))
+	for _, s := range p.Sample {
+		v := float64(s.Value[idx]) * 1e-9
+		total += v
+		k := int64(1)
+		if cnt >= 0 {
+			k = s.Value[cnt]
+		}
+		for i, re := range pats {
+			if sampleMatches(s, re, true) && (exclude == nil || !sampleMatches(s, exclude[i], false)) {
+				secs[i] += v
+				samples[i] += k
+			}
+		}
+	}
+	return secs, samples, total, nil
+}
+
+// sampleMatches reports whether a function of s's stack, or with labels
+// one of its labels as key=value, matches re.
+func sampleMatches(s *profile.Sample, re *regexp.Regexp, labels bool) bool {
+	for _, loc := range s.Location {
+		for _, ln := range loc.Line {
+			if ln.Function != nil && re.MatchString(ln.Function.Name) {
+				return true
+			}
+		}
+	}
+	if !labels {
+		return false
+	}
+	for k, vs := range s.Label {
+		for _, v := range vs {
+			if re.MatchString(k + "=" + v) {
+				return true
+			}
+		}
+	}
+	for k, vs := range s.NumLabel {
+		for _, v := range vs {
+			if re.MatchString(fmt.Sprintf("%s=%d", k, v)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ValidationLines is the validation in words, flagged errors marked,
+// each line with its basis.
 func ValidationLines(v *report.PlanValidation) []string {
 	line := func(t report.ValidatedTime) string {
+		name := t.Name
+		if t.Ported != "" {
+			name += " (" + t.Ported + ")"
+		}
+		if t.Basis == "" {
+			return fmt.Sprintf("  %s: not validated: %s", name, t.NotValidated)
+		}
 		flag := "within"
 		if t.Flagged {
 			flag = "FLAGGED: beyond"
+			if math.Abs(t.Error) <= v.Limit {
+				flag = "FLAGGED, though within"
+			}
 		}
-		return fmt.Sprintf("  %s: predicted %s, measured %s: error %+.1f%% (%s ±%.0f%%)", t.Name, crossover.FmtSeconds(t.Predicted), crossover.FmtSeconds(t.Measured), 100*t.Error, flag, 100*v.Limit)
+		s := fmt.Sprintf("  %s: %s: predicted %s, measured %s: error %s (%s ±%.0f%%); %s", name, t.Basis,
+			crossover.FmtSeconds(t.Predicted), crossover.FmtSeconds(t.Measured), fmtError(t.Error), flag, 100*v.Limit, t.Source)
+		if t.Note != "" {
+			s += "; " + t.Note
+		}
+		return s
 	}
-	out := []string{fmt.Sprintf("validation against %s (ported %s): application error %+.1f%%", v.After, v.Ported, 100*v.App.Error)}
-	out = append(out, line(v.App))
+	done, flagged := 0, 0
+	for _, o := range v.Ops {
+		if o.Basis != "" {
+			done++
+		}
+		if o.Flagged {
+			flagged++
+		}
+	}
+	head := fmt.Sprintf("validation against %s: %d of %d operation(s) validated, %d flagged", v.After, done, len(v.Ops), flagged)
+	if v.App != nil {
+		head += "; application error " + fmtError(v.App.Error)
+	}
+	out := []string{head}
 	for _, o := range v.Ops {
 		out = append(out, line(o))
+	}
+	if v.App != nil {
+		out = append(out, line(*v.App))
+	} else {
+		out = append(out, "  application: "+v.AppNote)
 	}
 	return append(out, "  ("+v.How+")")
 }
