@@ -43,9 +43,10 @@ type Estimate struct {
 	Selecting     []string
 	SelectConfigs int
 	Select        float64
-	Searches      int
-	Search        float64
-	Quick         bool
+	// QuickSelect: the selections are quick ones (RunConfig.QuickVariants).
+	QuickSelect bool
+	Searches    int
+	Search      float64
 }
 
 // Total is the estimate's seconds.
@@ -62,7 +63,7 @@ func (e Estimate) Line() string {
 	}
 	if len(e.Selecting) > 0 {
 		s := fmt.Sprintf("GPU variant selection for %s about %.0f s (%d configurations, none cached", strings.Join(e.Selecting, ", "), e.Select, e.SelectConfigs)
-		if e.Quick {
+		if e.QuickSelect {
 			s += "; --quick: the default workgroup size only"
 		}
 		parts = append(parts, s+")")
@@ -89,12 +90,13 @@ func fmtDuration(s float64) string {
 
 // EstimatePlan estimates what measurePlan will measure on e: the taxes
 // (when taxes, unless rep holds this adapter's anatomy) and the GPU
-// ceilings (unless rep holds them), then for each operation in measure
-// its variant selection where the cache holds none
-// (experiment.PendingSelections, each workload once) and its break-even
-// search (budget, and the sizes it measures again).
+// ceilings (unless rep holds them; quick: run --quick's), then for each
+// operation in measure its variant selection where the cache holds none
+// (experiment.PendingSelections with its configuration, quick where
+// that asks for it; each workload once) and its break-even search
+// (budget, and the sizes it measures again).
 func EstimatePlan(e *env.Env, rep *report.Report, ops []Op, cfgs []experiment.RunConfig, measure []int, budget time.Duration, taxes, quick bool) Estimate {
-	est := Estimate{Quick: quick}
+	var est Estimate
 	mb := e.Measure.Budget.Seconds()
 	if taxes {
 		if rep == nil || rep.Latency == nil || e.Device == nil || rep.Latency.Adapter != e.Device.Info.Name {
@@ -119,6 +121,7 @@ func EstimatePlan(e *env.Env, rep *report.Report, ops []Op, cfgs []experiment.Ru
 		}
 		seen[w.Name] = true
 		names, configs := experiment.PendingSelections(e, cfgs[i], []*workload.Descriptor{w})
+		est.QuickSelect = est.QuickSelect || cfgs[i].QuickVariants
 		est.Selecting = append(est.Selecting, names...)
 		est.SelectConfigs += configs
 		est.Select += float64(configs) * (estimatePipelineSeconds + estimateTuneBudgets*mb)

@@ -92,16 +92,6 @@ func ProfileTop(path string, k int) ([]FuncShare, error) {
 	return out[:min(k, len(out))], nil
 }
 
-// ProfileWall returns the wall time the profile at path covers
-// (seconds; 0 when it does not say).
-func ProfileWall(name, path string) (float64, error) {
-	p, err := readProfile(name, path)
-	if err != nil {
-		return 0, err
-	}
-	return float64(p.DurationNanos) * 1e-9, nil
-}
-
 // NoMatchError is an --op whose expression matches no function of the
 // profile: it names the profile's top functions.
 func NoMatchError(path string, res []*regexp.Regexp, shares []ProfileShare) error {
