@@ -51,13 +51,22 @@ func fitHelpLines(text string, examples bool) string {
 			out = append(out, breakCommand(lead, strings.TrimSpace(l))...)
 			continue
 		}
+		head, body := lead, strings.TrimLeft(l, " ")
 		indent := lead
-		if strings.HasPrefix(strings.TrimLeft(l, " "), "usage: ") {
+		switch {
+		case strings.HasPrefix(body, "usage: "):
 			indent += strings.Repeat(" ", len("usage: "))
-		} else if lead == "" {
+		case strings.HasPrefix(body, "-"):
+			// A flag's line: its help wraps under the help's column.
+			if i := strings.Index(body, "   "); i > 0 {
+				j := i + len(body[i:]) - len(strings.TrimLeft(body[i:], " "))
+				head, body = lead+body[:j], body[j:]
+				indent = strings.Repeat(" ", utf8.RuneCountInString(head))
+			}
+		case lead == "":
 			indent = "  "
 		}
-		out = append(out, wrapWords(l, indent, helpWidth)...)
+		out = append(out, wrapWords(head, body, indent, helpWidth)...)
 	}
 	return strings.Join(out, "\n")
 }
@@ -69,7 +78,7 @@ func fitHelpLines(text string, examples bool) string {
 func breakCommand(lead, cmd string) []string {
 	var out []string
 	if i := strings.Index(cmd, "  #"); i > 0 {
-		out = append(out, wrapWords(lead+strings.TrimSpace(cmd[i:]), lead+"# ", helpWidth)...)
+		out = append(out, wrapWords(lead, strings.TrimSpace(cmd[i:]), lead+"# ", helpWidth)...)
 		cmd = strings.TrimSpace(cmd[:i])
 		if utf8.RuneCountInString(lead+cmd) <= helpWidth {
 			return append(out, lead+cmd)
@@ -96,13 +105,13 @@ func breakCommand(lead, cmd string) []string {
 	return append(out, cur)
 }
 
-// wrapWords wraps line at spaces within width runes; continuation lines
-// start with indent. A word wider than the room left is split after a
-// ']' or ',' where it can be (a pattern like A[,b=N][,c=F]).
-func wrapWords(line, indent string, width int) []string {
-	lead := line[:len(line)-len(strings.TrimLeft(line, " "))]
+// wrapWords wraps body, after head (kept as it is), at spaces within
+// width runes; continuation lines start with indent. A word wider than
+// the room left is split after a ']' or ',' where it can be (a pattern
+// like A[,b=N][,c=F]).
+func wrapWords(head, body, indent string, width int) []string {
 	var out []string
-	cur, empty := lead, true
+	cur, empty := head, true
 	add := func(w string) {
 		if !empty && utf8.RuneCountInString(cur)+1+utf8.RuneCountInString(w) > width {
 			out = append(out, cur)
@@ -115,7 +124,7 @@ func wrapWords(line, indent string, width int) []string {
 		}
 		empty = false
 	}
-	for _, w := range strings.Fields(line) {
+	for _, w := range strings.Fields(body) {
 		for _, part := range splitLongWord(w, width-utf8.RuneCountInString(indent)) {
 			add(part)
 		}

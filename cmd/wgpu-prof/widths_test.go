@@ -165,3 +165,43 @@ func TestHelpAndErrorWidths(t *testing.T) {
 		t.Errorf("a long error does not wrap under its first line:\n%s", text)
 	}
 }
+
+// fitHelpLines wraps a flag's long help under the help's column, a long
+// usage line under its text, and breaks a long example into shell
+// continuations, its comment on a line above it; no word is lost.
+func TestFitHelpLines(t *testing.T) {
+	flag := "      --op stringArray   " + strings.Repeat("an operation REGEX=WORKLOAD[@MIXFILE][,calls=N][,vectors=FILE][,queries=FILE][,graph=FILE] ", 2)
+	usage := "usage: wgpu-prof hybrid " + strings.Repeat("[--sides A,B] [--report breakeven.json] ", 4)
+	example := "  wgpu-prof plan --pprof before.pprof --op 'main\\.similarity$=cosine-single@sizes.txt' --report plan.json --validate after.pprof --ported gpu   # check the port"
+	for _, c := range []struct {
+		in       string
+		examples bool
+		indent   string
+	}{{flag, false, strings.Repeat(" ", len("      --op stringArray   "))}, {usage, false, "       "}, {example, true, "      --"}} {
+		out := fitHelpLines(c.in, c.examples)
+		lines := strings.Split(out, "\n")
+		if len(lines) < 2 {
+			t.Errorf("not wrapped: %q", out)
+		}
+		for i, l := range lines {
+			if n := utf8.RuneCountInString(l); n > helpWidth {
+				t.Errorf("%d wide: %q", n, l)
+			}
+			if i > 0 && !c.examples && !strings.HasPrefix(l, c.indent) {
+				t.Errorf("continuation not under its column: %q", l)
+			}
+		}
+		words := strings.Fields(strings.NewReplacer(" \\\n", " ", "\n", " ").Replace(out))
+		want := strings.Fields(c.in)
+		if c.examples {
+			// The comment moved above the command.
+			want = append([]string{"#", "check", "the", "port"}, want[:len(want)-4]...)
+		}
+		if got := strings.Join(words, ""); got != strings.Join(want, "") {
+			t.Errorf("words changed:\n%s\nwant\n%s", strings.Join(words, " "), strings.Join(want, " "))
+		}
+	}
+	if out := fitHelpLines(example, true); !strings.HasPrefix(out, "  # check the port\n  wgpu-prof plan") || !strings.Contains(out, " \\\n      --") {
+		t.Errorf("example:\n%s", out)
+	}
+}
