@@ -390,25 +390,12 @@ func SelectVariantWith(e *env.Env, w *workload.Descriptor, c workload.Config, pr
 	key := prefix + shape + suffix
 	label := variantConfigLabel(w, c, n)
 	cache := loadVariantCache()
-	if opt.Quick && !retune {
-		if _, ok := cache[key]; !ok {
-			// Not selected in full at this shape: a quick selection's
-			// key, or the nearest shape's choice.
-			full := suffix
-			wgs = QuickWorkgroups(e, k.Workgroup)
-			_, suffix = variantKey(e, w, k, wgs)
-			key = prefix + shape + suffix
-			if _, ok := cache[key]; !ok {
-				if ch, ok := nearestChoice(cache, w, prefix, []string{full, suffix}, label); ok {
-					ch.Cached = true
-					ch.Note = fmt.Sprintf("--quick: the cached choice at %s, the nearest shape selected (none at %s)", ch.Shape, shape)
-					k.Variant = ch.Chosen
-					if ch.Workgroup != 0 {
-						k.Workgroup = ch.Workgroup
-					}
-					return k, ch, nil
-				}
-			}
+	if _, ok := cache[key]; !ok && opt.Quick && !retune {
+		// Not selected in full at this shape: a quick selection's key,
+		// or the nearest shape's choice.
+		var near *VariantChoice
+		if wgs, key, near = quickLookup(e, w, k, cache, prefix, shape, suffix, label); near != nil {
+			return withChoice(k, *near), *near, nil
 		}
 	}
 	quickKey := opt.Quick && !retune && !slices.Equal(wgs, WorkgroupsToTry(e, k.Workgroup))
@@ -425,11 +412,7 @@ func SelectVariantWith(e *env.Env, w *workload.Descriptor, c workload.Config, pr
 			_ = cache.save() // best effort: the choice itself stands
 		}
 		ch.Cached = true
-		k.Variant = ch.Chosen
-		if ch.Workgroup != 0 {
-			k.Workgroup = ch.Workgroup
-		}
-		return k, ch, nil
+		return withChoice(k, ch), ch, nil
 	}
 	cands := variantCandidates(e, w, pr, n, k, wgs)
 	calls, note := autotuneCalls, ""
@@ -452,11 +435,37 @@ func SelectVariantWith(e *env.Env, w *workload.Descriptor, c workload.Config, pr
 	if err := cache.save(); err != nil && rep != nil {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("variant cache not saved: %v", err))
 	}
+	return withChoice(k, ch), ch, nil
+}
+
+// quickLookup is where a quick selection looks when the cache holds no
+// full selection at this shape (full: its key's suffix): the quick
+// selection's workgroup sizes and key, and the nearest shape's cached
+// choice (near, nil when there is none or the quick key is cached).
+func quickLookup(e *env.Env, w *workload.Descriptor, k workload.Knobs, cache variantCache, prefix, shape, full, label string) (wgs []int, key string, near *VariantChoice) {
+	wgs = QuickWorkgroups(e, k.Workgroup)
+	_, suffix := variantKey(e, w, k, wgs)
+	key = prefix + shape + suffix
+	if _, ok := cache[key]; ok {
+		return wgs, key, nil
+	}
+	ch, ok := nearestChoice(cache, w, prefix, []string{full, suffix}, label)
+	if !ok {
+		return wgs, key, nil
+	}
+	ch.Cached = true
+	ch.Note = fmt.Sprintf("--quick: the cached choice at %s, the nearest shape selected (none at %s)", ch.Shape, shape)
+	return wgs, key, &ch
+}
+
+// withChoice is k with ch's variant and workgroup size (where it chose
+// one).
+func withChoice(k workload.Knobs, ch VariantChoice) workload.Knobs {
 	k.Variant = ch.Chosen
 	if ch.Workgroup != 0 {
 		k.Workgroup = ch.Workgroup
 	}
-	return k, ch, nil
+	return k
 }
 
 // nearestChoice is the cached choice for w on this adapter (keys with

@@ -17,12 +17,13 @@ import (
 
 // What plan's duration estimate assumes, a software adapter's costs (the
 // GPU API on the CPU), so that it errs long on a GPU: a call's round
-// trip, a pipeline's build with its first verified run, and the rate at
-// which transfers and kernels move bytes.
+// trip, a pipeline's build with its first verified run, the rate at
+// which transfers and kernels move bytes and the rate of the FMA chain.
 const (
 	estimateCallSeconds     = 2e-3
 	estimatePipelineSeconds = 1.0
 	estimateRate            = 1e9
+	estimateFLOPRate        = 10e9
 	// estimateCeilingKernels are the ceilings' kernels besides the FMA
 	// chain's intensities (read designs, write, copy).
 	estimateCeilingKernels = 10
@@ -104,11 +105,15 @@ func EstimatePlan(e *env.Env, rep *report.Report, ops []Op, cfgs []experiment.Ru
 		}
 		if rep == nil || !(rep.Ceilings.GPU["read_gbs"] > 0 && rep.Ceilings.GPU["fma_gflops"] > 0) {
 			o := roofOptions(e, RoofBytes, quick)
-			runs, kernels := 7, estimateCeilingKernels+6
+			runs, intensities := 7, []float64{0.25, 1, 4, 16, 64, 256} // compute.CeilingOptions' defaults
 			if o.Runs > 0 {
-				runs, kernels = o.Runs, estimateCeilingKernels+len(o.Intensities)
+				runs, intensities = o.Runs, o.Intensities
 			}
-			est.Roof = float64(kernels) * (estimatePipelineSeconds + float64(runs)*2*RoofBytes/estimateRate)
+			kernels := float64(estimateCeilingKernels + len(intensities))
+			est.Roof = kernels * (estimatePipelineSeconds + float64(runs)*2*RoofBytes/estimateRate)
+			for _, x := range intensities {
+				est.Roof += float64(runs) * x * RoofBytes / estimateFLOPRate
+			}
 		}
 	}
 	seen := map[string]bool{}

@@ -60,38 +60,12 @@ func Validate(pl report.Plan, in ValidateInput) (*report.PlanValidation, error) 
 	v.How = fmt.Sprintf("CPU time vs CPU time: an operation's samples in each profile (functions or labels its pattern matches); "+
 		"the host SIMD kernel's CPU time taken as %d thread(s) × its time per call. Wall vs wall: the operation's benchmark after "+
 		"against before × the plan's time per call after over your code's", threads)
-	pats := make([]*regexp.Regexp, len(in.Ops))
-	opRes := make([]*regexp.Regexp, len(in.Ops))
-	for i := range in.Ops {
-		pats[i], opRes[i] = in.Ported[i].Pattern, in.Ops[i].Regex
-	}
-	// Before: each pattern's samples outside its operation's (they stay
-	// as they were); after: each pattern's samples.
-	extra, _, beforeTotal, err := patternTimes("pprof", in.Before, pats, opRes)
+	m, err := readValidation(in)
 	if err != nil {
 		return nil, err
-	}
-	after, afterN, afterTotal, err := patternTimes("validate", in.After, pats, nil)
-	if err != nil {
-		return nil, err
-	}
-	var wallBefore, wallAfter map[string]WallBench
-	if in.WallBefore != "" && in.WallAfter != "" {
-		if wallBefore, err = ReadWall("wall-before", in.WallBefore); err != nil {
-			return nil, err
-		}
-		if wallAfter, err = ReadWall("wall-after", in.WallAfter); err != nil {
-			return nil, err
-		}
-	}
-	onGPU := 0
-	for _, p := range in.Ported {
-		if !hostMode(p.Mode) {
-			onGPU++
-		}
 	}
 	used := make([]bool, len(pl.Ops))
-	appPred := beforeTotal
+	appPred := m.beforeTotal
 	var notHost, noCalls []string
 	for i, op := range in.Ops {
 		k := planIndex(pl, op, used)
@@ -99,47 +73,18 @@ func Validate(pl report.Plan, in ValidateInput) (*report.PlanValidation, error) 
 			return nil, fmt.Errorf("validate: operation %s is not in the plan", op.Regex)
 		}
 		po, p := pl.Ops[k], in.Ported[i]
-		before := po.Share * beforeTotal
 		t := report.ValidatedTime{Name: po.Regex, Ported: p.Mode}
-		switch {
-		case hostMode(p.Mode):
-			t.Source = fmt.Sprintf("%d samples of %s in the after profile", afterN[i], p.Pattern)
-			own := before
-			if p.Mode == PortedSIMD {
-				if po.Calls <= 0 {
-					t.NotValidated = "no call count (calls=N or a mix file's counts): the host SIMD kernel's time over its calls is unknown"
-					noCalls = append(noCalls, po.Regex)
-					break
-				}
-				own = float64(po.Calls) * po.ToolCPU.Value * float64(threads)
+		if hostMode(p.Mode) {
+			change, ok := hostTime(&t, po, p, m, i, threads)
+			appPred -= change
+			if !ok {
+				noCalls = append(noCalls, po.Regex)
 			}
-			appPred -= before - own
-			if afterN[i] == 0 {
-				t.NotValidated = fmt.Sprintf("no sample of the after profile matches %s: name the function it calls now too (--ported 'OLD|NEW=%s')", p.Pattern, p.Mode)
-				break
-			}
-			t.Basis = report.BasisCPU
-			validated(&t, extra[i]+own, after[i])
-		default:
+		} else {
 			notHost = append(notHost, po.Regex)
-			if wallBefore == nil {
-				t.NotValidated = "its GPU time is in no CPU profile: give --wall-before and --wall-after (its benchmark before and after the port, `go test -bench` outputs) to compare wall with wall"
-				break
+			if err := gpuTime(&t, po, p, m, in); err != nil {
+				return nil, err
 			}
-			if po.OwnPerCall <= 0 {
-				t.NotValidated = "no call count (calls=N or a mix file's counts): the plan's time per call against your code's is unknown"
-				break
-			}
-			name := p.Bench
-			if name == "" && onGPU > 1 {
-				return nil, env.Usage(&env.ParamError{Name: "ported", Value: in.PortedText,
-					Limit: fmt.Sprintf("%d operations ran on the GPU: name each one's benchmark in the wall files (REGEX=%s@NAME)", onGPU, p.Mode)})
-			}
-			b, a, err := wallPair(wallBefore, wallAfter, name)
-			if err != nil {
-				return nil, env.Usage(&env.ParamError{Name: "wall-after", Value: in.WallAfter, Limit: err.Error()})
-			}
-			wallTime(&t, po, b, a)
 		}
 		v.Ops = append(v.Ops, t)
 	}
@@ -150,10 +95,99 @@ func Validate(pl report.Plan, in ValidateInput) (*report.PlanValidation, error) 
 		v.AppNote = fmt.Sprintf("not validated: %s has no call count", strings.Join(noCalls, ", "))
 	default:
 		app := report.ValidatedTime{Name: "application", Basis: report.BasisCPU, Source: "the after profile's samples"}
-		validated(&app, appPred, afterTotal)
+		validated(&app, appPred, m.afterTotal)
 		v.App = &app
 	}
 	return v, nil
+}
+
+// measured is what the validation reads: per operation (in --op order)
+// the CPU time before of its pattern's samples outside its own (they stay
+// as they were), its pattern's CPU time and samples after; the profiles'
+// totals (seconds of CPU time); the wall benchmarks (nil: none given) and
+// how many operations ran on the GPU.
+type measured struct {
+	extra, after            []float64
+	afterN                  []int64
+	beforeTotal, afterTotal float64
+	wallBefore, wallAfter   map[string]WallBench
+	onGPU                   int
+}
+
+func readValidation(in ValidateInput) (measured, error) {
+	var m measured
+	pats := make([]*regexp.Regexp, len(in.Ops))
+	opRes := make([]*regexp.Regexp, len(in.Ops))
+	for i := range in.Ops {
+		pats[i], opRes[i] = in.Ported[i].Pattern, in.Ops[i].Regex
+		if !hostMode(in.Ported[i].Mode) {
+			m.onGPU++
+		}
+	}
+	var err error
+	if m.extra, _, m.beforeTotal, err = patternTimes("pprof", in.Before, pats, opRes); err != nil {
+		return m, err
+	}
+	if m.after, m.afterN, m.afterTotal, err = patternTimes("validate", in.After, pats, nil); err != nil {
+		return m, err
+	}
+	if in.WallBefore != "" && in.WallAfter != "" {
+		if m.wallBefore, err = ReadWall("wall-before", in.WallBefore); err != nil {
+			return m, err
+		}
+		if m.wallAfter, err = ReadWall("wall-after", in.WallAfter); err != nil {
+			return m, err
+		}
+	}
+	return m, nil
+}
+
+// hostTime validates operation i, which stayed on the host, on CPU time
+// and returns the change of the application's CPU time the plan predicts
+// for it; ok is false when a simd port has no call count (its prediction
+// unknown).
+func hostTime(t *report.ValidatedTime, po report.PlanOp, p PortedOp, m measured, i, threads int) (change float64, ok bool) {
+	before := po.Share * m.beforeTotal
+	t.Source = fmt.Sprintf("%d samples of %s in the after profile", m.afterN[i], p.Pattern)
+	own := before
+	if p.Mode == PortedSIMD {
+		if po.Calls <= 0 {
+			t.NotValidated = "no call count (calls=N or a mix file's counts): the host SIMD kernel's time over its calls is unknown"
+			return 0, false
+		}
+		own = float64(po.Calls) * po.ToolCPU.Value * float64(threads)
+	}
+	if m.afterN[i] == 0 {
+		t.NotValidated = fmt.Sprintf("no sample of the after profile matches %s: name the function it calls now too (--ported 'OLD|NEW=%s')", p.Pattern, p.Mode)
+		return before - own, true
+	}
+	t.Basis = report.BasisCPU
+	validated(t, m.extra[i]+own, m.after[i])
+	return before - own, true
+}
+
+// gpuTime validates an operation that ran on the GPU on wall time, from
+// its benchmark; without the benchmarks, or a call count, it says why
+// not.
+func gpuTime(t *report.ValidatedTime, po report.PlanOp, p PortedOp, m measured, in ValidateInput) error {
+	if m.wallBefore == nil {
+		t.NotValidated = "its GPU time is in no CPU profile: give --wall-before and --wall-after (its benchmark before and after the port, `go test -bench` outputs) to compare wall with wall"
+		return nil
+	}
+	if po.OwnPerCall <= 0 {
+		t.NotValidated = "no call count (calls=N or a mix file's counts): the plan's time per call against your code's is unknown"
+		return nil
+	}
+	if p.Bench == "" && m.onGPU > 1 {
+		return env.Usage(&env.ParamError{Name: "ported", Value: in.PortedText,
+			Limit: fmt.Sprintf("%d operations ran on the GPU: name each one's benchmark in the wall files (REGEX=%s@NAME)", m.onGPU, p.Mode)})
+	}
+	b, a, err := wallPair(m.wallBefore, m.wallAfter, p.Bench)
+	if err != nil {
+		return env.Usage(&env.ParamError{Name: "wall-after", Value: in.WallAfter, Limit: err.Error()})
+	}
+	wallTime(t, po, b, a)
+	return nil
 }
 
 // planIndex is the plan operation of op not used yet (-1: none).
@@ -176,15 +210,15 @@ func planIndex(pl report.Plan, op Op, used []bool) int {
 func wallTime(t *report.ValidatedTime, po report.PlanOp, b, a WallBench) {
 	t.Basis = report.BasisWall
 	own, gpu := po.OwnPerCall, po.PredictedGPU
-	per, what := gpu, "every call on the GPU"
+	per, what := gpu, "GPU"
 	planShare := 1.0
 	if t.Ported == PortedRouted {
-		per, what, planShare = po.Predicted, "its route", 0
+		per, what, planShare = po.Predicted, "route", 0
 		if po.Ported && po.Mix != nil {
 			planShare = po.Mix.ShareAbove
 		}
 	}
-	t.Source = fmt.Sprintf("%s: %s after (%d runs), %s before (%d runs)", a.Name, crossover.FmtSeconds(a.Sec), a.Runs, crossover.FmtSeconds(b.Sec), b.Runs)
+	t.Source = fmt.Sprintf("%s: %s after, %s before (medians of %d and %d run(s))", a.Name, crossover.FmtSeconds(a.Sec), crossover.FmtSeconds(b.Sec), a.Runs, b.Runs)
 	if a.HasCalls {
 		done := a.GPUCalls / a.Calls
 		if math.Abs(done-planShare) > routeTolerance {
@@ -197,7 +231,7 @@ func wallTime(t *report.ValidatedTime, po report.PlanOp, b, a WallBench) {
 		}
 	}
 	validated(t, b.Sec*per/own, a.Sec)
-	t.Note = fmt.Sprintf("predicted: before × %.2f, the plan's %s per call (%s) over your code's %s", per/own, what, crossover.FmtSeconds(per), crossover.FmtSeconds(own))
+	t.Note = fmt.Sprintf("predicted: before × %.2f (the plan's %s per call, %s, over your code's %s)", per/own, what, crossover.FmtSeconds(per), crossover.FmtSeconds(own))
 	if t.Ported != PortedRouted || a.HasCalls {
 		return
 	}
