@@ -6,20 +6,28 @@
 // counts, the batch mix plan reads.
 //
 // The similarity is the operation to port. -port picks how it runs:
-// "none" (the service's own Go code), "gpu" (every call on the GPU through
+// "none" (the service's own Go code), "simd" (wgpu-prof's host SIMD
+// kernel, hostsimd, on one thread), "gpu" (every call on the GPU through
 // a one-sided dispatch.Route) or "adaptive" (a dispatch.Route built from
 // the plan, which sends each call to the side it expects to finish it
 // first). Every request, from any client, carries its own query and
 // scores to the side that serves it; the first requests of each
 // collection are checked against the Go code.
 //
-//	go run ./examples/vsearch -cpuprofile before.pprof -sizes sizes.txt
-//	wgpu-prof plan --pprof before.pprof --op 'main\.similarity$=cosine-single@sizes.txt' --d 256 --format json --out plan
-//	go run ./examples/vsearch -cpuprofile after.pprof -port adaptive -plan plan/plan.json
-//	wgpu-prof plan --pprof before.pprof --op 'main\.similarity$=cosine-single@sizes.txt' --d 256 --report plan/report.json --validate after.pprof
+// A CPU profile holds no GPU time: -bench FILE replays the similarity
+// calls of the requests one after the other after serving them, on the
+// same path, and writes their wall time as a Go benchmark
+// (BenchmarkSimilarityReplay, with calls/op and gpu-calls/op), which plan
+// --validate compares wall with wall (--wall-before, --wall-after).
 //
-// The service runs on one core (GOMAXPROCS 1, -procs) so that its CPU
-// profile's time is its elapsed time, which plan --validate compares.
+//	go run ./examples/vsearch -cpuprofile before.pprof -sizes sizes.txt -bench before.txt
+//	wgpu-prof plan --pprof before.pprof --op 'main\.similarity$=cosine-single@sizes.txt' --d 256 --format json --out plan
+//	go run ./examples/vsearch -cpuprofile after.pprof -port adaptive -plan plan/plan.json -bench after.txt
+//	wgpu-prof plan --pprof before.pprof --op 'main\.similarity$=cosine-single@sizes.txt' --d 256 --report plan/report.json \
+//		--validate after.pprof --ported routed --wall-before before.txt --wall-after after.txt
+//
+// The service runs on one core (GOMAXPROCS 1, -procs), as the plan's
+// host SIMD kernel does (--threads 1).
 package main
 
 import (
@@ -42,6 +50,7 @@ import (
 	"github.com/wgpu-prof/wgpu-prof/compute"
 	"github.com/wgpu-prof/wgpu-prof/compute/wgpu"
 	"github.com/wgpu-prof/wgpu-prof/dispatch"
+	"github.com/wgpu-prof/wgpu-prof/hostsimd"
 )
 
 const (
@@ -67,6 +76,7 @@ type request struct {
 
 type service struct {
 	vecs  [][]float32 // per collection, rows × dim, row-major
+	simd  bool        // the similarity on the host SIMD kernel
 	route *dispatch.Route[request]
 	gpu   []*compute.CosineSingle
 	calls []atomic.Int64
@@ -78,6 +88,9 @@ type service struct {
 //
 //go:noinline
 func similarity(s *service, r request) (int, error) {
+	if s.simd {
+		return 0, similaritySIMD(s.vecs[r.coll], r.q, r.scores)
+	}
 	if s.route == nil {
 		similarityCPU(s.vecs[r.coll], r.q, r.scores)
 		return 0, nil
@@ -104,6 +117,14 @@ func similarityCPU(v, q, out []float32) {
 		}
 		out[i] = dot / float32(math.Sqrt(float64(qq)*float64(vv)))
 	}
+}
+
+// similaritySIMD is the similarity on wgpu-prof's host SIMD kernel, on
+// the service's one thread.
+//
+//go:noinline
+func similaritySIMD(v, q, out []float32) error {
+	return hostsimd.Host{ExactThreads: 1}.CosineSingle(q, v, dim, out)
 }
 
 // embedQuery turns a request's tokens into its query vector: a few
@@ -169,7 +190,8 @@ func run() error {
 	runtime.GOMAXPROCS(cfg.procs)
 	r := rand.New(rand.NewPCG(7, 11))
 	s := newService(r)
-	if cfg.port != "none" {
+	s.simd = cfg.port == "simd"
+	if cfg.port == "gpu" || cfg.port == "adaptive" {
 		dev, err := s.openGPU(opts)
 		if err != nil {
 			return err
@@ -197,6 +219,11 @@ func run() error {
 			return err
 		}
 	}
+	if cfg.bench != "" {
+		if err := s.replayBench(r, colls, cfg.bench); err != nil {
+			return err
+		}
+	}
 	fmt.Printf("vsearch: %d requests from %d clients in %.3f s (port %s; similarity calls answered by side: %v); checksum %d; CPU profile in %s\n",
 		cfg.requests, cfg.clients, elapsed.Seconds(), cfg.port, onSide, served, cfg.profile)
 	return nil
@@ -204,8 +231,8 @@ func run() error {
 
 // config is the command line.
 type config struct {
-	profile, sizes, port, planPath, variant string
-	requests, clients, procs                int
+	profile, sizes, port, planPath, variant, bench string
+	requests, clients, procs                       int
 }
 
 // parseFlags reads and checks the command line; a bad one is a usageError.
@@ -213,7 +240,8 @@ func parseFlags() (config, error) {
 	var c config
 	flag.StringVar(&c.profile, "cpuprofile", "", "write the CPU profile here (required)")
 	flag.StringVar(&c.sizes, "sizes", "", "write the similarity calls' sizes here, as 'size count' lines")
-	flag.StringVar(&c.port, "port", "none", "how the similarity runs: none (own code), gpu (every call on the GPU), adaptive (routed by the plan)")
+	flag.StringVar(&c.port, "port", "none", "how the similarity runs: none (own code), simd (the host SIMD kernel), gpu (every call on the GPU), adaptive (routed by the plan)")
+	flag.StringVar(&c.bench, "bench", "", "after serving, replay the similarity calls one after the other and write their wall time here as a Go benchmark")
 	flag.StringVar(&c.planPath, "plan", "", "with -port adaptive: the plan (wgpu-prof plan --format json, or its --out plan.json)")
 	flag.IntVar(&c.requests, "requests", 2400, "requests served")
 	flag.IntVar(&c.clients, "clients", 8, "client goroutines sending the requests")
@@ -223,8 +251,8 @@ func parseFlags() (config, error) {
 	switch {
 	case c.profile == "":
 		return c, usageError{errors.New("-cpuprofile FILE is required")}
-	case c.port != "none" && c.port != "gpu" && c.port != "adaptive":
-		return c, usageError{fmt.Errorf("-port %q: want none, gpu or adaptive", c.port)}
+	case c.port != "none" && c.port != "simd" && c.port != "gpu" && c.port != "adaptive":
+		return c, usageError{fmt.Errorf("-port %q: want none, simd, gpu or adaptive", c.port)}
 	case c.port == "adaptive" && c.planPath == "":
 		return c, usageError{errors.New("-port adaptive needs -plan plan.json")}
 	case c.requests < 1 || c.clients < 1 || c.procs < 1:
@@ -395,6 +423,37 @@ func (s *service) check(r *rand.Rand) error {
 		}
 	}
 	return nil
+}
+
+// replayBench replays the similarity calls of colls one after the other
+// (fresh queries, the same collections) on the service's path and writes
+// their wall time as a Go benchmark of one op: the calls, and those the
+// GPU answered.
+func (s *service) replayBench(r *rand.Rand, colls []int, path string) error {
+	q := make([]float32, dim)
+	scores := make([][]float32, len(collectionSizes))
+	for i, n := range collectionSizes {
+		scores[i] = make([]float32, n)
+	}
+	var wall time.Duration
+	gpu, gpuSide := 0, -1 // the route's last side is the GPU
+	if s.route != nil {
+		gpuSide = len(s.route.Share()) - 1
+	}
+	for _, k := range colls {
+		embedQuery(r, q)
+		t0 := time.Now()
+		side, err := similarity(s, request{coll: k, q: q, scores: scores[k]})
+		wall += time.Since(t0)
+		if err != nil {
+			return err
+		}
+		if side == gpuSide {
+			gpu++
+		}
+	}
+	line := fmt.Sprintf("BenchmarkSimilarityReplay 1 %d ns/op %d calls/op %d gpu-calls/op\n", wall.Nanoseconds(), len(colls), gpu)
+	return os.WriteFile(path, []byte(line), 0o644)
 }
 
 // writeSizes writes the similarity calls' sizes with their counts.
