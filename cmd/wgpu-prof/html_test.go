@@ -135,7 +135,7 @@ func checkTableNumbers(t *testing.T, dom, jsonPath string) {
 		for _, a := range attrRe.FindAllStringSubmatch(m[1], -1) {
 			attrs[a[1]] = a[2]
 		}
-		text := strings.NewReplacer("&nbsp;", " ", "&amp;", "&").Replace(m[2])
+		text := strings.NewReplacer("&nbsp;", " ", "\u00a0", " ", "&amp;", "&").Replace(m[2])
 		if attrs["class"] == "label" {
 			continue
 		}
