@@ -333,18 +333,7 @@ func runLabel(b *Backends, a AdapterInfo) string {
 // line above the table.
 func foldedBackendTable(b *Backends) (sizes []string, rows [][]string) {
 	byImpl := b.By == "implementation"
-	first := runLabel(b, b.Adapters[0].Adapter)
-	head := []string{"workload", "side", "through", "end to end", "kernel"}
-	if !byImpl {
-		head[2] = "backend"
-	}
-	if byImpl {
-		head = append(head, "fixed/call")
-	}
-	head = append(head, "GPU vs CPU", "vs "+first)
-	if byImpl {
-		head = append(head, "faster")
-	}
+	head := foldedHead(b, byImpl)
 	rows = [][]string{head}
 	seen := map[string]string{}
 	for _, r := range b.Rows {
@@ -358,58 +347,83 @@ func foldedBackendTable(b *Backends) (sizes []string, rows [][]string) {
 			sizes = append(sizes, r.Workload+" "+r.Side+" "+p)
 		}
 		for i, c := range r.Cells {
-			row := make([]string, len(head))
+			row := foldedCells(b, c, i, len(head), byImpl)
 			if i == 0 {
 				row[0], row[1] = r.Workload, r.Side
-			}
-			row[2] = "-"
-			if i < len(b.Adapters) {
-				row[2] = runLabel(b, b.Adapters[i].Adapter)
-			}
-			if c.Missing != "" {
-				// Why is on the run's line above the table.
-				row[3] = "not measured"
-				rows = append(rows, row)
-				continue
-			}
-			k := "-"
-			if c.Kernel > 0 {
-				k = timing.FormatSeconds(c.Kernel)
-			}
-			j := 3
-			set := func(s string) { row[j] = s; j++ }
-			set(timing.FormatSeconds(c.EndToEnd))
-			set(k)
-			if byImpl {
-				fixed := "-"
-				if c.CallCost > 0 {
-					fixed = timing.FormatSeconds(c.CallCost)
-				}
-				set(fixed)
-			}
-			set(orDash(c.Verdict))
-			if i == 0 {
-				// The baseline: no ratio to itself.
-				rows = append(rows, row)
-				continue
-			}
-			ratio := "-"
-			if c.VsFirst > 0 {
-				ratio = shortRatio(c.VsFirst) + "×"
-				if byImpl && c.VsFirstLo > 0 && c.VsFirstHi > 0 {
-					ratio += " [" + shortRatio(c.VsFirstLo) + ", " + shortRatio(c.VsFirstHi) + "]"
-				}
-			}
-			set(ratio)
-			if byImpl {
-				set(orDash(c.Faster))
 			}
 			rows = append(rows, row)
 		}
 	}
-	// The workload and its side share a column; where the table is still
-	// wider than MaxLine, GPU vs CPU drops its "faster" ("CPU 270×"), and
-	// at last the final cell is clipped.
+	return sizes, foldedFit(rows)
+}
+
+// foldedHead is the folded side-by-side table's header.
+func foldedHead(b *Backends, byImpl bool) []string {
+	head := []string{"workload", "side", "through", "end to end", "kernel"}
+	if !byImpl {
+		head[2] = "backend"
+	}
+	if byImpl {
+		head = append(head, "fixed/call")
+	}
+	head = append(head, "GPU vs CPU", "vs "+runLabel(b, b.Adapters[0].Adapter))
+	if byImpl {
+		head = append(head, "faster")
+	}
+	return head
+}
+
+// foldedCells is run i's row of the folded table for cell c (the
+// workload and side columns left empty).
+func foldedCells(b *Backends, c BackendCell, i, width int, byImpl bool) []string {
+	row := make([]string, width)
+	row[2] = "-"
+	if i < len(b.Adapters) {
+		row[2] = runLabel(b, b.Adapters[i].Adapter)
+	}
+	if c.Missing != "" {
+		// Why is on the run's line above the table.
+		row[3] = "not measured"
+		return row
+	}
+	k := "-"
+	if c.Kernel > 0 {
+		k = timing.FormatSeconds(c.Kernel)
+	}
+	j := 3
+	set := func(s string) { row[j] = s; j++ }
+	set(timing.FormatSeconds(c.EndToEnd))
+	set(k)
+	if byImpl {
+		fixed := "-"
+		if c.CallCost > 0 {
+			fixed = timing.FormatSeconds(c.CallCost)
+		}
+		set(fixed)
+	}
+	set(orDash(c.Verdict))
+	if i == 0 {
+		// The baseline: no ratio to itself.
+		return row
+	}
+	ratio := "-"
+	if c.VsFirst > 0 {
+		ratio = shortRatio(c.VsFirst) + "×"
+		if byImpl && c.VsFirstLo > 0 && c.VsFirstHi > 0 {
+			ratio += " [" + shortRatio(c.VsFirstLo) + ", " + shortRatio(c.VsFirstHi) + "]"
+		}
+	}
+	set(ratio)
+	if byImpl {
+		set(orDash(c.Faster))
+	}
+	return row
+}
+
+// foldedFit merges the workload and its side into one column and fits
+// the table to MaxLine: where it is still wider, GPU vs CPU drops its
+// "faster" ("CPU 270×"), and at last the final cell is clipped.
+func foldedFit(rows [][]string) [][]string {
 	verdict := -1
 	for i, c := range rows[0] {
 		if c == "GPU vs CPU" {
@@ -429,7 +443,7 @@ func foldedBackendTable(b *Backends) (sizes []string, rows [][]string) {
 		}
 	}
 	fitColumns(rows, MaxLine, tableGap, []int{len(rows[0]) - 1}, 8)
-	return sizes, rows
+	return rows
 }
 
 // backends writes the side-by-side section of report.html.

@@ -13,7 +13,7 @@ import (
 // HTML report alike, and the noise line does the same.
 func TestHeaderCoresGrammar(t *testing.T) {
 	for _, c := range []struct {
-		cores      int
+		cores     int
 		want, not string
 	}{{1, "1 core,", "1 cores"}, {2, "2 cores,", "2 core,"}} {
 		r := fixture()

@@ -566,7 +566,27 @@ func (t *textWriter) shortMeasurements(r *Report) {
 	}
 	// Columns to leave out: params where no row has its own, GPU vs CPU
 	// beside a side-by-side table.
-	drop := map[int]bool{3: !anyOwn, 6: several}
+	rows = keepColumns(r, rows, map[int]bool{3: !anyOwn, 6: several}, several, byImpl)
+	// Fit 120 columns: params, then variant, then (as a last resort) the
+	// ceiling's name give up width (summarised with "…"; --verbose and JSON
+	// have them whole).
+	col := func(name string) int {
+		for j, c := range rows[0] {
+			if c == name {
+				return j
+			}
+		}
+		return len(rows[0])
+	}
+	fitColumns(rows, MaxLine, tableGap, []int{col("params"), col("variant")}, 12)
+	fitColumns(rows, MaxLine, tableGap, []int{col("% of its ceiling")}, 24)
+	t.table(rows)
+}
+
+// keepColumns drops the columns of rows marked in drop and, beside a
+// side-by-side table (several), leads each row with its run: the
+// backend, or the implementation (byImpl).
+func keepColumns(r *Report, rows [][]string, drop map[int]bool, several, byImpl bool) [][]string {
 	for i, row := range rows {
 		var kept []string
 		for j, c := range row {
@@ -590,20 +610,7 @@ func (t *textWriter) shortMeasurements(r *Report) {
 		}
 		rows[i] = kept
 	}
-	// Fit 120 columns: params, then variant, then (as a last resort) the
-	// ceiling's name give up width (summarised with "…"; --verbose and JSON
-	// have them whole).
-	col := func(name string) int {
-		for j, c := range rows[0] {
-			if c == name {
-				return j
-			}
-		}
-		return len(rows[0])
-	}
-	fitColumns(rows, MaxLine, tableGap, []int{col("params"), col("variant")}, 12)
-	fitColumns(rows, MaxLine, tableGap, []int{col("% of its ceiling")}, 24)
-	t.table(rows)
+	return rows
 }
 
 // paramsByWorkload are, per workload (in the order first seen), the
