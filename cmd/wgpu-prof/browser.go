@@ -18,7 +18,7 @@ import (
 )
 
 // browserCommands are the commands that run through --impl browser so
-// far (issue #58: the browser as a third WebGPU implementation).
+// far: the browser as a third WebGPU implementation grows command by command.
 var browserCommands = []string{"devices"}
 
 // browserFlags are the flags that mean something only with --impl browser.
@@ -37,7 +37,7 @@ func checkBrowserImpl(f *cmdFlags) error {
 			continue
 		}
 		if !slices.Contains(browserCommands, f.cmd) {
-			return fmt.Errorf("--impl browser: only %s runs through the browser so far (issue #58); %s: use --impl wgpu-native or dawn",
+			return fmt.Errorf("--impl browser: only %s runs through the browser so far; %s: use --impl wgpu-native or dawn",
 				strings.Join(browserCommands, ", "), f.cmd)
 		}
 		if !isBrowserImpl(impl) {
