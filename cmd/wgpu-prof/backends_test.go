@@ -48,7 +48,7 @@ func TestRunTwoBackendsSideBySide(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if i, j := strings.Index(text, "Backends side by side"), strings.Index(text, "Answer"); i < 0 || i > j || !strings.Contains(text, "gl/vulkan") {
+	if i, j := strings.Index(text, "Backends side by side"), strings.Index(text, "Answer"); i < 0 || i > j || !strings.Contains(text, "vs vulkan") {
 		t.Errorf("text does not lead with the backends side by side:\n%s", text)
 	}
 	if _, _, err := runCmd("sweep", "variant", "--kernel", "hnsw", "--backend", "vulkan,gl"); err == nil || !strings.Contains(err.Error(), "one backend") {

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/wgpu-prof/wgpu-prof/internal/browser"
 	"github.com/wgpu-prof/wgpu-prof/internal/experiment/env"
 	"github.com/wgpu-prof/wgpu-prof/internal/report"
 )
@@ -65,18 +64,14 @@ func runBrowserDevices(stdout, stderr io.Writer, f *cmdFlags, format string) err
 		return fmt.Errorf("--backend with --impl browser: the browser picks its own backend")
 	}
 	open := f.str("open")
-	if open != browser.OpenHeadless && open != browser.OpenNone {
-		return fmt.Errorf("--open %q: want %s or %s", open, browser.OpenHeadless, browser.OpenNone)
+	if open != env.BrowserOpenHeadless && open != env.BrowserOpenNone {
+		return fmt.Errorf("--open %q: want %s or %s", open, env.BrowserOpenHeadless, env.BrowserOpenNone)
 	}
 	wait := f.duration("open-timeout")
 	if wait <= 0 {
 		return fmt.Errorf("--open-timeout %v: want a positive duration", wait)
 	}
-	sess, err := browser.Open(browser.SessionOptions{
-		Server: browser.Options{Listen: f.str("listen"), ConnectTimeout: wait},
-		Open:   open,
-		Launch: browser.LaunchOptions{Args: strings.Fields(os.Getenv(browserFlagsEnv))},
-	})
+	sess, err := env.OpenBrowser(f.str("listen"), wait, open, strings.Fields(os.Getenv(browserFlagsEnv)))
 	if err != nil {
 		return err
 	}
@@ -87,7 +82,7 @@ func runBrowserDevices(stdout, stderr io.Writer, f *cmdFlags, format string) err
 			fmt.Fprintln(stderr, l)
 		}
 	}
-	if open == browser.OpenNone {
+	if open == env.BrowserOpenNone {
 		fmt.Fprintf(stderr, "wgpu-prof: open this address in a browser with WebGPU within %v (it carries a one-time token):\n  %s\n",
 			wait, sess.URL())
 		if host, _, _ := net.SplitHostPort(sess.Addr()); net.ParseIP(host).IsUnspecified() {
@@ -96,7 +91,7 @@ func runBrowserDevices(stdout, stderr io.Writer, f *cmdFlags, format string) err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	out, err := env.BrowserDevices(ctx, sess, open == browser.OpenHeadless, versionString())
+	out, err := env.BrowserDevices(ctx, sess, open == env.BrowserOpenHeadless, versionString())
 	if err != nil && ctx.Err() != nil {
 		err = fmt.Errorf("devices --impl browser: %w", env.ErrInterrupted)
 		return exitError{code: 130, msg: err.Error(), err: err}

@@ -119,7 +119,7 @@ func TestDiskFullUnderOut(t *testing.T) {
 	f.Close()
 	saxpy, _ := filepath.Abs("testdata/saxpy.wgsl")
 	stdout, _, err := runCmd("kernel", saxpy, "--buffer", "x=f32:4096:rand", "--buffer", "y=f32:4096:rand", "--dispatch", "64",
-		"--quick", "--budget", "5ms", "--format", "json", "--out", out)
+		"--quick", "--budget", "5ms", "--format", "json", "--out", out, "--force")
 	code, msg := exitStatus(err)
 	if code != 1 || !strings.Contains(msg, "--out") || !strings.Contains(msg, "no space") {
 		t.Fatalf("exit %d %q, want 1 naming --out and the full disk", code, msg)

@@ -56,7 +56,7 @@ func TestCompareImplementations(t *testing.T) {
 	if err != nil {
 		t.Fatalf("compare of two implementations: %v\n%s", err, out)
 	}
-	if !strings.HasPrefix(out, "dawn vs wgpu-native on ") || !strings.Contains(out, "dawn/wgpu-native") || !strings.Contains(out, "95% CI") {
+	if !strings.HasPrefix(out, "dawn vs wgpu-native on ") || !strings.Contains(out, "vs wgpu-native") || !strings.Contains(out, "95% CI") {
 		t.Errorf("compare of two implementations:\n%s", out)
 	}
 }

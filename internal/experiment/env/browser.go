@@ -140,3 +140,25 @@ func orUnknown(s string) string {
 	}
 	return s
 }
+
+// The ways a browser session opens its page (browser.OpenHeadless,
+// browser.OpenNone), for the command line.
+const (
+	BrowserOpenHeadless = browser.OpenHeadless
+	BrowserOpenNone     = browser.OpenNone
+)
+
+// BrowserSession is a page server with its browser (browser.Session).
+type BrowserSession = browser.Session
+
+// OpenBrowser starts the page server on listen ("" : loopback, a free
+// port), waiting up to wait for the page to connect, and, when open is
+// BrowserOpenHeadless, headless Chromium on it with args as more
+// switches (browser.Open).
+func OpenBrowser(listen string, wait time.Duration, open string, args []string) (*BrowserSession, error) {
+	return browser.Open(browser.SessionOptions{
+		Server: browser.Options{Listen: listen, ConnectTimeout: wait},
+		Open:   open,
+		Launch: browser.LaunchOptions{Args: args},
+	})
+}
